@@ -1,0 +1,64 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AccessTokenVerifier, Principal } from '../auth/principal.ts';
+import { HeraldError } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the authentication hook on every protected route. */
+    principal: Principal;
+  }
+  interface FastifyContextConfig {
+    /** The scope a protected route requires; checked once, by the hook below. */
+    scope?: string;
+  }
+}
+
+// RFC 6750: token68 characters only; anything else is a malformed header.
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+/** Tokens longer than this are refused unread (a 10 KB token gets 401 before any parsing). */
+const MAX_TOKEN_LENGTH = 4096;
+
+function invalidToken(tokenSent: boolean, description: string): HeraldError {
+  const challenge = tokenSent
+    ? `Bearer realm="herald", error="invalid_token", error_description="${description}"`
+    : 'Bearer realm="herald"';
+  return new HeraldError('AUTH_INVALID_TOKEN', description, { headers: { 'WWW-Authenticate': challenge } });
+}
+
+/** Reads the bearer token from the Authorization header only; query, form and cookie tokens are ignored. */
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) throw invalidToken(false, 'Missing bearer token');
+  const match = BEARER.exec(header);
+  if (!match?.[1]) throw invalidToken(/^bearer\s/i.test(header), 'Malformed Authorization header');
+  if (match[1].length > MAX_TOKEN_LENGTH) throw invalidToken(true, 'Token too long');
+  return match[1];
+}
+
+/**
+ * The one protection mechanism: every route registered inside `scope` requires a valid access
+ * token, and its `config.scope` if it names one. Routes are protected by where they are
+ * registered, not by per-route code, so a route added there cannot forget it.
+ */
+export function protect(scope: FastifyInstance, verifier: AccessTokenVerifier): void {
+  scope.decorateRequest('principal', null as unknown as Principal);
+  scope.addHook('onRequest', async (request) => {
+    const token = bearerToken(request) as string;
+    try {
+      request.principal = await verifier.verify(token);
+    } catch (error) {
+      if (error instanceof HeraldError && error.code === 'AUTH_INVALID_TOKEN') {
+        throw invalidToken(true, error.message);
+      }
+      throw error;
+    }
+    const needed = request.routeOptions.config.scope;
+    if (needed && !request.principal.scopes.has(needed)) {
+      throw new HeraldError('FORBIDDEN', `This operation needs the scope "${needed}".`, {
+        headers: {
+          'WWW-Authenticate': `Bearer realm="herald", error="insufficient_scope", scope="${needed}"`,
+        },
+      });
+    }
+  });
+}

@@ -1,0 +1,70 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type ErrorCode, type FieldError, HeraldError, problem } from './errors.ts';
+
+export const PROBLEM_JSON = 'application/problem+json';
+
+/** Sends a problem+json answer; the one way an error leaves Herald. */
+export function sendProblem(reply: FastifyReply, code: ErrorCode, detail?: string, errors?: FieldError[]) {
+  const body = problem(code, detail, errors);
+  return reply.code(body.status).type(PROBLEM_JSON).send(body);
+}
+
+/** Maps Fastify's own error codes (parser, limits, validation) to the contract's codes. */
+function fromFastifyError(error: FastifyError): HeraldError | undefined {
+  if (error.validation) {
+    const errors = error.validation.map((v) => ({
+      path: validationPath(v.instancePath, v.params as Record<string, unknown>, error.validationContext),
+      message: v.message ?? 'is invalid',
+    }));
+    return new HeraldError('VALIDATION_FAILED', 'The request does not match the schema.', { errors });
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new HeraldError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new HeraldError('PAYLOAD_TOO_LARGE', 'The request body is larger than allowed.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new HeraldError('MALFORMED_BODY', 'The JSON body is empty.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new HeraldError('MALFORMED_BODY', 'The body is not valid JSON.');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400) {
+    return new HeraldError('MALFORMED_BODY', 'The body could not be parsed.');
+  }
+  if (error.statusCode === 413) return new HeraldError('PAYLOAD_TOO_LARGE');
+  if (error.statusCode === 415) return new HeraldError('UNSUPPORTED_MEDIA_TYPE');
+  if (error.statusCode === 404) return new HeraldError('NOT_FOUND');
+  if (error.statusCode === 405) return new HeraldError('METHOD_NOT_ALLOWED');
+  return undefined;
+}
+
+function validationPath(
+  instancePath: string,
+  params: Record<string, unknown>,
+  context: string | undefined,
+): string {
+  const base = instancePath || '';
+  const extra = params.additionalProperty ?? params.missingProperty;
+  const path = typeof extra === 'string' ? `${base}/${extra}` : base;
+  return `${context ?? 'body'}${path}`;
+}
+
+/** Installs the single error handler and the not-found handler on an app. */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const herald = error instanceof HeraldError ? error : fromFastifyError(error);
+    if (!herald) {
+      request.log.error({ err: error }, 'unhandled error');
+      return sendProblem(reply, 'INTERNAL');
+    }
+    if (herald.status >= 500) request.log.error({ err: error }, herald.message);
+    for (const [name, value] of Object.entries(herald.headers)) reply.header(name, value);
+    return sendProblem(reply, herald.code, herald.message, herald.errors);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`),
+  );
+}

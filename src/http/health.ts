@@ -1,0 +1,21 @@
+import { Type } from '@sinclair/typebox';
+import { HeraldError } from './errors.ts';
+import type { RouteModule } from './types.ts';
+
+/** `/health` (the process is up) and `/ready` (it can reach its store). Public, no data. */
+export const healthRoutes: RouteModule = (app, deps) => {
+  const Health = Type.Object({ status: Type.String() });
+  app.get('/health', { schema: { tags: ['ops'], response: { 200: Health } } }, async () => ({
+    status: 'ok',
+  }));
+  app.get('/ready', { schema: { tags: ['ops'], response: { 200: Health } } }, async () => {
+    try {
+      await deps.store.ping();
+    } catch {
+      throw new HeraldError('UNAVAILABLE', 'The store is not reachable.', {
+        headers: { 'Retry-After': '5' },
+      });
+    }
+    return { status: 'ready' };
+  });
+};

@@ -1,0 +1,93 @@
+/** Domain types of a notification, shared by the API, the scheduler and the store adapters. */
+
+export const CHANNELS = ['email', 'sms', 'push'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** In claim order: index 0 is claimed first. Stored as that index. */
+export const PRIORITIES = ['CRITICAL', 'HIGH', 'NORMAL', 'LOW'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+export const STATUSES = [
+  'QUEUED',
+  'PROCESSING',
+  'SENT',
+  'DELIVERED',
+  'RETRYING',
+  'FAILED',
+  'CANCELLED',
+  'EXPIRED',
+] as const;
+export type Status = (typeof STATUSES)[number];
+
+export const TERMINAL_STATUSES: ReadonlySet<Status> = new Set([
+  'DELIVERED',
+  'FAILED',
+  'CANCELLED',
+  'EXPIRED',
+]);
+
+export const EVENT_TYPES = [...STATUSES, 'ATTEMPT_FAILED', 'THROTTLED', 'WEBHOOK'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function priorityRank(priority: Priority): number {
+  return PRIORITIES.indexOf(priority);
+}
+
+export function priorityOf(rank: number): Priority {
+  const priority = PRIORITIES[rank];
+  if (!priority) throw new TypeError(`no priority with rank ${rank}`);
+  return priority;
+}
+
+/** A recipient as accepted; which field is set depends on the channel. */
+export interface Recipient {
+  email?: string;
+  phone?: string;
+  subscription?: { endpoint: string; keys: { p256dh: string; auth: string }; expirationTime?: number | null };
+  deviceToken?: string;
+  platform?: 'apns' | 'fcm';
+}
+
+/** Inline content (or a template's fields): email uses subject/text/html, sms text, push title/body/data. */
+export interface Content {
+  subject?: string;
+  text?: string;
+  html?: string;
+  title?: string;
+  body?: string;
+  data?: Record<string, unknown>;
+}
+
+/** A notification as stored. Times are epoch milliseconds. */
+export interface NotificationRecord {
+  seq: number;
+  id: string;
+  tenant: string;
+  channel: Channel;
+  priority: Priority;
+  status: Status;
+  recipient: Recipient;
+  templateKey: string | null;
+  templateVersion: number | null;
+  content: Content | null;
+  variables: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  scheduledAt: number | null;
+  expiresAt: number | null;
+  attempts: number;
+  nextAttemptAt: number | null;
+  provider: string | null;
+  providerMessageId: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One entry of a notification's event list, in order. */
+export interface EventRecord {
+  type: EventType;
+  at: number;
+  attempt?: number;
+  provider?: string;
+  detail?: string;
+  source?: string;
+}

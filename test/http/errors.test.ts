@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Type } from '@sinclair/typebox';
+import { systemClock } from '../../src/clock.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { HeraldError } from '../../src/http/errors.ts';
+import { healthRoutes } from '../../src/http/health.ts';
+import type { App, RouteModule } from '../../src/http/types.ts';
+import { createSqliteStore } from '../../src/store/sqlite/index.ts';
+import { testConfig } from '../helpers/config.ts';
+
+const echo: RouteModule = (app) => {
+  app.post(
+    '/echo',
+    {
+      schema: {
+        body: Type.Object({ name: Type.String({ maxLength: 10 }) }, { additionalProperties: false }),
+      },
+    },
+    async (request) => request.body,
+  );
+  app.get('/boom', async () => {
+    throw new Error('database password is hunter2');
+  });
+  app.get('/busy', async () => {
+    throw new HeraldError('UNAVAILABLE', 'Try later', { headers: { 'Retry-After': '3' } });
+  });
+};
+
+describe('error handling', () => {
+  let app: App;
+  before(async () => {
+    const config = testConfig();
+    const store = createSqliteStore(config.dataDir);
+    const verifier = { verify: async () => Promise.reject(new HeraldError('AUTH_INVALID_TOKEN')) };
+    app = await buildApp(
+      { config, store, clock: systemClock, verifier },
+      { public: [healthRoutes, echo], protected: [] },
+    );
+  });
+  after(() => app.close());
+
+  const post = (payload: string, contentType = 'application/json') =>
+    app.inject({ method: 'POST', url: '/echo', payload, headers: { 'content-type': contentType } });
+
+  it('answers malformed JSON with 400 MALFORMED_BODY as problem+json', async () => {
+    const response = await post('{"name": ');
+    assert.equal(response.statusCode, 400);
+    assert.match(response.headers['content-type'] as string, /^application\/problem\+json/);
+    assert.equal(response.json().code, 'MALFORMED_BODY');
+  });
+
+  it('answers an empty JSON body with 400', async () => {
+    const response = await post('');
+    assert.equal(response.statusCode, 400);
+  });
+
+  it('answers a wrong content type with 415', async () => {
+    const response = await post('name=x', 'text/plain');
+    assert.equal(response.statusCode, 415);
+    assert.equal(response.json().code, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('answers an oversized body with 413', async () => {
+    const response = await post(JSON.stringify({ name: 'x'.repeat(100_000) }));
+    assert.equal(response.statusCode, 413);
+    assert.equal(response.json().code, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('refuses unknown fields instead of dropping them', async () => {
+    const response = await post(JSON.stringify({ name: 'ada', admin: true }));
+    assert.equal(response.statusCode, 400);
+    const body = response.json();
+    assert.equal(body.code, 'VALIDATION_FAILED');
+    assert.equal(body.errors[0].path, 'body/admin');
+  });
+
+  it('hides the detail of a 500', async () => {
+    const response = await app.inject({ method: 'GET', url: '/boom' });
+    assert.equal(response.statusCode, 500);
+    assert.doesNotMatch(response.body, /hunter2/);
+    assert.equal(response.json().code, 'INTERNAL');
+  });
+
+  it('passes headers of operational errors', async () => {
+    const response = await app.inject({ method: 'GET', url: '/busy' });
+    assert.equal(response.statusCode, 503);
+    assert.equal(response.headers['retry-after'], '3');
+  });
+
+  it('answers unknown routes with 404 problem+json', async () => {
+    const response = await app.inject({ method: 'GET', url: '/nope?token=abc' });
+    assert.equal(response.statusCode, 404);
+    assert.equal(response.json().code, 'NOT_FOUND');
+  });
+
+  it('serves health, readiness and the OpenAPI document without a token', async () => {
+    assert.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
+    assert.equal((await app.inject({ method: 'GET', url: '/ready' })).statusCode, 200);
+    const docs = await app.inject({ method: 'GET', url: '/docs/json' });
+    assert.equal(docs.statusCode, 200);
+    assert.equal(docs.json().openapi, '3.1.0');
+  });
+});
