@@ -1,6 +1,7 @@
 import type { AccessTokenVerifier } from './auth/principal.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config/config.ts';
+import { createWakeup } from './dispatch/wakeup.ts';
 import { type ApiModules, buildApp } from './http/app.ts';
 import { HeraldError } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
@@ -11,6 +12,7 @@ import type { Store } from './store/port/index.ts';
 /** A running Herald: the roles its config asked for, and how to stop them. */
 export interface Herald {
   store: Store;
+  deps: AppDeps;
   api?: App;
   /** Base URL of the API port, when the api or auth role runs. */
   apiUrl?: string;
@@ -18,33 +20,63 @@ export interface Herald {
   close(): Promise<void>;
 }
 
+/** The route modules the API port serves for the roles asked for. Add a module here, once. */
+export function apiModules(config: Config): ApiModules {
+  const roles = new Set(config.roles);
+  const modules: ApiModules = { public: [healthRoutes], protected: [] };
+  if (roles.has('auth')) {
+    // auth: public login/refresh/token/jwks routes are added here.
+  }
+  if (roles.has('api')) {
+    // api: notifications, templates, admin and webhook routes are added here.
+  }
+  return modules;
+}
+
+/** The verifier for access tokens: local keys when this process signs them, else HERALD_JWKS_URL. */
+async function createVerifier(_config: Config, _store: Store, _clock: Clock): Promise<AccessTokenVerifier> {
+  return {
+    async verify() {
+      throw new HeraldError('AUTH_INVALID_TOKEN', 'Token verification is not configured');
+    },
+  };
+}
+
+/** Opens the store and builds the dependencies every role shares. */
+export async function createDeps(config: Config, clock: Clock = systemClock): Promise<AppDeps> {
+  const store = await createStore(config);
+  const verifier = await createVerifier(config, store, clock);
+  return { config, store, clock, verifier, wakeup: createWakeup(), onClose: [] };
+}
+
+/** Builds the API/auth app (not listening) for the config's roles; tests use it with inject. */
+export function buildApi(deps: AppDeps): Promise<App> {
+  return buildApp(deps, apiModules(deps.config));
+}
+
 /** Starts every role named in `config.roles` in this process. Used by `herald start` and by tests. */
 export async function startHerald(config: Config, clock: Clock = systemClock): Promise<Herald> {
-  const store = await createStore(config);
+  const deps = await createDeps(config, clock);
   const closers: Array<() => Promise<void>> = [];
   const herald: Herald = {
-    store,
+    store: deps.store,
+    deps,
     async close() {
       for (const close of closers.reverse()) await close();
-      await store.close();
+      await deps.store.close();
     },
   };
   try {
     const roles = new Set(config.roles);
     if (roles.has('api') || roles.has('auth')) {
-      const verifier: AccessTokenVerifier = {
-        async verify() {
-          throw new HeraldError('AUTH_INVALID_TOKEN', 'Token verification is not configured');
-        },
-      };
-      const deps: AppDeps = { config, store, clock, verifier, onClose: [] };
-      const modules: ApiModules = { public: [healthRoutes], protected: [] };
-      const api = await buildApp(deps, modules);
+      const api = await buildApi(deps);
       await api.listen({ host: config.host, port: config.apiPort });
       herald.api = api;
       herald.apiUrl = listenUrl(api);
       closers.push(() => api.close());
     }
+    // worker role: the scheduler starts here and is stopped (gracefully) by a closer.
+    // gateway role: the BFF listens on config.gatewayPort here.
   } catch (error) {
     await herald.close();
     throw error;
@@ -52,7 +84,8 @@ export async function startHerald(config: Config, clock: Clock = systemClock): P
   return herald;
 }
 
-function listenUrl(app: App): string {
+/** The http://host:port an app listens on. */
+export function listenUrl(app: App): string {
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new TypeError('server is not listening on TCP');
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

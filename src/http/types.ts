@@ -9,6 +9,7 @@ import type {
 import type { AccessTokenVerifier } from '../auth/principal.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
+import type { Wakeup } from '../dispatch/wakeup.ts';
 import type { Store } from '../store/port/index.ts';
 
 /** A Fastify instance with the TypeBox type provider, as every route module receives it. */
@@ -26,6 +27,8 @@ export interface AppDeps {
   store: Store;
   clock: Clock;
   verifier: AccessTokenVerifier;
+  /** Ingest notifies it after each commit; the in-process worker waits on it. */
+  wakeup: Wakeup;
   /** Calls to run when the app closes (flush batches, stop timers). */
   onClose?: Array<() => Promise<void> | void>;
 }

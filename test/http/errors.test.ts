@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import { systemClock } from '../../src/clock.ts';
+import { createWakeup } from '../../src/dispatch/wakeup.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { HeraldError } from '../../src/http/errors.ts';
 import { healthRoutes } from '../../src/http/health.ts';
@@ -34,7 +35,7 @@ describe('error handling', () => {
     const store = createSqliteStore(config.dataDir);
     const verifier = { verify: async () => Promise.reject(new HeraldError('AUTH_INVALID_TOKEN')) };
     app = await buildApp(
-      { config, store, clock: systemClock, verifier },
+      { config, store, clock: systemClock, verifier, wakeup: createWakeup() },
       { public: [healthRoutes, echo], protected: [] },
     );
   });

@@ -1,0 +1,86 @@
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config/config.ts';
+import type { Channel, Content, Priority, Recipient } from '../notifications/model.ts';
+
+/** What a provider is asked to send: the notification, already rendered. */
+export interface OutgoingMessage {
+  notificationId: string;
+  tenant: string;
+  channel: Channel;
+  priority: Priority;
+  recipient: Recipient;
+  content: Content;
+  /** 1 for the first attempt. */
+  attempt: number;
+}
+
+/**
+ * The outcome of one send. Providers return failures rather than throw; a thrown error is
+ * treated as transient. `config` failures (bad credentials) pause the provider instead of
+ * counting against the notification.
+ */
+export type SendResult =
+  | {
+      ok: true;
+      providerMessageId?: string;
+      /** True when the provider confirms delivery synchronously (the sandbox): status DELIVERED, not SENT. */
+      delivered?: boolean;
+      detail?: string;
+    }
+  | {
+      ok: false;
+      kind: 'transient' | 'permanent' | 'config';
+      detail: string;
+      /** From a Retry-After or equivalent; the backoff never retries sooner. */
+      retryAfterMs?: number;
+      providerMessageId?: string;
+      /** The push subscription or device token is gone for good (404/410, Unregistered). */
+      unregistered?: boolean;
+    };
+
+/** Limits the scheduler enforces per provider: concurrent sends and a token bucket. */
+export interface ProviderLimits {
+  concurrency: number;
+  ratePerSecond: number;
+  burst: number;
+}
+
+/** One way of delivering one channel. Every provider meets this one interface. */
+export interface Provider {
+  /** Stable name, stored on the notification (`smtp`, `twilio`, `smpp`, `webpush`, `apns`, `fcm`, `sandbox`). */
+  readonly name: string;
+  readonly channel: Channel;
+  readonly limits: ProviderLimits;
+  /** Whether this provider can reach the recipient (push: web subscription vs. APNs vs. FCM token). */
+  accepts(recipient: Recipient): boolean;
+  send(message: OutgoingMessage, signal: AbortSignal): Promise<SendResult>;
+  close?(): Promise<void>;
+}
+
+/** A delivery report from a provider (webhook or SMPP receipt), matched by the provider's message id. */
+export interface DeliveryReport {
+  provider: string;
+  providerMessageId: string;
+  outcome: 'DELIVERED' | 'FAILED' | 'SENT';
+  detail?: string;
+  /** When the provider says it happened, epoch ms. */
+  at: number;
+  source: 'webhook' | 'receipt';
+}
+
+/** Where providers hand asynchronous reports (SMPP receipts); webhooks use the same path. */
+export interface ReportSink {
+  report(report: DeliveryReport): Promise<void>;
+}
+
+/** What provider factories are built from. */
+export interface ProviderDeps {
+  config: Config;
+  clock: Clock;
+  reports: ReportSink;
+  log: {
+    info(obj: object, msg?: string): void;
+    warn(obj: object, msg?: string): void;
+    error(obj: object, msg?: string): void;
+  };
+}
