@@ -5,7 +5,9 @@ import { createWakeup } from './dispatch/wakeup.ts';
 import { type ApiModules, buildApp } from './http/app.ts';
 import { HeraldError } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
+import { metricsRoutes } from './http/metrics-routes.ts';
 import type { App, AppDeps } from './http/types.ts';
+import { createMetrics } from './metrics.ts';
 import { createStore } from './store/create.ts';
 import type { Store } from './store/port/index.ts';
 
@@ -46,12 +48,14 @@ async function createVerifier(_config: Config, _store: Store, _clock: Clock): Pr
 export async function createDeps(config: Config, clock: Clock = systemClock): Promise<AppDeps> {
   const store = await createStore(config);
   const verifier = await createVerifier(config, store, clock);
-  return { config, store, clock, verifier, wakeup: createWakeup(), onClose: [] };
+  return { config, store, clock, verifier, wakeup: createWakeup(), metrics: createMetrics(), onClose: [] };
 }
 
 /** Builds the API/auth app (not listening) for the config's roles; tests use it with inject. */
 export function buildApi(deps: AppDeps): Promise<App> {
-  return buildApp(deps, apiModules(deps.config));
+  const modules = apiModules(deps.config);
+  if (deps.metrics && deps.config.roles.includes('api')) modules.protected.push(metricsRoutes(deps.metrics));
+  return buildApp(deps, modules);
 }
 
 /** Starts every role named in `config.roles` in this process. Used by `herald start` and by tests. */

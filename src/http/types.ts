@@ -10,6 +10,7 @@ import type { AccessTokenVerifier } from '../auth/principal.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import type { Wakeup } from '../dispatch/wakeup.ts';
+import type { Metrics } from '../metrics.ts';
 import type { Store } from '../store/port/index.ts';
 
 /** A Fastify instance with the TypeBox type provider, as every route module receives it. */
@@ -29,6 +30,8 @@ export interface AppDeps {
   verifier: AccessTokenVerifier;
   /** Ingest notifies it after each commit; the in-process worker waits on it. */
   wakeup: Wakeup;
+  /** Prometheus metrics of this process; absent in tests that do not need them. */
+  metrics?: Metrics;
   /** Calls to run when the app closes (flush batches, stop timers). */
   onClose?: Array<() => Promise<void> | void>;
 }
