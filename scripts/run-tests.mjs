@@ -1,7 +1,7 @@
 // Runs every test/**/*.test.ts with node's test runner through tsx (Node 20 has no --test globs).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 function find(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -18,6 +18,11 @@ const files = find('test')
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=300000', ...files],
-  { stdio: 'inherit' },
+  {
+    stdio: 'inherit',
+    // The push peers (test/helpers/peers/) serve TLS with a certificate of this test CA; Node
+    // reads NODE_EXTRA_CA_CERTS only at process start, so it is set here for the test processes.
+    env: { NODE_EXTRA_CA_CERTS: resolve('test/fixtures/push/ca.pem'), ...process.env },
+  },
 );
 process.exit(result.status ?? 1);
