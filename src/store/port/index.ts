@@ -1,9 +1,22 @@
+import type { AuthStore } from './auth.ts';
+import type { ReportStore } from './reports.ts';
+import type { TemplateStore } from './templates.ts';
+import type { WakeupChannel } from './wakeups.ts';
+
 /**
  * The storage port: what Herald needs from a database, split by area. Both adapters (sqlite/,
  * postgres/) implement it and pass the same conformance suite in test/store/. Every method is
  * async so that the PostgreSQL adapter fits the same shape as the synchronous SQLite one.
  */
 export interface Store {
+  /** Signing keys, tenants, users, clients, login failures (src/auth). */
+  auth: AuthStore;
+  /** Templates and their immutable versions (src/templates). */
+  templates: TemplateStore;
+  /** Cross-process wake-up hints (PostgreSQL LISTEN/NOTIFY; silent on SQLite). */
+  wakeups: WakeupChannel;
+  /** Provider delivery reports (webhooks, SMPP receipts) and the ones waiting for their message id (src/webhooks). */
+  reports: ReportStore;
   readonly kind: 'sqlite' | 'postgres';
   /** Cheap liveness query for /ready. */
   ping(): Promise<void>;

@@ -1,5 +1,8 @@
 import type { Store } from '../port/index.ts';
+import { createSqliteAuthStore } from './auth.ts';
 import { openSqlite, type SqliteDb } from './open.ts';
+import { createSqliteReports } from './reports.ts';
+import { createSqliteTemplates } from './templates.ts';
 
 /** The embedded SQLite adapter: one file under the data directory, WAL, synchronous=FULL. */
 export function createSqliteStore(dataDir: string): Store & { db: SqliteDb } {
@@ -8,6 +11,11 @@ export function createSqliteStore(dataDir: string): Store & { db: SqliteDb } {
   return {
     kind: 'sqlite',
     db,
+    auth: createSqliteAuthStore(db),
+    templates: createSqliteTemplates(db),
+    reports: createSqliteReports(db),
+    // One process: the in-process signal already wakes the worker.
+    wakeups: { subscribe: async () => async () => undefined },
     async ping() {
       pingStatement.get();
     },
