@@ -1,0 +1,66 @@
+import type { Clock } from '../../clock.ts';
+import type { Content, Priority } from '../../notifications/model.ts';
+import type { ProviderLimits, SendResult } from '../types.ts';
+
+/** The longest one push request may take before it counts as a (transient) timeout. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** CRITICAL and HIGH wake the device at once; the rest may be batched by the platform to save battery. */
+export function isUrgent(priority: Priority): boolean {
+  return priority === 'CRITICAL' || priority === 'HIGH';
+}
+
+/** The push payload every platform carries: title, body and the client's data. */
+export function pushPayload(content: Content): {
+  title: string;
+  body: string;
+  data: Record<string, unknown>;
+} {
+  return { title: content.title ?? '', body: content.body ?? content.text ?? '', data: content.data ?? {} };
+}
+
+/**
+ * Milliseconds to wait from a Retry-After header: delta-seconds or an HTTP date (RFC 9110 10.2.3).
+ * Undefined when absent or unreadable, so the scheduler's own backoff applies.
+ */
+export function retryAfterMs(value: string | string[] | null | undefined, clock: Clock): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (!raw) return undefined;
+  const trimmed = raw.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const at = Date.parse(trimmed);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - clock.now());
+}
+
+/** The scheduler's signal bounded by a per-request timeout, so a stuck peer cannot hold a lease forever. */
+export function requestSignal(signal: AbortSignal, timeoutMs = REQUEST_TIMEOUT_MS): AbortSignal {
+  return AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+}
+
+/** A network error, timeout or abort: the request may not have arrived, so it is worth retrying. */
+export function networkFailure(error: unknown): SendResult {
+  const name = error instanceof Error ? error.name : '';
+  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null)?.cause?.code;
+  const what =
+    name === 'TimeoutError' || name === 'AbortError' ? 'timed out' : `network error ${code ?? name}`;
+  return { ok: false, kind: 'transient', detail: `push request ${what}` };
+}
+
+/** Limits with per-deployment overrides (tests use low ones to watch the scheduler hold them). */
+export function limitsWith(defaults: ProviderLimits, override?: Partial<ProviderLimits>): ProviderLimits {
+  return { ...defaults, ...override };
+}
+
+/** Options every push factory takes beside its config and deps. */
+export interface PushProviderOptions {
+  limits?: Partial<ProviderLimits>;
+  /** Per-request timeout; default REQUEST_TIMEOUT_MS. */
+  timeoutMs?: number;
+}
+
+/** Keeps a peer's error text short and single-line in events (it is shown to API callers). */
+export function shortText(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}

@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import webpush from 'web-push';
+import type { Config } from '../../config/config.ts';
+import type { Recipient } from '../../notifications/model.ts';
+import type { OutgoingMessage, Provider, ProviderDeps, SendResult } from '../types.ts';
+import {
+  isUrgent,
+  limitsWith,
+  networkFailure,
+  type PushProviderOptions,
+  pushPayload,
+  requestSignal,
+  retryAfterMs,
+  shortText,
+} from './common.ts';
+
+type VapidConfig = NonNullable<Config['providers']['vapid']>;
+
+/** Four weeks, the longest push services keep a message (and web-push's own default). */
+const DEFAULT_TTL_SECONDS = 28 * 24 * 3600;
+/** One aes128gcm record in a 4096-byte push message: 4096 - 86 header - 16 tag - 1 delimiter. */
+const MAX_PLAINTEXT_BYTES = 3993;
+
+/**
+ * Web Push (RFC 8030) with VAPID (RFC 8292) and aes128gcm payload encryption (RFC 8291).
+ * The web-push package builds the signed, encrypted request; sending it over fetch keeps the
+ * scheduler's abort signal and the response headers (Location, Retry-After) in our hands.
+ */
+export function createWebPushProvider(
+  config: VapidConfig,
+  deps: ProviderDeps,
+  options: PushProviderOptions = {},
+): Provider {
+  const vapidDetails = {
+    subject: config.subject,
+    publicKey: config.publicKey,
+    privateKey: config.privateKey,
+  };
+  const vapidProblem = checkVapid(vapidDetails);
+  if (vapidProblem) deps.log.error({ provider: 'webpush' }, `VAPID configuration unusable: ${vapidProblem}`);
+
+  return {
+    name: 'webpush',
+    channel: 'push',
+    limits: limitsWith({ concurrency: 64, ratePerSecond: 500, burst: 500 }, options.limits),
+    accepts: (recipient: Recipient) => Boolean(recipient.subscription?.endpoint),
+    async send(message: OutgoingMessage, signal: AbortSignal): Promise<SendResult> {
+      if (vapidProblem) return { ok: false, kind: 'config', detail: `VAPID configuration: ${vapidProblem}` };
+      const subscription = message.recipient.subscription;
+      if (!subscription)
+        return { ok: false, kind: 'permanent', detail: 'recipient has no push subscription' };
+      const payload = JSON.stringify({
+        notificationId: message.notificationId,
+        ...pushPayload(message.content),
+      });
+      if (Buffer.byteLength(payload) > MAX_PLAINTEXT_BYTES) {
+        return { ok: false, kind: 'permanent', detail: `payload over ${MAX_PLAINTEXT_BYTES} bytes` };
+      }
+      let request: webpush.RequestDetails;
+      try {
+        request = webpush.generateRequestDetails(subscription, payload, {
+          vapidDetails,
+          TTL: DEFAULT_TTL_SECONDS,
+          urgency: urgencyOf(message),
+          topic: topicOf(message.notificationId),
+        });
+      } catch (error) {
+        // VAPID was checked above, so what is left is a malformed subscription (endpoint or keys).
+        return { ok: false, kind: 'permanent', detail: `invalid subscription: ${(error as Error).message}` };
+      }
+      let response: Response;
+      try {
+        response = await fetch(request.endpoint, {
+          method: 'POST',
+          headers: headersOf(request),
+          body: request.body ? new Uint8Array(request.body) : undefined,
+          redirect: 'manual',
+          signal: requestSignal(signal, options.timeoutMs),
+        });
+      } catch (error) {
+        return networkFailure(error);
+      }
+      return resultOf(response, await response.text().catch(() => ''), deps);
+    },
+  };
+}
+
+function checkVapid(details: { subject: string; publicKey: string; privateKey: string }): string | undefined {
+  try {
+    webpush.getVapidHeaders(
+      'https://push.example',
+      details.subject,
+      details.publicKey,
+      details.privateKey,
+      'aes128gcm',
+    );
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+function urgencyOf(message: OutgoingMessage): webpush.Urgency {
+  if (isUrgent(message.priority)) return 'high';
+  return message.priority === 'LOW' ? 'low' : 'normal';
+}
+
+/**
+ * The Topic header makes the push service replace a not-yet-delivered message with the same
+ * topic, so a retry after a lost response does not show the notification twice: the
+ * notification ID serves as the idempotency key. Topics are at most 32 base64url characters;
+ * a UUID without dashes is exactly 32 hex digits.
+ */
+export function topicOf(notificationId: string): string {
+  const compact = notificationId.replace(/-/g, '');
+  if (/^[A-Za-z0-9_-]{1,32}$/.test(compact)) return compact;
+  return createHash('sha256').update(notificationId).digest('base64url').slice(0, 32);
+}
+
+function headersOf(request: webpush.RequestDetails): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    // fetch computes the length itself and refuses a conflicting one.
+    if (name.toLowerCase() !== 'content-length') headers[name] = String(value);
+  }
+  return headers;
+}
+
+function resultOf(response: Response, body: string, deps: ProviderDeps): SendResult {
+  const status = response.status;
+  if (status >= 200 && status < 300) {
+    return {
+      ok: true,
+      providerMessageId: response.headers.get('location') ?? undefined,
+      detail: `${status} accepted by push service`,
+    };
+  }
+  const detail = `push service answered ${status}${body ? `: ${shortText(body)}` : ''}`;
+  const retryAfter = retryAfterMs(response.headers.get('retry-after'), deps.clock);
+  if (status === 404 || status === 410) return { ok: false, kind: 'permanent', detail, unregistered: true };
+  if (status === 429 || status >= 500)
+    return { ok: false, kind: 'transient', detail, retryAfterMs: retryAfter };
+  // 401: the push service could not validate our VAPID JWT, so every send would fail alike.
+  if (status === 401) return { ok: false, kind: 'config', detail };
+  // 403 and the rest: this message or subscription (e.g. made for another VAPID key, 413 too large).
+  return { ok: false, kind: 'permanent', detail };
+}
