@@ -1,4 +1,5 @@
 import type { AuthStore } from './auth.ts';
+import type { NotificationStore } from './notifications.ts';
 import type { ReportStore } from './reports.ts';
 import type { TemplateStore } from './templates.ts';
 import type { WakeupChannel } from './wakeups.ts';
@@ -11,6 +12,8 @@ import type { WakeupChannel } from './wakeups.ts';
 export interface Store {
   /** Signing keys, tenants, users, clients, login failures (src/auth). */
   auth: AuthStore;
+  /** Ingest, reads, cancel and redrive of notifications (src/notifications). */
+  notifications: NotificationStore;
   /** Templates and their immutable versions (src/templates). */
   templates: TemplateStore;
   /** Cross-process wake-up hints (PostgreSQL LISTEN/NOTIFY; silent on SQLite). */

@@ -1,5 +1,6 @@
 import type { Store } from '../port/index.ts';
 import { createSqliteAuthStore } from './auth.ts';
+import { createSqliteNotifications } from './notifications.ts';
 import { openSqlite, type SqliteDb } from './open.ts';
 import { createSqliteReports } from './reports.ts';
 import { createSqliteTemplates } from './templates.ts';
@@ -12,6 +13,7 @@ export function createSqliteStore(dataDir: string): Store & { db: SqliteDb } {
     kind: 'sqlite',
     db,
     auth: createSqliteAuthStore(db),
+    notifications: createSqliteNotifications(db),
     templates: createSqliteTemplates(db),
     reports: createSqliteReports(db),
     // One process: the in-process signal already wakes the worker.

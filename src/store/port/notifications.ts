@@ -1,0 +1,68 @@
+import type {
+  Channel,
+  Content,
+  EventRecord,
+  NotificationRecord,
+  Priority,
+  Recipient,
+  Status,
+} from '../../notifications/model.ts';
+
+/** A validated notification ready to store (status QUEUED, attempts 0). Times are epoch ms. */
+export interface NewNotification {
+  id: string;
+  tenant: string;
+  channel: Channel;
+  priority: Priority;
+  recipient: Recipient;
+  templateKey: string | null;
+  templateVersion: number | null;
+  content: Content | null;
+  variables: Record<string, unknown> | null;
+  metadata: Record<string, unknown> | null;
+  idempotencyKey: string | null;
+  /** sha256 of the canonical request body, compared when the key is reused. */
+  requestHash: string | null;
+  scheduledAt: number | null;
+  expiresAt: number | null;
+  createdAt: number;
+}
+
+/** An earlier notification found under the same Idempotency-Key. */
+export interface IdempotentHit {
+  record: NotificationRecord;
+  requestHash: string | null;
+}
+
+/** Filters of GET /notifications; `beforeSeq` is the decoded cursor (newest first). */
+export interface NotificationFilter {
+  status?: Status;
+  priority?: Priority;
+  channel?: Channel;
+  createdAfter?: number;
+  createdBefore?: number;
+  beforeSeq?: number;
+}
+
+/** Outcome of cancel and redrive: done, no such notification in the tenant, or the wrong status. */
+export type ActionOutcome = 'done' | 'not_found' | 'invalid_state';
+
+/** What the notifications API needs from the store (the queue side is the scheduler's port). */
+export interface NotificationStore {
+  /**
+   * Inserts every item in ONE transaction (one commit, one fsync). An item whose
+   * (tenant, idempotencyKey) already names a notification created at or after `idempotentSince`
+   * is not inserted: its slot in the answer holds that notification. Older keys are released.
+   */
+  insertMany(items: NewNotification[], idempotentSince: number): Promise<Array<IdempotentHit | undefined>>;
+  /** The live notification holding this key, if created at or after `since`. */
+  findIdempotent(tenant: string, key: string, since: number): Promise<IdempotentHit | null>;
+  /** One notification of the tenant with its stored events in order; null for unknown or other tenant's. */
+  get(tenant: string, id: string): Promise<{ record: NotificationRecord; events: EventRecord[] } | null>;
+  /** Newest first (by acceptance order), at most `limit`. */
+  list(tenant: string, filter: NotificationFilter, limit: number): Promise<NotificationRecord[]>;
+  /** QUEUED or RETRYING and not claimed → CANCELLED with a CANCELLED event. */
+  cancel(tenant: string, id: string, now: number): Promise<ActionOutcome>;
+  /** FAILED → QUEUED, ready, attempts 0, with a QUEUED event (detail `redrive`). */
+  redrive(tenant: string, id: string, now: number): Promise<ActionOutcome>;
+}

@@ -1,0 +1,222 @@
+import {
+  type Channel,
+  type EventRecord,
+  type EventType,
+  type NotificationRecord,
+  priorityOf,
+  priorityRank,
+  type Status,
+} from '../../notifications/model.ts';
+import type {
+  ActionOutcome,
+  IdempotentHit,
+  NewNotification,
+  NotificationFilter,
+  NotificationStore,
+} from '../port/notifications.ts';
+import type { SqliteDb } from './open.ts';
+
+/** A `notifications` row as better-sqlite3 returns it. */
+export interface NotificationRow {
+  seq: number;
+  id: string;
+  tenant: string;
+  channel: string;
+  priority: number;
+  status: string;
+  recipient: string;
+  template_key: string | null;
+  template_version: number | null;
+  content: string | null;
+  variables: string | null;
+  metadata: string | null;
+  request_hash: string | null;
+  scheduled_at: number | null;
+  expires_at: number | null;
+  attempts: number;
+  next_attempt_at: number | null;
+  provider: string | null;
+  provider_message_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The columns every reader selects; the scheduler may reuse it with notificationFromRow. */
+export const NOTIFICATION_COLUMNS = `seq, id, tenant, channel, priority, status, recipient, template_key,
+  template_version, content, variables, metadata, request_hash, scheduled_at, expires_at, attempts,
+  next_attempt_at, provider, provider_message_id, created_at, updated_at`;
+
+/** Maps a row to the domain record (JSON columns parsed, rank back to priority). */
+export function notificationFromRow(row: NotificationRow): NotificationRecord {
+  return {
+    seq: row.seq,
+    id: row.id,
+    tenant: row.tenant,
+    channel: row.channel as Channel,
+    priority: priorityOf(row.priority),
+    status: row.status as Status,
+    recipient: JSON.parse(row.recipient),
+    templateKey: row.template_key,
+    templateVersion: row.template_version,
+    content: row.content === null ? null : JSON.parse(row.content),
+    variables: row.variables === null ? {} : JSON.parse(row.variables),
+    metadata: row.metadata === null ? {} : JSON.parse(row.metadata),
+    scheduledAt: row.scheduled_at,
+    expiresAt: row.expires_at,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    provider: row.provider,
+    providerMessageId: row.provider_message_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+interface EventRow {
+  type: string;
+  at: number;
+  attempt: number | null;
+  provider: string | null;
+  detail: string | null;
+  source: string | null;
+}
+
+function eventFromRow(row: EventRow): EventRecord {
+  const event: EventRecord = { type: row.type as EventType, at: row.at };
+  if (row.attempt !== null) event.attempt = row.attempt;
+  if (row.provider !== null) event.provider = row.provider;
+  if (row.detail !== null) event.detail = row.detail;
+  if (row.source !== null) event.source = row.source;
+  return event;
+}
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+/** The SQLite notifications store: ingest, reads, cancel and redrive. */
+export function createSqliteNotifications(db: SqliteDb): NotificationStore {
+  // ON CONFLICT DO NOTHING (no target) skips a row whose idempotency key is taken; the same
+  // statement works on PostgreSQL. `changes` tells the caller which rows went in.
+  const insert = db.prepare(
+    `INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient,
+       template_key, template_version, content, variables, metadata, idempotency_key, request_hash,
+       scheduled_at, expires_at, attempts, created_at, updated_at)
+     VALUES (?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
+     ON CONFLICT DO NOTHING`,
+  );
+  const byKey = db.prepare(
+    `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE tenant = ? AND idempotency_key = ?`,
+  );
+  const releaseKey = db.prepare('UPDATE notifications SET idempotency_key = NULL WHERE seq = ?');
+  const byId = db.prepare(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE id = ? AND tenant = ?`);
+  const eventsOf = db.prepare(
+    'SELECT type, at, attempt, provider, detail, source FROM notification_events WHERE notification_seq = ? ORDER BY id',
+  );
+  const addEvent = db.prepare(
+    'INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source) VALUES (?, ?, ?, NULL, NULL, ?, ?)',
+  );
+  const cancelRow = db.prepare(
+    `UPDATE notifications SET status = 'CANCELLED', queue_state = NULL, due_at = NULL, updated_at = ?
+      WHERE id = ? AND tenant = ? AND queue_state IN ('ready', 'waiting') RETURNING seq`,
+  );
+  const redriveRow = db.prepare(
+    `UPDATE notifications SET status = 'QUEUED', queue_state = 'ready', due_at = NULL, attempts = 0,
+       next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ?
+      WHERE id = ? AND tenant = ? AND status = 'FAILED' RETURNING seq`,
+  );
+  const exists = db.prepare('SELECT 1 FROM notifications WHERE id = ? AND tenant = ?');
+  const listStatements = new Map<string, ReturnType<SqliteDb['prepare']>>();
+
+  const hitOf = (row: NotificationRow): IdempotentHit => ({
+    record: notificationFromRow(row),
+    requestHash: row.request_hash,
+  });
+
+  const insertOne = (n: NewNotification, since: number): IdempotentHit | undefined => {
+    const waiting = n.scheduledAt !== null && n.scheduledAt > n.createdAt;
+    const params = [
+      n.id,
+      n.tenant,
+      n.channel,
+      priorityRank(n.priority),
+      waiting ? 'waiting' : 'ready',
+      waiting ? n.scheduledAt : null,
+      JSON.stringify(n.recipient),
+      n.templateKey,
+      n.templateVersion,
+      json(n.content),
+      json(n.variables),
+      json(n.metadata),
+      n.idempotencyKey,
+      n.requestHash,
+      n.scheduledAt,
+      n.expiresAt,
+      n.createdAt,
+      n.createdAt,
+    ];
+    if (insert.run(params).changes === 1) return undefined;
+    if (n.idempotencyKey === null) throw new Error(`notification id collision: ${n.id}`);
+    const existing = byKey.get(n.tenant, n.idempotencyKey) as NotificationRow;
+    if (existing.created_at >= since) return hitOf(existing);
+    // The key's 24 h are over: release it from the old notification and take it.
+    releaseKey.run(existing.seq);
+    insert.run(params);
+    return undefined;
+  };
+
+  const insertAll = db.transaction((items: NewNotification[], since: number) =>
+    items.map((n) => insertOne(n, since)),
+  );
+
+  const act = (statement: typeof cancelRow, type: EventType, detail: string | null) =>
+    db.transaction((tenant: string, id: string, now: number): ActionOutcome => {
+      const row = statement.get(now, id, tenant) as { seq: number } | undefined;
+      if (!row) return exists.get(id, tenant) ? 'invalid_state' : 'not_found';
+      addEvent.run(row.seq, type, now, detail, 'api');
+      return 'done';
+    });
+  const cancelTx = act(cancelRow, 'CANCELLED', null);
+  const redriveTx = act(redriveRow, 'QUEUED', 'redrive');
+
+  return {
+    async insertMany(items, since) {
+      return insertAll(items, since);
+    },
+    async findIdempotent(tenant, key, since) {
+      const row = byKey.get(tenant, key) as NotificationRow | undefined;
+      return row && row.created_at >= since ? hitOf(row) : null;
+    },
+    async get(tenant, id) {
+      const row = byId.get(id, tenant) as NotificationRow | undefined;
+      if (!row) return null;
+      const events = (eventsOf.all(row.seq) as EventRow[]).map(eventFromRow);
+      return { record: notificationFromRow(row), events };
+    },
+    async list(tenant, filter, limit) {
+      const where = ['tenant = ?'];
+      const params: unknown[] = [tenant];
+      const add = (clause: string, value: unknown) => {
+        where.push(clause);
+        params.push(value);
+      };
+      if (filter.status !== undefined) add('status = ?', filter.status);
+      if (filter.priority !== undefined) add('priority = ?', priorityRank(filter.priority));
+      if (filter.channel !== undefined) add('channel = ?', filter.channel);
+      if (filter.createdAfter !== undefined) add('created_at > ?', filter.createdAfter);
+      if (filter.createdBefore !== undefined) add('created_at < ?', filter.createdBefore);
+      if (filter.beforeSeq !== undefined) add('seq < ?', filter.beforeSeq);
+      const sql = `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`;
+      let statement = listStatements.get(sql);
+      if (!statement) {
+        statement = db.prepare(sql);
+        listStatements.set(sql, statement);
+      }
+      return (statement.all([...params, limit]) as NotificationRow[]).map(notificationFromRow);
+    },
+    async cancel(tenant, id, now) {
+      return cancelTx(tenant, id, now);
+    },
+    async redrive(tenant, id, now) {
+      return redriveTx(tenant, id, now);
+    },
+  };
+}
