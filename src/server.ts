@@ -48,7 +48,11 @@ async function createVerifier(_config: Config, _store: Store, _clock: Clock): Pr
 export async function createDeps(config: Config, clock: Clock = systemClock): Promise<AppDeps> {
   const store = await createStore(config);
   const verifier = await createVerifier(config, store, clock);
-  return { config, store, clock, verifier, wakeup: createWakeup(), metrics: createMetrics(), onClose: [] };
+  const wakeup = createWakeup();
+  // Ingest in other processes wakes this worker through the database (PostgreSQL NOTIFY);
+  // the subscription ends with the store's connections.
+  if (config.roles.includes('worker')) await store.wakeups.subscribe(() => wakeup.notify());
+  return { config, store, clock, verifier, wakeup, metrics: createMetrics(), onClose: [] };
 }
 
 /** Builds the API/auth app (not listening) for the config's roles; tests use it with inject. */

@@ -1,0 +1,161 @@
+import {
+  type AuthStore,
+  type ClientRecord,
+  DuplicateError,
+  type SigningKeyRecord,
+  type UserRecord,
+} from '../port/auth.ts';
+import type { Sql } from './connect.ts';
+import { isUniqueViolation } from './errors.ts';
+
+interface KeyRow {
+  kid: string;
+  alg: string;
+  public_jwk: string;
+  private_jwk: string;
+  created_at: number;
+  retired_at: number | null;
+  publish_until: number | null;
+}
+interface UserRow {
+  id: string;
+  email: string;
+  password_hash: string;
+  role: string;
+  tenant: string;
+  disabled: number;
+  created_at: number;
+}
+interface ClientRow {
+  id: string;
+  name: string;
+  secret_hash: string;
+  scopes: string;
+  tenant: string;
+  disabled: number;
+  created_at: number;
+}
+
+const toKey = (r: KeyRow): SigningKeyRecord => ({
+  kid: r.kid,
+  alg: r.alg,
+  publicJwk: r.public_jwk,
+  privateJwk: r.private_jwk,
+  createdAt: r.created_at,
+  retiredAt: r.retired_at,
+  publishUntil: r.publish_until,
+});
+const toUser = (r: UserRow): UserRecord => ({
+  id: r.id,
+  email: r.email,
+  passwordHash: r.password_hash,
+  role: r.role,
+  tenant: r.tenant,
+  disabled: r.disabled === 1,
+  createdAt: r.created_at,
+});
+const toClient = (r: ClientRow): ClientRecord => ({
+  id: r.id,
+  name: r.name,
+  secretHash: r.secret_hash,
+  scopes: r.scopes.split(' ').filter(Boolean),
+  tenant: r.tenant,
+  disabled: r.disabled === 1,
+  createdAt: r.created_at,
+});
+
+/**
+ * The PostgreSQL implementation of the auth port. Keys and the login-failure log live here so
+ * every auth instance signs with the same key and throttles on the same counts.
+ */
+export function createPostgresAuthStore(sql: Sql): AuthStore {
+  const insertKey = (q: Sql, key: SigningKeyRecord) => q`
+    INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk, state, created_at, retired_at, publish_until)
+    VALUES (${key.kid}, ${key.alg}, ${key.publicJwk}, ${key.privateJwk}, 'active', ${key.createdAt}, NULL, NULL)`;
+  return {
+    async listSigningKeys() {
+      return (await sql<KeyRow[]>`SELECT * FROM signing_keys ORDER BY created_at`).map(toKey);
+    },
+    async insertFirstSigningKey(key) {
+      // ON CONFLICT on the one-active partial index: a concurrent instance's key wins quietly.
+      const rows = await sql`
+        INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk, state, created_at)
+        VALUES (${key.kid}, ${key.alg}, ${key.publicJwk}, ${key.privateJwk}, 'active', ${key.createdAt})
+        ON CONFLICT DO NOTHING RETURNING kid`;
+      return rows.length > 0;
+    },
+    async rotateSigningKey(key, retiredAt, publishUntil) {
+      await sql.begin(async (tx) => {
+        await tx`UPDATE signing_keys SET state = 'retired', retired_at = ${retiredAt},
+                 publish_until = ${publishUntil} WHERE state = 'active'`;
+        await insertKey(tx as unknown as Sql, key);
+      });
+    },
+    async deleteExpiredSigningKeys(now) {
+      const rows = await sql<{ kid: string }[]>`
+        DELETE FROM signing_keys WHERE state = 'retired' AND publish_until < ${now} RETURNING kid`;
+      return rows.map((row) => row.kid);
+    },
+    async deleteSigningKey(kid) {
+      return (await sql`DELETE FROM signing_keys WHERE kid = ${kid}`).count > 0;
+    },
+    async ensureTenant(name, now) {
+      await sql`INSERT INTO tenants (name, created_at) VALUES (${name}, ${now}) ON CONFLICT (name) DO NOTHING`;
+    },
+    async createUser(u) {
+      try {
+        await sql`INSERT INTO users (id, email, password_hash, role, tenant, disabled, created_at)
+          VALUES (${u.id}, ${u.email}, ${u.passwordHash}, ${u.role}, ${u.tenant}, ${u.disabled ? 1 : 0}, ${u.createdAt})`;
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new DuplicateError('A user with this email');
+        throw error;
+      }
+    },
+    async findUserByEmail(email) {
+      const [row] = await sql<UserRow[]>`SELECT * FROM users WHERE email = ${email}`;
+      return row && toUser(row);
+    },
+    async findUserById(id) {
+      const [row] = await sql<UserRow[]>`SELECT * FROM users WHERE id = ${id}`;
+      return row && toUser(row);
+    },
+    async listUsers(tenant) {
+      const rows = tenant
+        ? await sql<UserRow[]>`SELECT * FROM users WHERE tenant = ${tenant} ORDER BY created_at, id`
+        : await sql<UserRow[]>`SELECT * FROM users ORDER BY created_at, id`;
+      return rows.map(toUser);
+    },
+    async setUserDisabled(id, disabled) {
+      return (await sql`UPDATE users SET disabled = ${disabled ? 1 : 0} WHERE id = ${id}`).count > 0;
+    },
+    async createClient(c) {
+      await sql`INSERT INTO clients (id, name, secret_hash, scopes, tenant, disabled, created_at)
+        VALUES (${c.id}, ${c.name}, ${c.secretHash}, ${c.scopes.join(' ')}, ${c.tenant}, ${c.disabled ? 1 : 0}, ${c.createdAt})`;
+    },
+    async findClient(id) {
+      const [row] = await sql<ClientRow[]>`SELECT * FROM clients WHERE id = ${id}`;
+      return row && toClient(row);
+    },
+    async listClients(tenant) {
+      const rows = tenant
+        ? await sql<ClientRow[]>`SELECT * FROM clients WHERE tenant = ${tenant} ORDER BY created_at, id`
+        : await sql<ClientRow[]>`SELECT * FROM clients ORDER BY created_at, id`;
+      return rows.map(toClient);
+    },
+    async recordLoginFailure(email, address, at) {
+      await sql`INSERT INTO login_failures (email, address, at) VALUES (${email}, ${address}, ${at})`;
+    },
+    async recentLoginFailures(by, key, since, limit) {
+      const rows =
+        by === 'email'
+          ? await sql<{ at: number }[]>`SELECT at FROM login_failures
+              WHERE email = ${key} AND at > ${since} ORDER BY at DESC LIMIT ${limit}`
+          : await sql<{ at: number }[]>`SELECT at FROM login_failures
+              WHERE address = ${key} AND at > ${since} ORDER BY at DESC LIMIT ${limit}`;
+      return rows.map((row) => row.at);
+    },
+    async pruneLoginFailures(before) {
+      await sql`DELETE FROM login_failures WHERE at < ${before}`;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import postgres from 'postgres';
+
+/** The postgres.js client the adapter uses; areas take it as their one dependency. */
+export type Sql = postgres.Sql<{ bigint: number }>;
+
+/** Pool and timeout settings; the defaults suit one Herald process. */
+export interface ConnectOptions {
+  /** Pool size. Ingest group-commits and workers claim in batches, so a small pool is enough. */
+  max?: number;
+  /** Seconds an idle connection is kept. */
+  idleTimeout?: number;
+  /** Name shown in pg_stat_activity, to tell processes apart. */
+  applicationName?: string;
+}
+
+/**
+ * Connects with BIGINT (int8) parsed as a JS number: Herald stores times as epoch ms and
+ * sequences as BIGINT, all far below 2^53, and the SQLite adapter hands out numbers too.
+ */
+export function connectPostgres(url: string, options: ConnectOptions = {}): Sql {
+  return postgres(url, {
+    max: options.max ?? 10,
+    idle_timeout: options.idleTimeout ?? 30,
+    connect_timeout: 10,
+    onnotice: () => undefined,
+    connection: { application_name: options.applicationName ?? 'herald' },
+    types: {
+      bigint: {
+        to: 20,
+        from: [20],
+        serialize: (value: number | bigint) => String(value),
+        parse: (value: string) => Number(value),
+      },
+    },
+  }) as unknown as Sql;
+}

@@ -1,0 +1,39 @@
+import type { Store } from '../port/index.ts';
+import { createPostgresAuthStore } from './auth.ts';
+import { type ConnectOptions, connectPostgres, type Sql } from './connect.ts';
+import { migratePostgres } from './migrate.ts';
+import { createPostgresReports } from './reports.ts';
+import { createPostgresTemplates } from './templates.ts';
+import { createPostgresWakeups } from './wakeups.ts';
+
+/**
+ * The PostgreSQL adapter: the shared database of a scaled-out Herald. Every area's state lives
+ * in it (queue, rate limits, breakers, pauses, keys, sandbox) so processes keep nothing another
+ * one needs. Opens the pool and applies pending migrations before returning.
+ */
+export async function createPostgresStore(
+  url: string,
+  options: ConnectOptions = {},
+): Promise<Store & { sql: Sql }> {
+  const sql = connectPostgres(url, options);
+  try {
+    await migratePostgres(sql);
+  } catch (error) {
+    await sql.end({ timeout: 1 });
+    throw error;
+  }
+  return {
+    kind: 'postgres',
+    sql,
+    auth: createPostgresAuthStore(sql),
+    templates: createPostgresTemplates(sql),
+    reports: createPostgresReports(sql),
+    wakeups: createPostgresWakeups(sql),
+    async ping() {
+      await sql`SELECT 1`;
+    },
+    async close() {
+      await sql.end({ timeout: 5 });
+    },
+  };
+}

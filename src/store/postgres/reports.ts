@@ -1,0 +1,111 @@
+import { canMove, type Status, TERMINAL_STATUSES } from '../../notifications/model.ts';
+import type { DeliveryReport } from '../../providers/types.ts';
+import type { ReportOutcome, ReportStore } from '../port/reports.ts';
+import type { Sql } from './connect.ts';
+
+interface Target {
+  seq: number;
+  status: Status;
+}
+
+interface PendingRow {
+  id: number;
+  outcome: DeliveryReport['outcome'];
+  detail: string | null;
+  source: DeliveryReport['source'];
+  reported_at: number;
+}
+
+/**
+ * Serialises a report and the worker's commit of the same message id. SQLite runs one writer at
+ * a time; here, without this, a report could miss the notification (not committed yet) while the
+ * worker's commit misses the pending report (not committed yet), and the report would wait forever.
+ */
+async function lockMessage(tx: Sql, provider: string, messageId: string): Promise<void> {
+  await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`${provider}\u0000${messageId}`}, 40))`;
+}
+
+async function findLocked(tx: Sql, provider: string, messageId: string): Promise<Target | undefined> {
+  const [row] = await tx<Target[]>`SELECT seq, status FROM notifications
+    WHERE provider = ${provider} AND provider_message_id = ${messageId} FOR UPDATE`;
+  return row;
+}
+
+/** Same rule as the SQLite adapter: only a SENT notification moves; anything else gets a WEBHOOK event. */
+async function applyTo(tx: Sql, target: Target, report: DeliveryReport, now: number): Promise<ReportOutcome> {
+  const detail = report.detail ?? null;
+  if (target.status === 'SENT' && canMove(target.status, report.outcome)) {
+    await tx`UPDATE notifications SET status = ${report.outcome}, updated_at = ${now} WHERE seq = ${target.seq}`;
+    await tx`INSERT INTO notification_events (notification_seq, type, at, provider, detail, source)
+             VALUES (${target.seq}, ${report.outcome}, ${now}, ${report.provider}, ${detail}, ${report.source})`;
+    return 'applied';
+  }
+  const why =
+    TERMINAL_STATUSES.has(target.status) || target.status === 'SENT' ? '' : ' (attempt in progress)';
+  const text = `${report.outcome} reported${why}${detail ? `: ${detail}` : ''}`;
+  await tx`UPDATE notifications SET updated_at = ${now} WHERE seq = ${target.seq}`;
+  await tx`INSERT INTO notification_events (notification_seq, type, at, provider, detail, source)
+           VALUES (${target.seq}, 'WEBHOOK', ${now}, ${report.provider}, ${text}, ${report.source})`;
+  return 'unchanged';
+}
+
+/**
+ * Applies the pending reports for these ids inside the caller's transaction. The PostgreSQL
+ * scheduler calls it in the transaction that records the ids, so there is no window between.
+ */
+export async function applyPendingReportsIn(
+  tx: Sql,
+  provider: string,
+  providerMessageIds: readonly string[],
+  now: number,
+): Promise<number> {
+  let applied = 0;
+  // Sorted, so two transactions locking overlapping ids cannot deadlock.
+  for (const messageId of [...new Set(providerMessageIds)].sort()) {
+    await lockMessage(tx, provider, messageId);
+    const rows = await tx<PendingRow[]>`SELECT id, outcome, detail, source, reported_at FROM pending_reports
+      WHERE provider = ${provider} AND provider_message_id = ${messageId} ORDER BY reported_at, id`;
+    for (const row of rows) {
+      const target = await findLocked(tx, provider, messageId);
+      if (!target) break;
+      const report: DeliveryReport = {
+        provider,
+        providerMessageId: messageId,
+        outcome: row.outcome,
+        at: row.reported_at,
+        source: row.source,
+        ...(row.detail === null ? {} : { detail: row.detail }),
+      };
+      await applyTo(tx, target, report, now);
+      await tx`DELETE FROM pending_reports WHERE id = ${row.id}`;
+      applied += 1;
+    }
+  }
+  return applied;
+}
+
+/** The PostgreSQL implementation of the report port. */
+export function createPostgresReports(sql: Sql): ReportStore {
+  return {
+    apply(report, now) {
+      return sql.begin(async (transaction) => {
+        const tx = transaction as unknown as Sql;
+        await lockMessage(tx, report.provider, report.providerMessageId);
+        const target = await findLocked(tx, report.provider, report.providerMessageId);
+        if (target) return applyTo(tx, target, report, now);
+        await tx`INSERT INTO pending_reports (provider, provider_message_id, outcome, detail, source, reported_at, received_at)
+          VALUES (${report.provider}, ${report.providerMessageId}, ${report.outcome}, ${report.detail ?? null},
+                  ${report.source}, ${report.at}, ${now})`;
+        return 'pending' as const;
+      });
+    },
+    applyPending(provider, providerMessageIds, now) {
+      return sql.begin((tx) =>
+        applyPendingReportsIn(tx as unknown as Sql, provider, providerMessageIds, now),
+      );
+    },
+    async purgePending(before) {
+      return (await sql`DELETE FROM pending_reports WHERE received_at < ${before}`).count;
+    },
+  };
+}

@@ -1,0 +1,15 @@
+import type { WakeupChannel } from '../port/wakeups.ts';
+import type { Sql } from './connect.ts';
+
+/** The NOTIFY channel ingest signals on (in its transaction, so the hint arrives after commit). */
+export const WAKEUP_CHANNEL = 'herald_wakeup';
+
+/** LISTEN on a connection of its own; postgres.js re-listens after a reconnect. */
+export function createPostgresWakeups(sql: Sql): WakeupChannel {
+  return {
+    async subscribe(onWake) {
+      const { unlisten } = await sql.listen(WAKEUP_CHANNEL, () => onWake());
+      return unlisten;
+    },
+  };
+}

