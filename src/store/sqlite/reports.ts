@@ -1,0 +1,147 @@
+import { canMove, type Status, TERMINAL_STATUSES } from '../../notifications/model.ts';
+import type { DeliveryReport } from '../../providers/types.ts';
+import type { ReportOutcome, ReportStore } from '../port/reports.ts';
+import type { SqliteDb } from './open.ts';
+
+interface Target {
+  seq: number;
+  status: Status;
+}
+
+interface PendingRow {
+  id: number;
+  outcome: DeliveryReport['outcome'];
+  detail: string | null;
+  source: DeliveryReport['source'];
+  reported_at: number;
+}
+
+/** The statements behind reports, prepared once per database. */
+function prepare(db: SqliteDb) {
+  return {
+    find: db.prepare<[string, string], Target>(
+      'SELECT seq, status FROM notifications WHERE provider = ? AND provider_message_id = ?',
+    ),
+    move: db.prepare<[string, number, number]>(
+      'UPDATE notifications SET status = ?, updated_at = ? WHERE seq = ?',
+    ),
+    touch: db.prepare<[number, number]>('UPDATE notifications SET updated_at = ? WHERE seq = ?'),
+    event: db.prepare<[number, string, number, string, string | null, string]>(
+      'INSERT INTO notification_events (notification_seq, type, at, provider, detail, source) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    keep: db.prepare<[string, string, string, string | null, string, number, number]>(
+      `INSERT INTO pending_reports (provider, provider_message_id, outcome, detail, source, reported_at, received_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    pending: db.prepare<[string, string], PendingRow>(
+      `SELECT id, outcome, detail, source, reported_at FROM pending_reports
+       WHERE provider = ? AND provider_message_id = ? ORDER BY reported_at, id`,
+    ),
+    forget: db.prepare<[number]>('DELETE FROM pending_reports WHERE id = ?'),
+    purge: db.prepare<[number]>('DELETE FROM pending_reports WHERE received_at < ?'),
+  };
+}
+
+type Statements = ReturnType<typeof prepare>;
+const cache = new WeakMap<SqliteDb, Statements>();
+
+function statements(db: SqliteDb): Statements {
+  let prepared = cache.get(db);
+  if (!prepared) {
+    prepared = prepare(db);
+    cache.set(db, prepared);
+  }
+  return prepared;
+}
+
+/**
+ * Applies one report to a matched notification. Only a SENT notification moves: a terminal one
+ * keeps its status (a late or replayed report), and one the queue holds again (QUEUED,
+ * PROCESSING, RETRYING) belongs to the scheduler, so the report about an earlier attempt is
+ * recorded but does not race the worker's own status writes.
+ */
+function applyTo(s: Statements, target: Target, report: DeliveryReport, now: number): ReportOutcome {
+  const detail = report.detail ?? null;
+  if (target.status === 'SENT' && canMove(target.status, report.outcome)) {
+    s.move.run(report.outcome, now, target.seq);
+    s.event.run(target.seq, report.outcome, now, report.provider, detail, report.source);
+    return 'applied';
+  }
+  const why =
+    TERMINAL_STATUSES.has(target.status) || target.status === 'SENT' ? '' : ' (attempt in progress)';
+  s.touch.run(now, target.seq);
+  s.event.run(
+    target.seq,
+    'WEBHOOK',
+    now,
+    report.provider,
+    `${report.outcome} reported${why}${detail ? `: ${detail}` : ''}`,
+    report.source,
+  );
+  return 'unchanged';
+}
+
+/**
+ * Applies the pending reports for these ids inside the caller's transaction. Exported so the
+ * SQLite scheduler can call it in the same transaction that records the ids (no window between).
+ */
+export function applyPendingReportsSync(
+  db: SqliteDb,
+  provider: string,
+  providerMessageIds: readonly string[],
+  now: number,
+): number {
+  const s = statements(db);
+  let applied = 0;
+  for (const messageId of providerMessageIds) {
+    const target = s.find.get(provider, messageId);
+    if (!target) continue;
+    for (const row of s.pending.all(provider, messageId)) {
+      const report: DeliveryReport = {
+        provider,
+        providerMessageId: messageId,
+        outcome: row.outcome,
+        at: row.reported_at,
+        source: row.source,
+        ...(row.detail === null ? {} : { detail: row.detail }),
+      };
+      // Re-read between reports: the first may have moved the status the second is judged by.
+      const current = s.find.get(provider, messageId) ?? target;
+      applyTo(s, current, report, now);
+      s.forget.run(row.id);
+      applied += 1;
+    }
+  }
+  return applied;
+}
+
+/** The SQLite implementation of the report port. */
+export function createSqliteReports(db: SqliteDb): ReportStore {
+  const s = statements(db);
+  const applyOne = db.transaction((report: DeliveryReport, now: number): ReportOutcome => {
+    const target = s.find.get(report.provider, report.providerMessageId);
+    if (target) return applyTo(s, target, report, now);
+    s.keep.run(
+      report.provider,
+      report.providerMessageId,
+      report.outcome,
+      report.detail ?? null,
+      report.source,
+      report.at,
+      now,
+    );
+    return 'pending';
+  });
+  const applyMany = db.transaction(applyPendingReportsSync);
+  return {
+    async apply(report, now) {
+      return applyOne(report, now);
+    },
+    async applyPending(provider, providerMessageIds, now) {
+      return applyMany(db, provider, providerMessageIds, now);
+    },
+    async purgePending(before) {
+      return s.purge.run(before).changes;
+    },
+  };
+}
