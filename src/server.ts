@@ -1,9 +1,9 @@
-import type { AccessTokenVerifier } from './auth/principal.ts';
+import { bootstrapAdmin } from './auth/accounts.ts';
+import { createVerifier } from './auth/service.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config/config.ts';
 import { createWakeup } from './dispatch/wakeup.ts';
 import { type ApiModules, buildApp } from './http/app.ts';
-import { HeraldError } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import { metricsRoutes } from './http/metrics-routes.ts';
 import type { App, AppDeps } from './http/types.ts';
@@ -35,19 +35,12 @@ export function apiModules(config: Config): ApiModules {
   return modules;
 }
 
-/** The verifier for access tokens: local keys when this process signs them, else HERALD_JWKS_URL. */
-async function createVerifier(_config: Config, _store: Store, _clock: Clock): Promise<AccessTokenVerifier> {
-  return {
-    async verify() {
-      throw new HeraldError('AUTH_INVALID_TOKEN', 'Token verification is not configured');
-    },
-  };
-}
-
 /** Opens the store and builds the dependencies every role shares. */
 export async function createDeps(config: Config, clock: Clock = systemClock): Promise<AppDeps> {
   const store = await createStore(config);
   const verifier = await createVerifier(config, store, clock);
+  // HERALD_ADMIN_EMAIL/PASSWORD: the first admin, created once, in tenant `default`.
+  await bootstrapAdmin(store.auth, clock, config.auth.adminEmail, config.auth.adminPassword);
   const wakeup = createWakeup();
   // Ingest in other processes wakes this worker through the database (PostgreSQL NOTIFY);
   // the subscription ends with the store's connections.

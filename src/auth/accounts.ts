@@ -1,0 +1,88 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import type { AuthStore, ClientRecord, UserRecord } from '../store/port/auth.ts';
+import { hashSecret } from './passwords.ts';
+import { ROLE_SCOPES, type UserRole } from './principal.ts';
+
+/** Tenant of the bootstrap admin; its admins may manage every tenant. */
+export const DEFAULT_TENANT = 'default';
+
+/** Emails are compared case-insensitively: stored and looked up lowercased. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function isRole(role: string): role is UserRole {
+  return Object.hasOwn(ROLE_SCOPES, role);
+}
+
+/** The scopes a role grants. */
+export function scopesOfRole(role: string): readonly string[] {
+  return isRole(role) ? ROLE_SCOPES[role] : [];
+}
+
+/** Creates a user (hashing the password) in `tenant`, creating the tenant if new. Throws DuplicateError. */
+export async function createUser(
+  store: AuthStore,
+  clock: Clock,
+  input: { email: string; password: string; role: UserRole; tenant: string },
+): Promise<UserRecord> {
+  const now = clock.now();
+  await store.ensureTenant(input.tenant, now);
+  const user: UserRecord = {
+    id: `usr_${randomUUID()}`,
+    email: normalizeEmail(input.email),
+    passwordHash: await hashSecret(input.password),
+    role: input.role,
+    tenant: input.tenant,
+    disabled: false,
+    createdAt: now,
+  };
+  await store.createUser(user);
+  return user;
+}
+
+/** Creates a service client; returns the record and the secret, which is never stored or shown again. */
+export async function createClient(
+  store: AuthStore,
+  clock: Clock,
+  input: { name: string; scopes: string[]; tenant: string },
+): Promise<{ client: ClientRecord; secret: string }> {
+  const now = clock.now();
+  await store.ensureTenant(input.tenant, now);
+  // 256 bits of randomness: guessing is hopeless, so argon2 here guards only a stolen database.
+  const secret = randomBytes(32).toString('base64url');
+  const client: ClientRecord = {
+    id: `cli_${randomBytes(12).toString('hex')}`,
+    name: input.name,
+    secretHash: await hashSecret(secret),
+    scopes: [...new Set(input.scopes)],
+    tenant: input.tenant,
+    disabled: false,
+    createdAt: now,
+  };
+  await store.createClient(client);
+  return { client, secret };
+}
+
+/**
+ * Start-up bootstrap (HERALD_ADMIN_EMAIL / HERALD_ADMIN_PASSWORD): creates that admin in tenant
+ * `default` when no user has that email. Returns whether it created one.
+ */
+export async function bootstrapAdmin(
+  store: AuthStore,
+  clock: Clock,
+  email: string | undefined,
+  password: string | undefined,
+): Promise<boolean> {
+  if (!email || !password) return false;
+  if (await store.findUserByEmail(normalizeEmail(email))) return false;
+  try {
+    await createUser(store, clock, { email, password, role: 'admin', tenant: DEFAULT_TENANT });
+    return true;
+  } catch (error) {
+    // Another instance bootstrapped the same admin at the same moment.
+    if ((error as Error).name === 'DuplicateError') return false;
+    throw error;
+  }
+}

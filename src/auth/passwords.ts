@@ -1,0 +1,40 @@
+import { hash, verify } from '@node-rs/argon2';
+
+/** Longest password accepted, in characters: argon2 would hash megabytes, so the length is capped first. */
+export const MAX_PASSWORD_LENGTH = 1024;
+/** Shortest password accepted when a user is created. */
+export const MIN_PASSWORD_LENGTH = 8;
+
+// OWASP's argon2id baseline: 19 MiB, 2 passes, 1 lane (about 10 ms here).
+// `algorithm: 2` is Argon2id (a const enum, which verbatimModuleSyntax cannot import).
+const PARAMS = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+
+/** Hashes a password or client secret with argon2id; the PHC string carries salt and parameters. */
+export function hashSecret(secret: string): Promise<string> {
+  if (secret.length > MAX_PASSWORD_LENGTH) throw new TypeError('secret longer than the cap');
+  return hash(secret, PARAMS);
+}
+
+let dummy: Promise<string> | undefined;
+
+/**
+ * A hash of nothing anyone knows, made once per process with the same parameters, so an
+ * unknown email or client id costs the same argon2 verification as a known one.
+ */
+export function dummyHash(): Promise<string> {
+  dummy ??= hash(`dummy-${Math.random()}-${process.hrtime.bigint()}`, PARAMS);
+  return dummy;
+}
+
+/** Checks a secret against a stored hash (or the dummy hash when there is none); never throws. */
+export async function verifySecret(stored: string | undefined, secret: string): Promise<boolean> {
+  const target = stored ?? (await dummyHash());
+  // Over-long input is refused without hashing; the cap is public, so this reveals nothing.
+  if (secret.length > MAX_PASSWORD_LENGTH) return false;
+  try {
+    const ok = await verify(target, secret);
+    return ok && stored !== undefined;
+  } catch {
+    return false;
+  }
+}

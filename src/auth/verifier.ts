@@ -1,0 +1,94 @@
+import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { Clock } from '../clock.ts';
+import { ACCESS_TYP, invalidToken, verifyJwt } from './jwt.ts';
+import { CLOCK_TOLERANCE_S, type Keyring } from './keys.ts';
+import type { AccessTokenVerifier, Principal } from './principal.ts';
+import { VerifyCache } from './verify-cache.ts';
+
+/** Options shared by the local and the remote verifier. */
+export interface VerifierOptions {
+  issuer: string;
+  audience: string;
+  clock: Clock;
+  /** Bound of the verified-token cache (config.auth.verifyCacheSize); 0 disables it. */
+  cacheSize: number;
+}
+
+/** A verifier plus its cache, exposed for measurements and tests. */
+export interface CachingVerifier extends AccessTokenVerifier {
+  readonly cache: VerifyCache;
+}
+
+/** Reads the principal from verified access-token claims; refuses claims of the wrong shape. */
+export function principalFromClaims(payload: JWTPayload): Principal {
+  const { sub, tid, scope, exp, role, client_id: clientId } = payload as Record<string, unknown>;
+  if (typeof sub !== 'string' || typeof tid !== 'string' || typeof scope !== 'string') throw invalidToken();
+  if (typeof exp !== 'number') throw invalidToken();
+  const principal: Principal = {
+    sub,
+    tenant: tid,
+    scope,
+    scopes: new Set(scope.split(' ').filter(Boolean)),
+    kind: typeof clientId === 'string' ? 'client' : 'user',
+    exp,
+  };
+  if (typeof role === 'string') principal.role = role;
+  return principal;
+}
+
+function cachingVerifier(
+  options: VerifierOptions,
+  getKey: JWTVerifyGetKey,
+  before?: () => Promise<void>,
+  keyAlive?: (kid: string) => boolean,
+): CachingVerifier {
+  const cache = new VerifyCache(options.cacheSize);
+  const check = {
+    getKey,
+    issuer: options.issuer,
+    audience: options.audience,
+    typ: ACCESS_TYP,
+    clock: options.clock,
+  };
+  return {
+    cache,
+    async verify(token) {
+      if (before) await before();
+      const now = options.clock.now();
+      const hit = cache.maxSize > 0 ? cache.get(token, now, keyAlive) : undefined;
+      if (hit) return hit;
+      const { payload, kid } = await verifyJwt(token, check);
+      const principal = principalFromClaims(payload);
+      cache.set(token, principal, (principal.exp + CLOCK_TOLERANCE_S) * 1000, kid);
+      return principal;
+    },
+  };
+}
+
+/**
+ * Verifies with the keys in the store (this process, or another auth instance, signed them).
+ * Export point for benchmarks: build it with `cacheSize: 0` and with a positive size to compare.
+ */
+export function createLocalVerifier(options: VerifierOptions & { keyring: Keyring }): CachingVerifier {
+  const { keyring } = options;
+  return cachingVerifier(
+    options,
+    (header) => keyring.resolve(header),
+    () => keyring.refreshIfStale(),
+    (kid) => keyring.isPublished(kid),
+  );
+}
+
+/**
+ * Verifies with a remote key set (HERALD_JWKS_URL), for an `api` process without the `auth`
+ * role. jose caches the set for 10 minutes, refetches on an unknown kid at most every 30 s
+ * (cooldown), and gives up on a slow server after 5 s.
+ */
+export function createRemoteVerifier(options: VerifierOptions & { jwksUrl: string }): CachingVerifier {
+  const jwks = createRemoteJWKSet(new URL(options.jwksUrl), {
+    cacheMaxAge: 10 * 60_000,
+    cooldownDuration: 30_000,
+    timeoutDuration: 5_000,
+  });
+  return cachingVerifier(options, jwks);
+}

@@ -1,0 +1,82 @@
+/** A signing key as stored: the public JWK in clear, the private JWK possibly encrypted (see auth/key-crypto.ts). */
+export interface SigningKeyRecord {
+  kid: string;
+  alg: string;
+  /** Public JWK, JSON text. Published in the JWKS while the key is active or not yet expired. */
+  publicJwk: string;
+  /** Private JWK, JSON text or an `enc:v1:` envelope when HERALD_KEY_ENCRYPTION_SECRET is set. */
+  privateJwk: string;
+  createdAt: number;
+  /** When rotation retired it (ms); null for the one active key. */
+  retiredAt: number | null;
+  /** Retired keys stay published until then (ms): the expiry of the last token they signed. */
+  publishUntil: number | null;
+}
+
+/** A user as stored; `passwordHash` is argon2id (PHC string). */
+export interface UserRecord {
+  id: string;
+  email: string;
+  passwordHash: string;
+  role: string;
+  tenant: string;
+  disabled: boolean;
+  createdAt: number;
+}
+
+/** A service client as stored; `secretHash` is argon2id (PHC string). */
+export interface ClientRecord {
+  id: string;
+  name: string;
+  secretHash: string;
+  scopes: string[];
+  tenant: string;
+  disabled: boolean;
+  createdAt: number;
+}
+
+/** Storage the auth service needs: keys, tenants, users, clients and the login-failure log. */
+export interface AuthStore {
+  listSigningKeys(): Promise<SigningKeyRecord[]>;
+  /** Inserts `key` as the active key unless one is active already (a concurrent instance won); true if inserted. */
+  insertFirstSigningKey(key: SigningKeyRecord): Promise<boolean>;
+  /** Atomically retires the active key (published until `publishUntil`) and makes `key` active. */
+  rotateSigningKey(key: SigningKeyRecord, retiredAt: number, publishUntil: number): Promise<void>;
+  /** Deletes retired keys whose last token has expired; returns their kids. */
+  deleteExpiredSigningKeys(now: number): Promise<string[]>;
+  /** Deletes one key at once (a compromised key); true if it existed. */
+  deleteSigningKey(kid: string): Promise<boolean>;
+
+  /** Creates the tenant if it does not exist yet. */
+  ensureTenant(name: string, now: number): Promise<void>;
+
+  /** Inserts a user; throws `DuplicateError` when the email is taken. */
+  createUser(user: UserRecord): Promise<void>;
+  findUserByEmail(email: string): Promise<UserRecord | undefined>;
+  findUserById(id: string): Promise<UserRecord | undefined>;
+  listUsers(tenant?: string): Promise<UserRecord[]>;
+  /** Sets the disabled flag; false when no such user. */
+  setUserDisabled(id: string, disabled: boolean): Promise<boolean>;
+
+  createClient(client: ClientRecord): Promise<void>;
+  findClient(id: string): Promise<ClientRecord | undefined>;
+  listClients(tenant?: string): Promise<ClientRecord[]>;
+
+  /** Records one failed login for the (normalised) email and the client address. */
+  recordLoginFailure(email: string, address: string, at: number): Promise<void>;
+  /**
+   * Times (ms, newest first, at most `limit`) of failed logins after `since` for one email or one
+   * address. With `limit` entries the caller is throttled until the last one leaves the window.
+   */
+  recentLoginFailures(by: 'email' | 'address', key: string, since: number, limit: number): Promise<number[]>;
+  /** Forgets failures older than `before`. */
+  pruneLoginFailures(before: number): Promise<void>;
+}
+
+/** A unique constraint refused an insert (e.g. an email already in use). */
+export class DuplicateError extends Error {
+  constructor(what: string) {
+    super(`${what} already exists`);
+    this.name = 'DuplicateError';
+  }
+}

@@ -1,0 +1,181 @@
+import {
+  type AuthStore,
+  type ClientRecord,
+  DuplicateError,
+  type SigningKeyRecord,
+  type UserRecord,
+} from '../port/auth.ts';
+import type { SqliteDb } from './open.ts';
+
+interface KeyRow {
+  kid: string;
+  alg: string;
+  public_jwk: string;
+  private_jwk: string;
+  created_at: number;
+  retired_at: number | null;
+  publish_until: number | null;
+}
+interface UserRow {
+  id: string;
+  email: string;
+  password_hash: string;
+  role: string;
+  tenant: string;
+  disabled: number;
+  created_at: number;
+}
+interface ClientRow {
+  id: string;
+  name: string;
+  secret_hash: string;
+  scopes: string;
+  tenant: string;
+  disabled: number;
+  created_at: number;
+}
+
+const toKey = (r: KeyRow): SigningKeyRecord => ({
+  kid: r.kid,
+  alg: r.alg,
+  publicJwk: r.public_jwk,
+  privateJwk: r.private_jwk,
+  createdAt: r.created_at,
+  retiredAt: r.retired_at,
+  publishUntil: r.publish_until,
+});
+const toUser = (r: UserRow): UserRecord => ({
+  id: r.id,
+  email: r.email,
+  passwordHash: r.password_hash,
+  role: r.role,
+  tenant: r.tenant,
+  disabled: r.disabled === 1,
+  createdAt: r.created_at,
+});
+const toClient = (r: ClientRow): ClientRecord => ({
+  id: r.id,
+  name: r.name,
+  secretHash: r.secret_hash,
+  scopes: r.scopes.split(' ').filter(Boolean),
+  tenant: r.tenant,
+  disabled: r.disabled === 1,
+  createdAt: r.created_at,
+});
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT') === true;
+}
+
+/** The SQLite implementation of the auth port. */
+export function createSqliteAuthStore(db: SqliteDb): AuthStore {
+  const insertKey = db.prepare(
+    `INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk, state, created_at, retired_at, publish_until)
+     VALUES (@kid, @alg, @publicJwk, @privateJwk, 'active', @createdAt, NULL, NULL)`,
+  );
+  const retireActive = db.prepare(
+    "UPDATE signing_keys SET state = 'retired', retired_at = ?, publish_until = ? WHERE state = 'active'",
+  );
+  const rotate = db.transaction((key: SigningKeyRecord, retiredAt: number, publishUntil: number) => {
+    retireActive.run(retiredAt, publishUntil);
+    insertKey.run(key);
+  });
+  const insertUser = db.prepare(
+    `INSERT INTO users (id, email, password_hash, role, tenant, disabled, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const userByEmail = db.prepare('SELECT * FROM users WHERE email = ?');
+  const userById = db.prepare('SELECT * FROM users WHERE id = ?');
+  const clientById = db.prepare('SELECT * FROM clients WHERE id = ?');
+  const recentByEmail = db.prepare(
+    'SELECT at FROM login_failures WHERE email = ? AND at > ? ORDER BY at DESC LIMIT ?',
+  );
+  const recentByAddress = db.prepare(
+    'SELECT at FROM login_failures WHERE address = ? AND at > ? ORDER BY at DESC LIMIT ?',
+  );
+  const insertFailure = db.prepare('INSERT INTO login_failures (email, address, at) VALUES (?, ?, ?)');
+
+  return {
+    async listSigningKeys() {
+      return (db.prepare('SELECT * FROM signing_keys ORDER BY created_at').all() as KeyRow[]).map(toKey);
+    },
+    async insertFirstSigningKey(key) {
+      try {
+        insertKey.run(key);
+        return true;
+      } catch (error) {
+        if (isUniqueViolation(error)) return false;
+        throw error;
+      }
+    },
+    async rotateSigningKey(key, retiredAt, publishUntil) {
+      rotate(key, retiredAt, publishUntil);
+    },
+    async deleteExpiredSigningKeys(now) {
+      const rows = db
+        .prepare("DELETE FROM signing_keys WHERE state = 'retired' AND publish_until < ? RETURNING kid")
+        .all(now) as Array<{ kid: string }>;
+      return rows.map((row) => row.kid);
+    },
+    async deleteSigningKey(kid) {
+      return db.prepare('DELETE FROM signing_keys WHERE kid = ?').run(kid).changes > 0;
+    },
+    async ensureTenant(name, now) {
+      db.prepare('INSERT INTO tenants (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(
+        name,
+        now,
+      );
+    },
+    async createUser(u) {
+      try {
+        insertUser.run(u.id, u.email, u.passwordHash, u.role, u.tenant, u.disabled ? 1 : 0, u.createdAt);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new DuplicateError('A user with this email');
+        throw error;
+      }
+    },
+    async findUserByEmail(email) {
+      const row = userByEmail.get(email) as UserRow | undefined;
+      return row && toUser(row);
+    },
+    async findUserById(id) {
+      const row = userById.get(id) as UserRow | undefined;
+      return row && toUser(row);
+    },
+    async listUsers(tenant) {
+      const rows = tenant
+        ? db.prepare('SELECT * FROM users WHERE tenant = ? ORDER BY created_at, id').all(tenant)
+        : db.prepare('SELECT * FROM users ORDER BY created_at, id').all();
+      return (rows as UserRow[]).map(toUser);
+    },
+    async setUserDisabled(id, disabled) {
+      return db.prepare('UPDATE users SET disabled = ? WHERE id = ?').run(disabled ? 1 : 0, id).changes > 0;
+    },
+    async createClient(c) {
+      db.prepare(
+        `INSERT INTO clients (id, name, secret_hash, scopes, tenant, disabled, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ).run(c.id, c.name, c.secretHash, c.scopes.join(' '), c.tenant, c.disabled ? 1 : 0, c.createdAt);
+    },
+    async findClient(id) {
+      const row = clientById.get(id) as ClientRow | undefined;
+      return row && toClient(row);
+    },
+    async listClients(tenant) {
+      const rows = tenant
+        ? db.prepare('SELECT * FROM clients WHERE tenant = ? ORDER BY created_at, id').all(tenant)
+        : db.prepare('SELECT * FROM clients ORDER BY created_at, id').all();
+      return (rows as ClientRow[]).map(toClient);
+    },
+    async recordLoginFailure(email, address, at) {
+      insertFailure.run(email, address, at);
+    },
+    async recentLoginFailures(by, key, since, limit) {
+      const statement = by === 'email' ? recentByEmail : recentByAddress;
+      return (statement.all(key, since, limit) as Array<{ at: number }>).map((row) => row.at);
+    },
+    async pruneLoginFailures(before) {
+      db.prepare('DELETE FROM login_failures WHERE at < ?').run(before);
+    },
+  };
+}
