@@ -15,8 +15,8 @@ import postgres from 'postgres';
 export interface PostgresServer {
   /** URL of the maintenance database (`postgres`); use `createDatabase` for a database of your own. */
   readonly adminUrl: string;
-  /** Creates an empty database with a unique name and returns its URL. */
-  createDatabase(prefix?: string): Promise<string>;
+  /** Creates a database with a unique name (empty, or a copy of `template`) and returns its URL. */
+  createDatabase(prefix?: string, template?: string): Promise<string>;
   /** Drops a database made by createDatabase (terminating its connections). */
   dropDatabase(url: string): Promise<void>;
   /** Stops the server if this process started it; a no-op for an external one. */
@@ -153,11 +153,11 @@ function serverOn(adminUrl: string, stopServer: () => Promise<void>): PostgresSe
   let stopped = false;
   return {
     adminUrl,
-    async createDatabase(prefix = 'herald_test') {
+    async createDatabase(prefix = 'herald_test', template?: string) {
       const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`.toLowerCase();
       const sql = admin();
       try {
-        await sql.unsafe(`CREATE DATABASE "${name}"`);
+        await sql.unsafe(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
       } finally {
         await sql.end();
       }

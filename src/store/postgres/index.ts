@@ -2,6 +2,7 @@ import type { Store } from '../port/index.ts';
 import { createPostgresAuthStore } from './auth.ts';
 import { type ConnectOptions, connectPostgres, type Sql } from './connect.ts';
 import { migratePostgres } from './migrate.ts';
+import { createPostgresNotifications } from './notifications.ts';
 import { createPostgresReports } from './reports.ts';
 import { createPostgresTemplates } from './templates.ts';
 import { createPostgresWakeups } from './wakeups.ts';
@@ -26,6 +27,7 @@ export async function createPostgresStore(
     kind: 'postgres',
     sql,
     auth: createPostgresAuthStore(sql),
+    notifications: createPostgresNotifications(sql),
     templates: createPostgresTemplates(sql),
     reports: createPostgresReports(sql),
     wakeups: createPostgresWakeups(sql),

@@ -22,7 +22,7 @@ interface PendingRow {
  * worker's commit misses the pending report (not committed yet), and the report would wait forever.
  */
 async function lockMessage(tx: Sql, provider: string, messageId: string): Promise<void> {
-  await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`${provider}\u0000${messageId}`}, 40))`;
+  await tx`SELECT pg_advisory_xact_lock(hashtext(${provider}), hashtext(${messageId}))`;
 }
 
 async function findLocked(tx: Sql, provider: string, messageId: string): Promise<Target | undefined> {

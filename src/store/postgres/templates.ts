@@ -45,7 +45,7 @@ export function createPostgresTemplates(sql: Sql): TemplateStore {
       const tx = transaction as unknown as Sql;
       // SQLite serialises writers; here two instances saving one key at once would pick the same
       // next version, so each key's saves take turns on a transaction-scoped advisory lock.
-      await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`${tenant}\u0000${key}`}, 20))`;
+      await tx`SELECT pg_advisory_xact_lock(hashtext(${tenant}), hashtext(${key}))`;
       const [head] = await tx`SELECT 1 FROM templates WHERE tenant = ${tenant} AND key = ${key}`;
       if ((head !== undefined) !== (mode === 'update')) return null;
       const [next] = await tx<{ v: number }[]>`

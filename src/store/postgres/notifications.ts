@@ -1,0 +1,157 @@
+import { priorityRank } from '../../notifications/model.ts';
+import type {
+  ActionOutcome,
+  IdempotentHit,
+  NewNotification,
+  NotificationStore,
+} from '../port/notifications.ts';
+import type { Sql } from './connect.ts';
+import {
+  type EventRow,
+  eventFromRow,
+  NOTIFICATION_COLUMNS,
+  type NotificationRow,
+  notificationFromRow,
+} from './rows.ts';
+import { WAKEUP_CHANNEL } from './wakeups.ts';
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+const hitOf = (row: NotificationRow): IdempotentHit => ({
+  record: notificationFromRow(row),
+  requestHash: row.request_hash,
+});
+
+/**
+ * Inserts a batch as ONE statement: the rows travel as one JSON parameter that
+ * `json_to_recordset` turns back into typed rows, in batch order (so seq follows it). One
+ * statement text whatever the batch size (prepared once), no 65,535-parameter ceiling, one round
+ * trip for a 1000-item batch. Rows whose idempotency key (or id) is taken are skipped by
+ * ON CONFLICT; RETURNING says which went in.
+ */
+async function insertRows(tx: Sql, items: NewNotification[]): Promise<Set<string>> {
+  const rows = items.map((n) => {
+    const waiting = n.scheduledAt !== null && n.scheduledAt > n.createdAt;
+    return {
+      id: n.id,
+      tenant: n.tenant,
+      channel: n.channel,
+      priority: priorityRank(n.priority),
+      queue_state: waiting ? 'waiting' : 'ready',
+      due_at: waiting ? n.scheduledAt : null,
+      recipient: JSON.stringify(n.recipient),
+      template_key: n.templateKey,
+      template_version: n.templateVersion,
+      content: json(n.content),
+      variables: json(n.variables),
+      metadata: json(n.metadata),
+      idempotency_key: n.idempotencyKey,
+      request_hash: n.requestHash,
+      scheduled_at: n.scheduledAt,
+      expires_at: n.expiresAt,
+      created_at: n.createdAt,
+    };
+  });
+  const inserted = await tx<{ id: string }[]>`
+    INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient,
+      template_key, template_version, content, variables, metadata, idempotency_key, request_hash,
+      scheduled_at, expires_at, attempts, created_at, updated_at)
+    SELECT id, tenant, channel, priority, 'QUEUED', queue_state, due_at, recipient,
+      template_key, template_version, content, variables, metadata, idempotency_key, request_hash,
+      scheduled_at, expires_at, 0, created_at, created_at
+    FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS t(id text, tenant text, channel text,
+      priority smallint, queue_state text, due_at bigint, recipient text, template_key text,
+      template_version int, content text, variables text, metadata text, idempotency_key text,
+      request_hash text, scheduled_at bigint, expires_at bigint, created_at bigint)
+    ON CONFLICT DO NOTHING
+    RETURNING id`;
+  return new Set(inserted.map((row) => row.id));
+}
+
+/** The PostgreSQL notifications store: ingest (group commit + one NOTIFY), reads, cancel, redrive. */
+export function createPostgresNotifications(sql: Sql): NotificationStore {
+  const byKey = async (q: Sql, tenant: string, key: string) =>
+    (
+      await q<NotificationRow[]>`SELECT ${q.unsafe(NOTIFICATION_COLUMNS)} FROM notifications
+        WHERE tenant = ${tenant} AND idempotency_key = ${key}`
+    )[0];
+
+  /** Idempotency conflicts, one by one as SQLite does: reuse a live key, release an expired one. */
+  const resolveConflict = async (tx: Sql, n: NewNotification, since: number) => {
+    if (n.idempotencyKey === null) throw new Error(`notification id collision: ${n.id}`);
+    const existing = await byKey(tx, n.tenant, n.idempotencyKey);
+    if (!existing) throw new Error(`notification id collision: ${n.id}`);
+    if (existing.created_at >= since) return hitOf(existing);
+    await tx`UPDATE notifications SET idempotency_key = NULL WHERE seq = ${existing.seq}`;
+    const again = await insertRows(tx, [n]);
+    if (!again.has(n.id)) throw new Error(`notification id collision: ${n.id}`);
+    return undefined;
+  };
+
+  const act = (kind: 'cancel' | 'redrive') => (tenant: string, id: string, now: number) =>
+    sql.begin(async (transaction): Promise<ActionOutcome> => {
+      const tx = transaction as unknown as Sql;
+      // The state condition sits in the UPDATE's WHERE, so a concurrent claim wins cleanly.
+      const [row] =
+        kind === 'cancel'
+          ? await tx<{ seq: number }[]>`UPDATE notifications SET status = 'CANCELLED', queue_state = NULL,
+              due_at = NULL, updated_at = ${now}
+              WHERE id = ${id} AND tenant = ${tenant} AND queue_state IN ('ready', 'waiting') RETURNING seq`
+          : await tx<{ seq: number }[]>`UPDATE notifications SET status = 'QUEUED', queue_state = 'ready',
+              due_at = NULL, attempts = 0, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL,
+              updated_at = ${now} WHERE id = ${id} AND tenant = ${tenant} AND status = 'FAILED' RETURNING seq`;
+      if (!row) {
+        const [found] = await tx`SELECT 1 FROM notifications WHERE id = ${id} AND tenant = ${tenant}`;
+        return found ? 'invalid_state' : 'not_found';
+      }
+      const [type, detail] = kind === 'cancel' ? ['CANCELLED', null] : ['QUEUED', 'redrive'];
+      await tx`INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source)
+               VALUES (${row.seq}, ${type}, ${now}, NULL, NULL, ${detail}, 'api')`;
+      if (kind === 'redrive') await tx`SELECT pg_notify(${WAKEUP_CHANNEL}, '')`;
+      return 'done';
+    });
+
+  return {
+    async insertMany(items, since) {
+      if (items.length === 0) return [];
+      return sql.begin(async (transaction) => {
+        const tx = transaction as unknown as Sql;
+        const inserted = await insertRows(tx, items);
+        const answer: Array<IdempotentHit | undefined> = [];
+        for (const n of items) {
+          answer.push(inserted.has(n.id) ? undefined : await resolveConflict(tx, n, since));
+        }
+        // One wake-up hint per batch, delivered by PostgreSQL only when this commits.
+        if (answer.some((hit) => hit === undefined)) await tx`SELECT pg_notify(${WAKEUP_CHANNEL}, '')`;
+        return answer;
+      });
+    },
+    async findIdempotent(tenant, key, since) {
+      const row = await byKey(sql, tenant, key);
+      return row && row.created_at >= since ? hitOf(row) : null;
+    },
+    async get(tenant, id) {
+      const [row] = await sql<NotificationRow[]>`SELECT ${sql.unsafe(NOTIFICATION_COLUMNS)} FROM notifications
+        WHERE id = ${id} AND tenant = ${tenant}`;
+      if (!row) return null;
+      const events = await sql<EventRow[]>`SELECT type, at, attempt, provider, detail, source
+        FROM notification_events WHERE notification_seq = ${row.seq} ORDER BY id`;
+      return { record: notificationFromRow(row), events: events.map(eventFromRow) };
+    },
+    async list(tenant, filter, limit) {
+      const f = filter;
+      const rows = await sql<NotificationRow[]>`
+        SELECT ${sql.unsafe(NOTIFICATION_COLUMNS)} FROM notifications WHERE tenant = ${tenant}
+          ${f.status === undefined ? sql`` : sql`AND status = ${f.status}`}
+          ${f.priority === undefined ? sql`` : sql`AND priority = ${priorityRank(f.priority)}`}
+          ${f.channel === undefined ? sql`` : sql`AND channel = ${f.channel}`}
+          ${f.createdAfter === undefined ? sql`` : sql`AND created_at > ${f.createdAfter}`}
+          ${f.createdBefore === undefined ? sql`` : sql`AND created_at < ${f.createdBefore}`}
+          ${f.beforeSeq === undefined ? sql`` : sql`AND seq < ${f.beforeSeq}`}
+        ORDER BY seq DESC LIMIT ${limit}`;
+      return rows.map(notificationFromRow);
+    },
+    cancel: act('cancel'),
+    redrive: act('redrive'),
+  };
+}
