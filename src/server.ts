@@ -10,6 +10,7 @@ import type { App, AppDeps } from './http/types.ts';
 import { createMetrics } from './metrics.ts';
 import { createStore } from './store/create.ts';
 import type { Store } from './store/port/index.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
 
 /** A running Herald: the roles its config asked for, and how to stop them. */
 export interface Herald {
@@ -31,6 +32,7 @@ export function apiModules(config: Config): ApiModules {
   }
   if (roles.has('api')) {
     // api: notifications, templates, admin and webhook routes are added here.
+    modules.public.push(webhookRoutes);
   }
   return modules;
 }

@@ -11,7 +11,12 @@ const T0 = Date.UTC(2026, 0, 1);
  * Puts a notification where the scheduler leaves it after a send: `status`, with the provider
  * and its message id recorded. Done in SQL because the scheduler's completion is its own port.
  */
-async function seed(store: Store, status: Status, provider?: string, messageId?: string): Promise<string> {
+export async function seed(
+  store: Store,
+  status: Status,
+  provider?: string,
+  messageId?: string,
+): Promise<string> {
   const id = randomUUID();
   await store.notifications.insertMany(
     [
@@ -39,7 +44,8 @@ async function seed(store: Store, status: Status, provider?: string, messageId?:
   return id;
 }
 
-async function record(
+/** Sets status, provider and provider message id the way the scheduler's completion does. */
+export async function record(
   store: Store,
   id: string,
   status: Status,

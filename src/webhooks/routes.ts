@@ -1,0 +1,130 @@
+import type { FastifyReply } from 'fastify';
+import { PROBLEM_JSON } from '../http/error-handler.ts';
+import { HeraldError } from '../http/errors.ts';
+import type { App, RouteModule } from '../http/types.ts';
+import type { DeliveryReport } from '../providers/types.ts';
+import { mailgunParse } from './mailgun.ts';
+import { createStoreReportSink } from './report-sink.ts';
+import { sendgridReport } from './sendgrid.ts';
+import { sendgridPublicKey, verifyMailgun, verifySendgrid, verifyTwilio } from './signatures.ts';
+import { twilioReport } from './twilio.ts';
+
+/** Provider batches (SendGrid posts up to thousands of events at once) are larger than API bodies. */
+const WEBHOOK_BODY_LIMIT = 2 * 1024 * 1024;
+
+/**
+ * 401 for a bad or missing signature. Its own code, not AUTH_INVALID_TOKEN: no bearer token is
+ * involved, and a provider's operator reading the logs should see what failed.
+ */
+function badSignature(reply: FastifyReply, provider: string) {
+  return reply
+    .code(401)
+    .type(PROBLEM_JSON)
+    .send({
+      type: 'https://herald.dev/problems/webhook-signature-invalid',
+      title: 'Invalid webhook signature',
+      status: 401,
+      detail: `The ${provider} signature is missing or does not match.`,
+      code: 'WEBHOOK_SIGNATURE_INVALID',
+    });
+}
+
+function parseJson(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new HeraldError('MALFORMED_BODY', 'The body is not valid JSON.');
+  }
+}
+
+const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+const isForm = (contentType: string | undefined) =>
+  /^application\/x-www-form-urlencoded/i.test(contentType ?? '');
+
+const docs = (summary: string) => ({
+  schema: {
+    tags: ['webhooks'],
+    summary,
+    description:
+      'Authenticated by the provider signature, not a bearer token. 401 when it is bad or missing.',
+  },
+});
+
+/**
+ * Provider callbacks: POST /webhooks/{twilio,sendgrid,mailgun}. Public routes, in their own
+ * encapsulated scope whose parsers keep the raw bytes, because each signature covers the body
+ * exactly as sent. Every verified report goes through the same ReportSink as SMPP receipts.
+ */
+export const webhookRoutes: RouteModule = async (app, deps) => {
+  const sink = createStoreReportSink(deps.store, deps.clock);
+  const { providers, publicUrl } = deps.config;
+  // Parse the key once: a malformed key fails start-up rather than every webhook.
+  const sendgridKey = providers.sendgridWebhookPublicKey
+    ? sendgridPublicKey(providers.sendgridWebhookPublicKey)
+    : undefined;
+  const applyAll = async (reports: DeliveryReport[]) => {
+    const outcomes = { applied: 0, unchanged: 0, pending: 0 };
+    for (const report of reports) outcomes[await sink.apply(report)] += 1;
+    return outcomes;
+  };
+
+  await app.register(async (scope: App) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      ['application/json', 'application/x-www-form-urlencoded'],
+      { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT },
+      (_request, body, done) => done(null, body),
+    );
+
+    scope.post('/webhooks/twilio', docs('Twilio message status callback'), async (request, reply) => {
+      const raw = request.body as Buffer;
+      if (!isForm(request.headers['content-type']))
+        throw new HeraldError('UNSUPPORTED_MEDIA_TYPE', 'Twilio posts application/x-www-form-urlencoded.');
+      const params = new URLSearchParams(raw.toString('utf8'));
+      const token = providers.twilio?.authToken;
+      const signature = header(request.headers['x-twilio-signature']);
+      if (!token || !verifyTwilio(token, publicUrl + request.url, params, signature))
+        return badSignature(reply, 'Twilio');
+      const parsed = twilioReport(params, deps.clock.now());
+      if ('problem' in parsed)
+        throw new HeraldError('VALIDATION_FAILED', parsed.problem, {
+          errors: [{ path: 'body', message: parsed.problem }],
+        });
+      return reply.code(200).send(await applyAll([parsed.report]));
+    });
+
+    scope.post('/webhooks/sendgrid', docs('SendGrid signed event webhook'), async (request, reply) => {
+      const raw = request.body as Buffer;
+      const events = parseJson(raw);
+      const ok =
+        sendgridKey &&
+        verifySendgrid(
+          sendgridKey,
+          header(request.headers['x-twilio-email-event-webhook-timestamp']),
+          raw,
+          header(request.headers['x-twilio-email-event-webhook-signature']),
+        );
+      if (!ok) return badSignature(reply, 'SendGrid');
+      if (!Array.isArray(events))
+        throw new HeraldError('VALIDATION_FAILED', 'SendGrid posts an array of events.', {
+          errors: [{ path: 'body', message: 'must be an array' }],
+        });
+      const now = deps.clock.now();
+      const reports = events.map((event) => sendgridReport(event, now)).filter((r) => r !== undefined);
+      return reply.code(200).send({ ...(await applyAll(reports)), ignored: events.length - reports.length });
+    });
+
+    scope.post('/webhooks/mailgun', docs('Mailgun event webhook'), async (request, reply) => {
+      const raw = request.body as Buffer;
+      const body = isForm(request.headers['content-type'])
+        ? Object.fromEntries(new URLSearchParams(raw.toString('utf8')))
+        : parseJson(raw);
+      const parsed = mailgunParse(body, deps.clock.now());
+      const key = providers.mailgunWebhookSigningKey;
+      const { timestamp, token, signature } = parsed.signature;
+      if (!key || !verifyMailgun(key, timestamp, token, signature)) return badSignature(reply, 'Mailgun');
+      const reports = parsed.report ? [parsed.report] : [];
+      return reply.code(200).send({ ...(await applyAll(reports)), ignored: 1 - reports.length });
+    });
+  });
+};
