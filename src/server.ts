@@ -1,4 +1,5 @@
 import { bootstrapAdmin } from './auth/accounts.ts';
+import { adminAccountRoutes, authPublicRoutes, meRoute } from './auth/routes.ts';
 import { createVerifier } from './auth/service.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config/config.ts';
@@ -29,9 +30,12 @@ export function apiModules(config: Config): ApiModules {
   const modules: ApiModules = { public: [healthRoutes], protected: [] };
   if (roles.has('auth')) {
     // auth: public login/refresh/token/jwks routes are added here.
+    modules.public.push(authPublicRoutes);
+    modules.protected.push(meRoute);
   }
   if (roles.has('api')) {
     // api: notifications, templates, admin and webhook routes are added here.
+    modules.protected.push(adminAccountRoutes);
     modules.public.push(webhookRoutes);
   }
   return modules;

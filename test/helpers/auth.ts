@@ -65,3 +65,22 @@ export async function loginAs(
   if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
   return response.json();
 }
+
+/** A full API app (every role's routes) on a fresh SQLite store with a manual clock, for inject tests. */
+export async function authTestApp(env: Record<string, string> = {}) {
+  const { manualClock } = await import('../../src/clock.ts');
+  const { buildApi, createDeps } = await import('../../src/server.ts');
+  const { testConfig } = await import('./config.ts');
+  const clock = manualClock(Date.UTC(2026, 0, 1));
+  const deps = await createDeps(testConfig({ HERALD_ROLES: 'auth,api', ...env }), clock);
+  const app = await buildApi(deps);
+  return {
+    app,
+    deps,
+    clock,
+    async close() {
+      await app.close();
+      await deps.store.close();
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import { Type } from '@sinclair/typebox';
+import { HeraldError } from '../http/errors.ts';
+import type { RouteModule } from '../http/types.ts';
+import { type ClientRecord, DuplicateError, type UserRecord } from '../store/port/auth.ts';
+import { createClient, createUser, DEFAULT_TENANT } from './accounts.ts';
+import type { Principal } from './principal.ts';
+import { ClientView, CreateClientBody, CreateUserBody, TenantQuery, UserView } from './schemas.ts';
+
+/**
+ * The tenant an admin acts on: its own by default. Admins of `default` may name any tenant (a
+ * new name creates it); others get 403 for a tenant not their own.
+ */
+export function targetTenant(principal: Principal, requested: string | undefined): string {
+  const tenant = requested ?? principal.tenant;
+  if (tenant !== principal.tenant && principal.tenant !== DEFAULT_TENANT) {
+    throw new HeraldError('FORBIDDEN', 'Only admins of tenant "default" may manage other tenants.');
+  }
+  return tenant;
+}
+
+/** What a listing shows: everything for `default` admins (or the tenant they name), else their own. */
+function listTenant(principal: Principal, requested: string | undefined): string | undefined {
+  if (principal.tenant === DEFAULT_TENANT) return requested;
+  return targetTenant(principal, requested);
+}
+
+const userView = (u: UserRecord) => ({
+  id: u.id,
+  email: u.email,
+  role: u.role,
+  tenant: u.tenant,
+  disabled: u.disabled,
+  createdAt: new Date(u.createdAt).toISOString(),
+});
+const clientView = (c: ClientRecord) => ({
+  client_id: c.id,
+  name: c.name,
+  scopes: c.scopes,
+  tenant: c.tenant,
+  createdAt: new Date(c.createdAt).toISOString(),
+});
+
+const admin = { scope: 'admin' };
+const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+
+/** /admin/users and /admin/clients (protected, scope `admin`). */
+export const adminAccountRoutes: RouteModule = (app, deps) => {
+  const store = deps.store.auth;
+
+  app.post(
+    '/admin/users',
+    { config: admin, schema: { tags: ['admin'], body: CreateUserBody, response: { 201: UserView } } },
+    async (request, reply) => {
+      const tenant = targetTenant(request.principal, request.body.tenant);
+      try {
+        const user = await createUser(store, deps.clock, { ...request.body, tenant });
+        return reply.code(201).send(userView(user));
+      } catch (error) {
+        if (error instanceof DuplicateError)
+          throw new HeraldError('CONFLICT', 'A user with this email exists.');
+        throw error;
+      }
+    },
+  );
+
+  app.get(
+    '/admin/users',
+    {
+      config: admin,
+      schema: {
+        tags: ['admin'],
+        querystring: TenantQuery,
+        response: { 200: Type.Object({ items: Type.Array(UserView) }) },
+      },
+    },
+    async (request) => ({
+      items: (await store.listUsers(listTenant(request.principal, request.query.tenant))).map(userView),
+    }),
+  );
+
+  app.post(
+    '/admin/users/:id/disable',
+    { config: admin, schema: { tags: ['admin'], params: IdParams, response: { 200: UserView } } },
+    async (request) => {
+      const user = await store.findUserById(request.params.id);
+      // Another tenant's user answers 404, exactly like an unknown one.
+      const visible =
+        user && (request.principal.tenant === DEFAULT_TENANT || user.tenant === request.principal.tenant);
+      if (!user || !visible) throw new HeraldError('NOT_FOUND', 'No such user.');
+      await store.setUserDisabled(user.id, true);
+      return userView({ ...user, disabled: true });
+    },
+  );
+
+  app.post(
+    '/admin/clients',
+    {
+      config: admin,
+      schema: {
+        tags: ['admin'],
+        body: CreateClientBody,
+        response: { 201: Type.Composite([ClientView, Type.Object({ client_secret: Type.String() })]) },
+      },
+    },
+    async (request, reply) => {
+      const tenant = targetTenant(request.principal, request.body.tenant);
+      const { client, secret } = await createClient(store, deps.clock, { ...request.body, tenant });
+      // The secret is shown here once; only its argon2id hash is stored.
+      reply.header('Cache-Control', 'no-store');
+      return reply.code(201).send({ ...clientView(client), client_secret: secret });
+    },
+  );
+
+  app.get(
+    '/admin/clients',
+    {
+      config: admin,
+      schema: {
+        tags: ['admin'],
+        querystring: TenantQuery,
+        response: { 200: Type.Object({ items: Type.Array(ClientView) }) },
+      },
+    },
+    async (request) => ({
+      items: (await store.listClients(listTenant(request.principal, request.query.tenant))).map(clientView),
+    }),
+  );
+};

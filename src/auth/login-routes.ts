@@ -1,0 +1,96 @@
+import type { FastifyReply } from 'fastify';
+import { HeraldError } from '../http/errors.ts';
+import type { RouteModule } from '../http/types.ts';
+import type { UserRecord } from '../store/port/auth.ts';
+import { normalizeEmail, scopesOfRole } from './accounts.ts';
+import { clientAddress, trustedProxies } from './client-address.ts';
+import { invalidToken } from './jwt.ts';
+import { verifySecret } from './passwords.ts';
+import { LoginBody, RefreshBody, TokenPair } from './schemas.ts';
+import { authServiceOf } from './service.ts';
+import { createLoginThrottle } from './throttle.ts';
+
+/** POST /auth/login and POST /auth/refresh (public). */
+export const loginRoutes: RouteModule = (app, deps) => {
+  const { tokens } = authServiceOf(deps);
+  const throttle = createLoginThrottle(deps.store.auth, deps.clock, deps.config);
+  const isTrusted = trustedProxies(deps.config.trustedProxies);
+  const nowS = () => Math.floor(deps.clock.now() / 1000);
+
+  async function sendPair(reply: FastifyReply, user: UserRecord, authTime: number) {
+    const access = await tokens.issueAccess({
+      sub: user.id,
+      tenant: user.tenant,
+      scopes: scopesOfRole(user.role),
+      role: user.role,
+    });
+    const refresh = await tokens.issueRefresh({ sub: user.id, tenant: user.tenant, authTime });
+    if (!refresh) throw invalidToken();
+    reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
+    return {
+      access_token: access.token,
+      token_type: 'Bearer' as const,
+      expires_in: access.expiresIn,
+      refresh_token: refresh.token,
+      refresh_expires_in: refresh.expiresIn,
+    };
+  }
+
+  app.post(
+    '/auth/login',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Log in with email and password',
+        body: LoginBody,
+        response: { 200: TokenPair },
+      },
+    },
+    async (request, reply) => {
+      const email = normalizeEmail(request.body.email);
+      const address = clientAddress(request, isTrusted);
+      await throttle.check(email, address);
+      const user = await deps.store.auth.findUserByEmail(email);
+      // Unknown emails are checked against the dummy hash: the same argon2 work either way.
+      const passwordOk = await verifySecret(user?.passwordHash, request.body.password);
+      if (!user || !passwordOk || user.disabled) {
+        await throttle.fail(email, address);
+        throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'The email or password is wrong.');
+      }
+      return sendPair(reply, user, nowS());
+    },
+  );
+
+  app.post(
+    '/auth/refresh',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Trade a refresh token for a new token pair',
+        body: RefreshBody,
+        response: { 200: TokenPair },
+      },
+      // No body at all is a missing refresh token (401), not a schema error (400).
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
+      },
+    },
+    async (request, reply) => {
+      const token = request.body.refresh_token;
+      if (!token) throw refreshRefused();
+      const claims = await tokens.verifyRefresh(token).catch(() => {
+        throw refreshRefused();
+      });
+      const user = await deps.store.auth.findUserById(claims.sub);
+      // The user is re-read on every refresh: a disabled or moved user gets no new tokens.
+      if (!user || user.disabled || user.tenant !== claims.tenant) throw refreshRefused();
+      return sendPair(reply, user, claims.authTime);
+    },
+  );
+};
+
+function refreshRefused(): HeraldError {
+  return new HeraldError('AUTH_INVALID_TOKEN', 'The refresh token is invalid or expired.', {
+    headers: { 'WWW-Authenticate': 'Bearer realm="herald", error="invalid_token"' },
+  });
+}

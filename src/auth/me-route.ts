@@ -1,0 +1,38 @@
+import { Type } from '@sinclair/typebox';
+import type { RouteModule } from '../http/types.ts';
+
+const Me = Type.Object({
+  sub: Type.String(),
+  tid: Type.String(),
+  scope: Type.String(),
+  kind: Type.Union([Type.Literal('user'), Type.Literal('client')]),
+  email: Type.Optional(Type.String()),
+  role: Type.Optional(Type.String()),
+});
+
+/** GET /auth/me (protected, any scope): the caller as its token and its user record describe it. */
+export const meRoute: RouteModule = (app, deps) => {
+  app.get(
+    '/auth/me',
+    { schema: { tags: ['auth'], summary: 'The caller', response: { 200: Me } } },
+    async (request) => {
+      const p = request.principal;
+      const me: {
+        sub: string;
+        tid: string;
+        scope: string;
+        kind: 'user' | 'client';
+        email?: string;
+        role?: string;
+      } = { sub: p.sub, tid: p.tenant, scope: p.scope, kind: p.kind };
+      if (p.kind === 'user') {
+        const user = await deps.store.auth.findUserById(p.sub);
+        if (user) {
+          me.email = user.email;
+          me.role = user.role;
+        } else if (p.role) me.role = p.role;
+      }
+      return me;
+    },
+  );
+};

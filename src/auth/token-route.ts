@@ -1,0 +1,142 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { App, RouteModule } from '../http/types.ts';
+import { verifySecret } from './passwords.ts';
+import { authServiceOf } from './service.ts';
+
+/** An OAuth 2.0 error answer (RFC 6749 section 5.2): this endpoint's only error shape. */
+class OAuthError extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    readonly description: string,
+  ) {
+    super(description);
+  }
+}
+
+const TokenRequest = Type.Object(
+  {
+    grant_type: Type.String({ description: 'client_credentials' }),
+    client_id: Type.Optional(Type.String()),
+    client_secret: Type.Optional(Type.String()),
+    scope: Type.Optional(Type.String({ description: 'space-separated subset of the client scopes' })),
+  },
+  // RFC 6749 section 3.2: unrecognised parameters are ignored, not refused.
+  { additionalProperties: true },
+);
+const TokenAnswer = Type.Object({
+  access_token: Type.String(),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer(),
+  scope: Type.String(),
+});
+const OAuthProblem = Type.Object({ error: Type.String(), error_description: Type.String() });
+
+function formParser(
+  _request: FastifyRequest,
+  body: string | Buffer,
+  done: (e: Error | null, v?: unknown) => void,
+) {
+  const params = new URLSearchParams(body.toString());
+  const result: Record<string, string> = {};
+  for (const [name, value] of params) {
+    // RFC 6749 section 3.2: a parameter sent twice makes the request invalid.
+    if (Object.hasOwn(result, name))
+      return done(new OAuthError(400, 'invalid_request', `"${name}" repeated`));
+    result[name] = value;
+  }
+  done(null, result);
+}
+
+/** Reads HTTP Basic client credentials (RFC 6749 section 2.3.1: each part form-url-encoded). */
+function basicCredentials(header: string | undefined): { id: string; secret: string } | undefined {
+  const match = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(header ?? '');
+  if (!match?.[1]) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  try {
+    const decodePart = (part: string) => decodeURIComponent(part.replaceAll('+', ' '));
+    return { id: decodePart(decoded.slice(0, colon)), secret: decodePart(decoded.slice(colon + 1)) };
+  } catch {
+    return undefined;
+  }
+}
+
+function sendOAuthError(reply: FastifyReply, error: OAuthError) {
+  if (error.error === 'invalid_client') reply.header('WWW-Authenticate', 'Basic realm="herald"');
+  return reply
+    .code(error.status)
+    .header('Cache-Control', 'no-store')
+    .send({ error: error.error, error_description: error.description });
+}
+
+/** POST /auth/token: OAuth 2.0 client credentials for backend services (public). */
+export const tokenRoute: RouteModule = async (app, deps) => {
+  const { tokens } = authServiceOf(deps);
+  await app.register(async (scope: App) => {
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, formParser);
+    scope.setErrorHandler((error: FastifyError, request, reply) => {
+      if (error instanceof OAuthError) return sendOAuthError(reply, error);
+      const status = error.statusCode ?? 500;
+      if (status >= 500) {
+        request.log.error({ err: error }, 'token endpoint failed');
+        return reply.code(500).send({ error: 'server_error', error_description: 'Internal error' });
+      }
+      return sendOAuthError(reply, new OAuthError(400, 'invalid_request', 'The request is malformed.'));
+    });
+    scope.post(
+      '/auth/token',
+      {
+        schema: {
+          tags: ['auth'],
+          summary: 'OAuth 2.0 client credentials grant',
+          description: 'Client id and secret by HTTP Basic or in the body; form or JSON body.',
+          body: TokenRequest,
+          response: { 200: TokenAnswer, 400: OAuthProblem, 401: OAuthProblem },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body as Record<string, unknown>;
+        const basic = basicCredentials(request.headers.authorization);
+        if (basic && (body.client_id !== undefined || body.client_secret !== undefined)) {
+          // RFC 6749 section 2.3: one authentication method per request.
+          throw new OAuthError(400, 'invalid_request', 'Send the client credentials one way only.');
+        }
+        const id = basic?.id ?? body.client_id;
+        const secret = basic?.secret ?? body.client_secret;
+        if (body.grant_type !== 'client_credentials') {
+          throw new OAuthError(400, 'unsupported_grant_type', 'Only client_credentials is supported.');
+        }
+        const badClient = new OAuthError(401, 'invalid_client', 'Client authentication failed.');
+        if (typeof id !== 'string' || typeof secret !== 'string' || id.length > 200) throw badClient;
+        const client = await deps.store.auth.findClient(id);
+        // An unknown id is checked against the dummy hash, like an unknown email at login.
+        const ok = await verifySecret(client?.secretHash, secret);
+        if (!client || !ok || client.disabled) throw badClient;
+        let scopes = client.scopes;
+        if (typeof body.scope === 'string' && body.scope.trim()) {
+          const asked = [...new Set(body.scope.split(' ').filter(Boolean))];
+          if (asked.some((s) => !client.scopes.includes(s))) {
+            throw new OAuthError(400, 'invalid_scope', 'A requested scope is not granted to this client.');
+          }
+          scopes = asked;
+        }
+        const access = await tokens.issueAccess({
+          sub: client.id,
+          tenant: client.tenant,
+          scopes,
+          clientId: client.id,
+        });
+        reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
+        return {
+          access_token: access.token,
+          token_type: 'Bearer' as const,
+          expires_in: access.expiresIn,
+          scope: scopes.join(' '),
+        };
+      },
+    );
+  });
+};
