@@ -9,8 +9,11 @@ import { healthRoutes } from './http/health.ts';
 import { metricsRoutes } from './http/metrics-routes.ts';
 import type { App, AppDeps } from './http/types.ts';
 import { createMetrics } from './metrics.ts';
+import { notificationReadRoutes } from './notifications/read-routes.ts';
+import { notificationIngestRoutes } from './notifications/routes.ts';
 import { createStore } from './store/create.ts';
 import type { Store } from './store/port/index.ts';
+import { templateRoutes } from './templates/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 
 /** A running Herald: the roles its config asked for, and how to stop them. */
@@ -36,6 +39,7 @@ export function apiModules(config: Config): ApiModules {
   if (roles.has('api')) {
     // api: notifications, templates, admin and webhook routes are added here.
     modules.protected.push(adminAccountRoutes);
+    modules.protected.push(notificationIngestRoutes, notificationReadRoutes, templateRoutes);
     modules.public.push(webhookRoutes);
   }
   return modules;

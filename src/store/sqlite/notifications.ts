@@ -11,7 +11,6 @@ import type {
   ActionOutcome,
   IdempotentHit,
   NewNotification,
-  NotificationFilter,
   NotificationStore,
 } from '../port/notifications.ts';
 import type { SqliteDb } from './open.ts';

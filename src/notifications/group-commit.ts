@@ -1,0 +1,135 @@
+import { HeraldError } from '../http/errors.ts';
+
+/** Options of a group-commit batcher. */
+export interface GroupCommitOptions<T, R> {
+  /**
+   * Writes all `items` in ONE transaction and resolves with one result per item, in order, only
+   * once the transaction has committed. A rejection fails every item of the flush.
+   */
+  flush(items: T[]): Promise<R[]>;
+  /** How much one item weighs (e.g. its rows), for the limits below. Default 1. */
+  weight?(item: T): number;
+  /** Flush early once this much weight is pending; one flush takes at most about this much. */
+  maxBatch?: number;
+  /** Refuse new items (503 UNAVAILABLE, Retry-After) while this much weight waits: load shedding. */
+  maxPending?: number;
+  /** Called after each successful commit (e.g. to wake the worker). */
+  afterCommit?(): void;
+}
+
+/** Counters a test or /metrics can read. */
+export interface GroupCommitStats {
+  /** Transactions committed (flush calls that resolved). */
+  flushes: number;
+  /** Items committed. */
+  items: number;
+  /** Weight waiting for the next flush right now. */
+  pending: number;
+}
+
+/** Gathers concurrent submissions into one transaction each tick: one fsync a batch, never one a request. */
+export interface GroupCommit<T, R> {
+  /** Resolves with the item's result after the transaction holding it committed. */
+  submit(item: T): Promise<R>;
+  stats(): GroupCommitStats;
+  /** Flushes everything pending and waits for it; used on shutdown. */
+  drain(): Promise<void>;
+}
+
+interface Pending<T, R> {
+  item: T;
+  weight: number;
+  resolve(result: R): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * A group-commit batcher. Items submitted during one event-loop turn (every request whose body
+ * was parsed in that turn) are flushed together on setImmediate; while one flush runs, new items
+ * queue for the next. Only one flush runs at a time: SQLite has one writer anyway, and on
+ * PostgreSQL it keeps commits in acceptance order.
+ */
+export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): GroupCommit<T, R> {
+  const maxBatch = options.maxBatch ?? 10_000;
+  const maxPending = options.maxPending ?? 100_000;
+  const weigh = options.weight ?? (() => 1);
+  let queue: Pending<T, R>[] = [];
+  let pendingWeight = 0;
+  let scheduled = false;
+  let running: Promise<void> | undefined;
+  const stats = { flushes: 0, items: 0 };
+
+  const schedule = () => {
+    if (scheduled || running) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      running = flushOnce().finally(() => {
+        running = undefined;
+        if (queue.length > 0) schedule();
+      });
+    });
+  };
+
+  const take = (): Pending<T, R>[] => {
+    let weight = 0;
+    let count = 0;
+    while (
+      count < queue.length &&
+      (count === 0 || weight + (queue[count] as Pending<T, R>).weight <= maxBatch)
+    ) {
+      weight += (queue[count] as Pending<T, R>).weight;
+      count += 1;
+    }
+    const batch = queue.slice(0, count);
+    queue = queue.slice(count);
+    pendingWeight -= weight;
+    return batch;
+  };
+
+  async function flushOnce(): Promise<void> {
+    const batch = take();
+    if (batch.length === 0) return;
+    let results: R[];
+    try {
+      results = await options.flush(batch.map((p) => p.item));
+      if (results.length !== batch.length) throw new TypeError('flush must return one result per item');
+    } catch (error) {
+      for (const p of batch) p.reject(error);
+      return;
+    }
+    stats.flushes += 1;
+    stats.items += batch.length;
+    options.afterCommit?.();
+    batch.forEach((p, i) => {
+      p.resolve(results[i] as R);
+    });
+  }
+
+  return {
+    submit(item) {
+      const weight = weigh(item);
+      if (pendingWeight > 0 && pendingWeight + weight > maxPending) {
+        return Promise.reject(
+          new HeraldError('UNAVAILABLE', 'Too many notifications are waiting to be stored; retry shortly.', {
+            headers: { 'Retry-After': '1' },
+          }),
+        );
+      }
+      return new Promise<R>((resolve, reject) => {
+        queue.push({ item, weight, resolve, reject });
+        pendingWeight += weight;
+        schedule();
+      });
+    },
+    stats() {
+      return { ...stats, pending: pendingWeight };
+    },
+    async drain() {
+      while (queue.length > 0 || running || scheduled) {
+        if (running) await running;
+        else await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
+  };
+}

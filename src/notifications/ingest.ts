@@ -1,0 +1,193 @@
+import { HeraldError, type Problem, problem } from '../http/errors.ts';
+import type { AppDeps } from '../http/types.ts';
+import type { IdempotentHit, NewNotification } from '../store/port/notifications.ts';
+import type { TemplateRecord } from '../store/port/templates.ts';
+import { createGroupCommit, type GroupCommit, type GroupCommitStats } from './group-commit.ts';
+import { notificationId, requestHash } from './ids.ts';
+import { type ValidNotification, validateNotification } from './validate.ts';
+import { acceptedView } from './view.ts';
+
+/** How long an Idempotency-Key holds (API.md section 3). */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** One item's outcome in a batch: accepted, or refused with its own problem. */
+export type BatchItemResult =
+  | { index: number; notificationId: string; status: 'QUEUED' }
+  | { index: number; error: Problem };
+
+/** Accepting notifications durably: validation, template pinning, idempotency, group commit. */
+export interface Ingest {
+  /** One notification; resolves after its commit with 201 (new) or 200 (idempotent replay). */
+  accept(
+    tenant: string,
+    body: unknown,
+    idempotencyKey: string | undefined,
+  ): Promise<{ status: 200 | 201; body: ReturnType<typeof acceptedView> }>;
+  /** Up to 1000 bodies, each validated alone; the accepted ones share one commit. */
+  acceptBatch(tenant: string, bodies: unknown[]): Promise<BatchItemResult[]>;
+  /** The batcher's counters (transactions, items, pending). */
+  stats(): GroupCommitStats;
+}
+
+const ingests = new WeakMap<AppDeps, Ingest>();
+
+/** The one Ingest of an app (memoized per deps, so tests can read its counters). */
+export function ingestFor(deps: AppDeps): Ingest {
+  let ingest = ingests.get(deps);
+  if (!ingest) {
+    ingest = createIngest(deps);
+    ingests.set(deps, ingest);
+  }
+  return ingest;
+}
+
+function templateMismatch(key: string, v: ValidNotification): HeraldError {
+  return new HeraldError('TEMPLATE_NOT_FOUND', `No ${v.channel} template "${key}" exists in your tenant.`, {
+    errors: [{ path: 'body/template', message: `no ${v.channel} template with this key` }],
+  });
+}
+
+function toRow(
+  tenant: string,
+  v: ValidNotification,
+  template: TemplateRecord | null,
+  now: number,
+  idempotencyKey: string | null,
+  hash: string | null,
+): NewNotification {
+  return {
+    id: notificationId(now),
+    tenant,
+    channel: v.channel,
+    priority: v.priority,
+    recipient: v.recipient,
+    templateKey: template ? template.key : null,
+    templateVersion: template ? template.version : null,
+    content: v.content,
+    variables: v.variables,
+    metadata: v.metadata,
+    idempotencyKey,
+    requestHash: hash,
+    scheduledAt: v.scheduledAt,
+    expiresAt: v.expiresAt,
+    createdAt: now,
+  };
+}
+
+/** Builds the ingest path on the store, with a group-commit batcher that wakes the worker after each commit. */
+export function createIngest(deps: AppDeps): Ingest {
+  const { store, clock } = deps;
+  const batcher: GroupCommit<NewNotification[], Array<IdempotentHit | undefined>> = createGroupCommit({
+    weight: (rows) => rows.length,
+    maxBatch: 10_000,
+    maxPending: 100_000,
+    async flush(groups) {
+      const results = await store.notifications.insertMany(
+        groups.flat(),
+        clock.now() - IDEMPOTENCY_WINDOW_MS,
+      );
+      let offset = 0;
+      return groups.map((rows) => {
+        const part = results.slice(offset, offset + rows.length);
+        offset += rows.length;
+        return part;
+      });
+    },
+    afterCommit: () => deps.wakeup.notify(),
+  });
+  deps.onClose?.push(() => batcher.drain());
+
+  const replay = (hit: IdempotentHit, hash: string) => {
+    if (hit.requestHash !== hash) {
+      throw new HeraldError(
+        'IDEMPOTENCY_CONFLICT',
+        'This Idempotency-Key was used within 24 hours with a different body.',
+      );
+    }
+    return { status: 200 as const, body: acceptedView(hit.record) };
+  };
+
+  return {
+    async accept(tenant, body, idempotencyKey) {
+      const now = clock.now();
+      if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+        throw new HeraldError('VALIDATION_FAILED', 'The Idempotency-Key header is invalid.', {
+          errors: [{ path: 'headers/idempotency-key', message: 'must be 1 to 255 visible ASCII characters' }],
+        });
+      }
+      const v = validateNotification(body, 'body', now);
+      if (Array.isArray(v)) {
+        throw new HeraldError('VALIDATION_FAILED', 'The notification is invalid.', { errors: v });
+      }
+      const hash = idempotencyKey === undefined ? null : requestHash(body);
+      if (idempotencyKey !== undefined) {
+        const hit = await store.notifications.findIdempotent(
+          tenant,
+          idempotencyKey,
+          now - IDEMPOTENCY_WINDOW_MS,
+        );
+        if (hit) return replay(hit, hash as string);
+      }
+      let template: TemplateRecord | null = null;
+      if (v.template !== null) {
+        template = await store.templates.get(tenant, v.template);
+        if (!template || template.channel !== v.channel) throw templateMismatch(v.template, v);
+      }
+      const row = toRow(tenant, v, template, now, idempotencyKey ?? null, hash);
+      const [hit] = await batcher.submit([row]);
+      if (hit) return replay(hit, hash as string);
+      return { status: 201, body: acceptedView(row) };
+    },
+
+    async acceptBatch(tenant, bodies) {
+      const now = clock.now();
+      const results: BatchItemResult[] = new Array(bodies.length);
+      const valid: Array<{ index: number; v: ValidNotification }> = [];
+      bodies.forEach((body, index) => {
+        const v = validateNotification(body, `body/notifications/${index}`, now);
+        if (Array.isArray(v)) {
+          results[index] = { index, error: problem('VALIDATION_FAILED', 'The notification is invalid.', v) };
+        } else valid.push({ index, v });
+      });
+      // Each distinct template key is looked up once per batch, not once per item.
+      const templates = new Map<string, TemplateRecord | null>();
+      for (const { v } of valid) {
+        if (v.template !== null && !templates.has(v.template)) {
+          templates.set(v.template, await store.templates.get(tenant, v.template));
+        }
+      }
+      const rows: NewNotification[] = [];
+      const rowIndex: number[] = [];
+      for (const { index, v } of valid) {
+        let template: TemplateRecord | null = null;
+        if (v.template !== null) {
+          template = templates.get(v.template) ?? null;
+          if (!template || template.channel !== v.channel) {
+            const error = templateMismatch(v.template, v);
+            results[index] = {
+              index,
+              error: problem(error.code, error.message, [
+                {
+                  path: `body/notifications/${index}/template`,
+                  message: `no ${v.channel} template with this key`,
+                },
+              ]),
+            };
+            continue;
+          }
+        }
+        rows.push(toRow(tenant, v, template, now, null, null));
+        rowIndex.push(index);
+      }
+      if (rows.length > 0) await batcher.submit(rows);
+      rows.forEach((row, i) => {
+        const index = rowIndex[i] as number;
+        results[index] = { index, notificationId: row.id, status: 'QUEUED' };
+      });
+      return results;
+    },
+
+    stats: () => batcher.stats(),
+  };
+}

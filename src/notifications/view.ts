@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import { maskRecipient } from './mask.ts';
+import type { EventRecord, NotificationRecord } from './model.ts';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The 201 body of POST /notifications (and its idempotent replay). */
+export function acceptedView(n: Pick<NotificationRecord, 'id' | 'channel' | 'priority' | 'createdAt'>) {
+  return {
+    notificationId: n.id,
+    status: 'QUEUED',
+    channel: n.channel,
+    priority: n.priority,
+    createdAt: new Date(n.createdAt).toISOString(),
+  };
+}
+
+/** A notification as GET /notifications lists it: masked recipient, no events. */
+export function summaryView(n: NotificationRecord) {
+  return {
+    notificationId: n.id,
+    status: n.status,
+    channel: n.channel,
+    priority: n.priority,
+    recipient: maskRecipient(n.recipient),
+    template: n.templateKey,
+    templateVersion: n.templateVersion,
+    metadata: n.metadata,
+    attempts: n.attempts,
+    createdAt: iso(n.createdAt),
+    updatedAt: iso(n.updatedAt),
+    scheduledAt: iso(n.scheduledAt),
+    expiresAt: iso(n.expiresAt),
+    nextAttemptAt: iso(n.nextAttemptAt),
+    provider: n.provider,
+    providerMessageId: n.providerMessageId,
+  };
+}
+
+/** The full view with events: the implied QUEUED at acceptance first, then the stored ones in order. */
+export function detailView(n: NotificationRecord, events: EventRecord[]) {
+  return {
+    ...summaryView(n),
+    events: [{ type: 'QUEUED', at: iso(n.createdAt) }, ...events.map((e) => ({ ...e, at: iso(e.at) }))],
+  };
+}
+
+/** A strong ETag over the exact body: any change of status or events changes it. */
+export function etagOf(body: unknown): string {
+  return `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
+}
+
+/** Whether an If-None-Match header matches the ETag (a list, weak forms and `*` included). */
+export function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}

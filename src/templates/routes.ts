@@ -1,0 +1,136 @@
+import { Type } from '@sinclair/typebox';
+import { HeraldError } from '../http/errors.ts';
+import type { RouteModule } from '../http/types.ts';
+import { CHANNELS, type Channel } from '../notifications/model.ts';
+import { TemplateKey } from '../notifications/schemas.ts';
+import type { TemplateRecord } from '../store/port/templates.ts';
+import { RenderError, renderTemplate } from './render.ts';
+import { contentOf, templateErrors } from './validate.ts';
+
+const Source = Type.String({ maxLength: 100_000 });
+const Fields = {
+  subject: Type.Optional(Source),
+  text: Type.Optional(Source),
+  html: Type.Optional(Source),
+  title: Type.Optional(Source),
+  body: Type.Optional(Source),
+};
+const ChannelSchema = Type.Union(CHANNELS.map((c) => Type.Literal(c)));
+const strict = { additionalProperties: false } as const;
+const CreateBody = Type.Object({ key: TemplateKey, channel: ChannelSchema, ...Fields }, strict);
+const UpdateBody = Type.Object({ channel: Type.Optional(ChannelSchema), ...Fields }, strict);
+const PreviewBody = Type.Object(
+  { variables: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
+  strict,
+);
+const KeyParam = Type.Object({ key: TemplateKey });
+const ListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  strict,
+);
+
+/** A template as the API shows it: its current (or pinned) version's fields. */
+function view(t: TemplateRecord) {
+  return {
+    key: t.key,
+    channel: t.channel,
+    version: t.version,
+    ...t.content,
+    createdAt: new Date(t.createdAt).toISOString(),
+    updatedAt: new Date(t.updatedAt).toISOString(),
+  };
+}
+
+function check(channel: Channel, body: Record<string, unknown>) {
+  const content = contentOf(body);
+  const errors = templateErrors(channel, content);
+  if (errors.length > 0) throw new HeraldError('VALIDATION_FAILED', 'The template is invalid.', { errors });
+  return content;
+}
+
+const notFound = (key: string) => new HeraldError('NOT_FOUND', `No template "${key}".`);
+
+/** Template CRUD and preview (scopes templates:read / templates:write), within the caller's tenant. */
+export const templateRoutes: RouteModule = (app, deps) => {
+  const { store, clock } = deps;
+  const read = { config: { scope: 'templates:read' } };
+  const write = { config: { scope: 'templates:write' } };
+  const tags = ['templates'];
+
+  app.post('/templates', { ...write, schema: { tags, body: CreateBody } }, async (request, reply) => {
+    const { key, channel } = request.body;
+    const content = check(channel as Channel, request.body);
+    const created = await store.templates.create(
+      request.principal.tenant,
+      key,
+      channel as Channel,
+      content,
+      clock.now(),
+    );
+    if (!created) throw new HeraldError('CONFLICT', `A template "${key}" exists; PUT a new version instead.`);
+    return reply.code(201).header('location', `/templates/${key}`).send(view(created));
+  });
+
+  app.get('/templates', { ...read, schema: { tags, querystring: ListQuery } }, async (request) => {
+    const limit = request.query.limit ?? 50;
+    const after = request.query.cursor ? Buffer.from(request.query.cursor, 'base64url').toString() : '';
+    const items = await store.templates.list(request.principal.tenant, limit + 1, after);
+    const page = items.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(view),
+      nextCursor: items.length > limit && last ? Buffer.from(last.key).toString('base64url') : null,
+    };
+  });
+
+  app.get('/templates/:key', { ...read, schema: { tags, params: KeyParam } }, async (request) => {
+    const found = await store.templates.get(request.principal.tenant, request.params.key);
+    if (!found) throw notFound(request.params.key);
+    return view(found);
+  });
+
+  app.put(
+    '/templates/:key',
+    { ...write, schema: { tags, params: KeyParam, body: UpdateBody } },
+    async (request) => {
+      const { tenant } = request.principal;
+      const { key } = request.params;
+      const current = await store.templates.get(tenant, key);
+      if (!current) throw notFound(key);
+      const channel = (request.body.channel as Channel | undefined) ?? current.channel;
+      const content = check(channel, request.body);
+      // A new version; notifications accepted earlier keep the version they pinned.
+      const updated = await store.templates.update(tenant, key, channel, content, clock.now());
+      if (!updated) throw notFound(key);
+      return view(updated);
+    },
+  );
+
+  app.delete('/templates/:key', { ...write, schema: { tags, params: KeyParam } }, async (request, reply) => {
+    const deleted = await store.templates.delete(request.principal.tenant, request.params.key);
+    if (!deleted) throw notFound(request.params.key);
+    return reply.code(204).send();
+  });
+
+  app.post(
+    '/templates/:key/preview',
+    { ...read, schema: { tags, params: KeyParam, body: PreviewBody } },
+    async (request) => {
+      const found = await store.templates.get(request.principal.tenant, request.params.key);
+      if (!found) throw notFound(request.params.key);
+      try {
+        const content = renderTemplate(found, request.body.variables ?? {});
+        return { key: found.key, channel: found.channel, version: found.version, content };
+      } catch (error) {
+        if (!(error instanceof RenderError)) throw error;
+        // A missing variable here is what would fail the notification at delivery.
+        throw new HeraldError('VALIDATION_FAILED', `The template does not render: ${error.message}`, {
+          errors: [{ path: 'body/variables', message: error.message }],
+        });
+      }
+    },
+  );
+};

@@ -1,0 +1,41 @@
+import type { FieldError } from '../http/errors.ts';
+import type { Channel } from '../notifications/model.ts';
+import type { TemplateContent } from '../store/port/templates.ts';
+import { syntaxErrors, TEXT_FIELDS } from './liquid.ts';
+
+/** Which fields a template of each channel uses; the first group is required. */
+const FIELDS: Record<Channel, { required: string[]; anyOf?: string[]; allowed: string[] }> = {
+  email: { required: ['subject'], anyOf: ['text', 'html'], allowed: ['subject', 'text', 'html'] },
+  sms: { required: ['text'], allowed: ['text'] },
+  push: { required: ['title', 'body'], allowed: ['title', 'body'] },
+};
+
+/** The Liquid fields of a template body (anything else in `body` is ignored here). */
+export function contentOf(body: Record<string, unknown>): TemplateContent {
+  const content: TemplateContent = {};
+  for (const field of TEXT_FIELDS) {
+    const value = body[field];
+    if (typeof value === 'string') content[field] = value;
+  }
+  return content;
+}
+
+/** Checks the fields fit the channel and every field parses as Liquid (at save time, not at send time). */
+export function templateErrors(channel: Channel, content: TemplateContent): FieldError[] {
+  const rules = FIELDS[channel];
+  const errors: FieldError[] = [];
+  const has = (f: string) => typeof content[f as keyof TemplateContent] === 'string';
+  for (const field of TEXT_FIELDS) {
+    if (has(field) && !rules.allowed.includes(field)) {
+      errors.push({ path: `body/${field}`, message: `is not used by ${channel} templates` });
+    }
+  }
+  for (const field of rules.required) {
+    if (!has(field)) errors.push({ path: `body/${field}`, message: `is required for ${channel} templates` });
+  }
+  if (rules.anyOf && !rules.anyOf.some(has)) {
+    errors.push({ path: `body/${rules.anyOf[0]}`, message: `give ${rules.anyOf.join(' or ')}` });
+  }
+  if (errors.length > 0) return errors;
+  return syntaxErrors(content, 'body');
+}
