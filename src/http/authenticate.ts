@@ -22,7 +22,10 @@ function invalidToken(tokenSent: boolean, description: string): HeraldError {
   const challenge = tokenSent
     ? `Bearer realm="herald", error="invalid_token", error_description="${description}"`
     : 'Bearer realm="herald"';
-  return new HeraldError('AUTH_INVALID_TOKEN', description, { headers: { 'WWW-Authenticate': challenge } });
+  // One body for every refusal (API.md section 2); only the challenge header says more.
+  return new HeraldError('AUTH_INVALID_TOKEN', 'A valid bearer access token is required.', {
+    headers: { 'WWW-Authenticate': challenge },
+  });
 }
 
 /** Reads the bearer token from the Authorization header only; query, form and cookie tokens are ignored. */
