@@ -1,8 +1,12 @@
 // Runs every store behaviour suite against the embedded SQLite adapter. Each area appends one line.
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { tempDir } from '../helpers/config.ts';
+import { notificationStoreSuite } from './notifications.suite.ts';
 import { reportsSuite } from './reports.suite.ts';
+import { templateStoreSuite } from './templates.suite.ts';
 
 const openSqlite = async () => createSqliteStore(tempDir());
 
 reportsSuite('sqlite', openSqlite);
+notificationStoreSuite('sqlite', openSqlite);
+templateStoreSuite('sqlite', openSqlite);

@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { notificationId } from '../../src/notifications/ids.ts';
+import type { Status } from '../../src/notifications/model.ts';
+import type { Store } from '../../src/store/port/index.ts';
+import type { NewNotification } from '../../src/store/port/notifications.ts';
+
+const T0 = Date.UTC(2026, 0, 1);
+const DAY = 24 * 60 * 60 * 1000;
+
+let counter = 0;
+/** A new notification row with a unique time-ordered id. */
+function item(overrides: Partial<NewNotification> = {}): NewNotification {
+  counter += 1;
+  return {
+    id: notificationId(T0 + counter),
+    tenant: 't1',
+    channel: 'email',
+    priority: 'NORMAL',
+    recipient: { email: 'ada@example.com' },
+    templateKey: null,
+    templateVersion: null,
+    content: { subject: 's', text: 't' },
+    variables: { name: 'Ada' },
+    metadata: { order: 42 },
+    idempotencyKey: null,
+    requestHash: null,
+    scheduledAt: null,
+    expiresAt: null,
+    createdAt: T0,
+    ...overrides,
+  };
+}
+
+/** Moves a row the way the scheduler would (its port is its own): status and queue state. */
+async function setState(store: Store, id: string, status: Status, queueState: string | null) {
+  if (store.kind === 'sqlite') {
+    const { db } = store as unknown as { db: import('better-sqlite3').Database };
+    db.prepare('UPDATE notifications SET status = ?, queue_state = ? WHERE id = ?').run(
+      status,
+      queueState,
+      id,
+    );
+  } else {
+    const { sql } = store as unknown as { sql: import('postgres').Sql };
+    await sql`UPDATE notifications SET status = ${status}, queue_state = ${queueState} WHERE id = ${id}`;
+  }
+}
+
+async function queueState(
+  store: Store,
+  id: string,
+): Promise<{ queue_state: string | null; due_at: number | null }> {
+  if (store.kind === 'sqlite') {
+    const { db } = store as unknown as { db: import('better-sqlite3').Database };
+    return db.prepare('SELECT queue_state, due_at FROM notifications WHERE id = ?').get(id) as never;
+  }
+  const { sql } = store as unknown as { sql: import('postgres').Sql };
+  const [row] = await sql`SELECT queue_state, due_at FROM notifications WHERE id = ${id}`;
+  return { queue_state: row?.queue_state ?? null, due_at: row?.due_at === null ? null : Number(row?.due_at) };
+}
+
+/** Behaviour of `store.notifications` that every adapter must show. */
+export function notificationStoreSuite(name: string, open: () => Promise<Store>): void {
+  describe(`${name}: notifications store`, () => {
+    let store: Store;
+    before(async () => {
+      store = await open();
+    });
+    after(() => store.close());
+
+    it('stores a batch and reads each back with its fields', async () => {
+      const rows = [
+        item(),
+        item({ channel: 'sms', recipient: { phone: '+15550101234' }, priority: 'CRITICAL' }),
+      ];
+      const hits = await store.notifications.insertMany(rows, T0 - DAY);
+      assert.deepEqual(hits, [undefined, undefined]);
+      const found = await store.notifications.get('t1', rows[1]!.id);
+      assert.ok(found);
+      assert.equal(found.record.status, 'QUEUED');
+      assert.equal(found.record.priority, 'CRITICAL');
+      assert.deepEqual(found.record.recipient, { phone: '+15550101234' });
+      assert.deepEqual(found.record.metadata, { order: 42 });
+      assert.equal(found.record.attempts, 0);
+      assert.deepEqual(found.events, []);
+      assert.equal((await queueState(store, rows[0]!.id)).queue_state, 'ready');
+    });
+
+    it('parks a future scheduledAt as waiting until then', async () => {
+      const row = item({ scheduledAt: T0 + 60_000 });
+      await store.notifications.insertMany([row], T0 - DAY);
+      assert.deepEqual(await queueState(store, row.id), { queue_state: 'waiting', due_at: T0 + 60_000 });
+    });
+
+    it('answers null for another tenant', async () => {
+      const row = item();
+      await store.notifications.insertMany([row], T0 - DAY);
+      assert.equal(await store.notifications.get('t2', row.id), null);
+    });
+
+    it('returns the first notification for a live idempotency key, even within one batch', async () => {
+      const first = item({ idempotencyKey: 'k-1', requestHash: 'h1' });
+      const second = item({ idempotencyKey: 'k-1', requestHash: 'h2' });
+      const hits = await store.notifications.insertMany([first, second], T0 - DAY);
+      assert.equal(hits[0], undefined);
+      assert.equal(hits[1]?.record.id, first.id);
+      assert.equal(hits[1]?.requestHash, 'h1');
+      assert.equal(await store.notifications.get('t1', second.id), null);
+      const found = await store.notifications.findIdempotent('t1', 'k-1', T0 - DAY);
+      assert.equal(found?.record.id, first.id);
+      assert.equal(await store.notifications.findIdempotent('t2', 'k-1', T0 - DAY), null);
+    });
+
+    it('releases an idempotency key after its window', async () => {
+      const old = item({ idempotencyKey: 'k-old', requestHash: 'h' });
+      await store.notifications.insertMany([old], T0 - DAY);
+      const fresh = item({ idempotencyKey: 'k-old', requestHash: 'h', createdAt: T0 + DAY + 1 });
+      const hits = await store.notifications.insertMany([fresh], T0 + 1);
+      assert.deepEqual(hits, [undefined]);
+      assert.equal((await store.notifications.findIdempotent('t1', 'k-old', T0 + 1))?.record.id, fresh.id);
+    });
+
+    it('lists newest first with filters and a sequence cursor', async () => {
+      const rows = [1, 2, 3, 4, 5].map((i) =>
+        item({ tenant: 'list', priority: i % 2 ? 'HIGH' : 'LOW', createdAt: T0 + i * 1000 }),
+      );
+      await store.notifications.insertMany(rows, T0 - DAY);
+      const all = await store.notifications.list('list', {}, 10);
+      assert.deepEqual(
+        all.map((n) => n.id),
+        rows.map((r) => r.id).reverse(),
+      );
+      const high = await store.notifications.list('list', { priority: 'HIGH' }, 10);
+      assert.equal(high.length, 3);
+      const page = await store.notifications.list('list', { beforeSeq: all[1]!.seq }, 2);
+      assert.deepEqual(
+        page.map((n) => n.id),
+        [rows[2]!.id, rows[1]!.id],
+      );
+      const window = await store.notifications.list(
+        'list',
+        { createdAfter: T0 + 1000, createdBefore: T0 + 4000 },
+        10,
+      );
+      assert.equal(window.length, 2);
+    });
+
+    it('cancels only what no worker holds, with an event', async () => {
+      const ready = item();
+      const leased = item();
+      await store.notifications.insertMany([ready, leased], T0 - DAY);
+      await setState(store, leased.id, 'PROCESSING', 'leased');
+      assert.equal(await store.notifications.cancel('t1', ready.id, T0 + 5), 'done');
+      assert.equal(await store.notifications.cancel('t1', ready.id, T0 + 6), 'invalid_state');
+      assert.equal(await store.notifications.cancel('t1', leased.id, T0 + 5), 'invalid_state');
+      assert.equal(await store.notifications.cancel('t2', ready.id, T0 + 5), 'not_found');
+      const found = await store.notifications.get('t1', ready.id);
+      assert.equal(found?.record.status, 'CANCELLED');
+      assert.deepEqual(
+        found?.events.map((e) => [e.type, e.at]),
+        [['CANCELLED', T0 + 5]],
+      );
+      assert.equal((await queueState(store, ready.id)).queue_state, null);
+    });
+
+    it('redrives only a FAILED notification back to ready', async () => {
+      const failed = item();
+      const queued = item();
+      await store.notifications.insertMany([failed, queued], T0 - DAY);
+      await setState(store, failed.id, 'FAILED', null);
+      assert.equal(await store.notifications.redrive('t1', queued.id, T0 + 9), 'invalid_state');
+      assert.equal(await store.notifications.redrive('t2', failed.id, T0 + 9), 'not_found');
+      assert.equal(await store.notifications.redrive('t1', failed.id, T0 + 9), 'done');
+      const found = await store.notifications.get('t1', failed.id);
+      assert.equal(found?.record.status, 'QUEUED');
+      assert.equal(found?.record.attempts, 0);
+      assert.deepEqual(
+        found?.events.map((e) => [e.type, e.detail]),
+        [['QUEUED', 'redrive']],
+      );
+      assert.equal((await queueState(store, failed.id)).queue_state, 'ready');
+    });
+  });
+}
