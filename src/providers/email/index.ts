@@ -1,0 +1,2 @@
+/** Email providers. */
+export { createSmtpProvider, NOTIFICATION_ID_HEADER, type SmtpConfig } from './smtp.ts';

@@ -1,0 +1,123 @@
+import nodemailer from 'nodemailer';
+import type { Provider, ProviderDeps, SendResult } from '../types.ts';
+import { createRateWindow } from './rate-window.ts';
+import { classifySmtpError, type SmtpErrorLike } from './smtp-errors.ts';
+import { fromDomain, parseSmtpUrl } from './smtp-options.ts';
+
+/** The SMTP provider's configuration (SMTP_URL, EMAIL_FROM). */
+export interface SmtpConfig {
+  url: string;
+  from: string;
+}
+
+/** Header carrying the notification ID on every message Herald sends. */
+export const NOTIFICATION_ID_HEADER = 'X-Herald-Notification-Id';
+
+const bare = (messageId: string) => messageId.replace(/^<|>$/g, '');
+
+/** Resolves with the abort's outcome if `signal` fires first; the SMTP transaction itself is not cut. */
+function untilAborted(signal: AbortSignal): Promise<SendResult> {
+  return new Promise((resolve) => {
+    const done = () =>
+      resolve({ ok: false, kind: 'transient', detail: 'send aborted (timeout or shutdown)' });
+    if (signal.aborted) done();
+    else signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * Email over SMTP through a nodemailer pool: at most `maxConnections` connections, at most
+ * `rateLimit` messages started in any second. The Message-ID is derived from the notification ID, so a retry
+ * of the same notification carries the same Message-ID (receivers and relays can deduplicate)
+ * and webhooks from SMTP relays (SendGrid, Mailgun) find the notification by it.
+ */
+export function createSmtpProvider(config: SmtpConfig, deps: ProviderDeps): Provider {
+  const options = parseSmtpUrl(config.url);
+  const domain = fromDomain(config.from);
+  const rate =
+    options.ratePerSecond > 0 ? createRateWindow(options.ratePerSecond, 1000, deps.clock) : undefined;
+  const transport = nodemailer.createTransport({
+    pool: true,
+    host: options.host,
+    port: options.port,
+    secure: options.secure,
+    ...(options.auth ? { auth: options.auth } : {}),
+    maxConnections: options.maxConnections,
+    maxMessages: options.maxMessages,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+    // Never log message bodies or credentials.
+    logger: false,
+    debug: false,
+  });
+
+  async function deliver(to: string, messageId: string, notificationId: string, content: SendInput) {
+    const refs = { herald_notification_id: notificationId, herald_message_id: bare(messageId) };
+    try {
+      const info = await transport.sendMail({
+        from: config.from,
+        to,
+        subject: content.subject ?? '',
+        ...(content.text !== undefined ? { text: content.text } : {}),
+        ...(content.html !== undefined ? { html: content.html } : {}),
+        messageId,
+        headers: {
+          [NOTIFICATION_ID_HEADER]: notificationId,
+          // SendGrid and Mailgun echo these back in their event webhooks.
+          'X-SMTPAPI': JSON.stringify({ unique_args: refs }),
+          'X-Mailgun-Variables': JSON.stringify(refs),
+        },
+      });
+      // A recipient refused at RCPT fails this notification even if the transaction went through.
+      const rejected = (info.rejected ?? []).map(String);
+      if (rejected.some((address) => address.toLowerCase() === to.toLowerCase())) {
+        const error = ((info as { rejectedErrors?: SmtpErrorLike[] }).rejectedErrors ?? [])[0] ?? {
+          responseCode: 550,
+          response: 'recipient rejected',
+        };
+        return { ...classifySmtpError(error), providerMessageId: bare(messageId) };
+      }
+      return {
+        ok: true as const,
+        providerMessageId: bare(info.messageId ?? messageId),
+        detail: String(info.response ?? '250 OK').slice(0, 300),
+      };
+    } catch (error) {
+      const failure = classifySmtpError(error as SmtpErrorLike);
+      if (failure.kind === 'config') {
+        deps.log.error(
+          { provider: 'smtp', host: options.host, code: (error as SmtpErrorLike).code },
+          failure.detail,
+        );
+      }
+      return failure;
+    }
+  }
+
+  return {
+    name: 'smtp',
+    channel: 'email',
+    limits: {
+      concurrency: options.maxConnections,
+      ratePerSecond: options.ratePerSecond || 1_000_000,
+      burst: Math.max(1, options.ratePerSecond || options.maxConnections),
+    },
+    accepts: (recipient) => typeof recipient.email === 'string' && recipient.email.length > 0,
+    async send(message, signal) {
+      const to = message.recipient.email;
+      if (!to) return { ok: false, kind: 'permanent', detail: 'no email address' };
+      const messageId = `<${message.notificationId}@${domain}>`;
+      if (rate && !(await rate.acquire(signal))) return untilAborted(signal);
+      return Promise.race([
+        deliver(to, messageId, message.notificationId, message.content),
+        untilAborted(signal),
+      ]);
+    },
+    async close() {
+      transport.close();
+    },
+  };
+}
+
+type SendInput = { subject?: string; text?: string; html?: string };

@@ -1,0 +1,113 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+
+/** One message as the peer received it. */
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  raw: string;
+  /** Header lines, names lower-cased. */
+  headers: Map<string, string>;
+  /** When its MAIL FROM arrived (the start of the transaction), epoch ms. */
+  at: number;
+}
+
+export interface SmtpPeerOptions {
+  /** user → password; when set, AUTH is required and other credentials get 535. */
+  users?: Record<string, string>;
+  /** recipient → SMTP reply code to refuse its RCPT TO with (450, 550, ...). */
+  rejectRecipients?: Record<string, number>;
+}
+
+/** A real SMTP server (smtp-server) on a free local port, recording what it receives. */
+export interface SmtpPeer {
+  port: number;
+  url(user?: string, pass?: string, query?: string): string;
+  received: ReceivedMail[];
+  /** Most connections that were open at the same time. */
+  maxConcurrentConnections: number;
+  /** Connections opened in total. */
+  connections: number;
+  close(): Promise<void>;
+}
+
+function parseHeaders(raw: string): Map<string, string> {
+  const head = raw.split(/\r?\n\r?\n/)[0] ?? '';
+  const headers = new Map<string, string>();
+  for (const line of head.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+  }
+  return headers;
+}
+
+export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<SmtpPeer> {
+  let open = 0;
+  const mailFromAt = new Map<string, number>();
+  const peer = { received: [] as ReceivedMail[], maxConcurrentConnections: 0, connections: 0 };
+  const reject = options.rejectRecipients ?? {};
+  const serverOptions: SMTPServerOptions = {
+    secure: false,
+    disabledCommands: ['STARTTLS'],
+    allowInsecureAuth: true,
+    authOptional: !options.users,
+    logger: false,
+    onConnect(_session, callback) {
+      open += 1;
+      peer.connections += 1;
+      peer.maxConcurrentConnections = Math.max(peer.maxConcurrentConnections, open);
+      callback();
+    },
+    onClose() {
+      open -= 1;
+    },
+    onAuth(auth, _session, callback) {
+      const expected = options.users?.[auth.username ?? ''];
+      if (expected !== undefined && expected === auth.password)
+        return callback(null, { user: auth.username });
+      const error = Object.assign(new Error('5.7.8 Authentication credentials invalid'), {
+        responseCode: 535,
+      });
+      return callback(error);
+    },
+    onMailFrom(_address, session, callback) {
+      mailFromAt.set(session.id, Date.now());
+      callback();
+    },
+    onRcptTo(address, _session, callback) {
+      const code = reject[address.address.toLowerCase()];
+      if (!code) return callback();
+      const text = code >= 500 ? '5.1.1 No such user here' : '4.2.1 Mailbox temporarily unavailable';
+      return callback(Object.assign(new Error(text), { responseCode: code }));
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        peer.received.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw,
+          headers: parseHeaders(raw),
+          at: mailFromAt.get(session.id) ?? Date.now(),
+        });
+        callback(null, 'OK: queued as test');
+      });
+    },
+  };
+  const server = new SMTPServer(serverOptions);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.server.address() as AddressInfo).port;
+  return Object.assign(peer, {
+    port,
+    url(user?: string, pass?: string, query = '') {
+      const auth = user ? `${encodeURIComponent(user)}:${encodeURIComponent(pass ?? '')}@` : '';
+      return `smtp://${auth}127.0.0.1:${port}${query ? `?${query}` : ''}`;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
+}

@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createSmtpProvider } from '../../../src/providers/email/index.ts';
+import type { Provider } from '../../../src/providers/types.ts';
+import { type SmtpPeer, startSmtpPeer } from '../../helpers/peers/smtp.ts';
+import { never, outgoing, providerDeps } from './deps.ts';
+
+const FROM = 'Herald <noreply@mail.example.com>';
+
+describe('SMTP provider', () => {
+  let peer: SmtpPeer;
+  let provider: Provider;
+  before(async () => {
+    peer = await startSmtpPeer({
+      users: { herald: 's3cret pass' },
+      rejectRecipients: { 'full@example.com': 450, 'nobody@example.com': 550 },
+    });
+    provider = createSmtpProvider(
+      { url: peer.url('herald', 's3cret pass'), from: FROM },
+      providerDeps().deps,
+    );
+  });
+  after(async () => {
+    await provider.close?.();
+    await peer.close();
+  });
+
+  const email = (to: string, id?: string) =>
+    outgoing('email', { email: to }, { subject: 'Reset', text: 'Hello Ada', html: '<p>Hello Ada</p>' }, id);
+
+  it('delivers with auth and records a Message-ID derived from the notification ID', async () => {
+    const id = crypto.randomUUID();
+    const result = await provider.send(email('ada@example.com', id), never);
+    assert.equal(result.ok, true);
+    assert.ok(result.ok);
+    assert.equal(result.providerMessageId, `${id}@mail.example.com`);
+    assert.match(result.detail ?? '', /^250/);
+    const mail = peer.received.find((m) => m.headers.get('x-herald-notification-id') === id);
+    assert.ok(mail, 'the peer received the message');
+    assert.deepEqual(mail.to, ['ada@example.com']);
+    assert.equal(mail.from, 'noreply@mail.example.com');
+    assert.equal(mail.headers.get('message-id'), `<${id}@mail.example.com>`);
+    assert.equal(mail.headers.get('subject'), 'Reset');
+    assert.match(mail.headers.get('x-mailgun-variables') ?? '', new RegExp(id));
+    assert.match(mail.raw, /Hello Ada/);
+  });
+
+  it('reports a recipient refused with 550 as a permanent failure', async () => {
+    const result = await provider.send(email('nobody@example.com'), never);
+    assert.equal(result.ok, false);
+    assert.ok(!result.ok);
+    assert.equal(result.kind, 'permanent');
+    assert.match(result.detail, /550|No such user/);
+  });
+
+  it('reports a recipient refused with 450 as a transient failure', async () => {
+    const result = await provider.send(email('full@example.com'), never);
+    assert.ok(!result.ok);
+    assert.equal(result.kind, 'transient');
+  });
+
+  it('treats an unreachable server as transient', async () => {
+    const closed = await startSmtpPeer();
+    const url = closed.url();
+    await closed.close();
+    const offline = createSmtpProvider({ url, from: FROM }, providerDeps().deps);
+    const result = await offline.send(email('ada@example.com'), never);
+    await offline.close?.();
+    assert.ok(!result.ok);
+    assert.equal(result.kind, 'transient');
+  });
+
+  it('reports bad credentials as a configuration error, not a recipient failure, without logging the password', async () => {
+    const { deps, logged } = providerDeps();
+    const wrong = createSmtpProvider({ url: peer.url('herald', 'wrong-password'), from: FROM }, deps);
+    const result = await wrong.send(email('ada@example.com'), never);
+    await wrong.close?.();
+    assert.ok(!result.ok);
+    assert.equal(result.kind, 'config');
+    assert.match(result.detail, /authentication/i);
+    assert.ok(logged.some((line) => line.level === 'error'));
+    assert.doesNotMatch(JSON.stringify(logged), /wrong-password/);
+    assert.doesNotMatch(result.detail, /wrong-password/);
+  });
+
+  it('keeps the pool within maxConnections under a burst', async () => {
+    const burstPeer = await startSmtpPeer();
+    const pooled = createSmtpProvider(
+      { url: burstPeer.url(undefined, undefined, 'maxConnections=2&rateLimit=0'), from: FROM },
+      providerDeps().deps,
+    );
+    assert.equal(pooled.limits.concurrency, 2);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => pooled.send(email(`user${i}@example.com`), never)),
+    );
+    await pooled.close?.();
+    await burstPeer.close();
+    assert.ok(results.every((r) => r.ok));
+    assert.equal(burstPeer.received.length, 20);
+    assert.ok(
+      burstPeer.maxConcurrentConnections <= 2,
+      `saw ${burstPeer.maxConcurrentConnections} connections`,
+    );
+  });
+
+  it('spaces messages to the configured rate under a burst', async () => {
+    const ratePeer = await startSmtpPeer();
+    const limited = createSmtpProvider(
+      { url: ratePeer.url(undefined, undefined, 'maxConnections=1&rateLimit=4'), from: FROM },
+      providerDeps().deps,
+    );
+    assert.equal(limited.limits.ratePerSecond, 4);
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => limited.send(email(`rate${i}@example.com`), never)),
+    );
+    await limited.close?.();
+    await ratePeer.close();
+    assert.ok(results.every((r) => r.ok));
+    // An upper bound only (a slow machine spreads them further): at most 4 starts in any one
+    // second, as the peer sees MAIL FROM; the slack covers the first connection's set-up.
+    const times = ratePeer.received.map((m) => m.at).sort((a, b) => a - b);
+    for (let i = 0; i + 4 < times.length; i++) {
+      assert.ok(times[i + 4]! - times[i]! >= 800, `messages ${i}..${i + 4} arrived within one second`);
+    }
+  });
+
+  it('accepts only email recipients', () => {
+    assert.equal(provider.accepts({ email: 'a@example.com' }), true);
+    assert.equal(provider.accepts({ phone: '+15551234567' }), false);
+  });
+});
