@@ -26,6 +26,7 @@ export interface Http2Client {
  */
 export function createHttp2Client(origin: string): Http2Client {
   let session: ClientHttp2Session | undefined;
+  const inFlight = new WeakMap<ClientHttp2Session, number>();
 
   function current(): ClientHttp2Session {
     if (session && !session.closed && !session.destroyed) return session;
@@ -37,7 +38,7 @@ export function createHttp2Client(origin: string): Http2Client {
     fresh.on('error', forget);
     fresh.on('goaway', forget);
     fresh.on('close', forget);
-    // An idle connection must not keep the process alive on shutdown.
+    // An idle connection must not keep the process alive on shutdown (see settle()).
     fresh.unref();
     session = fresh;
     return fresh;
@@ -45,14 +46,25 @@ export function createHttp2Client(origin: string): Http2Client {
 
   return {
     request(headers, body, signal) {
-      return new Promise((resolve, reject) => {
+      return new Promise<Http2Answer>((resolve, reject) => {
         let stream: ReturnType<ClientHttp2Session['request']>;
+        let used: ClientHttp2Session;
         try {
-          stream = current().request({ [constants.HTTP2_HEADER_METHOD]: 'POST', ...headers }, { signal });
+          used = current();
+          stream = used.request({ [constants.HTTP2_HEADER_METHOD]: 'POST', ...headers }, { signal });
         } catch (error) {
           reject(error);
           return;
         }
+        // A request in flight keeps the process alive; the idle connection does not.
+        inFlight.set(used, (inFlight.get(used) ?? 0) + 1);
+        used.ref();
+        const settle = () => {
+          const left = (inFlight.get(used) ?? 1) - 1;
+          inFlight.set(used, left);
+          if (left === 0 && !used.destroyed) used.unref();
+        };
+        stream.once('close', settle);
         let status = 0;
         let responseHeaders: IncomingHttpHeaders = {};
         const chunks: Buffer[] = [];
