@@ -1,0 +1,51 @@
+import { runChild } from './proc.ts';
+
+/** One load run: autocannon options the load worker understands. */
+export interface LoadSpec {
+  urls: string[];
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  seconds?: number;
+  amount?: number;
+  /** Requests per second from all connections together; unlimited by default. */
+  overallRate?: number;
+  timeoutSeconds?: number;
+  /** Print a progress line every this many responses. */
+  progressEvery?: number;
+}
+
+/** What the load worker reports. Latencies in ms. */
+export interface LoadResult {
+  requests: number;
+  seconds: number;
+  rps: number;
+  latency: { mean: number; p50: number; p90: number; p99: number; max: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodes: Record<string, number>;
+  samples: Array<{ status: number; body: string }>;
+}
+
+/** Runs bench/load-worker.ts in a child process and returns its result. */
+export function runLoad(spec: LoadSpec, onProgress?: (completed: number) => void): Promise<LoadResult> {
+  return runChild<LoadResult>('bench/load-worker.ts', spec, onProgress);
+}
+
+/**
+ * Throws when a run got errors or statuses other than `expected`, quoting a response, so a
+ * figure built from failing requests is never reported as a throughput.
+ */
+export function assertStatus(result: LoadResult, expected: number, what: string): void {
+  const good = result.statusCodes[String(expected)] ?? 0;
+  if (good === result.requests && result.errors === 0) return;
+  const sample = result.samples[0];
+  const detail = sample ? ` e.g. ${sample.status} ${sample.body}` : '';
+  throw new Error(
+    `${what}: ${good} of ${result.requests} answered ${expected}, ${result.errors} errors, ` +
+      `${result.timeouts} timeouts, statuses ${JSON.stringify(result.statusCodes)}${detail}`,
+  );
+}

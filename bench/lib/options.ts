@@ -1,0 +1,136 @@
+/** Command-line flags of `npm run bench` and the sizes they select. */
+
+/** How long or how much one load round runs: a duration in seconds, or a request count. */
+export interface RoundSize {
+  seconds?: number;
+  amount?: number;
+}
+
+/** Every size the scenarios use; `--quick` picks tiny ones so the smoke test stays cheap. */
+export interface Sizes {
+  rounds: number;
+  ingest: { connections: number; warmup: RoundSize; round: RoundSize };
+  batch: { size: number; connections: number; warmup: RoundSize; round: RoundSize };
+  isolation: { backlog: number; everyMs: number; forMs: number; lowRate: number; lowConnections: number };
+  dispatch: { count: number };
+  claim: { sizes: number[]; claimsPerSize: number; claimBatch: number };
+  memory: { backlog: number; drainSeconds: number };
+  auth: { verifySeconds: number; login: RoundSize; loginConnections: number };
+}
+
+/** What the flags asked for. */
+export interface BenchOptions {
+  quick: boolean;
+  scenarios: string[] | undefined;
+  postgres: boolean;
+  out: string | undefined;
+  keep: boolean;
+  quiet: boolean;
+  sizes: Sizes;
+}
+
+const FULL: Sizes = {
+  rounds: 3,
+  ingest: { connections: 64, warmup: { seconds: 3 }, round: { seconds: 10 } },
+  batch: { size: 1000, connections: 4, warmup: { seconds: 2 }, round: { seconds: 5 } },
+  isolation: { backlog: 1_000_000, everyMs: 10, forMs: 10_000, lowRate: 2000, lowConnections: 8 },
+  dispatch: { count: 200_000 },
+  claim: { sizes: [10_000, 100_000, 1_000_000], claimsPerSize: 25, claimBatch: 128 },
+  memory: { backlog: 1_000_000, drainSeconds: 10 },
+  auth: { verifySeconds: 3, login: { seconds: 5 }, loginConnections: 4 },
+};
+
+const QUICK: Sizes = {
+  rounds: 3,
+  ingest: { connections: 8, warmup: { amount: 50 }, round: { amount: 200 } },
+  batch: { size: 50, connections: 2, warmup: { amount: 2 }, round: { amount: 6 } },
+  isolation: { backlog: 2000, everyMs: 10, forMs: 500, lowRate: 100, lowConnections: 2 },
+  dispatch: { count: 1000 },
+  claim: { sizes: [200, 1000, 4000], claimsPerSize: 5, claimBatch: 16 },
+  memory: { backlog: 2000, drainSeconds: 1 },
+  auth: { verifySeconds: 0.2, login: { amount: 20 }, loginConnections: 2 },
+};
+
+export const USAGE = `Usage: npm run bench -- [flags]
+
+  --quick                  tiny sizes: checks the harness end to end in about a minute
+  --scenario NAME          run only this scenario (repeatable, or comma-separated):
+                           ingest, batch, isolation, dispatch, claim, memory, auth
+  --postgres               also run ingest and dispatch on PostgreSQL with two API processes
+  --isolation-backlog N    LOW notifications queued before the isolation window (default 1000000)
+  --memory-backlog N       notifications queued for the memory scenario (default 1000000)
+  --dispatch-count N       NORMAL notifications drained by the dispatch scenario (default 200000)
+  --rounds N               alternating rounds per ratio (default 3, at least 3)
+  --out PATH               where to write the results (default bench/results/latest.json,
+                           bench/results/quick.json with --quick)
+  --keep                   keep the temporary data directories
+  --quiet                  no progress lines`;
+
+function positiveInt(flag: string, value: string | undefined): number {
+  const n = Number(value);
+  if (!value || !Number.isInteger(n) || n <= 0) throw new Error(`${flag} needs a positive integer`);
+  return n;
+}
+
+/** Flags that set one size each. */
+const NUMERIC: Record<string, (sizes: Sizes, n: number) => void> = {
+  '--isolation-backlog': (sizes, n) => {
+    sizes.isolation.backlog = n;
+  },
+  '--memory-backlog': (sizes, n) => {
+    sizes.memory.backlog = n;
+  },
+  '--dispatch-count': (sizes, n) => {
+    sizes.dispatch.count = n;
+  },
+  '--rounds': (sizes, n) => {
+    if (n < 3) throw new Error('--rounds must be at least 3 (a ratio is the median of 3 or more rounds)');
+    sizes.rounds = n;
+  },
+};
+
+/** Parses the flags; throws an Error with a readable message on a bad one. */
+export function parseOptions(argv: readonly string[]): BenchOptions {
+  let quick = false;
+  let postgres = false;
+  let keep = false;
+  let quiet = false;
+  let out: string | undefined;
+  const scenarios: string[] = [];
+  const overrides: Array<(sizes: Sizes) => void> = [];
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i] as string;
+    const [name, inline] = flag.includes('=') ? flag.split(/=(.*)/s, 2) : [flag, undefined];
+    const value = () => inline ?? argv[++i];
+    switch (name) {
+      case '--quick':
+        quick = true;
+        break;
+      case '--postgres':
+        postgres = true;
+        break;
+      case '--keep':
+        keep = true;
+        break;
+      case '--quiet':
+        quiet = true;
+        break;
+      case '--scenario':
+        scenarios.push(...(value() ?? '').split(',').filter(Boolean));
+        break;
+      case '--out':
+        out = value();
+        break;
+      default: {
+        const setter = NUMERIC[name as string];
+        if (!setter) throw new Error(`unknown flag ${flag}\n\n${USAGE}`);
+        const n = positiveInt(name as string, value());
+        overrides.push((sizes) => setter(sizes, n));
+        break;
+      }
+    }
+  }
+  const sizes = structuredClone(quick ? QUICK : FULL);
+  for (const apply of overrides) apply(sizes);
+  return { quick, scenarios: scenarios.length ? scenarios : undefined, postgres, out, keep, quiet, sizes };
+}

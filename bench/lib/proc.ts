@@ -1,0 +1,152 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (bench/lib/../..). */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Peak and current resident memory of a process, in MB, from /proc/<pid>/status (Linux only). */
+export function memoryOf(pid: number): { peakMb: number; currentMb: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
+    const peak = kb('VmHWM');
+    const current = kb('VmRSS');
+    if (!Number.isFinite(peak)) return undefined;
+    return { peakMb: peak / 1024, currentMb: current / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A child process whose output is kept (last lines) for error messages and read line by line. */
+export interface Child {
+  process: ChildProcess;
+  pid: number;
+  /** The last lines of stdout and stderr, for error messages. */
+  tail(): string;
+  /** Resolves with the first stdout line matching `pattern`, rejects if the child exits first. */
+  waitForLine(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray>;
+  /** Calls `listener` with every further stdout line. */
+  onLine(listener: (line: string) => void): void;
+  /** Resolves with all of stdout once the child exits with code 0; rejects otherwise. */
+  done(): Promise<string>;
+  /** SIGTERM, then SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Spawns `node --import tsx <script> ...args` (or plain node args) from the repository root. */
+export function spawnNode(args: string[], env: NodeJS.ProcessEnv, name: string): Child {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (child.pid === undefined) throw new Error(`could not start ${name}`);
+  const lines: string[] = [];
+  let stdout = '';
+  let partial = '';
+  const listeners = new Set<(line: string) => void>();
+  const keep = (line: string) => {
+    lines.push(line);
+    if (lines.length > 40) lines.shift();
+  };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    // Only the output before the first matched line matters for readiness; cap the rest.
+    if (stdout.length > 64 * 1024 * 1024) stdout = stdout.slice(-1024 * 1024);
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop() ?? '';
+    for (const line of parts) {
+      keep(line);
+      for (const listener of listeners) listener(line);
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    for (const line of chunk.split('\n')) if (line) keep(line);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const tail = () => lines.slice(-15).join('\n');
+  return {
+    process: child,
+    pid: child.pid,
+    tail,
+    waitForLine(pattern, timeoutMs) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`${name} did not get ready within ${timeoutMs} ms:\n${tail()}`));
+        }, timeoutMs);
+        const check = (line: string) => {
+          const match = pattern.exec(line);
+          if (!match) return;
+          clearTimeout(timer);
+          listeners.delete(check);
+          resolve(match);
+        };
+        listeners.add(check);
+        void exited.then((code) => {
+          clearTimeout(timer);
+          if (listeners.delete(check)) reject(new Error(`${name} exited (code ${code}):\n${tail()}`));
+        });
+      });
+    },
+    onLine(listener) {
+      listeners.add(listener);
+    },
+    async done() {
+      const code = await exited;
+      if (code !== 0) throw new Error(`${name} exited with code ${code}:\n${tail()}`);
+      return stdout;
+    },
+    async stop(graceMs = 20_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The environment every child starts from: only what Node needs, none of the caller's Herald settings. */
+export function baseEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'NODE_EXTRA_CA_CERTS']) {
+    if (process.env[name] !== undefined) env[name] = process.env[name];
+  }
+  return env;
+}
+
+/**
+ * Runs a bench child script with `spec` as JSON in a temporary file (argv[2] is its path: a
+ * 1000-notification batch body is larger than one command-line argument may be), collecting the
+ * "RESULT <json>" line it prints and passing "PROGRESS <n>" lines to `onProgress`.
+ */
+export async function runChild<T>(
+  script: string,
+  spec: unknown,
+  onProgress?: (n: number) => void,
+): Promise<T> {
+  const file = join(tmpdir(), `herald-bench-spec-${randomBytes(6).toString('hex')}.json`);
+  writeFileSync(file, JSON.stringify(spec));
+  try {
+    const child = spawnNode(['--import', 'tsx', script, file], baseEnv(), script);
+    let result: T | undefined;
+    child.onLine((line) => {
+      if (line.startsWith('RESULT ')) result = JSON.parse(line.slice(7)) as T;
+      else if (line.startsWith('PROGRESS ') && onProgress) onProgress(Number(line.slice(9)));
+    });
+    await child.done();
+    if (result === undefined) throw new Error(`${script} printed no result:\n${child.tail()}`);
+    return result;
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+/** Reads the spec a parent passed to this child script with runChild. */
+export function readSpec<T>(): T {
+  const file = process.argv[2];
+  if (!file) throw new Error('usage: node --import tsx <script> <spec.json>');
+  return JSON.parse(readFileSync(file, 'utf8')) as T;
+}

@@ -1,0 +1,102 @@
+/**
+ * `npm run bench`: starts Herald as a user does, drives it from separate load processes, prints
+ * a table, writes bench/results/latest.json and ends with a one-line summary. Flags: see USAGE.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Unavailable } from './lib/api.ts';
+import { progress, setQuiet } from './lib/log.ts';
+import { type BenchOptions, parseOptions, USAGE } from './lib/options.ts';
+import { stopPostgres } from './lib/postgres.ts';
+import { ROOT } from './lib/proc.ts';
+import { machine, notes, type Row, summary, table } from './lib/report.ts';
+import { removeTempDirs } from './lib/tmp.ts';
+import { SCENARIOS } from './scenarios/index.ts';
+import { postgresScenarios } from './scenarios/postgres.ts';
+import type { Scenario } from './scenarios/types.ts';
+
+function failureRow(scenario: Scenario, error: unknown): Row {
+  const unavailable = error instanceof Unavailable;
+  const message = error instanceof Error ? error.message : String(error);
+  if (!unavailable)
+    process.stderr.write(`${scenario.name} failed: ${error instanceof Error ? error.stack : message}\n`);
+  return {
+    scenario: scenario.name,
+    metric: scenario.title,
+    value: null,
+    unit: '',
+    met: null,
+    status: unavailable ? 'unavailable' : 'error',
+    note: unavailable ? `not available yet: ${message}` : message.split('\n').slice(0, 4).join(' | '),
+  };
+}
+
+async function runAll(options: BenchOptions): Promise<Row[]> {
+  const selected = options.scenarios
+    ? options.scenarios.map((name) => {
+        const found = [...SCENARIOS, ...postgresScenarios].find((s) => s.name === name);
+        if (!found) throw new Error(`unknown scenario "${name}"\n\n${USAGE}`);
+        return found;
+      })
+    : [...SCENARIOS, ...(options.postgres ? postgresScenarios : [])];
+  const rows: Row[] = [];
+  for (const scenario of selected) {
+    progress(`== ${scenario.title}`);
+    const started = performance.now();
+    try {
+      rows.push(...(await scenario.run(options)));
+    } catch (error) {
+      rows.push(failureRow(scenario, error));
+    }
+    progress(`== ${scenario.name} done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
+  return rows;
+}
+
+async function main(): Promise<number> {
+  let options: BenchOptions;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    console.error((error as Error).message);
+    return 2;
+  }
+  setQuiet(options.quiet);
+  const startedAt = new Date();
+  let rows: Row[];
+  try {
+    rows = await runAll(options);
+  } finally {
+    await stopPostgres();
+    if (!options.keep) removeTempDirs();
+  }
+  // Quick sizes only check that the harness works end to end; their figures mean nothing.
+  if (options.quick) for (const row of rows) row.met = null;
+  const seconds = (Date.now() - startedAt.getTime()) / 1000;
+  const out = resolve(ROOT, options.out ?? `bench/results/${options.quick ? 'quick' : 'latest'}.json`);
+  const line = `${summary(rows, seconds)}${options.quick ? ' [--quick: harness check, targets not judged]' : ''}`;
+  const results = {
+    startedAt: startedAt.toISOString(),
+    seconds: Math.round(seconds),
+    machine: machine(),
+    options: {
+      quick: options.quick,
+      postgres: options.postgres,
+      scenarios: options.scenarios,
+      sizes: options.sizes,
+    },
+    rows,
+    notes: notes(rows),
+    summary: line,
+  };
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(table(rows));
+  console.log('');
+  for (const note of results.notes) console.log(`- ${note}`);
+  console.log(`\nResults written to ${out}`);
+  console.log(line);
+  return rows.some((r) => r.status === 'error') ? 1 : 0;
+}
+
+process.exitCode = await main();

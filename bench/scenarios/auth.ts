@@ -1,0 +1,133 @@
+import { systemClock } from '../../src/clock.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { Unavailable } from '../lib/api.ts';
+import { deploy } from '../lib/deploy.ts';
+import { ADMIN } from '../lib/herald.ts';
+import { assertStatus, runLoad } from '../lib/load.ts';
+import { progress } from '../lib/log.ts';
+import type { BenchOptions } from '../lib/options.ts';
+import { measured, type Row } from '../lib/report.ts';
+import { median } from '../lib/stats.ts';
+import { tempDir } from '../lib/tmp.ts';
+import type { Scenario } from './types.ts';
+
+/** Verifications of one token per second, over `seconds`, one at a time (as one request does). */
+async function rate(verify: () => Promise<unknown>, seconds: number): Promise<number> {
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  let count = 0;
+  while (performance.now() < until) {
+    for (let i = 0; i < 100; i++) await verify();
+    count += 100;
+  }
+  return count / ((performance.now() - started) / 1000);
+}
+
+/**
+ * In-process: the auth engineer's local verifier with and without the verified-token cache,
+ * over real keys in a temporary SQLite store, in alternating rounds.
+ */
+async function verifications(options: BenchOptions): Promise<Row[]> {
+  const { createSqliteStore } = await import('../../src/store/sqlite/index.ts');
+  const { createAuthService } = await import('../../src/auth/service.ts');
+  const { createLocalVerifier } = await import('../../src/auth/verifier.ts');
+  const config = loadConfig({ HERALD_DATA_DIR: tempDir('auth'), LOG_LEVEL: 'silent' });
+  const store = createSqliteStore(config.dataDir);
+  try {
+    const service = createAuthService(config, store, systemClock);
+    await service.keyring.ensureActive();
+    const { token } = await service.tokens.issueAccess({
+      sub: 'usr_bench',
+      tenant: 'default',
+      scopes: ['notifications:send'],
+      role: 'sender',
+    });
+    const make = (cacheSize: number) =>
+      createLocalVerifier({
+        keyring: service.keyring,
+        issuer: config.auth.issuer,
+        audience: config.auth.audience,
+        clock: systemClock,
+        cacheSize,
+      });
+    const cached = make(config.auth.verifyCacheSize);
+    const uncached = make(0);
+    const { verifySeconds } = options.sizes.auth;
+    await rate(() => uncached.verify(token), verifySeconds / 2);
+    await rate(() => cached.verify(token), verifySeconds / 2);
+    const without: number[] = [];
+    const withCache: number[] = [];
+    for (let i = 0; i < options.sizes.rounds; i++) {
+      without.push(await rate(() => uncached.verify(token), verifySeconds));
+      withCache.push(await rate(() => cached.verify(token), verifySeconds));
+      progress(
+        `auth round ${i + 1}: ${Math.round(without.at(-1) as number)}/s without cache, ${Math.round(withCache.at(-1) as number)}/s with`,
+      );
+    }
+    const note = `in-process, one token, ${config.auth.alg}; median of ${options.sizes.rounds} alternating rounds`;
+    return [
+      measured('auth', 'verifications/s without the cache', median(without), '/s', { note }),
+      measured('auth', 'verifications/s with the verified-token cache', median(withCache), '/s'),
+      measured('auth', 'cache speed-up', median(withCache.map((w, i) => w / (without[i] as number))), 'x'),
+    ];
+  } finally {
+    await store.close();
+  }
+}
+
+/** Over HTTP: POST /auth/login with the admin's credentials; bounded by argon2id. */
+async function logins(options: BenchOptions): Promise<Row[]> {
+  const herald = await deploy('sqlite', { roles: 'auth,api' });
+  try {
+    const { login, loginConnections, rounds } = { ...options.sizes.auth, rounds: options.sizes.rounds };
+    const spec = {
+      urls: herald.urls,
+      method: 'POST' as const,
+      path: '/auth/login',
+      body: JSON.stringify(ADMIN),
+      connections: loginConnections,
+      seconds: login.seconds,
+      amount: login.amount,
+    };
+    const results: number[] = [];
+    const p99: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      const result = await runLoad(spec);
+      assertStatus(result, 200, 'logins');
+      results.push(result.rps);
+      p99.push(result.latency.p99);
+    }
+    return [
+      measured('auth', 'logins/s over HTTP', median(results), '/s', {
+        note: `argon2id, ${loginConnections} connections, median of ${rounds} rounds; p99 ${median(p99)} ms`,
+      }),
+    ];
+  } finally {
+    await herald.stop();
+  }
+}
+
+async function run(options: BenchOptions): Promise<Row[]> {
+  const rows = await verifications(options);
+  try {
+    rows.push(...(await logins(options)));
+  } catch (error) {
+    if (!(error instanceof Unavailable)) throw error;
+    rows.push({
+      scenario: 'auth',
+      metric: 'logins/s over HTTP',
+      value: null,
+      unit: '',
+      met: null,
+      status: 'unavailable',
+      note: `not available yet: ${error.message}`,
+    });
+  }
+  return rows;
+}
+
+export const authScenario: Scenario = {
+  name: 'auth',
+  title: '7. Auth: verifications/s with and without the cache, logins/s',
+  run,
+};

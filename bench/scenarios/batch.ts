@@ -1,0 +1,61 @@
+import { startBare } from '../lib/bare.ts';
+import { batch } from '../lib/bodies.ts';
+import { deploy } from '../lib/deploy.ts';
+import { checkBatch } from '../lib/fill.ts';
+import type { BenchOptions } from '../lib/options.ts';
+import { measured, type Row } from '../lib/report.ts';
+import { alternate } from '../lib/rounds.ts';
+import { median } from '../lib/stats.ts';
+import type { Scenario } from './types.ts';
+
+/**
+ * Scenario 2: POST /notifications/batch with 1000 notifications a request; notifications
+ * accepted per second. The bare server parsing the same body is the reference (no target).
+ */
+async function run(options: BenchOptions): Promise<Row[]> {
+  const { batch: sizes, rounds } = options.sizes;
+  const herald = await deploy('sqlite');
+  const bare = await startBare();
+  try {
+    await checkBatch(herald.api, sizes.size, 'NORMAL');
+    const load = {
+      method: 'POST' as const,
+      path: '/notifications/batch',
+      headers: herald.api.auth,
+      body: batch(sizes.size),
+      connections: sizes.connections,
+      timeoutSeconds: 120,
+    };
+    const result = await alternate(
+      'batch',
+      rounds,
+      sizes.warmup,
+      sizes.round,
+      { ...load, urls: herald.urls },
+      { ...load, urls: [bare.url] },
+      { herald: 207, reference: 207 },
+    );
+    const perSecond = median(result.herald.map((r) => r.rps * sizes.size));
+    return [
+      measured('batch', `notifications/s accepted (${sizes.size} a request)`, perSecond, '/s', {
+        target: { bound: 100_000, better: 'higher', text: '>= 100,000/s' },
+        note: `median of ${rounds} rounds, ${sizes.connections} connections; every item of a sample batch checked accepted`,
+      }),
+      measured(
+        'batch',
+        'Herald p99 latency per batch',
+        median(result.herald.map((r) => r.latency.p99)),
+        'ms',
+      ),
+      measured('batch', 'requests/s ratio to bare Fastify (same body)', median(result.ratios), 'x'),
+    ];
+  } finally {
+    await Promise.all([herald.stop(), bare.stop()]);
+  }
+}
+
+export const batchScenario: Scenario = {
+  name: 'batch',
+  title: '2. Batch ingest: POST /notifications/batch',
+  run,
+};

@@ -1,0 +1,19 @@
+import { authScenario } from './auth.ts';
+import { batchScenario } from './batch.ts';
+import { claimScenario } from './claim.ts';
+import { dispatchScenario } from './dispatch.ts';
+import { ingestScenario } from './ingest.ts';
+import { isolationScenario } from './isolation.ts';
+import { memoryScenario } from './memory.ts';
+import type { Scenario } from './types.ts';
+
+/** Every scenario of the issue, in its order. */
+export const SCENARIOS: Scenario[] = [
+  ingestScenario,
+  batchScenario,
+  isolationScenario,
+  dispatchScenario,
+  claimScenario,
+  memoryScenario,
+  authScenario,
+];

@@ -1,0 +1,69 @@
+import { requireRoute } from '../lib/api.ts';
+import { startBare } from '../lib/bare.ts';
+import { notification } from '../lib/bodies.ts';
+import { deploy, type Engine } from '../lib/deploy.ts';
+import type { BenchOptions } from '../lib/options.ts';
+import { measured, type Row } from '../lib/report.ts';
+import { alternate } from '../lib/rounds.ts';
+import { median } from '../lib/stats.ts';
+import type { Scenario } from './types.ts';
+
+/**
+ * Scenario 1: POST /notifications with 64 connections, one token, a 200-byte body, each 201
+ * durable; the ratio to a bare Fastify 201 in alternating rounds, and Herald's p99.
+ */
+export async function ingestOn(engine: Engine, options: BenchOptions): Promise<Row[]> {
+  const name = engine === 'sqlite' ? 'ingest' : 'ingest (postgres, 2 API)';
+  const { ingest, rounds } = options.sizes;
+  const herald = await deploy(engine);
+  const bare = await startBare();
+  try {
+    const probe = await requireRoute(
+      herald.api,
+      'POST',
+      '/notifications',
+      notification(),
+      'the notifications API',
+    );
+    if (probe.status !== 201)
+      throw new Error(`POST /notifications: ${probe.status} ${JSON.stringify(probe.body)}`);
+    const load = {
+      method: 'POST' as const,
+      path: '/notifications',
+      headers: herald.api.auth,
+      body: JSON.stringify(notification()),
+      connections: ingest.connections,
+    };
+    const result = await alternate(
+      name,
+      rounds,
+      ingest.warmup,
+      ingest.round,
+      { ...load, urls: herald.urls },
+      { ...load, urls: [bare.url] },
+      { herald: 201, reference: 201 },
+    );
+    const heraldRps = median(result.herald.map((r) => r.rps));
+    const bareRps = median(result.reference.map((r) => r.rps));
+    const p99 = median(result.herald.map((r) => r.latency.p99));
+    return [
+      measured(name, 'requests/s ratio to bare Fastify', median(result.ratios), 'x', {
+        target: { bound: 0.5, better: 'higher', text: '>= 0.5' },
+        note: `median of ${rounds} alternating rounds, ${ingest.connections} connections; per round: ${result.ratios.map((r) => r.toFixed(3)).join(', ')}`,
+      }),
+      measured(name, 'Herald requests/s', heraldRps, '/s'),
+      measured(name, 'bare Fastify requests/s', bareRps, '/s'),
+      measured(name, 'Herald p99 latency', p99, 'ms', {
+        target: { bound: 20, better: 'lower', text: '<= 20 ms' },
+      }),
+    ];
+  } finally {
+    await Promise.all([herald.stop(), bare.stop()]);
+  }
+}
+
+export const ingestScenario: Scenario = {
+  name: 'ingest',
+  title: '1. Ingest: POST /notifications vs bare Fastify',
+  run: (options) => ingestOn('sqlite', options),
+};

@@ -1,0 +1,17 @@
+import { dispatchOn } from './dispatch.ts';
+import { ingestOn } from './ingest.ts';
+import type { Scenario } from './types.ts';
+
+/** `--postgres`: ingest and dispatch again on PostgreSQL with two API processes. */
+export const postgresScenarios: Scenario[] = [
+  {
+    name: 'ingest-postgres',
+    title: '1. Ingest on PostgreSQL with two API processes',
+    run: (options) => ingestOn('postgres', options),
+  },
+  {
+    name: 'dispatch-postgres',
+    title: '4. Dispatch on PostgreSQL',
+    run: (options) => dispatchOn('postgres', options),
+  },
+];
