@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { decodeProtectedHeader } from 'jose';
+import { KeyDecryptionError } from '../../src/auth/key-crypto.ts';
+import { authServiceOf } from '../../src/auth/service.ts';
+import { manualClock } from '../../src/clock.ts';
+import { buildApi, createDeps } from '../../src/server.ts';
+import { authTestApp, tokenFor } from '../helpers/auth.ts';
+import { tempDir, testConfig } from '../helpers/config.ts';
+
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
+
+describe('signing keys', () => {
+  it('makes an ES256 key with a kid on first start and publishes only its public part', async () => {
+    const t = await authTestApp();
+    try {
+      const response = await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' });
+      assert.equal(response.statusCode, 200);
+      assert.match(String(response.headers['cache-control']), /public, max-age=\d+/);
+      const { keys } = response.json();
+      assert.equal(keys.length, 1);
+      assert.equal(keys[0].alg, 'ES256');
+      assert.equal(keys[0].kty, 'EC');
+      assert.ok(keys[0].kid);
+      for (const member of PRIVATE_MEMBERS) assert.equal(member in keys[0], false, member);
+      const token = await tokenFor(t.deps);
+      assert.equal(decodeProtectedHeader(token).kid, keys[0].kid);
+    } finally {
+      await t.close();
+    }
+  });
+
+  for (const [alg, kty] of [
+    ['EdDSA', 'OKP'],
+    ['RS256', 'RSA'],
+  ] as const) {
+    it(`signs and verifies with ${alg} when configured`, async () => {
+      const t = await authTestApp({ HERALD_JWT_ALG: alg });
+      try {
+        const { keys } = (await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json();
+        assert.equal(keys[0].alg, alg);
+        assert.equal(keys[0].kty, kty);
+        for (const member of PRIVATE_MEMBERS) assert.equal(member in keys[0], false, member);
+        const token = await tokenFor(t.deps);
+        assert.equal(decodeProtectedHeader(token).alg, alg);
+        const me = await t.app.inject({
+          method: 'GET',
+          url: '/auth/me',
+          headers: { authorization: `Bearer ${token}` },
+        });
+        assert.equal(me.statusCode, 200);
+      } finally {
+        await t.close();
+      }
+    });
+  }
+
+  it('keeps the keys in the store, so a restarted or second instance signs with the same key', async () => {
+    const dataDir = tempDir();
+    const first = await createDeps(testConfig({ HERALD_DATA_DIR: dataDir }));
+    const token = await tokenFor(first);
+    const kid = decodeProtectedHeader(token).kid;
+    await first.store.close();
+    const second = await createDeps(testConfig({ HERALD_DATA_DIR: dataDir }));
+    try {
+      assert.equal(decodeProtectedHeader(await tokenFor(second)).kid, kid);
+      assert.ok(await second.verifier.verify(token));
+    } finally {
+      await second.store.close();
+    }
+  });
+
+  it('encrypts private keys at rest with HERALD_KEY_ENCRYPTION_SECRET and refuses a wrong secret', async () => {
+    const dataDir = tempDir();
+    const env = { HERALD_DATA_DIR: dataDir, HERALD_KEY_ENCRYPTION_SECRET: 'correct secret' };
+    const deps = await createDeps(testConfig(env));
+    const token = await tokenFor(deps);
+    const [record] = await deps.store.auth.listSigningKeys();
+    assert.ok(record?.privateJwk.startsWith('enc:v1:'));
+    assert.doesNotMatch(record.privateJwk, /"d"/);
+    await deps.store.close();
+
+    const again = await createDeps(testConfig(env));
+    assert.ok(await again.verifier.verify(token));
+    assert.ok(await tokenFor(again));
+    await again.store.close();
+
+    for (const secret of ['wrong secret', '']) {
+      const wrong = await createDeps(testConfig({ ...env, HERALD_KEY_ENCRYPTION_SECRET: secret }));
+      await assert.rejects(tokenFor(wrong), KeyDecryptionError);
+      await wrong.store.close();
+    }
+  });
+
+  it('stores private keys in clear without a secret (the README says to set one in production)', async () => {
+    const deps = await createDeps(testConfig());
+    await tokenFor(deps);
+    const [record] = await deps.store.auth.listSigningKeys();
+    assert.match(record?.privateJwk ?? '', /"d"/);
+    await deps.store.close();
+  });
+});
+
+describe('key rotation', () => {
+  it('keeps retired keys published until their last token expired, then drops them', async () => {
+    const clock = manualClock(Date.UTC(2026, 0, 1));
+    const config = testConfig({ HERALD_ACCESS_TTL: '600', HERALD_REFRESH_TTL: '3600' });
+    const deps = await createDeps(config, clock);
+    const app = await buildApi(deps);
+    try {
+      const old = await tokenFor(deps);
+      const oldKid = decodeProtectedHeader(old).kid;
+      const { kid: newKid, retired } = await authServiceOf(deps).keyring.rotate();
+      assert.equal(retired, oldKid);
+      assert.notEqual(newKid, oldKid);
+
+      const fresh = await tokenFor(deps);
+      assert.equal(decodeProtectedHeader(fresh).kid, newKid);
+      const jwks = async () =>
+        (
+          (await app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json().keys as Array<{
+            kid: string;
+          }>
+        ).map((key) => key.kid);
+      assert.deepEqual((await jwks()).sort(), [oldKid, newKid].sort());
+
+      const me = (token: string) =>
+        app.inject({ method: 'GET', url: '/auth/me', headers: { authorization: `Bearer ${token}` } });
+      assert.equal((await me(old)).statusCode, 200);
+      // A refresh token signed just before rotation lives an hour: the old key stays published that long.
+      clock.advance(3600_000);
+      assert.ok((await jwks()).includes(oldKid as string));
+      const longLived = await tokenFor(deps, { ttl: 86400 });
+      assert.equal((await me(longLived)).statusCode, 200);
+      clock.advance(31_000 + 60_000);
+      assert.deepEqual(await jwks(), [newKid]);
+      await authServiceOf(deps).keyring.rotate();
+      const kids = (await deps.store.auth.listSigningKeys()).map((key) => key.kid);
+      assert.equal(kids.includes(oldKid as string), false, 'expired key deleted from the store');
+    } finally {
+      await app.close();
+      await deps.store.close();
+    }
+  });
+
+  it('refuses tokens of a removed key, even ones still in the verify cache', async () => {
+    const clock = manualClock(Date.UTC(2026, 0, 1));
+    const deps = await createDeps(testConfig(), clock);
+    try {
+      const token = await tokenFor(deps);
+      assert.ok(await deps.verifier.verify(token));
+      const kid = decodeProtectedHeader(token).kid as string;
+      await authServiceOf(deps).keyring.rotate();
+      assert.ok(await deps.store.auth.deleteSigningKey(kid));
+      // Other instances see a removal within a minute (the keyring re-read interval).
+      clock.advance(61_000);
+      await assert.rejects(deps.verifier.verify(token), { code: 'AUTH_INVALID_TOKEN' });
+    } finally {
+      await deps.store.close();
+    }
+  });
+});
