@@ -1,21 +1,24 @@
 import type { App, AppDeps } from '../../src/http/types.ts';
 import { authHeader, authTestApp } from '../helpers/auth.ts';
 
+/** A notification request body. */
+export type Body = Record<string, unknown>;
+
 /** Small factories for notification bodies, one per channel. */
-export const email = (overrides: Record<string, unknown> = {}) => ({
+export const email = (overrides: Body = {}): Body => ({
   channel: 'email',
   recipient: { email: 'ada@example.com' },
   content: { subject: 'Hello {{ name }}', text: 'Hi {{ name }}' },
   variables: { name: 'Ada' },
   ...overrides,
 });
-export const sms = (overrides: Record<string, unknown> = {}) => ({
+export const sms = (overrides: Body = {}): Body => ({
   channel: 'sms',
   recipient: { phone: '+15550101234' },
   content: { text: 'Your code is 123456' },
   ...overrides,
 });
-export const webPush = (overrides: Record<string, unknown> = {}) => ({
+export const webPush = (overrides: Body = {}): Body => ({
   channel: 'push',
   recipient: {
     subscription: {
@@ -29,7 +32,7 @@ export const webPush = (overrides: Record<string, unknown> = {}) => ({
   content: { title: 'Hi', body: 'There' },
   ...overrides,
 });
-export const devicePush = (overrides: Record<string, unknown> = {}) => ({
+export const devicePush = (overrides: Body = {}): Body => ({
   channel: 'push',
   recipient: { deviceToken: 'a1b2c3d4e5f6a7b8c9d0', platform: 'apns' },
   content: { title: 'Hi', body: 'There' },
