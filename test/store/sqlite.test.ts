@@ -2,7 +2,9 @@
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { tempDir } from '../helpers/config.ts';
 import { notificationStoreSuite } from './notifications.suite.ts';
+import { queueSuite } from './queue.suite.ts';
 import { reportsSuite } from './reports.suite.ts';
+import { sandboxSuite } from './sandbox.suite.ts';
 import { templateStoreSuite } from './templates.suite.ts';
 
 const openSqlite = async () => createSqliteStore(tempDir());
@@ -10,3 +12,5 @@ const openSqlite = async () => createSqliteStore(tempDir());
 reportsSuite('sqlite', openSqlite);
 notificationStoreSuite('sqlite', openSqlite);
 templateStoreSuite('sqlite', openSqlite);
+queueSuite('sqlite', openSqlite);
+sandboxSuite('sqlite', openSqlite);

@@ -1,6 +1,8 @@
 import type { AuthStore } from './auth.ts';
 import type { NotificationStore } from './notifications.ts';
+import type { QueueStore } from './queue.ts';
 import type { ReportStore } from './reports.ts';
+import type { SandboxStore } from './sandbox.ts';
 import type { TemplateStore } from './templates.ts';
 import type { WakeupChannel } from './wakeups.ts';
 
@@ -20,6 +22,10 @@ export interface Store {
   wakeups: WakeupChannel;
   /** Provider delivery reports (webhooks, SMPP receipts) and the ones waiting for their message id (src/webhooks). */
   reports: ReportStore;
+  /** The dispatch queue: claims, completions, leases, pauses (src/dispatch). */
+  queue: QueueStore;
+  /** Messages the sandbox providers delivered (GET /admin/sandbox). */
+  sandbox: SandboxStore;
   readonly kind: 'sqlite' | 'postgres';
   /** Cheap liveness query for /ready. */
   ping(): Promise<void>;

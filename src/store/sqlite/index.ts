@@ -2,7 +2,9 @@ import type { Store } from '../port/index.ts';
 import { createSqliteAuthStore } from './auth.ts';
 import { createSqliteNotifications } from './notifications.ts';
 import { openSqlite, type SqliteDb } from './open.ts';
+import { createSqliteQueue } from './queue.ts';
 import { createSqliteReports } from './reports.ts';
+import { createSqliteSandbox } from './sandbox.ts';
 import { createSqliteTemplates } from './templates.ts';
 
 /** The embedded SQLite adapter: one file under the data directory, WAL, synchronous=FULL. */
@@ -16,6 +18,8 @@ export function createSqliteStore(dataDir: string): Store & { db: SqliteDb } {
     notifications: createSqliteNotifications(db),
     templates: createSqliteTemplates(db),
     reports: createSqliteReports(db),
+    queue: createSqliteQueue(db),
+    sandbox: createSqliteSandbox(db),
     // One process: the in-process signal already wakes the worker.
     wakeups: { subscribe: async () => async () => undefined },
     async ping() {

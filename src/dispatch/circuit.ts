@@ -1,0 +1,90 @@
+import type { Clock } from '../clock.ts';
+
+/** Circuit-breaker tuning; defaults suit real providers, tests shorten them. */
+export interface CircuitOptions {
+  /** Consecutive transient failures that open the circuit. */
+  failureThreshold: number;
+  /** First open period; doubles on each failed probe up to maxOpenMs. */
+  openMs: number;
+  maxOpenMs: number;
+  /** How long a `config` failure (bad credentials) pauses the provider. */
+  configPauseMs: number;
+}
+
+export const DEFAULT_CIRCUIT: CircuitOptions = {
+  failureThreshold: 5,
+  openMs: 5_000,
+  maxOpenMs: 5 * 60_000,
+  configPauseMs: 60_000,
+};
+
+/**
+ * One provider's breaker. Closed: sends flow. Open: none flow until `retryAt`; the scheduler holds
+ * their notifications back without using attempts. Half-open: one probe at a time; its success
+ * closes the circuit, its failure reopens it for twice as long.
+ */
+export interface Circuit {
+  /** May a send start now? In half-open, true once (the probe) until it reports. */
+  allow(): boolean;
+  /** When the circuit lets a send through again (now when it already does). */
+  retryAt(): number;
+  /** How many sends the claim may plan for: unbounded closed, 0 open, 1 for the half-open probe. */
+  capacity(): number;
+  success(): void;
+  failure(): void;
+  /** A configuration failure: open for configPauseMs at once. */
+  pause(): void;
+  readonly state: 'closed' | 'open' | 'half-open';
+}
+
+export function createCircuit(clock: Clock, options: CircuitOptions = DEFAULT_CIRCUIT): Circuit {
+  let failures = 0;
+  let openUntil = 0;
+  let openFor = options.openMs;
+  let opened = false;
+  let probing = false;
+  const open = (ms: number) => {
+    opened = true;
+    probing = false;
+    openUntil = clock.now() + ms;
+  };
+  return {
+    get state() {
+      if (!opened) return 'closed';
+      return clock.now() < openUntil ? 'open' : 'half-open';
+    },
+    allow() {
+      if (!opened) return true;
+      if (clock.now() < openUntil || probing) return false;
+      probing = true;
+      return true;
+    },
+    retryAt() {
+      const now = clock.now();
+      if (!opened) return now;
+      if (now < openUntil) return openUntil;
+      // Half-open with the probe out: look again shortly rather than spin.
+      return probing ? now + Math.min(openFor, 1000) : now;
+    },
+    capacity() {
+      if (!opened) return Number.POSITIVE_INFINITY;
+      return clock.now() < openUntil || probing ? 0 : 1;
+    },
+    success() {
+      failures = 0;
+      opened = false;
+      probing = false;
+      openFor = options.openMs;
+    },
+    failure() {
+      failures++;
+      if (opened) {
+        openFor = Math.min(openFor * 2, options.maxOpenMs);
+        open(openFor);
+      } else if (failures >= options.failureThreshold) open(openFor);
+    },
+    pause() {
+      open(options.configPauseMs);
+    },
+  };
+}

@@ -1,0 +1,150 @@
+import type { Clock } from '../clock.ts';
+import type { Metrics } from '../metrics.ts';
+import type { NotificationRecord } from '../notifications/model.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import { isSandbox } from '../providers/sandbox/index.ts';
+import type { SendResult } from '../providers/types.ts';
+import type { Completion } from '../store/port/queue.ts';
+import { RenderError, type Renderer } from '../templates/render.ts';
+import { type RetryPolicy, retryDelay } from './backoff.ts';
+import type { createProviderStates } from './provider-state.ts';
+
+/** What delivering one claimed notification needs. */
+export interface DeliverDeps {
+  providers: ProviderRegistry;
+  states: ReturnType<typeof createProviderStates>;
+  renderer: Renderer;
+  clock: Clock;
+  policy: RetryPolicy;
+  random: () => number;
+  metrics?: Metrics;
+}
+
+/** A send in progress; `released` is set when shutdown gives the lease back instead of waiting. */
+export interface Flight {
+  record: NotificationRecord;
+  controller: AbortController;
+  startedAt: number;
+  released: boolean;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Renders, checks the provider's limits and circuit, sends, and maps the outcome to a completion.
+ * Never throws: every path ends in a completion the next cycle writes.
+ */
+export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Completion> {
+  const { record } = flight;
+  const lease = { seq: record.seq, attempt: record.attempts };
+  const now = () => deps.clock.now();
+  const provider = deps.providers.pick(record.channel, record.recipient);
+  if (!provider) {
+    return {
+      ...lease,
+      kind: 'failed',
+      detail: `no configured ${record.channel} provider accepts this recipient`,
+    };
+  }
+  const hold = (until: number, detail: string): Completion => ({
+    ...lease,
+    kind: 'hold',
+    provider: provider.name,
+    until,
+    detail,
+  });
+  let content: Awaited<ReturnType<Renderer['render']>>;
+  try {
+    content = await deps.renderer.render(record);
+  } catch (error) {
+    if (error instanceof RenderError) return { ...lease, kind: 'failed', detail: error.message };
+    return retryOrFail(deps, record, provider.name, `rendering failed: ${message(error)}`);
+  }
+  const state = deps.states.of(provider);
+  if (state.inFlight >= provider.limits.concurrency || !state.bucket.tryTake()) {
+    return hold(now() + Math.max(state.bucket.waitMs(), 10), `rate limit of provider ${provider.name}`);
+  }
+  if (!state.circuit.allow()) {
+    return hold(state.circuit.retryAt(), `circuit open: provider ${provider.name} is failing`);
+  }
+  if (record.attempts === 1)
+    deps.metrics?.pickupLatency.observe({ priority: record.priority }, (now() - record.createdAt) / 1000);
+  state.inFlight++;
+  let result: SendResult;
+  try {
+    result = await provider.send(
+      {
+        notificationId: record.id,
+        tenant: record.tenant,
+        channel: record.channel,
+        priority: record.priority,
+        recipient: record.recipient,
+        content,
+        attempt: record.attempts,
+      },
+      flight.controller.signal,
+    );
+  } catch (error) {
+    result = { ok: false, kind: 'transient', detail: `provider error: ${message(error)}` };
+  } finally {
+    state.inFlight--;
+  }
+  deps.metrics?.outcomes.inc({
+    provider: provider.name,
+    outcome: result.ok ? (result.delivered ? 'delivered' : 'sent') : result.kind,
+  });
+  if (flight.released) return hold(now(), 'released at shutdown');
+  if (result.ok) {
+    state.circuit.success();
+    return {
+      ...lease,
+      kind: result.delivered ? 'delivered' : 'sent',
+      provider: provider.name,
+      providerMessageId: result.providerMessageId,
+      detail: result.detail,
+      sandbox: isSandbox(provider)
+        ? { channel: record.channel, recipient: record.recipient, content }
+        : undefined,
+    };
+  }
+  if (result.kind === 'config') {
+    state.circuit.pause();
+    return hold(
+      state.circuit.retryAt(),
+      `provider ${provider.name} paused (configuration): ${result.detail}`,
+    );
+  }
+  if (result.kind === 'permanent') {
+    // The provider answered: it works, the message is what is wrong.
+    state.circuit.success();
+    return { ...lease, kind: 'failed', provider: provider.name, detail: result.detail };
+  }
+  state.circuit.failure();
+  return retryOrFail(deps, record, provider.name, result.detail, result.retryAfterMs);
+}
+
+/** A transient failure: retry after backoff, or fail once attempts are used up. */
+function retryOrFail(
+  deps: DeliverDeps,
+  record: NotificationRecord,
+  provider: string,
+  detail: string,
+  retryAfterMs?: number,
+): Completion {
+  const lease = { seq: record.seq, attempt: record.attempts };
+  if (record.attempts >= deps.policy.retryMaxAttempts) {
+    return {
+      ...lease,
+      kind: 'failed',
+      provider,
+      detail: `attempts exhausted (${record.attempts}): ${detail}`,
+    };
+  }
+  const delay = retryDelay(deps.policy, record.priority, record.attempts, retryAfterMs, deps.random);
+  let next = deps.clock.now() + delay;
+  // No point waiting past expiry: come back then, and the claim marks it EXPIRED.
+  if (record.expiresAt !== null && next > record.expiresAt) next = record.expiresAt;
+  return { ...lease, kind: 'retry', provider, detail, nextAttemptAt: next };
+}

@@ -1,0 +1,61 @@
+import type { Clock } from '../clock.ts';
+import type { Channel } from '../notifications/model.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import type { Provider } from '../providers/types.ts';
+import { type Circuit, type CircuitOptions, createCircuit } from './circuit.ts';
+import { createTokenBucket, type TokenBucket } from './token-bucket.ts';
+
+/** One provider's limits as this worker enforces them (in memory: each worker holds its share). */
+export interface ProviderState {
+  provider: Provider;
+  bucket: TokenBucket;
+  circuit: Circuit;
+  inFlight: number;
+}
+
+/** Per-provider rate, concurrency and circuit state, and what a claim may plan per channel. */
+export function createProviderStates(registry: ProviderRegistry, clock: Clock, circuit?: CircuitOptions) {
+  const states = new Map<Provider, ProviderState>();
+  for (const provider of registry.all()) {
+    states.set(provider, {
+      provider,
+      bucket: createTokenBucket(clock, provider.limits.ratePerSecond, provider.limits.burst),
+      circuit: createCircuit(clock, circuit),
+      inFlight: 0,
+    });
+  }
+  return {
+    of(provider: Provider): ProviderState {
+      let state = states.get(provider);
+      if (!state) {
+        state = {
+          provider,
+          bucket: createTokenBucket(clock, provider.limits.ratePerSecond, provider.limits.burst),
+          circuit: createCircuit(clock, circuit),
+          inFlight: 0,
+        };
+        states.set(provider, state);
+      }
+      return state;
+    },
+    /**
+     * Most rows of a channel the next claim should take: what its providers can start now (free
+     * concurrency, tokens, circuit). A channel whose providers are all open claims nothing, so its
+     * notifications stay queued with their attempts untouched.
+     */
+    channelCapacity(channel: Channel, cap: number): number {
+      let room = 0;
+      for (const provider of registry.forChannel(channel)) {
+        const s = this.of(provider);
+        const free = Math.min(
+          s.circuit.capacity(),
+          provider.limits.concurrency - s.inFlight,
+          s.bucket.available(),
+        );
+        room += Math.max(0, free);
+        if (room >= cap) return cap;
+      }
+      return room;
+    },
+  };
+}

@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config/config.ts';
+import type { Metrics } from '../metrics.ts';
+import { CHANNELS, type Channel, priorityRank } from '../notifications/model.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import type { ProviderDeps } from '../providers/types.ts';
+import type { Store } from '../store/port/index.ts';
+import type { ClaimBudget, Completion, CycleResult } from '../store/port/queue.ts';
+import type { Renderer } from '../templates/render.ts';
+import { DEFAULT_SHARES, priorityBudget, type SlotShares } from './budget.ts';
+import type { CircuitOptions } from './circuit.ts';
+import { deliver, type Flight } from './deliver.ts';
+import { followUp } from './follow-up.ts';
+import { createProviderStates } from './provider-state.ts';
+
+/** What a scheduler is built from (house style: plain arguments, no container). */
+export interface SchedulerDeps {
+  store: Store;
+  providers: ProviderRegistry;
+  renderer: Renderer;
+  clock: Clock;
+  config: Config['dispatch'];
+  log: ProviderDeps['log'];
+  /** Lease owner; distinct per worker (several may run in one process). */
+  owner?: string;
+  random?: () => number;
+  circuit?: CircuitOptions;
+  shares?: SlotShares;
+  metrics?: Metrics;
+}
+
+/** One scheduler step's outcome, for tests and the run loop. */
+export type StepResult = CycleResult;
+
+/**
+ * The dispatch engine of one worker, steppable: `step()` writes finished completions, promotes,
+ * reaps and claims in one transaction, then starts the sends of what it claimed. The run loop
+ * (worker.ts) calls it; tests call `tick()` with a manual clock.
+ */
+export interface Scheduler {
+  readonly owner: string;
+  /** One cycle; `claim: false` only writes completions (and promotes/reaps). */
+  step(claim?: boolean): Promise<StepResult>;
+  /** A step, then a pause for sends that answer at once (the sandbox), then a step that writes them. */
+  tick(): Promise<StepResult>;
+  /** Sends in progress. */
+  inFlight(): number;
+  /** Completions waiting for the next step. */
+  pending(): number;
+  /** The earliest due time of a waiting row seen by the last step. */
+  nextDueAt(): number | null;
+  /** Resolves when a send finishes (so the loop can write it) or after `ms`. */
+  settled(ms: number): Promise<void>;
+  /** Resolves when every current send has finished. */
+  drained(): Promise<void>;
+  /** Renews the leases of sends running longer than a third of the lease; aborts overdue ones. */
+  maintainLeases(): Promise<void>;
+  /** Shutdown: marks every send released (aborted), so each completes as a hold, not a retry. */
+  releaseAll(): void;
+  /** Crash simulation for tests: forget every send without completing it. */
+  abandon(): void;
+}
+
+export function createScheduler(deps: SchedulerDeps): Scheduler {
+  const { store, clock, config } = deps;
+  const owner = deps.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const states = createProviderStates(deps.providers, clock, deps.circuit);
+  const deliverDeps = {
+    providers: deps.providers,
+    states,
+    renderer: deps.renderer,
+    clock,
+    policy: config,
+    random: deps.random ?? Math.random,
+    metrics: deps.metrics,
+  };
+  const flights = new Map<number, Flight & { done: Promise<void> }>();
+  const counts: [number, number, number, number] = [0, 0, 0, 0];
+  let buffer: Completion[] = [];
+  let backlog: boolean[] = [false, false, false, false];
+  let nextDue: number | null = null;
+  let generation = 0;
+  let lastLeaseCheck = clock.now();
+  let wake: (() => void) | undefined;
+
+  function budget(): ClaimBudget {
+    const batch = config.claimBatch;
+    const slots = priorityBudget(config.concurrency, counts, backlog, deps.shares ?? DEFAULT_SHARES);
+    const perChannel: Partial<Record<Channel, number>> = {};
+    for (const channel of CHANNELS) perChannel[channel] = states.channelCapacity(channel, batch);
+    return {
+      perPriority: slots.perPriority.map((n) => Math.min(n, batch)),
+      sharedLimit: Math.min(slots.sharedLimit, batch),
+      perChannel,
+    };
+  }
+
+  function launch(flight: Flight): void {
+    const rank = priorityRank(flight.record.priority);
+    const started = generation;
+    counts[rank] = (counts[rank] ?? 0) + 1;
+    const done = deliver(deliverDeps, flight).then(
+      (completion) => {
+        if (started !== generation) return; // abandoned: a crashed worker writes nothing
+        counts[rank] = (counts[rank] ?? 1) - 1;
+        flights.delete(flight.record.seq);
+        buffer.push(completion);
+        wake?.();
+      },
+      (error: unknown) => deps.log.error({ err: error, seq: flight.record.seq }, 'delivery crashed'),
+    );
+    flights.set(flight.record.seq, { ...flight, done });
+  }
+
+  const scheduler: Scheduler = {
+    owner,
+    async step(claim = true) {
+      const now = clock.now();
+      const completions = buffer;
+      buffer = [];
+      let result: CycleResult;
+      try {
+        result = await store.queue.cycle({
+          owner,
+          now,
+          leaseUntil: now + config.leaseMs,
+          completions,
+          claim: claim ? budget() : undefined,
+          maxAttempts: config.retryMaxAttempts,
+        });
+      } catch (error) {
+        buffer = completions.concat(buffer); // keep them for the next try
+        throw error;
+      }
+      backlog = result.backlog;
+      nextDue = result.nextDueAt;
+      for (const record of result.claimed) {
+        launch({ record, controller: new AbortController(), startedAt: now, released: false });
+      }
+      if (completions.length > 0) await followUp(store, completions, result.stale, now, deps.log);
+      return result;
+    },
+    async tick() {
+      const result = await scheduler.step(true);
+      await new Promise((resolve) => setImmediate(resolve));
+      if (buffer.length > 0) await scheduler.step(false);
+      return result;
+    },
+    inFlight: () => flights.size,
+    pending: () => buffer.length,
+    nextDueAt: () => nextDue,
+    settled(ms) {
+      if (buffer.length > 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        const timer = setTimeout(finish, ms);
+        function finish() {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        }
+        wake = finish;
+      });
+    },
+    async drained() {
+      while (flights.size > 0) await Promise.all([...flights.values()].map((f) => f.done));
+    },
+    async maintainLeases() {
+      const now = clock.now();
+      const third = Math.floor(config.leaseMs / 3);
+      if (now - lastLeaseCheck < Math.min(third, 1000)) return;
+      lastLeaseCheck = now;
+      const old = [...flights.values()].filter((f) => now - f.startedAt >= third);
+      if (old.length === 0) return;
+      // A send may not outlive its lease by much: abort it and let it retry.
+      for (const f of old) if (now - f.startedAt >= config.leaseMs) f.controller.abort();
+      const leases = old.map((f) => ({ seq: f.record.seq, attempt: f.record.attempts }));
+      await store.queue.renew(owner, leases, now + config.leaseMs);
+    },
+    releaseAll() {
+      for (const flight of flights.values()) {
+        flight.released = true;
+        flight.controller.abort();
+      }
+    },
+    abandon() {
+      generation++;
+      flights.clear();
+      buffer = [];
+      counts.fill(0);
+    },
+  };
+  return scheduler;
+}

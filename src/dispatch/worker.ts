@@ -1,0 +1,91 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Clock } from '../clock.ts';
+import type { ProviderDeps } from '../providers/types.ts';
+import type { Scheduler } from './scheduler.ts';
+import type { Wakeup } from './wakeup.ts';
+
+/** The `worker` role's loop around one scheduler. */
+export interface Worker {
+  readonly scheduler: Scheduler;
+  start(): void;
+  /**
+   * Graceful stop (SIGTERM): stop claiming, give running sends `graceMs` to finish, release
+   * (abort) the rest back to the queue without using their attempts, write everything, return.
+   */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface WorkerDeps {
+  scheduler: Scheduler;
+  wakeup: Wakeup;
+  clock: Clock;
+  pollMs: number;
+  log: ProviderDeps['log'];
+}
+
+export function createWorker(deps: WorkerDeps): Worker {
+  const { scheduler, wakeup, clock, log } = deps;
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let stopWaiting: (() => void) | undefined;
+
+  async function idle(): Promise<void> {
+    const due = scheduler.nextDueAt();
+    const delay = Math.max(1, Math.min(deps.pollMs, due === null ? deps.pollMs : due - clock.now()));
+    // Whichever first: an ingest commit (wakeup), a send finishing, the next due row, the poll backstop.
+    await new Promise<void>((resolve) => {
+      stopWaiting = resolve;
+      void Promise.race([wakeup.wait(delay), scheduler.settled(delay)]).then(() => resolve());
+    });
+    stopWaiting = undefined;
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      try {
+        await scheduler.maintainLeases();
+        const result = await scheduler.step(true);
+        if (result.claimed.length > 0 || result.promoted > 0 || scheduler.pending() > 0) {
+          // Let sends that answer at once (the sandbox) finish, so the next step writes them.
+          await new Promise((resolve) => setImmediate(resolve));
+          continue;
+        }
+      } catch (error) {
+        log.error({ err: error }, 'scheduler step failed; retrying after the poll interval');
+        await sleep(deps.pollMs);
+        continue;
+      }
+      await idle();
+    }
+  }
+
+  return {
+    scheduler,
+    start() {
+      if (running) return;
+      running = true;
+      loop = run();
+    },
+    async stop(graceMs = 10_000) {
+      running = false;
+      wakeup.notify();
+      stopWaiting?.();
+      await loop;
+      const finished = scheduler.drained();
+      await Promise.race([finished, sleep(graceMs)]);
+      if (scheduler.inFlight() > 0) {
+        log.info({ inFlight: scheduler.inFlight() }, 'releasing sends still running at shutdown');
+        scheduler.releaseAll();
+        await Promise.race([finished, sleep(2000)]);
+      }
+      // Whatever did not come back keeps its lease; the reaper of the next worker returns it.
+      for (let i = 0; i < 3 && scheduler.pending() > 0; i++) {
+        try {
+          await scheduler.step(false);
+        } catch (error) {
+          log.error({ err: error }, 'writing completions at shutdown failed');
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { CHANNELS, type Channel, type Recipient } from '../notifications/model.ts';
+import { pushProviderFactories } from './push/index.ts';
+import { createSandboxProvider } from './sandbox/index.ts';
+import type { Provider, ProviderDeps } from './types.ts';
+
+/** Builds a configured provider, or returns undefined when its configuration is absent. */
+export type ProviderFactory = (deps: ProviderDeps) => Provider | Provider[] | undefined;
+
+/**
+ * The real providers, in order of preference within a channel. Each engineer adding a provider
+ * appends its factory here (one line); it returns undefined unless its variables are set.
+ */
+export const providerFactories: ProviderFactory[] = [...pushProviderFactories];
+
+/** Which provider serves which notification. */
+export interface ProviderRegistry {
+  /** The providers of a channel: the configured ones, or the sandbox when none is. */
+  forChannel(channel: Channel): readonly Provider[];
+  /** The first provider of the channel that accepts this recipient; undefined if none does. */
+  pick(channel: Channel, recipient: Recipient): Provider | undefined;
+  all(): readonly Provider[];
+  close(): Promise<void>;
+}
+
+/**
+ * Builds every configured provider once. A channel with no configured provider falls back to its
+ * sandbox; a channel with some configured never silently sandboxes a recipient they cannot reach
+ * (pick answers undefined and the notification fails with a clear detail).
+ */
+export function createProviderRegistry(
+  deps: ProviderDeps,
+  factories: readonly ProviderFactory[] = providerFactories,
+): ProviderRegistry {
+  const built = factories.flatMap((factory) => {
+    const made = factory(deps);
+    return made === undefined ? [] : Array.isArray(made) ? made : [made];
+  });
+  const byChannel = new Map<Channel, Provider[]>();
+  for (const channel of CHANNELS) {
+    const real = built.filter((p) => p.channel === channel);
+    byChannel.set(
+      channel,
+      real.length > 0
+        ? real
+        : [createSandboxProvider(channel, { failures: deps.config.providers.sandboxFailures })],
+    );
+  }
+  const all = [...byChannel.values()].flat();
+  return {
+    forChannel: (channel) => byChannel.get(channel) ?? [],
+    pick(channel, recipient) {
+      const list = byChannel.get(channel) ?? [];
+      // Fast path: one provider per channel is the common case (and always so for the sandbox).
+      if (list.length === 1) return list[0]?.accepts(recipient) ? list[0] : undefined;
+      return list.find((p) => p.accepts(recipient));
+    },
+    all: () => all,
+    async close() {
+      await Promise.allSettled(all.map((p) => p.close?.()));
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import type { Channel, Content, Recipient } from '../../notifications/model.ts';
+
+/** One message the sandbox provider accepted (unmasked; routes mask the recipient). */
+export interface SandboxMessage {
+  id: number;
+  notificationId: string;
+  tenant: string;
+  channel: Channel;
+  recipient: Recipient;
+  content: Content;
+  attempt: number;
+  at: number;
+}
+
+/** Filters of GET /admin/sandbox. `tenant` undefined lists every tenant. */
+export interface SandboxQuery {
+  tenant?: string;
+  channel?: Channel;
+  notificationId?: string;
+  /** Newest first; rows with id < before. */
+  before?: number;
+  limit: number;
+}
+
+/** The sandbox's stored messages (written by QueueStore.cycle with their DELIVERED completion). */
+export interface SandboxStore {
+  list(query: SandboxQuery): Promise<SandboxMessage[]>;
+}

@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import type { Channel, Priority, Recipient } from '../../src/notifications/model.ts';
+import type { Store } from '../../src/store/port/index.ts';
+import type { NewNotification } from '../../src/store/port/notifications.ts';
+
+export const T0 = Date.UTC(2026, 0, 1);
+
+const RECIPIENT: Record<Channel, Recipient> = {
+  email: { email: 'ada@example.com' },
+  sms: { phone: '+15551234567' },
+  push: { deviceToken: 'a'.repeat(64), platform: 'apns' },
+};
+
+/** A notification as ingest would store it; `over` changes any field. */
+export function newNotification(over: Partial<NewNotification> = {}): NewNotification {
+  const channel = over.channel ?? 'email';
+  return {
+    id: randomUUID(),
+    tenant: 't1',
+    channel,
+    priority: 'NORMAL' as Priority,
+    recipient: RECIPIENT[channel],
+    templateKey: null,
+    templateVersion: null,
+    content:
+      channel === 'email'
+        ? { subject: 'Hi {{ name }}', text: 'Hello {{ name }}' }
+        : { text: 'hi', title: 't', body: 'b' },
+    variables: { name: 'Ada' },
+    metadata: null,
+    idempotencyKey: null,
+    requestHash: null,
+    scheduledAt: null,
+    expiresAt: null,
+    createdAt: T0,
+    ...over,
+  };
+}
+
+/** Inserts notifications in one transaction through the ingest port; returns their ids in order. */
+export async function seedMany(store: Store, items: NewNotification[]): Promise<string[]> {
+  await store.notifications.insertMany(items, 0);
+  return items.map((n) => n.id);
+}
+
+/** The stored state and events of one notification (tenant t1 unless given). */
+export async function read(store: Store, id: string, tenant = 't1') {
+  const found = await store.notifications.get(tenant, id);
+  if (!found) throw new Error(`notification ${id} not found`);
+  return found;
+}

@@ -1,0 +1,280 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import type { Store } from '../../src/store/port/index.ts';
+import type { ClaimBudget, CycleInput } from '../../src/store/port/queue.ts';
+import { newNotification, read, seedMany, T0 } from './queue-fixtures.ts';
+
+const ALL: ClaimBudget = {
+  perPriority: [100, 100, 100, 100],
+  sharedLimit: 100,
+  perChannel: { email: 100, sms: 100, push: 100 },
+};
+
+/** The queue's behaviour (claim order, fencing, promotion, reaper, pauses, stats) on any adapter. */
+export function queueSuite(name: string, open: () => Promise<Store>): void {
+  describe(`queue store (${name})`, () => {
+    const stores: Store[] = [];
+    const fresh = async () => {
+      const store = await open();
+      stores.push(store);
+      return store;
+    };
+    after(async () => {
+      for (const store of stores) await store.close();
+    });
+    const cycle = (store: Store, over: Partial<CycleInput> = {}) =>
+      store.queue.cycle({
+        owner: 'w1',
+        now: T0 + 1000,
+        leaseUntil: T0 + 31_000,
+        completions: [],
+        maxAttempts: 3,
+        claim: ALL,
+        ...over,
+      });
+
+    it('claims in priority then acceptance order across channels', async () => {
+      const store = await fresh();
+      const ids = await seedMany(store, [
+        newNotification({ channel: 'sms', priority: 'LOW' }),
+        newNotification({ channel: 'email', priority: 'NORMAL' }),
+        newNotification({ channel: 'push', priority: 'NORMAL' }),
+        newNotification({ channel: 'sms', priority: 'CRITICAL' }),
+        newNotification({ channel: 'email', priority: 'NORMAL' }),
+      ]);
+      const result = await cycle(store);
+      assert.deepEqual(
+        result.claimed.map((n) => n.id),
+        [ids[3], ids[1], ids[2], ids[4], ids[0]],
+      );
+      assert.ok(result.claimed.every((n) => n.status === 'PROCESSING' && n.attempts === 1));
+      const { events } = await read(store, ids[3] as string);
+      assert.deepEqual(
+        events.map((e) => [e.type, e.attempt]),
+        [
+          ['QUEUED', undefined],
+          ['PROCESSING', 1],
+        ].slice(events[0]?.type === 'QUEUED' ? 0 : 1),
+      );
+    });
+
+    it('respects per-priority, shared and per-channel limits and reports what was left', async () => {
+      const store = await fresh();
+      await seedMany(store, [
+        ...Array.from({ length: 3 }, () => newNotification({ channel: 'email', priority: 'HIGH' })),
+        ...Array.from({ length: 3 }, () => newNotification({ channel: 'sms', priority: 'LOW' })),
+      ]);
+      const result = await cycle(store, {
+        claim: { perPriority: [10, 2, 10, 10], sharedLimit: 3, perChannel: { email: 5, sms: 5, push: 5 } },
+      });
+      assert.deepEqual(
+        result.claimed.map((n) => `${n.priority}/${n.channel}`),
+        ['HIGH/email', 'HIGH/email', 'LOW/sms'],
+      );
+      assert.deepEqual(result.backlog, [false, true, false, true]);
+      const byChannel = await cycle(store, { claim: { ...ALL, perChannel: { sms: 1 } } });
+      assert.deepEqual(
+        byChannel.claimed.map((n) => n.channel),
+        ['sms'],
+      );
+    });
+
+    it('applies a completion only while the lease is the same owner and attempt', async () => {
+      const store = await fresh();
+      const [id] = await seedMany(store, [newNotification()]);
+      const [claimed] = (await cycle(store)).claimed;
+      assert.ok(claimed);
+      const stale = await cycle(store, {
+        owner: 'w2',
+        claim: undefined,
+        completions: [{ seq: claimed.seq, attempt: 1, kind: 'failed', detail: 'stale worker' }],
+      });
+      assert.deepEqual(stale.stale, [claimed.seq]);
+      const done = await cycle(store, {
+        claim: undefined,
+        completions: [
+          {
+            seq: claimed.seq,
+            attempt: 1,
+            kind: 'sent',
+            provider: 'smtp',
+            providerMessageId: 'm1',
+            detail: '250 OK',
+          },
+        ],
+      });
+      assert.equal(done.applied, 1);
+      const { record, events } = await read(store, id as string);
+      assert.equal(record.status, 'SENT');
+      assert.equal(record.providerMessageId, 'm1');
+      assert.deepEqual(
+        events.map((e) => e.type).filter((t) => t !== 'QUEUED'),
+        ['PROCESSING', 'SENT'],
+      );
+    });
+
+    it('parks a retry until due, then claims it before later notifications (FIFO kept)', async () => {
+      const store = await fresh();
+      const [first, second] = await seedMany(store, [newNotification(), newNotification()]);
+      const claimed = (await cycle(store, { claim: { ...ALL, perPriority: [0, 0, 1, 0] } })).claimed[0];
+      assert.ok(claimed);
+      const retry = await cycle(store, {
+        claim: undefined,
+        completions: [
+          { seq: claimed.seq, attempt: 1, kind: 'retry', detail: 'timeout', nextAttemptAt: T0 + 5000 },
+        ],
+      });
+      assert.equal(retry.nextDueAt, T0 + 5000);
+      assert.equal((await read(store, first as string)).record.status, 'RETRYING');
+      assert.equal((await read(store, first as string)).record.nextAttemptAt, T0 + 5000);
+      // Not yet due: only the second is ready. Undo it so both compete once due.
+      const early = await cycle(store, { now: T0 + 2000, claim: { ...ALL, perPriority: [0, 0, 0, 0] } });
+      assert.equal(early.claimed.length, 0);
+      const due = await cycle(store, { now: T0 + 5000 });
+      assert.equal(due.promoted, 1);
+      assert.deepEqual(
+        due.claimed.map((n) => n.id),
+        [first, second],
+      );
+      assert.equal(due.claimed[0]?.attempts, 2);
+      const { events } = await read(store, first as string);
+      assert.deepEqual(
+        events.map((e) => e.type).filter((t) => t !== 'QUEUED'),
+        ['PROCESSING', 'ATTEMPT_FAILED', 'RETRYING', 'PROCESSING'],
+      );
+    });
+
+    it('gives the attempt back on a hold and writes THROTTLED', async () => {
+      const store = await fresh();
+      const [id] = await seedMany(store, [newNotification()]);
+      const claimed = (await cycle(store)).claimed[0];
+      assert.ok(claimed);
+      await cycle(store, {
+        claim: undefined,
+        completions: [
+          { seq: claimed.seq, attempt: 1, kind: 'hold', detail: 'circuit open', until: T0 + 1000 },
+        ],
+      });
+      const held = await read(store, id as string);
+      assert.equal(held.record.attempts, 0);
+      assert.equal(held.events.at(-1)?.type, 'THROTTLED');
+      const again = await cycle(store);
+      assert.equal(again.claimed[0]?.attempts, 1);
+    });
+
+    it('marks a notification past expiresAt EXPIRED instead of claiming it', async () => {
+      const store = await fresh();
+      const [id] = await seedMany(store, [newNotification({ expiresAt: T0 + 500 })]);
+      const result = await cycle(store);
+      assert.equal(result.claimed.length, 0);
+      assert.equal(result.expired, 1);
+      const { record, events } = await read(store, id as string);
+      assert.equal(record.status, 'EXPIRED');
+      assert.equal(events.at(-1)?.type, 'EXPIRED');
+    });
+
+    it('returns expired leases to the queue, and fails them when attempts are used up', async () => {
+      const store = await fresh();
+      const [a, b] = await seedMany(store, [newNotification(), newNotification()]);
+      await cycle(store, { maxAttempts: 1 });
+      const reaped = await cycle(store, { owner: 'w2', now: T0 + 40_000, maxAttempts: 2, claim: undefined });
+      assert.equal(reaped.reaped, 2);
+      const ra = await read(store, a as string);
+      assert.equal(ra.record.status, 'RETRYING');
+      assert.match(ra.events.find((e) => e.type === 'ATTEMPT_FAILED')?.detail ?? '', /lease expired/);
+      // Second round: attempts 2 of 2 are exhausted when this lease expires too.
+      await cycle(store, { owner: 'w2', now: T0 + 41_000, leaseUntil: T0 + 42_000, maxAttempts: 2 });
+      await cycle(store, { owner: 'w3', now: T0 + 50_000, maxAttempts: 2, claim: undefined });
+      assert.equal((await read(store, b as string)).record.status, 'FAILED');
+    });
+
+    it('renews only leases still held by the owner', async () => {
+      const store = await fresh();
+      await seedMany(store, [newNotification()]);
+      const claimed = (await cycle(store)).claimed[0];
+      assert.ok(claimed);
+      assert.equal(await store.queue.renew('w2', [{ seq: claimed.seq, attempt: 1 }], T0 + 90_000), 0);
+      assert.equal(await store.queue.renew('w1', [{ seq: claimed.seq, attempt: 1 }], T0 + 90_000), 1);
+      const reap = await cycle(store, { owner: 'w2', now: T0 + 60_000, claim: undefined });
+      assert.equal(reap.reaped, 0);
+    });
+
+    it('skips paused queues and marks the held notifications THROTTLED when claimed after resume', async () => {
+      const store = await fresh();
+      await store.queue.setPaused({ priority: 3 }, true, T0);
+      const [low, normal] = await seedMany(store, [
+        newNotification({ priority: 'LOW', createdAt: T0 + 10 }),
+        newNotification({ priority: 'NORMAL', createdAt: T0 + 10 }),
+      ]);
+      assert.equal(
+        await store.queue.throttleIfPaused([(await read(store, normal as string)).record.seq], T0 + 10),
+        0,
+      );
+      const paused = await cycle(store);
+      assert.deepEqual(
+        paused.claimed.map((n) => n.id),
+        [normal],
+      );
+      const stats = await store.queue.stats();
+      assert.equal(stats.filter((s) => s.paused).length, 3);
+      await store.queue.setPaused({}, false, T0 + 2000);
+      const resumed = await cycle(store, { now: T0 + 3000 });
+      assert.deepEqual(
+        resumed.claimed.map((n) => n.id),
+        [low],
+      );
+      const types = (await read(store, low as string)).events.map((e) => e.type);
+      assert.deepEqual(
+        types.filter((t) => t !== 'QUEUED'),
+        ['THROTTLED', 'PROCESSING'],
+      );
+    });
+
+    it('writes THROTTLED at acceptance when ingest asks, once', async () => {
+      const store = await fresh();
+      await store.queue.setPaused({ channel: 'sms' }, true, T0);
+      const [id] = await seedMany(store, [newNotification({ channel: 'sms', createdAt: T0 + 5 })]);
+      const { record } = await read(store, id as string);
+      assert.equal(await store.queue.throttleIfPaused([record.seq], T0 + 5), 1);
+      await store.queue.setPaused({ channel: 'sms' }, false, T0 + 100);
+      await cycle(store, { now: T0 + 200 });
+      const types = (await read(store, id as string)).events.map((e) => e.type);
+      assert.equal(types.filter((t) => t === 'THROTTLED').length, 1);
+    });
+
+    it('reports 12 queues with depth, oldest, in-flight and paused', async () => {
+      const store = await fresh();
+      const stats0 = await store.queue.stats();
+      assert.equal(stats0.length, 12);
+      assert.ok(
+        stats0.every((s) => s.depth === 0 && s.oldestCreatedAt === null && s.inFlight === 0 && !s.paused),
+      );
+      await seedMany(store, [
+        newNotification({ channel: 'sms', priority: 'HIGH', createdAt: T0 + 1 }),
+        newNotification({ channel: 'sms', priority: 'HIGH', createdAt: T0 + 2, scheduledAt: T0 + 99_000 }),
+        newNotification({ channel: 'push', priority: 'LOW', createdAt: T0 + 3 }),
+      ]);
+      await cycle(store, { claim: { ...ALL, perChannel: { push: 5 } } });
+      await store.queue.setPaused({ priority: 0, channel: 'email' }, true, T0);
+      const stats = await store.queue.stats();
+      const cell = (p: number, c: string) => stats.find((s) => s.priority === p && s.channel === c);
+      assert.deepEqual(cell(1, 'sms'), {
+        priority: 1,
+        channel: 'sms',
+        depth: 2,
+        oldestCreatedAt: T0 + 1,
+        inFlight: 0,
+        paused: false,
+      });
+      assert.deepEqual(cell(3, 'push'), {
+        priority: 3,
+        channel: 'push',
+        depth: 0,
+        oldestCreatedAt: null,
+        inFlight: 1,
+        paused: false,
+      });
+      assert.equal(cell(0, 'email')?.paused, true);
+    });
+  });
+}
