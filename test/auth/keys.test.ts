@@ -76,7 +76,8 @@ describe('signing keys', () => {
     const deps = await createDeps(testConfig(env));
     const token = await tokenFor(deps);
     const [record] = await deps.store.auth.listSigningKeys();
-    assert.ok(record?.privateJwk.startsWith('enc:v1:'));
+    assert.ok(record);
+    assert.ok(record.privateJwk.startsWith('enc:v1:'));
     assert.doesNotMatch(record.privateJwk, /"d"/);
     await deps.store.close();
 
