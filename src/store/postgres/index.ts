@@ -3,7 +3,9 @@ import { createPostgresAuthStore } from './auth.ts';
 import { type ConnectOptions, connectPostgres, type Sql } from './connect.ts';
 import { migratePostgres } from './migrate.ts';
 import { createPostgresNotifications } from './notifications.ts';
+import { createPostgresQueue } from './queue.ts';
 import { createPostgresReports } from './reports.ts';
+import { createPostgresSandbox } from './sandbox.ts';
 import { createPostgresTemplates } from './templates.ts';
 import { createPostgresWakeups } from './wakeups.ts';
 
@@ -30,6 +32,8 @@ export async function createPostgresStore(
     notifications: createPostgresNotifications(sql),
     templates: createPostgresTemplates(sql),
     reports: createPostgresReports(sql),
+    queue: createPostgresQueue(sql),
+    sandbox: createPostgresSandbox(sql),
     wakeups: createPostgresWakeups(sql),
     async ping() {
       await sql`SELECT 1`;

@@ -1,0 +1,40 @@
+import type { Channel } from '../../notifications/model.ts';
+import type { SandboxMessage, SandboxStore } from '../port/sandbox.ts';
+import type { Sql } from './connect.ts';
+
+interface Row {
+  id: number;
+  notification_id: string;
+  tenant: string;
+  channel: string;
+  recipient: string;
+  content: string;
+  attempt: number;
+  at: number;
+}
+
+/** Sandbox messages in the shared database, so every process (and the UI behind any API) sees them. */
+export function createPostgresSandbox(sql: Sql): SandboxStore {
+  return {
+    async list(q) {
+      const rows = await sql<Row[]>`SELECT * FROM sandbox_messages WHERE TRUE
+        ${q.tenant === undefined ? sql`` : sql`AND tenant = ${q.tenant}`}
+        ${q.channel === undefined ? sql`` : sql`AND channel = ${q.channel}`}
+        ${q.notificationId === undefined ? sql`` : sql`AND notification_id = ${q.notificationId}`}
+        ${q.before === undefined ? sql`` : sql`AND id < ${q.before}`}
+        ORDER BY id DESC LIMIT ${q.limit}`;
+      return rows.map(
+        (r): SandboxMessage => ({
+          id: r.id,
+          notificationId: r.notification_id,
+          tenant: r.tenant,
+          channel: r.channel as Channel,
+          recipient: JSON.parse(r.recipient),
+          content: JSON.parse(r.content),
+          attempt: r.attempt,
+          at: r.at,
+        }),
+      );
+    },
+  };
+}
