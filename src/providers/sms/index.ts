@@ -1,0 +1,2 @@
+/** SMS providers. */
+export { createTwilioProvider, type TwilioConfig, type TwilioOptions } from './twilio.ts';
