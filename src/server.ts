@@ -4,6 +4,7 @@ import { createVerifier } from './auth/service.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config/config.ts';
 import { createWakeup } from './dispatch/wakeup.ts';
+import { buildGateway } from './gateway/app.ts';
 import { type ApiModules, buildApp } from './http/app.ts';
 import { healthRoutes } from './http/health.ts';
 import { metricsRoutes } from './http/metrics-routes.ts';
@@ -88,6 +89,18 @@ export async function startHerald(config: Config, clock: Clock = systemClock): P
     }
     // worker role: the scheduler starts here and is stopped (gracefully) by a closer.
     // gateway role: the BFF listens on config.gatewayPort here.
+    if (roles.has('gateway')) {
+      // With HERALD_API_PORT=0 (tests) the default upstream URLs name port 0: use the real one.
+      const local = (url: string) => (herald.apiUrl && /:0$/.test(url) ? herald.apiUrl : url);
+      const gateway = await buildGateway({
+        ...config,
+        authUrl: local(config.authUrl),
+        apiUrl: local(config.apiUrl),
+      });
+      await gateway.listen({ host: config.host, port: config.gatewayPort });
+      herald.gatewayUrl = listenUrl(gateway);
+      closers.push(() => gateway.close());
+    }
   } catch (error) {
     await herald.close();
     throw error;

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from '../config/config.ts';
+import { installErrorHandler } from '../http/error-handler.ts';
+import { loggerOptions } from '../http/logger.ts';
+import { type HopOptions, type Route, registerRoute } from './proxy.ts';
+import { registerSecurityHeaders } from './security.ts';
+import { DEFAULT_WEB_ROOT, registerStaticUi } from './static.ts';
+
+const SESSION_PATH = /^\/api\/session(?:[/?]|$)/;
+
+/** What the gateway needs besides the config; tests shorten the timeouts or point at another UI build. */
+export interface GatewayOptions {
+  webRoot?: string;
+  hop?: Partial<HopOptions>;
+}
+
+/** The contract's forwarding table (API.md section 2, "Gateway (BFF)"), most specific first. */
+export function gatewayRoutes(config: Config): Route[] {
+  const { authUrl, apiUrl, bodyLimit, batchBodyLimit } = config;
+  return [
+    {
+      prefix: '/api/session',
+      upstream: authUrl,
+      target: '/auth/login',
+      methods: ['POST'],
+      exact: true,
+      bodyLimit,
+    },
+    {
+      prefix: '/api/session/refresh',
+      upstream: authUrl,
+      target: '/auth/refresh',
+      methods: ['POST'],
+      exact: true,
+      bodyLimit,
+    },
+    { prefix: '/api/auth', upstream: authUrl, target: '/auth', bodyLimit },
+    {
+      prefix: '/api/notifications/batch',
+      upstream: apiUrl,
+      target: '/notifications/batch',
+      bodyLimit: batchBodyLimit,
+    },
+    { prefix: '/api', upstream: apiUrl, target: '', bodyLimit },
+  ];
+}
+
+/**
+ * Builds the gateway (BFF): a stateless proxy hop in front of the auth service and the API that
+ * also serves the web UI, with the security headers set here, at the edge. Sets no cookie and
+ * keeps nothing between requests, so any number of gateways can run side by side.
+ */
+export async function buildGateway(config: Config, options: GatewayOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: loggerOptions(config.logLevel),
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    // The gateway is the edge: the socket's peer is the client, whatever headers say.
+    trustProxy: false,
+    return503OnClosing: true,
+    connectionTimeout: 60_000,
+    requestTimeout: 120_000,
+  });
+  installErrorHandler(app);
+  await registerSecurityHeaders(app);
+  // Token answers must never be stored by a browser or a shared cache, including error answers.
+  app.addHook('onSend', async (request, reply) => {
+    if (SESSION_PATH.test(request.url)) reply.header('cache-control', 'no-store');
+  });
+  const hop: HopOptions = { timeoutMs: 30_000, connectTimeoutMs: 5_000, ...options.hop };
+  for (const route of gatewayRoutes(config)) await registerRoute(app, route, hop);
+  await registerStaticUi(app, options.webRoot ?? DEFAULT_WEB_ROOT);
+  return app;
+}

@@ -1,0 +1,199 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildGateway } from '../../src/gateway/app.ts';
+import { tempDir, testConfig } from '../helpers/config.ts';
+import { type Seen, startUpstream } from './upstream.ts';
+
+/** A tiny stand-in UI build, so these tests do not depend on `vite build`. */
+function fakeWebRoot(): string {
+  const root = tempDir('herald-web-');
+  mkdirSync(join(root, 'assets'));
+  writeFileSync(join(root, 'index.html'), '<!doctype html><title>Herald</title><div id="root"></div>');
+  writeFileSync(join(root, 'assets', 'app-abc123.js'), 'console.log(1)');
+  return root;
+}
+
+async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new TypeError('not listening');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+describe('gateway (BFF)', () => {
+  let upstream: Awaited<ReturnType<typeof startUpstream>>;
+  let gateway: FastifyInstance;
+  let base: string;
+  const lastSeen = (): Seen => upstream.seen.at(-1) as Seen;
+
+  before(async () => {
+    upstream = await startUpstream();
+    const config = testConfig({ HERALD_AUTH_URL: upstream.url, HERALD_API_URL: upstream.url });
+    gateway = await buildGateway(config, { webRoot: fakeWebRoot(), hop: { timeoutMs: 300 } });
+    base = await listen(gateway);
+  });
+  after(async () => {
+    await gateway.close();
+    await upstream.app.close();
+  });
+
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  it('forwards POST /api/session to /auth/login with the body unchanged and no-store', async () => {
+    const body = '{"email":"a@example.com",  "password":"pw"}';
+    const response = await post('/api/session', body);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('cache-control'), 'no-store');
+    assert.deepEqual(await response.json(), { access_token: 'a', refresh_token: 'r' });
+    assert.equal(lastSeen().url, '/auth/login');
+    assert.equal(lastSeen().body, body);
+  });
+
+  it('forwards POST /api/session/refresh to /auth/refresh with no-store', async () => {
+    const response = await post('/api/session/refresh', { refresh_token: 'r' });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('cache-control'), 'no-store');
+    assert.equal(lastSeen().url, '/auth/refresh');
+  });
+
+  it('passes a 401 with its WWW-Authenticate and problem+json body through unchanged', async () => {
+    const response = await post('/api/session', { email: 'a@example.com', password: 'wrong' });
+    assert.equal(response.status, 401);
+    assert.equal(response.headers.get('www-authenticate'), 'Bearer realm="herald"');
+    assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
+    assert.equal(response.headers.get('cache-control'), 'no-store');
+    assert.equal((await response.json()).code, 'AUTH_INVALID_CREDENTIALS');
+  });
+
+  it('passes a 429 with its Retry-After through unchanged', async () => {
+    const response = await post('/api/session', { email: 'throttled@example.com', password: 'x' });
+    assert.equal(response.status, 429);
+    assert.equal(response.headers.get('retry-after'), '42');
+    assert.equal((await response.json()).code, 'RATE_LIMITED');
+  });
+
+  it('forwards /api/auth/X to /auth/X with the Authorization header', async () => {
+    const response = await fetch(`${base}/api/auth/me`, { headers: { authorization: 'Bearer abc.def.ghi' } });
+    assert.equal(response.status, 401);
+    assert.equal(response.headers.get('www-authenticate'), 'Bearer realm="herald", error="invalid_token"');
+    assert.equal(lastSeen().url, '/auth/me');
+    assert.equal(lastSeen().headers.authorization, 'Bearer abc.def.ghi');
+  });
+
+  it('forwards other /api/X to /X and passes Location through unchanged', async () => {
+    const response = await post('/api/notifications', { channel: 'email' });
+    assert.equal(response.status, 201);
+    assert.equal(response.headers.get('location'), '/notifications/n1');
+    assert.equal(lastSeen().url, '/notifications');
+  });
+
+  it('passes ETag through and forwards If-None-Match for a 304', async () => {
+    const first = await fetch(`${base}/api/notifications/n1?x=1`);
+    assert.equal(first.headers.get('etag'), '"v1"');
+    assert.equal(lastSeen().url, '/notifications/n1?x=1');
+    const second = await fetch(`${base}/api/notifications/n1`, { headers: { 'if-none-match': '"v1"' } });
+    assert.equal(second.status, 304);
+  });
+
+  it('passes an upstream 503 with Retry-After through without retrying it', async () => {
+    const count = upstream.seen.length;
+    const response = await fetch(`${base}/api/busy`);
+    assert.equal(response.status, 503);
+    assert.equal(response.headers.get('retry-after'), '3');
+    assert.equal(upstream.seen.length, count + 1);
+  });
+
+  it('replaces a client-sent X-Forwarded-For with the real client address', async () => {
+    await post('/api/session', { email: 'a@example.com', password: 'pw' }, { 'x-forwarded-for': '6.6.6.6' });
+    assert.equal(lastSeen().headers['x-forwarded-for'], '127.0.0.1');
+    await post('/api/session', { email: 'a@example.com', password: 'pw' }, { forwarded: 'for=6.6.6.6' });
+    assert.equal(lastSeen().headers.forwarded, undefined);
+  });
+
+  it('sets no cookie and forwards none', async () => {
+    const response = await post('/api/notifications', { channel: 'email' }, { cookie: 'session=abc' });
+    assert.equal(response.headers.get('set-cookie'), null);
+    assert.equal(lastSeen().headers.cookie, undefined);
+    const page = await fetch(`${base}/`);
+    assert.equal(page.headers.get('set-cookie'), null);
+  });
+
+  it('refuses a body over the limit with 413 problem+json before forwarding it', async () => {
+    const count = upstream.seen.length;
+    const response = await post('/api/notifications', { text: 'x'.repeat(70 * 1024) });
+    assert.equal(response.status, 413);
+    assert.equal((await response.json()).code, 'PAYLOAD_TOO_LARGE');
+    assert.equal(upstream.seen.length, count);
+  });
+
+  it('lets a batch body above the single-notification limit through', async () => {
+    const response = await post('/api/notifications/batch', { text: 'x'.repeat(200 * 1024) });
+    assert.equal(response.status, 200);
+    assert.ok((await response.json()).bytes > 200 * 1024);
+  });
+
+  it('answers an upstream that does not answer in time with 504 problem+json', async () => {
+    const response = await fetch(`${base}/api/slow`);
+    assert.equal(response.status, 504);
+    assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
+    assert.equal((await response.json()).code, 'GATEWAY_TIMEOUT');
+  });
+
+  it('sets the security headers at the edge on UI pages and API answers', async () => {
+    for (const response of [await fetch(`${base}/`), await post('/api/notifications', {})]) {
+      const csp = response.headers.get('content-security-policy') ?? '';
+      assert.match(csp, /script-src 'self'(;|$)/);
+      assert.doesNotMatch(csp, /unsafe-eval|script-src[^;]*unsafe-inline/);
+      assert.match(csp, /frame-ancestors 'none'/);
+      assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
+    }
+  });
+
+  it('serves index.html for UI routes and hashed assets with a long cache', async () => {
+    const page = await fetch(`${base}/notifications/abc`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<div id="root">/);
+    assert.equal(page.headers.get('cache-control'), 'no-cache');
+    const asset = await fetch(`${base}/assets/app-abc123.js`);
+    assert.equal(asset.status, 200);
+    assert.match(asset.headers.get('cache-control') ?? '', /immutable/);
+    const missing = await fetch(`${base}/assets/nope.js`);
+    assert.equal(missing.status, 404);
+  });
+});
+
+describe('gateway with a dead upstream', () => {
+  it('answers 502 problem+json when the upstream refuses connections', async () => {
+    const upstream = await startUpstream();
+    const url = upstream.url;
+    await upstream.app.close();
+    const config = testConfig({ HERALD_AUTH_URL: url, HERALD_API_URL: url });
+    const gateway = await buildGateway(config, { webRoot: fakeWebRoot() });
+    try {
+      const base = await listen(gateway);
+      for (const path of ['/api/session', '/api/notifications']) {
+        const response = await fetch(`${base}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        });
+        assert.equal(response.status, 502);
+        assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
+        const body = await response.json();
+        assert.equal(body.code, 'BAD_GATEWAY');
+        assert.doesNotMatch(JSON.stringify(body), /ECONNREFUSED|127\.0\.0\.1/);
+      }
+    } finally {
+      await gateway.close();
+    }
+  });
+});

@@ -1,0 +1,74 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+
+/** What the stand-in upstream saw of one request. */
+export interface Seen {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * A real HTTP server standing in for the auth service and the API behind the gateway: it records
+ * what arrives and answers with the statuses and headers the gateway must pass through.
+ */
+export async function startUpstream(): Promise<{ app: FastifyInstance; url: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const app = Fastify({ forceCloseConnections: true });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.addHook('preHandler', async (request) => {
+    seen.push({
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      body: typeof request.body === 'string' ? request.body : '',
+    });
+  });
+  app.post('/auth/login', async (request, reply) => {
+    if (String(request.body).includes('wrong')) {
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Bearer realm="herald"')
+        .type('application/problem+json')
+        .send({ status: 401, code: 'AUTH_INVALID_CREDENTIALS' });
+    }
+    if (String(request.body).includes('throttled')) {
+      return reply
+        .code(429)
+        .header('retry-after', '42')
+        .type('application/problem+json')
+        .send({ status: 429, code: 'RATE_LIMITED' });
+    }
+    return reply.header('cache-control', 'no-store').send({ access_token: 'a', refresh_token: 'r' });
+  });
+  app.post('/auth/refresh', async () => ({ refreshed: true }));
+  app.get('/auth/me', async (_request, reply) =>
+    reply
+      .code(401)
+      .header('www-authenticate', 'Bearer realm="herald", error="invalid_token"')
+      .type('application/problem+json')
+      .send({ status: 401, code: 'AUTH_INVALID_TOKEN' }),
+  );
+  app.post('/notifications', async (_request, reply) =>
+    reply
+      .code(201)
+      .header('location', '/notifications/n1')
+      .header('set-cookie', 'tracking=1')
+      .send({ notificationId: 'n1' }),
+  );
+  app.get('/notifications/n1', async (request, reply) => {
+    if (request.headers['if-none-match'] === '"v1"') return reply.code(304).header('etag', '"v1"').send();
+    return reply.header('etag', '"v1"').send({ notificationId: 'n1', status: 'QUEUED' });
+  });
+  app.get('/busy', async (_request, reply) =>
+    reply.code(503).header('retry-after', '3').type('application/problem+json').send({ status: 503 }),
+  );
+  app.post('/notifications/batch', async (request) => ({ bytes: String(request.body).length }));
+  // Never answers: the gateway must give up with a 504.
+  app.get('/slow', () => new Promise(() => {}));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new TypeError('not listening');
+  return { app, url: `http://127.0.0.1:${address.port}`, seen };
+}
