@@ -37,6 +37,8 @@ export interface Config {
   bodyLimit: number;
   /** Largest accepted batch body in bytes (1000 notifications). */
   batchBodyLimit: number;
+  /** Notifications waiting for the next group commit beyond which ingest answers 503 (load shedding). */
+  ingestMaxPending: number;
   auth: {
     issuer: string;
     audience: string;
@@ -126,6 +128,7 @@ export function loadConfig(env: Env): Config {
     ),
     bodyLimit: readInt(env, 'HERALD_BODY_LIMIT', 64 * 1024, 1024, 16 * 1024 * 1024),
     batchBodyLimit: readInt(env, 'HERALD_BATCH_BODY_LIMIT', 8 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    ingestMaxPending: readInt(env, 'HERALD_INGEST_MAX_PENDING', 100_000, 1, 10_000_000),
     auth: {
       issuer: readString(env, 'HERALD_JWT_ISSUER') ?? publicUrl.replace(/\/+$/, ''),
       audience: readString(env, 'HERALD_JWT_AUDIENCE') ?? 'herald-api',

@@ -81,7 +81,7 @@ export function createIngest(deps: AppDeps): Ingest {
   const batcher: GroupCommit<NewNotification[], Array<IdempotentHit | undefined>> = createGroupCommit({
     weight: (rows) => rows.length,
     maxBatch: 10_000,
-    maxPending: 100_000,
+    maxPending: deps.config.ingestMaxPending,
     async flush(groups) {
       const results = await store.notifications.insertMany(
         groups.flat(),

@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import type { HeraldError } from '../../src/http/errors.ts';
+import { createGroupCommit } from '../../src/notifications/group-commit.ts';
+import { ingestFor } from '../../src/notifications/ingest.ts';
+import { listenUrl } from '../../src/server.ts';
+import { countRows, email, notificationsApp, send, sms } from './fixtures.ts';
+
+describe('group commit over HTTP', () => {
+  let t: Awaited<ReturnType<typeof notificationsApp>>;
+  let url: string;
+  before(async () => {
+    t = await notificationsApp();
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    url = listenUrl(t.app);
+  });
+  after(() => t.close());
+
+  it('commits concurrent requests in fewer transactions, each row readable from a fresh connection at its 201', async () => {
+    const file = join(t.deps.config.dataDir, 'herald.db');
+    const before = ingestFor(t.deps).stats();
+    const n = 60;
+    const checks = await Promise.all(
+      Array.from({ length: n }, async (_, i) => {
+        const response = await fetch(`${url}/notifications`, {
+          method: 'POST',
+          headers: { ...t.sender, 'content-type': 'application/json' },
+          body: JSON.stringify(i % 2 ? email() : sms()),
+        });
+        assert.equal(response.status, 201);
+        const { notificationId } = (await response.json()) as { notificationId: string };
+        // A second, independent connection: the row is there, so the commit came first.
+        const reader = new Database(file, { readonly: true, fileMustExist: true });
+        try {
+          return (
+            reader.prepare('SELECT id FROM notifications WHERE id = ?').get(notificationId) !== undefined
+          );
+        } finally {
+          reader.close();
+        }
+      }),
+    );
+    assert.equal(checks.filter(Boolean).length, n);
+    const stats = ingestFor(t.deps).stats();
+    assert.equal(stats.items - before.items, n);
+    const transactions = stats.flushes - before.flushes;
+    assert.ok(transactions < n, `${transactions} transactions for ${n} requests`);
+  });
+});
+
+describe('load shedding', () => {
+  let t: Awaited<ReturnType<typeof notificationsApp>>;
+  before(async () => {
+    t = await notificationsApp({ HERALD_INGEST_MAX_PENDING: '1' });
+  });
+  after(() => t.close());
+
+  it('answers 503 with Retry-After and stores nothing while the queue is full', async () => {
+    // Hold the first commit open so that the next requests queue behind it.
+    const store = t.deps.store.notifications;
+    const insertMany = store.insertMany.bind(store);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered = false;
+    store.insertMany = async (items, since) => {
+      entered = true;
+      await gate;
+      return insertMany(items, since);
+    };
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+    try {
+      const first = send(t.app, t.sender, sms());
+      while (!entered) await tick();
+      const second = send(t.app, t.sender, sms());
+      while (ingestFor(t.deps).stats().pending === 0) await tick();
+      const refused = await send(t.app, t.sender, sms());
+      assert.equal(refused.statusCode, 503);
+      assert.equal(refused.json().code, 'UNAVAILABLE');
+      assert.equal(refused.headers['retry-after'], '1');
+      release();
+      assert.equal((await first).statusCode, 201);
+      assert.equal((await second).statusCode, 201);
+      assert.equal(countRows(t.deps), 2);
+    } finally {
+      release();
+      store.insertMany = insertMany;
+    }
+  });
+});
+
+describe('createGroupCommit', () => {
+  it('flushes items submitted in one turn together and resolves each after the flush', async () => {
+    const flushed: number[][] = [];
+    const batcher = createGroupCommit<number, number>({
+      flush: async (items) => {
+        flushed.push(items);
+        return items.map((x) => x * 10);
+      },
+    });
+    const results = await Promise.all([1, 2, 3].map((x) => batcher.submit(x)));
+    assert.deepEqual(results, [10, 20, 30]);
+    assert.deepEqual(flushed, [[1, 2, 3]]);
+    assert.deepEqual(batcher.stats(), { flushes: 1, items: 3, pending: 0 });
+  });
+
+  it('splits at maxBatch by weight and never runs two flushes at once', async () => {
+    let running = 0;
+    let maxRunning = 0;
+    const sizes: number[] = [];
+    const batcher = createGroupCommit<number[], number>({
+      weight: (rows) => rows.length,
+      maxBatch: 5,
+      flush: async (items) => {
+        running += 1;
+        maxRunning = Math.max(maxRunning, running);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        running -= 1;
+        sizes.push(items.flat().length);
+        return items.map((rows) => rows.length);
+      },
+    });
+    await Promise.all([[1, 2, 3], [4, 5], [6], [7, 8, 9, 10, 11, 12]].map((rows) => batcher.submit(rows)));
+    assert.equal(maxRunning, 1);
+    assert.deepEqual(sizes, [5, 1, 6]);
+  });
+
+  it('rejects every item of a failed flush and counts no commit', async () => {
+    let calls = 0;
+    const batcher = createGroupCommit<number, number>({
+      flush: async () => {
+        calls += 1;
+        throw new Error('disk full');
+      },
+    });
+    const results = await Promise.allSettled([batcher.submit(1), batcher.submit(2)]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'rejected'],
+    );
+    assert.equal(calls, 1);
+    assert.equal(batcher.stats().flushes, 0);
+  });
+
+  it('refuses with UNAVAILABLE beyond maxPending, and drains what it accepted', async () => {
+    const flushed: number[] = [];
+    const batcher = createGroupCommit<number, void>({
+      maxPending: 2,
+      flush: async (items) => {
+        flushed.push(...items);
+        return items.map(() => undefined);
+      },
+    });
+    const accepted = [batcher.submit(1), batcher.submit(2)];
+    await assert.rejects(batcher.submit(3), (error: HeraldError) => {
+      assert.equal(error.code, 'UNAVAILABLE');
+      assert.equal(error.headers['Retry-After'], '1');
+      return true;
+    });
+    await batcher.drain();
+    await Promise.all(accepted);
+    assert.deepEqual(flushed, [1, 2]);
+  });
+});
