@@ -3,6 +3,8 @@ import { adminAccountRoutes, authPublicRoutes, meRoute } from './auth/routes.ts'
 import { createVerifier } from './auth/service.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config/config.ts';
+import { dispatchAdminRoutes } from './dispatch/admin-routes.ts';
+import { startDispatch } from './dispatch/start.ts';
 import { createWakeup } from './dispatch/wakeup.ts';
 import { buildGateway } from './gateway/app.ts';
 import { type ApiModules, buildApp } from './http/app.ts';
@@ -41,6 +43,7 @@ export function apiModules(config: Config): ApiModules {
     // api: notifications, templates, admin and webhook routes are added here.
     modules.protected.push(adminAccountRoutes);
     modules.protected.push(notificationIngestRoutes, notificationReadRoutes, templateRoutes);
+    modules.protected.push(dispatchAdminRoutes);
     modules.public.push(webhookRoutes);
   }
   return modules;
@@ -87,7 +90,12 @@ export async function startHerald(config: Config, clock: Clock = systemClock): P
       herald.apiUrl = listenUrl(api);
       closers.push(() => api.close());
     }
-    // worker role: the scheduler starts here and is stopped (gracefully) by a closer.
+    // worker role: the scheduler starts here and is stopped (gracefully) by a closer. Closers run
+    // in reverse, so the worker stops before the API; in-flight sends finish or are released.
+    if (roles.has('worker')) {
+      const dispatch = startDispatch(deps);
+      closers.push(() => dispatch.close());
+    }
     // gateway role: the BFF listens on config.gatewayPort here.
     if (roles.has('gateway')) {
       // With HERALD_API_PORT=0 (tests) the default upstream URLs name port 0: use the real one.

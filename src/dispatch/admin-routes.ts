@@ -1,0 +1,86 @@
+import { Type } from '@sinclair/typebox';
+import type { RouteModule } from '../http/types.ts';
+import {
+  CHANNELS,
+  type Channel,
+  PRIORITIES,
+  type Priority,
+  priorityOf,
+  priorityRank,
+} from '../notifications/model.ts';
+import type { Store } from '../store/port/index.ts';
+import { sandboxRoutes } from './sandbox-routes.ts';
+
+const QueueRow = Type.Object({
+  priority: Type.Union(PRIORITIES.map((p) => Type.Literal(p))),
+  channel: Type.Union(CHANNELS.map((c) => Type.Literal(c))),
+  depth: Type.Integer(),
+  oldestAgeMs: Type.Union([Type.Integer(), Type.Null()]),
+  inFlight: Type.Integer(),
+  paused: Type.Boolean(),
+});
+const QueuesBody = Type.Object({ queues: Type.Array(QueueRow) });
+const Selector = Type.Object(
+  {
+    priority: Type.Optional(Type.Union(PRIORITIES.map((p) => Type.Literal(p)))),
+    channel: Type.Optional(Type.Union(CHANNELS.map((c) => Type.Literal(c)))),
+  },
+  { additionalProperties: false },
+);
+
+/** The GET /admin/queues body: the 12 priority × channel queues (API.md section 5). */
+export async function queuesView(store: Store, now: number) {
+  const stats = await store.queue.stats();
+  return {
+    queues: stats.map((s) => ({
+      priority: priorityOf(s.priority),
+      channel: s.channel,
+      depth: s.depth,
+      oldestAgeMs: s.oldestCreatedAt === null ? null : Math.max(0, now - s.oldestCreatedAt),
+      inFlight: s.inFlight,
+      paused: s.paused,
+    })),
+  };
+}
+
+/** /admin/queues (+ pause/resume) and /admin/sandbox, scope admin. */
+export const dispatchAdminRoutes: RouteModule = (app, deps) => {
+  const options = (summary: string) => ({ config: { scope: 'admin' }, schema: { tags: ['admin'], summary } });
+  app.get(
+    '/admin/queues',
+    {
+      ...options('Depth, oldest age, in-flight count and pause state of every queue'),
+      schema: { response: { 200: QueuesBody } },
+    },
+    async () => queuesView(deps.store, deps.clock.now()),
+  );
+  for (const action of ['pause', 'resume'] as const) {
+    app.post(
+      `/admin/queues/${action}`,
+      {
+        config: { scope: 'admin' },
+        schema: {
+          tags: ['admin'],
+          summary: `${action === 'pause' ? 'Pause' : 'Resume'} a priority, a channel, both, or everything`,
+          body: Type.Optional(Selector),
+          response: { 200: QueuesBody },
+        },
+      },
+      async (request) => {
+        const body = (request.body ?? {}) as { priority?: Priority; channel?: Channel };
+        await deps.store.queue.setPaused(
+          {
+            priority: body.priority === undefined ? undefined : priorityRank(body.priority),
+            channel: body.channel,
+          },
+          action === 'pause',
+          deps.clock.now(),
+        );
+        // A resumed queue should be claimed now, not at the next poll.
+        if (action === 'resume') deps.wakeup.notify();
+        return queuesView(deps.store, deps.clock.now());
+      },
+    );
+  }
+  sandboxRoutes(app, deps);
+};
