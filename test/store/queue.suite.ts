@@ -64,19 +64,24 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
         ...Array.from({ length: 3 }, () => newNotification({ channel: 'email', priority: 'HIGH' })),
         ...Array.from({ length: 3 }, () => newNotification({ channel: 'sms', priority: 'LOW' })),
       ]);
-      const result = await cycle(store, {
+      // HIGH leaves rows behind for lack of budget: LOW waits (strict priority order).
+      const budgetBound = await cycle(store, {
         claim: { perPriority: [10, 2, 10, 10], sharedLimit: 3, perChannel: { email: 5, sms: 5, push: 5 } },
       });
       assert.deepEqual(
-        result.claimed.map((n) => `${n.priority}/${n.channel}`),
-        ['HIGH/email', 'HIGH/email', 'LOW/sms'],
+        budgetBound.claimed.map((n) => `${n.priority}/${n.channel}`),
+        ['HIGH/email', 'HIGH/email'],
       );
-      assert.deepEqual(result.backlog, [false, true, false, true]);
-      const byChannel = await cycle(store, { claim: { ...ALL, perChannel: { sms: 1 } } });
+      assert.deepEqual(budgetBound.backlog, [false, true, false, true]);
+      // HIGH email is held by its channel's provider capacity: another channel's LOW may go.
+      const channelBound = await cycle(store, {
+        claim: { perPriority: [10, 10, 10, 10], sharedLimit: 10, perChannel: { email: 0, sms: 2 } },
+      });
       assert.deepEqual(
-        byChannel.claimed.map((n) => n.channel),
-        ['sms'],
+        channelBound.claimed.map((n) => `${n.priority}/${n.channel}`),
+        ['LOW/sms', 'LOW/sms'],
       );
+      assert.deepEqual(channelBound.backlog, [false, false, false, true]);
     });
 
     it('applies a completion only while the lease is the same owner and attempt', async () => {

@@ -67,8 +67,11 @@ export function createClaimer(db: SqliteDb, pauses: ReturnType<typeof createPaus
     const used = new Map<string, number>();
     let expired = 0;
     let shared = 0;
+    // Strict order: once a priority leaves ready rows behind for lack of budget, lower ones wait.
+    let stop = false;
     budget.perPriority.forEach((priorityLimit, priority) => {
-      const limit = priority === 0 ? priorityLimit : Math.min(priorityLimit, budget.sharedLimit - shared);
+      const open = priority === 0 ? priorityLimit : Math.min(priorityLimit, budget.sharedLimit - shared);
+      const limit = stop ? 0 : open;
       const lists = headsOf(priority, budget, view, used, Math.max(limit, 0));
       const cursor = lists.map(() => 0);
       let taken = 0;
@@ -106,6 +109,7 @@ export function createClaimer(db: SqliteDb, pauses: ReturnType<typeof createPaus
       }
       if (priority > 0) shared += taken;
       backlog[priority] = lists.some((list, i) => (cursor[i] as number) < list.length);
+      if (backlog[priority] && taken >= limit) stop = true;
     });
     return { claimed, expired, backlog };
   };
