@@ -1,0 +1,213 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createRenderer, RenderError } from '../../src/templates/render.ts';
+import { notificationsApp, send } from '../notifications/fixtures.ts';
+
+type T = Awaited<ReturnType<typeof notificationsApp>>;
+
+describe('templates API', () => {
+  let t: T;
+  before(async () => {
+    t = await notificationsApp();
+  });
+  after(() => t.close());
+
+  const call = (method: string, url: string, payload?: object, headers: Record<string, string> = t.admin) =>
+    t.app.inject({ method: method as 'GET', url, headers, ...(payload ? { payload } : {}) });
+
+  const welcome = {
+    key: 'welcome',
+    channel: 'email',
+    subject: 'Welcome {{ name }} & friends',
+    text: 'Hi {{ name }}',
+    html: '<p>Hi {{ name }}</p>',
+  };
+
+  it('creates, reads, lists, updates and deletes a template', async () => {
+    const created = await call('POST', '/templates', welcome);
+    assert.equal(created.statusCode, 201, created.body);
+    assert.equal(created.headers.location, '/templates/welcome');
+    assert.equal(created.json().version, 1);
+    assert.equal((await call('POST', '/templates', welcome)).statusCode, 409);
+    const read = await call('GET', '/templates/welcome', undefined, t.viewer);
+    assert.equal(read.statusCode, 200);
+    assert.equal(read.json().subject, welcome.subject);
+    const updated = await call('PUT', '/templates/welcome', { subject: 'Hello {{ name }}', text: 'v2' });
+    assert.equal(updated.statusCode, 200);
+    assert.equal(updated.json().version, 2);
+    assert.equal(updated.json().channel, 'email');
+    assert.equal(updated.json().html, undefined);
+    await call('POST', '/templates', { key: 'a-sms', channel: 'sms', text: 'x' });
+    const list = await call('GET', '/templates?limit=1', undefined, t.viewer);
+    assert.deepEqual(
+      list.json().items.map((x: { key: string }) => x.key),
+      ['a-sms'],
+    );
+    const next = await call('GET', `/templates?limit=1&cursor=${list.json().nextCursor}`);
+    assert.deepEqual(
+      next.json().items.map((x: { key: string; version: number }) => [x.key, x.version]),
+      [['welcome', 2]],
+    );
+    assert.equal(next.json().nextCursor, null);
+    assert.equal((await call('DELETE', '/templates/a-sms')).statusCode, 204);
+    assert.equal((await call('GET', '/templates/a-sms')).statusCode, 404);
+    assert.equal((await call('DELETE', '/templates/a-sms')).statusCode, 404);
+    assert.equal((await call('PUT', '/templates/a-sms', { text: 'x' })).statusCode, 404);
+  });
+
+  it('checks fields per channel and Liquid syntax at save time', async () => {
+    const cases: Array<[object, string]> = [
+      [{ key: 'e1', channel: 'email', text: 'no subject' }, 'body/subject'],
+      [{ key: 'e2', channel: 'email', subject: 'only a subject' }, 'body/text'],
+      [{ key: 's1', channel: 'sms', text: 'x', html: '<b>x</b>' }, 'body/html'],
+      [{ key: 'p1', channel: 'push', title: 't' }, 'body/body'],
+      [{ key: 'bad', channel: 'sms', text: 'Hi {{ name ' }, 'body/text'],
+      [{ key: 'bad2', channel: 'sms', text: '{% if x %}open' }, 'body/text'],
+      [{ key: 'has space', channel: 'sms', text: 'x' }, 'body/key'],
+      [{ key: 'x', channel: 'fax', text: 'x' }, 'body/channel'],
+      [{ key: 'x', channel: 'sms', text: 'x', from: 'me' }, 'body/from'],
+    ];
+    for (const [payload, path] of cases) {
+      const response = await call('POST', '/templates', payload);
+      assert.equal(response.statusCode, 400, JSON.stringify(payload));
+      assert.ok(
+        response.json().errors.some((e: { path: string }) => e.path === path),
+        `${path}: ${response.body}`,
+      );
+    }
+    assert.equal((await call('GET', '/templates/bad')).statusCode, 404);
+  });
+
+  it('previews with HTML escaped in html only, and refuses a missing variable clearly', async () => {
+    const response = await call('POST', '/templates/welcome/preview', { variables: { name: '<Ada & Bob>' } });
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(response.json().content, { subject: 'Hello <Ada & Bob>', text: 'v2' });
+    await call('PUT', '/templates/welcome', {
+      subject: 'Hi {{ name }}',
+      html: '<p>{{ name }}</p>{{ footer | raw }}',
+    });
+    const html = await call('POST', '/templates/welcome/preview', {
+      variables: { name: '<script>alert(1)</script>', footer: '<hr>' },
+    });
+    assert.equal(html.json().content.html, '<p>&lt;script&gt;alert(1)&lt;/script&gt;</p><hr>');
+    const missing = await call('POST', '/templates/welcome/preview', { variables: { footer: '' } });
+    assert.equal(missing.statusCode, 400);
+    assert.equal(missing.json().code, 'VALIDATION_FAILED');
+    assert.match(missing.json().detail, /undefined variable: name/);
+    assert.equal(missing.json().errors[0].path, 'body/variables');
+  });
+
+  it('keeps templates per tenant and enforces scopes', async () => {
+    assert.equal((await call('GET', '/templates/welcome', undefined, t.other)).statusCode, 404);
+    assert.equal((await call('GET', '/templates', undefined, t.other)).json().items.length, 0);
+    const sameKey = await call(
+      'POST',
+      '/templates',
+      { key: 'welcome', channel: 'sms', text: 'theirs' },
+      t.other,
+    );
+    assert.equal(sameKey.statusCode, 201);
+    assert.equal(
+      (await call('POST', '/templates', { key: 'z', channel: 'sms', text: 'x' }, t.sender)).statusCode,
+      403,
+    );
+    assert.equal((await call('DELETE', '/templates/welcome', undefined, t.viewer)).statusCode, 403);
+  });
+});
+
+describe('pinned template versions at delivery', () => {
+  let t: T;
+  before(async () => {
+    t = await notificationsApp();
+  });
+  after(() => t.close());
+
+  const record = async (id: string) => {
+    const found = await t.deps.store.notifications.get('default', id);
+    assert.ok(found);
+    return found.record;
+  };
+
+  it('renders the version pinned at acceptance after an update and after a delete', async () => {
+    const create = {
+      key: 'reset',
+      channel: 'email',
+      subject: 'Reset v1',
+      html: '<a href="{{ link }}">{{ name }}</a>',
+    };
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: '/templates', headers: t.admin, payload: create }))
+        .statusCode,
+      201,
+    );
+    const body = {
+      channel: 'email',
+      recipient: { email: 'ada@example.com' },
+      template: 'reset',
+      variables: { name: 'Ada <3', link: 'https://x.example/?a=1&b=2' },
+    };
+    const v1 = (await send(t.app, t.sender, body)).json().notificationId;
+    await t.app.inject({
+      method: 'PUT',
+      url: '/templates/reset',
+      headers: t.admin,
+      payload: { subject: 'Reset v2', text: '{{ name }}' },
+    });
+    const v2 = (await send(t.app, t.sender, body)).json().notificationId;
+    await t.app.inject({ method: 'DELETE', url: '/templates/reset', headers: t.admin });
+
+    const renderer = createRenderer(t.deps.store);
+    assert.deepEqual(await renderer.render(await record(v1)), {
+      subject: 'Reset v1',
+      html: '<a href="https://x.example/?a=1&amp;b=2">Ada &lt;3</a>',
+    });
+    assert.deepEqual(await renderer.render(await record(v2)), { subject: 'Reset v2', text: 'Ada <3' });
+    // A deleted key can no longer be used for new notifications.
+    assert.equal((await send(t.app, t.sender, body)).statusCode, 422);
+  });
+
+  it('fails rendering with a RenderError naming the missing variable', async () => {
+    const id = (
+      await send(t.app, t.sender, {
+        channel: 'sms',
+        recipient: { phone: '+15550101234' },
+        content: { text: 'Code {{ code }} for {{ user.name }}' },
+        variables: { code: '1', user: {} },
+      })
+    ).json().notificationId;
+    const renderer = createRenderer(t.deps.store);
+    await assert.rejects(renderer.render(await record(id)), (error: unknown) => {
+      assert.ok(error instanceof RenderError);
+      assert.match(error.message, /undefined variable: user\.name/);
+      assert.equal(error.field, 'text');
+      return true;
+    });
+  });
+
+  it('renders inline push content and passes data through', async () => {
+    const id = (
+      await send(t.app, t.sender, {
+        channel: 'push',
+        recipient: { deviceToken: 'a1b2c3d4e5f6a7b8', platform: 'fcm' },
+        content: { title: '{{ n }} new', body: 'from {{ who }}', data: { route: '/inbox' } },
+        variables: { n: 3, who: 'Ada & co' },
+      })
+    ).json().notificationId;
+    assert.deepEqual(await createRenderer(t.deps.store).render(await record(id)), {
+      title: '3 new',
+      body: 'from Ada & co',
+      data: { route: '/inbox' },
+    });
+  });
+
+  it('cannot read files or prototypes from a template', async () => {
+    const id = (
+      await send(t.app, t.sender, {
+        channel: 'sms',
+        recipient: { phone: '+15550101234' },
+        content: { text: "{% include '/etc/passwd' %}" },
+      })
+    ).json().notificationId;
+    await assert.rejects(createRenderer(t.deps.store).render(await record(id)), RenderError);
+  });
+});
