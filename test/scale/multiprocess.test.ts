@@ -1,0 +1,211 @@
+// Scale-out on one PostgreSQL (API.md sections 1, 5, 9): 1 auth, 2 api, 2 worker and 1 gateway
+// processes, each a real `node bin/herald.js start` with its HERALD_ROLES, checked from outside
+// over HTTP and through the shared database.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { decodeProtectedHeader } from 'jose';
+import type { Sql } from '../../src/store/postgres/connect.ts';
+import { connectPostgres } from '../../src/store/postgres/connect.ts';
+import { createPostgresStore } from '../../src/store/postgres/index.ts';
+import { tempDir } from '../helpers/config.ts';
+import { type HeraldProcess, runHerald, startHeraldProcess } from '../helpers/herald-process.ts';
+import { type PostgresServer, startPostgres } from '../helpers/postgres.ts';
+import { bodies, CLAIM_CYCLE_MS, priorityInversions, waitFor } from './multiprocess-fixtures.ts';
+
+const ADMIN = { email: 'admin@example.com', password: 'correct horse battery staple' };
+const LEASE_MS = 3000;
+
+describe('scale-out: six processes with separate roles on one PostgreSQL', () => {
+  let server: PostgresServer;
+  let sql: Sql;
+  let common: Record<string, string>;
+  let auth: HeraldProcess;
+  let apis: HeraldProcess[] = [];
+  let workers: HeraldProcess[] = [];
+  let gateway: HeraldProcess;
+  const all = () => [auth, ...apis, ...workers, gateway].filter(Boolean);
+
+  before(async () => {
+    server = await startPostgres();
+    const url = await server.createDatabase('herald_scale');
+    // Migrate once up front; the processes would also do it, one at a time under the advisory lock.
+    await (await createPostgresStore(url)).close();
+    sql = connectPostgres(url, { max: 2 });
+    common = {
+      DATABASE_URL: url,
+      HERALD_JWT_ISSUER: 'http://herald.test',
+      HERALD_HOST: '127.0.0.1',
+      HERALD_API_PORT: '0',
+      HERALD_GATEWAY_PORT: '0',
+      HERALD_DATA_DIR: tempDir('herald-scale-'),
+      LOG_LEVEL: 'warn',
+      // Short enough for the test to see a rotation and a dead worker's leases within seconds.
+      HERALD_LEASE_MS: String(LEASE_MS),
+      HERALD_POLL_MS: '100',
+      HERALD_KEY_RELOAD_MS: '1000',
+      HERALD_JWKS_COOLDOWN_MS: '1000',
+    };
+    auth = await startHeraldProcess('auth', {
+      ...common,
+      HERALD_ROLES: 'auth',
+      HERALD_ADMIN_EMAIL: ADMIN.email,
+      HERALD_ADMIN_PASSWORD: ADMIN.password,
+    });
+    assert.ok(auth.apiUrl, `the auth process printed no API URL:\n${auth.output()}`);
+    const jwks = `${auth.apiUrl}/.well-known/jwks.json`;
+    apis = await Promise.all(
+      ['api-1', 'api-2'].map((name) =>
+        startHeraldProcess(name, { ...common, HERALD_ROLES: 'api', HERALD_JWKS_URL: jwks }),
+      ),
+    );
+    for (const api of apis) assert.ok(api.apiUrl, `${api.name} printed no API URL:\n${api.output()}`);
+    gateway = await startHeraldProcess('gateway', {
+      ...common,
+      HERALD_ROLES: 'gateway',
+      HERALD_AUTH_URL: auth.apiUrl as string,
+      HERALD_API_URL: apis[0]?.apiUrl as string,
+    });
+    assert.ok(
+      gateway.gatewayUrl,
+      `the gateway process printed no UI URL (gateway role missing?):\n${gateway.output()}`,
+    );
+  });
+
+  after(async () => {
+    await Promise.all(all().map((p) => p.stop()));
+    await sql?.end({ timeout: 1 });
+    await server?.stop();
+  });
+
+  const login = async (base: string, path = '/auth/login') => {
+    const response = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
+    assert.equal(response.status, 200, `login at ${base}${path}: ${await response.clone().text()}`);
+    return ((await response.json()) as { access_token: string }).access_token;
+  };
+  const get = (url: string, token: string) => fetch(url, { headers: { authorization: `Bearer ${token}` } });
+
+  it('accepts a token from the auth process on both API processes and through the gateway', async () => {
+    const token = await login(auth.apiUrl as string);
+    for (const api of apis) {
+      const response = await get(`${api.apiUrl}/notifications?limit=1`, token);
+      assert.equal(response.status, 200, `${api.name}: ${await response.text()}`);
+    }
+    const viaGateway = await get(`${gateway.gatewayUrl}/api/notifications?limit=1`, token);
+    assert.equal(viaGateway.status, 200, await viaGateway.text());
+    const gatewayToken = await login(gateway.gatewayUrl as string, '/api/session');
+    const me = await get(`${apis[1]?.apiUrl}/notifications?limit=1`, gatewayToken);
+    assert.equal(me.status, 200);
+    const forged = await get(`${apis[0]?.apiUrl}/notifications?limit=1`, `${token.slice(0, -4)}AAAA`);
+    assert.equal(forged.status, 401);
+  });
+
+  it('delivers 5,000 notifications of every priority and channel exactly once, in priority order across two workers', async () => {
+    const token = await login(auth.apiUrl as string);
+    // The backlog is stored before any worker runs, so both start on the same full queue.
+    for (let batch = 0; batch < 5; batch++) {
+      const api = apis[batch % 2] as HeraldProcess;
+      const response = await fetch(`${api.apiUrl}/notifications/batch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ notifications: bodies(batch * 1000, 1000) }),
+      });
+      assert.equal(response.status, 207, await response.clone().text());
+      const { results } = (await response.json()) as { results: Array<{ notificationId?: string }> };
+      assert.equal(results.filter((r) => r.notificationId).length, 1000);
+    }
+    workers = await Promise.all(
+      ['worker-1', 'worker-2'].map((name) => startHeraldProcess(name, { ...common, HERALD_ROLES: 'worker' })),
+    );
+    const owners = new Set<string>();
+    await waitFor(120_000, 'all 5,000 delivered', async () => {
+      for (const row of await sql<{ owner: string }[]>`SELECT DISTINCT lease_owner AS owner FROM notifications
+          WHERE queue_state = 'leased'`)
+        owners.add(row.owner);
+      const [row] = await sql<
+        { n: number }[]
+      >`SELECT count(*)::int AS n FROM notifications WHERE status = 'DELIVERED'`;
+      return row?.n === 5000;
+    });
+    const [stored] = await sql<{ n: number; distinct: number }[]>`
+      SELECT count(*)::int AS n, count(DISTINCT notification_id)::int AS distinct FROM sandbox_messages`;
+    assert.deepEqual({ ...stored }, { n: 5000, distinct: 5000 });
+    const [cells] = await sql<
+      { n: number }[]
+    >`SELECT count(DISTINCT (priority, channel))::int AS n FROM notifications`;
+    assert.equal(cells?.n, 12);
+    const repeated = await sql`SELECT notification_seq FROM notification_events WHERE type = 'PROCESSING'
+      GROUP BY notification_seq HAVING count(*) > 1`;
+    assert.equal(repeated.length, 0, 'a notification was claimed twice');
+    const pids = new Set([...owners].map((owner) => Number(owner.split(':')[1])));
+    for (const worker of workers) assert.ok(pids.has(worker.pid), `${worker.name} claimed nothing`);
+    const inversions = await priorityInversions(sql);
+    assert.deepEqual(
+      [...inversions],
+      [],
+      `LOW claimed while an older CRITICAL waited > ${CLAIM_CYCLE_MS} ms`,
+    );
+  });
+
+  it('lets the surviving worker finish the leases of a worker killed with SIGKILL mid-delivery', async () => {
+    const token = await login(auth.apiUrl as string);
+    // Each send takes 1.5 s in the sandbox (delay injection), so a kill finds sends in flight.
+    const response = await fetch(`${apis[0]?.apiUrl}/notifications/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ notifications: bodies(0, 120, 'delay-1500') }),
+    });
+    assert.equal(response.status, 207);
+    const ids = ((await response.json()) as { results: Array<{ notificationId: string }> }).results.map(
+      (r) => r.notificationId,
+    );
+    const [victim, survivor] = workers as [HeraldProcess, HeraldProcess];
+    await waitFor(30_000, 'the victim to hold leases', async () => {
+      const rows = await sql`SELECT 1 FROM notifications WHERE queue_state = 'leased'
+        AND lease_owner LIKE ${`%:${victim.pid}:%`} LIMIT 1`;
+      return rows.length > 0;
+    });
+    victim.child.kill('SIGKILL');
+    assert.equal(await victim.exited, 'SIGKILL');
+    await waitFor(90_000, 'every notification terminal', async () => {
+      const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM notifications
+        WHERE id = ANY(${ids}) AND status IN ('DELIVERED', 'FAILED', 'CANCELLED', 'EXPIRED')`;
+      return row?.n === ids.length;
+    });
+    const statuses = await sql<{ status: string; n: number }[]>`SELECT status, count(*)::int AS n
+      FROM notifications WHERE id = ANY(${ids}) GROUP BY status`;
+    assert.deepEqual([...statuses], [{ status: 'DELIVERED', n: ids.length }]);
+    const [reaped] = await sql<{ n: number }[]>`SELECT count(DISTINCT e.notification_seq)::int AS n
+      FROM notification_events e JOIN notifications n ON n.seq = e.notification_seq
+      WHERE n.id = ANY(${ids}) AND e.type = 'ATTEMPT_FAILED' AND e.detail LIKE 'lease expired%'`;
+    assert.ok((reaped?.n ?? 0) > 0, 'no lease of the killed worker was taken over');
+    assert.equal(survivor.child.exitCode, null, `the survivor died:\n${survivor.output()}`);
+  });
+
+  it('picks up a key rotation done with `herald keys rotate` on every API process without a restart', async () => {
+    const before = await login(auth.apiUrl as string);
+    const oldKid = decodeProtectedHeader(before).kid;
+    const rotated = await runHerald(['keys', 'rotate'], { ...common, HERALD_ROLES: 'auth' });
+    assert.equal(rotated.code, 0, `herald keys rotate failed:\n${rotated.output}`);
+    let token = before;
+    await waitFor(90_000, 'the auth process to sign with the new key', async () => {
+      token = await login(auth.apiUrl as string);
+      return decodeProtectedHeader(token).kid !== oldKid;
+    });
+    for (const api of apis) {
+      await waitFor(60_000, `${api.name} to accept the new key`, async () => {
+        const response = await get(`${api.apiUrl}/notifications?limit=1`, token);
+        return response.status === 200;
+      });
+    }
+    // The old key stays published until its last token expires: earlier tokens still work.
+    const old = await get(`${apis[1]?.apiUrl}/notifications?limit=1`, before);
+    assert.equal(old.status, 200);
+    for (const p of all()) {
+      if (p !== workers[0]) assert.equal(p.child.exitCode, null, `${p.name} restarted or died`);
+    }
+  });
+});
