@@ -19,7 +19,15 @@ describe('priority order and load shedding', () => {
     envs.push(env);
     const calls: OutgoingMessage[] = [];
     const factories = CHANNELS.map(
-      (c) => () => scriptedProvider(c, (m) => (calls.push(m), { ok: true }), `p-${c}`),
+      (c) => () =>
+        scriptedProvider(
+          c,
+          (m) => {
+            calls.push(m);
+            return { ok: true };
+          },
+          `p-${c}`,
+        ),
     );
     const scheduler = schedulerFor(env, { factories });
     await env.store.queue.setPaused({}, true, T0);

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import type { SendResult } from '../../src/providers/types.ts';
+import { newNotification, read, seedMany } from '../store/queue-fixtures.ts';
+import { schedulerFor, scriptedProvider, setup } from './harness.ts';
+
+describe('leases', () => {
+  const envs: Array<ReturnType<typeof setup>> = [];
+  after(async () => {
+    for (const e of envs) await e.store.close();
+  });
+
+  it('lets another worker retry the notification of a worker that stopped mid-send', async () => {
+    const env = setup({ HERALD_LEASE_MS: '30000' });
+    envs.push(env);
+    const hang = scriptedProvider('email', () => new Promise<SendResult>(() => {}));
+    const [id] = await seedMany(env.store, [newNotification()]);
+    const a = schedulerFor(env, { owner: 'worker-a', factories: [() => hang] });
+    await a.tick();
+    assert.equal(hang.calls.length, 1);
+    assert.equal((await read(env.store, id as string)).record.status, 'PROCESSING');
+    a.abandon(); // the process died: no completion, no renewal
+    const b = schedulerFor(env, { owner: 'worker-b' });
+    env.clock.advance(29_000);
+    assert.equal((await b.tick()).reaped, 0, 'the lease still holds');
+    env.clock.advance(1_001);
+    const result = await b.tick();
+    assert.equal(result.reaped, 1);
+    const { record, events } = await read(env.store, id as string);
+    assert.equal(record.status, 'DELIVERED');
+    assert.equal(record.attempts, 2);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['PROCESSING', 'ATTEMPT_FAILED', 'RETRYING', 'PROCESSING', 'SENT', 'DELIVERED'],
+    );
+    assert.match(events[1]?.detail ?? '', /lease expired/);
+  });
+
+  it('ignores the late completion of a stalled worker whose lease was taken over', async () => {
+    const env = setup({ HERALD_LEASE_MS: '30000' });
+    envs.push(env);
+    let finish: (result: SendResult) => void = () => {};
+    const stalled = scriptedProvider('email', () => new Promise<SendResult>((resolve) => (finish = resolve)));
+    const [id] = await seedMany(env.store, [newNotification()]);
+    const a = schedulerFor(env, { owner: 'worker-a', factories: [() => stalled] });
+    await a.tick();
+    env.clock.advance(31_000);
+    const b = schedulerFor(env, { owner: 'worker-b' });
+    await b.tick();
+    assert.equal((await read(env.store, id as string)).record.status, 'DELIVERED');
+    finish({ ok: false, kind: 'permanent', detail: 'late answer' });
+    await new Promise((resolve) => setImmediate(resolve));
+    const late = await a.step(false);
+    assert.equal(late.applied, 0);
+    assert.equal(late.stale.length, 1);
+    const { record, events } = await read(env.store, id as string);
+    assert.equal(record.status, 'DELIVERED');
+    assert.ok(!events.some((e) => e.detail === 'late answer'));
+  });
+
+  it('renews the lease of a long send so no other worker takes it', async () => {
+    const env = setup({ HERALD_LEASE_MS: '30000' });
+    envs.push(env);
+    let finish: (result: SendResult) => void = () => {};
+    const slow = scriptedProvider('email', () => new Promise<SendResult>((resolve) => (finish = resolve)));
+    const [id] = await seedMany(env.store, [newNotification()]);
+    const a = schedulerFor(env, { owner: 'worker-a', factories: [() => slow] });
+    const b = schedulerFor(env, { owner: 'worker-b' });
+    await a.tick();
+    for (let i = 0; i < 4; i++) {
+      env.clock.advance(20_000);
+      await a.maintainLeases();
+      assert.equal((await b.tick()).reaped, 0);
+    }
+    finish({ ok: true, providerMessageId: 'x' });
+    await new Promise((resolve) => setImmediate(resolve));
+    await a.step(false);
+    assert.equal((await read(env.store, id as string)).record.status, 'SENT');
+  });
+
+  it('aborts a send that outlives its lease and retries it', async () => {
+    const env = setup({ HERALD_LEASE_MS: '30000' });
+    envs.push(env);
+    const hang = scriptedProvider(
+      'email',
+      (_m, signal) =>
+        new Promise<SendResult>((resolve) =>
+          signal.addEventListener('abort', () =>
+            resolve({ ok: false, kind: 'transient', detail: 'aborted' }),
+          ),
+        ),
+    );
+    const [id] = await seedMany(env.store, [newNotification()]);
+    const a = schedulerFor(env, { factories: [() => hang] });
+    await a.tick();
+    env.clock.advance(30_000);
+    await a.maintainLeases();
+    await new Promise((resolve) => setImmediate(resolve));
+    await a.step(false);
+    const { record } = await read(env.store, id as string);
+    assert.equal(record.status, 'RETRYING');
+  });
+});
