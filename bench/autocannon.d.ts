@@ -22,6 +22,7 @@ declare module 'autocannon' {
     duration?: number;
     amount?: number;
     overallRate?: number;
+    sampleInt?: number;
     timeout?: number;
     method?: string;
     headers?: Record<string, string>;

@@ -22,6 +22,8 @@ const instance = autocannon(
     duration: spec.seconds,
     amount: spec.amount,
     overallRate: spec.overallRate,
+    // A run of `amount` requests ends at the next sample tick; short ticks end short runs sooner.
+    sampleInt: spec.amount ? 100 : undefined,
     timeout: spec.timeoutSeconds ?? 30,
     requests: [
       {

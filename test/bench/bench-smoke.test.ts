@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { Row } from '../../bench/lib/report.ts';
+import { SCENARIOS } from '../../bench/scenarios/index.ts';
+import { tempDir } from '../helpers/config.ts';
+
+// A smoke run of `npm run bench -- --quick`: a few hundred requests per scenario, so the harness
+// does not rot. No figure is asserted (CI has no timed assertions), only that each scenario ran
+// or says which part it is still waiting for.
+describe('npm run bench --quick', () => {
+  it('runs every scenario end to end and records a result for each', () => {
+    const out = join(tempDir('herald-bench-test-'), 'quick.json');
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'bench/run.ts', '--quick', '--quiet', '--out', out],
+      {
+        encoding: 'utf8',
+        timeout: 280_000,
+      },
+    );
+    const results = JSON.parse(readFileSync(out, 'utf8')) as { rows: Row[]; summary: string };
+    const errors = results.rows.filter((row) => row.status === 'error');
+    assert.deepEqual(errors, [], run.stderr);
+    assert.equal(run.status, 0, run.stderr);
+    for (const scenario of SCENARIOS) {
+      assert.ok(
+        results.rows.some((row) => row.scenario === scenario.name),
+        `no result for scenario ${scenario.name}`,
+      );
+    }
+    for (const row of results.rows.filter((r) => r.status === 'ok')) {
+      assert.equal(typeof row.value, 'number', `${row.scenario} / ${row.metric} has no value`);
+    }
+    assert.match(run.stdout, /^\| scenario/m);
+    assert.match(run.stdout.trim().split('\n').at(-1) ?? '', /^bench: /);
+  });
+});

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseOptions } from '../../bench/lib/options.ts';
+import { checkOrder } from '../../bench/lib/order.ts';
+import { measured, notes, summary, table } from '../../bench/lib/report.ts';
+import { median, percentile } from '../../bench/lib/stats.ts';
+import { createSqliteStore } from '../../src/store/sqlite/index.ts';
+import { tempDir } from '../helpers/config.ts';
+
+describe('bench harness', () => {
+  it('takes the median of rounds and nearest-rank percentiles', () => {
+    assert.equal(median([3, 1, 2]), 2);
+    assert.equal(median([4, 1, 3, 2]), 2.5);
+    assert.equal(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 99), 10);
+    assert.equal(percentile([5, 1, 3], 50), 3);
+  });
+
+  it('keeps the issue sizes by default and lets the isolation backlog be overridden', () => {
+    const full = parseOptions([]);
+    assert.equal(full.sizes.isolation.backlog, 1_000_000);
+    assert.equal(full.sizes.ingest.connections, 64);
+    assert.equal(full.sizes.batch.size, 1000);
+    assert.equal(full.sizes.dispatch.count, 200_000);
+    assert.equal(parseOptions(['--isolation-backlog', '50000']).sizes.isolation.backlog, 50_000);
+    assert.deepEqual(parseOptions(['--scenario', 'ingest,claim', '--scenario=auth']).scenarios, [
+      'ingest',
+      'claim',
+      'auth',
+    ]);
+    assert.ok(parseOptions(['--quick']).sizes.isolation.backlog < 10_000);
+  });
+
+  it('refuses fewer than three rounds and unknown flags', () => {
+    assert.throws(() => parseOptions(['--rounds', '2']), /at least 3/);
+    assert.throws(() => parseOptions(['--fast']), /unknown flag/);
+    assert.throws(() => parseOptions(['--isolation-backlog', 'many']), /positive integer/);
+  });
+
+  it('judges targets and says by how much one was missed', () => {
+    const rows = [
+      measured('ingest', 'ratio', 0.4, 'x', { target: { bound: 0.5, better: 'higher', text: '>= 0.5' } }),
+      measured('ingest', 'p99', 12, 'ms', { target: { bound: 20, better: 'lower', text: '<= 20 ms' } }),
+    ];
+    assert.equal(rows[0]?.met, false);
+    assert.equal(rows[1]?.met, true);
+    assert.match(notes(rows).join('\n'), /ingest \/ ratio: missed target >= 0.5 \(20% off\)/);
+    assert.match(summary(rows, 12), /^bench: 1\/2 targets met \(12 s\)$/);
+    assert.match(table(rows), /\| ingest +\| ratio +\| 0.4 x/);
+  });
+
+  it('finds a CRITICAL claimed after a LOW that was accepted later', async () => {
+    const dir = tempDir();
+    const store = createSqliteStore(dir);
+    const insert = store.db.prepare(
+      `INSERT INTO notifications (seq, id, tenant, channel, priority, status, recipient, created_at, updated_at)
+       VALUES (?, ?, 'default', 'email', ?, 'PROCESSING', '{}', 0, 0)`,
+    );
+    const processed = store.db.prepare(
+      "INSERT INTO notification_events (id, notification_seq, type, at) VALUES (?, ?, 'PROCESSING', 0)",
+    );
+    // Accepted in seq order: CRITICAL 1, LOW 2 (never claimed), CRITICAL 3, LOW 4. Claimed in
+    // event order: CRITICAL 1, LOW 4, CRITICAL 3. LOW 4 overtook CRITICAL 3: one violation.
+    insert.run(1, 'c1', 0);
+    insert.run(2, 'l2', 3);
+    insert.run(3, 'c3', 0);
+    insert.run(4, 'l4', 3);
+    processed.run(1, 1);
+    processed.run(2, 4);
+    processed.run(3, 3);
+    await store.close();
+    assert.deepEqual(checkOrder(dir, ['c1', 'c3']), { violations: 1, laterLow: 2, laterLowProcessed: 1 });
+    assert.equal(checkOrder(dir, ['c3']).violations, 1);
+  });
+});
