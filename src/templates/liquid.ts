@@ -68,16 +68,31 @@ export function syntaxErrors(content: Content, prefix: string): FieldError[] {
     const source = content[field];
     // Most inline content has no Liquid at all; skipping the parse keeps batch ingest cheap.
     if (typeof source !== 'string' || !/{[{%]/.test(source)) continue;
-    try {
-      engineFor(field).parse(source);
-    } catch (error) {
-      errors.push({
-        path: `${prefix}/${field}`,
-        message: `Liquid syntax error: ${(error as Error).message}`,
-      });
-    }
+    const problem = syntaxProblem(field, source);
+    if (problem !== null)
+      errors.push({ path: `${prefix}/${field}`, message: `Liquid syntax error: ${problem}` });
   }
   return errors;
+}
+
+// Bulk sends repeat the same inline content with different variables: remember each source's
+// verdict so a 1000-item batch parses it once (parsing was ~8% of batch ingest CPU).
+const verdicts = new Map<string, string | null>();
+const MAX_VERDICTS = 2000;
+
+function syntaxProblem(field: TextField, source: string): string | null {
+  const key = `${field === 'html' ? 'h' : 't'}${source}`;
+  const known = verdicts.get(key);
+  if (known !== undefined) return known;
+  let problem: string | null = null;
+  try {
+    engineFor(field).parse(source);
+  } catch (error) {
+    problem = (error as Error).message;
+  }
+  if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+  if (source.length <= 10_000) verdicts.set(key, problem);
+  return problem;
 }
 
 /** Renders parsed fields with `variables`; a missing variable throws LiquidFieldError naming the field. */
