@@ -1,0 +1,103 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { type ReactNode, useEffect, useSyncExternalStore } from 'react';
+import { SESSION_ENDED, scheduleRefresh } from './api.ts';
+import { AdminPage } from './pages/admin.tsx';
+import { DashboardPage } from './pages/dashboard.tsx';
+import { LoginPage } from './pages/login.tsx';
+import { NotificationDetailPage } from './pages/notification-detail.tsx';
+import { NotificationsPage } from './pages/notifications.tsx';
+import { OidcCallbackPage } from './pages/oidc-callback.tsx';
+import { SandboxPage } from './pages/sandbox.tsx';
+import { SendPage } from './pages/send.tsx';
+import { TemplatesPage } from './pages/templates.tsx';
+import { Link, match, navigate, useLocation } from './router.tsx';
+import { clearSession, loadSession, tokenClaims } from './session.ts';
+
+const PUBLIC = new Set(['/login', '/oidc/callback']);
+
+function subscribeSession(callback: () => void) {
+  window.addEventListener('herald:session', callback);
+  window.addEventListener('storage', callback);
+  return () => {
+    window.removeEventListener('herald:session', callback);
+    window.removeEventListener('storage', callback);
+  };
+}
+
+/** Whether a usable session exists, re-read whenever storage changes (this tab or another). */
+function useSignedIn(): boolean {
+  return useSyncExternalStore(subscribeSession, () => loadSession() !== null);
+}
+
+export function App() {
+  const { path } = useLocation();
+  const signedIn = useSignedIn();
+  const queryClient = useQueryClient();
+  const isPublic = PUBLIC.has(path);
+
+  // The guard: every page but login needs a session; without one, go to login.
+  useEffect(() => {
+    if (!signedIn && !isPublic) {
+      queryClient.clear();
+      navigate('/login', { replace: true });
+    }
+  }, [signedIn, isPublic, queryClient]);
+
+  useEffect(() => {
+    const toLogin = () => navigate('/login', { replace: true });
+    window.addEventListener(SESSION_ENDED, toLogin);
+    const stop = scheduleRefresh();
+    return () => {
+      window.removeEventListener(SESSION_ENDED, toLogin);
+      stop();
+    };
+  }, []);
+
+  if (path === '/login') return <LoginPage />;
+  if (path === '/oidc/callback') return <OidcCallbackPage />;
+  if (!signedIn) return null;
+  return <Layout>{page(path)}</Layout>;
+}
+
+function page(path: string): ReactNode {
+  if (path === '/') return <DashboardPage />;
+  if (path === '/send') return <SendPage />;
+  if (path === '/notifications') return <NotificationsPage />;
+  const detail = match('/notifications/:id', path);
+  if (detail) return <NotificationDetailPage id={detail.id as string} />;
+  if (path === '/templates') return <TemplatesPage />;
+  if (path === '/sandbox') return <SandboxPage />;
+  if (path === '/admin') return <AdminPage />;
+  return <p>Nothing here.</p>;
+}
+
+function Layout(props: { children: ReactNode }) {
+  const session = loadSession();
+  const claims = session ? tokenClaims(session) : {};
+  const queryClient = useQueryClient();
+  const logout = () => {
+    clearSession();
+    queryClient.clear();
+    navigate('/login', { replace: true });
+  };
+  return (
+    <div className="shell">
+      <header className="top">
+        <span className="brand">Herald</span>
+        <nav>
+          <Link to="/">Dashboard</Link>
+          <Link to="/send">Send</Link>
+          <Link to="/notifications">Notifications</Link>
+          <Link to="/templates">Templates</Link>
+          <Link to="/sandbox">Sandbox</Link>
+          <Link to="/admin">Admin</Link>
+        </nav>
+        <span className="who">{claims.tid ? `tenant ${claims.tid}` : ''}</span>
+        <button type="button" className="link" onClick={logout}>
+          Log out
+        </button>
+      </header>
+      <main>{props.children}</main>
+    </div>
+  );
+}

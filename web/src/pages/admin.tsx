@@ -1,0 +1,266 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { get, mutate } from '../api.ts';
+import { fieldErrors, ProblemView } from '../components/problem.tsx';
+import { CHANNELS, PRIORITIES, type QueueRow } from './dashboard.tsx';
+
+interface User {
+  id: string;
+  email: string;
+  role: string;
+  tenant: string;
+  disabled: boolean;
+}
+interface Client {
+  client_id: string;
+  name: string;
+  scopes: string[];
+  tenant: string;
+}
+const SCOPES = ['notifications:send', 'notifications:read', 'templates:read', 'templates:write', 'admin'];
+
+function Queues() {
+  const client = useQueryClient();
+  const queues = useQuery({
+    queryKey: ['queues'],
+    queryFn: () => get<{ queues: QueueRow[] }>('/admin/queues'),
+    refetchInterval: 2000,
+  });
+  const toggle = useMutation({
+    mutationFn: (v: { action: 'pause' | 'resume'; priority?: string; channel?: string }) =>
+      mutate<{ queues: QueueRow[] }>('POST', `/admin/queues/${v.action}`, {
+        ...(v.priority ? { priority: v.priority } : {}),
+        ...(v.channel ? { channel: v.channel } : {}),
+      }),
+    onSuccess: (data) => client.setQueryData(['queues'], data),
+  });
+  const rows = queues.data?.queues ?? [];
+  const row = (p: string, c: string) => rows.find((q) => q.priority === p && q.channel === c);
+  const allPaused = (p: string) => CHANNELS.every((c) => row(p, c)?.paused);
+  return (
+    <div className="card">
+      <h2>Queues</h2>
+      <ProblemView error={queues.error ?? toggle.error} />
+      <table>
+        <thead>
+          <tr>
+            <th>Priority</th>
+            {CHANNELS.map((c) => (
+              <th key={c}>{c}</th>
+            ))}
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {PRIORITIES.map((p) => (
+            <tr key={p}>
+              <td>{p}</td>
+              {CHANNELS.map((c) => {
+                const q = row(p, c);
+                return (
+                  <td key={c}>
+                    {q ? `${q.depth} waiting, ${q.inFlight} in flight` : '–'}{' '}
+                    <button
+                      type="button"
+                      className="small"
+                      onClick={() =>
+                        toggle.mutate({ action: q?.paused ? 'resume' : 'pause', priority: p, channel: c })
+                      }
+                    >
+                      {q?.paused ? 'Resume' : 'Pause'}
+                    </button>
+                  </td>
+                );
+              })}
+              <td>
+                <button
+                  type="button"
+                  className="small secondary"
+                  onClick={() => toggle.mutate({ action: allPaused(p) ? 'resume' : 'pause', priority: p })}
+                >
+                  {allPaused(p) ? `Resume ${p}` : `Pause ${p}`}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Users() {
+  const client = useQueryClient();
+  const users = useQuery({ queryKey: ['users'], queryFn: () => get<{ items: User[] }>('/admin/users') });
+  const [form, setForm] = useState({ email: '', password: '', role: 'sender', tenant: '' });
+  const add = useMutation({
+    mutationFn: () => mutate<User>('POST', '/admin/users', { ...form, tenant: form.tenant || undefined }),
+    onSuccess: () => {
+      setForm({ email: '', password: '', role: 'sender', tenant: '' });
+      void client.invalidateQueries({ queryKey: ['users'] });
+    },
+  });
+  const disable = useMutation({
+    mutationFn: (id: string) => mutate<User>('POST', `/admin/users/${encodeURIComponent(id)}/disable`),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['users'] }),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    add.mutate();
+  };
+  const set = (k: keyof typeof form) => (e: { target: { value: string } }) =>
+    setForm({ ...form, [k]: e.target.value });
+  return (
+    <div className="card">
+      <h2>Users</h2>
+      <table>
+        <thead>
+          <tr>
+            <th>Email</th>
+            <th>Role</th>
+            <th>Tenant</th>
+            <th>State</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {(users.data?.items ?? []).map((u) => (
+            <tr key={u.id}>
+              <td>{u.email}</td>
+              <td>{u.role}</td>
+              <td>{u.tenant}</td>
+              <td>{u.disabled ? 'disabled' : 'active'}</td>
+              <td>
+                {u.disabled ? null : (
+                  <button type="button" className="small secondary" onClick={() => disable.mutate(u.id)}>
+                    Disable
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <form onSubmit={submit} className="row">
+        <label>
+          Email
+          <input value={form.email} onChange={set('email')} />
+        </label>
+        <label>
+          Password
+          <input
+            type="password"
+            autoComplete="new-password"
+            value={form.password}
+            onChange={set('password')}
+          />
+          {fieldErrors(add.error, 'password').map((m) => (
+            <span key={m} className="field-error">
+              {m}
+            </span>
+          ))}
+        </label>
+        <label>
+          Role
+          <select value={form.role} onChange={set('role')}>
+            <option>admin</option>
+            <option>sender</option>
+            <option>viewer</option>
+          </select>
+        </label>
+        <label>
+          Tenant
+          <input value={form.tenant} placeholder="(mine)" onChange={set('tenant')} />
+        </label>
+        <button type="submit">Add user</button>
+      </form>
+      <ProblemView error={users.error ?? add.error ?? disable.error} />
+    </div>
+  );
+}
+
+function Clients() {
+  const client = useQueryClient();
+  const clients = useQuery({
+    queryKey: ['clients'],
+    queryFn: () => get<{ items: Client[] }>('/admin/clients'),
+  });
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>(['notifications:send']);
+  const [secret, setSecret] = useState<{ id: string; secret: string } | null>(null);
+  const add = useMutation({
+    mutationFn: () => mutate<Client & { client_secret: string }>('POST', '/admin/clients', { name, scopes }),
+    onSuccess: (c) => {
+      setSecret({ id: c.client_id, secret: c.client_secret });
+      setName('');
+      void client.invalidateQueries({ queryKey: ['clients'] });
+    },
+  });
+  return (
+    <div className="card">
+      <h2>Service clients</h2>
+      <table>
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Client ID</th>
+            <th>Scopes</th>
+            <th>Tenant</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(clients.data?.items ?? []).map((c) => (
+            <tr key={c.client_id}>
+              <td>{c.name}</td>
+              <td>
+                <code>{c.client_id}</code>
+              </td>
+              <td>{c.scopes.join(' ')}</td>
+              <td>{c.tenant}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <form
+        className="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          add.mutate();
+        }}
+      >
+        <label>
+          Name
+          <input value={name} onChange={(e) => setName(e.target.value)} />
+        </label>
+        {SCOPES.map((s) => (
+          <label key={s} className="inline">
+            <input
+              type="checkbox"
+              checked={scopes.includes(s)}
+              onChange={(e) => setScopes(e.target.checked ? [...scopes, s] : scopes.filter((x) => x !== s))}
+            />{' '}
+            {s}
+          </label>
+        ))}
+        <button type="submit">Add client</button>
+      </form>
+      {secret ? (
+        <p className="ok">
+          Secret of <code>{secret.id}</code>, shown once: <code>{secret.secret}</code>
+        </p>
+      ) : null}
+      <ProblemView error={clients.error ?? add.error} />
+    </div>
+  );
+}
+
+export function AdminPage() {
+  return (
+    <section>
+      <h1>Admin</h1>
+      <Queues />
+      <Users />
+      <Clients />
+    </section>
+  );
+}

@@ -1,0 +1,137 @@
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { get } from '../api.ts';
+import { BarChart, LineChart } from '../components/charts.tsx';
+import { ProblemView } from '../components/problem.tsx';
+import { parsePrometheus, type Sample, sum } from '../prometheus.ts';
+
+/** One row of GET /admin/queues. */
+export interface QueueRow {
+  priority: 'CRITICAL' | 'HIGH' | 'NORMAL' | 'LOW';
+  channel: 'email' | 'sms' | 'push';
+  depth: number;
+  oldestAgeMs: number | null;
+  inFlight: number;
+  paused: boolean;
+}
+
+export const PRIORITIES = ['CRITICAL', 'HIGH', 'NORMAL', 'LOW'] as const;
+export const CHANNELS = ['email', 'sms', 'push'] as const;
+const POLL_MS = 2000;
+const HISTORY = 60;
+
+interface Point {
+  at: number;
+  accepted: number;
+  delivered: number;
+  latency: Record<string, { sum: number; count: number }>;
+}
+
+function point(samples: Sample[]): Point {
+  const latency: Point['latency'] = {};
+  for (const p of PRIORITIES) {
+    latency[p] = {
+      sum: sum(samples, 'herald_pickup_latency_seconds_sum', { priority: p }),
+      count: sum(samples, 'herald_pickup_latency_seconds_count', { priority: p }),
+    };
+  }
+  return {
+    at: Date.now(),
+    accepted: sum(samples, 'herald_notifications_accepted_total'),
+    delivered:
+      sum(samples, 'herald_delivery_outcomes_total', { outcome: 'sent' }) +
+      sum(samples, 'herald_delivery_outcomes_total', { outcome: 'delivered' }),
+    latency,
+  };
+}
+
+/** Per-second rates between consecutive samples. */
+function rates(points: Point[], pick: (p: Point) => number): number[] {
+  return points.slice(1).map((p, i) => {
+    const prev = points[i] as Point;
+    return Math.max(0, (pick(p) - pick(prev)) / Math.max(0.001, (p.at - prev.at) / 1000));
+  });
+}
+
+const ageFormat = (ms: number) =>
+  ms >= 60_000 ? `${(ms / 60_000).toFixed(1)} min` : `${(ms / 1000).toFixed(1)} s`;
+
+export function DashboardPage() {
+  const queues = useQuery({
+    queryKey: ['queues'],
+    queryFn: () => get<{ queues: QueueRow[] }>('/admin/queues'),
+    refetchInterval: POLL_MS,
+  });
+  const metrics = useQuery({
+    queryKey: ['metrics'],
+    queryFn: () => get<string>('/metrics'),
+    refetchInterval: POLL_MS,
+  });
+  const [history, setHistory] = useState<Point[]>([]);
+  const seen = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (metrics.data === undefined || metrics.data === seen.current) return;
+    seen.current = metrics.data;
+    const next = point(parsePrometheus(metrics.data));
+    setHistory((h) => [...h, next].slice(-HISTORY));
+  }, [metrics.data]);
+
+  const rows = queues.data?.queues ?? [];
+  const depthBars = rows.map((q) => ({
+    label: `${q.priority} ${q.channel}`,
+    value: q.depth,
+    tone: `tone-${q.channel}`,
+  }));
+  const ageBars = rows.map((q) => ({
+    label: `${q.priority} ${q.channel}`,
+    value: q.oldestAgeMs ?? 0,
+    tone: `tone-${q.channel}`,
+  }));
+  const last = history.at(-1);
+  const first = history[0];
+  const latencyBars = PRIORITIES.map((p) => {
+    const now = last?.latency[p];
+    const then = first?.latency[p];
+    const count = (now?.count ?? 0) - (history.length > 1 ? (then?.count ?? 0) : 0);
+    const total = (now?.sum ?? 0) - (history.length > 1 ? (then?.sum ?? 0) : 0);
+    const avg = count > 0 ? total / count : now && now.count > 0 ? now.sum / now.count : 0;
+    return { label: p, value: avg * 1000, tone: `tone-${p.toLowerCase()}` };
+  });
+
+  return (
+    <section>
+      <h1>Dashboard</h1>
+      <p className="muted">Live: refreshed every {POLL_MS / 1000} s.</p>
+      <ProblemView error={queues.error ?? metrics.error} />
+      <div className="grid">
+        <div className="card">
+          <h2>Queue depth</h2>
+          <BarChart title="Queue depth per priority and channel" bars={depthBars} />
+        </div>
+        <div className="card">
+          <h2>Oldest waiting</h2>
+          <BarChart title="Age of the oldest waiting notification" bars={ageBars} format={ageFormat} />
+        </div>
+        <div className="card">
+          <h2>Throughput</h2>
+          <LineChart
+            title="Accepted and delivered per second"
+            unit="/s"
+            series={[
+              { name: 'accepted', tone: 'tone-a', points: rates(history, (p) => p.accepted) },
+              { name: 'sent/delivered', tone: 'tone-b', points: rates(history, (p) => p.delivered) },
+            ]}
+          />
+        </div>
+        <div className="card">
+          <h2>Latency per priority</h2>
+          <BarChart
+            title="Average time from acceptance to provider call"
+            bars={latencyBars}
+            format={(v) => `${v.toFixed(v < 10 ? 1 : 0)} ms`}
+          />
+        </div>
+      </div>
+    </section>
+  );
+}

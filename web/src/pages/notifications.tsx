@@ -1,0 +1,145 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { get } from '../api.ts';
+import { ProblemView } from '../components/problem.tsx';
+import { Link } from '../router.tsx';
+import { CHANNELS, PRIORITIES } from './dashboard.tsx';
+
+export const STATUSES = [
+  'QUEUED',
+  'PROCESSING',
+  'SENT',
+  'DELIVERED',
+  'RETRYING',
+  'FAILED',
+  'CANCELLED',
+  'EXPIRED',
+];
+
+/** A summary row of GET /notifications. */
+export interface Summary {
+  notificationId: string;
+  status: string;
+  channel: string;
+  priority: string;
+  recipient: Record<string, unknown>;
+  template?: string | null;
+  createdAt: string;
+  updatedAt?: string;
+}
+
+/** The masked recipient as one line of text. */
+export function recipientText(recipient: Record<string, unknown> | undefined): string {
+  if (!recipient) return '';
+  const value = recipient.email ?? recipient.phone ?? recipient.deviceToken ?? recipient.subscription;
+  return typeof value === 'string' ? value : JSON.stringify(value ?? recipient);
+}
+
+const PAGE = 20;
+
+export function NotificationsPage() {
+  const [filters, setFilters] = useState<Record<string, string>>({});
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors.at(-1);
+  const query = new URLSearchParams({ limit: String(PAGE) });
+  for (const [k, v] of Object.entries(filters)) {
+    if (!v) continue;
+    query.set(k, k.startsWith('created') ? new Date(v).toISOString() : v);
+  }
+  if (cursor) query.set('cursor', cursor);
+  const list = useQuery({
+    queryKey: ['notifications', query.toString()],
+    queryFn: () => get<{ items: Summary[]; nextCursor: string | null }>(`/notifications?${query}`),
+    placeholderData: keepPreviousData,
+    refetchInterval: 5000,
+  });
+  const setFilter = (name: string) => (e: { target: { value: string } }) => {
+    setFilters({ ...filters, [name]: e.target.value });
+    setCursors([]);
+  };
+  const select = (name: string, values: readonly string[]) => (
+    <label>
+      {name[0]?.toUpperCase() + name.slice(1)}
+      <select name={name} value={filters[name] ?? ''} onChange={setFilter(name)}>
+        <option value="">any</option>
+        {values.map((v) => (
+          <option key={v}>{v}</option>
+        ))}
+      </select>
+    </label>
+  );
+
+  return (
+    <section>
+      <h1>Notifications</h1>
+      <div className="card row filters">
+        {select('status', STATUSES)}
+        {select('priority', PRIORITIES)}
+        {select('channel', CHANNELS)}
+        <label>
+          Created after
+          <input
+            type="datetime-local"
+            value={filters.createdAfter ?? ''}
+            onChange={setFilter('createdAfter')}
+          />
+        </label>
+        <label>
+          Created before
+          <input
+            type="datetime-local"
+            value={filters.createdBefore ?? ''}
+            onChange={setFilter('createdBefore')}
+          />
+        </label>
+      </div>
+      <ProblemView error={list.error} />
+      <table>
+        <thead>
+          <tr>
+            <th>Created</th>
+            <th>Status</th>
+            <th>Priority</th>
+            <th>Channel</th>
+            <th>Recipient</th>
+            <th>ID</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(list.data?.items ?? []).map((n) => (
+            <tr key={n.notificationId}>
+              <td>{new Date(n.createdAt).toLocaleString()}</td>
+              <td>
+                <span className={`status status-${n.status.toLowerCase()}`}>{n.status}</span>
+              </td>
+              <td>{n.priority}</td>
+              <td>{n.channel}</td>
+              <td>{recipientText(n.recipient)}</td>
+              <td>
+                <Link to={`/notifications/${encodeURIComponent(n.notificationId)}`}>{n.notificationId}</Link>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {list.data && list.data.items.length === 0 ? <p className="muted">No notifications match.</p> : null}
+      <div className="row pager">
+        <button
+          type="button"
+          disabled={cursors.length === 0}
+          onClick={() => setCursors(cursors.slice(0, -1))}
+        >
+          Previous
+        </button>
+        <span className="muted">Page {cursors.length + 1}</span>
+        <button
+          type="button"
+          disabled={!list.data?.nextCursor}
+          onClick={() => list.data?.nextCursor && setCursors([...cursors, list.data.nextCursor])}
+        >
+          Next
+        </button>
+      </div>
+    </section>
+  );
+}

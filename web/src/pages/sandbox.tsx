@@ -1,0 +1,106 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { get } from '../api.ts';
+import { ContentPreview } from '../components/previews.tsx';
+import { ProblemView } from '../components/problem.tsx';
+import { Link } from '../router.tsx';
+import { CHANNELS } from './dashboard.tsx';
+import { recipientText } from './notifications.tsx';
+
+interface SandboxItem {
+  notificationId: string;
+  channel: string;
+  recipient: Record<string, unknown>;
+  content: { subject?: string; text?: string; html?: string; title?: string; body?: string };
+  at: string;
+}
+
+/** The sandbox inbox: what Herald "delivered" with no provider configured (API.md section 7). */
+export function SandboxPage() {
+  const [channel, setChannel] = useState('');
+  const [cursors, setCursors] = useState<string[]>([]);
+  const [selected, setSelected] = useState<SandboxItem | null>(null);
+  const query = new URLSearchParams({ limit: '20' });
+  if (channel) query.set('channel', channel);
+  const cursor = cursors.at(-1);
+  if (cursor) query.set('cursor', cursor);
+  const inbox = useQuery({
+    queryKey: ['sandbox', query.toString()],
+    queryFn: () => get<{ items: SandboxItem[]; nextCursor: string | null }>(`/admin/sandbox?${query}`),
+    refetchInterval: 3000,
+    placeholderData: keepPreviousData,
+  });
+  const items = inbox.data?.items ?? [];
+  const shown = selected ?? items[0] ?? null;
+
+  return (
+    <section>
+      <h1>Sandbox inbox</h1>
+      <div className="row">
+        <label>
+          Channel
+          <select
+            value={channel}
+            onChange={(e) => {
+              setChannel(e.target.value);
+              setCursors([]);
+              setSelected(null);
+            }}
+          >
+            <option value="">all</option>
+            {CHANNELS.map((c) => (
+              <option key={c}>{c}</option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <ProblemView error={inbox.error} />
+      <div className="split two">
+        <div className="card list">
+          <ul className="inbox">
+            {items.map((m) => (
+              <li key={`${m.notificationId}-${m.at}`} className={shown === m ? 'active' : ''}>
+                <button type="button" className="link" onClick={() => setSelected(m)}>
+                  <span className={`chip tone-${m.channel}`}>{m.channel}</span>{' '}
+                  {m.content.subject ?? m.content.title ?? m.content.text ?? ''}
+                </button>
+                <div className="muted">
+                  {recipientText(m.recipient)} ·{' '}
+                  {new Date(m.at).toLocaleTimeString(undefined, { hour12: false })}
+                </div>
+              </li>
+            ))}
+          </ul>
+          {items.length === 0 ? <p className="muted">Nothing delivered to the sandbox yet.</p> : null}
+          <div className="row pager">
+            <button
+              type="button"
+              disabled={cursors.length === 0}
+              onClick={() => setCursors(cursors.slice(0, -1))}
+            >
+              Newer
+            </button>
+            <button
+              type="button"
+              disabled={!inbox.data?.nextCursor}
+              onClick={() => inbox.data?.nextCursor && setCursors([...cursors, inbox.data.nextCursor])}
+            >
+              Older
+            </button>
+          </div>
+        </div>
+        <div className="card">
+          {shown ? (
+            <>
+              <p className="muted">
+                To {recipientText(shown.recipient)} ·{' '}
+                <Link to={`/notifications/${encodeURIComponent(shown.notificationId)}`}>notification</Link>
+              </p>
+              <ContentPreview channel={shown.channel} content={shown.content} />
+            </>
+          ) : null}
+        </div>
+      </div>
+    </section>
+  );
+}

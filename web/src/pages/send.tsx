@@ -1,0 +1,169 @@
+import { useMutation } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { mutate, ProblemError } from '../api.ts';
+import { fieldErrors, ProblemView } from '../components/problem.tsx';
+import { navigate } from '../router.tsx';
+import { CHANNELS, PRIORITIES } from './dashboard.tsx';
+
+type Channel = (typeof CHANNELS)[number];
+
+function FieldMessages(props: { error: unknown; field: string }) {
+  const messages = fieldErrors(props.error, props.field);
+  if (messages.length === 0) return null;
+  return (
+    <span className="field-error">
+      {messages.map((m) => (
+        <span key={m}>{m} </span>
+      ))}
+    </span>
+  );
+}
+
+/** The POST /notifications body from the form's fields. Variables must be a JSON object. */
+function buildBody(form: Record<string, string>, channel: Channel, useTemplate: boolean) {
+  let variables: unknown = {};
+  if (form.variables?.trim()) {
+    try {
+      variables = JSON.parse(form.variables);
+    } catch {
+      throw new ProblemError({
+        status: 400,
+        title: 'Variables are not JSON',
+        errors: [{ path: 'body/variables', message: 'must be a JSON object' }],
+      });
+    }
+  }
+  const recipient =
+    channel === 'email'
+      ? { email: form.email }
+      : channel === 'sms'
+        ? { phone: form.phone }
+        : { deviceToken: form.deviceToken, platform: form.platform || 'fcm' };
+  const content =
+    channel === 'email'
+      ? { subject: form.subject, text: form.text || undefined, html: form.html || undefined }
+      : channel === 'sms'
+        ? { text: form.text }
+        : { title: form.title, body: form.body };
+  return {
+    channel,
+    priority: form.priority || 'NORMAL',
+    recipient,
+    ...(useTemplate ? { template: form.template } : { content }),
+    variables,
+  };
+}
+
+export function SendPage() {
+  const [channel, setChannel] = useState<Channel>('email');
+  const [useTemplate, setUseTemplate] = useState(false);
+  const [form, setForm] = useState<Record<string, string>>({ priority: 'NORMAL', platform: 'fcm' });
+  const set = (name: string) => (e: { target: { value: string } }) =>
+    setForm({ ...form, [name]: e.target.value });
+  const send = useMutation({
+    mutationFn: async () =>
+      mutate<{ notificationId: string }>('POST', '/notifications', buildBody(form, channel, useTemplate)),
+    onSuccess: (data) => navigate(`/notifications/${encodeURIComponent(data.notificationId)}`),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    send.mutate();
+  };
+  const err = send.error;
+  const input = (name: string, label: string, props: { type?: string; placeholder?: string } = {}) => (
+    <label>
+      {label}
+      <input name={name} value={form[name] ?? ''} onChange={set(name)} {...props} />
+      <FieldMessages error={err} field={name === 'email' || name === 'phone' ? 'recipient' : name} />
+    </label>
+  );
+
+  return (
+    <section>
+      <h1>Send a notification</h1>
+      <form onSubmit={submit} className="card form">
+        <div className="row">
+          <label>
+            Channel
+            <select name="channel" value={channel} onChange={(e) => setChannel(e.target.value as Channel)}>
+              {CHANNELS.map((c) => (
+                <option key={c}>{c}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Priority
+            <select name="priority" value={form.priority} onChange={set('priority')}>
+              {PRIORITIES.map((p) => (
+                <option key={p}>{p}</option>
+              ))}
+            </select>
+            <FieldMessages error={err} field="priority" />
+          </label>
+        </div>
+        {channel === 'email' ? input('email', 'Recipient email', { placeholder: 'ada@example.com' }) : null}
+        {channel === 'sms'
+          ? input('phone', 'Recipient phone (E.164)', { placeholder: '+15551234567' })
+          : null}
+        {channel === 'push' ? (
+          <div className="row">
+            {input('deviceToken', 'Device token')}
+            <label>
+              Platform
+              <select name="platform" value={form.platform} onChange={set('platform')}>
+                <option>fcm</option>
+                <option>apns</option>
+              </select>
+            </label>
+          </div>
+        ) : null}
+        <FieldMessages error={err} field="recipient" />
+        <fieldset>
+          <legend>Content</legend>
+          <label className="inline">
+            <input type="radio" name="mode" checked={!useTemplate} onChange={() => setUseTemplate(false)} />{' '}
+            Inline
+          </label>
+          <label className="inline">
+            <input type="radio" name="mode" checked={useTemplate} onChange={() => setUseTemplate(true)} />{' '}
+            Template
+          </label>
+          {useTemplate ? input('template', 'Template key') : null}
+          {!useTemplate && channel === 'email' ? (
+            <>
+              {input('subject', 'Subject')}
+              {input('text', 'Text')}
+              <label>
+                HTML
+                <textarea name="html" rows={4} value={form.html ?? ''} onChange={set('html')} />
+              </label>
+            </>
+          ) : null}
+          {!useTemplate && channel === 'sms' ? input('text', 'Text') : null}
+          {!useTemplate && channel === 'push' ? (
+            <>
+              {input('title', 'Title')}
+              {input('body', 'Body')}
+            </>
+          ) : null}
+          <FieldMessages error={err} field="content" />
+        </fieldset>
+        <label>
+          Variables (JSON)
+          <textarea
+            name="variables"
+            rows={3}
+            value={form.variables ?? ''}
+            placeholder='{"name": "Ada"}'
+            onChange={set('variables')}
+          />
+          <FieldMessages error={err} field="variables" />
+        </label>
+        <button type="submit" disabled={send.isPending}>
+          Send
+        </button>
+        <ProblemView error={err} />
+      </form>
+    </section>
+  );
+}

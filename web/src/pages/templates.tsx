@@ -1,0 +1,181 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { get, mutate } from '../api.ts';
+import { ContentPreview } from '../components/previews.tsx';
+import { ProblemView } from '../components/problem.tsx';
+import { type Fields, renderDraft } from '../liquid.ts';
+import { CHANNELS } from './dashboard.tsx';
+
+interface Template extends Fields {
+  key: string;
+  channel: string;
+  version: number;
+  updatedAt: string;
+}
+
+const FIELDS: Record<string, (keyof Fields)[]> = {
+  email: ['subject', 'text', 'html'],
+  sms: ['text'],
+  push: ['title', 'body'],
+};
+
+const EMPTY = { key: '', channel: 'email', subject: '', text: '', html: '', title: '', body: '' };
+
+/** The template editor: fields on the left, a live preview (rendered as you type) on the right. */
+export function TemplatesPage() {
+  const client = useQueryClient();
+  const list = useQuery({
+    queryKey: ['templates'],
+    queryFn: () => get<{ items: Template[] }>('/templates?limit=500'),
+  });
+  const [draft, setDraft] = useState<typeof EMPTY>(EMPTY);
+  const [existing, setExisting] = useState(false);
+  const [variables, setVariables] = useState('{\n  "name": "Ada"\n}');
+  const [preview, setPreview] = useState<{ content?: Fields; error?: string }>({});
+
+  useEffect(() => {
+    const handle = setTimeout(() => {
+      let vars: Record<string, unknown>;
+      try {
+        vars = JSON.parse(variables || '{}');
+      } catch {
+        setPreview({ error: 'Variables are not valid JSON.' });
+        return;
+      }
+      const fields: Fields = {};
+      for (const f of FIELDS[draft.channel] ?? []) fields[f] = draft[f];
+      renderDraft(fields, vars)
+        .then((content) => setPreview({ content }))
+        .catch((e: Error) => setPreview({ error: e.message }));
+    }, 200);
+    return () => clearTimeout(handle);
+  }, [draft, variables]);
+
+  const save = useMutation({
+    mutationFn: () => {
+      const body: Record<string, string> = {};
+      for (const f of FIELDS[draft.channel] ?? []) if (draft[f]) body[f] = draft[f];
+      return existing
+        ? mutate<Template>('PUT', `/templates/${encodeURIComponent(draft.key)}`, {
+            channel: draft.channel,
+            ...body,
+          })
+        : mutate<Template>('POST', '/templates', { key: draft.key, channel: draft.channel, ...body });
+    },
+    onSuccess: () => {
+      setExisting(true);
+      void client.invalidateQueries({ queryKey: ['templates'] });
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => mutate('DELETE', `/templates/${encodeURIComponent(draft.key)}`),
+    onSuccess: () => {
+      setDraft(EMPTY);
+      setExisting(false);
+      void client.invalidateQueries({ queryKey: ['templates'] });
+    },
+  });
+  const open = (t: Template) => {
+    setDraft({ ...EMPTY, ...t, key: t.key, channel: t.channel });
+    setExisting(true);
+    save.reset();
+  };
+  const set = (name: keyof typeof EMPTY) => (e: { target: { value: string } }) =>
+    setDraft({ ...draft, [name]: e.target.value });
+
+  return (
+    <section>
+      <h1>Templates</h1>
+      <ProblemView error={list.error} />
+      <div className="split">
+        <div className="card list">
+          <button
+            type="button"
+            onClick={() => {
+              setDraft(EMPTY);
+              setExisting(false);
+            }}
+          >
+            New template
+          </button>
+          <ul>
+            {(list.data?.items ?? []).map((t) => (
+              <li key={t.key}>
+                <button type="button" className="link" onClick={() => open(t)}>
+                  {t.key}
+                </button>{' '}
+                <span className="muted">
+                  {t.channel} v{t.version}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </div>
+        <form
+          className="card form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            save.mutate();
+          }}
+        >
+          <div className="row">
+            <label>
+              Key
+              <input name="key" value={draft.key} onChange={set('key')} disabled={existing} required />
+            </label>
+            <label>
+              Channel
+              <select name="channel" value={draft.channel} onChange={set('channel')}>
+                {CHANNELS.map((c) => (
+                  <option key={c}>{c}</option>
+                ))}
+              </select>
+            </label>
+          </div>
+          {(FIELDS[draft.channel] ?? []).map((f) =>
+            f === 'html' || f === 'text' || f === 'body' ? (
+              <label key={f}>
+                {f}
+                <textarea name={f} rows={f === 'html' ? 8 : 3} value={draft[f]} onChange={set(f)} />
+              </label>
+            ) : (
+              <label key={f}>
+                {f}
+                <input name={f} value={draft[f]} onChange={set(f)} />
+              </label>
+            ),
+          )}
+          <label>
+            Preview variables (JSON)
+            <textarea
+              name="variables"
+              rows={4}
+              value={variables}
+              onChange={(e) => setVariables(e.target.value)}
+            />
+          </label>
+          <div className="row">
+            <button type="submit" disabled={save.isPending}>
+              {existing ? 'Save new version' : 'Create'}
+            </button>
+            {existing ? (
+              <button type="button" className="secondary" onClick={() => remove.mutate()}>
+                Delete
+              </button>
+            ) : null}
+            {save.isSuccess ? <span className="ok">Saved.</span> : null}
+          </div>
+          <ProblemView error={save.error ?? remove.error} />
+        </form>
+        <div className="card">
+          <h2>Live preview</h2>
+          {preview.error ? (
+            <div className="problem">{preview.error}</div>
+          ) : (
+            <ContentPreview channel={draft.channel} content={preview.content ?? {}} />
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}
