@@ -1,6 +1,8 @@
 import { CHANNELS, type Channel, type Recipient } from '../notifications/model.ts';
+import { emailProviderFactories } from './email/index.ts';
 import { pushProviderFactories } from './push/index.ts';
 import { createSandboxProvider } from './sandbox/index.ts';
+import { smsProviderFactories } from './sms/index.ts';
 import type { Provider, ProviderDeps } from './types.ts';
 
 /** Builds a configured provider, or returns undefined when its configuration is absent. */
@@ -10,7 +12,11 @@ export type ProviderFactory = (deps: ProviderDeps) => Provider | Provider[] | un
  * The real providers, in order of preference within a channel. Each engineer adding a provider
  * appends its factory here (one line); it returns undefined unless its variables are set.
  */
-export const providerFactories: ProviderFactory[] = [...pushProviderFactories];
+export const providerFactories: ProviderFactory[] = [
+  ...pushProviderFactories,
+  ...emailProviderFactories,
+  ...smsProviderFactories,
+];
 
 /** Which provider serves which notification. */
 export interface ProviderRegistry {
