@@ -1,4 +1,5 @@
 import { loadConfig } from '../config/config.ts';
+import { runQueues } from './queues.ts';
 import { runStart } from './start.ts';
 
 /** A CLI command: gets its arguments (after the command name) and the environment. */
@@ -19,6 +20,7 @@ Configuration comes from the environment (see README.md).`;
 
 const commands: Record<string, Command> = {
   start: runStart,
+  queues: runQueues,
 };
 
 /** Entry point of the `herald` binary. */

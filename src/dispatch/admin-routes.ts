@@ -62,8 +62,12 @@ export const dispatchAdminRoutes: RouteModule = (app, deps) => {
         schema: {
           tags: ['admin'],
           summary: `${action === 'pause' ? 'Pause' : 'Resume'} a priority, a channel, both, or everything`,
-          body: Type.Optional(Selector),
+          body: Selector,
           response: { 200: QueuesBody },
+        },
+        // No body at all means everything, as `{}` does.
+        preValidation: async (request) => {
+          if (request.body === undefined || request.body === null) request.body = {};
         },
       },
       async (request) => {

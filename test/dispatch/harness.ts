@@ -29,7 +29,10 @@ export interface WorkerOptions {
 }
 
 /** A scheduler on the harness's store and clock; real providers from `factories`, else the sandbox. */
-export function schedulerFor(env: ReturnType<typeof setup>, options: WorkerOptions = {}): Scheduler {
+export function schedulerFor(
+  env: { config: Config; store: Store; clock: ReturnType<typeof setup>['clock'] },
+  options: WorkerOptions = {},
+): Scheduler {
   const { config, store, clock } = env;
   const providers = createProviderRegistry(
     { config, clock, reports: { report: async () => {} }, log: quiet },
@@ -38,7 +41,7 @@ export function schedulerFor(env: ReturnType<typeof setup>, options: WorkerOptio
   return createScheduler({
     store,
     providers,
-    renderer: createRenderer(store as Store),
+    renderer: createRenderer(store),
     clock,
     config: { ...config.dispatch, ...options.dispatch },
     log: quiet,

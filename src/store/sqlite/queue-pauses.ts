@@ -15,7 +15,8 @@ export interface PauseView {
   isPaused(priority: number, channel: string): boolean;
   /**
    * The pause that held back a notification of this cell last touched at `updatedAt` and created
-   * at `createdAt`: one that ended after both (so it was waiting while paused).
+   * at `createdAt`: one that ended after both (so it was waiting while paused). A row scheduled
+   * past the resume also counts (it sat in a paused queue, though it was not yet due).
    */
   heldBy(priority: number, channel: string, createdAt: number, updatedAt: number): PauseEntry | undefined;
 }
@@ -62,8 +63,8 @@ export function createPauses(db: SqliteDb) {
           (e) =>
             e.priority === priority &&
             e.channel === channel &&
-            (e.resumedAt as number) > updatedAt &&
-            (e.resumedAt as number) > createdAt,
+            (e.resumedAt as number) >= updatedAt &&
+            (e.resumedAt as number) >= createdAt,
         );
       },
     };

@@ -1,0 +1,83 @@
+import { parseArgs } from 'node:util';
+import { systemClock } from '../clock.ts';
+import { ConfigError, loadConfig } from '../config/config.ts';
+import { queuesView } from '../dispatch/admin-routes.ts';
+import { CHANNELS, type Channel, PRIORITIES, type Priority, priorityRank } from '../notifications/model.ts';
+import { createStore } from '../store/create.ts';
+
+const USAGE =
+  'Usage: herald queues pause|resume [--priority CRITICAL|HIGH|NORMAL|LOW] [--channel email|sms|push]';
+
+/**
+ * `herald queues pause|resume [--priority P] [--channel C]`: writes the pause to the database,
+ * where every worker reads it on its next claim (running workers included), then prints the
+ * queues. Without a subcommand (or with `list`), only prints them.
+ */
+export async function runQueues(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      return 2;
+    }
+    throw error;
+  }
+  const store = await createStore(config);
+  try {
+    if (parsed.action !== 'list') {
+      const selector = {
+        priority: parsed.priority === undefined ? undefined : priorityRank(parsed.priority),
+        channel: parsed.channel,
+      };
+      await store.queue.setPaused(selector, parsed.action === 'pause', systemClock.now());
+    }
+    const { queues } = await queuesView(store, systemClock.now());
+    console.log('priority  channel  depth     oldestAgeMs  inFlight  paused');
+    for (const q of queues) {
+      const age = q.oldestAgeMs === null ? '-' : String(q.oldestAgeMs);
+      console.log(
+        `${q.priority.padEnd(9)} ${q.channel.padEnd(8)} ${String(q.depth).padEnd(9)} ${age.padEnd(12)} ${String(q.inFlight).padEnd(9)} ${q.paused}`,
+      );
+    }
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+function parse(args: string[]): {
+  action: 'pause' | 'resume' | 'list';
+  priority?: Priority;
+  channel?: Channel;
+} {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { priority: { type: 'string' }, channel: { type: 'string' } },
+    allowPositionals: true,
+  });
+  const action = positionals[0] ?? 'list';
+  if (positionals.length > 1 || !['pause', 'resume', 'list'].includes(action)) {
+    throw new Error(`Unknown queues command "${positionals.join(' ')}".`);
+  }
+  const priority = values.priority?.toUpperCase();
+  if (priority !== undefined && !(PRIORITIES as readonly string[]).includes(priority)) {
+    throw new Error(`--priority must be one of ${PRIORITIES.join(', ')}.`);
+  }
+  if (values.channel !== undefined && !(CHANNELS as readonly string[]).includes(values.channel)) {
+    throw new Error(`--channel must be one of ${CHANNELS.join(', ')}.`);
+  }
+  return {
+    action: action as 'pause' | 'resume' | 'list',
+    priority: priority as Priority | undefined,
+    channel: values.channel as Channel | undefined,
+  };
+}
