@@ -1,0 +1,123 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Env } from '../../src/config/read.ts';
+import { type Herald, startHerald } from '../../src/server.ts';
+import { testConfig } from './config.ts';
+
+/** Debian's chromium (`apt-get install chromium`); playwright cannot download its own browser here. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Whether the browser tests can run. Without chromium they are skipped with a loud message,
+ * except in CI (CI=true), where a missing browser is a failure: CI must run them.
+ */
+export function requireChromium(t: TestContext): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  if (process.env.CI === 'true')
+    throw new Error(`CI=true but ${CHROMIUM} is missing: the browser tests must run in CI`);
+  const banner = '!'.repeat(78);
+  console.log(
+    `\n${banner}\n!!! SKIPPED: browser tests: ${CHROMIUM} not found (apt-get install chromium)\n${banner}\n`,
+  );
+  t.skip(`SKIPPED: ${CHROMIUM} not found`);
+  return false;
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+const WEB = join(import.meta.dirname, '..', '..', 'web');
+
+function newestMtime(dir: string): number {
+  return Math.max(
+    0,
+    ...readdirSync(dir).map((name) => {
+      const path = join(dir, name);
+      const stat = statSync(path);
+      return stat.isDirectory() ? newestMtime(path) : stat.mtimeMs;
+    }),
+  );
+}
+
+/** Builds the UI when web/dist is missing or older than its sources (install builds it; edits may not). */
+export function ensureWebBuild(): void {
+  const index = join(WEB, 'dist', 'index.html');
+  const sources = Math.max(newestMtime(join(WEB, 'src')), statSync(join(WEB, 'index.html')).mtimeMs);
+  if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
+  const result = spawnSync(
+    process.execPath,
+    ['node_modules/vite/bin/vite.js', 'build', '--config', 'web/vite.config.ts'],
+    {
+      cwd: join(WEB, '..'),
+      stdio: 'inherit',
+    },
+  );
+  if (result.status !== 0) throw new Error('vite build failed');
+}
+
+export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery staple' };
+
+/** Herald with every role (sandbox delivery, gateway on a random port) and a bootstrap admin. */
+export async function startStack(env: Env = {}): Promise<Herald & { gatewayUrl: string }> {
+  ensureWebBuild();
+  const herald = await startHerald(
+    testConfig({ HERALD_ADMIN_EMAIL: ADMIN.email, HERALD_ADMIN_PASSWORD: ADMIN.password, ...env }),
+  );
+  if (!herald.gatewayUrl) throw new Error('the gateway did not start');
+  return herald as Herald & { gatewayUrl: string };
+}
+
+/** What the page reported: console errors, CSP violations (by the DOM event) and uncaught errors. */
+export interface PageWatch {
+  errors: string[];
+  cspViolations: string[];
+  urls: string[];
+}
+
+/** Records console errors, CSP violations and every requested URL of a page. */
+export async function watchPage(page: Page): Promise<PageWatch> {
+  const watch: PageWatch = { errors: [], cspViolations: [], urls: [] };
+  page.on('console', (message) => {
+    if (message.type() === 'error') watch.errors.push(message.text());
+    if (/Content Security Policy/i.test(message.text())) watch.cspViolations.push(message.text());
+  });
+  page.on('pageerror', (error) => watch.errors.push(String(error)));
+  page.on('request', (request) => watch.urls.push(request.url()));
+  await page.exposeFunction('__heraldCsp', (text: string) => watch.cspViolations.push(text));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) => {
+      const report = (window as unknown as { __heraldCsp: (t: string) => void }).__heraldCsp;
+      report(`${event.violatedDirective} blocked ${event.blockedURI}`);
+    });
+  });
+  return watch;
+}
+
+/** Signs in through the login form. */
+export async function logIn(page: Page, base: string, who = ADMIN): Promise<void> {
+  await page.goto(`${base}/login`);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL(`${base}/`);
+}
+
+/** The session the UI keeps in localStorage. */
+export function storedSession(page: Page): Promise<{ accessToken: string; refreshToken: string } | null> {
+  return page.evaluate(() => JSON.parse(localStorage.getItem('herald.session') ?? 'null'));
+}
