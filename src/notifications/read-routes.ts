@@ -4,7 +4,8 @@ import type { RouteModule } from '../http/types.ts';
 import { CHANNELS, type Channel, PRIORITIES, type Priority, STATUSES, type Status } from './model.ts';
 import { detailView, etagOf, matchesEtag, summaryView } from './view.ts';
 
-const Id = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+// No length bound here: any unknown ID, however long, answers 404 like every other unknown one.
+const Id = Type.Object({ id: Type.String({ minLength: 1 }) });
 const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 const ListQuery = Type.Object(
   {
