@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import type { App, AppDeps } from '../../src/http/types.ts';
+import { buildApi, createDeps, type Herald, startHerald } from '../../src/server.ts';
+import { createUser, loginAs, tokenFor } from '../helpers/auth.ts';
+import { testConfig } from '../helpers/config.ts';
+
+describe('an api process without the auth role verifies with HERALD_JWKS_URL', () => {
+  let auth: Herald;
+  let api: App;
+  let apiDeps: AppDeps;
+
+  before(async () => {
+    auth = await startHerald(testConfig({ HERALD_ROLES: 'auth' }));
+    // Its own data directory: the keys can only come from the auth process over HTTP.
+    apiDeps = await createDeps(
+      testConfig({ HERALD_ROLES: 'api', HERALD_JWKS_URL: `${auth.apiUrl}/.well-known/jwks.json` }),
+    );
+    api = await buildApi(apiDeps);
+  });
+  after(async () => {
+    await api.close();
+    await apiDeps.store.close();
+    await auth.close();
+  });
+
+  const listUsers = (token: string) =>
+    api.inject({ method: 'GET', url: '/admin/users', headers: { authorization: `Bearer ${token}` } });
+
+  it('accepts tokens the auth process issued at login and checks their scope', async () => {
+    await createUser(auth.deps, { email: 'remote@example.com', role: 'viewer' });
+    const { access_token: viewer } = await loginAs(auth.api as App, 'remote@example.com');
+    assert.equal((await listUsers(viewer)).statusCode, 403);
+    const admin = await tokenFor(auth.deps, { scopes: ['admin'] });
+    assert.equal((await listUsers(admin)).statusCode, 200);
+  });
+
+  it('does not make keys of its own', async () => {
+    assert.deepEqual(await apiDeps.store.auth.listSigningKeys(), []);
+  });
+
+  it('refuses tokens signed by a key the JWKS does not publish', async () => {
+    const attacker = await generateKeyPair('ES256', { extractable: true });
+    const now = Math.floor(Date.now() / 1000);
+    const forged = await new SignJWT({ scope: 'admin', tid: 'default' })
+      .setProtectedHeader({
+        alg: 'ES256',
+        typ: 'at+jwt',
+        kid: 'attacker',
+        jwk: await exportJWK(attacker.publicKey),
+      })
+      .setIssuer(apiDeps.config.auth.issuer)
+      .setAudience(apiDeps.config.auth.audience)
+      .setSubject('usr_x')
+      .setJti('j')
+      .setIssuedAt(now)
+      .setExpirationTime(now + 600)
+      .sign(attacker.privateKey);
+    const response = await listUsers(forged);
+    assert.equal(response.statusCode, 401);
+    assert.equal(response.json().code, 'AUTH_INVALID_TOKEN');
+  });
+});
