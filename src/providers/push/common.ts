@@ -64,3 +64,27 @@ export function shortText(text: string, max = 200): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
+
+/**
+ * The start of a response body, at most `max` bytes; the rest is discarded. A push endpoint
+ * comes from the API caller, so its answer is not trusted to be small.
+ */
+export async function readCapped(response: Response, max = 8192): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } catch {
+    // A body cut short still leaves the status to decide on.
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
+}

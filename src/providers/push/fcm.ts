@@ -7,6 +7,7 @@ import {
   networkFailure,
   type PushProviderOptions,
   pushPayload,
+  readCapped,
   requestSignal,
   retryAfterMs,
   shortText,
@@ -77,7 +78,7 @@ export function createFcmProvider(
         outcome = await post(url, body, bounded);
       }
       if (!(outcome instanceof Response)) return outcome;
-      return resultOf(outcome, await outcome.text().catch(() => ''), deps);
+      return resultOf(outcome, await readCapped(outcome, 64 * 1024), deps);
     },
   };
 }

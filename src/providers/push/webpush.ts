@@ -9,6 +9,7 @@ import {
   networkFailure,
   type PushProviderOptions,
   pushPayload,
+  readCapped,
   requestSignal,
   retryAfterMs,
   shortText,
@@ -49,6 +50,11 @@ export function createWebPushProvider(
       const subscription = message.recipient.subscription;
       if (!subscription)
         return { ok: false, kind: 'permanent', detail: 'recipient has no push subscription' };
+      // RFC 8030 push services are HTTPS only; refusing other schemes also keeps a caller-chosen
+      // endpoint from reaching plain-HTTP services inside the network.
+      if (!subscription.endpoint.startsWith('https://')) {
+        return { ok: false, kind: 'permanent', detail: 'push subscription endpoint is not https' };
+      }
       const payload = JSON.stringify({
         notificationId: message.notificationId,
         ...pushPayload(message.content),
@@ -80,7 +86,7 @@ export function createWebPushProvider(
       } catch (error) {
         return networkFailure(error);
       }
-      return resultOf(response, await response.text().catch(() => ''), deps);
+      return resultOf(response, await readCapped(response), deps);
     },
   };
 }

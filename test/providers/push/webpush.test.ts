@@ -133,6 +133,14 @@ describe('Web Push provider against a local push service', () => {
     assert.ok(!result.ok && result.kind === 'permanent');
   });
 
+  it('refuses a plain-http endpoint without calling it', async () => {
+    const before = peer.arrivals.length;
+    const https = peer.subscribe(vapid.publicKey);
+    const { result } = await send({ ...https, endpoint: https.endpoint.replace('https:', 'http:') });
+    assert.ok(!result.ok && result.kind === 'permanent' && /not https/.test(result.detail));
+    assert.equal(peer.arrivals.length, before);
+  });
+
   it('treats an unreachable push service as transient', async () => {
     const subscription = { ...peer.subscribe(vapid.publicKey), endpoint: 'https://127.0.0.1:1/push/x' };
     const { result } = await send(subscription);
