@@ -1,5 +1,6 @@
 import { HeraldError, type Problem, problem } from '../http/errors.ts';
 import type { AppDeps } from '../http/types.ts';
+import type { Metrics } from '../metrics.ts';
 import type { IdempotentHit, NewNotification } from '../store/port/notifications.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
 import { createGroupCommit, type GroupCommit, type GroupCommitStats } from './group-commit.ts';
@@ -75,6 +76,20 @@ function toRow(
   };
 }
 
+/** Counts committed rows by channel and priority: one counter call per pair, not per row. */
+function countAccepted(metrics: Metrics, rows: NewNotification[], hits: Array<IdempotentHit | undefined>) {
+  const counts = new Map<string, number>();
+  rows.forEach((row, i) => {
+    if (hits[i]) return;
+    const key = `${row.channel} ${row.priority}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  });
+  for (const [key, n] of counts) {
+    const [channel, priority] = key.split(' ') as [string, string];
+    metrics.accepted.inc({ channel, priority }, n);
+  }
+}
+
 /** Builds the ingest path on the store, with a group-commit batcher that wakes the worker after each commit. */
 export function createIngest(deps: AppDeps): Ingest {
   const { store, clock } = deps;
@@ -83,10 +98,9 @@ export function createIngest(deps: AppDeps): Ingest {
     maxBatch: 10_000,
     maxPending: deps.config.ingestMaxPending,
     async flush(groups) {
-      const results = await store.notifications.insertMany(
-        groups.flat(),
-        clock.now() - IDEMPOTENCY_WINDOW_MS,
-      );
+      const rows = groups.flat();
+      const results = await store.notifications.insertMany(rows, clock.now() - IDEMPOTENCY_WINDOW_MS);
+      if (deps.metrics) countAccepted(deps.metrics, rows, results);
       let offset = 0;
       return groups.map((rows) => {
         const part = results.slice(offset, offset + rows.length);

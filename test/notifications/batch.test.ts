@@ -73,6 +73,11 @@ describe('POST /notifications/batch', () => {
     assert.equal(new Set(results.map((r: { notificationId: string }) => r.notificationId)).size, 1000);
     assert.equal(ingestFor(t.deps).stats().flushes - before.flushes, 1);
     assert.equal(countRows(t.deps), rows + 1000);
+    const metrics = await t.deps.metrics?.registry.getSingleMetricAsString(
+      'herald_notifications_accepted_total',
+    );
+    assert.match(metrics ?? '', /channel="sms",priority="LOW"} 500/);
+    assert.match(metrics ?? '', /channel="sms",priority="HIGH"} 500/);
   });
 
   it('refuses more than 1000 items, an empty list and unknown fields with 400, storing nothing', async () => {
