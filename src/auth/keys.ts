@@ -37,6 +37,8 @@ export interface KeyringOptions {
   secret: string | undefined;
   /** Longest lifetime of any token a key signs (seconds): retired keys stay published that long. */
   maxTokenTtl: number;
+  /** Re-read interval (ms); 60 s when absent (HERALD_KEY_RELOAD_MS). */
+  reloadMs?: number;
 }
 
 /** The signing keys of the store, loaded and imported once, re-read when stale. */
@@ -157,7 +159,7 @@ export function createKeyring(options: KeyringOptions): Keyring {
       return key !== undefined && published(key, clock.now());
     },
     async refreshIfStale() {
-      if (clock.now() - loadedAt > RELOAD_MS || clock.now() < loadedAt) await reload();
+      if (clock.now() - loadedAt > (options.reloadMs ?? RELOAD_MS) || clock.now() < loadedAt) await reload();
     },
     async jwks() {
       await this.refreshIfStale();

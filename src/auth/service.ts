@@ -24,6 +24,7 @@ export function createAuthService(config: Config, store: Store, clock: Clock): A
     alg: config.auth.alg,
     secret: config.keyEncryptionSecret,
     maxTokenTtl: Math.max(config.auth.accessTtl, config.auth.refreshTtl),
+    reloadMs: config.auth.keyReloadMs,
   });
   const verifier = createLocalVerifier({
     keyring,
@@ -51,6 +52,7 @@ export async function createVerifier(
   if (remote) {
     return createRemoteVerifier({
       jwksUrl: config.auth.jwksUrl as string,
+      cooldownMs: config.auth.jwksCooldownMs,
       issuer: config.auth.issuer,
       audience: config.auth.audience,
       clock,

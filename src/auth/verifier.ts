@@ -81,13 +81,15 @@ export function createLocalVerifier(options: VerifierOptions & { keyring: Keyrin
 
 /**
  * Verifies with a remote key set (HERALD_JWKS_URL), for an `api` process without the `auth`
- * role. jose caches the set for 10 minutes, refetches on an unknown kid at most every 30 s
- * (cooldown), and gives up on a slow server after 5 s.
+ * role. jose caches the set for 10 minutes, refetches on an unknown kid at most once per
+ * cooldown (HERALD_JWKS_COOLDOWN_MS, 30 s by default), and gives up on a slow server after 5 s.
  */
-export function createRemoteVerifier(options: VerifierOptions & { jwksUrl: string }): CachingVerifier {
+export function createRemoteVerifier(
+  options: VerifierOptions & { jwksUrl: string; cooldownMs?: number },
+): CachingVerifier {
   const jwks = createRemoteJWKSet(new URL(options.jwksUrl), {
     cacheMaxAge: 10 * 60_000,
-    cooldownDuration: 30_000,
+    cooldownDuration: options.cooldownMs ?? 30_000,
     timeoutDuration: 5_000,
   });
   return cachingVerifier(options, jwks);

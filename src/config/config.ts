@@ -50,6 +50,10 @@ export interface Config {
     loginMaxFailuresPerAddress: number;
     loginWindowSeconds: number;
     jwksUrl: string | undefined;
+    /** How often a process re-reads the signing keys, so a rotation elsewhere is seen (ms). */
+    keyReloadMs: number;
+    /** Least time between two fetches of HERALD_JWKS_URL for an unknown kid (ms). */
+    jwksCooldownMs: number;
     verifyCacheSize: number;
     adminEmail: string | undefined;
     adminPassword: string | undefined;
@@ -140,6 +144,8 @@ export function loadConfig(env: Env): Config {
       loginMaxFailuresPerAddress: readInt(env, 'HERALD_LOGIN_MAX_FAILURES_PER_ADDRESS', 100, 1, 1_000_000),
       loginWindowSeconds: 15 * 60,
       jwksUrl: readUrl(env, 'HERALD_JWKS_URL'),
+      keyReloadMs: readInt(env, 'HERALD_KEY_RELOAD_MS', 60_000, 100, 3_600_000),
+      jwksCooldownMs: readInt(env, 'HERALD_JWKS_COOLDOWN_MS', 30_000, 100, 3_600_000),
       verifyCacheSize: readInt(env, 'HERALD_VERIFY_CACHE_SIZE', 10_000, 0, 10_000_000),
       adminEmail,
       adminPassword,
