@@ -9,6 +9,7 @@ import { progress, setQuiet } from './lib/log.ts';
 import { type BenchOptions, parseOptions, USAGE } from './lib/options.ts';
 import { stopPostgres } from './lib/postgres.ts';
 import { ROOT } from './lib/proc.ts';
+import { updateReadme } from './lib/readme.ts';
 import { machine, notes, type Row, summary, table } from './lib/report.ts';
 import { removeTempDirs } from './lib/tmp.ts';
 import { SCENARIOS } from './scenarios/index.ts';
@@ -95,6 +96,11 @@ async function main(): Promise<number> {
   console.log('');
   for (const note of results.notes) console.log(`- ${note}`);
   console.log(`\nResults written to ${out}`);
+  if (options.readme) {
+    console.log(
+      updateReadme(results) ? 'README.md Performance table updated' : 'README.md has no bench markers',
+    );
+  }
   console.log(line);
   return rows.some((r) => r.status === 'error') ? 1 : 0;
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import postgres from 'postgres';
 import { type Api, outstanding, queues } from './api.ts';
 import { progress } from './log.ts';
 
@@ -35,18 +36,38 @@ export async function watchDrain(api: Api, timeoutMs: number, label: string): Pr
   return { from, left, seconds, perSecond: (from - left) / seconds };
 }
 
-/** Deliveries per second from the store's own DELIVERED events (first to last), SQLite only. */
-export function deliveredSpan(dataDir: string): { count: number; perSecond: number } | undefined {
+const SPAN_SQL =
+  "SELECT count(*) AS count, min(at) AS first, max(at) AS last FROM notification_events WHERE type = 'DELIVERED'";
+
+type SpanRow = { count: number | string; first: number | string | null; last: number | string | null };
+
+function toSpan(row: SpanRow | undefined): { count: number; perSecond: number } | undefined {
+  const count = Number(row?.count);
+  const first = Number(row?.first);
+  const last = Number(row?.last);
+  if (!count || !Number.isFinite(first) || !Number.isFinite(last) || last <= first) return undefined;
+  return { count, perSecond: count / ((last - first) / 1000) };
+}
+
+/**
+ * Deliveries per second from the store's own DELIVERED events, first to last: exact, and
+ * independent of how often the queue view was polled. Reads SQLite read-only, or PostgreSQL.
+ */
+export async function deliveredSpan(
+  where: { dataDir: string } | { databaseUrl: string },
+): Promise<{ count: number; perSecond: number } | undefined> {
   try {
-    const db = new Database(join(dataDir, 'herald.db'), { readonly: true, fileMustExist: true });
+    if ('databaseUrl' in where) {
+      const sql = postgres(where.databaseUrl, { max: 1, onnotice: () => undefined });
+      try {
+        return toSpan((await sql.unsafe(SPAN_SQL))[0] as SpanRow | undefined);
+      } finally {
+        await sql.end();
+      }
+    }
+    const db = new Database(join(where.dataDir, 'herald.db'), { readonly: true, fileMustExist: true });
     try {
-      const row = db
-        .prepare(
-          "SELECT count(*) AS count, min(at) AS first, max(at) AS last FROM notification_events WHERE type = 'DELIVERED'",
-        )
-        .get() as { count: number; first: number | null; last: number | null };
-      if (!row.count || row.first === null || row.last === null || row.last <= row.first) return undefined;
-      return { count: row.count, perSecond: row.count / ((row.last - row.first) / 1000) };
+      return toSpan(db.prepare(SPAN_SQL).get() as SpanRow);
     } finally {
       db.close();
     }

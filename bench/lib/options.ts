@@ -11,7 +11,7 @@ export interface Sizes {
   rounds: number;
   ingest: { connections: number; warmup: RoundSize; round: RoundSize };
   batch: { size: number; connections: number; warmup: RoundSize; round: RoundSize };
-  isolation: { backlog: number; everyMs: number; forMs: number; lowRate: number; lowConnections: number };
+  isolation: { backlog: number; everyMs: number; forMs: number; lowRate: number };
   dispatch: { count: number };
   claim: { sizes: number[]; claimsPerSize: number; claimBatch: number };
   memory: { backlog: number; drainSeconds: number };
@@ -26,6 +26,8 @@ export interface BenchOptions {
   out: string | undefined;
   keep: boolean;
   quiet: boolean;
+  /** Rewrite the table in README.md's Performance section from this run. */
+  readme: boolean;
   sizes: Sizes;
 }
 
@@ -33,7 +35,7 @@ const FULL: Sizes = {
   rounds: 3,
   ingest: { connections: 64, warmup: { seconds: 3 }, round: { seconds: 10 } },
   batch: { size: 1000, connections: 4, warmup: { seconds: 2 }, round: { seconds: 5 } },
-  isolation: { backlog: 1_000_000, everyMs: 10, forMs: 10_000, lowRate: 2000, lowConnections: 8 },
+  isolation: { backlog: 1_000_000, everyMs: 10, forMs: 10_000, lowRate: 2000 },
   dispatch: { count: 200_000 },
   claim: { sizes: [10_000, 100_000, 1_000_000], claimsPerSize: 25, claimBatch: 128 },
   memory: { backlog: 1_000_000, drainSeconds: 10 },
@@ -44,7 +46,7 @@ const QUICK: Sizes = {
   rounds: 3,
   ingest: { connections: 8, warmup: { amount: 50 }, round: { amount: 200 } },
   batch: { size: 50, connections: 2, warmup: { amount: 2 }, round: { amount: 6 } },
-  isolation: { backlog: 2000, everyMs: 10, forMs: 500, lowRate: 100, lowConnections: 2 },
+  isolation: { backlog: 2000, everyMs: 10, forMs: 500, lowRate: 200 },
   dispatch: { count: 1000 },
   claim: { sizes: [200, 1000, 4000], claimsPerSize: 5, claimBatch: 16 },
   memory: { backlog: 2000, drainSeconds: 1 },
@@ -63,6 +65,7 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --rounds N               alternating rounds per ratio (default 3, at least 3)
   --out PATH               where to write the results (default bench/results/latest.json,
                            bench/results/quick.json with --quick)
+  --readme                 put this run's table in README.md (Performance section)
   --keep                   keep the temporary data directories
   --quiet                  no progress lines`;
 
@@ -95,6 +98,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   let postgres = false;
   let keep = false;
   let quiet = false;
+  let readme = false;
   let out: string | undefined;
   const scenarios: string[] = [];
   const overrides: Array<(sizes: Sizes) => void> = [];
@@ -115,6 +119,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       case '--quiet':
         quiet = true;
         break;
+      case '--readme':
+        readme = true;
+        break;
       case '--scenario':
         scenarios.push(...(value() ?? '').split(',').filter(Boolean));
         break;
@@ -132,5 +139,14 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   }
   const sizes = structuredClone(quick ? QUICK : FULL);
   for (const apply of overrides) apply(sizes);
-  return { quick, scenarios: scenarios.length ? scenarios : undefined, postgres, out, keep, quiet, sizes };
+  return {
+    quick,
+    scenarios: scenarios.length ? scenarios : undefined,
+    postgres,
+    out,
+    keep,
+    quiet,
+    readme,
+    sizes,
+  };
 }

@@ -1,19 +1,27 @@
 import { runChild } from './proc.ts';
 
-/** An open-loop sender: one request every `everyMs` for `forMs`. */
+/** An open-loop sender: one POST to `path` every `everyMs` for `forMs`. */
 export interface PacedSpec {
   url: string;
+  path: string;
   headers: Record<string, string>;
   body: string;
   everyMs: number;
   forMs: number;
+  /** Keep each accepted notification's id and createdAt (single POSTs only). */
+  collect: boolean;
 }
 
-/** What the paced sender reports: each accepted notification and the first failures. */
+/** What the paced sender reports. */
 export interface PacedResult {
+  /** Requests sent. */
   sent: number;
+  /** Notifications accepted (a batch counts its accepted items). */
+  acceptedCount: number;
+  /** With `collect`: each accepted notification. */
   accepted: Array<{ id: string; createdAt: string; responseMs: number }>;
   failures: string[];
+  seconds?: number;
 }
 
 /** Runs bench/paced-sender.ts in its own process. */

@@ -46,3 +46,11 @@ export async function stopPostgres(): Promise<void> {
   server = undefined;
   await started?.stop();
 }
+
+/** Which PostgreSQL the figures come from, and how durable it was: said next to them. */
+export function postgresNote(): string {
+  return process.env.HERALD_TEST_DATABASE_URL
+    ? 'PostgreSQL from HERALD_TEST_DATABASE_URL'
+    : "embedded PostgreSQL with the test helper's flags (fsync and synchronous_commit off), so not as durable " +
+        'as the SQLite figures; set HERALD_TEST_DATABASE_URL to a durable server for comparable ones';
+}

@@ -3,6 +3,7 @@ import { startBare } from '../lib/bare.ts';
 import { notification } from '../lib/bodies.ts';
 import { deploy, type Engine } from '../lib/deploy.ts';
 import type { BenchOptions } from '../lib/options.ts';
+import { postgresNote } from '../lib/postgres.ts';
 import { measured, type Row } from '../lib/report.ts';
 import { alternate } from '../lib/rounds.ts';
 import { median } from '../lib/stats.ts';
@@ -49,7 +50,9 @@ export async function ingestOn(engine: Engine, options: BenchOptions): Promise<R
     return [
       measured(name, 'requests/s ratio to bare Fastify', median(result.ratios), 'x', {
         target: { bound: 0.5, better: 'higher', text: '>= 0.5' },
-        note: `median of ${rounds} alternating rounds, ${ingest.connections} connections; per round: ${result.ratios.map((r) => r.toFixed(3)).join(', ')}`,
+        note:
+          `median of ${rounds} alternating rounds, ${ingest.connections} connections; per round: ` +
+          `${result.ratios.map((r) => r.toFixed(3)).join(', ')}${engine === 'postgres' ? `; ${postgresNote()}` : ''}`,
       }),
       measured(name, 'Herald requests/s', heraldRps, '/s'),
       measured(name, 'bare Fastify requests/s', bareRps, '/s'),

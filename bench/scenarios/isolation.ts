@@ -1,8 +1,7 @@
 import { getNotification, queues, requireRoute } from '../lib/api.ts';
-import { notification } from '../lib/bodies.ts';
+import { batch, notification } from '../lib/bodies.ts';
 import { deploy } from '../lib/deploy.ts';
 import { fillBacklog } from '../lib/fill.ts';
-import { runLoad } from '../lib/load.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { checkOrder } from '../lib/order.ts';
@@ -30,25 +29,27 @@ async function run(options: BenchOptions): Promise<Row[]> {
     progress(
       `isolation: ${waiting.toLocaleString('en-US')} LOW waiting; LOW ingest continues, CRITICAL every ${s.everyMs} ms`,
     );
-    const lowSeconds = Math.ceil(s.forMs / 1000) + 2;
-    const low = runLoad({
-      urls: herald.urls,
-      method: 'POST',
-      path: '/notifications',
+    // LOW ingest goes on through the batch endpoint at a steady rate (batches of 100, open loop),
+    // from a second before the first CRITICAL to a second after the last.
+    const lowEveryMs = Math.max(1, Math.round((100 / s.lowRate) * 1000));
+    const low = runPaced({
+      url: herald.urls[0] as string,
+      path: '/notifications/batch',
       headers: api.auth,
-      body: JSON.stringify(notification('LOW')),
-      connections: s.lowConnections,
-      overallRate: s.lowRate,
-      seconds: lowSeconds,
+      body: batch(100, 'LOW'),
+      everyMs: lowEveryMs,
+      forMs: s.forMs + 2000,
+      collect: false,
     });
-    // The LOW stream runs for a second before the first CRITICAL and ends after the last.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const critical = await runPaced({
       url: herald.urls[0] as string,
+      path: '/notifications',
       headers: api.auth,
       body: JSON.stringify(notification('CRITICAL')),
       everyMs: s.everyMs,
       forMs: s.forMs,
+      collect: true,
     });
     const lowResult = await low;
     if (critical.accepted.length === 0)
@@ -71,7 +72,14 @@ async function run(options: BenchOptions): Promise<Row[]> {
           `${latencies.values.length} of ${critical.sent} CRITICAL processed (${rejected} refused at ingest, ` +
           `${latencies.unprocessed} never processed); p50 ${percentile(latencies.values, 50)} ms, ` +
           `max ${Math.max(...latencies.values)} ms; ${waiting.toLocaleString('en-US')} LOW waiting at the start; ` +
-          `LOW ingest ${Math.round(lowResult.rps)}/s during the window`,
+          `LOW ingest ${Math.round(lowResult.acceptedCount / (lowResult.seconds ?? 1))}/s through the batch endpoint during the window; ` +
+          `CRITICAL 201 round trip p99 ${Math.round(
+            percentile(
+              critical.accepted.map((c) => c.responseMs),
+              99,
+            ),
+          )} ms` +
+          [...critical.failures, ...lowResult.failures].map((f) => `; failure: ${f}`).join(''),
       }),
       measured('isolation', 'CRITICAL processed after a later-accepted LOW', order.violations, '', {
         target: { bound: 0, better: 'lower', text: '0' },
