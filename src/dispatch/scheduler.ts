@@ -173,8 +173,10 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       lastLeaseCheck = now;
       const old = [...flights.values()].filter((f) => now - f.startedAt >= third);
       if (old.length === 0) return;
-      // A send may not outlive its lease by much: abort it and let it retry.
-      for (const f of old) if (now - f.startedAt >= config.leaseMs) f.controller.abort();
+      // Renewal keeps a slow send's lease, but a send that hangs must end some time: abort it
+      // (a transient failure, retried) after the lease or 30 s, whichever is longer.
+      const timeout = Math.max(config.leaseMs, 30_000);
+      for (const f of old) if (now - f.startedAt >= timeout) f.controller.abort();
       const leases = old.map((f) => ({ seq: f.record.seq, attempt: f.record.attempts }));
       await store.queue.renew(owner, leases, now + config.leaseMs);
     },
