@@ -74,6 +74,24 @@ describe('APNs provider against a local HTTP/2 APNs', () => {
     assert.equal(peer.received.at(-1)?.headers['apns-priority'], '5');
   });
 
+  it('sends data-only content as a background push with priority 5, even when CRITICAL', async () => {
+    const token = deviceToken();
+    const message = pushMessage({
+      recipient: { deviceToken: token, platform: 'apns' },
+      priority: 'CRITICAL',
+      content: { data: { sync: true } },
+    });
+    assert.ok((await provider.send(message, never)).ok);
+    const received = peer.received.at(-1);
+    assert.equal(received?.headers['apns-push-type'], 'background');
+    assert.equal(received?.headers['apns-priority'], '5');
+    assert.deepEqual(received?.payload, {
+      aps: { 'content-available': 1 },
+      sync: true,
+      notificationId: message.notificationId,
+    });
+  });
+
   it('reuses one provider token for 50 minutes, then signs a new one', async () => {
     const fresh = createApnsProvider(config, pushDeps(clock));
     const seen = () => new Set(peer.providerTokens.slice(start));
