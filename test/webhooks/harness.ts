@@ -14,7 +14,9 @@ export const TWILIO_TOKEN = 'twilio-auth-token-for-tests';
 export const MAILGUN_KEY = 'key-mailgun-signing-for-tests';
 
 /** An app serving only the webhook routes, over a real SQLite store, with the providers' secrets set. */
-export async function webhookApp(): Promise<{ app: App; store: Store; sendgridKey: KeyObject }> {
+export async function webhookApp(
+  shared?: Store,
+): Promise<{ app: App; store: Store; sendgridKey: KeyObject }> {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const config = testConfig({
     HERALD_PUBLIC_URL: PUBLIC_URL,
@@ -25,10 +27,17 @@ export async function webhookApp(): Promise<{ app: App; store: Store; sendgridKe
     SENDGRID_WEBHOOK_PUBLIC_KEY: publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
     MAILGUN_WEBHOOK_SIGNING_KEY: MAILGUN_KEY,
   });
-  const store = createSqliteStore(config.dataDir);
+  const store = shared ?? createSqliteStore(config.dataDir);
   const verifier = { verify: async () => Promise.reject(new HeraldError('AUTH_INVALID_TOKEN')) };
   const app = await buildApp(
-    { config, store, clock: manualClock(), verifier, wakeup: createWakeup(), onClose: [() => store.close()] },
+    {
+      config,
+      store,
+      clock: manualClock(),
+      verifier,
+      wakeup: createWakeup(),
+      onClose: shared ? [] : [() => store.close()],
+    },
     { public: [webhookRoutes], protected: [] },
   );
   return { app, store, sendgridKey: privateKey };

@@ -57,7 +57,12 @@ function send(response: ServerResponse, status: number, body: unknown, headers: 
  * form body, Basic auth (wrong credentials get 401 / 20003), 201 with a Message SID, error bodies
  * `{ code, message, more_info, status }`.
  */
-export async function startTwilioPeer(accountSid: string, authToken: string): Promise<TwilioPeer> {
+export async function startTwilioPeer(
+  accountSid: string,
+  authToken: string,
+  /** Runs after a message is accepted and before the API answers (to race a callback ahead of it). */
+  beforeRespond?: (sid: string) => Promise<void>,
+): Promise<TwilioPeer> {
   const requests: TwilioRequest[] = [];
   const scripts = new Map<string, TwilioScript>();
   const expectedAuth = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
@@ -105,6 +110,7 @@ export async function startTwilioPeer(accountSid: string, authToken: string): Pr
       return send(response, 400, { code: 21604, message: "A 'To' phone number is required.", status: 400 });
     }
     entry.sid = `SM${randomBytes(16).toString('hex')}`;
+    if (beforeRespond) await beforeRespond(entry.sid);
     return send(response, 201, {
       sid: entry.sid,
       account_sid: accountSid,
