@@ -86,6 +86,17 @@ describe('POST /webhooks/sendgrid', () => {
     assert.equal(response.json().code, 'MALFORMED_BODY');
   });
 
+  it('accepts a batch larger than the API body limit (SendGrid posts up to thousands of events)', async () => {
+    const id = await seed(store, 'SENT', 'smtp', 'n6@mail.example.com');
+    const filler = Array.from({ length: 800 }, (_, i) => event(`other-${i}@mail.example.com`, 'processed'));
+    const body = JSON.stringify([...filler, event('n6@mail.example.com', 'delivered')]);
+    assert.ok(body.length > 64 * 1024);
+    const response = await post(body, signSendgrid(key, body));
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.json().pending, 800);
+    assert.equal((await view(id)).record.status, 'DELIVERED');
+  });
+
   it('keeps a late "deferred" after delivery as a WEBHOOK event', async () => {
     const id = await seed(store, 'SENT', 'smtp', 'n5@mail.example.com');
     const first = JSON.stringify([event('n5@mail.example.com', 'delivered')]);
