@@ -66,7 +66,7 @@ describe('crash safety', () => {
 
   it('keeps every acknowledged notification through two kill -9 and delivers it', {
     timeout: 90_000,
-  }, async () => {
+  }, async (t) => {
     const acknowledged = new Set<string>();
     const inFlightAtKill = new Set<string>();
 
