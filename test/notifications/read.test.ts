@@ -79,6 +79,7 @@ describe('GET /notifications/{id}', () => {
     const strip = (body: Record<string, unknown>) => ({ ...body, detail: undefined });
     assert.deepEqual(strip(theirs.json()), strip(unknown.json()));
     assert.equal(theirs.json().detail, unknown.json().detail);
+    assert.equal((await get('x'.repeat(90), t.other)).statusCode, 404);
   });
 
   it('needs the notifications:read scope', async () => {
