@@ -1,6 +1,9 @@
 import { loadConfig } from '../config/config.ts';
+import { runClients } from './clients.ts';
+import { runKeys } from './keys.ts';
 import { runQueues } from './queues.ts';
 import { runStart } from './start.ts';
+import { runUsers } from './users.ts';
 
 /** A CLI command: gets its arguments (after the command name) and the environment. */
 export type Command = (args: string[], env: NodeJS.ProcessEnv) => Promise<number>;
@@ -8,18 +11,21 @@ export type Command = (args: string[], env: NodeJS.ProcessEnv) => Promise<number
 const USAGE = `Usage: herald <command>
 
   start                                   run the roles in HERALD_ROLES (default: all)
-  users add --email E --password P --role R [--tenant T]
+  users add --email E (--password P | --password-stdin) --role R [--tenant T]
   users list [--tenant T]
   users disable --email E | --id ID
   clients add --name N --scopes "s1 s2" [--tenant T]
   clients list [--tenant T]
-  keys rotate
+  keys rotate | list | remove --kid K
   queues pause|resume [--priority P] [--channel C]
 
 Configuration comes from the environment (see README.md).`;
 
 const commands: Record<string, Command> = {
   start: runStart,
+  users: runUsers,
+  clients: runClients,
+  keys: runKeys,
   queues: runQueues,
 };
 

@@ -1,0 +1,56 @@
+import { parseArgs } from 'node:util';
+import { createClient, DEFAULT_TENANT } from '../auth/accounts.ts';
+import { row, runCli, UsageError } from '../auth/cli-support.ts';
+import { SCOPES } from '../auth/principal.ts';
+
+const USAGE = `Usage:
+  herald clients add --name N --scopes "s1 s2" [--tenant T]
+  herald clients list [--tenant T]
+Scopes: ${SCOPES.join(', ')}`;
+
+const TENANT = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+
+/** `herald clients add|list`: service clients for the client-credentials grant. */
+export function runClients(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return runCli(env, USAGE, async ({ store, clock, out }) => {
+    const [action, ...rest] = args;
+    const { values } = parse(rest);
+    if (action === 'add') {
+      const name = values.name?.trim();
+      const scopes = (values.scopes ?? '').split(/[\s,]+/).filter(Boolean);
+      const tenant = values.tenant ?? DEFAULT_TENANT;
+      if (!name) throw new UsageError('--name is required');
+      if (scopes.length === 0) throw new UsageError('--scopes is required');
+      const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
+      if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}`);
+      if (!TENANT.test(tenant)) throw new UsageError('--tenant must be lowercase letters, digits, . _ -');
+      const { client, secret } = await createClient(store.auth, clock, { name, scopes, tenant });
+      out(`client_id: ${client.id}`);
+      out(`client_secret: ${secret}`);
+      out('The secret is shown only now; Herald keeps only its hash.');
+      return 0;
+    }
+    if (action === 'list') {
+      const widths = [28, 24, 16];
+      out(row(['CLIENT_ID', 'NAME', 'TENANT', 'SCOPES'], widths));
+      for (const c of await store.auth.listClients(values.tenant)) {
+        out(row([c.id, c.name, c.tenant, c.scopes.join(' ')], widths));
+      }
+      return 0;
+    }
+    throw new UsageError(action ? `unknown action "${action}"` : 'missing action');
+  });
+}
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      options: { name: { type: 'string' }, scopes: { type: 'string' }, tenant: { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}

@@ -1,0 +1,55 @@
+import { parseArgs } from 'node:util';
+import { row, runCli, UsageError } from '../auth/cli-support.ts';
+import { createKeyring } from '../auth/keys.ts';
+
+const USAGE = `Usage:
+  herald keys rotate          make a new signing key; the old one stays published until its tokens expired
+  herald keys list            the keys in the store and until when retired ones stay published
+  herald keys remove --kid K  drop a key at once (a compromised key): its tokens stop verifying`;
+
+/** `herald keys rotate|list|remove`: signing-key management in the shared store. */
+export function runKeys(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return runCli(env, USAGE, async ({ config, store, clock, out }) => {
+    const [action, ...rest] = args;
+    const keyring = createKeyring({
+      store: store.auth,
+      clock,
+      alg: config.auth.alg,
+      secret: config.keyEncryptionSecret,
+      maxTokenTtl: Math.max(config.auth.accessTtl, config.auth.refreshTtl),
+    });
+    if (action === 'rotate') {
+      const { kid, retired } = await keyring.rotate();
+      out(`new signing key ${kid} (${config.auth.alg})`);
+      if (retired) out(`retired key ${retired} stays published until its last token has expired`);
+      out('Running instances pick the new key up within a minute.');
+      return 0;
+    }
+    if (action === 'list') {
+      const widths = [44, 6, 8];
+      out(row(['KID', 'ALG', 'STATE', 'PUBLISHED UNTIL'], widths));
+      for (const key of await store.auth.listSigningKeys()) {
+        const until = key.publishUntil === null ? '-' : new Date(key.publishUntil).toISOString();
+        out(row([key.kid, key.alg, key.retiredAt === null ? 'active' : 'retired', until], widths));
+      }
+      return 0;
+    }
+    if (action === 'remove') {
+      let kid: string | undefined;
+      try {
+        kid = parseArgs({ args: rest, options: { kid: { type: 'string' } }, strict: true }).values.kid;
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
+      if (!kid) throw new UsageError('--kid is required');
+      const active = (await store.auth.listSigningKeys()).find(
+        (key) => key.kid === kid && key.retiredAt === null,
+      );
+      if (active) throw new Error('that is the active key: run `herald keys rotate` first');
+      if (!(await store.auth.deleteSigningKey(kid))) throw new Error(`no key ${kid}`);
+      out(`removed key ${kid}; tokens it signed no longer verify (within a minute on running instances)`);
+      return 0;
+    }
+    throw new UsageError(action ? `unknown action "${action}"` : 'missing action');
+  });
+}

@@ -1,0 +1,83 @@
+import { parseArgs } from 'node:util';
+import { createUser, DEFAULT_TENANT, isRole, normalizeEmail } from '../auth/accounts.ts';
+import { readStdinLine, row, runCli, UsageError } from '../auth/cli-support.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
+import { DuplicateError } from '../store/port/auth.ts';
+
+const USAGE = `Usage:
+  herald users add --email E (--password P | --password-stdin) --role admin|sender|viewer [--tenant T]
+  herald users list [--tenant T]
+  herald users disable --email E | --id ID`;
+
+const TENANT = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+
+/** `herald users add|list|disable`: manages users directly in the store. */
+export function runUsers(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return runCli(env, USAGE, async ({ store, clock, out }) => {
+    const [action, ...rest] = args;
+    const { values } = parse(rest);
+    if (action === 'add') {
+      const { email, role } = values;
+      const tenant = values.tenant ?? DEFAULT_TENANT;
+      if (!email?.includes('@')) throw new UsageError('--email is required');
+      if (!role || !isRole(role)) throw new UsageError('--role must be admin, sender or viewer');
+      if (!TENANT.test(tenant)) throw new UsageError('--tenant must be lowercase letters, digits, . _ -');
+      const password = values['password-stdin'] ? await readStdinLine() : values.password;
+      if (!password || password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+        throw new UsageError(
+          `the password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`,
+        );
+      }
+      try {
+        const user = await createUser(store.auth, clock, { email, password, role, tenant });
+        out(`created user ${user.id} ${user.email} role=${user.role} tenant=${user.tenant}`);
+        return 0;
+      } catch (error) {
+        if (error instanceof DuplicateError)
+          throw new Error(`a user with email ${normalizeEmail(email)} exists`);
+        throw error;
+      }
+    }
+    if (action === 'list') {
+      const widths = [40, 32, 7, 16];
+      out(row(['ID', 'EMAIL', 'ROLE', 'TENANT', 'DISABLED'], widths));
+      for (const u of await store.auth.listUsers(values.tenant)) {
+        out(row([u.id, u.email, u.role, u.tenant, String(u.disabled)], widths));
+      }
+      return 0;
+    }
+    if (action === 'disable') {
+      const user = values.id
+        ? await store.auth.findUserById(values.id)
+        : values.email
+          ? await store.auth.findUserByEmail(normalizeEmail(values.email))
+          : undefined;
+      if (!values.id && !values.email) throw new UsageError('give --email or --id');
+      if (!user) throw new Error('no such user');
+      await store.auth.setUserDisabled(user.id, true);
+      out(`disabled user ${user.id} ${user.email}`);
+      return 0;
+    }
+    throw new UsageError(action ? `unknown action "${action}"` : 'missing action');
+  });
+}
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      options: {
+        email: { type: 'string' },
+        password: { type: 'string' },
+        'password-stdin': { type: 'boolean' },
+        role: { type: 'string' },
+        tenant: { type: 'string' },
+        id: { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}

@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { main } from '../../src/cli/main.ts';
+import { buildApi, createDeps } from '../../src/server.ts';
+import { tempDir, testConfig } from '../helpers/config.ts';
+
+/** Runs a herald command in-process and captures what it prints. */
+async function herald(args: string[], env: Record<string, string>) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const log = console.log;
+  const error = console.error;
+  console.log = (...parts: unknown[]) => out.push(parts.join(' '));
+  console.error = (...parts: unknown[]) => err.push(parts.join(' '));
+  try {
+    const code = await main(args, { LOG_LEVEL: 'silent', ...env });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    console.log = log;
+    console.error = error;
+  }
+}
+
+describe('herald users, clients and keys', () => {
+  it('adds, lists and disables users; the app sees them', async () => {
+    const env = { HERALD_DATA_DIR: tempDir() };
+    const add = await herald(
+      [
+        'users',
+        'add',
+        '--email',
+        'Cli@Example.com',
+        '--password',
+        'cli-password',
+        '--role',
+        'sender',
+        '--tenant',
+        'acme',
+      ],
+      env,
+    );
+    assert.equal(add.code, 0, add.err);
+    assert.match(add.out, /created user usr_\S+ cli@example.com role=sender tenant=acme/);
+    const dup = await herald(
+      ['users', 'add', '--email', 'cli@example.com', '--password', 'cli-password', '--role', 'sender'],
+      env,
+    );
+    assert.equal(dup.code, 1);
+    assert.match(dup.err, /exists/);
+    const list = await herald(['users', 'list', '--tenant', 'acme'], env);
+    assert.match(list.out, /cli@example\.com\s+sender\s+acme\s+false/);
+
+    const deps = await createDeps(testConfig(env));
+    const app = await buildApi(deps);
+    const login = () =>
+      app.inject({
+        method: 'POST',
+        url: '/auth/login',
+        payload: { email: 'cli@example.com', password: 'cli-password' },
+      });
+    try {
+      assert.equal((await login()).statusCode, 200);
+      const disable = await herald(['users', 'disable', '--email', 'cli@example.com'], env);
+      assert.equal(disable.code, 0, disable.err);
+      assert.equal((await login()).statusCode, 401);
+    } finally {
+      await app.close();
+      await deps.store.close();
+    }
+  });
+
+  it('refuses bad input with the usage text and exit code 2', async () => {
+    const env = { HERALD_DATA_DIR: tempDir() };
+    const badRole = await herald(
+      ['users', 'add', '--email', 'a@b.c', '--password', 'long-enough', '--role', 'root'],
+      env,
+    );
+    assert.equal(badRole.code, 2);
+    assert.match(badRole.err, /Usage/);
+    const short = await herald(
+      ['users', 'add', '--email', 'a@b.c', '--password', 'short', '--role', 'admin'],
+      env,
+    );
+    assert.equal(short.code, 2);
+    const scope = await herald(['clients', 'add', '--name', 'x', '--scopes', 'everything'], env);
+    assert.equal(scope.code, 2);
+    assert.match(scope.err, /unknown scope everything/);
+    const config = await herald(['users', 'list'], { HERALD_DATA_DIR: tempDir(), HERALD_JWT_ALG: 'HS256' });
+    assert.equal(config.code, 2);
+    assert.match(config.err, /HERALD_JWT_ALG/);
+  });
+
+  it('adds a client whose printed secret works at /auth/token, and lists it without the secret', async () => {
+    const env = { HERALD_DATA_DIR: tempDir() };
+    const add = await herald(
+      ['clients', 'add', '--name', 'prometheus', '--scopes', 'admin notifications:read'],
+      env,
+    );
+    assert.equal(add.code, 0, add.err);
+    const id = /client_id: (\S+)/.exec(add.out)?.[1] as string;
+    const secret = /client_secret: (\S+)/.exec(add.out)?.[1] as string;
+    const list = await herald(['clients', 'list'], env);
+    assert.match(list.out, new RegExp(`${id}\\s+prometheus\\s+default\\s+admin notifications:read`));
+    assert.equal(list.out.includes(secret), false);
+    const deps = await createDeps(testConfig(env));
+    const app = await buildApi(deps);
+    try {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/auth/token',
+        payload: { grant_type: 'client_credentials', client_id: id, client_secret: secret },
+      });
+      assert.equal(response.statusCode, 200);
+    } finally {
+      await app.close();
+      await deps.store.close();
+    }
+  });
+
+  it('rotates keys, keeping the retired key published, and removes a retired key', async () => {
+    const env = { HERALD_DATA_DIR: tempDir() };
+    const deps = await createDeps(testConfig(env));
+    const [first] = await deps.store.auth.listSigningKeys();
+    await deps.store.close();
+    const rotate = await herald(['keys', 'rotate'], env);
+    assert.equal(rotate.code, 0, rotate.err);
+    assert.match(rotate.out, new RegExp(`retired key ${first?.kid}`));
+    const list = await herald(['keys', 'list'], env);
+    assert.match(list.out, /active/);
+    assert.match(list.out, new RegExp(`${first?.kid}\\s+ES256\\s+retired\\s+\\d{4}-`));
+    const activeKid = /new signing key (\S+)/.exec(rotate.out)?.[1] as string;
+    const refuse = await herald(['keys', 'remove', '--kid', activeKid], env);
+    assert.equal(refuse.code, 1);
+    const remove = await herald(['keys', 'remove', '--kid', first?.kid as string], env);
+    assert.equal(remove.code, 0, remove.err);
+    assert.doesNotMatch((await herald(['keys', 'list'], env)).out, new RegExp(first?.kid as string));
+  });
+
+  it('works through the herald binary, reading the password from stdin', () => {
+    const env = { ...process.env, HERALD_DATA_DIR: tempDir(), LOG_LEVEL: 'silent' };
+    const add = spawnSync(
+      process.execPath,
+      ['bin/herald.js', 'users', 'add', '--email', 'bin@example.com', '--password-stdin', '--role', 'viewer'],
+      { env, input: 'stdin-password\n', encoding: 'utf8' },
+    );
+    assert.equal(add.status, 0, add.stderr);
+    const list = spawnSync(process.execPath, ['bin/herald.js', 'users', 'list'], { env, encoding: 'utf8' });
+    assert.match(list.stdout, /bin@example\.com\s+viewer\s+default/);
+    assert.equal(list.stdout.includes('stdin-password'), false);
+  });
+});
