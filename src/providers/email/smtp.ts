@@ -15,13 +15,21 @@ export const NOTIFICATION_ID_HEADER = 'X-Herald-Notification-Id';
 
 const bare = (messageId: string) => messageId.replace(/^<|>$/g, '');
 
-/** Resolves with the abort's outcome if `signal` fires first; the SMTP transaction itself is not cut. */
-function untilAborted(signal: AbortSignal): Promise<SendResult> {
+/**
+ * Settles with `work`, or as a transient failure as soon as `signal` aborts (timeout or
+ * shutdown). The SMTP transaction itself is not cut, so the message may still go out: delivery
+ * is at least once. The abort listener is removed either way.
+ */
+function abortable(work: Promise<SendResult>, signal: AbortSignal): Promise<SendResult> {
+  const aborted: SendResult = { ok: false, kind: 'transient', detail: 'send aborted (timeout or shutdown)' };
+  if (signal.aborted) return Promise.resolve(aborted);
   return new Promise((resolve) => {
-    const done = () =>
-      resolve({ ok: false, kind: 'transient', detail: 'send aborted (timeout or shutdown)' });
-    if (signal.aborted) done();
-    else signal.addEventListener('abort', done, { once: true });
+    const onAbort = () => resolve(aborted);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then((result) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(result);
+    });
   });
 }
 
@@ -108,11 +116,9 @@ export function createSmtpProvider(config: SmtpConfig, deps: ProviderDeps): Prov
       const to = message.recipient.email;
       if (!to) return { ok: false, kind: 'permanent', detail: 'no email address' };
       const messageId = `<${message.notificationId}@${domain}>`;
-      if (rate && !(await rate.acquire(signal))) return untilAborted(signal);
-      return Promise.race([
-        deliver(to, messageId, message.notificationId, message.content),
-        untilAborted(signal),
-      ]);
+      if (rate && !(await rate.acquire(signal)))
+        return { ok: false, kind: 'transient', detail: 'send aborted (timeout or shutdown)' };
+      return abortable(deliver(to, messageId, message.notificationId, message.content), signal);
     },
     async close() {
       transport.close();

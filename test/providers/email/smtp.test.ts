@@ -124,6 +124,17 @@ describe('SMTP provider', () => {
     }
   });
 
+  it('answers an aborted send (timeout or shutdown) as transient', async () => {
+    const controller = new AbortController();
+    const pending = provider.send(email('ada@example.com'), controller.signal);
+    controller.abort();
+    const result = await pending;
+    assert.ok(!result.ok || result.ok, 'settles');
+    const aborted = await provider.send(email('ada@example.com'), AbortSignal.abort());
+    assert.ok(!aborted.ok);
+    assert.equal(aborted.kind, 'transient');
+  });
+
   it('accepts only email recipients', () => {
     assert.equal(provider.accepts({ email: 'a@example.com' }), true);
     assert.equal(provider.accepts({ phone: '+15551234567' }), false);
