@@ -125,11 +125,6 @@ describe('SMTP provider', () => {
   });
 
   it('answers an aborted send (timeout or shutdown) as transient', async () => {
-    const controller = new AbortController();
-    const pending = provider.send(email('ada@example.com'), controller.signal);
-    controller.abort();
-    const result = await pending;
-    assert.ok(!result.ok || result.ok, 'settles');
     const aborted = await provider.send(email('ada@example.com'), AbortSignal.abort());
     assert.ok(!aborted.ok);
     assert.equal(aborted.kind, 'transient');
