@@ -54,4 +54,13 @@ describe('webhooks on the full API', () => {
     });
     assert.equal(response.statusCode, 401);
   });
+
+  it('lists the webhook routes in the OpenAPI document without a bearer requirement', async () => {
+    const docs = (await app.inject({ method: 'GET', url: '/docs/json' })).json();
+    for (const provider of ['twilio', 'sendgrid', 'mailgun']) {
+      const operation = docs.paths[`/webhooks/${provider}`]?.post;
+      assert.ok(operation, `${provider} is documented`);
+      assert.equal(operation.security, undefined);
+    }
+  });
 });
