@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import {
   ConfigError,
@@ -123,7 +124,7 @@ export function loadConfig(env: Env): Config {
     publicUrl: publicUrl.replace(/\/+$/, ''),
     authUrl: (readUrl(env, 'HERALD_AUTH_URL') ?? localApi).replace(/\/+$/, ''),
     apiUrl: (readUrl(env, 'HERALD_API_URL') ?? localApi).replace(/\/+$/, ''),
-    trustedProxies: readList(env, 'HERALD_TRUSTED_PROXIES') ?? ['127.0.0.1', '::1'],
+    trustedProxies: readTrustedProxies(env),
     logLevel: readOneOf(
       env,
       'LOG_LEVEL',
@@ -220,4 +221,18 @@ function readProviders(env: Env): Config['providers'] {
     mailgunWebhookSigningKey: readString(env, 'MAILGUN_WEBHOOK_SIGNING_KEY'),
     sandboxFailures: readBool(env, 'HERALD_SANDBOX_FAILURES', true),
   };
+}
+
+/** HERALD_TRUSTED_PROXIES: addresses or CIDR ranges whose X-Forwarded-For login throttling believes. */
+function readTrustedProxies(env: Env): string[] {
+  const list = readList(env, 'HERALD_TRUSTED_PROXIES') ?? ['127.0.0.1', '::1'];
+  for (const entry of list) {
+    const [address = '', bits] = entry.split('/');
+    const family = isIP(address);
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (family === 0 || !bitsOk) {
+      throw new ConfigError('HERALD_TRUSTED_PROXIES', `"${entry}" is not an IP address or CIDR range`);
+    }
+  }
+  return list;
 }

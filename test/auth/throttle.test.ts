@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyRequest } from 'fastify';
 import { clientAddress, trustedProxies } from '../../src/auth/client-address.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { authTestApp, createUser } from '../helpers/auth.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -97,7 +98,17 @@ describe('client address behind proxies', () => {
     assert.equal(clientAddress(request('127.0.0.1'), trusted), '127.0.0.1');
   });
 
-  it('refuses a malformed trusted-proxy entry', () => {
+  it('refuses a malformed trusted-proxy entry, naming HERALD_TRUSTED_PROXIES at start-up', () => {
     assert.throws(() => trustedProxies(['not-an-ip']), TypeError);
+    for (const bad of ['proxy.local', '10.0.0.0/33', '10.0.0.0/x']) {
+      assert.throws(() => loadConfig({ HERALD_TRUSTED_PROXIES: `127.0.0.1,${bad}` }), {
+        name: 'ConfigError',
+        message: /HERALD_TRUSTED_PROXIES/,
+      });
+    }
+    assert.deepEqual(loadConfig({ HERALD_TRUSTED_PROXIES: '10.0.0.0/8, fd00::/8' }).trustedProxies, [
+      '10.0.0.0/8',
+      'fd00::/8',
+    ]);
   });
 });
