@@ -73,4 +73,41 @@ describe('SMTP provider behind the scheduler', () => {
     const starts = peer.received.map((m) => m.at).sort((a, b) => a - b);
     for (let i = 0; i + 5 < starts.length; i++) assert.ok(starts[i + 5]! - starts[i]! >= 800);
   });
+
+  it('holds notifications without using their attempts when SMTP authentication fails', async () => {
+    const peer = await startSmtpPeer({ users: { herald: 'right' } });
+    closers.push(() => peer.close());
+    const config = testConfig({
+      SMTP_URL: peer.url('herald', 'wrong'),
+      EMAIL_FROM: 'Herald <noreply@mail.example.com>',
+    });
+    const store = createSqliteStore(config.dataDir);
+    closers.push(() => store.close());
+    const providers = createProviderRegistry(
+      { config, clock: systemClock, reports: { report: async () => {} }, log: quiet },
+      emailProviderFactories,
+    );
+    closers.push(() => providers.close());
+    const scheduler = createScheduler({
+      store,
+      providers,
+      renderer: createRenderer(store),
+      clock: systemClock,
+      config: config.dispatch,
+      log: quiet,
+    });
+    const [id] = await seedMany(store, [newNotification({ createdAt: systemClock.now() })]);
+    for (let i = 0; i < 50; i++) {
+      await scheduler.step();
+      await scheduler.settled(50);
+      if ((await read(store, id!)).events.some((e) => e.type === 'THROTTLED')) break;
+    }
+    const { record, events } = await read(store, id!);
+    assert.notEqual(record.status, 'FAILED');
+    assert.equal(record.attempts, 0);
+    const held = events.find((e) => e.type === 'THROTTLED');
+    assert.match(held?.detail ?? '', /paused \(configuration\): SMTP authentication failed/);
+    assert.doesNotMatch(JSON.stringify(events), /wrong/);
+    assert.equal(peer.received.length, 0);
+  });
 });
