@@ -1,4 +1,5 @@
 import type { AuthStore } from './auth.ts';
+import type { LimitStore } from './limits.ts';
 import type { NotificationStore } from './notifications.ts';
 import type { QueueStore } from './queue.ts';
 import type { ReportStore } from './reports.ts';
@@ -18,6 +19,8 @@ export interface Store {
   notifications: NotificationStore;
   /** Templates and their immutable versions (src/templates). */
   templates: TemplateStore;
+  /** Provider rate-limit buckets and circuit states shared by every worker (src/dispatch). */
+  limits: LimitStore;
   /** Cross-process wake-up hints (PostgreSQL LISTEN/NOTIFY; silent on SQLite). */
   wakeups: WakeupChannel;
   /** Provider delivery reports (webhooks, SMPP receipts) and the ones waiting for their message id (src/webhooks). */

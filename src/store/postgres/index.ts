@@ -1,6 +1,7 @@
 import type { Store } from '../port/index.ts';
 import { createPostgresAuthStore } from './auth.ts';
 import { type ConnectOptions, connectPostgres, type Sql } from './connect.ts';
+import { createPostgresLimits } from './limits.ts';
 import { migratePostgres } from './migrate.ts';
 import { createPostgresNotifications } from './notifications.ts';
 import { createPostgresQueue } from './queue.ts';
@@ -34,6 +35,7 @@ export async function createPostgresStore(
     reports: createPostgresReports(sql),
     queue: createPostgresQueue(sql),
     sandbox: createPostgresSandbox(sql),
+    limits: createPostgresLimits(sql),
     wakeups: createPostgresWakeups(sql),
     async ping() {
       await sql`SELECT 1`;

@@ -89,11 +89,12 @@ export async function claim(
   let expired = 0;
   let shared = 0;
   const events: EventInput[] = [];
+  // Strict order, as on SQLite: once a priority leaves ready rows behind for lack of budget,
+  // lower ones wait (channel capacity alone does not hold them).
+  let stop = false;
   for (const [priority, priorityLimit] of budget.perPriority.entries()) {
-    const limit = Math.max(
-      0,
-      priority === 0 ? priorityLimit : Math.min(priorityLimit, budget.sharedLimit - shared),
-    );
+    const open = priority === 0 ? priorityLimit : Math.min(priorityLimit, budget.sharedLimit - shared);
+    const limit = stop ? 0 : Math.max(0, open);
     const caps = { email: 0, sms: 0, push: 0 };
     for (const channel of CHANNELS) {
       if (!view.isPaused(priority, channel))
@@ -114,7 +115,9 @@ export async function claim(
       used[row.channel as Channel] += 1;
       claimed.push(notificationFromRow(row));
     }
-    if (priority > 0) shared += result.claimed?.length ?? 0;
+    const taken = result.claimed?.length ?? 0;
+    if (priority > 0) shared += taken;
+    if (result.backlog && taken >= limit) stop = true;
   }
   if (events.length > 0) await insertEvents(tx, now, events);
   return { claimed, expired, backlog };

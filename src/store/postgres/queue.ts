@@ -100,6 +100,11 @@ export function createPostgresQueue(sql: Sql): QueueStore {
   return {
     cycle(input) {
       return inTx(async (tx): Promise<CycleResult> => {
+        // As on SQLite (synchronous=NORMAL for the worker): a cycle's commit need not wait for
+        // the WAL flush. A crash of PostgreSQL can lose only the last claims and completions,
+        // which at-least-once delivery redoes (the row is still ready or leased); acceptance
+        // keeps full durability, since a 201 must survive.
+        await tx`SET LOCAL synchronous_commit = off`;
         const { owner, now } = input;
         const stale = input.completions.length > 0 ? await complete(tx, owner, now, input.completions) : [];
         const promoted = await promote(tx, now, input.promoteLimit ?? 1000);

@@ -1,5 +1,6 @@
 import type { Store } from '../port/index.ts';
 import { createSqliteAuthStore } from './auth.ts';
+import { createSqliteLimits } from './limits.ts';
 import { createSqliteNotifications } from './notifications.ts';
 import { openSqlite, type SqliteDb } from './open.ts';
 import { createSqliteQueue } from './queue.ts';
@@ -20,6 +21,7 @@ export function createSqliteStore(dataDir: string): Store & { db: SqliteDb } {
     reports: createSqliteReports(db),
     queue: createSqliteQueue(db),
     sandbox: createSqliteSandbox(db),
+    limits: createSqliteLimits(db),
     // One process: the in-process signal already wakes the worker.
     wakeups: { subscribe: async () => async () => undefined },
     async ping() {
