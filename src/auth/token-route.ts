@@ -93,6 +93,7 @@ export const tokenRoute: RouteModule = async (app, deps) => {
           tags: ['auth'],
           summary: 'OAuth 2.0 client credentials grant',
           description: 'Client id and secret by HTTP Basic or in the body; form or JSON body.',
+          consumes: ['application/x-www-form-urlencoded', 'application/json'],
           body: TokenRequest,
           response: { 200: TokenAnswer, 400: OAuthProblem, 401: OAuthProblem },
         },

@@ -17,6 +17,10 @@ const PUBLIC: Array<[method: string, path: RegExp]> = [
   ['GET', /^\/docs(\/.*)?$/],
   // Authenticated by the provider's signature instead.
   ['POST', /^\/webhooks\/[^/]+$/],
+  // OpenID Connect sign-in (API.md section 2): it runs before the caller has a token and
+  // answers with Herald's tokens as login does; the config route holds only public settings.
+  ['GET', /^\/auth\/oidc\/config$/],
+  ['POST', /^\/auth\/oidc\/callback$/],
 ];
 
 /**
