@@ -37,7 +37,7 @@ const FULL: Sizes = {
   batch: { size: 1000, connections: 4, warmup: { seconds: 2 }, round: { seconds: 5 } },
   isolation: { backlog: 1_000_000, everyMs: 10, forMs: 10_000, lowRate: 2000 },
   dispatch: { count: 200_000 },
-  claim: { sizes: [10_000, 100_000, 1_000_000], claimsPerSize: 25, claimBatch: 128 },
+  claim: { sizes: [10_000, 100_000, 1_000_000], claimsPerSize: 50, claimBatch: 128 },
   memory: { backlog: 1_000_000, drainSeconds: 10 },
   auth: { verifySeconds: 3, login: { seconds: 5 }, loginConnections: 4 },
 };

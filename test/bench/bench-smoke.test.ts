@@ -7,24 +7,24 @@ import type { Row } from '../../bench/lib/report.ts';
 import { SCENARIOS } from '../../bench/scenarios/index.ts';
 import { tempDir } from '../helpers/config.ts';
 
-// A smoke run of `npm run bench -- --quick`: a few hundred requests per scenario, so the harness
-// does not rot. No figure is asserted (CI has no timed assertions), only that each scenario ran
-// or says which part it is still waiting for.
+/** Runs `npm run bench -- --quick` with `flags`; fails on any error row or a non-zero exit. */
+function quickBench(...flags: string[]) {
+  const out = join(tempDir('herald-bench-test-'), 'quick.json');
+  const args = ['--import', 'tsx', 'bench/run.ts', '--quick', '--quiet', '--out', out, ...flags];
+  const run = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 280_000 });
+  const results = JSON.parse(readFileSync(out, 'utf8')) as { rows: Row[]; summary: string };
+  const errors = results.rows.filter((row) => row.status === 'error');
+  assert.deepEqual(errors, [], run.stderr);
+  assert.equal(run.status, 0, run.stderr);
+  return { run, results };
+}
+
+// A smoke run of the bench: a few hundred requests per scenario, so the harness does not rot.
+// No figure is asserted (CI has no timed assertions), only that each scenario ran or says which
+// part it is still waiting for.
 describe('npm run bench --quick', () => {
   it('runs every scenario end to end and records a result for each', () => {
-    const out = join(tempDir('herald-bench-test-'), 'quick.json');
-    const run = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', 'bench/run.ts', '--quick', '--quiet', '--out', out],
-      {
-        encoding: 'utf8',
-        timeout: 280_000,
-      },
-    );
-    const results = JSON.parse(readFileSync(out, 'utf8')) as { rows: Row[]; summary: string };
-    const errors = results.rows.filter((row) => row.status === 'error');
-    assert.deepEqual(errors, [], run.stderr);
-    assert.equal(run.status, 0, run.stderr);
+    const { run, results } = quickBench();
     for (const scenario of SCENARIOS) {
       assert.ok(
         results.rows.some((row) => row.scenario === scenario.name),
@@ -36,5 +36,15 @@ describe('npm run bench --quick', () => {
     }
     assert.match(run.stdout, /^\| scenario/m);
     assert.match(run.stdout.trim().split('\n').at(-1) ?? '', /^bench: /);
+  });
+
+  it('runs ingest and dispatch on PostgreSQL with two API processes', () => {
+    const { results } = quickBench('--scenario', 'ingest-postgres,dispatch-postgres');
+    for (const name of ['ingest (postgres, 2 API)', 'dispatch (postgres)']) {
+      assert.ok(
+        results.rows.some((row) => row.scenario === name),
+        `no result for ${name}`,
+      );
+    }
   });
 });

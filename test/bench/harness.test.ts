@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseOptions } from '../../bench/lib/options.ts';
 import { checkOrder } from '../../bench/lib/order.ts';
+import { readmeBlock } from '../../bench/lib/readme.ts';
 import { measured, notes, summary, table } from '../../bench/lib/report.ts';
 import { median, percentile } from '../../bench/lib/stats.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
@@ -70,5 +71,33 @@ describe('bench harness', () => {
     await store.close();
     assert.deepEqual(checkOrder(dir, ['c1', 'c3']), { violations: 1, laterLow: 2, laterLowProcessed: 1 });
     assert.equal(checkOrder(dir, ['c3']).violations, 1);
+  });
+});
+
+describe('bench README block', () => {
+  it('shows the machine, the table and the summary between the markers', () => {
+    const rows = [
+      measured('memory', 'peak RSS', 210, 'MB', {
+        target: { bound: 300, better: 'lower', text: '<= 300 MB' },
+      }),
+    ];
+    const block = readmeBlock({
+      startedAt: '2026-11-21T08:00:00.000Z',
+      seconds: 600,
+      machine: {
+        cpu: 'AMD EPYC',
+        cores: 2,
+        memoryMb: 24_000,
+        freeMemoryMb: 20_000,
+        node: 'v20.20.0',
+        platform: 'linux x64',
+      },
+      rows,
+      notes: notes(rows),
+      summary: summary(rows, 600),
+    });
+    assert.match(block, /^<!-- bench:start -->\nMeasured 2026-11-21 08:00 UTC on AMD EPYC, 2 cores/);
+    assert.match(block, /\| memory +\| peak RSS +\| 210 MB +\| <= 300 MB +\| met +\|/);
+    assert.match(block, /`bench: 1\/1 targets met \(600 s\)`\n<!-- bench:end -->$/);
   });
 });
