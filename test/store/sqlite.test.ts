@@ -1,6 +1,7 @@
 // Runs every store behaviour suite against the embedded SQLite adapter. Each area appends one line.
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { tempDir } from '../helpers/config.ts';
+import { authStoreSuite } from './auth.suite.ts';
 import { limitsSuite } from './limits.suite.ts';
 import { notificationStoreSuite } from './notifications.suite.ts';
 import { queueSuite } from './queue.suite.ts';
@@ -16,3 +17,4 @@ templateStoreSuite('sqlite', openSqlite);
 queueSuite('sqlite', openSqlite);
 sandboxSuite('sqlite', openSqlite);
 limitsSuite('sqlite', openSqlite);
+authStoreSuite('sqlite', openSqlite);

@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DuplicateError, type SigningKeyRecord } from '../../src/store/port/auth.ts';
+import type { Store } from '../../src/store/port/index.ts';
+
+const T0 = Date.UTC(2026, 0, 1);
+
+const key = (kid: string, createdAt = T0): SigningKeyRecord => ({
+  kid,
+  alg: 'ES256',
+  publicJwk: `{"kid":"${kid}"}`,
+  privateJwk: `{"kid":"${kid}","d":"x"}`,
+  createdAt,
+  retiredAt: null,
+  publishUntil: null,
+});
+
+/** Behaviour of `store.auth` that every adapter must show. */
+export function authStoreSuite(name: string, open: () => Promise<Store>): void {
+  describe(`${name}: auth store`, () => {
+    let store: Store;
+    before(async () => {
+      store = await open();
+    });
+    after(() => store.close());
+
+    it('keeps one active signing key: a second first key loses quietly', async () => {
+      assert.equal(await store.auth.insertFirstSigningKey(key('k1')), true);
+      assert.equal(await store.auth.insertFirstSigningKey(key('k2')), false);
+      const keys = await store.auth.listSigningKeys();
+      assert.deepEqual(
+        keys.map((k) => k.kid),
+        ['k1'],
+      );
+      assert.equal(keys[0]?.privateJwk, '{"kid":"k1","d":"x"}');
+    });
+
+    it('rotates atomically and deletes retired keys once their publication ended', async () => {
+      await store.auth.rotateSigningKey(key('k3', T0 + 1), T0 + 1, T0 + 1000);
+      const keys = await store.auth.listSigningKeys();
+      const old = keys.find((k) => k.kid === 'k1');
+      assert.equal(old?.retiredAt, T0 + 1);
+      assert.equal(old?.publishUntil, T0 + 1000);
+      assert.equal(keys.find((k) => k.kid === 'k3')?.retiredAt, null);
+      assert.deepEqual(await store.auth.deleteExpiredSigningKeys(T0 + 1000), []);
+      assert.deepEqual(await store.auth.deleteExpiredSigningKeys(T0 + 1001), ['k1']);
+      assert.equal(await store.auth.deleteSigningKey('k3'), true);
+      assert.equal(await store.auth.deleteSigningKey('k3'), false);
+      assert.equal(await store.auth.insertFirstSigningKey(key('k4')), true);
+    });
+
+    it('creates users once per email and finds, lists and disables them', async () => {
+      await store.auth.ensureTenant('acme', T0);
+      await store.auth.ensureTenant('acme', T0);
+      await store.auth.ensureTenant('default', T0);
+      const user = { passwordHash: '$argon2id$x', role: 'sender', disabled: false, createdAt: T0 };
+      await store.auth.createUser({ ...user, id: 'u1', email: 'a@x.test', tenant: 'acme' });
+      await store.auth.createUser({
+        ...user,
+        id: 'u2',
+        email: 'b@x.test',
+        tenant: 'default',
+        createdAt: T0 + 1,
+      });
+      await assert.rejects(
+        store.auth.createUser({ ...user, id: 'u3', email: 'a@x.test', tenant: 'acme' }),
+        DuplicateError,
+      );
+      assert.equal((await store.auth.findUserByEmail('a@x.test'))?.id, 'u1');
+      assert.equal(await store.auth.findUserByEmail('nobody@x.test'), undefined);
+      assert.equal((await store.auth.findUserById('u2'))?.email, 'b@x.test');
+      assert.deepEqual(
+        (await store.auth.listUsers('acme')).map((u) => u.id),
+        ['u1'],
+      );
+      assert.deepEqual(
+        (await store.auth.listUsers()).map((u) => u.id),
+        ['u1', 'u2'],
+      );
+      assert.equal(await store.auth.setUserDisabled('u1', true), true);
+      assert.equal((await store.auth.findUserById('u1'))?.disabled, true);
+      assert.equal(await store.auth.setUserDisabled('nope', true), false);
+    });
+
+    it('stores clients with their scopes', async () => {
+      await store.auth.createClient({
+        id: 'c1',
+        name: 'billing',
+        secretHash: '$argon2id$y',
+        scopes: ['notifications:send', 'admin'],
+        tenant: 'acme',
+        disabled: false,
+        createdAt: T0,
+      });
+      const client = await store.auth.findClient('c1');
+      assert.deepEqual(client?.scopes, ['notifications:send', 'admin']);
+      assert.equal(client?.tenant, 'acme');
+      assert.equal(await store.auth.findClient('c2'), undefined);
+      assert.deepEqual(
+        (await store.auth.listClients('acme')).map((c) => c.id),
+        ['c1'],
+      );
+      assert.deepEqual(await store.auth.listClients('default'), []);
+    });
+
+    it('answers recent login failures newest first within the window, and prunes old ones', async () => {
+      for (const at of [T0, T0 + 10, T0 + 20, T0 + 30])
+        await store.auth.recordLoginFailure('a@x.test', '10.0.0.1', at);
+      await store.auth.recordLoginFailure('b@x.test', '10.0.0.1', T0 + 40);
+      assert.deepEqual(await store.auth.recentLoginFailures('email', 'a@x.test', T0 + 5, 10), [
+        T0 + 30,
+        T0 + 20,
+        T0 + 10,
+      ]);
+      assert.deepEqual(await store.auth.recentLoginFailures('email', 'a@x.test', T0 - 1, 2), [
+        T0 + 30,
+        T0 + 20,
+      ]);
+      assert.deepEqual(await store.auth.recentLoginFailures('address', '10.0.0.1', T0 - 1, 10), [
+        T0 + 40,
+        T0 + 30,
+        T0 + 20,
+        T0 + 10,
+        T0,
+      ]);
+      await store.auth.pruneLoginFailures(T0 + 25);
+      assert.deepEqual(await store.auth.recentLoginFailures('address', '10.0.0.1', T0 - 1, 10), [
+        T0 + 40,
+        T0 + 30,
+      ]);
+    });
+  });
+}
