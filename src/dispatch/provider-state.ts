@@ -1,8 +1,10 @@
 import type { Clock } from '../clock.ts';
 import type { Channel } from '../notifications/model.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
+import { isSandbox } from '../providers/sandbox/index.ts';
 import type { Provider } from '../providers/types.ts';
 import { type Circuit, type CircuitOptions, createCircuit } from './circuit.ts';
+import type { SharedLimits } from './shared-limits.ts';
 import { createTokenBucket, type TokenBucket } from './token-bucket.ts';
 
 /** One provider's limits as this worker enforces them (in memory: each worker holds its share). */
@@ -14,13 +16,28 @@ export interface ProviderState {
 }
 
 /** Per-provider rate, concurrency and circuit state, and what a claim may plan per channel. */
-export function createProviderStates(registry: ProviderRegistry, clock: Clock, circuit?: CircuitOptions) {
+export function createProviderStates(
+  registry: ProviderRegistry,
+  clock: Clock,
+  circuit?: CircuitOptions,
+  shared?: SharedLimits,
+) {
   const states = new Map<Provider, ProviderState>();
+  // With shared limits (PostgreSQL scale-out), real providers draw on the database's buckets and
+  // circuits; the sandbox keeps its own (it has no limit worth sharing).
+  const bucketOf = (provider: Provider) =>
+    shared && !isSandbox(provider)
+      ? shared.bucket(provider)
+      : createTokenBucket(clock, provider.limits.ratePerSecond, provider.limits.burst);
+  const circuitOf = (provider: Provider) =>
+    shared && !isSandbox(provider)
+      ? shared.circuit(provider, createCircuit(clock, circuit))
+      : createCircuit(clock, circuit);
   for (const provider of registry.all()) {
     states.set(provider, {
       provider,
-      bucket: createTokenBucket(clock, provider.limits.ratePerSecond, provider.limits.burst),
-      circuit: createCircuit(clock, circuit),
+      bucket: bucketOf(provider),
+      circuit: circuitOf(provider),
       inFlight: 0,
     });
   }
@@ -30,8 +47,8 @@ export function createProviderStates(registry: ProviderRegistry, clock: Clock, c
       if (!state) {
         state = {
           provider,
-          bucket: createTokenBucket(clock, provider.limits.ratePerSecond, provider.limits.burst),
-          circuit: createCircuit(clock, circuit),
+          bucket: bucketOf(provider),
+          circuit: circuitOf(provider),
           inFlight: 0,
         };
         states.set(provider, state);

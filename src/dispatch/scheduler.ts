@@ -14,6 +14,7 @@ import type { CircuitOptions } from './circuit.ts';
 import { deliver, type Flight } from './deliver.ts';
 import { followUp } from './follow-up.ts';
 import { createProviderStates } from './provider-state.ts';
+import { createSharedLimits } from './shared-limits.ts';
 
 /** What a scheduler is built from (house style: plain arguments, no container). */
 export interface SchedulerDeps {
@@ -66,7 +67,10 @@ export interface Scheduler {
 export function createScheduler(deps: SchedulerDeps): Scheduler {
   const { store, clock, config } = deps;
   const owner = deps.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const states = createProviderStates(deps.providers, clock, deps.circuit);
+  // Scale-out: on PostgreSQL, provider rate limits and circuits are shared by every worker.
+  const shared =
+    store.kind === 'postgres' ? createSharedLimits(store.limits, clock, config.claimBatch) : undefined;
+  const states = createProviderStates(deps.providers, clock, deps.circuit, shared);
   const deliverDeps = {
     providers: deps.providers,
     states,
@@ -117,6 +121,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   const scheduler: Scheduler = {
     owner,
     async step(claim = true) {
+      // Top up the shared-limit pools before the budget reads them (a no-op without sharing).
+      if (claim) await shared?.sync();
       const now = clock.now();
       const completions = buffer;
       buffer = [];

@@ -1,0 +1,106 @@
+import type { Clock } from '../clock.ts';
+import type { Provider } from '../providers/types.ts';
+import type { LimitStore } from '../store/port/limits.ts';
+import type { Circuit } from './circuit.ts';
+import type { TokenBucket } from './token-bucket.ts';
+
+/**
+ * Provider limits shared by every worker process through the database (scale-out). Each worker
+ * keeps a small local pool of tokens that `sync()` tops up from the provider's shared bucket
+ * once per scheduler step, so N workers together send at the provider's rate, not N times it,
+ * at the cost of one statement per step. Circuits: a worker that opens a provider's circuit
+ * publishes until when; the others hold that provider back too, without spending attempts.
+ */
+export interface SharedLimits {
+  /** A bucket for `provider` fed from the shared one (replaces the worker's own bucket). */
+  bucket(provider: Provider): TokenBucket;
+  /** Wraps the worker's own circuit for `provider` so it also obeys openings published by others. */
+  circuit(provider: Provider, local: Circuit): Circuit;
+  /** Tops up the pools, publishes this worker's circuit changes and reads everyone's. */
+  sync(): Promise<void>;
+}
+
+const keyOf = (provider: Provider) => `${provider.channel}:${provider.name}`;
+
+/** `poolSize`: most tokens one worker holds at once (the scheduler's claim batch is a good size). */
+export function createSharedLimits(limits: LimitStore, clock: Clock, poolSize: number): SharedLimits {
+  const pools = new Map<string, { provider: Provider; tokens: number }>();
+  const openUntil = new Map<string, number>();
+  const outbox = new Map<string, number | null>();
+  const sharedOpen = (key: string) => {
+    const until = openUntil.get(key);
+    return until !== undefined && until > clock.now() ? until : undefined;
+  };
+
+  return {
+    bucket(provider) {
+      const pool = { provider, tokens: 0 };
+      pools.set(keyOf(provider), pool);
+      return {
+        available: () => Math.floor(pool.tokens),
+        tryTake() {
+          if (pool.tokens < 1) return false;
+          pool.tokens -= 1;
+          return true;
+        },
+        // The next top-up comes with the next step; until then, one token's worth of refill.
+        waitMs: () => (pool.tokens >= 1 ? 0 : Math.ceil(1000 / provider.limits.ratePerSecond)),
+      };
+    },
+    circuit(provider, local) {
+      const key = keyOf(provider);
+      const publishIfOpened = () => {
+        if (local.state === 'open') outbox.set(key, local.retryAt());
+      };
+      return {
+        get state() {
+          return sharedOpen(key) === undefined ? local.state : 'open';
+        },
+        allow: () => sharedOpen(key) === undefined && local.allow(),
+        retryAt: () => Math.max(local.retryAt(), sharedOpen(key) ?? 0),
+        capacity: () => (sharedOpen(key) === undefined ? local.capacity() : 0),
+        success() {
+          const wasOpen = local.state !== 'closed' || openUntil.has(key);
+          local.success();
+          if (wasOpen) outbox.set(key, null);
+        },
+        failure() {
+          local.failure();
+          publishIfOpened();
+        },
+        pause() {
+          local.pause();
+          publishIfOpened();
+        },
+      };
+    },
+    async sync() {
+      // Only real providers share limits (the sandbox has none worth a query).
+      if (pools.size === 0) return;
+      const now = clock.now();
+      for (const [key, until] of outbox) await limits.setCircuit(key, until, now);
+      outbox.clear();
+      const requests = [...pools.entries()]
+        .map(([key, pool]) => ({
+          key,
+          pool,
+          want: Math.min(poolSize, pool.provider.limits.burst) - Math.floor(pool.tokens),
+        }))
+        .filter((r) => r.want > 0);
+      const granted = await limits.takeTokens(
+        requests.map((r) => ({
+          key: r.key,
+          want: r.want,
+          ratePerSecond: r.pool.provider.limits.ratePerSecond,
+          burst: r.pool.provider.limits.burst,
+        })),
+        now,
+      );
+      requests.forEach((r, i) => {
+        r.pool.tokens += granted[i] ?? 0;
+      });
+      openUntil.clear();
+      for (const circuit of await limits.openCircuits(now)) openUntil.set(circuit.key, circuit.openUntil);
+    },
+  };
+}
