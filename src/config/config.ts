@@ -24,6 +24,8 @@ export type JwtAlg = (typeof JWT_ALGS)[number];
 export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
+  /** Connections one process keeps to PostgreSQL (HERALD_DB_POOL_SIZE); workers add one for LISTEN. */
+  databasePoolSize: number;
   keyEncryptionSecret: string | undefined;
   roles: Role[];
   host: string;
@@ -116,6 +118,7 @@ export function loadConfig(env: Env): Config {
   return {
     dataDir: resolve(readString(env, 'HERALD_DATA_DIR') ?? './data'),
     databaseUrl,
+    databasePoolSize: readInt(env, 'HERALD_DB_POOL_SIZE', 10, 1, 1000),
     keyEncryptionSecret: readString(env, 'HERALD_KEY_ENCRYPTION_SECRET'),
     roles: roles as Role[],
     host,

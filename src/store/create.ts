@@ -6,7 +6,10 @@ import { createSqliteStore } from './sqlite/index.ts';
 /** Opens the store the config names: PostgreSQL when DATABASE_URL is set, else embedded SQLite. */
 export async function createStore(config: Config): Promise<Store> {
   if (config.databaseUrl) {
-    return createPostgresStore(config.databaseUrl, { applicationName: `herald ${config.roles.join(',')}` });
+    return createPostgresStore(config.databaseUrl, {
+      max: config.databasePoolSize,
+      applicationName: `herald ${config.roles.join(',')}`,
+    });
   }
   return createSqliteStore(config.dataDir);
 }
