@@ -118,6 +118,7 @@ export function createKeyring(options: KeyringOptions): Keyring {
 
   return {
     async ensureActive() {
+      if (active()) return;
       await store.deleteExpiredSigningKeys(clock.now());
       await reload();
       if (!active()) {

@@ -144,6 +144,28 @@ describe('key rotation', () => {
     }
   });
 
+  it('lets a second instance on the same database verify new-key tokens at once and sign with the new key within a minute', async () => {
+    const clock = manualClock(Date.UTC(2026, 0, 1));
+    const config = testConfig();
+    const a = await createDeps(config, clock);
+    const b = await createDeps(config, clock);
+    try {
+      await tokenFor(b);
+      const { kid } = await authServiceOf(a).keyring.rotate();
+      // An unknown kid makes b re-read the key table (at most every 5 s), which also moves its signing.
+      clock.advance(5_001);
+      assert.ok(await b.verifier.verify(await tokenFor(a)));
+      assert.equal(decodeProtectedHeader(await tokenFor(b)).kid, kid);
+      // Without such a hint, b re-reads the table within a minute.
+      const { kid: next } = await authServiceOf(a).keyring.rotate();
+      clock.advance(60_001);
+      assert.equal(decodeProtectedHeader(await tokenFor(b)).kid, next);
+    } finally {
+      await a.store.close();
+      await b.store.close();
+    }
+  });
+
   it('refuses tokens of a removed key, even ones still in the verify cache', async () => {
     const clock = manualClock(Date.UTC(2026, 0, 1));
     const deps = await createDeps(testConfig(), clock);
