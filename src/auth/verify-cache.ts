@@ -2,7 +2,7 @@ import type { Principal } from './principal.ts';
 
 interface Entry {
   principal: Principal;
-  /** Epoch ms after which the token is refused: exp plus the clock tolerance. */
+  /** Epoch ms from which the token is refused: exp plus the clock tolerance (as jose counts it). */
   validUntil: number;
   kid: string | undefined;
 }
@@ -31,7 +31,7 @@ export class VerifyCache {
   get(token: string, now: number, keyAlive?: (kid: string) => boolean): Principal | undefined {
     const entry = this.entries.get(token);
     if (!entry) return undefined;
-    if (now > entry.validUntil || (entry.kid !== undefined && keyAlive && !keyAlive(entry.kid))) {
+    if (now >= entry.validUntil || (entry.kid !== undefined && keyAlive && !keyAlive(entry.kid))) {
       this.entries.delete(token);
       return undefined;
     }
