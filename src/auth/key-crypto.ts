@@ -1,11 +1,15 @@
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
+import { ConfigError } from '../config/config.ts';
 
 const PREFIX = 'enc:v1:';
 
-/** The stored private key could not be read: encrypted without a secret, or with another one. */
-export class KeyDecryptionError extends Error {
-  constructor(message: string) {
-    super(message);
+/**
+ * The stored private key could not be read: encrypted without a secret, or with another one.
+ * A configuration error, so start-up fails with a message naming the variable.
+ */
+export class KeyDecryptionError extends ConfigError {
+  constructor(problem: string) {
+    super('HERALD_KEY_ENCRYPTION_SECRET', problem);
     this.name = 'KeyDecryptionError';
   }
 }
@@ -38,14 +42,15 @@ export function openPrivateKey(stored: string, kid: string, secret: string | und
   if (!stored.startsWith(PREFIX)) return stored;
   if (!secret) {
     throw new KeyDecryptionError(
-      'The signing keys are encrypted: set HERALD_KEY_ENCRYPTION_SECRET to the secret they were stored with.',
+      'is not set, but the signing keys in the store are encrypted: set it to the secret they were stored with.',
     );
   }
   const [salt, iv, tag, body] = stored
     .slice(PREFIX.length)
     .split(':')
     .map((part) => Buffer.from(part, 'base64url'));
-  if (!salt || !iv || !tag || !body) throw new KeyDecryptionError(`Signing key ${kid} is corrupt.`);
+  if (!salt || !iv || !tag || !body)
+    throw new KeyDecryptionError(`cannot read signing key ${kid}: the stored value is corrupt.`);
   try {
     const decipher = createDecipheriv('aes-256-gcm', derive(secret, salt), iv);
     decipher.setAAD(Buffer.from(kid));
@@ -53,7 +58,7 @@ export function openPrivateKey(stored: string, kid: string, secret: string | und
     return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
   } catch {
     throw new KeyDecryptionError(
-      `HERALD_KEY_ENCRYPTION_SECRET does not decrypt signing key ${kid} (wrong secret?).`,
+      `does not decrypt signing key ${kid} (a different secret than the one it was stored with?).`,
     );
   }
 }

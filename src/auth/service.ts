@@ -60,8 +60,11 @@ export async function createVerifier(
     });
   }
   const service = createAuthService(config, store, clock);
-  if (config.roles.includes('auth')) await service.keyring.ensureActive();
-  else await service.keyring.refreshIfStale();
+  if (config.roles.includes('auth')) {
+    await service.keyring.ensureActive();
+    // Opens the private key now: a wrong HERALD_KEY_ENCRYPTION_SECRET fails start-up, not the first login.
+    await service.keyring.signingKey();
+  } else await service.keyring.refreshIfStale();
   return service.verifier;
 }
 

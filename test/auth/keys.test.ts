@@ -86,11 +86,21 @@ describe('signing keys', () => {
     assert.ok(await tokenFor(again));
     await again.store.close();
 
+    // Start-up of an auth process fails, naming the variable.
     for (const secret of ['wrong secret', '']) {
-      const wrong = await createDeps(testConfig({ ...env, HERALD_KEY_ENCRYPTION_SECRET: secret }));
-      await assert.rejects(tokenFor(wrong), KeyDecryptionError);
-      await wrong.store.close();
+      await assert.rejects(
+        createDeps(testConfig({ ...env, HERALD_KEY_ENCRYPTION_SECRET: secret })),
+        (error) => {
+          assert.ok(error instanceof KeyDecryptionError);
+          assert.match(error.message, /HERALD_KEY_ENCRYPTION_SECRET/);
+          return true;
+        },
+      );
     }
+    // An api-only process needs no private key, so it starts and verifies without the secret.
+    const apiOnly = await createDeps(testConfig({ HERALD_DATA_DIR: dataDir, HERALD_ROLES: 'api' }));
+    assert.ok(await apiOnly.verifier.verify(token));
+    await apiOnly.store.close();
   });
 
   it('stores private keys in clear without a secret (the README says to set one in production)', async () => {
