@@ -27,6 +27,12 @@ describe('/admin/users and /admin/clients', () => {
     assert.equal(me.email, 'root@example.com');
   });
 
+  it('bootstraps only when no user has that email: a restart with another password changes nothing', async () => {
+    const { bootstrapAdmin } = await import('../../src/auth/accounts.ts');
+    assert.equal(await bootstrapAdmin(t.deps.store.auth, t.clock, 'ROOT@example.com', 'another-password'), false);
+    assert.ok(await loginAs(t.app, 'root@example.com', 'bootstrap-pass-1'));
+  });
+
   it('creates a user in the caller tenant by default, who can then log in', async () => {
     const response = await post(
       '/admin/users',
