@@ -29,7 +29,10 @@ describe('/admin/users and /admin/clients', () => {
 
   it('bootstraps only when no user has that email: a restart with another password changes nothing', async () => {
     const { bootstrapAdmin } = await import('../../src/auth/accounts.ts');
-    assert.equal(await bootstrapAdmin(t.deps.store.auth, t.clock, 'ROOT@example.com', 'another-password'), false);
+    assert.equal(
+      await bootstrapAdmin(t.deps.store.auth, t.clock, 'ROOT@example.com', 'another-password'),
+      false,
+    );
     assert.ok(await loginAs(t.app, 'root@example.com', 'bootstrap-pass-1'));
   });
 
