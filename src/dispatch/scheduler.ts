@@ -95,7 +95,9 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     const perChannel: Partial<Record<Channel, number>> = {};
     for (const channel of CHANNELS) perChannel[channel] = states.channelCapacity(channel, batch);
     return {
-      perPriority: slots.perPriority.map((n) => Math.min(n, batch)),
+      // LOW is claimed in quarter batches: a step busy with bulk stays short (~2 ms), so a
+      // CRITICAL committed meanwhile waits for little before the next step claims it.
+      perPriority: slots.perPriority.map((n, rank) => Math.min(n, rank === 3 ? Math.ceil(batch / 4) : batch)),
       sharedLimit: Math.min(slots.sharedLimit, batch),
       perChannel,
     };
