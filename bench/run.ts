@@ -83,6 +83,7 @@ async function main(): Promise<number> {
     options: {
       quick: options.quick,
       postgres: options.postgres,
+      noWorker: options.noWorker,
       scenarios: options.scenarios,
       sizes: options.sizes,
     },

@@ -25,6 +25,13 @@ export interface DeploySpec {
   databaseUrl?: string;
 }
 
+/** Says whether the worker drained in the benched process while ingest was measured. */
+export function workerNote(options: { noWorker: boolean }): string {
+  return options.noWorker
+    ? 'no worker in the Herald process (--no-worker)'
+    : "the worker runs in the same process (npm start's default) and drains meanwhile";
+}
+
 async function stopAll(processes: HeraldProcess[]): Promise<void> {
   await Promise.all(processes.map((p) => p.stop()));
 }

@@ -26,6 +26,8 @@ export interface BenchOptions {
   out: string | undefined;
   keep: boolean;
   quiet: boolean;
+  /** Ingest and batch without the worker role in the benched process (HERALD_ROLES=auth,api). */
+  noWorker: boolean;
   /** Rewrite the table in README.md's Performance section from this run. */
   readme: boolean;
   sizes: Sizes;
@@ -63,8 +65,11 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --memory-backlog N       notifications queued for the memory scenario (default 1000000)
   --dispatch-count N       NORMAL notifications drained by the dispatch scenario (default 200000)
   --rounds N               alternating rounds per ratio (default 3, at least 3)
+  --round-seconds N        length of one ingest, batch or login round (default 10, 5, 5)
   --out PATH               where to write the results (default bench/results/latest.json,
                            bench/results/quick.json with --quick)
+  --no-worker              ingest and batch without the worker in the Herald process (npm start
+                           runs it; this shows what draining costs ingest on the same cores)
   --readme                 put this run's table in README.md (Performance section)
   --keep                   keep the temporary data directories
   --quiet                  no progress lines`;
@@ -86,6 +91,11 @@ const NUMERIC: Record<string, (sizes: Sizes, n: number) => void> = {
   '--dispatch-count': (sizes, n) => {
     sizes.dispatch.count = n;
   },
+  '--round-seconds': (sizes, n) => {
+    sizes.ingest.round = { seconds: n };
+    sizes.batch.round = { seconds: n };
+    sizes.auth.login = { seconds: n };
+  },
   '--rounds': (sizes, n) => {
     if (n < 3) throw new Error('--rounds must be at least 3 (a ratio is the median of 3 or more rounds)');
     sizes.rounds = n;
@@ -99,6 +109,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   let keep = false;
   let quiet = false;
   let readme = false;
+  let noWorker = false;
   let out: string | undefined;
   const scenarios: string[] = [];
   const overrides: Array<(sizes: Sizes) => void> = [];
@@ -118,6 +129,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         break;
       case '--quiet':
         quiet = true;
+        break;
+      case '--no-worker':
+        noWorker = true;
         break;
       case '--readme':
         readme = true;
@@ -147,6 +161,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     keep,
     quiet,
     readme,
+    noWorker,
     sizes,
   };
 }

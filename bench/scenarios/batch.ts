@@ -1,6 +1,6 @@
 import { startBare } from '../lib/bare.ts';
 import { batch } from '../lib/bodies.ts';
-import { deploy } from '../lib/deploy.ts';
+import { deploy, workerNote } from '../lib/deploy.ts';
 import { checkBatch } from '../lib/fill.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { measured, type Row } from '../lib/report.ts';
@@ -14,7 +14,7 @@ import type { Scenario } from './types.ts';
  */
 async function run(options: BenchOptions): Promise<Row[]> {
   const { batch: sizes, rounds } = options.sizes;
-  const herald = await deploy('sqlite');
+  const herald = await deploy('sqlite', { roles: options.noWorker ? 'auth,api' : undefined });
   const bare = await startBare();
   try {
     await checkBatch(herald.api, sizes.size, 'NORMAL');
@@ -39,7 +39,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
     return [
       measured('batch', `notifications/s accepted (${sizes.size} a request)`, perSecond, '/s', {
         target: { bound: 100_000, better: 'higher', text: '>= 100,000/s' },
-        note: `median of ${rounds} rounds, ${sizes.connections} connections; every item of a sample batch checked accepted`,
+        note: `median of ${rounds} rounds, ${sizes.connections} connections; every item of a sample batch checked accepted; ${workerNote(options)}`,
       }),
       measured(
         'batch',

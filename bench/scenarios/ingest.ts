@@ -1,7 +1,7 @@
 import { requireRoute } from '../lib/api.ts';
 import { startBare } from '../lib/bare.ts';
 import { notification } from '../lib/bodies.ts';
-import { deploy, type Engine } from '../lib/deploy.ts';
+import { deploy, type Engine, workerNote } from '../lib/deploy.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { postgresNote } from '../lib/postgres.ts';
 import { measured, type Row } from '../lib/report.ts';
@@ -16,7 +16,10 @@ import type { Scenario } from './types.ts';
 export async function ingestOn(engine: Engine, options: BenchOptions): Promise<Row[]> {
   const name = engine === 'sqlite' ? 'ingest' : 'ingest (postgres, 2 API)';
   const { ingest, rounds } = options.sizes;
-  const herald = await deploy(engine);
+  const herald = await deploy(engine, {
+    roles: options.noWorker ? 'auth,api' : undefined,
+    worker: !options.noWorker,
+  });
   const bare = await startBare();
   try {
     const probe = await requireRoute(
@@ -52,7 +55,8 @@ export async function ingestOn(engine: Engine, options: BenchOptions): Promise<R
         target: { bound: 0.5, better: 'higher', text: '>= 0.5' },
         note:
           `median of ${rounds} alternating rounds, ${ingest.connections} connections; per round: ` +
-          `${result.ratios.map((r) => r.toFixed(3)).join(', ')}${engine === 'postgres' ? `; ${postgresNote()}` : ''}`,
+          `${result.ratios.map((r) => r.toFixed(3)).join(', ')}; ${workerNote(options)}` +
+          `${engine === 'postgres' ? `; ${postgresNote()}` : ''}`,
       }),
       measured(name, 'Herald requests/s', heraldRps, '/s'),
       measured(name, 'bare Fastify requests/s', bareRps, '/s'),

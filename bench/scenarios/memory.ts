@@ -18,6 +18,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
   const main = herald.processes[0];
   try {
     const { api } = herald;
+    const atStart = main?.memory();
     await requireRoute(api, 'POST', '/notifications/batch', { notifications: [] }, 'the batch endpoint');
     const scheduler = await queues(api).then(
       () => true,
@@ -47,7 +48,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
     return [
       measured('memory', `peak RSS with ${waiting.toLocaleString('en-US')} queued`, end.peakMb, 'MB', {
         target: { bound: 300, better: 'lower', text: '<= 300 MB' },
-        note: `VmHWM of the Herald process; ${how}; RSS ${Math.round(afterFill.currentMb)} MB after filling${drained}, ${Math.round(end.currentMb)} MB at the end`,
+        note: `VmHWM of the Herald process; ${how}; RSS ${Math.round(atStart?.currentMb ?? Number.NaN)} MB idle after start-up, ${Math.round(afterFill.currentMb)} MB after filling${drained}, ${Math.round(end.currentMb)} MB at the end`,
       }),
     ];
   } finally {
