@@ -32,12 +32,17 @@ export function bodies(start: number, count: number, tag = 'user'): object[] {
   });
 }
 
-/** Polls `check` every 200 ms until it is true; fails naming `what` after `timeoutMs`. */
-export async function waitFor(timeoutMs: number, what: string, check: () => Promise<boolean>): Promise<void> {
+/** Polls `check` every `everyMs` until it is true; fails naming `what` after `timeoutMs`. */
+export async function waitFor(
+  timeoutMs: number,
+  what: string,
+  check: () => Promise<boolean>,
+  everyMs = 200,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;
-    await sleep(200);
+    await sleep(everyMs);
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
