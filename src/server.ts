@@ -1,4 +1,5 @@
 import { bootstrapAdmin } from './auth/accounts.ts';
+import { oidcRoutes } from './auth/oidc/routes.ts';
 import { adminAccountRoutes, authPublicRoutes, meRoute } from './auth/routes.ts';
 import { createVerifier } from './auth/service.ts';
 import { type Clock, systemClock } from './clock.ts';
@@ -37,6 +38,8 @@ export function apiModules(config: Config): ApiModules {
   if (roles.has('auth')) {
     // auth: public login/refresh/token/jwks routes are added here.
     modules.public.push(authPublicRoutes);
+    // OpenID Connect sign-in (answers {enabled:false} / 404 unless HERALD_OIDC_ISSUER is set).
+    modules.public.push(oidcRoutes);
     modules.protected.push(meRoute);
   }
   if (roles.has('api')) {

@@ -1,0 +1,112 @@
+import { Type } from '@sinclair/typebox';
+import { HeraldError } from '../../http/errors.ts';
+import type { RouteModule } from '../../http/types.ts';
+import { normalizeEmail, scopesOfRole } from '../accounts.ts';
+import { invalidToken } from '../jwt.ts';
+import { TokenPair } from '../schemas.ts';
+import { authServiceOf } from '../service.ts';
+import { exchangeCode } from './exchange.ts';
+import { verifyIdToken } from './id-token.ts';
+import { createProvider } from './provider.ts';
+
+/** POST /auth/oidc/callback body: what the browser kept in sessionStorage, plus the code it got. */
+const CallbackBody = Type.Object(
+  {
+    code: Type.String({ minLength: 1, maxLength: 2048 }),
+    // RFC 7636 section 4.1: 43 to 128 unreserved characters.
+    code_verifier: Type.String({ pattern: '^[A-Za-z0-9._~-]{43,128}$' }),
+    nonce: Type.String({ minLength: 16, maxLength: 256 }),
+    redirect_uri: Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://[^?#]+/oidc/callback$' }),
+  },
+  { additionalProperties: false },
+);
+
+const OidcConfigView = Type.Object({
+  enabled: Type.Boolean(),
+  authorizationEndpoint: Type.Optional(Type.String()),
+  clientId: Type.Optional(Type.String()),
+  scope: Type.Optional(Type.String()),
+});
+
+/**
+ * Sign-in through an external OpenID provider (API.md section 2), public routes of the auth role:
+ * `GET /auth/oidc/config` tells the UI where to send the browser; `POST /auth/oidc/callback`
+ * exchanges the code (with the PKCE verifier), validates the ID token, maps its verified email to
+ * an enabled Herald user, and answers Herald's own token pair exactly as login does. No user is
+ * created on the fly: an identity without a Herald account is refused.
+ */
+export const oidcRoutes: RouteModule = (app, deps) => {
+  const oidc = deps.config.auth.oidc;
+  const provider = oidc ? createProvider(oidc.issuer) : undefined;
+  const nowS = () => Math.floor(deps.clock.now() / 1000);
+
+  app.get(
+    '/auth/oidc/config',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'External sign-in settings for the UI',
+        response: { 200: OidcConfigView },
+      },
+    },
+    async () => {
+      if (!oidc || !provider) return { enabled: false };
+      const metadata = await provider();
+      return {
+        enabled: true,
+        authorizationEndpoint: metadata.authorizationEndpoint,
+        clientId: oidc.clientId,
+        scope: 'openid email',
+      };
+    },
+  );
+
+  app.post(
+    '/auth/oidc/callback',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Exchange an OpenID Connect authorization code for Herald tokens',
+        body: CallbackBody,
+        response: { 200: TokenPair },
+      },
+    },
+    async (request, reply) => {
+      if (!oidc || !provider) throw new HeraldError('NOT_FOUND', 'External sign-in is not configured.');
+      const metadata = await provider();
+      const idToken = await exchangeCode(metadata.tokenEndpoint, oidc, {
+        code: request.body.code,
+        codeVerifier: request.body.code_verifier,
+        redirectUri: request.body.redirect_uri,
+      });
+      const identity = await verifyIdToken(idToken, metadata, {
+        clientId: oidc.clientId,
+        nonce: request.body.nonce,
+        nowS: nowS(),
+      });
+      const user = await deps.store.auth.findUserByEmail(normalizeEmail(identity.email));
+      if (!user || user.disabled) {
+        throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'No enabled Herald user has this email.');
+      }
+      const { tokens } = authServiceOf(deps);
+      const access = await tokens.issueAccess({
+        sub: user.id,
+        tenant: user.tenant,
+        scopes: scopesOfRole(user.role),
+        role: user.role,
+      });
+      // The absolute refresh cap counts from this sign-in, as from a password login.
+      const refresh = await tokens.issueRefresh({ sub: user.id, tenant: user.tenant, authTime: nowS() });
+      if (!refresh) throw invalidToken();
+      reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
+      request.log.info({ user: user.id }, 'signed in through the identity provider');
+      return {
+        access_token: access.token,
+        token_type: 'Bearer' as const,
+        expires_in: access.expiresIn,
+        refresh_token: refresh.token,
+        refresh_expires_in: refresh.expiresIn,
+      };
+    },
+  );
+};
