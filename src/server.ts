@@ -55,14 +55,20 @@ export function apiModules(config: Config): ApiModules {
 /** Opens the store and builds the dependencies every role shares. */
 export async function createDeps(config: Config, clock: Clock = systemClock): Promise<AppDeps> {
   const store = await createStore(config);
-  const verifier = await createVerifier(config, store, clock);
-  // HERALD_ADMIN_EMAIL/PASSWORD: the first admin, created once, in tenant `default`.
-  await bootstrapAdmin(store.auth, clock, config.auth.adminEmail, config.auth.adminPassword);
-  const wakeup = createWakeup();
-  // Ingest in other processes wakes this worker through the database (PostgreSQL NOTIFY);
-  // the subscription ends with the store's connections.
-  if (config.roles.includes('worker')) await store.wakeups.subscribe(() => wakeup.notify());
-  return { config, store, clock, verifier, wakeup, metrics: createMetrics(), onClose: [] };
+  try {
+    const verifier = await createVerifier(config, store, clock);
+    // HERALD_ADMIN_EMAIL/PASSWORD: the first admin, created once, in tenant `default`.
+    await bootstrapAdmin(store.auth, clock, config.auth.adminEmail, config.auth.adminPassword);
+    const wakeup = createWakeup();
+    // Ingest in other processes wakes this worker through the database (PostgreSQL NOTIFY);
+    // the subscription ends with the store's connections.
+    if (config.roles.includes('worker')) await store.wakeups.subscribe(() => wakeup.notify());
+    return { config, store, clock, verifier, wakeup, metrics: createMetrics(), onClose: [] };
+  } catch (error) {
+    // A failed start (bad key secret, unreachable JWKS) must not leave the database open.
+    await store.close();
+    throw error;
+  }
 }
 
 /** Builds the API/auth app (not listening) for the config's roles; tests use it with inject. */
