@@ -41,6 +41,11 @@ export async function login(url: string): Promise<Api> {
   if (status === 404) throw new Unavailable('POST /auth/login answers 404 (auth service not built yet)');
   const token = (body as { access_token?: string } | undefined)?.access_token;
   if (status !== 200 || !token) throw new Error(`login failed: ${status} ${JSON.stringify(body)}`);
+  return withBase(token, url);
+}
+
+/** A client for `url` with a token obtained elsewhere (the auth process of a scale-out layout). */
+export function withBase(token: string, url: string): Api {
   const auth = { authorization: `Bearer ${token}` };
   return { url, token, auth, request: (method, path, payload) => call(url, method, path, auth, payload) };
 }

@@ -1,4 +1,4 @@
-import { type Api, login } from './api.ts';
+import { type Api, login, withBase } from './api.ts';
 import { type HeraldProcess, startHerald } from './herald.ts';
 import { postgresDatabase } from './postgres.ts';
 
@@ -15,12 +15,12 @@ export interface Deployment {
   stop(): Promise<void>;
 }
 
-/** What to start. `roles` applies to SQLite's one process; PostgreSQL runs its fixed layout. */
+/** What to start. `roles` applies to SQLite's one process; PostgreSQL runs the scale-out layout. */
 export interface DeploySpec {
   roles?: string;
   dataDir?: string;
-  /** For PostgreSQL: run a worker (the first process gets the worker role). */
-  worker?: boolean;
+  /** For PostgreSQL: worker processes beside the API processes (default 1). */
+  workers?: number;
   /** For PostgreSQL: reuse this database (a restart); a fresh one by default. */
   databaseUrl?: string;
 }
@@ -38,8 +38,8 @@ async function stopAll(processes: HeraldProcess[]): Promise<void> {
 
 /**
  * SQLite: one `herald start` process (every role but the gateway), as `npm start` runs it.
- * PostgreSQL: two API processes on one database, both with the auth role (the signing keys live
- * in the database, so a token from one verifies on the other); the first also runs the worker.
+ * PostgreSQL: the layout of docs/scale-out.md on one database: one `auth` process, two `api`
+ * processes verifying through its JWKS (HERALD_JWKS_URL), and `workers` worker processes.
  */
 export async function deploy(
   engine: Engine,
@@ -59,15 +59,25 @@ export async function deploy(
   const processes: HeraldProcess[] = [];
   try {
     const env = { DATABASE_URL: databaseUrl };
-    const worker = spec.worker ?? true;
-    processes.push(
-      await startHerald({ roles: worker ? 'auth,api,worker' : 'auth,api', env, name: 'herald-pg-1' }),
+    const auth = await startHerald({ roles: 'auth', env, name: 'herald-auth' });
+    processes.push(auth);
+    const apiEnv = { ...env, HERALD_JWKS_URL: `${auth.url}/.well-known/jwks.json` };
+    const apis = await Promise.all(
+      [1, 2].map((n) => startHerald({ roles: 'api', env: apiEnv, name: `herald-api-${n}` })),
     );
-    processes.push(await startHerald({ roles: 'auth,api', env, name: 'herald-pg-2' }));
-    const api = await login(processes[0]?.url as string);
+    processes.push(...apis);
+    const workers = await Promise.all(
+      Array.from({ length: spec.workers ?? 1 }, (_, n) =>
+        startHerald({ roles: 'worker', env, name: `herald-worker-${n + 1}` }),
+      ),
+    );
+    processes.push(...workers);
+    // Log in at the auth process, then talk to the first API process with the token.
+    const { token } = await login(auth.url);
+    const api = withBase(token, apis[0]?.url as string);
     return {
       engine,
-      urls: processes.map((p) => p.url),
+      urls: apis.map((p) => p.url),
       api,
       processes,
       databaseUrl,

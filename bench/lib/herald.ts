@@ -18,6 +18,7 @@ export interface HeraldSpec {
 
 /** A Herald started as a user starts it, in its own process. */
 export interface HeraldProcess {
+  /** The API port's base URL; a worker-only process has none (an empty string). */
   url: string;
   pid: number;
   dataDir: string;
@@ -44,6 +45,8 @@ export async function startHerald(spec: HeraldSpec = {}): Promise<HeraldProcess>
     HERALD_ADMIN_PASSWORD: ADMIN.password,
     // One token serves the whole run; the default 600 s would expire mid-bench.
     HERALD_ACCESS_TTL: '7200',
+    // Several processes verify one another's tokens (PostgreSQL layout): one issuer for all.
+    HERALD_JWT_ISSUER: 'http://herald-bench.local',
     LOG_LEVEL: 'warn',
     ...spec.env,
   };
@@ -51,8 +54,8 @@ export async function startHerald(spec: HeraldSpec = {}): Promise<HeraldProcess>
   const child: Child = spawnNode(['bin/herald.js', 'start'], env, name);
   let url: string;
   try {
-    const match = await child.waitForLine(/API (http:\/\/\S+)/, 90_000);
-    url = (match[1] as string).replace(/[,.]$/, '');
+    const match = await child.waitForLine(/Herald running/, 90_000);
+    url = (/API (http:\/\/[^\s,]+)/.exec(match.input)?.[1] ?? '').replace(/[,.]$/, '');
   } catch (error) {
     await child.stop(2000);
     throw error;

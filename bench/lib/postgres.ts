@@ -47,10 +47,14 @@ export async function stopPostgres(): Promise<void> {
   await started?.stop();
 }
 
-/** Which PostgreSQL the figures come from, and how durable it was: said next to them. */
-export function postgresNote(): string {
-  return process.env.HERALD_TEST_DATABASE_URL
-    ? 'PostgreSQL from HERALD_TEST_DATABASE_URL'
-    : "embedded PostgreSQL with the test helper's flags (fsync and synchronous_commit off), so not as durable " +
-        'as the SQLite figures; set HERALD_TEST_DATABASE_URL to a durable server for comparable ones';
+/** The process layout and which PostgreSQL the figures come from (and how durable): said next to them. */
+export function postgresNote(workers: number): string {
+  const layout = `1 auth, 2 api (HERALD_JWKS_URL) and ${workers} worker process${workers === 1 ? '' : 'es'}; `;
+  return (
+    layout +
+    (process.env.HERALD_TEST_DATABASE_URL
+      ? 'PostgreSQL from HERALD_TEST_DATABASE_URL'
+      : "embedded PostgreSQL with the test helper's flags (fsync and synchronous_commit off), so not as durable " +
+        'as the SQLite figures; set HERALD_TEST_DATABASE_URL to a durable server for comparable ones')
+  );
 }

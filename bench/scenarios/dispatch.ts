@@ -15,7 +15,7 @@ import type { Scenario } from './types.ts';
 export async function dispatchOn(engine: Engine, options: BenchOptions): Promise<Row[]> {
   const name = engine === 'sqlite' ? 'dispatch' : 'dispatch (postgres)';
   const { count } = options.sizes.dispatch;
-  const filler = await deploy(engine, { roles: 'auth,api', worker: false });
+  const filler = await deploy(engine, { roles: 'auth,api', workers: 0 });
   const dataDir = filler.processes[0]?.dataDir as string;
   const databaseUrl = filler.databaseUrl;
   try {
@@ -32,7 +32,7 @@ export async function dispatchOn(engine: Engine, options: BenchOptions): Promise
     await filler.stop();
   }
   progress(`${name}: starting Herald with the worker on the backlog`);
-  const runner = await deploy(engine, { dataDir, databaseUrl, worker: true });
+  const runner = await deploy(engine, { dataDir, databaseUrl, workers: 2 });
   try {
     const drain = await watchDrain(runner.api, Math.max(120_000, count), name);
     if (drain.left > 0) {
@@ -55,7 +55,7 @@ export async function dispatchOn(engine: Engine, options: BenchOptions): Promise
         '/s',
         {
           target: { bound: 10_000, better: 'higher', text: '>= 10,000/s' },
-          note: engine === 'postgres' ? `${source}; ${postgresNote()}` : source,
+          note: engine === 'postgres' ? `${source}; ${postgresNote(2)}` : source,
         },
       ),
     ];

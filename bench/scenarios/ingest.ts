@@ -18,7 +18,7 @@ export async function ingestOn(engine: Engine, options: BenchOptions): Promise<R
   const { ingest, rounds } = options.sizes;
   const herald = await deploy(engine, {
     roles: options.noWorker ? 'auth,api' : undefined,
-    worker: !options.noWorker,
+    workers: options.noWorker ? 0 : 1,
   });
   const bare = await startBare();
   try {
@@ -55,8 +55,8 @@ export async function ingestOn(engine: Engine, options: BenchOptions): Promise<R
         target: { bound: 0.5, better: 'higher', text: '>= 0.5' },
         note:
           `median of ${rounds} alternating rounds, ${ingest.connections} connections; per round: ` +
-          `${result.ratios.map((r) => r.toFixed(3)).join(', ')}; ${workerNote(options)}` +
-          `${engine === 'postgres' ? `; ${postgresNote()}` : ''}`,
+          `${result.ratios.map((r) => r.toFixed(3)).join(', ')}; ` +
+          (engine === 'postgres' ? postgresNote(options.noWorker ? 0 : 1) : workerNote(options)),
       }),
       measured(name, 'Herald requests/s', heraldRps, '/s'),
       measured(name, 'bare Fastify requests/s', bareRps, '/s'),
