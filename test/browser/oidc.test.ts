@@ -63,7 +63,7 @@ describe('OIDC sign-in in Chromium against a real local OpenID provider', () => 
   async function expectRefused(page: Page, url: string, message: RegExp) {
     await page.goto(url);
     await page.getByRole('alert').waitFor();
-    assert.match(await page.getByRole('alert').textContent(), message);
+    assert.match((await page.getByRole('alert').textContent()) ?? '', message);
     assert.equal(await storedSession(page), null);
   }
 
