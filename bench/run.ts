@@ -3,6 +3,7 @@
  * a table, writes bench/results/latest.json and ends with a one-line summary. Flags: see USAGE.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { Unavailable } from './lib/api.ts';
 import { progress, setQuiet } from './lib/log.ts';
@@ -64,6 +65,7 @@ async function main(): Promise<number> {
   }
   setQuiet(options.quiet);
   const startedAt = new Date();
+  const loadAtStart = loadavg()[0] ?? 0;
   let rows: Row[];
   try {
     rows = await runAll(options);
@@ -79,7 +81,7 @@ async function main(): Promise<number> {
   const results = {
     startedAt: startedAt.toISOString(),
     seconds: Math.round(seconds),
-    machine: machine(),
+    machine: machine(loadAtStart),
     options: {
       quick: options.quick,
       postgres: options.postgres,

@@ -23,7 +23,8 @@ export function readmeBlock(results: Results): string {
     START,
     `Measured ${results.startedAt.slice(0, 16).replace('T', ' ')} UTC on ${m.cpu}, ${m.cores} cores, ` +
       `${Math.round(m.memoryMb / 1024)} GB RAM, Node ${m.node}, ${m.platform}; the run took ` +
-      `${Math.round(results.seconds / 60)} min. Raw figures: [bench/results/latest.json](bench/results/latest.json).`,
+      `${Math.round(results.seconds / 60)} min (1-minute load average ${m.loadAverage.atStart} at the start, ` +
+      `${m.loadAverage.atEnd} at the end). Raw figures: [bench/results/latest.json](bench/results/latest.json).`,
     '',
     table(results.rows),
     '',

@@ -1,4 +1,4 @@
-import { cpus, freemem, totalmem } from 'node:os';
+import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import { round } from './stats.ts';
 
 /** One line of the results: a measured figure, or why it could not be measured. */
@@ -42,10 +42,11 @@ export function measured(
   };
 }
 
-/** The machine the figures come from, recorded next to them. */
-export function machine() {
+/** The machine the figures come from, recorded next to them; `loadAtStart` shows how quiet it was. */
+export function machine(loadAtStart: number) {
   const list = cpus();
   return {
+    loadAverage: { atStart: round(loadAtStart, 2), atEnd: round(loadavg()[0] ?? 0, 2) },
     cpu: list[0]?.model.trim() ?? 'unknown',
     cores: list.length,
     memoryMb: Math.round(totalmem() / 2 ** 20),

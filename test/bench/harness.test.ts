@@ -85,6 +85,7 @@ describe('bench README block', () => {
       startedAt: '2026-11-21T08:00:00.000Z',
       seconds: 600,
       machine: {
+        loadAverage: { atStart: 0.1, atEnd: 1.5 },
         cpu: 'AMD EPYC',
         cores: 2,
         memoryMb: 24_000,
@@ -97,6 +98,7 @@ describe('bench README block', () => {
       summary: summary(rows, 600),
     });
     assert.match(block, /^<!-- bench:start -->\nMeasured 2026-11-21 08:00 UTC on AMD EPYC, 2 cores/);
+    assert.match(block, /load average 0.1 at the start, 1.5 at the end/);
     assert.match(block, /\| memory +\| peak RSS +\| 210 MB +\| <= 300 MB +\| met +\|/);
     assert.match(block, /`bench: 1\/1 targets met \(600 s\)`\n<!-- bench:end -->$/);
   });
