@@ -28,6 +28,8 @@ export interface LoadResult {
   non2xx: number;
   statusCodes: Record<string, number>;
   samples: Array<{ status: number; body: string }>;
+  /** Set by `acceptOrShed`: requests refused with 429/503 (the contract's overload answers). */
+  shed?: number;
 }
 
 /** Runs bench/load-worker.ts in a child process and returns its result. */
@@ -48,4 +50,17 @@ export function assertStatus(result: LoadResult, expected: number, what: string)
     `${what}: ${good} of ${result.requests} answered ${expected}, ${result.errors} errors, ` +
       `${result.timeouts} timeouts, statuses ${JSON.stringify(result.statusCodes)}${detail}`,
   );
+}
+
+/**
+ * Like assertStatus, but tolerates 429 and 503 (the contract's overload answers: "nothing was
+ * stored"), counting them as shed; `rps` then counts only the accepted requests, so shedding
+ * never inflates a throughput. Any other status, a connection error or nothing accepted throws.
+ */
+export function acceptOrShed(result: LoadResult, expected: number, what: string): LoadResult {
+  const good = result.statusCodes[String(expected)] ?? 0;
+  const shed = (result.statusCodes['429'] ?? 0) + (result.statusCodes['503'] ?? 0);
+  if (good === 0 || good + shed !== result.requests || result.errors > 0)
+    assertStatus(result, expected, what);
+  return { ...result, rps: result.seconds > 0 ? good / result.seconds : 0, shed };
 }

@@ -1,4 +1,4 @@
-import { assertStatus, type LoadResult, type LoadSpec, runLoad } from './load.ts';
+import { acceptOrShed, type LoadResult, type LoadSpec, runLoad } from './load.ts';
 import { progress } from './log.ts';
 import type { RoundSize } from './options.ts';
 
@@ -6,7 +6,7 @@ import type { RoundSize } from './options.ts';
 export interface Rounds {
   herald: LoadResult[];
   reference: LoadResult[];
-  /** herald[i].rps / reference[i].rps for each pair. */
+  /** herald[i].rps / reference[i].rps for each pair (accepted requests only). */
   ratios: number[];
 }
 
@@ -30,9 +30,11 @@ export async function alternate(
     status: number,
     what: string,
   ) => {
-    const result = await runLoad({ ...spec, seconds: round.seconds, amount: round.amount });
-    assertStatus(result, status, what);
-    return result;
+    return acceptOrShed(
+      await runLoad({ ...spec, seconds: round.seconds, amount: round.amount }),
+      status,
+      what,
+    );
   };
   progress(`${label}: warm-up`);
   await run(herald, warmup, expected.herald, `${label} warm-up (Herald)`);
@@ -50,4 +52,11 @@ export async function alternate(
     );
   }
   return out;
+}
+
+/** A note part when Herald shed load (429/503) in some rounds; empty when it did not. */
+export function shedNote(rounds: Rounds): string {
+  const shed = rounds.herald.reduce((n, r) => n + (r.shed ?? 0), 0);
+  const total = rounds.herald.reduce((n, r) => n + r.requests, 0);
+  return shed ? `; ${shed} of ${total} requests refused with 429/503 (overload) and not counted` : '';
 }

@@ -4,7 +4,7 @@ import { deploy, workerNote } from '../lib/deploy.ts';
 import { checkBatch } from '../lib/fill.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { measured, type Row } from '../lib/report.ts';
-import { alternate } from '../lib/rounds.ts';
+import { alternate, shedNote } from '../lib/rounds.ts';
 import { median } from '../lib/stats.ts';
 import type { Scenario } from './types.ts';
 
@@ -39,7 +39,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
     return [
       measured('batch', `notifications/s accepted (${sizes.size} a request)`, perSecond, '/s', {
         target: { bound: 100_000, better: 'higher', text: '>= 100,000/s' },
-        note: `median of ${rounds} rounds, ${sizes.connections} connections; every item of a sample batch checked accepted; ${workerNote(options)}`,
+        note: `median of ${rounds} rounds, ${sizes.connections} connections; every item of a sample batch checked accepted; ${workerNote(options)}${shedNote(result)}`,
       }),
       measured(
         'batch',

@@ -5,7 +5,7 @@ import { deploy, type Engine, workerNote } from '../lib/deploy.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { postgresNote } from '../lib/postgres.ts';
 import { measured, type Row } from '../lib/report.ts';
-import { alternate } from '../lib/rounds.ts';
+import { alternate, shedNote } from '../lib/rounds.ts';
 import { median } from '../lib/stats.ts';
 import type { Scenario } from './types.ts';
 
@@ -56,7 +56,8 @@ export async function ingestOn(engine: Engine, options: BenchOptions): Promise<R
         note:
           `median of ${rounds} alternating rounds, ${ingest.connections} connections; per round: ` +
           `${result.ratios.map((r) => r.toFixed(3)).join(', ')}; ` +
-          (engine === 'postgres' ? postgresNote(options.noWorker ? 0 : 1) : workerNote(options)),
+          (engine === 'postgres' ? postgresNote(options.noWorker ? 0 : 1) : workerNote(options)) +
+          shedNote(result),
       }),
       measured(name, 'Herald requests/s', heraldRps, '/s'),
       measured(name, 'bare Fastify requests/s', bareRps, '/s'),

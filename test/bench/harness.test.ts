@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { acceptOrShed, type LoadResult } from '../../bench/lib/load.ts';
 import { parseOptions } from '../../bench/lib/options.ts';
 import { checkOrder } from '../../bench/lib/order.ts';
 import { readmeBlock } from '../../bench/lib/readme.ts';
@@ -35,6 +36,27 @@ describe('bench harness', () => {
     assert.throws(() => parseOptions(['--rounds', '2']), /at least 3/);
     assert.throws(() => parseOptions(['--fast']), /unknown flag/);
     assert.throws(() => parseOptions(['--isolation-backlog', 'many']), /positive integer/);
+  });
+
+  it('counts only accepted requests and tolerates only overload answers', () => {
+    const load = (statusCodes: Record<string, number>): LoadResult => ({
+      requests: Object.values(statusCodes).reduce((a, b) => a + b, 0),
+      seconds: 2,
+      rps: 50,
+      latency: { mean: 1, p50: 1, p90: 1, p99: 1, max: 1 },
+      errors: 0,
+      timeouts: 0,
+      non2xx: 0,
+      statusCodes,
+      samples: [{ status: 500, body: '{"code":"INTERNAL"}' }],
+    });
+    const shed = acceptOrShed(load({ 201: 90, 503: 10 }), 201, 'ingest');
+    assert.equal(shed.rps, 45);
+    assert.equal(shed.shed, 10);
+    assert.throws(
+      () => acceptOrShed(load({ 201: 90, 500: 10 }), 201, 'ingest'),
+      /90 of 100 answered 201.*INTERNAL/,
+    );
   });
 
   it('judges targets and says by how much one was missed', () => {
