@@ -95,7 +95,9 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
     provider: provider.name,
     outcome: result.ok ? (result.delivered ? 'delivered' : 'sent') : result.kind,
   });
-  if (flight.released) return hold(now(), 'released at shutdown');
+  // Released at shutdown and aborted: give the notification back. A send that succeeded anyway
+  // is recorded as such, so it is not sent twice.
+  if (flight.released && !result.ok) return hold(now(), 'released at shutdown');
   if (result.ok) {
     state.circuit.success();
     return {

@@ -115,9 +115,25 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         buffer.push(completion);
         wake?.();
       },
-      (error: unknown) => deps.log.error({ err: error, seq: flight.record.seq }, 'delivery crashed'),
+      (error: unknown) => {
+        // deliver() maps every outcome to a completion; this is a bug, so keep the worker sane:
+        // give the notification back shortly instead of leaving it leased until the reaper.
+        deps.log.error({ err: error, seq: flight.record.seq }, 'delivery crashed');
+        if (started !== generation) return;
+        counts[rank] = (counts[rank] ?? 1) - 1;
+        flights.delete(flight.record.seq);
+        const { seq, attempts } = flight.record;
+        buffer.push({
+          seq,
+          attempt: attempts,
+          kind: 'hold',
+          until: clock.now() + 1000,
+          detail: 'internal error',
+        });
+        wake?.();
+      },
     );
-    flights.set(flight.record.seq, { ...flight, done });
+    flights.set(flight.record.seq, Object.assign(flight, { done }));
   }
 
   const scheduler: Scheduler = {

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { systemClock } from '../../src/clock.ts';
+import { createScheduler } from '../../src/dispatch/scheduler.ts';
+import { createWakeup } from '../../src/dispatch/wakeup.ts';
+import { createWorker } from '../../src/dispatch/worker.ts';
+import { createProviderRegistry } from '../../src/providers/registry.ts';
+import { createSqliteStore } from '../../src/store/sqlite/index.ts';
+import { createRenderer } from '../../src/templates/render.ts';
+import { testConfig } from '../helpers/config.ts';
+import { newNotification, read, seedMany } from '../store/queue-fixtures.ts';
+import { quiet } from './harness.ts';
+
+/** A worker loop on the real clock, as the worker role runs it. */
+function running(pollMs: number) {
+  const config = testConfig();
+  const store = createSqliteStore(config.dataDir);
+  const wakeup = createWakeup();
+  const providers = createProviderRegistry(
+    { config, clock: systemClock, reports: { report: async () => {} }, log: quiet },
+    [],
+  );
+  const scheduler = createScheduler({
+    store,
+    providers,
+    renderer: createRenderer(store),
+    clock: systemClock,
+    config: config.dispatch,
+    log: quiet,
+  });
+  const worker = createWorker({ scheduler, wakeup, clock: systemClock, pollMs, log: quiet });
+  return { store, wakeup, worker };
+}
+
+async function until(check: () => Promise<boolean>, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await sleep(10);
+  }
+}
+
+describe('worker loop', () => {
+  const stores: Array<{ close(): Promise<void> }> = [];
+  after(async () => {
+    for (const s of stores) await s.close();
+  });
+
+  it('claims at once when ingest wakes it, without waiting for the poll interval', async () => {
+    const { store, wakeup, worker } = running(60_000);
+    stores.push(store);
+    worker.start();
+    await sleep(50); // idle now, waiting on the wake-up signal or the one-minute poll
+    const [id] = await seedMany(store, [newNotification({ createdAt: Date.now() })]);
+    wakeup.notify();
+    await until(async () => (await read(store, id as string)).record.status === 'DELIVERED', 2000);
+    await worker.stop(100);
+  });
+
+  it('on stop, lets quick sends finish and releases slow ones without using their attempt', async () => {
+    const { store, wakeup, worker } = running(50);
+    stores.push(store);
+    const [slow, quick] = await seedMany(store, [
+      newNotification({ recipient: { email: 'delay-30000@example.com' }, createdAt: Date.now() }),
+      newNotification({ createdAt: Date.now() }),
+    ]);
+    worker.start();
+    wakeup.notify();
+    await until(async () => (await read(store, quick as string)).record.status === 'DELIVERED');
+    await until(async () => (await read(store, slow as string)).record.status === 'PROCESSING');
+    await worker.stop(100);
+    const { record, events } = await read(store, slow as string);
+    assert.equal(record.status, 'RETRYING');
+    assert.equal(record.attempts, 0);
+    assert.equal(events.at(-1)?.type, 'THROTTLED');
+    assert.equal(events.at(-1)?.detail, 'released at shutdown');
+    assert.equal(worker.scheduler.inFlight(), 0);
+  });
+});
