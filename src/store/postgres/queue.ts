@@ -127,8 +127,9 @@ export function createPostgresQueue(sql: Sql): QueueStore {
     async renew(owner, leases, until) {
       if (leases.length === 0) return 0;
       const input = JSON.stringify(leases.map((l) => ({ seq: l.seq, attempt: l.attempt })));
-      const rows = await sql`UPDATE notifications n SET lease_until = ${until}
-        FROM json_to_recordset(${input}::text::json) AS l(seq bigint, attempt int)
+      const rows = await sql`
+        WITH l AS MATERIALIZED (SELECT * FROM json_to_recordset(${input}::text::json) AS l(seq bigint, attempt int))
+        UPDATE notifications n SET lease_until = ${until} FROM l
         WHERE n.seq = l.seq AND n.lease_owner = ${owner} AND n.attempts = l.attempt AND n.queue_state = 'leased'`;
       return rows.count;
     },
