@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -141,7 +141,10 @@ async function startEmbedded(durable: boolean): Promise<PostgresServer> {
     try {
       await withTimeout(pg.start(), 60_000, 'PostgreSQL did not start within 60 s');
       const adminUrl = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+      const serverPid = (pg as unknown as { process?: { pid?: number } }).process?.pid;
+      const watchdog = serverPid ? startWatchdog(serverPid, baseDir) : undefined;
       return serverOn(adminUrl, async () => {
+        watchdog?.kill();
         await pg.stop();
         removeDir();
       });
@@ -156,6 +159,18 @@ async function startEmbedded(durable: boolean): Promise<PostgresServer> {
   throw new Error(
     `Could not start the embedded PostgreSQL: ${String(lastError)}\n${log.join('').slice(-4000)}`,
   );
+}
+
+/**
+ * Stops the server if this process dies without stopping it (SIGKILL, a runner's timeout), so
+ * no PostgreSQL outlives its test run: a detached shell polls this process and, once it is
+ * gone, sends the server a fast shutdown (SIGINT) and removes its directory.
+ */
+function startWatchdog(serverPid: number, dir: string): ChildProcess {
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; kill -INT ${serverPid} 2>/dev/null; sleep 5; rm -rf '${dir}'`;
+  const child = spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' });
+  child.unref();
+  return child;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
