@@ -33,14 +33,25 @@ function failureRow(scenario: Scenario, error: unknown): Row {
   };
 }
 
-async function runAll(options: BenchOptions): Promise<Row[]> {
-  const selected = options.scenarios
-    ? options.scenarios.map((name) => {
-        const found = [...SCENARIOS, ...postgresScenarios].find((s) => s.name === name);
-        if (!found) throw new Error(`unknown scenario "${name}"\n\n${USAGE}`);
-        return found;
-      })
-    : [...SCENARIOS, ...(options.postgres ? postgresScenarios : [])];
+/**
+ * The scenarios to run, in order: the named ones or all; with --postgres each scenario that has
+ * a PostgreSQL variant (ingest, dispatch) is followed by it, so their rows sit side by side.
+ */
+function selectScenarios(options: BenchOptions): Scenario[] {
+  const all = [...SCENARIOS, ...postgresScenarios];
+  const chosen = (options.scenarios ?? SCENARIOS.map((s) => s.name)).map((name) => {
+    const found = all.find((s) => s.name === name);
+    if (!found) throw new Error(`unknown scenario "${name}"\n\n${USAGE}`);
+    return found;
+  });
+  if (!options.postgres) return chosen;
+  return chosen.flatMap((scenario) => {
+    const variant = postgresScenarios.find((p) => p.name === `${scenario.name}-postgres`);
+    return variant && !chosen.includes(variant) ? [scenario, variant] : [scenario];
+  });
+}
+
+async function runAll(selected: Scenario[], options: BenchOptions): Promise<Row[]> {
   const rows: Row[] = [];
   for (const scenario of selected) {
     progress(`== ${scenario.title}`);
@@ -56,9 +67,15 @@ async function runAll(options: BenchOptions): Promise<Row[]> {
 }
 
 async function main(): Promise<number> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    console.log(USAGE);
+    return 0;
+  }
   let options: BenchOptions;
+  let selected: Scenario[];
   try {
     options = parseOptions(process.argv.slice(2));
+    selected = selectScenarios(options);
   } catch (error) {
     console.error((error as Error).message);
     return 2;
@@ -68,7 +85,7 @@ async function main(): Promise<number> {
   const loadAtStart = loadavg()[0] ?? 0;
   let rows: Row[];
   try {
-    rows = await runAll(options);
+    rows = await runAll(selected, options);
   } finally {
     await stopPostgres();
     if (!options.keep) removeTempDirs();

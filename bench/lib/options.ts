@@ -57,10 +57,11 @@ const QUICK: Sizes = {
 
 export const USAGE = `Usage: npm run bench -- [flags]
 
-  --quick                  tiny sizes: checks the harness end to end in about a minute
+  --quick                  tiny sizes: checks the harness end to end in a minute or two
   --scenario NAME          run only this scenario (repeatable, or comma-separated):
                            ingest, batch, isolation, dispatch, claim, memory, auth
-  --postgres               also run ingest and dispatch on PostgreSQL with two API processes
+  --postgres               follow ingest and dispatch with the same on PostgreSQL (1 auth, 2 api
+                           and worker processes; scenarios ingest-postgres, dispatch-postgres)
   --isolation-backlog N    LOW notifications queued before the isolation window (default 1000000)
   --memory-backlog N       notifications queued for the memory scenario (default 1000000)
   --dispatch-count N       NORMAL notifications drained by the dispatch scenario (default 200000)
