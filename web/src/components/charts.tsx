@@ -15,8 +15,8 @@ export function BarChart(props: {
   format?: (v: number) => string;
 }) {
   const width = 420;
-  const row = 22;
-  const labelWidth = 120;
+  const row = 18;
+  const labelWidth = 150;
   const max = Math.max(1, ...props.bars.map((b) => b.value));
   const format = props.format ?? ((v: number) => `${Math.round(v)}${props.unit ?? ''}`);
   return (
@@ -31,17 +31,17 @@ export function BarChart(props: {
         const w = ((width - labelWidth - 70) * bar.value) / max;
         return (
           <g key={bar.label} transform={`translate(0, ${i * row + 2})`}>
-            <text x={0} y={15} className="chart-label">
+            <text x={0} y={13} className="chart-label">
               {bar.label}
             </text>
             <rect
               x={labelWidth}
-              y={3}
+              y={2}
               width={Math.max(w, bar.value > 0 ? 2 : 0)}
-              height={16}
+              height={14}
               className={bar.tone ?? 'tone-a'}
             />
-            <text x={labelWidth + w + 6} y={15} className="chart-value">
+            <text x={labelWidth + w + 6} y={13} className="chart-value">
               {format(bar.value)}
             </text>
           </g>
@@ -60,7 +60,7 @@ export interface Series {
 /** A line chart over the last N samples (one sample per poll). */
 export function LineChart(props: { title: string; series: Series[]; unit: string }) {
   const width = 420;
-  const height = 140;
+  const height = 130;
   const n = Math.max(2, ...props.series.map((s) => s.points.length));
   const max = Math.max(1, ...props.series.flatMap((s) => s.points));
   const x = (i: number) => 30 + (i * (width - 40)) / (n - 1);

@@ -59,7 +59,8 @@ function Queues() {
                 const q = row(p, c);
                 return (
                   <td key={c}>
-                    {q ? `${q.depth} waiting, ${q.inFlight} in flight` : '–'}{' '}
+                    {q ? `${q.depth} waiting, ${q.inFlight} in flight` : '–'}
+                    {q?.paused ? <strong className="paused"> paused</strong> : null}{' '}
                     <button
                       type="button"
                       className="small"

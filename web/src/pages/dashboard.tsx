@@ -78,7 +78,7 @@ export function DashboardPage() {
 
   const rows = queues.data?.queues ?? [];
   const depthBars = rows.map((q) => ({
-    label: `${q.priority} ${q.channel}`,
+    label: `${q.priority} ${q.channel}${q.paused ? ' (paused)' : ''}`,
     value: q.depth,
     tone: `tone-${q.channel}`,
   }));

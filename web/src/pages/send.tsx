@@ -117,7 +117,7 @@ export function SendPage() {
             </label>
           </div>
         ) : null}
-        <FieldMessages error={err} field="recipient" />
+        {channel === 'push' ? <FieldMessages error={err} field="recipient" /> : null}
         <fieldset>
           <legend>Content</legend>
           <label className="inline">

@@ -1,0 +1,152 @@
+// Takes the README's screenshots of the main pages into docs/screenshots/.
+// Run: node --import tsx test/browser/screenshots.ts   (needs /usr/bin/chromium)
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { ADMIN, launchBrowser, logIn, startStack } from '../helpers/browser.ts';
+
+const OUT = join(import.meta.dirname, '..', '..', 'docs', 'screenshots');
+
+async function api(base: string, token: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${base}/api${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return response.json();
+}
+
+async function shot(page: Page, name: string) {
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: false });
+  console.log(`docs/screenshots/${name}.png`);
+}
+
+mkdirSync(OUT, { recursive: true });
+const herald = await startStack({ HERALD_ADMIN_EMAIL: ADMIN.email });
+const base = herald.gatewayUrl;
+const login = await (
+  await fetch(`${base}/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADMIN),
+  })
+).json();
+const token = login.access_token as string;
+
+await api(base, token, 'POST', '/templates', {
+  key: 'welcome',
+  channel: 'email',
+  subject: 'Welcome to Acme, {{ name }}',
+  text: 'Hi {{ name }}, your account is ready.',
+  html: '<div style="font-family:sans-serif;max-width:480px"><h2 style="color:#3454d1">Welcome, {{ name }}!</h2><p>Your Acme account is ready. <a href="{{ link }}">Sign in</a> to get started.</p><p style="color:#888;font-size:12px">You get this email because you signed up.</p></div>',
+});
+await api(base, token, 'POST', '/templates', {
+  key: 'otp',
+  channel: 'sms',
+  text: 'Your Acme code is {{ code }}',
+});
+await api(base, token, 'POST', '/admin/users', {
+  email: 'ops@example.com',
+  password: 'a long password 1',
+  role: 'sender',
+});
+await api(base, token, 'POST', '/admin/clients', { name: 'billing-service', scopes: ['notifications:send'] });
+await api(base, token, 'POST', '/admin/queues/pause', { priority: 'LOW' });
+const people = ['ada', 'grace', 'alan', 'edsger', 'barbara', 'donald'];
+for (const [i, name] of people.entries()) {
+  await api(base, token, 'POST', '/notifications', {
+    channel: 'email',
+    priority: i === 0 ? 'CRITICAL' : 'HIGH',
+    recipient: { email: `${name}@example.com` },
+    template: 'welcome',
+    variables: { name: name[0]?.toUpperCase() + name.slice(1), link: 'https://acme.example/login' },
+  });
+  await api(base, token, 'POST', '/notifications', {
+    channel: 'sms',
+    priority: 'NORMAL',
+    recipient: { phone: `+1555000${1000 + i}` },
+    template: 'otp',
+    variables: { code: String(100000 + i * 7919) },
+  });
+}
+await api(base, token, 'POST', '/notifications', {
+  channel: 'push',
+  priority: 'HIGH',
+  recipient: { deviceToken: 'fcm-device-token-0123456789abcdef', platform: 'fcm' },
+  content: { title: 'Order shipped', body: 'Your order #1042 is on its way.' },
+});
+for (let i = 0; i < 40; i++) {
+  await api(base, token, 'POST', '/notifications', {
+    channel: i % 3 === 0 ? 'sms' : 'email',
+    priority: 'LOW',
+    recipient: i % 3 === 0 ? { phone: `+1555100${1000 + i}` } : { email: `user${i}@example.com` },
+    content: i % 3 === 0 ? { text: 'Weekly digest' } : { subject: 'Weekly digest', text: 'News' },
+  });
+}
+
+const browser = await launchBrowser();
+const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+await page.goto(`${base}/login`);
+await page.getByLabel('Email').fill(ADMIN.email);
+await shot(page, 'login');
+await logIn(page, base);
+// Some traffic while the dashboard polls, so the throughput chart has a shape.
+const traffic = (async () => {
+  for (let i = 0; i < 30; i++) {
+    await api(base, token, 'POST', '/notifications', {
+      channel: 'email',
+      priority: i % 4 === 0 ? 'CRITICAL' : 'NORMAL',
+      recipient: { email: `load${i}@example.com` },
+      content: { subject: 'Hi', text: 'Hello' },
+    });
+    await new Promise((r) => setTimeout(r, 250));
+  }
+})();
+await page.waitForTimeout(9000);
+await traffic;
+await shot(page, 'dashboard');
+
+await page.getByRole('link', { name: 'Send' }).click();
+await page.getByLabel('Recipient email').fill('not-an-email');
+await page.getByLabel('Subject').fill('Hello {{ name }}');
+await page.getByRole('button', { name: 'Send' }).click();
+await page.getByRole('alert').waitFor();
+await shot(page, 'send-errors');
+
+await page.getByRole('link', { name: 'Notifications' }).click();
+await page.locator('tbody tr').first().waitFor();
+await shot(page, 'notifications');
+await page.locator('tbody tr a').nth(3).click();
+await page.locator('.timeline li').first().waitFor();
+await shot(page, 'notification-detail');
+
+await page.getByRole('link', { name: 'Templates' }).click();
+await page.getByRole('button', { name: 'welcome' }).click();
+await page
+  .getByLabel('Preview variables (JSON)')
+  .fill('{"name": "Ada", "link": "https://acme.example/login"}');
+await page.waitForTimeout(600);
+await shot(page, 'templates');
+
+await api(base, token, 'POST', '/notifications', {
+  channel: 'email',
+  priority: 'HIGH',
+  recipient: { email: 'grace@example.com' },
+  template: 'welcome',
+  variables: { name: 'Grace', link: 'https://acme.example/login' },
+});
+await page.getByRole('link', { name: 'Sandbox' }).click();
+await page
+  .getByRole('button', { name: /Welcome to Acme, Grace/ })
+  .first()
+  .click();
+await page.locator('iframe.email-frame').waitFor();
+await shot(page, 'sandbox');
+
+await page.getByRole('link', { name: 'Admin' }).click();
+await page.getByRole('cell', { name: 'ops@example.com' }).waitFor();
+await shot(page, 'admin');
+
+await browser.close();
+await herald.close();
