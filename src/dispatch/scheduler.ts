@@ -52,8 +52,8 @@ export interface Scheduler {
   pending(): number;
   /** The earliest due time of a waiting row seen by the last step. */
   nextDueAt(): number | null;
-  /** Resolves when a send finishes (so the loop can write it) or after `ms`. */
-  settled(ms: number): Promise<void>;
+  /** Resolves when a send finishes (so the loop can write it), after `ms`, or when `signal` aborts. */
+  settled(ms: number, signal?: AbortSignal): Promise<void>;
   /** Resolves when every current send has finished. */
   drained(): Promise<void>;
   /** Renews the leases of sends running longer than a third of the lease; aborts overdue ones. */
@@ -175,16 +175,18 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     inFlight: () => flights.size,
     pending: () => buffer.length,
     nextDueAt: () => nextDue,
-    settled(ms) {
+    settled(ms, signal) {
       if (buffer.length > 0) return Promise.resolve();
       return new Promise((resolve) => {
         const timer = setTimeout(finish, ms);
         function finish() {
           clearTimeout(timer);
-          wake = undefined;
+          if (wake === finish) wake = undefined;
+          signal?.removeEventListener('abort', finish);
           resolve();
         }
         wake = finish;
+        signal?.addEventListener('abort', finish, { once: true });
       });
     },
     async drained() {

@@ -5,8 +5,8 @@
  */
 export interface Wakeup {
   notify(): void;
-  /** Resolves on the next notify() or after `ms`, whichever comes first. */
-  wait(ms: number): Promise<void>;
+  /** Resolves on the next notify() or after `ms`, whichever comes first (or when `signal` aborts). */
+  wait(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 export function createWakeup(): Wakeup {
@@ -22,21 +22,27 @@ export function createWakeup(): Wakeup {
       waiters = [];
       for (const wake of woken) wake();
     },
-    wait(ms: number) {
+    wait(ms: number, signal?: AbortSignal) {
       if (pending) {
         pending = false;
         return Promise.resolve();
       }
       return new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
+        // Whichever ends the wait removes the waiter and its timer, so none linger.
+        const finish = () => {
+          clearTimeout(timer);
           waiters = waiters.filter((w) => w !== done);
+          signal?.removeEventListener('abort', finish);
           resolve();
-        }, ms);
+        };
+        const timer = setTimeout(finish, ms);
         const done = () => {
           clearTimeout(timer);
+          signal?.removeEventListener('abort', finish);
           resolve();
         };
         waiters.push(done);
+        signal?.addEventListener('abort', finish, { once: true });
       });
     },
   };

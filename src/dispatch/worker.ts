@@ -33,10 +33,14 @@ export function createWorker(deps: WorkerDeps): Worker {
     const due = scheduler.nextDueAt();
     const delay = Math.max(1, Math.min(deps.pollMs, due === null ? deps.pollMs : due - clock.now()));
     // Whichever first: an ingest commit (wakeup), a send finishing, the next due row, the poll backstop.
+    const ended = new AbortController();
     await new Promise<void>((resolve) => {
       stopWaiting = resolve;
-      void Promise.race([wakeup.wait(delay), scheduler.settled(delay)]).then(() => resolve());
+      void Promise.race([wakeup.wait(delay, ended.signal), scheduler.settled(delay, ended.signal)]).then(() =>
+        resolve(),
+      );
     });
+    ended.abort(); // drop the waits that did not fire, and their timers
     stopWaiting = undefined;
   }
 
