@@ -32,13 +32,6 @@ export const CSP_DIRECTIVES: Record<string, string[]> = {
   'frame-ancestors': ["'none'"],
 };
 
-/** The CSP header value, as sent. */
-export function cspHeader(): string {
-  return Object.entries(CSP_DIRECTIVES)
-    .map(([name, values]) => `${name} ${values.join(' ')}`)
-    .join('; ');
-}
-
 /**
  * Security headers at the edge, on every answer (UI files, proxied API answers, errors):
  * CSP, nosniff, `Referrer-Policy: no-referrer` (a URL never leaks to another site), no framing.
