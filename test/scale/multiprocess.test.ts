@@ -193,6 +193,37 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
     assert.equal(survivor.child.exitCode, null, `the survivor died:\n${survivor.output()}`);
   });
 
+  it('holds a queue paused through one API process in every worker, until resumed through another', async () => {
+    const token = await login(auth.apiUrl as string);
+    const post = (base: string | undefined, path: string, body: unknown) =>
+      fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const paused = await post(apis[0]?.apiUrl, '/admin/queues/pause', { priority: 'LOW' });
+    assert.equal(paused.status, 200, await paused.text());
+    const low = bodies(0, 30).filter((b) => (b as { priority: string }).priority === 'LOW');
+    const accepted = await post(apis[1]?.apiUrl, '/notifications/batch', { notifications: low });
+    const ids = ((await accepted.json()) as { results: Array<{ notificationId: string }> }).results.map(
+      (r) => r.notificationId,
+    );
+    const status = async () =>
+      sql<{ status: string }[]>`SELECT DISTINCT status FROM notifications WHERE id = ANY(${ids})`;
+    // Ten poll intervals of the workers: long enough for any of them to have claimed.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.deepEqual([...(await status())], [{ status: 'QUEUED' }]);
+    const queues = await (await get(`${apis[1]?.apiUrl}/admin/queues`, token)).json();
+    const cells = (queues as { queues: Array<{ priority: string; paused: boolean }> }).queues;
+    assert.ok(cells.filter((q) => q.priority === 'LOW').every((q) => q.paused));
+    const resumed = await post(apis[1]?.apiUrl, '/admin/queues/resume', { priority: 'LOW' });
+    assert.equal(resumed.status, 200);
+    await waitFor(30_000, 'the paused notifications delivered after the resume', async () => {
+      const rows = await status();
+      return rows.length === 1 && rows[0]?.status === 'DELIVERED';
+    });
+  });
+
   it('picks up a key rotation done with `herald keys rotate` on every API process without a restart', async () => {
     const before = await login(auth.apiUrl as string);
     const oldKid = decodeProtectedHeader(before).kid;
