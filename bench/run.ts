@@ -9,7 +9,7 @@ import { Unavailable } from './lib/api.ts';
 import { progress, setQuiet } from './lib/log.ts';
 import { type BenchOptions, parseOptions, USAGE } from './lib/options.ts';
 import { stopPostgres } from './lib/postgres.ts';
-import { ROOT } from './lib/proc.ts';
+import { killChildren, ROOT } from './lib/proc.ts';
 import { updateReadme } from './lib/readme.ts';
 import { machine, notes, type Row, summary, table } from './lib/report.ts';
 import { removeTempDirs } from './lib/tmp.ts';
@@ -123,6 +123,16 @@ async function main(): Promise<number> {
   }
   console.log(line);
   return rows.some((r) => r.status === 'error') ? 1 : 0;
+}
+
+// Interrupted or crashed: no Herald, load worker or bare server may outlive the bench.
+process.once('exit', killChildren);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killChildren();
+    removeTempDirs();
+    process.exit(130);
+  });
 }
 
 process.exitCode = await main();

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from './tmp.ts';
 
 /** The repository root (bench/lib/../..). */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -38,10 +38,20 @@ export interface Child {
   stop(graceMs?: number): Promise<void>;
 }
 
+const live = new Set<ChildProcess>();
+
+/** Kills every child still running (the bench is exiting: no Herald may outlive it). */
+export function killChildren(): void {
+  for (const child of live) child.kill('SIGKILL');
+  live.clear();
+}
+
 /** Spawns `node --import tsx <script> ...args` (or plain node args) from the repository root. */
 export function spawnNode(args: string[], env: NodeJS.ProcessEnv, name: string): Child {
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   if (child.pid === undefined) throw new Error(`could not start ${name}`);
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   const lines: string[] = [];
   let stdout = '';
   let partial = '';
@@ -117,6 +127,8 @@ export function baseEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+let specDir: string | undefined;
+
 /**
  * Runs a bench child script with `spec` as JSON in a temporary file (argv[2] is its path: a
  * 1000-notification batch body is larger than one command-line argument may be), collecting the
@@ -127,7 +139,8 @@ export async function runChild<T>(
   spec: unknown,
   onProgress?: (n: number) => void,
 ): Promise<T> {
-  const file = join(tmpdir(), `herald-bench-spec-${randomBytes(6).toString('hex')}.json`);
+  specDir ??= tempDir('specs');
+  const file = join(specDir, `${randomBytes(6).toString('hex')}.json`);
   writeFileSync(file, JSON.stringify(spec));
   try {
     const child = spawnNode(['--import', 'tsx', script, file], baseEnv(), script);

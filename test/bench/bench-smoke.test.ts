@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Row } from '../../bench/lib/report.ts';
@@ -9,10 +9,12 @@ import { tempDir } from '../helpers/config.ts';
 
 /** Runs `npm run bench -- --quick` with `flags`; fails on any error row or a non-zero exit. */
 function quickBench(...flags: string[]) {
-  const out = join(tempDir('herald-bench-test-'), 'quick.json');
+  const dir = tempDir('herald-bench-test-');
+  const out = join(dir, 'quick.json');
   const args = ['--import', 'tsx', 'bench/run.ts', '--quick', '--quiet', '--out', out, ...flags];
   const run = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 280_000 });
   const results = JSON.parse(readFileSync(out, 'utf8')) as { rows: Row[]; summary: string };
+  rmSync(dir, { recursive: true, force: true });
   const errors = results.rows.filter((row) => row.status === 'error');
   assert.deepEqual(errors, [], run.stderr);
   assert.equal(run.status, 0, run.stderr);
