@@ -1,4 +1,6 @@
 import { Type } from '@sinclair/typebox';
+import { DEFAULT_TENANT } from '../auth/accounts.ts';
+import { HeraldError } from '../http/errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import {
   CHANNELS,
@@ -71,6 +73,14 @@ export const dispatchAdminRoutes: RouteModule = (app, deps) => {
         },
       },
       async (request) => {
+        // Queues are shared by every tenant: only the operators (admins of tenant `default`, as
+        // for managing other tenants) may stop them; a tenant's admin must not pause the others.
+        if (request.principal.tenant !== DEFAULT_TENANT) {
+          throw new HeraldError(
+            'FORBIDDEN',
+            `Only admins of tenant "${DEFAULT_TENANT}" may pause or resume queues.`,
+          );
+        }
         const body = (request.body ?? {}) as { priority?: Priority; channel?: Channel };
         await deps.store.queue.setPaused(
           {

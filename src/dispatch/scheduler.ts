@@ -58,7 +58,7 @@ export interface Scheduler {
   drained(): Promise<void>;
   /** Renews the leases of sends running longer than a third of the lease; aborts overdue ones. */
   maintainLeases(): Promise<void>;
-  /** Shutdown: marks every send released (aborted), so each completes as a hold, not a retry. */
+  /** Shutdown: aborts every send; a failed (aborted) one completes as a hold, not a retry. */
   releaseAll(): void;
   /** Crash simulation for tests: forget every send without completing it. */
   abandon(): void;

@@ -101,6 +101,9 @@ describe('queue administration', () => {
     assert.equal((await post('pause', {}, t.sender)).statusCode, 403);
     assert.equal((await post('pause', { priority: 'URGENT' })).statusCode, 400);
     assert.equal((await post('pause', { queue: 'x' })).statusCode, 400);
+    // Another tenant's admin may look but not stop the queues every tenant shares.
+    assert.equal((await queues(t.other)).statusCode, 200);
+    assert.equal((await post('pause', { priority: 'LOW' }, t.other)).statusCode, 403);
     assert.equal((await t.app.inject({ method: 'GET', url: '/admin/queues' })).statusCode, 401);
   });
 
