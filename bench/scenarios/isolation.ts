@@ -25,7 +25,9 @@ async function run(options: BenchOptions): Promise<Row[]> {
     await requireRoute(api, 'POST', '/notifications', notification('LOW'), 'the notifications API');
     await queues(api);
     const filled = await fillBacklog(api, s.backlog, 'LOW', 'isolation backlog');
-    const waiting = (await queues(api)).filter((q) => q.priority === 'LOW').reduce((n, q) => n + q.depth, 0);
+    const lowWaiting = async () =>
+      (await queues(api)).filter((q) => q.priority === 'LOW').reduce((n, q) => n + q.depth, 0);
+    const waiting = await lowWaiting();
     progress(
       `isolation: ${waiting.toLocaleString('en-US')} LOW waiting; LOW ingest continues, CRITICAL every ${s.everyMs} ms`,
     );
@@ -52,6 +54,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
       collect: true,
     });
     const lowResult = await low;
+    const waitingAtEnd = await lowWaiting();
     if (critical.accepted.length === 0)
       throw new Error(`no CRITICAL accepted: ${critical.failures.join('; ')}`);
     const latencies = await criticalLatencies(
@@ -71,7 +74,8 @@ async function run(options: BenchOptions): Promise<Row[]> {
         note:
           `${latencies.values.length} of ${critical.sent} CRITICAL processed (${rejected} refused at ingest, ` +
           `${latencies.unprocessed} never processed); p50 ${percentile(latencies.values, 50)} ms, ` +
-          `max ${Math.max(...latencies.values)} ms; ${waiting.toLocaleString('en-US')} LOW waiting at the start; ` +
+          `max ${Math.max(...latencies.values)} ms; ${waiting.toLocaleString('en-US')} LOW waiting at the start, ` +
+          `${waitingAtEnd.toLocaleString('en-US')} at the end; ` +
           `LOW ingest ${Math.round(lowResult.acceptedCount / (lowResult.seconds ?? 1))}/s through the batch endpoint during the window; ` +
           `CRITICAL 201 round trip p99 ${Math.round(
             percentile(
