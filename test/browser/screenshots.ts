@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { ADMIN, launchBrowser, logIn, startStack } from '../helpers/browser.ts';
+import { startIdp } from '../helpers/oidc.ts';
 
 const OUT = join(import.meta.dirname, '..', '..', 'docs', 'screenshots');
 
@@ -23,8 +24,15 @@ async function shot(page: Page, name: string) {
 }
 
 mkdirSync(OUT, { recursive: true });
-const herald = await startStack({ HERALD_ADMIN_EMAIL: ADMIN.email });
+// An OpenID provider too, so the sign-in page shows its single sign-on button.
+const idp = await startIdp();
+const herald = await startStack({
+  HERALD_OIDC_ISSUER: idp.issuer,
+  HERALD_OIDC_CLIENT_ID: idp.clientId,
+  HERALD_OIDC_CLIENT_SECRET: idp.clientSecret,
+});
 const base = herald.gatewayUrl;
+idp.configure(`${base}/oidc/callback`);
 const login = await (
   await fetch(`${base}/api/session`, {
     method: 'POST',
@@ -89,6 +97,7 @@ const browser = await launchBrowser();
 const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 await page.goto(`${base}/login`);
 await page.getByLabel('Email').fill(ADMIN.email);
+await page.getByRole('button', { name: 'Sign in with single sign-on' }).waitFor();
 await shot(page, 'login');
 await logIn(page, base);
 // Some traffic while the dashboard polls, so the throughput chart has a shape.
@@ -150,3 +159,4 @@ await shot(page, 'admin');
 
 await browser.close();
 await herald.close();
+await idp.close();
