@@ -4,22 +4,21 @@ import type { Browser, Page } from 'playwright-core';
 import type { Herald } from '../../src/server.ts';
 import {
   ADMIN,
+  browserSkip,
   launchBrowser,
-  requireChromium,
   startStack,
   storedSession,
   watchPage,
 } from '../helpers/browser.ts';
 import { startIdp, type TestIdp } from '../helpers/oidc.ts';
 
-describe('OIDC sign-in in Chromium against a real local OpenID provider', () => {
+describe('OIDC sign-in in Chromium against a real local OpenID provider', { skip: browserSkip() }, () => {
   let herald: (Herald & { gatewayUrl: string }) | undefined;
   let idp: TestIdp | undefined;
-  let browser: Browser | undefined;
+  let browser: Browser;
   let base: string;
 
-  before(async (t) => {
-    if (!requireChromium(t as never)) return;
+  before(async () => {
     idp = await startIdp();
     herald = await startStack({
       HERALD_OIDC_ISSUER: idp.issuer,
@@ -67,8 +66,7 @@ describe('OIDC sign-in in Chromium against a real local OpenID provider', () => 
     assert.equal(await storedSession(page), null);
   }
 
-  it('signs in with authorization code + PKCE S256 and gets Herald tokens', async (t) => {
-    if (!browser) return t.skip('no chromium');
+  it('signs in with authorization code + PKCE S256 and gets Herald tokens', async () => {
     const page = await browser.newPage();
     const watch = await watchPage(page);
     const callback = await signInAtProvider(page, ADMIN.email);
@@ -93,8 +91,7 @@ describe('OIDC sign-in in Chromium against a real local OpenID provider', () => 
     await page.close();
   });
 
-  it('refuses a tampered state before the code is exchanged', async (t) => {
-    if (!browser) return t.skip('no chromium');
+  it('refuses a tampered state before the code is exchanged', async () => {
     const page = await browser.newPage();
     const watch = await watchPage(page);
     const callback = new URL(await signInAtProvider(page, ADMIN.email));
@@ -104,8 +101,7 @@ describe('OIDC sign-in in Chromium against a real local OpenID provider', () => 
     await page.close();
   });
 
-  it('refuses a missing state and an expired one', async (t) => {
-    if (!browser) return t.skip('no chromium');
+  it('refuses a missing state and an expired one', async () => {
     const page = await browser.newPage();
     const callback = new URL(await signInAtProvider(page, ADMIN.email));
     const withoutState = new URL(callback);
@@ -119,8 +115,7 @@ describe('OIDC sign-in in Chromium against a real local OpenID provider', () => 
     await page.close();
   });
 
-  it('refuses an identity without a Herald account', async (t) => {
-    if (!browser) return t.skip('no chromium');
+  it('refuses an identity without a Herald account', async () => {
     const page = await browser.newPage();
     const callback = await signInAtProvider(page, 'stranger@example.com');
     await expectRefused(page, callback, /No enabled Herald user/);

@@ -3,23 +3,22 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { Herald } from '../../src/server.ts';
 import {
+  browserSkip,
   launchBrowser,
   logIn,
   type PageWatch,
-  requireChromium,
   startStack,
   watchPage,
 } from '../helpers/browser.ts';
 
-describe('web UI in Chromium: sign in, send, watch delivery', () => {
+describe('web UI in Chromium: sign in, send, watch delivery', { skip: browserSkip() }, () => {
   let herald: (Herald & { gatewayUrl: string }) | undefined;
-  let browser: Browser | undefined;
+  let browser: Browser;
   let page: Page;
   let watch: PageWatch;
   let base: string;
 
-  before(async (t) => {
-    if (!requireChromium(t as never)) return;
+  before(async () => {
     herald = await startStack();
     base = herald.gatewayUrl;
     browser = await launchBrowser();
@@ -31,8 +30,7 @@ describe('web UI in Chromium: sign in, send, watch delivery', () => {
     await herald?.close();
   });
 
-  it('serves the UI with a strict CSP and no inline script', async (t) => {
-    if (!browser) return t.skip('no chromium');
+  it('serves the UI with a strict CSP and no inline script', async () => {
     const response = await page.goto(`${base}/login`);
     const csp = response?.headers()['content-security-policy'] ?? '';
     assert.match(csp, /script-src 'self'(;|$)/);
@@ -42,8 +40,7 @@ describe('web UI in Chromium: sign in, send, watch delivery', () => {
     assert.equal(await page.locator('script:not([src])').count(), 0);
   });
 
-  it('logs in, shows field errors from problem+json, sends, and watches the status reach DELIVERED', async (t) => {
-    if (!browser) return t.skip('no chromium');
+  it('logs in, shows field errors from problem+json, sends, and watches the status reach DELIVERED', async () => {
     await logIn(page, base);
     await page.getByRole('link', { name: 'Send' }).click();
     // A bad recipient: the API's VALIDATION_FAILED field errors are shown next to the form.
@@ -67,8 +64,7 @@ describe('web UI in Chromium: sign in, send, watch delivery', () => {
     assert.match((await page.locator('.timeline').textContent()) ?? '', /QUEUED[\s\S]*DELIVERED/);
   });
 
-  it('shows the delivered email in the sandbox inbox inside a sandboxed iframe', async (t) => {
-    if (!browser) return t.skip('no chromium');
+  it('shows the delivered email in the sandbox inbox inside a sandboxed iframe', async () => {
     await page.getByRole('link', { name: 'Sandbox' }).click();
     const frame = page.locator('iframe.email-frame');
     await frame.waitFor();
@@ -79,8 +75,7 @@ describe('web UI in Chromium: sign in, send, watch delivery', () => {
     assert.equal(await page.evaluate(() => (window as unknown as { x?: number }).x), undefined);
   });
 
-  it('renders every page without console errors or CSP violations', async (t) => {
-    if (!browser) return t.skip('no chromium');
+  it('renders every page without console errors or CSP violations', async () => {
     for (const name of ['Dashboard', 'Notifications', 'Templates', 'Sandbox', 'Admin']) {
       await page.getByRole('link', { name, exact: true }).click();
       await page.getByRole('heading', { level: 1 }).first().waitFor();

@@ -3,22 +3,21 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { Herald } from '../../src/server.ts';
 import {
+  browserSkip,
   launchBrowser,
   logIn,
   type PageWatch,
-  requireChromium,
   startStack,
   storedSession,
   watchPage,
 } from '../helpers/browser.ts';
 
-describe('web UI session in Chromium (HERALD_ACCESS_TTL=5)', () => {
+describe('web UI session in Chromium (HERALD_ACCESS_TTL=5)', { skip: browserSkip() }, () => {
   let herald: (Herald & { gatewayUrl: string }) | undefined;
-  let browser: Browser | undefined;
+  let browser: Browser;
   let base: string;
 
-  before(async (t) => {
-    if (!requireChromium(t as never)) return;
+  before(async () => {
     herald = await startStack({ HERALD_ACCESS_TTL: '5' });
     base = herald.gatewayUrl;
     browser = await launchBrowser();
@@ -38,8 +37,7 @@ describe('web UI session in Chromium (HERALD_ACCESS_TTL=5)', () => {
   const refreshCalls = (watch: PageWatch) =>
     watch.urls.filter((u) => u.endsWith('/api/session/refresh')).length;
 
-  it('refreshes the access token by itself at about 80% of its lifetime', async (t) => {
-    if (!browser) return t.skip('no chromium');
+  it('refreshes the access token by itself at about 80% of its lifetime', async () => {
     const { page, watch } = await signedInPage();
     const first = await storedSession(page);
     // 5 s tokens are replaced after about 4 s, again and again, with nobody touching the page.
@@ -69,8 +67,7 @@ describe('web UI session in Chromium (HERALD_ACCESS_TTL=5)', () => {
     await page.close();
   });
 
-  it('refreshes once and retries when the API answers 401', async (t) => {
-    if (!browser) return t.skip('no chromium');
+  it('refreshes once and retries when the API answers 401', async () => {
     const { page, watch } = await signedInPage();
     // An access token the API refuses, though the browser believes it is fresh.
     await page.evaluate(() => {
@@ -88,8 +85,7 @@ describe('web UI session in Chromium (HERALD_ACCESS_TTL=5)', () => {
     await page.close();
   });
 
-  it('sends every page to login once storage is cleared', async (t) => {
-    if (!browser) return t.skip('no chromium');
+  it('sends every page to login once storage is cleared', async () => {
     const { page } = await signedInPage();
     await page.evaluate(() => localStorage.clear());
     for (const path of [
@@ -112,8 +108,7 @@ describe('web UI session in Chromium (HERALD_ACCESS_TTL=5)', () => {
     await page.close();
   });
 
-  it('logs out: storage is cleared and the pages are guarded again', async (t) => {
-    if (!browser) return t.skip('no chromium');
+  it('logs out: storage is cleared and the pages are guarded again', async () => {
     const { page } = await signedInPage();
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL(`${base}/login`);

@@ -1,29 +1,31 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TestContext } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import type { Env } from '../../src/config/read.ts';
 import { type Herald, startHerald } from '../../src/server.ts';
 import { testConfig } from './config.ts';
 
-/** Debian's chromium (`apt-get install chromium`); playwright cannot download its own browser here. */
-export const CHROMIUM = '/usr/bin/chromium';
+/**
+ * Debian's chromium (`apt-get install chromium`); playwright cannot download its own browser
+ * here. CHROMIUM_PATH overrides it (e.g. to check the skip path).
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
- * Whether the browser tests can run. Without chromium they are skipped with a loud message,
- * except in CI (CI=true), where a missing browser is a failure: CI must run them.
+ * `false` when the browser tests can run, else the reason they are skipped, for
+ * `describe(name, { skip: browserSkip() }, ...)`. Without chromium they are skipped with a loud
+ * banner, except in CI (CI=true), where a missing browser fails the file: CI must run them.
  */
-export function requireChromium(t: TestContext): boolean {
-  if (existsSync(CHROMIUM)) return true;
+export function browserSkip(): string | false {
+  if (existsSync(CHROMIUM)) return false;
   if (process.env.CI === 'true')
     throw new Error(`CI=true but ${CHROMIUM} is missing: the browser tests must run in CI`);
   const banner = '!'.repeat(78);
   console.log(
     `\n${banner}\n!!! SKIPPED: browser tests: ${CHROMIUM} not found (apt-get install chromium)\n${banner}\n`,
   );
-  t.skip(`SKIPPED: ${CHROMIUM} not found`);
-  return false;
+  return `SKIPPED: ${CHROMIUM} not found`;
 }
 
 export function launchBrowser(): Promise<Browser> {
