@@ -100,4 +100,23 @@ describe('leases', () => {
     const { record } = await read(env.store, id as string);
     assert.equal(record.status, 'RETRYING');
   });
+
+  it('never gives one notification to two workers sharing the store', async () => {
+    const env = setup({ HERALD_CLAIM_BATCH: '16' });
+    envs.push(env);
+    const ids = await seedMany(
+      env.store,
+      Array.from({ length: 300 }, (_, i) =>
+        newNotification({ channel: (['email', 'sms', 'push'] as const)[i % 3] }),
+      ),
+    );
+    const a = schedulerFor(env, { owner: 'worker-a' });
+    const b = schedulerFor(env, { owner: 'worker-b' });
+    for (let i = 0; i < 40; i++) await Promise.all([a.step(), b.step()]);
+    await Promise.all([a.tick(), b.tick()]);
+    const stored = await env.store.sandbox.list({ limit: 1000 });
+    assert.equal(stored.length, 300);
+    assert.equal(new Set(stored.map((m) => m.notificationId)).size, 300);
+    for (const id of ids.slice(0, 10)) assert.equal((await read(env.store, id)).record.attempts, 1);
+  });
 });
