@@ -36,7 +36,9 @@ export function priorityBudget(
   const [critical, high, normal, low] = inFlight;
   const total = critical + high + normal + low;
   const free = Math.max(0, slots - total);
-  const cap = (share: number, used: number) => Math.max(0, Math.min(free, Math.floor(slots * share) - used));
+  // At least one slot per share, so a tiny HERALD_WORKER_CONCURRENCY still serves every priority.
+  const cap = (share: number, used: number) =>
+    Math.max(0, Math.min(free, Math.max(1, Math.floor(slots * share)) - used));
   const criticalRoom = Math.max(free, Math.ceil(slots * (1 + shares.criticalExtra)) - total);
   const higherBackedUp = backlog[0] === true || backlog[1] === true;
   return {
