@@ -62,6 +62,12 @@ describe('web UI in Chromium: sign in, send, watch delivery', { skip: browserSki
     await page.waitForURL(/\/notifications\/[^/]+$/);
     await page.getByTestId('status').filter({ hasText: 'DELIVERED' }).waitFor({ timeout: 20_000 });
     assert.match((await page.locator('.timeline').textContent()) ?? '', /QUEUED[\s\S]*DELIVERED/);
+    // Polling stops at a terminal status.
+    const detail = new URL(page.url()).pathname.replace(/^\/notifications\//, '/api/notifications/');
+    const polls = () => watch.urls.filter((u) => new URL(u).pathname === detail).length;
+    const seen = polls();
+    await page.waitForTimeout(2500);
+    assert.equal(polls(), seen);
   });
 
   it('shows the delivered email in the sandbox inbox inside a sandboxed iframe', async () => {

@@ -60,7 +60,7 @@ export function App() {
 }
 
 function page(path: string): ReactNode {
-  if (path === '/') return <DashboardPage />;
+  if (path === '/') return <HomePage />;
   if (path === '/send') return <SendPage />;
   if (path === '/notifications') return <NotificationsPage />;
   const detail = match('/notifications/:id', path);
@@ -71,9 +71,18 @@ function page(path: string): ReactNode {
   return <p>Nothing here.</p>;
 }
 
+/** The dashboard for admins (its data needs the admin scope); the notification list for others. */
+function HomePage() {
+  const session = loadSession();
+  const admin = session ? (tokenClaims(session).scope ?? '').split(' ').includes('admin') : false;
+  return admin ? <DashboardPage /> : <NotificationsPage />;
+}
+
 function Layout(props: { children: ReactNode }) {
   const session = loadSession();
   const claims = session ? tokenClaims(session) : {};
+  const scopes = new Set((claims.scope ?? '').split(' '));
+  const can = (scope: string) => scopes.has(scope);
   const queryClient = useQueryClient();
   const logout = () => {
     clearSession();
@@ -85,12 +94,13 @@ function Layout(props: { children: ReactNode }) {
       <header className="top">
         <span className="brand">Herald</span>
         <nav>
-          <Link to="/">Dashboard</Link>
-          <Link to="/send">Send</Link>
+          {/* Links by scope, for convenience only: the API enforces scopes on every call. */}
+          {can('admin') ? <Link to="/">Dashboard</Link> : null}
+          {can('notifications:send') ? <Link to="/send">Send</Link> : null}
           <Link to="/notifications">Notifications</Link>
-          <Link to="/templates">Templates</Link>
-          <Link to="/sandbox">Sandbox</Link>
-          <Link to="/admin">Admin</Link>
+          {can('templates:read') ? <Link to="/templates">Templates</Link> : null}
+          {can('admin') ? <Link to="/sandbox">Sandbox</Link> : null}
+          {can('admin') ? <Link to="/admin">Admin</Link> : null}
         </nav>
         <span className="who">{claims.tid ? `tenant ${claims.tid}` : ''}</span>
         <button type="button" className="link" onClick={logout}>
