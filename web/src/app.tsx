@@ -38,6 +38,7 @@ export function App() {
   // The guard: every page but login needs a session; without one, go to login.
   useEffect(() => {
     if (!signedIn && !isPublic) {
+      if (localStorage.getItem('herald.session')) clearSession();
       queryClient.clear();
       navigate('/login', { replace: true });
     }

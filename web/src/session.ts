@@ -49,10 +49,8 @@ export function loadSession(now = Date.now()): Session | null {
   if (!session || typeof session.accessToken !== 'string' || typeof session.refreshToken !== 'string') {
     return null;
   }
-  if (now >= session.refreshExpiresAt && now >= session.expiresAt) {
-    clearSession();
-    return null;
-  }
+  // Pure (it runs during render): the guard clears what is left of a dead session.
+  if (now >= session.refreshExpiresAt && now >= session.expiresAt) return null;
   return session;
 }
 
