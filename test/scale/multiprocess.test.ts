@@ -2,6 +2,7 @@
 // processes, each a real `node bin/herald.js start` with its HERALD_ROLES, checked from outside
 // over HTTP and through the shared database.
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { decodeProtectedHeader } from 'jose';
 import type { Sql } from '../../src/store/postgres/connect.ts';
@@ -25,6 +26,7 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
   let gateway: HeraldProcess;
   const all = () => [auth, ...apis, ...workers, gateway].filter(Boolean);
 
+  const dataDir = tempDir('herald-scale-');
   before(async () => {
     server = await startPostgres();
     const url = await server.createDatabase('herald_scale');
@@ -37,7 +39,8 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
       HERALD_HOST: '127.0.0.1',
       HERALD_API_PORT: '0',
       HERALD_GATEWAY_PORT: '0',
-      HERALD_DATA_DIR: tempDir('herald-scale-'),
+      // Unused with DATABASE_URL; a directory of its own in case anything writes there.
+      HERALD_DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
       // Short enough for the test to see a rotation and a dead worker's leases within seconds.
       HERALD_LEASE_MS: String(LEASE_MS),
@@ -75,6 +78,7 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
     await Promise.all(all().map((p) => p.stop()));
     await sql?.end({ timeout: 1 });
     await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   const login = async (base: string, path = '/auth/login') => {
