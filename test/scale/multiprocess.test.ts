@@ -24,7 +24,21 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
   let apis: HeraldProcess[] = [];
   let workers: HeraldProcess[] = [];
   let gateway: HeraldProcess;
-  const all = () => [auth, ...apis, ...workers, gateway].filter(Boolean);
+  // Every process that started, at once: a failure part-way through `before` must not leak one.
+  const started: HeraldProcess[] = [];
+  const start = async (name: string, env: Record<string, string>) => {
+    const proc = await startHeraldProcess(name, env);
+    started.push(proc);
+    return proc;
+  };
+  const all = () => started;
+  /** Starts several at once, waiting for all of them even when one fails (so none starts unseen). */
+  const startAll = async (names: string[], env: Record<string, string>) => {
+    const results = await Promise.allSettled(names.map((name) => start(name, env)));
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return results.map((r) => (r as PromiseFulfilledResult<HeraldProcess>).value);
+  };
 
   const dataDir = tempDir('herald-scale-');
   before(async () => {
@@ -48,7 +62,7 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
       HERALD_KEY_RELOAD_MS: '1000',
       HERALD_JWKS_COOLDOWN_MS: '1000',
     };
-    auth = await startHeraldProcess('auth', {
+    auth = await start('auth', {
       ...common,
       HERALD_ROLES: 'auth',
       HERALD_ADMIN_EMAIL: ADMIN.email,
@@ -56,13 +70,9 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
     });
     assert.ok(auth.apiUrl, `the auth process printed no API URL:\n${auth.output()}`);
     const jwks = `${auth.apiUrl}/.well-known/jwks.json`;
-    apis = await Promise.all(
-      ['api-1', 'api-2'].map((name) =>
-        startHeraldProcess(name, { ...common, HERALD_ROLES: 'api', HERALD_JWKS_URL: jwks }),
-      ),
-    );
+    apis = await startAll(['api-1', 'api-2'], { ...common, HERALD_ROLES: 'api', HERALD_JWKS_URL: jwks });
     for (const api of apis) assert.ok(api.apiUrl, `${api.name} printed no API URL:\n${api.output()}`);
-    gateway = await startHeraldProcess('gateway', {
+    gateway = await start('gateway', {
       ...common,
       HERALD_ROLES: 'gateway',
       HERALD_AUTH_URL: auth.apiUrl as string,
@@ -121,9 +131,7 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
       const { results } = (await response.json()) as { results: Array<{ notificationId?: string }> };
       assert.equal(results.filter((r) => r.notificationId).length, 1000);
     }
-    workers = await Promise.all(
-      ['worker-1', 'worker-2'].map((name) => startHeraldProcess(name, { ...common, HERALD_ROLES: 'worker' })),
-    );
+    workers = await startAll(['worker-1', 'worker-2'], { ...common, HERALD_ROLES: 'worker' });
     const owners = new Set<string>();
     const leaseOwners = () =>
       sql<
