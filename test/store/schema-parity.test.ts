@@ -44,7 +44,10 @@ describe('SQLite and PostgreSQL schemas', () => {
         SELECT table_name, column_name FROM information_schema.columns
          WHERE table_schema = 'public' ORDER BY table_name, column_name`;
       const pgSchema: Record<string, string[]> = {};
-      for (const c of columns) (pgSchema[c.table_name] ??= []).push(c.column_name);
+      for (const c of columns) {
+        pgSchema[c.table_name] ??= [];
+        pgSchema[c.table_name]?.push(c.column_name);
+      }
       for (const list of Object.values(pgSchema)) list.sort();
       assert.deepEqual(pgSchema, sqliteSchema);
     } finally {
