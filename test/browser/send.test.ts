@@ -81,6 +81,21 @@ describe('web UI in Chromium: sign in, send, watch delivery', { skip: browserSki
     assert.equal(await page.evaluate(() => (window as unknown as { x?: number }).x), undefined);
   });
 
+  it('edits a template with a live preview and the server preview of the saved version', async () => {
+    await page.getByRole('link', { name: 'Templates' }).click();
+    await page.getByLabel('Key').fill('otp');
+    await page.getByLabel('Channel').selectOption('sms');
+    await page.getByLabel('text').fill('Your code is {{ code }}');
+    await page.getByLabel('Preview variables (JSON)').fill('{"code": "123456"}');
+    await page.locator('.bubble').filter({ hasText: 'Your code is 123456' }).waitFor();
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('button', { name: 'Preview the saved version on the server' }).click();
+    await page.locator('.server-preview .bubble').filter({ hasText: 'Your code is 123456' }).waitFor();
+    // A missing variable: the live preview says so, as delivery would fail.
+    await page.getByLabel('Preview variables (JSON)').fill('{}');
+    await page.locator('.problem').filter({ hasText: /code/ }).first().waitFor();
+  });
+
   it('renders every page without console errors or CSP violations', async () => {
     for (const name of ['Dashboard', 'Notifications', 'Templates', 'Sandbox', 'Admin']) {
       await page.getByRole('link', { name, exact: true }).click();

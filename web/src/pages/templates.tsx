@@ -75,10 +75,22 @@ export function TemplatesPage() {
       void client.invalidateQueries({ queryKey: ['templates'] });
     },
   });
+  // The authoritative check: the server renders the saved version with these variables.
+  const serverPreview = useMutation({
+    mutationFn: () =>
+      mutate<{ version: number; content: Fields }>(
+        'POST',
+        `/templates/${encodeURIComponent(draft.key)}/preview`,
+        {
+          variables: JSON.parse(variables || '{}'),
+        },
+      ),
+  });
   const open = (t: Template) => {
     setDraft({ ...EMPTY, ...t, key: t.key, channel: t.channel });
     setExisting(true);
     save.reset();
+    serverPreview.reset();
   };
   const set = (name: keyof typeof EMPTY) => (e: { target: { value: string } }) =>
     setDraft({ ...draft, [name]: e.target.value });
@@ -174,6 +186,20 @@ export function TemplatesPage() {
           ) : (
             <ContentPreview channel={draft.channel} content={preview.content ?? {}} />
           )}
+          {existing ? (
+            <div className="server-preview">
+              <button type="button" className="secondary" onClick={() => serverPreview.mutate()}>
+                Preview the saved version on the server
+              </button>
+              <ProblemView error={serverPreview.error} />
+              {serverPreview.data ? (
+                <>
+                  <p className="muted">Server rendering of version {serverPreview.data.version}:</p>
+                  <ContentPreview channel={draft.channel} content={serverPreview.data.content} />
+                </>
+              ) : null}
+            </div>
+          ) : null}
         </div>
       </div>
     </section>
