@@ -8,6 +8,7 @@ import {
   logIn,
   type PageWatch,
   startStack,
+  storedSession,
   watchPage,
 } from '../helpers/browser.ts';
 
@@ -94,6 +95,35 @@ describe('web UI in Chromium: sign in, send, watch delivery', { skip: browserSki
     // A missing variable: the live preview says so, as delivery would fail.
     await page.getByLabel('Preview variables (JSON)').fill('{}');
     await page.locator('.problem').filter({ hasText: /code/ }).first().waitFor();
+  });
+
+  it('filters the notification list and pages through it', async () => {
+    const session = await storedSession(page);
+    for (let i = 0; i < 25; i++) {
+      const response = await fetch(`${base}/api/notifications`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${session?.accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          channel: 'sms',
+          priority: 'LOW',
+          recipient: { phone: `+1555000${1000 + i}` },
+          content: { text: `message ${i}` },
+        }),
+      });
+      assert.equal(response.status, 201);
+    }
+    await page.getByRole('link', { name: 'Notifications' }).click();
+    await page.getByLabel('Channel').selectOption('sms');
+    const rows = page.locator('tbody tr');
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 20);
+    assert.equal(await rows.filter({ hasText: 'email' }).count(), 0);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 5);
+    assert.equal(await page.getByRole('button', { name: 'Next' }).isDisabled(), true);
+    await page.getByRole('button', { name: 'Previous' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 20);
+    await page.getByLabel('Channel').selectOption('email');
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
   });
 
   it('renders every page without console errors or CSP violations', async () => {
