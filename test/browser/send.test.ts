@@ -126,6 +126,22 @@ describe('web UI in Chromium: sign in, send, watch delivery', { skip: browserSki
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
   });
 
+  it('pauses and resumes a priority and adds a user from the admin page', async () => {
+    await page.getByRole('link', { name: 'Admin' }).click();
+    await page.getByRole('button', { name: 'Pause LOW' }).click();
+    await page.getByRole('button', { name: 'Resume LOW' }).waitFor();
+    assert.equal(await page.locator('.paused').count(), 3);
+    await page.getByRole('button', { name: 'Resume LOW' }).click();
+    await page.getByRole('button', { name: 'Pause LOW' }).waitFor();
+    assert.equal(await page.locator('.paused').count(), 0);
+    const users = page.locator('form', { has: page.getByRole('button', { name: 'Add user' }) });
+    await users.getByLabel('Email').fill('viewer@example.com');
+    await users.getByLabel('Password').fill('a long enough password');
+    await users.getByLabel('Role').selectOption('viewer');
+    await users.getByRole('button', { name: 'Add user' }).click();
+    await page.getByRole('cell', { name: 'viewer@example.com' }).waitFor();
+  });
+
   it('renders every page without console errors or CSP violations', async () => {
     for (const name of ['Dashboard', 'Notifications', 'Templates', 'Sandbox', 'Admin']) {
       await page.getByRole('link', { name, exact: true }).click();
