@@ -51,19 +51,36 @@ function selectScenarios(options: BenchOptions): Scenario[] {
   });
 }
 
-async function runAll(selected: Scenario[], options: BenchOptions): Promise<Row[]> {
+/** How one scenario went, recorded in the results beside its rows. */
+interface ScenarioRun {
+  name: string;
+  title: string;
+  status: Row['status'];
+  seconds: number;
+}
+
+async function runAll(
+  selected: Scenario[],
+  options: BenchOptions,
+): Promise<{ rows: Row[]; runs: ScenarioRun[] }> {
   const rows: Row[] = [];
+  const runs: ScenarioRun[] = [];
   for (const scenario of selected) {
     progress(`== ${scenario.title}`);
     const started = performance.now();
+    let status: Row['status'] = 'ok';
     try {
       rows.push(...(await scenario.run(options)));
     } catch (error) {
-      rows.push(failureRow(scenario, error));
+      const row = failureRow(scenario, error);
+      status = row.status;
+      rows.push(row);
     }
-    progress(`== ${scenario.name} done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    const seconds = (performance.now() - started) / 1000;
+    runs.push({ name: scenario.name, title: scenario.title, status, seconds: Math.round(seconds) });
+    progress(`== ${scenario.name} done in ${seconds.toFixed(1)} s`);
   }
-  return rows;
+  return { rows, runs };
 }
 
 async function main(): Promise<number> {
@@ -84,8 +101,9 @@ async function main(): Promise<number> {
   const startedAt = new Date();
   const loadAtStart = loadavg()[0] ?? 0;
   let rows: Row[];
+  let runs: ScenarioRun[];
   try {
-    rows = await runAll(selected, options);
+    ({ rows, runs } = await runAll(selected, options));
   } finally {
     await stopPostgres();
     if (!options.keep) removeTempDirs();
@@ -102,10 +120,10 @@ async function main(): Promise<number> {
     options: {
       quick: options.quick,
       postgres: options.postgres,
-      noWorker: options.noWorker,
       scenarios: options.scenarios,
       sizes: options.sizes,
     },
+    scenarios: runs,
     rows,
     notes: notes(rows),
     summary: line,

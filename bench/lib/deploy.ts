@@ -26,10 +26,10 @@ export interface DeploySpec {
 }
 
 /** Says whether the worker drained in the benched process while ingest was measured. */
-export function workerNote(options: { noWorker: boolean }): string {
-  return options.noWorker
-    ? 'no worker in the Herald process (--no-worker)'
-    : "the worker runs in the same process (npm start's default) and drains meanwhile";
+export function workerNote(apiOnly: boolean): string {
+  return apiOnly
+    ? 'HERALD_ROLES=auth,api: no worker in the process, nothing drains meanwhile'
+    : "every role in one process (npm start's default): the worker drains to the sandbox meanwhile, on the same cores";
 }
 
 async function stopAll(processes: HeraldProcess[]): Promise<void> {

@@ -26,8 +26,6 @@ export interface BenchOptions {
   out: string | undefined;
   keep: boolean;
   quiet: boolean;
-  /** Ingest and batch without the worker role in the benched process (HERALD_ROLES=auth,api). */
-  noWorker: boolean;
   /** Rewrite the table in README.md's Performance section from this run. */
   readme: boolean;
   sizes: Sizes;
@@ -59,7 +57,8 @@ export const USAGE = `Usage: npm run bench -- [flags]
 
   --quick                  tiny sizes: checks the harness end to end in a minute or two
   --scenario NAME          run only this scenario (repeatable, or comma-separated):
-                           ingest, batch, isolation, dispatch, claim, memory, auth
+                           ingest, ingest-api-only, batch, batch-api-only, isolation,
+                           dispatch, claim, memory, auth (and ingest-postgres, dispatch-postgres)
   --postgres               follow ingest and dispatch with the same on PostgreSQL (1 auth, 2 api
                            and worker processes; scenarios ingest-postgres, dispatch-postgres)
   --isolation-backlog N    LOW notifications queued before the isolation window (default 1000000)
@@ -69,8 +68,6 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --round-seconds N        length of one ingest, batch or login round (default 10, 5, 5)
   --out PATH               where to write the results (default bench/results/latest.json,
                            bench/results/quick.json with --quick)
-  --no-worker              ingest and batch without the worker in the Herald process (npm start
-                           runs it; this shows what draining costs ingest on the same cores)
   --readme                 put this run's table in README.md (Performance section)
   --keep                   keep the temporary data directories
   --quiet                  no progress lines`;
@@ -110,7 +107,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   let keep = false;
   let quiet = false;
   let readme = false;
-  let noWorker = false;
   let out: string | undefined;
   const scenarios: string[] = [];
   const overrides: Array<(sizes: Sizes) => void> = [];
@@ -130,9 +126,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         break;
       case '--quiet':
         quiet = true;
-        break;
-      case '--no-worker':
-        noWorker = true;
         break;
       case '--readme':
         readme = true;
@@ -162,7 +155,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     keep,
     quiet,
     readme,
-    noWorker,
     sizes,
   };
 }

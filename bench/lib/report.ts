@@ -59,7 +59,7 @@ export function machine(loadAtStart: number) {
 function formatValue(row: Row): string {
   if (row.value === null) return row.status === 'unavailable' ? 'n/a' : 'error';
   const text =
-    Math.abs(row.value) >= 10_000 ? Math.round(row.value).toLocaleString('en-US') : String(row.value);
+    Math.abs(row.value) >= 1000 ? Math.round(row.value).toLocaleString('en-US') : String(row.value);
   return `${text} ${row.unit}`.trim();
 }
 

@@ -1,8 +1,8 @@
 import { authScenario } from './auth.ts';
-import { batchScenario } from './batch.ts';
+import { batchApiOnlyScenario, batchScenario } from './batch.ts';
 import { claimScenario } from './claim.ts';
 import { dispatchScenario } from './dispatch.ts';
-import { ingestScenario } from './ingest.ts';
+import { ingestApiOnlyScenario, ingestScenario } from './ingest.ts';
 import { isolationScenario } from './isolation.ts';
 import { memoryScenario } from './memory.ts';
 import type { Scenario } from './types.ts';
@@ -10,7 +10,9 @@ import type { Scenario } from './types.ts';
 /** Every scenario of the issue, in its order. */
 export const SCENARIOS: Scenario[] = [
   ingestScenario,
+  ingestApiOnlyScenario,
   batchScenario,
+  batchApiOnlyScenario,
   isolationScenario,
   dispatchScenario,
   claimScenario,

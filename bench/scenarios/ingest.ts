@@ -13,12 +13,12 @@ import type { Scenario } from './types.ts';
  * Scenario 1: POST /notifications with 64 connections, one token, a 200-byte body, each 201
  * durable; the ratio to a bare Fastify 201 in alternating rounds, and Herald's p99.
  */
-export async function ingestOn(engine: Engine, options: BenchOptions): Promise<Row[]> {
-  const name = engine === 'sqlite' ? 'ingest' : 'ingest (postgres, 2 API)';
+export async function ingestOn(engine: Engine, options: BenchOptions, apiOnly = false): Promise<Row[]> {
+  const name = engine === 'postgres' ? 'ingest (postgres, 2 API)' : apiOnly ? 'ingest (api only)' : 'ingest';
   const { ingest, rounds } = options.sizes;
   const herald = await deploy(engine, {
-    roles: options.noWorker ? 'auth,api' : undefined,
-    workers: options.noWorker ? 0 : 1,
+    roles: apiOnly ? 'auth,api' : undefined,
+    workers: apiOnly ? 0 : 1,
   });
   const bare = await startBare();
   try {
@@ -56,7 +56,7 @@ export async function ingestOn(engine: Engine, options: BenchOptions): Promise<R
         note:
           `median of ${rounds} alternating rounds, ${ingest.connections} connections; per round: ` +
           `${result.ratios.map((r) => r.toFixed(3)).join(', ')}; ` +
-          (engine === 'postgres' ? postgresNote(options.noWorker ? 0 : 1) : workerNote(options)) +
+          (engine === 'postgres' ? postgresNote(apiOnly ? 0 : 1) : workerNote(apiOnly)) +
           shedNote(result),
       }),
       measured(name, 'Herald requests/s', heraldRps, '/s'),
@@ -72,6 +72,13 @@ export async function ingestOn(engine: Engine, options: BenchOptions): Promise<R
 
 export const ingestScenario: Scenario = {
   name: 'ingest',
-  title: '1. Ingest: POST /notifications vs bare Fastify',
+  title: '1. Ingest: POST /notifications vs bare Fastify (npm start, every role)',
   run: (options) => ingestOn('sqlite', options),
+};
+
+/** The same with the API alone in the process: what draining on the same cores costs ingest. */
+export const ingestApiOnlyScenario: Scenario = {
+  name: 'ingest-api-only',
+  title: '1. Ingest with HERALD_ROLES=auth,api (no worker in the process)',
+  run: (options) => ingestOn('sqlite', options, true),
 };
