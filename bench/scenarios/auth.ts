@@ -1,5 +1,8 @@
+import { createAuthService } from '../../src/auth/service.ts';
+import { createLocalVerifier } from '../../src/auth/verifier.ts';
 import { systemClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config/config.ts';
+import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { Unavailable } from '../lib/api.ts';
 import { deploy } from '../lib/deploy.ts';
 import { ADMIN } from '../lib/herald.ts';
@@ -28,9 +31,6 @@ async function rate(verify: () => Promise<unknown>, seconds: number): Promise<nu
  * over real keys in a temporary SQLite store, in alternating rounds.
  */
 async function verifications(options: BenchOptions): Promise<Row[]> {
-  const { createSqliteStore } = await import('../../src/store/sqlite/index.ts');
-  const { createAuthService } = await import('../../src/auth/service.ts');
-  const { createLocalVerifier } = await import('../../src/auth/verifier.ts');
   const config = loadConfig({ HERALD_DATA_DIR: tempDir('auth'), LOG_LEVEL: 'silent' });
   const store = createSqliteStore(config.dataDir);
   try {

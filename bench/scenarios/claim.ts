@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Unavailable } from '../lib/api.ts';
+import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { measured, type Row } from '../lib/report.ts';
@@ -7,38 +7,13 @@ import { median } from '../lib/stats.ts';
 import { tempDir } from '../lib/tmp.ts';
 import type { Scenario } from './types.ts';
 
-/** The part of the scheduler's queue port this scenario calls (src/store/port/queue.ts). */
-interface ClaimingQueue {
-  cycle(input: {
-    owner: string;
-    now: number;
-    leaseUntil: number;
-    completions: readonly never[];
-    claim: { perPriority: readonly number[]; sharedLimit: number; perChannel: Record<string, number> };
-    maxAttempts: number;
-  }): Promise<{ claimed: unknown[] }>;
-}
-
-interface SqliteHandle {
-  db: {
-    prepare(sql: string): { run(...args: unknown[]): unknown };
-    transaction<T>(fn: () => T): () => T;
-    pragma(s: string): unknown;
-  };
-  queue?: ClaimingQueue;
-  close(): Promise<void>;
-}
+type SqliteStore = ReturnType<typeof createSqliteStore>;
 
 const CHANNELS = ['email', 'sms', 'push'];
 
 /** A temporary SQLite store with `count` NORMAL rows ready, inserted directly (queue contract format). */
-async function filledStore(count: number): Promise<SqliteHandle & { queue: ClaimingQueue }> {
-  const { createSqliteStore } = await import('../../src/store/sqlite/index.ts');
-  const store = createSqliteStore(tempDir('claim')) as unknown as SqliteHandle;
-  if (!store.queue?.cycle) {
-    await store.close();
-    throw new Unavailable('the scheduler queue store (store.queue.cycle) has not landed yet');
-  }
+async function filledStore(count: number): Promise<SqliteStore> {
+  const store = createSqliteStore(tempDir('claim'));
   store.db.pragma('synchronous = OFF');
   const insert = store.db.prepare(
     `INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, recipient, content,
@@ -59,23 +34,24 @@ async function filledStore(count: number): Promise<SqliteHandle & { queue: Claim
   }
   // No checkpoint left over from the inserts lands inside a timed claim.
   store.db.pragma('wal_checkpoint(TRUNCATE)');
-  return store as SqliteHandle & { queue: ClaimingQueue };
+  return store;
 }
 
 /**
  * Scenario 5: time one claim (one scheduler cycle claiming a batch) with 10k, 100k and 1M rows
- * ready, in-process against temporary SQLite databases filled by direct inserts. Claims
+ * ready, in-process through the scheduler's queue port (store.queue.cycle) against temporary
+ * SQLite databases filled by direct inserts. Claims
  * alternate between the three databases (10k, 100k, 1M, 10k, ...) so machine noise hits each
  * size alike. Disk sync is off: every claim commits once whatever the backlog, so an fsync
  * would only add the same constant to each and hide the claim's own growth.
  */
 async function run(options: BenchOptions): Promise<Row[]> {
   const { sizes, claimsPerSize, claimBatch } = options.sizes.claim;
-  const stores: Array<SqliteHandle & { queue: ClaimingQueue }> = [];
+  const stores: SqliteStore[] = [];
   try {
     // Enough rows that at least `size` are still ready at the last timed claim.
     for (const size of sizes) stores.push(await filledStore(size + (claimsPerSize + 3) * claimBatch));
-    const claimOnce = async (store: SqliteHandle & { queue: ClaimingQueue }) => {
+    const claimOnce = async (store: SqliteStore) => {
       const now = Date.now();
       const started = performance.now();
       const result = await store.queue.cycle({
