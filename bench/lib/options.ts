@@ -145,6 +145,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       }
     }
   }
+  if (readme && quick) throw new Error('--readme takes a full-size run; --quick figures mean nothing');
   const sizes = structuredClone(quick ? QUICK : FULL);
   for (const apply of overrides) apply(sizes);
   return {

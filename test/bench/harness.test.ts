@@ -36,6 +36,7 @@ describe('bench harness', () => {
     assert.throws(() => parseOptions(['--rounds', '2']), /at least 3/);
     assert.throws(() => parseOptions(['--fast']), /unknown flag/);
     assert.throws(() => parseOptions(['--isolation-backlog', 'many']), /positive integer/);
+    assert.throws(() => parseOptions(['--quick', '--readme']), /full-size run/);
   });
 
   it('counts only accepted requests and tolerates only overload answers', () => {
