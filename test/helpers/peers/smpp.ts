@@ -52,6 +52,9 @@ function text(value: unknown): string {
 export async function startSmppPeer(options: SmppPeerOptions): Promise<SmppPeer> {
   const sessions = new Set<Session>();
   let bound: Session | undefined;
+  // A receipt goes back on the session that submitted the message, as an SMSC does; the latest
+  // bound session may belong to another client (an earlier test's provider that reconnected).
+  const submitters = new Map<string, Session>();
   let sequence = 0;
   const peer = {
     submitted: [] as Submitted[],
@@ -62,9 +65,11 @@ export async function startSmppPeer(options: SmppPeerOptions): Promise<SmppPeer>
   };
   const sendReceipt = (messageId: string, stat: string, destination = '15551234567') =>
     new Promise<number>((resolve, reject) => {
-      if (!bound) return reject(new Error('no bound session'));
+      const owner = submitters.get(messageId);
+      const session = owner && sessions.has(owner) ? owner : bound;
+      if (!session) return reject(new Error('no bound session'));
       const delivered = stat === 'DELIVRD' ? '001' : '000';
-      bound.deliver_sm(
+      session.deliver_sm(
         {
           source_addr: destination,
           destination_addr: 'HERALD',
@@ -123,6 +128,7 @@ export async function startSmppPeer(options: SmppPeerOptions): Promise<SmppPeer>
         return;
       }
       session.send(pdu.response({ message_id: messageId }));
+      if (messageId) submitters.set(messageId, session);
       const stat = options.receipts?.[destination] ?? 'DELIVRD';
       if (pdu.registered_delivery && stat !== 'none' && messageId) {
         setImmediate(() => sendReceipt(messageId, stat, destination).catch(() => undefined));
