@@ -5,14 +5,14 @@ import type {
   NewNotification,
   NotificationStore,
 } from '../port/notifications.ts';
-import type { Sql } from './connect.ts';
 import {
   type EventRow,
   eventFromRow,
   NOTIFICATION_COLUMNS,
   type NotificationRow,
   notificationFromRow,
-} from './rows.ts';
+} from '../rows.ts';
+import type { Sql } from './connect.ts';
 import { WAKEUP_CHANNEL } from './wakeups.ts';
 
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));

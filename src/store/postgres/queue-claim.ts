@@ -1,9 +1,9 @@
 import { CHANNELS, type Channel, type NotificationRecord } from '../../notifications/model.ts';
 import type { ClaimBudget } from '../port/queue.ts';
+import { type NotificationRow, notificationFromRow } from '../rows.ts';
 import type { Sql } from './connect.ts';
 import { type EventInput, insertEvents } from './queue-complete.ts';
 import { detailOf, hasThrottled, pauseView } from './queue-pauses.ts';
-import { type NotificationRow, notificationFromRow } from './rows.ts';
 
 /** What a claim did, for CycleResult. */
 export interface ClaimOutcome {

@@ -1,93 +1,18 @@
-import {
-  type Channel,
-  type EventRecord,
-  type EventType,
-  type NotificationRecord,
-  priorityOf,
-  priorityRank,
-  type Status,
-} from '../../notifications/model.ts';
+import { type EventType, priorityRank } from '../../notifications/model.ts';
 import type {
   ActionOutcome,
   IdempotentHit,
   NewNotification,
   NotificationStore,
 } from '../port/notifications.ts';
+import {
+  type EventRow,
+  eventFromRow,
+  NOTIFICATION_COLUMNS,
+  type NotificationRow,
+  notificationFromRow,
+} from '../rows.ts';
 import type { SqliteDb } from './open.ts';
-
-/** A `notifications` row as better-sqlite3 returns it. */
-export interface NotificationRow {
-  seq: number;
-  id: string;
-  tenant: string;
-  channel: string;
-  priority: number;
-  status: string;
-  recipient: string;
-  template_key: string | null;
-  template_version: number | null;
-  content: string | null;
-  variables: string | null;
-  metadata: string | null;
-  request_hash: string | null;
-  scheduled_at: number | null;
-  expires_at: number | null;
-  attempts: number;
-  next_attempt_at: number | null;
-  provider: string | null;
-  provider_message_id: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-/** The columns every reader selects; the scheduler may reuse it with notificationFromRow. */
-export const NOTIFICATION_COLUMNS = `seq, id, tenant, channel, priority, status, recipient, template_key,
-  template_version, content, variables, metadata, request_hash, scheduled_at, expires_at, attempts,
-  next_attempt_at, provider, provider_message_id, created_at, updated_at`;
-
-/** Maps a row to the domain record (JSON columns parsed, rank back to priority). */
-export function notificationFromRow(row: NotificationRow): NotificationRecord {
-  return {
-    seq: row.seq,
-    id: row.id,
-    tenant: row.tenant,
-    channel: row.channel as Channel,
-    priority: priorityOf(row.priority),
-    status: row.status as Status,
-    recipient: JSON.parse(row.recipient),
-    templateKey: row.template_key,
-    templateVersion: row.template_version,
-    content: row.content === null ? null : JSON.parse(row.content),
-    variables: row.variables === null ? {} : JSON.parse(row.variables),
-    metadata: row.metadata === null ? {} : JSON.parse(row.metadata),
-    scheduledAt: row.scheduled_at,
-    expiresAt: row.expires_at,
-    attempts: row.attempts,
-    nextAttemptAt: row.next_attempt_at,
-    provider: row.provider,
-    providerMessageId: row.provider_message_id,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-interface EventRow {
-  type: string;
-  at: number;
-  attempt: number | null;
-  provider: string | null;
-  detail: string | null;
-  source: string | null;
-}
-
-function eventFromRow(row: EventRow): EventRecord {
-  const event: EventRecord = { type: row.type as EventType, at: row.at };
-  if (row.attempt !== null) event.attempt = row.attempt;
-  if (row.provider !== null) event.provider = row.provider;
-  if (row.detail !== null) event.detail = row.detail;
-  if (row.source !== null) event.source = row.source;
-  return event;
-}
 
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 

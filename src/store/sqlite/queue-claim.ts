@@ -1,8 +1,8 @@
 import { CHANNELS, type Channel, type NotificationRecord } from '../../notifications/model.ts';
 import type { ClaimBudget } from '../port/queue.ts';
+import { type NotificationRow, notificationFromRow } from '../rows.ts';
 import type { SqliteDb } from './open.ts';
 import type { createPauses, PauseView } from './queue-pauses.ts';
-import { type NotificationRow, toRecord } from './queue-rows.ts';
 
 interface Head {
   seq: number;
@@ -104,7 +104,7 @@ export function createClaimer(db: SqliteDb, pauses: ReturnType<typeof createPaus
         if (held) pauses.noteHeld(head.seq, held, head.created_at);
         event.run(row.seq, 'PROCESSING', now, row.attempts);
         used.set(head.channel, (used.get(head.channel) ?? 0) + 1);
-        claimed.push(toRecord(row));
+        claimed.push(notificationFromRow(row));
         taken++;
       }
       if (priority > 0) shared += taken;

@@ -5,9 +5,12 @@ import {
   type NotificationRecord,
   priorityOf,
   type Status,
-} from '../../notifications/model.ts';
+} from '../notifications/model.ts';
 
-/** A `notifications` row as postgres.js returns it (BIGINT parsed to number, see connect.ts). */
+/**
+ * A `notifications` row as both adapters return it: better-sqlite3 as is, postgres.js with
+ * BIGINT parsed to number (see postgres/connect.ts). One mapper serves both.
+ */
 export interface NotificationRow {
   seq: number;
   id: string;
@@ -32,7 +35,7 @@ export interface NotificationRow {
   updated_at: number;
 }
 
-/** The columns every reader selects (the same list as the SQLite adapter's). */
+/** The columns every reader selects. */
 export const NOTIFICATION_COLUMNS = `seq, id, tenant, channel, priority, status, recipient, template_key,
   template_version, content, variables, metadata, request_hash, scheduled_at, expires_at, attempts,
   next_attempt_at, provider, provider_message_id, created_at, updated_at`;
