@@ -1,67 +1,6 @@
-import {
-  type AuthStore,
-  type ClientRecord,
-  DuplicateError,
-  type SigningKeyRecord,
-  type UserRecord,
-} from '../port/auth.ts';
+import { type ClientRow, type KeyRow, toClient, toKey, toUser, type UserRow } from '../auth-rows.ts';
+import { type AuthStore, DuplicateError, type SigningKeyRecord } from '../port/auth.ts';
 import type { SqliteDb } from './open.ts';
-
-interface KeyRow {
-  kid: string;
-  alg: string;
-  public_jwk: string;
-  private_jwk: string;
-  created_at: number;
-  retired_at: number | null;
-  publish_until: number | null;
-}
-interface UserRow {
-  id: string;
-  email: string;
-  password_hash: string;
-  role: string;
-  tenant: string;
-  disabled: number;
-  created_at: number;
-}
-interface ClientRow {
-  id: string;
-  name: string;
-  secret_hash: string;
-  scopes: string;
-  tenant: string;
-  disabled: number;
-  created_at: number;
-}
-
-const toKey = (r: KeyRow): SigningKeyRecord => ({
-  kid: r.kid,
-  alg: r.alg,
-  publicJwk: r.public_jwk,
-  privateJwk: r.private_jwk,
-  createdAt: r.created_at,
-  retiredAt: r.retired_at,
-  publishUntil: r.publish_until,
-});
-const toUser = (r: UserRow): UserRecord => ({
-  id: r.id,
-  email: r.email,
-  passwordHash: r.password_hash,
-  role: r.role,
-  tenant: r.tenant,
-  disabled: r.disabled === 1,
-  createdAt: r.created_at,
-});
-const toClient = (r: ClientRow): ClientRecord => ({
-  id: r.id,
-  name: r.name,
-  secretHash: r.secret_hash,
-  scopes: r.scopes.split(' ').filter(Boolean),
-  tenant: r.tenant,
-  disabled: r.disabled === 1,
-  createdAt: r.created_at,
-});
 
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT') === true;

@@ -1,0 +1,58 @@
+import type { ClientRecord, SigningKeyRecord, UserRecord } from './port/auth.ts';
+
+/** Rows of the auth tables as both adapters return them, and their mapping to records. */
+export interface KeyRow {
+  kid: string;
+  alg: string;
+  public_jwk: string;
+  private_jwk: string;
+  created_at: number;
+  retired_at: number | null;
+  publish_until: number | null;
+}
+export interface UserRow {
+  id: string;
+  email: string;
+  password_hash: string;
+  role: string;
+  tenant: string;
+  disabled: number;
+  created_at: number;
+}
+export interface ClientRow {
+  id: string;
+  name: string;
+  secret_hash: string;
+  scopes: string;
+  tenant: string;
+  disabled: number;
+  created_at: number;
+}
+
+export const toKey = (r: KeyRow): SigningKeyRecord => ({
+  kid: r.kid,
+  alg: r.alg,
+  publicJwk: r.public_jwk,
+  privateJwk: r.private_jwk,
+  createdAt: r.created_at,
+  retiredAt: r.retired_at,
+  publishUntil: r.publish_until,
+});
+export const toUser = (r: UserRow): UserRecord => ({
+  id: r.id,
+  email: r.email,
+  passwordHash: r.password_hash,
+  role: r.role,
+  tenant: r.tenant,
+  disabled: r.disabled === 1,
+  createdAt: r.created_at,
+});
+export const toClient = (r: ClientRow): ClientRecord => ({
+  id: r.id,
+  name: r.name,
+  secretHash: r.secret_hash,
+  scopes: r.scopes.split(' ').filter(Boolean),
+  tenant: r.tenant,
+  disabled: r.disabled === 1,
+  createdAt: r.created_at,
+});
