@@ -6,6 +6,7 @@ import {
   priorityOf,
   type Status,
 } from '../notifications/model.ts';
+import type { TemplateContent, TemplateRecord } from './port/templates.ts';
 
 /**
  * A `notifications` row as both adapters return it: better-sqlite3 as is, postgres.js with
@@ -83,4 +84,28 @@ export function eventFromRow(row: EventRow): EventRecord {
   if (row.detail !== null) event.detail = row.detail;
   if (row.source !== null) event.source = row.source;
   return event;
+}
+
+/** A template's current or pinned version, joined from `templates` and `template_versions`. */
+export interface TemplateRow {
+  tenant: string;
+  key: string;
+  channel: string;
+  version: number;
+  content: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export function templateFromRow(row: TemplateRow | undefined): TemplateRecord | null {
+  if (!row) return null;
+  return {
+    tenant: row.tenant,
+    key: row.key,
+    channel: row.channel as Channel,
+    version: row.version,
+    content: JSON.parse(row.content) as TemplateContent,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }

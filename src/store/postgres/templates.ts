@@ -1,29 +1,7 @@
 import type { Channel } from '../../notifications/model.ts';
 import type { TemplateContent, TemplateRecord, TemplateStore } from '../port/templates.ts';
+import { type TemplateRow as Row, templateFromRow as toRecord } from '../rows.ts';
 import type { Sql } from './connect.ts';
-
-interface Row {
-  tenant: string;
-  key: string;
-  channel: string;
-  version: number;
-  content: string;
-  created_at: number;
-  updated_at: number;
-}
-
-function toRecord(row: Row | undefined): TemplateRecord | null {
-  if (!row) return null;
-  return {
-    tenant: row.tenant,
-    key: row.key,
-    channel: row.channel as Channel,
-    version: row.version,
-    content: JSON.parse(row.content) as TemplateContent,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
 
 /** The PostgreSQL template store; same semantics as the SQLite one. Versions are never updated or deleted. */
 export function createPostgresTemplates(sql: Sql): TemplateStore {

@@ -1,33 +1,11 @@
 import type { Channel } from '../../notifications/model.ts';
 import type { TemplateContent, TemplateRecord, TemplateStore } from '../port/templates.ts';
+import { type TemplateRow as Row, templateFromRow as toRecord } from '../rows.ts';
 import type { SqliteDb } from './open.ts';
-
-interface Row {
-  tenant: string;
-  key: string;
-  channel: string;
-  version: number;
-  content: string;
-  created_at: number;
-  updated_at: number;
-}
 
 const CURRENT = `SELECT t.tenant, t.key, v.channel, v.version, v.content, t.created_at, v.created_at AS updated_at
   FROM templates t JOIN template_versions v
     ON v.tenant = t.tenant AND v.key = t.key AND v.version = t.current_version`;
-
-function toRecord(row: Row | undefined): TemplateRecord | null {
-  if (!row) return null;
-  return {
-    tenant: row.tenant,
-    key: row.key,
-    channel: row.channel as Channel,
-    version: row.version,
-    content: JSON.parse(row.content) as TemplateContent,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
 
 /** The SQLite template store. Versions are never updated or deleted. */
 export function createSqliteTemplates(db: SqliteDb): TemplateStore {
