@@ -26,13 +26,14 @@ async function checkAdapter(url: string): Promise<void> {
  * A fresh database on the bench's PostgreSQL server: the one in HERALD_TEST_DATABASE_URL, or an
  * embedded one started on first use (test/helpers/postgres.ts, the PostgreSQL engineer's
  * helper). Throws Unavailable while the PostgreSQL adapter lacks an area the scenarios need.
- * Note: the embedded server runs with the test helper's flags (fsync off).
+ * The embedded server is started durable (fsync and synchronous_commit on), like SQLite's FULL sync,
+ * so the two stores' figures compare.
  */
 export async function postgresDatabase(): Promise<string> {
   if (!server) {
     progress('postgres: starting the embedded PostgreSQL server');
     const { startPostgres } = await import('../../test/helpers/postgres.ts');
-    server = startPostgres();
+    server = startPostgres({ durable: true });
   }
   const url = await (await server).createDatabase('herald_bench');
   await checkAdapter(url);
@@ -54,7 +55,6 @@ export function postgresNote(workers: number): string {
     layout +
     (process.env.HERALD_TEST_DATABASE_URL
       ? 'PostgreSQL from HERALD_TEST_DATABASE_URL'
-      : "embedded PostgreSQL with the test helper's flags (fsync and synchronous_commit off), so not as durable " +
-        'as the SQLite figures; set HERALD_TEST_DATABASE_URL to a durable server for comparable ones')
+      : 'embedded PostgreSQL, durable (fsync and synchronous_commit on)')
   );
 }

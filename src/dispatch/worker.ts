@@ -76,11 +76,11 @@ export function createWorker(deps: WorkerDeps): Worker {
       stopWaiting?.();
       await loop;
       const finished = scheduler.drained();
-      await Promise.race([finished, sleep(graceMs)]);
+      await within(finished, graceMs);
       if (scheduler.inFlight() > 0) {
         log.info({ inFlight: scheduler.inFlight() }, 'releasing sends still running at shutdown');
         scheduler.releaseAll();
-        await Promise.race([finished, sleep(2000)]);
+        await within(finished, 2000);
       }
       // Whatever did not come back keeps its lease; the reaper of the next worker returns it.
       for (let i = 0; i < 3 && scheduler.pending() > 0; i++) {
@@ -92,4 +92,17 @@ export function createWorker(deps: WorkerDeps): Worker {
       }
     },
   };
+}
+
+/**
+ * Waits for `promise`, at most `ms`. The timer is cleared once the promise wins, so an idle
+ * worker's process exits at once on SIGTERM instead of waiting out the grace period.
+ */
+async function within(promise: Promise<void>, ms: number): Promise<void> {
+  const timeout = new AbortController();
+  try {
+    await Promise.race([promise, sleep(ms, undefined, { signal: timeout.signal }).catch(() => undefined)]);
+  } finally {
+    timeout.abort();
+  }
 }
