@@ -7,7 +7,6 @@ import type { Config } from './config/config.ts';
 import { dispatchAdminRoutes } from './dispatch/admin-routes.ts';
 import { startDispatch } from './dispatch/start.ts';
 import { createWakeup } from './dispatch/wakeup.ts';
-import { buildGateway } from './gateway/app.ts';
 import { type ApiModules, buildApp } from './http/app.ts';
 import { healthRoutes } from './http/health.ts';
 import { metricsRoutes } from './http/metrics-routes.ts';
@@ -102,13 +101,15 @@ export async function startHerald(config: Config, clock: Clock = systemClock): P
     // worker role: the scheduler starts here and is stopped (gracefully) by a closer. Closers run
     // in reverse, so the worker stops before the API; in-flight sends finish or are released.
     if (roles.has('worker')) {
-      const dispatch = startDispatch(deps);
+      const dispatch = await startDispatch(deps);
       closers.push(() => dispatch.close());
     }
     // gateway role: the BFF listens on config.gatewayPort here.
     if (roles.has('gateway')) {
       // With HERALD_API_PORT=0 (tests) the default upstream URLs name port 0: use the real one.
       const local = (url: string) => (herald.apiUrl && /:0$/.test(url) ? herald.apiUrl : url);
+      // Imported only for this role: the proxy and static-file stack is not loaded by API or workers.
+      const { buildGateway } = await import('./gateway/app.ts');
       const gateway = await buildGateway({
         ...config,
         authUrl: local(config.authUrl),

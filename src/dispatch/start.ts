@@ -1,7 +1,11 @@
 import pino from 'pino';
 import { loggerOptions } from '../http/logger.ts';
 import type { AppDeps } from '../http/types.ts';
-import { createProviderRegistry, type ProviderRegistry } from '../providers/registry.ts';
+import {
+  configuredProviderFactories,
+  createProviderRegistry,
+  type ProviderRegistry,
+} from '../providers/registry.ts';
 import type { ProviderDeps, ReportSink } from '../providers/types.ts';
 import { createRenderer } from '../templates/render.ts';
 import { createStoreReportSink } from '../webhooks/report-sink.ts';
@@ -20,11 +24,11 @@ export interface Dispatch {
  * Starts the worker role on the shared deps (store, clock, wake-up). `reports` receives
  * asynchronous delivery reports (SMPP receipts); by default they go to the store.
  */
-export function startDispatch(deps: AppDeps, reports?: ReportSink): Dispatch {
+export async function startDispatch(deps: AppDeps, reports?: ReportSink): Promise<Dispatch> {
   const log = pino(loggerOptions(deps.config.logLevel)).child({ role: 'worker' });
   const sink: ReportSink = reports ?? createStoreReportSink(deps.store, deps.clock);
   const providerDeps: ProviderDeps = { config: deps.config, clock: deps.clock, reports: sink, log };
-  const providers = createProviderRegistry(providerDeps);
+  const providers = createProviderRegistry(providerDeps, await configuredProviderFactories(deps.config));
   const scheduler = createScheduler({
     store: deps.store,
     providers,

@@ -1,22 +1,24 @@
+import type { Config } from '../config/config.ts';
 import { CHANNELS, type Channel, type Recipient } from '../notifications/model.ts';
-import { emailProviderFactories } from './email/index.ts';
-import { pushProviderFactories } from './push/index.ts';
 import { createSandboxProvider } from './sandbox/index.ts';
-import { smsProviderFactories } from './sms/index.ts';
 import type { Provider, ProviderDeps } from './types.ts';
 
 /** Builds a configured provider, or returns undefined when its configuration is absent. */
 export type ProviderFactory = (deps: ProviderDeps) => Provider | Provider[] | undefined;
 
 /**
- * The real providers, in order of preference within a channel. Each engineer adding a provider
- * appends its factory here (one line); it returns undefined unless its variables are set.
+ * The real providers' factories, in order of preference within a channel; each returns undefined
+ * unless its variables are set. A family's modules (nodemailer, web-push, smpp…) are imported
+ * only when one of its providers is configured: together they cost about 30 MB of RSS.
  */
-export const providerFactories: ProviderFactory[] = [
-  ...pushProviderFactories,
-  ...emailProviderFactories,
-  ...smsProviderFactories,
-];
+export async function configuredProviderFactories(config: Config): Promise<ProviderFactory[]> {
+  const p = config.providers;
+  return [
+    ...(p.vapid || p.apns || p.fcm ? (await import('./push/index.ts')).pushProviderFactories : []),
+    ...(p.smtp ? (await import('./email/index.ts')).emailProviderFactories : []),
+    ...(p.twilio || p.smpp ? (await import('./sms/index.ts')).smsProviderFactories : []),
+  ];
+}
 
 /** Which provider serves which notification. */
 export interface ProviderRegistry {
@@ -35,7 +37,7 @@ export interface ProviderRegistry {
  */
 export function createProviderRegistry(
   deps: ProviderDeps,
-  factories: readonly ProviderFactory[] = providerFactories,
+  factories: readonly ProviderFactory[],
 ): ProviderRegistry {
   const built = factories.flatMap((factory) => {
     const made = factory(deps);
