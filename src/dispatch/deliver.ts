@@ -121,7 +121,12 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
   if (result.kind === 'permanent') {
     // The provider answered: it works, the message is what is wrong.
     state.circuit.success();
-    return { ...lease, kind: 'failed', provider: provider.name, detail: result.detail };
+    // A push subscription or device token that is gone for good (404/410, Unregistered) is
+    // reported in the event detail, so the sender knows to drop it rather than send again.
+    const detail = result.unregistered
+      ? `${result.detail}; recipient unregistered: remove this subscription or device token`
+      : result.detail;
+    return { ...lease, kind: 'failed', provider: provider.name, detail };
   }
   state.circuit.failure();
   return retryOrFail(deps, record, provider.name, result.detail, result.retryAfterMs);

@@ -134,7 +134,7 @@ describe('push providers behind the scheduler', () => {
       }
     });
   }
-  it('webpush: a gone subscription fails at once, a 429 waits for its Retry-After', async () => {
+  it('webpush: a gone subscription fails at once and says to drop it, a 429 waits for its Retry-After', async () => {
     const peer = await startWebPushPeer();
     closers.push(() => peer.close());
     const vapid = webpush.generateVAPIDKeys();
@@ -155,6 +155,8 @@ describe('push providers behind the scheduler', () => {
     const failed = await read(env.store, goneId as string);
     assert.equal(failed.record.status, 'FAILED');
     assert.equal(failed.record.attempts, 1);
+    const failure = failed.events.find((e) => e.type === 'FAILED');
+    assert.match(failure?.detail ?? '', /recipient unregistered: remove this subscription/);
     const waiting = await read(env.store, busyId as string);
     assert.equal(waiting.record.status, 'RETRYING');
     assert.ok((waiting.record.nextAttemptAt ?? 0) >= env.clock.now() + 120_000);
