@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createClient, DEFAULT_TENANT } from '../auth/accounts.ts';
-import { row, runCli, UsageError } from '../auth/cli-support.ts';
 import { SCOPES } from '../auth/principal.ts';
+import { row, runCli, UsageError } from './support.ts';
 
 const USAGE = `Usage:
   herald clients add --name N --scopes "s1 s2" [--tenant T]

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { row, runCli, UsageError } from '../auth/cli-support.ts';
 import { createKeyring } from '../auth/keys.ts';
+import { row, runCli, UsageError } from './support.ts';
 
 const USAGE = `Usage:
   herald keys rotate          make a new signing key; the old one stays published until its tokens expired

@@ -1,9 +1,7 @@
 import { parseArgs } from 'node:util';
-import { systemClock } from '../clock.ts';
-import { ConfigError, loadConfig } from '../config/config.ts';
 import { queuesView } from '../dispatch/admin-routes.ts';
 import { CHANNELS, type Channel, PRIORITIES, type Priority, priorityRank } from '../notifications/model.ts';
-import { createStore } from '../store/create.ts';
+import { row, runCli } from './support.ts';
 
 const USAGE =
   'Usage: herald queues pause|resume [--priority CRITICAL|HIGH|NORMAL|LOW] [--channel email|sms|push]';
@@ -21,37 +19,23 @@ export async function runQueues(args: string[], env: NodeJS.ProcessEnv): Promise
     console.error(`${(error as Error).message}\n${USAGE}`);
     return 2;
   }
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      return 2;
-    }
-    throw error;
-  }
-  const store = await createStore(config);
-  try {
+  return runCli(env, USAGE, async ({ store, clock, out }) => {
     if (parsed.action !== 'list') {
       const selector = {
         priority: parsed.priority === undefined ? undefined : priorityRank(parsed.priority),
         channel: parsed.channel,
       };
-      await store.queue.setPaused(selector, parsed.action === 'pause', systemClock.now());
+      await store.queue.setPaused(selector, parsed.action === 'pause', clock.now());
     }
-    const { queues } = await queuesView(store, systemClock.now());
-    console.log('priority  channel  depth     oldestAgeMs  inFlight  paused');
+    const { queues } = await queuesView(store, clock.now());
+    const widths = [9, 8, 9, 12, 9, 6];
+    out(row(['priority', 'channel', 'depth', 'oldestAgeMs', 'inFlight', 'paused'], widths));
     for (const q of queues) {
       const age = q.oldestAgeMs === null ? '-' : String(q.oldestAgeMs);
-      console.log(
-        `${q.priority.padEnd(9)} ${q.channel.padEnd(8)} ${String(q.depth).padEnd(9)} ${age.padEnd(12)} ${String(q.inFlight).padEnd(9)} ${q.paused}`,
-      );
+      out(row([q.priority, q.channel, String(q.depth), age, String(q.inFlight), String(q.paused)], widths));
     }
     return 0;
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 function parse(args: string[]): {

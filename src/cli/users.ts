@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { createUser, DEFAULT_TENANT, isRole, normalizeEmail } from '../auth/accounts.ts';
-import { readStdinLine, row, runCli, UsageError } from '../auth/cli-support.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
 import { DuplicateError } from '../store/port/auth.ts';
+import { readStdinLine, row, runCli, UsageError } from './support.ts';
 
 const USAGE = `Usage:
   herald users add --email E (--password P | --password-stdin) --role admin|sender|viewer [--tenant T]
