@@ -6,6 +6,7 @@ import {
   priorityOf,
   type Status,
 } from '../notifications/model.ts';
+import type { SandboxMessage } from './port/sandbox.ts';
 import type { TemplateContent, TemplateRecord } from './port/templates.ts';
 
 /**
@@ -107,5 +108,30 @@ export function templateFromRow(row: TemplateRow | undefined): TemplateRecord | 
     content: JSON.parse(row.content) as TemplateContent,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+  };
+}
+
+/** A `sandbox_messages` row. */
+export interface SandboxRow {
+  id: number;
+  notification_id: string;
+  tenant: string;
+  channel: string;
+  recipient: string;
+  content: string;
+  attempt: number;
+  at: number;
+}
+
+export function sandboxFromRow(r: SandboxRow): SandboxMessage {
+  return {
+    id: r.id,
+    notificationId: r.notification_id,
+    tenant: r.tenant,
+    channel: r.channel as Channel,
+    recipient: JSON.parse(r.recipient),
+    content: JSON.parse(r.content),
+    attempt: r.attempt,
+    at: r.at,
   };
 }

@@ -1,17 +1,6 @@
-import type { Channel } from '../../notifications/model.ts';
-import type { SandboxMessage, SandboxStore } from '../port/sandbox.ts';
+import type { SandboxStore } from '../port/sandbox.ts';
+import { type SandboxRow as Row, sandboxFromRow } from '../rows.ts';
 import type { Sql } from './connect.ts';
-
-interface Row {
-  id: number;
-  notification_id: string;
-  tenant: string;
-  channel: string;
-  recipient: string;
-  content: string;
-  attempt: number;
-  at: number;
-}
 
 /** Sandbox messages in the shared database, so every process (and the UI behind any API) sees them. */
 export function createPostgresSandbox(sql: Sql): SandboxStore {
@@ -23,18 +12,7 @@ export function createPostgresSandbox(sql: Sql): SandboxStore {
         ${q.notificationId === undefined ? sql`` : sql`AND notification_id = ${q.notificationId}`}
         ${q.before === undefined ? sql`` : sql`AND id < ${q.before}`}
         ORDER BY id DESC LIMIT ${q.limit}`;
-      return rows.map(
-        (r): SandboxMessage => ({
-          id: r.id,
-          notificationId: r.notification_id,
-          tenant: r.tenant,
-          channel: r.channel as Channel,
-          recipient: JSON.parse(r.recipient),
-          content: JSON.parse(r.content),
-          attempt: r.attempt,
-          at: r.at,
-        }),
-      );
+      return rows.map(sandboxFromRow);
     },
   };
 }

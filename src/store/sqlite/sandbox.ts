@@ -1,17 +1,6 @@
-import type { Channel } from '../../notifications/model.ts';
-import type { SandboxMessage, SandboxStore } from '../port/sandbox.ts';
+import type { SandboxStore } from '../port/sandbox.ts';
+import { type SandboxRow as Row, sandboxFromRow } from '../rows.ts';
 import type { SqliteDb } from './open.ts';
-
-interface Row {
-  id: number;
-  notification_id: string;
-  tenant: string;
-  channel: string;
-  recipient: string;
-  content: string;
-  attempt: number;
-  at: number;
-}
 
 /** Lists sandbox messages newest first; filters are optional, so the query is built per call. */
 export function createSqliteSandbox(db: SqliteDb): SandboxStore {
@@ -31,18 +20,7 @@ export function createSqliteSandbox(db: SqliteDb): SandboxStore {
       const sql = `SELECT * FROM sandbox_messages ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
         ORDER BY id DESC LIMIT ?`;
       const rows = db.prepare(sql).all(...params, query.limit) as Row[];
-      return rows.map(
-        (r): SandboxMessage => ({
-          id: r.id,
-          notificationId: r.notification_id,
-          tenant: r.tenant,
-          channel: r.channel as Channel,
-          recipient: JSON.parse(r.recipient),
-          content: JSON.parse(r.content),
-          attempt: r.attempt,
-          at: r.at,
-        }),
-      );
+      return rows.map(sandboxFromRow);
     },
   };
 }
