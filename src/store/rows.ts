@@ -135,3 +135,7 @@ export function sandboxFromRow(r: SandboxRow): SandboxMessage {
     at: r.at,
   };
 }
+
+/** A JSON column's value: null stays SQL NULL. */
+export const json = (value: unknown): string | null =>
+  value === null || value === undefined ? null : JSON.stringify(value);

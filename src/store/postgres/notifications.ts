@@ -8,14 +8,13 @@ import type {
 import {
   type EventRow,
   eventFromRow,
+  json,
   NOTIFICATION_COLUMNS,
   type NotificationRow,
   notificationFromRow,
 } from '../rows.ts';
 import type { Sql } from './connect.ts';
 import { WAKEUP_CHANNEL } from './wakeups.ts';
-
-const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 const hitOf = (row: NotificationRow): IdempotentHit => ({
   record: notificationFromRow(row),

@@ -1,20 +1,12 @@
-import { canMove, type Status, TERMINAL_STATUSES } from '../../notifications/model.ts';
 import type { DeliveryReport } from '../../providers/types.ts';
 import type { ReportOutcome, ReportStore } from '../port/reports.ts';
+import {
+  type PendingReportRow as PendingRow,
+  reportEffect,
+  reportFromPending,
+  type ReportTarget as Target,
+} from '../report-rule.ts';
 import type { Sql } from './connect.ts';
-
-interface Target {
-  seq: number;
-  status: Status;
-}
-
-interface PendingRow {
-  id: number;
-  outcome: DeliveryReport['outcome'];
-  detail: string | null;
-  source: DeliveryReport['source'];
-  reported_at: number;
-}
 
 /**
  * Serialises a report and the worker's commit of the same message id. SQLite runs one writer at
@@ -31,22 +23,15 @@ async function findLocked(tx: Sql, provider: string, messageId: string): Promise
   return row;
 }
 
-/** Same rule as the SQLite adapter: only a SENT notification moves; anything else gets a WEBHOOK event. */
+/** Applies one report to a matched notification, by the rule in report-rule.ts. */
 async function applyTo(tx: Sql, target: Target, report: DeliveryReport, now: number): Promise<ReportOutcome> {
-  const detail = report.detail ?? null;
-  if (target.status === 'SENT' && canMove(target.status, report.outcome)) {
-    await tx`UPDATE notifications SET status = ${report.outcome}, updated_at = ${now} WHERE seq = ${target.seq}`;
-    await tx`INSERT INTO notification_events (notification_seq, type, at, provider, detail, source)
-             VALUES (${target.seq}, ${report.outcome}, ${now}, ${report.provider}, ${detail}, ${report.source})`;
-    return 'applied';
-  }
-  const why =
-    TERMINAL_STATUSES.has(target.status) || target.status === 'SENT' ? '' : ' (attempt in progress)';
-  const text = `${report.outcome} reported${why}${detail ? `: ${detail}` : ''}`;
-  await tx`UPDATE notifications SET updated_at = ${now} WHERE seq = ${target.seq}`;
+  const { moveTo, event } = reportEffect(target, report);
+  if (moveTo)
+    await tx`UPDATE notifications SET status = ${moveTo}, updated_at = ${now} WHERE seq = ${target.seq}`;
+  else await tx`UPDATE notifications SET updated_at = ${now} WHERE seq = ${target.seq}`;
   await tx`INSERT INTO notification_events (notification_seq, type, at, provider, detail, source)
-           VALUES (${target.seq}, 'WEBHOOK', ${now}, ${report.provider}, ${text}, ${report.source})`;
-  return 'unchanged';
+           VALUES (${target.seq}, ${event.type}, ${now}, ${report.provider}, ${event.detail}, ${report.source})`;
+  return moveTo ? 'applied' : 'unchanged';
 }
 
 /**
@@ -68,14 +53,7 @@ export async function applyPendingReportsIn(
     for (const row of rows) {
       const target = await findLocked(tx, provider, messageId);
       if (!target) break;
-      const report: DeliveryReport = {
-        provider,
-        providerMessageId: messageId,
-        outcome: row.outcome,
-        at: row.reported_at,
-        source: row.source,
-        ...(row.detail === null ? {} : { detail: row.detail }),
-      };
+      const report = reportFromPending(provider, messageId, row);
       await applyTo(tx, target, report, now);
       await tx`DELETE FROM pending_reports WHERE id = ${row.id}`;
       applied += 1;

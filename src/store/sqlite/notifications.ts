@@ -8,13 +8,12 @@ import type {
 import {
   type EventRow,
   eventFromRow,
+  json,
   NOTIFICATION_COLUMNS,
   type NotificationRow,
   notificationFromRow,
 } from '../rows.ts';
 import type { SqliteDb } from './open.ts';
-
-const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 /** The SQLite notifications store: ingest, reads, cancel and redrive. */
 export function createSqliteNotifications(db: SqliteDb): NotificationStore {

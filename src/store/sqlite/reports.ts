@@ -1,20 +1,12 @@
-import { canMove, type Status, TERMINAL_STATUSES } from '../../notifications/model.ts';
 import type { DeliveryReport } from '../../providers/types.ts';
 import type { ReportOutcome, ReportStore } from '../port/reports.ts';
+import {
+  type PendingReportRow as PendingRow,
+  reportEffect,
+  reportFromPending,
+  type ReportTarget as Target,
+} from '../report-rule.ts';
 import type { SqliteDb } from './open.ts';
-
-interface Target {
-  seq: number;
-  status: Status;
-}
-
-interface PendingRow {
-  id: number;
-  outcome: DeliveryReport['outcome'];
-  detail: string | null;
-  source: DeliveryReport['source'];
-  reported_at: number;
-}
 
 /** The statements behind reports, prepared once per database. */
 function prepare(db: SqliteDb) {
@@ -54,31 +46,13 @@ function statements(db: SqliteDb): Statements {
   return prepared;
 }
 
-/**
- * Applies one report to a matched notification. Only a SENT notification moves: a terminal one
- * keeps its status (a late or replayed report), and one the queue holds again (QUEUED,
- * PROCESSING, RETRYING) belongs to the scheduler, so the report about an earlier attempt is
- * recorded but does not race the worker's own status writes.
- */
+/** Applies one report to a matched notification, by the rule in report-rule.ts. */
 function applyTo(s: Statements, target: Target, report: DeliveryReport, now: number): ReportOutcome {
-  const detail = report.detail ?? null;
-  if (target.status === 'SENT' && canMove(target.status, report.outcome)) {
-    s.move.run(report.outcome, now, target.seq);
-    s.event.run(target.seq, report.outcome, now, report.provider, detail, report.source);
-    return 'applied';
-  }
-  const why =
-    TERMINAL_STATUSES.has(target.status) || target.status === 'SENT' ? '' : ' (attempt in progress)';
-  s.touch.run(now, target.seq);
-  s.event.run(
-    target.seq,
-    'WEBHOOK',
-    now,
-    report.provider,
-    `${report.outcome} reported${why}${detail ? `: ${detail}` : ''}`,
-    report.source,
-  );
-  return 'unchanged';
+  const effect = reportEffect(target, report);
+  if (effect.moveTo) s.move.run(effect.moveTo, now, target.seq);
+  else s.touch.run(now, target.seq);
+  s.event.run(target.seq, effect.event.type, now, report.provider, effect.event.detail, report.source);
+  return effect.moveTo ? 'applied' : 'unchanged';
 }
 
 /**
@@ -97,14 +71,7 @@ export function applyPendingReportsSync(
     const target = s.find.get(provider, messageId);
     if (!target) continue;
     for (const row of s.pending.all(provider, messageId)) {
-      const report: DeliveryReport = {
-        provider,
-        providerMessageId: messageId,
-        outcome: row.outcome,
-        at: row.reported_at,
-        source: row.source,
-        ...(row.detail === null ? {} : { detail: row.detail }),
-      };
+      const report = reportFromPending(provider, messageId, row);
       // Re-read between reports: the first may have moved the status the second is judged by.
       const current = s.find.get(provider, messageId) ?? target;
       applyTo(s, current, report, now);
