@@ -1,8 +1,8 @@
-import { createRateWindow } from '../email/rate-window.ts';
 import type { Provider, ProviderDeps, ProviderLimits, SendResult } from '../types.ts';
 import { SmppLink, type SmppLinkOptions } from './smpp-link.ts';
 import { type DeliverSm, parseReceipt } from './smpp-receipt.ts';
 import { classifySubmitStatus, isCredentialError, SMPP_STATUS } from './smpp-status.ts';
+import { smsProvider } from './sms-provider.ts';
 
 /** The SMPP provider's configuration (SMPP_URL, SMPP_SOURCE_ADDR). */
 export interface SmppConfig {
@@ -61,7 +61,6 @@ export function createSmppProvider(
     ratePerSecond: options.ratePerSecond ?? 50,
     burst: options.burst ?? options.ratePerSecond ?? 50,
   };
-  const rate = createRateWindow(limits.ratePerSecond, 1000, deps.clock);
   const bindWaitMs = options.bindWaitMs ?? 5000;
   const source = addressing(config.sourceAddr);
 
@@ -136,19 +135,11 @@ export function createSmppProvider(
     return { ok: true, providerMessageId: messageId, detail: 'smpp submit_sm_resp 0x00000000' };
   }
 
-  return {
+  return smsProvider({
     name: 'smpp',
-    channel: 'sms',
     limits,
-    accepts: (recipient) => typeof recipient.phone === 'string' && recipient.phone.length > 0,
-    async send(message, signal) {
-      const to = message.recipient.phone;
-      const text = message.content.text;
-      if (!to) return { ok: false, kind: 'permanent', detail: 'no phone number' };
-      if (!text) return { ok: false, kind: 'permanent', detail: 'no text to send' };
-      if (!(await rate.acquire(signal))) return { ok: false, kind: 'transient', detail: 'send aborted' };
-      return submit(to, text, signal);
-    },
+    clock: deps.clock,
+    submit: (to, text, _message, signal) => submit(to, text, signal),
     close: () => link.close(),
-  };
+  });
 }

@@ -1,6 +1,6 @@
-import { createRateWindow } from '../email/rate-window.ts';
 import type { Provider, ProviderDeps, ProviderLimits, SendResult } from '../types.ts';
 import { retryAfterMs } from './retry-after.ts';
+import { smsProvider } from './sms-provider.ts';
 import { classifyTwilioError } from './twilio-errors.ts';
 
 /** The Twilio provider's configuration (TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM, TWILIO_API_BASE). */
@@ -48,7 +48,6 @@ export function createTwilioProvider(
     ratePerSecond: options.ratePerSecond ?? DEFAULTS.ratePerSecond,
     burst: options.burst ?? options.ratePerSecond ?? DEFAULTS.burst,
   };
-  const rate = createRateWindow(limits.ratePerSecond, 1000, deps.clock);
   const endpoint = `${config.apiBase}/2010-04-01/Accounts/${encodeURIComponent(config.accountSid)}/Messages.json`;
   const authorization = `Basic ${Buffer.from(`${config.accountSid}:${config.authToken}`).toString('base64')}`;
   const statusCallback = `${deps.config.publicUrl}/webhooks/twilio`;
@@ -92,17 +91,11 @@ export function createTwilioProvider(
     return failure;
   }
 
-  return {
+  return smsProvider({
     name: 'twilio',
-    channel: 'sms',
     limits,
-    accepts: (recipient) => typeof recipient.phone === 'string' && recipient.phone.length > 0,
-    async send(message, signal) {
-      const to = message.recipient.phone;
-      const text = message.content.text;
-      if (!to) return { ok: false, kind: 'permanent', detail: 'no phone number' };
-      if (!text) return { ok: false, kind: 'permanent', detail: 'no text to send' };
-      if (!(await rate.acquire(signal))) return { ok: false, kind: 'transient', detail: 'send aborted' };
+    clock: deps.clock,
+    submit(to, text, message, signal) {
       const form = new URLSearchParams({
         To: to,
         [sender]: config.from,
@@ -111,5 +104,5 @@ export function createTwilioProvider(
       });
       return post(form, message.notificationId, signal);
     },
-  };
+  });
 }
