@@ -7,6 +7,17 @@ import { ROLE_SCOPES, type UserRole } from './principal.ts';
 /** Tenant of the bootstrap admin; its admins may manage every tenant. */
 export const DEFAULT_TENANT = 'default';
 
+/** What a tenant name may be (the HTTP schema and the CLI both check it). */
+export const TENANT_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+
+/**
+ * Whether the principal operates Herald itself: an admin-scoped caller of tenant `default`,
+ * who manages every tenant and the resources they share (queues, the whole sandbox).
+ */
+export function isOperator(principal: { tenant: string }): boolean {
+  return principal.tenant === DEFAULT_TENANT;
+}
+
 /** Emails are compared case-insensitively: stored and looked up lowercased. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { HeraldError } from '../http/errors.ts';
+import type { CoreDeps } from '../deps.ts';
+import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import { type ClientRecord, DuplicateError, type UserRecord } from '../store/port/auth.ts';
-import { createClient, createUser, DEFAULT_TENANT } from './accounts.ts';
+import { createClient, createUser, isOperator } from './accounts.ts';
 import type { Principal } from './principal.ts';
 import { ClientView, CreateClientBody, CreateUserBody, TenantQuery, UserView } from './schemas.ts';
 
@@ -12,7 +13,7 @@ import { ClientView, CreateClientBody, CreateUserBody, TenantQuery, UserView } f
  */
 export function targetTenant(principal: Principal, requested: string | undefined): string {
   const tenant = requested ?? principal.tenant;
-  if (tenant !== principal.tenant && principal.tenant !== DEFAULT_TENANT) {
+  if (tenant !== principal.tenant && !isOperator(principal)) {
     throw new HeraldError('FORBIDDEN', 'Only admins of tenant "default" may manage other tenants.');
   }
   return tenant;
@@ -20,7 +21,7 @@ export function targetTenant(principal: Principal, requested: string | undefined
 
 /** What a listing shows: everything for `default` admins (or the tenant they name), else their own. */
 function listTenant(principal: Principal, requested: string | undefined): string | undefined {
-  if (principal.tenant === DEFAULT_TENANT) return requested;
+  if (isOperator(principal)) return requested;
   return targetTenant(principal, requested);
 }
 
@@ -44,7 +45,7 @@ const admin = { scope: 'admin' };
 const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
 /** /admin/users and /admin/clients (protected, scope `admin`). */
-export const adminAccountRoutes: RouteModule = (app, deps) => {
+export const adminAccountRoutes: RouteModule<CoreDeps> = (app, deps) => {
   const store = deps.store.auth;
 
   app.post(
@@ -84,8 +85,7 @@ export const adminAccountRoutes: RouteModule = (app, deps) => {
     async (request) => {
       const user = await store.findUserById(request.params.id);
       // Another tenant's user answers 404, exactly like an unknown one.
-      const visible =
-        user && (request.principal.tenant === DEFAULT_TENANT || user.tenant === request.principal.tenant);
+      const visible = user && (isOperator(request.principal) || user.tenant === request.principal.tenant);
       if (!user || !visible) throw new HeraldError('NOT_FOUND', 'No such user.');
       await store.setUserDisabled(user.id, true);
       return userView({ ...user, disabled: true });

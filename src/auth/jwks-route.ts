@@ -1,15 +1,15 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { RouteModule } from '../http/types.ts';
 import { PublicJwk } from './schemas.ts';
-import { authServiceOf } from './service.ts';
+import type { AuthDeps } from './service.ts';
 
 /**
  * GET /.well-known/jwks.json (public). Five minutes of caching: a rotation publishes the new key
  * before anything verifies with it elsewhere only if remote verifiers refetch on an unknown
  * kid, which jose's remote key set does.
  */
-export const jwksRoute: RouteModule = (app, deps) => {
-  const { keyring } = authServiceOf(deps);
+export const jwksRoute: RouteModule<AuthDeps> = (app, deps) => {
+  const { keyring } = deps.auth;
   app.get(
     '/.well-known/jwks.json',
     {

@@ -1,7 +1,7 @@
 import { decodeProtectedHeader, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { Clock } from '../clock.ts';
 import { JWT_ALGS } from '../config/config.ts';
-import { HeraldError } from '../http/errors.ts';
+import { HeraldError } from '../errors.ts';
 import { CLOCK_TOLERANCE_S } from './keys.ts';
 
 /** `typ` of access tokens (RFC 9068). */

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { HeraldError } from '../http/errors.ts';
+import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import type { UserRecord } from '../store/port/auth.ts';
 import { normalizeEmail, scopesOfRole } from './accounts.ts';
@@ -7,12 +7,12 @@ import { clientAddress, trustedProxies } from './client-address.ts';
 import { invalidToken } from './jwt.ts';
 import { dummyHash, verifySecret } from './passwords.ts';
 import { LoginBody, RefreshBody, TokenPair } from './schemas.ts';
-import { authServiceOf } from './service.ts';
+import type { AuthDeps } from './service.ts';
 import { createLoginThrottle } from './throttle.ts';
 
 /** POST /auth/login and POST /auth/refresh (public). */
-export const loginRoutes: RouteModule = (app, deps) => {
-  const { tokens } = authServiceOf(deps);
+export const loginRoutes: RouteModule<AuthDeps> = (app, deps) => {
+  const { tokens } = deps.auth;
   const throttle = createLoginThrottle(deps.store.auth, deps.clock, deps.config);
   const isTrusted = trustedProxies(deps.config.trustedProxies);
   const nowS = () => Math.floor(deps.clock.now() / 1000);
@@ -93,6 +93,6 @@ export const loginRoutes: RouteModule = (app, deps) => {
 
 function refreshRefused(): HeraldError {
   return new HeraldError('AUTH_INVALID_TOKEN', 'The refresh token is invalid or expired.', {
-    headers: { 'WWW-Authenticate': 'Bearer realm="herald", error="invalid_token"' },
+    challenge: { error: 'invalid_token' },
   });
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { CoreDeps } from '../deps.ts';
 import type { RouteModule } from '../http/types.ts';
 
 const Me = Type.Object({
@@ -11,7 +12,7 @@ const Me = Type.Object({
 });
 
 /** GET /auth/me (protected, any scope): the caller as its token and its user record describe it. */
-export const meRoute: RouteModule = (app, deps) => {
+export const meRoute: RouteModule<CoreDeps> = (app, deps) => {
   app.get(
     '/auth/me',
     { schema: { tags: ['auth'], summary: 'The caller', response: { 200: Me } } },

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { TENANT_NAME } from './accounts.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
 import { SCOPES } from './principal.ts';
 
@@ -28,7 +29,7 @@ export const TokenPair = Type.Object({
 });
 
 /** A tenant name: lowercase, URL-safe. */
-export const TenantName = Type.String({ pattern: '^[a-z0-9][a-z0-9._-]{0,62}$' });
+export const TenantName = Type.String({ pattern: TENANT_NAME.source });
 
 export const ScopeName = Type.Union(SCOPES.map((scope) => Type.Literal(scope)));
 

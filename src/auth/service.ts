@@ -1,24 +1,22 @@
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
-import type { AppDeps } from '../http/types.ts';
+import type { CoreDeps } from '../deps.ts';
 import type { Store } from '../store/port/index.ts';
 import { createKeyring, type Keyring } from './keys.ts';
 import type { AccessTokenVerifier } from './principal.ts';
 import { createTokenService, type TokenService } from './tokens.ts';
 import { type CachingVerifier, createLocalVerifier, createRemoteVerifier } from './verifier.ts';
 
-/** The auth parts one process shares: keys, token issuing, and the access-token verifier. */
+/** The auth parts one process shares: keys, token issuing, and the local access-token verifier. */
 export interface AuthService {
   keyring: Keyring;
   tokens: TokenService;
   verifier: CachingVerifier;
 }
 
-const services = new WeakMap<object, AuthService>();
-
-/** Builds the keyring, token service and local verifier over the store's keys (no I/O yet). */
-export function createAuthService(config: Config, store: Store, clock: Clock): AuthService {
-  const keyring = createKeyring({
+/** The keyring of the configured store and secret: the one way the service and the CLI build it. */
+export function configuredKeyring(config: Config, store: Store, clock: Clock): Keyring {
+  return createKeyring({
     store: store.auth,
     clock,
     alg: config.auth.alg,
@@ -26,6 +24,14 @@ export function createAuthService(config: Config, store: Store, clock: Clock): A
     maxTokenTtl: Math.max(config.auth.accessTtl, config.auth.refreshTtl),
     reloadMs: config.auth.keyReloadMs,
   });
+}
+
+/** What the auth role's routes are built from. */
+export type AuthDeps = CoreDeps & { auth: AuthService };
+
+/** Builds the keyring, token service and local verifier over the store's keys (no I/O yet). */
+export function createAuthService(config: Config, store: Store, clock: Clock): AuthService {
+  const keyring = configuredKeyring(config, store, clock);
   const verifier = createLocalVerifier({
     keyring,
     issuer: config.auth.issuer,
@@ -33,25 +39,22 @@ export function createAuthService(config: Config, store: Store, clock: Clock): A
     clock,
     cacheSize: config.auth.verifyCacheSize,
   });
-  const service = { keyring, tokens: createTokenService(config, keyring, clock), verifier };
-  services.set(verifier, service);
-  return service;
+  return { keyring, tokens: createTokenService(config, keyring, clock), verifier };
 }
 
 /**
- * The verifier for a process: local keys from the store when it runs the `auth` role or has no
+ * The verifier of a process: the local keys of `auth` when it runs the `auth` role or has no
  * HERALD_JWKS_URL; the remote key set for an `api` process without `auth` that names one.
  * With the `auth` role, makes the first signing key when the store has none.
  */
-export async function createVerifier(
+export async function startVerifier(
   config: Config,
-  store: Store,
+  auth: AuthService,
   clock: Clock,
 ): Promise<AccessTokenVerifier> {
-  const remote = config.auth.jwksUrl && !config.roles.includes('auth');
-  if (remote) {
+  if (config.auth.jwksUrl && !config.roles.includes('auth')) {
     return createRemoteVerifier({
-      jwksUrl: config.auth.jwksUrl as string,
+      jwksUrl: config.auth.jwksUrl,
       cooldownMs: config.auth.jwksCooldownMs,
       issuer: config.auth.issuer,
       audience: config.auth.audience,
@@ -59,23 +62,10 @@ export async function createVerifier(
       cacheSize: config.auth.verifyCacheSize,
     });
   }
-  const service = createAuthService(config, store, clock);
   if (config.roles.includes('auth')) {
-    await service.keyring.ensureActive();
+    await auth.keyring.ensureActive();
     // Opens the private key now: a wrong HERALD_KEY_ENCRYPTION_SECRET fails start-up, not the first login.
-    await service.keyring.signingKey();
-  } else await service.keyring.refreshIfStale();
-  return service.verifier;
-}
-
-/**
- * The auth service behind `deps.verifier` when createVerifier built it; otherwise (a test's
- * own verifier) one built from `deps`, once per deps.
- */
-export function authServiceOf(deps: AppDeps): AuthService {
-  const known = services.get(deps.verifier) ?? services.get(deps);
-  if (known) return known;
-  const service = createAuthService(deps.config, deps.store, deps.clock);
-  services.set(deps, service);
-  return service;
+    await auth.keyring.signingKey();
+  } else await auth.keyring.refreshIfStale();
+  return auth.verifier;
 }

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
-import { HeraldError } from '../http/errors.ts';
+import { HeraldError } from '../errors.ts';
 import type { AuthStore } from '../store/port/auth.ts';
 
 /** Login throttling in the database, so every instance shares the counts (API.md section 2). */
@@ -33,7 +33,7 @@ export function createLoginThrottle(store: AuthStore, clock: Clock, config: Conf
       const wait = Math.max(await blockedFor('email', email, now), await blockedFor('address', address, now));
       if (wait > 0) {
         throw new HeraldError('RATE_LIMITED', 'Too many failed logins; try again later.', {
-          headers: { 'Retry-After': String(Math.max(1, Math.ceil(wait / 1000))) },
+          retryAfterS: wait / 1000,
         });
       }
     },

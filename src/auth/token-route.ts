@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { App, RouteModule } from '../http/types.ts';
 import { verifySecret } from './passwords.ts';
-import { authServiceOf } from './service.ts';
+import type { AuthDeps } from './service.ts';
 
 /** An OAuth 2.0 error answer (RFC 6749 section 5.2): this endpoint's only error shape. */
 class OAuthError extends Error {
@@ -73,8 +73,8 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError) {
 }
 
 /** POST /auth/token: OAuth 2.0 client credentials for backend services (public). */
-export const tokenRoute: RouteModule = async (app, deps) => {
-  const { tokens } = authServiceOf(deps);
+export const tokenRoute: RouteModule<AuthDeps> = async (app, deps) => {
+  const { tokens } = deps.auth;
   await app.register(async (scope: App) => {
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, formParser);
     scope.setErrorHandler((error: FastifyError, request, reply) => {

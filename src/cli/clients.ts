@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createClient, DEFAULT_TENANT } from '../auth/accounts.ts';
+import { createClient, DEFAULT_TENANT, TENANT_NAME } from '../auth/accounts.ts';
 import { SCOPES } from '../auth/principal.ts';
 import { row, runCli, UsageError } from './support.ts';
 
@@ -7,8 +7,6 @@ const USAGE = `Usage:
   herald clients add --name N --scopes "s1 s2" [--tenant T]
   herald clients list [--tenant T]
 Scopes: ${SCOPES.join(', ')}`;
-
-const TENANT = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
 /** `herald clients add|list`: service clients for the client-credentials grant. */
 export function runClients(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -23,7 +21,8 @@ export function runClients(args: string[], env: NodeJS.ProcessEnv): Promise<numb
       if (scopes.length === 0) throw new UsageError('--scopes is required');
       const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
       if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}`);
-      if (!TENANT.test(tenant)) throw new UsageError('--tenant must be lowercase letters, digits, . _ -');
+      if (!TENANT_NAME.test(tenant))
+        throw new UsageError('--tenant must be lowercase letters, digits, . _ -');
       const { client, secret } = await createClient(store.auth, clock, { name, scopes, tenant });
       out(`client_id: ${client.id}`);
       out(`client_secret: ${secret}`);

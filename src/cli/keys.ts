@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createKeyring } from '../auth/keys.ts';
+import { configuredKeyring } from '../auth/service.ts';
 import { row, runCli, UsageError } from './support.ts';
 
 const USAGE = `Usage:
@@ -11,13 +11,7 @@ const USAGE = `Usage:
 export function runKeys(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return runCli(env, USAGE, async ({ config, store, clock, out }) => {
     const [action, ...rest] = args;
-    const keyring = createKeyring({
-      store: store.auth,
-      clock,
-      alg: config.auth.alg,
-      secret: config.keyEncryptionSecret,
-      maxTokenTtl: Math.max(config.auth.accessTtl, config.auth.refreshTtl),
-    });
+    const keyring = configuredKeyring(config, store, clock);
     if (action === 'rotate') {
       const { kid, retired } = await keyring.rotate();
       out(`new signing key ${kid} (${config.auth.alg})`);

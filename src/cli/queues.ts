@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { queuesView } from '../dispatch/admin-routes.ts';
+import { queuesView } from '../dispatch/queues-view.ts';
 import { CHANNELS, type Channel, PRIORITIES, type Priority, priorityRank } from '../notifications/model.ts';
 import { row, runCli } from './support.ts';
 

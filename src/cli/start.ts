@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../config/config.ts';
-import { type Herald, startHerald } from '../server.ts';
+import { type Herald, startHerald } from '../main.ts';
 
 /** `herald start`: runs the configured roles until SIGTERM or SIGINT, then shuts down gracefully. */
 export async function runStart(_args: string[], env: NodeJS.ProcessEnv): Promise<number> {

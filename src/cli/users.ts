@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createUser, DEFAULT_TENANT, isRole, normalizeEmail } from '../auth/accounts.ts';
+import { createUser, DEFAULT_TENANT, isRole, normalizeEmail, TENANT_NAME } from '../auth/accounts.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
 import { DuplicateError } from '../store/port/auth.ts';
 import { readStdinLine, row, runCli, UsageError } from './support.ts';
@@ -8,8 +8,6 @@ const USAGE = `Usage:
   herald users add --email E (--password P | --password-stdin) --role admin|sender|viewer [--tenant T]
   herald users list [--tenant T]
   herald users disable --email E | --id ID`;
-
-const TENANT = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
 /** `herald users add|list|disable`: manages users directly in the store. */
 export function runUsers(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -21,7 +19,8 @@ export function runUsers(args: string[], env: NodeJS.ProcessEnv): Promise<number
       const tenant = values.tenant ?? DEFAULT_TENANT;
       if (!email?.includes('@')) throw new UsageError('--email is required');
       if (!role || !isRole(role)) throw new UsageError('--role must be admin, sender or viewer');
-      if (!TENANT.test(tenant)) throw new UsageError('--tenant must be lowercase letters, digits, . _ -');
+      if (!TENANT_NAME.test(tenant))
+        throw new UsageError('--tenant must be lowercase letters, digits, . _ -');
       const password = values['password-stdin'] ? await readStdinLine() : values.password;
       if (!password || password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
         throw new UsageError(

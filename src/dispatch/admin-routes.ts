@@ -1,17 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { DEFAULT_TENANT } from '../auth/accounts.ts';
-import { HeraldError } from '../http/errors.ts';
+import { DEFAULT_TENANT, isOperator } from '../auth/accounts.ts';
+import type { CoreDeps } from '../deps.ts';
+import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
-import {
-  CHANNELS,
-  type Channel,
-  PRIORITIES,
-  type Priority,
-  priorityOf,
-  priorityRank,
-} from '../notifications/model.ts';
-import type { Store } from '../store/port/index.ts';
-import { sandboxRoutes } from './sandbox-routes.ts';
+import { CHANNELS, type Channel, PRIORITIES, type Priority, priorityRank } from '../notifications/model.ts';
+import type { Wakeup } from '../notifications/wakeup.ts';
+import { queuesView } from './queues-view.ts';
 
 const QueueRow = Type.Object({
   priority: Type.Union(PRIORITIES.map((p) => Type.Literal(p))),
@@ -30,29 +24,17 @@ const Selector = Type.Object(
   { additionalProperties: false },
 );
 
-/** The GET /admin/queues body: the 12 priority × channel queues (API.md section 5). */
-export async function queuesView(store: Store, now: number) {
-  const stats = await store.queue.stats();
-  return {
-    queues: stats.map((s) => ({
-      priority: priorityOf(s.priority),
-      channel: s.channel,
-      depth: s.depth,
-      oldestAgeMs: s.oldestCreatedAt === null ? null : Math.max(0, now - s.oldestCreatedAt),
-      inFlight: s.inFlight,
-      paused: s.paused,
-    })),
-  };
-}
-
-/** /admin/queues (+ pause/resume) and /admin/sandbox, scope admin. */
-export const dispatchAdminRoutes: RouteModule = (app, deps) => {
-  const options = (summary: string) => ({ config: { scope: 'admin' }, schema: { tags: ['admin'], summary } });
+/** GET /admin/queues and POST /admin/queues/pause|resume, scope admin. */
+export const queueAdminRoutes: RouteModule<CoreDeps & { wakeup: Wakeup }> = (app, deps) => {
   app.get(
     '/admin/queues',
     {
-      ...options('Depth, oldest age, in-flight count and pause state of every queue'),
-      schema: { response: { 200: QueuesBody } },
+      config: { scope: 'admin' },
+      schema: {
+        tags: ['admin'],
+        summary: 'Depth, oldest age, in-flight count and pause state of every queue',
+        response: { 200: QueuesBody },
+      },
     },
     async () => queuesView(deps.store, deps.clock.now()),
   );
@@ -75,7 +57,7 @@ export const dispatchAdminRoutes: RouteModule = (app, deps) => {
       async (request) => {
         // Queues are shared by every tenant: only the operators (admins of tenant `default`, as
         // for managing other tenants) may stop them; a tenant's admin must not pause the others.
-        if (request.principal.tenant !== DEFAULT_TENANT) {
+        if (!isOperator(request.principal)) {
           throw new HeraldError(
             'FORBIDDEN',
             `Only admins of tenant "${DEFAULT_TENANT}" may pause or resume queues.`,
@@ -96,5 +78,4 @@ export const dispatchAdminRoutes: RouteModule = (app, deps) => {
       },
     );
   }
-  sandboxRoutes(app, deps);
 };

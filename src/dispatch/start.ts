@@ -1,14 +1,16 @@
 import pino from 'pino';
+import type { CoreDeps } from '../deps.ts';
 import { loggerOptions } from '../http/logger.ts';
-import type { AppDeps } from '../http/types.ts';
+import type { Metrics } from '../metrics.ts';
+import type { ReportSink } from '../notifications/reports.ts';
+import type { Wakeup } from '../notifications/wakeup.ts';
 import {
   configuredProviderFactories,
   createProviderRegistry,
   type ProviderRegistry,
 } from '../providers/registry.ts';
-import type { ProviderDeps, ReportSink } from '../providers/types.ts';
+import type { ProviderDeps } from '../providers/types.ts';
 import { createRenderer } from '../templates/render.ts';
-import { createStoreReportSink } from '../webhooks/report-sink.ts';
 import { createScheduler } from './scheduler.ts';
 import { createWorker, type Worker } from './worker.ts';
 
@@ -21,13 +23,15 @@ export interface Dispatch {
 }
 
 /**
- * Starts the worker role on the shared deps (store, clock, wake-up). `reports` receives
- * asynchronous delivery reports (SMPP receipts); by default they go to the store.
+ * What the worker role is built from: the store, the wake-up ingest signals, and the reports
+ * service that asynchronous delivery reports (SMPP receipts) go to.
  */
-export async function startDispatch(deps: AppDeps, reports?: ReportSink): Promise<Dispatch> {
+export type WorkerDeps = CoreDeps & { wakeup: Wakeup; reports: ReportSink; metrics?: Metrics };
+
+/** Starts the worker role: its providers, scheduler and loop. */
+export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
   const log = pino(loggerOptions(deps.config.logLevel)).child({ role: 'worker' });
-  const sink: ReportSink = reports ?? createStoreReportSink(deps.store, deps.clock);
-  const providerDeps: ProviderDeps = { config: deps.config, clock: deps.clock, reports: sink, log };
+  const providerDeps: ProviderDeps = { config: deps.config, clock: deps.clock, reports: deps.reports, log };
   const providers = createProviderRegistry(providerDeps, await configuredProviderFactories(deps.config));
   const scheduler = createScheduler({
     store: deps.store,

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../clock.ts';
+import type { Wakeup } from '../notifications/wakeup.ts';
 import type { ProviderDeps } from '../providers/types.ts';
 import type { Scheduler } from './scheduler.ts';
-import type { Wakeup } from './wakeup.ts';
 
 /** The `worker` role's loop around one scheduler. */
 export interface Worker {

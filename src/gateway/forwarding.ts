@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sendProblem } from '../http/error-handler.ts';
+import { sendProblem } from '../http/problem.ts';
 
 /**
  * Request headers the client may not choose: the gateway states the client's address itself,

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import { sendProblem } from '../http/error-handler.ts';
+import { sendProblem } from '../http/problem.ts';
 
 /** Where `vite build` writes the UI (web/dist, git-ignored). */
 export const DEFAULT_WEB_ROOT = resolve(fileURLToPath(new URL('../../web/dist', import.meta.url)));

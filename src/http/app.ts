@@ -3,26 +3,29 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
-import { protect } from './authenticate.ts';
 import { installErrorHandler } from './error-handler.ts';
 import { loggerOptions } from './logger.ts';
-import type { App, AppDeps, RouteModule } from './types.ts';
+import type { App, Routes } from './types.ts';
 
-/** Which modules the API port serves, split by whether they sit behind the bearer-token hook. */
-export interface ApiModules {
-  public: RouteModule[];
-  protected: RouteModule[];
+/** What the API/auth app is built from: its route modules (dependencies bound) and how to protect them. */
+export interface AppSpec {
+  logLevel: string;
+  bodyLimit: number;
+  /** Route modules outside the bearer-token hook. */
+  public: Routes[];
+  /** Route modules behind it. */
+  protected: Routes[];
+  /** Installs the one authentication hook on the protected scope (auth/bearer.ts). */
+  protect(scope: App): void;
+  /** Runs when the app closes (the composition root drains ingest here). */
+  onClose?(): Promise<void>;
 }
 
-/** Builds the API/auth app from its config and modules; only main.ts listens. */
-export async function buildApp(
-  deps: AppDeps,
-  modules: ApiModules,
-  options: FastifyServerOptions = {},
-): Promise<App> {
+/** Builds the API/auth app (not listening): the composition root (main.ts) listens. */
+export async function buildApp(spec: AppSpec, options: FastifyServerOptions = {}): Promise<App> {
   const app = Fastify({
-    logger: loggerOptions(deps.config.logLevel),
-    bodyLimit: deps.config.bodyLimit,
+    logger: loggerOptions(spec.logLevel),
+    bodyLimit: spec.bodyLimit,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     trustProxy: false,
@@ -50,16 +53,14 @@ export async function buildApp(
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
-  for (const module of modules.public) await module(app, deps);
+  for (const routes of spec.public) await routes(app);
   await app.register(async (scope) => {
-    protect(scope, deps.verifier);
+    spec.protect(scope as App);
     scope.addHook('onRoute', (route) => {
       route.schema = { ...route.schema, security: [{ bearer: [] }] };
     });
-    for (const module of modules.protected) await module(scope as App, deps);
+    for (const routes of spec.protected) await routes(scope as App);
   });
-  app.addHook('onClose', async () => {
-    for (const close of deps.onClose ?? []) await close();
-  });
+  if (spec.onClose) app.addHook('onClose', spec.onClose);
   return app;
 }

@@ -1,13 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type ErrorCode, type FieldError, HeraldError, problem } from './errors.ts';
-
-export const PROBLEM_JSON = 'application/problem+json';
-
-/** Sends a problem+json answer; the one way an error leaves Herald. */
-export function sendProblem(reply: FastifyReply, code: ErrorCode, detail?: string, errors?: FieldError[]) {
-  const body = problem(code, detail, errors);
-  return reply.code(body.status).type(PROBLEM_JSON).send(body);
-}
+import { HeraldError } from '../errors.ts';
+import { headersOf, isServerError, problemOf, sendProblem } from './problem.ts';
 
 /** Maps Fastify's own error codes (parser, limits, validation) to the contract's codes. */
 function fromFastifyError(error: FastifyError): HeraldError | undefined {
@@ -52,18 +45,22 @@ function validationPath(
   return `${context ?? 'body'}${path}`;
 }
 
+/** The single error handler: every HeraldError, and Fastify's own errors, leave as problem+json. */
+export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const herald = error instanceof HeraldError ? error : fromFastifyError(error);
+  if (!herald) {
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(reply, 'INTERNAL');
+  }
+  if (isServerError(herald.code)) request.log.error({ err: error }, herald.message);
+  for (const [name, value] of Object.entries(headersOf(herald))) reply.header(name, value);
+  const body = problemOf(herald);
+  return sendProblem(reply, body.code, body.detail, body.errors);
+}
+
 /** Installs the single error handler and the not-found handler on an app. */
 export function installErrorHandler(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const herald = error instanceof HeraldError ? error : fromFastifyError(error);
-    if (!herald) {
-      request.log.error({ err: error }, 'unhandled error');
-      return sendProblem(reply, 'INTERNAL');
-    }
-    if (herald.status >= 500) request.log.error({ err: error }, herald.message);
-    for (const [name, value] of Object.entries(herald.headers)) reply.header(name, value);
-    return sendProblem(reply, herald.code, herald.message, herald.errors);
-  });
+  app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`),
   );

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { HeraldError } from './errors.ts';
+import type { CoreDeps } from '../deps.ts';
+import { HeraldError } from '../errors.ts';
 import type { RouteModule } from './types.ts';
 
 /** `/health` (the process is up) and `/ready` (it can reach its store). Public, no data. */
-export const healthRoutes: RouteModule = (app, deps) => {
+export const healthRoutes: RouteModule<CoreDeps> = (app, deps) => {
   const Health = Type.Object({ status: Type.String() });
   app.get('/health', { schema: { tags: ['ops'], response: { 200: Health } } }, async () => ({
     status: 'ok',
@@ -12,9 +13,7 @@ export const healthRoutes: RouteModule = (app, deps) => {
     try {
       await deps.store.ping();
     } catch {
-      throw new HeraldError('UNAVAILABLE', 'The store is not reachable.', {
-        headers: { 'Retry-After': '5' },
-      });
+      throw new HeraldError('UNAVAILABLE', 'The store is not reachable.', { retryAfterS: 5 });
     }
     return { status: 'ready' };
   });

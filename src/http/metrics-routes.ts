@@ -1,8 +1,8 @@
 import type { Metrics } from '../metrics.ts';
-import type { RouteModule } from './types.ts';
+import type { Routes } from './types.ts';
 
 /** `GET /metrics` in Prometheus text format; protected (scope admin), scraped with client credentials. */
-export function metricsRoutes(metrics: Metrics): RouteModule {
+export function metricsRoutes(metrics: Metrics): Routes {
   return (app) => {
     app.get(
       '/metrics',

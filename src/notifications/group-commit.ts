@@ -1,4 +1,4 @@
-import { HeraldError } from '../http/errors.ts';
+import { HeraldError } from '../errors.ts';
 
 /** Options of a group-commit batcher. */
 export interface GroupCommitOptions<T, R> {
@@ -112,7 +112,7 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
       if (pendingWeight > 0 && pendingWeight + weight > maxPending) {
         return Promise.reject(
           new HeraldError('UNAVAILABLE', 'Too many notifications are waiting to be stored; retry shortly.', {
-            headers: { 'Retry-After': '1' },
+            retryAfterS: 1,
           }),
         );
       }

@@ -1,5 +1,5 @@
-import { HeraldError, type Problem, problem } from '../http/errors.ts';
-import type { AppDeps } from '../http/types.ts';
+import type { CoreDeps } from '../deps.ts';
+import { HeraldError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 import type { IdempotentHit, NewNotification } from '../store/port/notifications.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
@@ -7,15 +7,16 @@ import { createGroupCommit, type GroupCommit, type GroupCommitStats } from './gr
 import { notificationId, requestHash } from './ids.ts';
 import { type ValidNotification, validateNotification } from './validate.ts';
 import { acceptedView } from './view.ts';
+import type { Wakeup } from './wakeup.ts';
 
-/** How long an Idempotency-Key holds (API.md section 3). */
+/** How long an Idempotency-Key holds: a replay within 24 h returns the first notification. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** One item's outcome in a batch: accepted, or refused with its own problem. */
 export type BatchItemResult =
   | { index: number; notificationId: string; status: 'QUEUED' }
-  | { index: number; error: Problem };
+  | { index: number; error: HeraldError };
 
 /** Accepting notifications durably: validation, template pinning, idempotency, group commit. */
 export interface Ingest {
@@ -29,23 +30,16 @@ export interface Ingest {
   acceptBatch(tenant: string, bodies: unknown[]): Promise<BatchItemResult[]>;
   /** The batcher's counters (transactions, items, pending). */
   stats(): GroupCommitStats;
+  /** Commits everything pending and waits for it (shutdown, before the store closes). */
+  drain(): Promise<void>;
 }
 
-const ingests = new WeakMap<AppDeps, Ingest>();
+/** What ingest is built from: the store, and the worker's wake-up it signals after each commit. */
+export type IngestDeps = CoreDeps & { wakeup: Wakeup; metrics?: Metrics };
 
-/** The one Ingest of an app (memoized per deps, so tests can read its counters). */
-export function ingestFor(deps: AppDeps): Ingest {
-  let ingest = ingests.get(deps);
-  if (!ingest) {
-    ingest = createIngest(deps);
-    ingests.set(deps, ingest);
-  }
-  return ingest;
-}
-
-function templateMismatch(key: string, v: ValidNotification): HeraldError {
+function templateMismatch(key: string, v: ValidNotification, at = 'body'): HeraldError {
   return new HeraldError('TEMPLATE_NOT_FOUND', `No ${v.channel} template "${key}" exists in your tenant.`, {
-    errors: [{ path: 'body/template', message: `no ${v.channel} template with this key` }],
+    errors: [{ path: `${at}/template`, message: `no ${v.channel} template with this key` }],
   });
 }
 
@@ -91,7 +85,7 @@ function countAccepted(metrics: Metrics, rows: NewNotification[], hits: Array<Id
 }
 
 /** Builds the ingest path on the store, with a group-commit batcher that wakes the worker after each commit. */
-export function createIngest(deps: AppDeps): Ingest {
+export function createIngest(deps: IngestDeps): Ingest {
   const { store, clock } = deps;
   const batcher: GroupCommit<NewNotification[], Array<IdempotentHit | undefined>> = createGroupCommit({
     weight: (rows) => rows.length,
@@ -110,7 +104,6 @@ export function createIngest(deps: AppDeps): Ingest {
     },
     afterCommit: () => deps.wakeup.notify(),
   });
-  deps.onClose?.push(() => batcher.drain());
 
   const replay = (hit: IdempotentHit, hash: string) => {
     if (hit.requestHash !== hash) {
@@ -161,7 +154,10 @@ export function createIngest(deps: AppDeps): Ingest {
       bodies.forEach((body, index) => {
         const v = validateNotification(body, `body/notifications/${index}`, now);
         if (Array.isArray(v)) {
-          results[index] = { index, error: problem('VALIDATION_FAILED', 'The notification is invalid.', v) };
+          results[index] = {
+            index,
+            error: new HeraldError('VALIDATION_FAILED', 'The notification is invalid.', { errors: v }),
+          };
         } else valid.push({ index, v });
       });
       // Each distinct template key is looked up once per batch, not once per item.
@@ -178,16 +174,7 @@ export function createIngest(deps: AppDeps): Ingest {
         if (v.template !== null) {
           template = templates.get(v.template) ?? null;
           if (!template || template.channel !== v.channel) {
-            const error = templateMismatch(v.template, v);
-            results[index] = {
-              index,
-              error: problem(error.code, error.message, [
-                {
-                  path: `body/notifications/${index}/template`,
-                  message: `no ${v.channel} template with this key`,
-                },
-              ]),
-            };
+            results[index] = { index, error: templateMismatch(v.template, v, `body/notifications/${index}`) };
             continue;
           }
         }
@@ -203,5 +190,6 @@ export function createIngest(deps: AppDeps): Ingest {
     },
 
     stats: () => batcher.stats(),
+    drain: () => batcher.drain(),
   };
 }

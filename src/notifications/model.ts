@@ -1,7 +1,8 @@
 /** Domain types of a notification, shared by the API, the scheduler and the store adapters. */
 
-export const CHANNELS = ['email', 'sms', 'push'] as const;
-export type Channel = (typeof CHANNELS)[number];
+import type { Channel, Content } from '../channels.ts';
+
+export { CHANNELS, type Channel, type Content } from '../channels.ts';
 
 /** In claim order: index 0 is claimed first. Stored as that index. */
 export const PRIORITIES = ['CRITICAL', 'HIGH', 'NORMAL', 'LOW'] as const;
@@ -46,16 +47,6 @@ export interface Recipient {
   subscription?: { endpoint: string; keys: { p256dh: string; auth: string }; expirationTime?: number | null };
   deviceToken?: string;
   platform?: 'apns' | 'fcm';
-}
-
-/** Inline content (or a template's fields): email uses subject/text/html, sms text, push title/body/data. */
-export interface Content {
-  subject?: string;
-  text?: string;
-  html?: string;
-  title?: string;
-  body?: string;
-  data?: Record<string, unknown>;
 }
 
 /** A notification as stored. Times are epoch milliseconds. */

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { HeraldError } from '../http/errors.ts';
+import type { CoreDeps } from '../deps.ts';
+import { HeraldError } from '../errors.ts';
+import { numericCursor, pageOf } from '../http/page.ts';
 import type { RouteModule } from '../http/types.ts';
 import { CHANNELS, type Channel, PRIORITIES, type Priority, STATUSES, type Status } from './model.ts';
+import { NotificationIdParam } from './schemas.ts';
 import { detailView, etagOf, matchesEtag, summaryView } from './view.ts';
 
-// No length bound here: any unknown ID, however long, answers 404 like every other unknown one.
-const Id = Type.Object({ id: Type.String({ minLength: 1 }) });
 const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 const ListQuery = Type.Object(
   {
@@ -31,35 +32,29 @@ function time(name: string, value: string | undefined): number | undefined {
   return ms;
 }
 
-/** The cursor is opaque to clients: the acceptance sequence of the last item, wrapped. */
-const encodeCursor = (seq: number) => Buffer.from(`s:${seq}`).toString('base64url');
-function decodeCursor(cursor: string | undefined): number | undefined {
-  if (cursor === undefined) return undefined;
-  const match = /^s:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!match) {
-    throw new HeraldError('VALIDATION_FAILED', 'The cursor is invalid.', {
-      errors: [{ path: 'querystring/cursor', message: 'use the nextCursor of a previous page' }],
-    });
-  }
-  return Number(match[1]);
-}
+/** The cursor is the acceptance sequence of the last item. */
+const cursor = numericCursor('s');
 
-const notFound = () => new HeraldError('NOT_FOUND', 'No such notification.');
+/** Another tenant's ID answers exactly like an unknown one. */
+export const notificationNotFound = () => new HeraldError('NOT_FOUND', 'No such notification.');
 
-/** Status, list, cancel and redrive of notifications, always within the caller's tenant. */
-export const notificationReadRoutes: RouteModule = (app, deps) => {
-  const { store, clock } = deps;
+/** Status and list of notifications, always within the caller's tenant. */
+export const notificationReadRoutes: RouteModule<CoreDeps> = (app, deps) => {
+  const { store } = deps;
 
   app.get(
     '/notifications/:id',
     {
       config: { scope: 'notifications:read' },
-      schema: { tags: ['notifications'], summary: 'Status and events; ETag for cheap polling', params: Id },
+      schema: {
+        tags: ['notifications'],
+        summary: 'Status and events; ETag for cheap polling',
+        params: NotificationIdParam,
+      },
     },
     async (request, reply) => {
       const found = await store.notifications.get(request.principal.tenant, request.params.id);
-      // Another tenant's ID answers exactly like an unknown one.
-      if (!found) throw notFound();
+      if (!found) throw notificationNotFound();
       const body = detailView(found.record, found.events);
       const etag = etagOf(body);
       reply.header('etag', etag).header('cache-control', 'private, no-cache');
@@ -89,46 +84,12 @@ export const notificationReadRoutes: RouteModule = (app, deps) => {
           channel: q.channel as Channel | undefined,
           createdAfter: time('createdAfter', q.createdAfter),
           createdBefore: time('createdBefore', q.createdBefore),
-          beforeSeq: decodeCursor(q.cursor),
+          beforeSeq: cursor.decode(q.cursor),
         },
         limit + 1,
       );
-      const page = items.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        items: page.map(summaryView),
-        nextCursor: items.length > limit && last ? encodeCursor(last.seq) : null,
-      };
+      const { page, nextCursor } = pageOf(items, limit, cursor, (n) => n.seq);
+      return { items: page.map(summaryView), nextCursor };
     },
-  );
-
-  const action = (path: string, scope: string, summary: string, run: 'cancel' | 'redrive', wrong: string) =>
-    app.post(
-      path,
-      { config: { scope }, schema: { tags: ['notifications'], summary, params: Id } },
-      async (request) => {
-        const { tenant } = request.principal;
-        const outcome = await store.notifications[run](tenant, request.params.id, clock.now());
-        if (outcome === 'not_found') throw notFound();
-        if (outcome === 'invalid_state') throw new HeraldError('INVALID_STATE', wrong);
-        if (run === 'redrive') deps.wakeup.notify();
-        const found = await store.notifications.get(tenant, request.params.id);
-        if (!found) throw notFound();
-        return detailView(found.record, found.events);
-      },
-    );
-  action(
-    '/notifications/:id/cancel',
-    'notifications:send',
-    'Cancel a notification not yet sent',
-    'cancel',
-    'Only a QUEUED or RETRYING notification that no worker holds can be cancelled.',
-  );
-  action(
-    '/notifications/:id/retry',
-    'admin',
-    'Redrive a FAILED notification',
-    'redrive',
-    'Only a FAILED notification can be retried.',
   );
 };

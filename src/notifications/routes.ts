@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import type { Config } from '../config/config.ts';
+import { problemOf } from '../http/problem.ts';
 import type { RouteModule } from '../http/types.ts';
-import { ingestFor } from './ingest.ts';
+import type { Ingest } from './ingest.ts';
 import { Accepted, NotificationBody } from './schemas.ts';
 
 const BatchBody = Type.Object(
@@ -19,8 +21,8 @@ const BatchResults = Type.Object({
 });
 
 /** POST /notifications and POST /notifications/batch: durable acceptance (scope notifications:send). */
-export const notificationIngestRoutes: RouteModule = (app, deps) => {
-  const ingest = ingestFor(deps);
+export const notificationIngestRoutes: RouteModule<{ config: Config; ingest: Ingest }> = (app, deps) => {
+  const { ingest } = deps;
 
   app.post(
     '/notifications',
@@ -66,7 +68,9 @@ export const notificationIngestRoutes: RouteModule = (app, deps) => {
     },
     async (request, reply) => {
       const results = await ingest.acceptBatch(request.principal.tenant, request.body.notifications);
-      return reply.code(207).send({ results });
+      return reply.code(207).send({
+        results: results.map((r) => ('error' in r ? { index: r.index, error: problemOf(r.error) } : r)),
+      });
     },
   );
 };

@@ -1,5 +1,6 @@
 import { type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { TemplateKey } from '../templates/key.ts';
 import { PRIORITIES } from './model.ts';
 
 // Schemas of one notification body, one per channel (push has two recipient forms). Compiled
@@ -9,8 +10,6 @@ import { PRIORITIES } from './model.ts';
 const strict = { additionalProperties: false } as const;
 const Text = (max: number) => Type.String({ minLength: 1, maxLength: max });
 
-/** A template key: letters, digits, dot, dash, underscore. */
-export const TemplateKey = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$' });
 const IsoTime = Type.String({
   maxLength: 40,
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})$',
@@ -103,3 +102,6 @@ export const Accepted = Type.Object({
   priority: Type.String(),
   createdAt: Type.String(),
 });
+
+/** `:id` of one notification. No length bound: any unknown ID, however long, answers 404 like every other. */
+export const NotificationIdParam = Type.Object({ id: Type.String({ minLength: 1 }) });

@@ -1,5 +1,5 @@
 import type { ValueError } from '@sinclair/typebox/errors';
-import type { FieldError } from '../http/errors.ts';
+import type { FieldError } from '../errors.ts';
 import { syntaxErrors } from '../templates/liquid.ts';
 import { CHANNELS, type Channel, type Content, type Priority, type Recipient } from './model.ts';
 import { checkers } from './schemas.ts';

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import type { Channel, Content, Priority, Recipient } from '../notifications/model.ts';
+import type { ReportSink } from '../notifications/reports.ts';
 
 /** What a provider is asked to send: the notification, already rendered. */
 export interface OutgoingMessage {
@@ -55,22 +56,6 @@ export interface Provider {
   accepts(recipient: Recipient): boolean;
   send(message: OutgoingMessage, signal: AbortSignal): Promise<SendResult>;
   close?(): Promise<void>;
-}
-
-/** A delivery report from a provider (webhook or SMPP receipt), matched by the provider's message id. */
-export interface DeliveryReport {
-  provider: string;
-  providerMessageId: string;
-  outcome: 'DELIVERED' | 'FAILED' | 'SENT';
-  detail?: string;
-  /** When the provider says it happened, epoch ms. */
-  at: number;
-  source: 'webhook' | 'receipt';
-}
-
-/** Where providers hand asynchronous reports (SMPP receipts); webhooks use the same path. */
-export interface ReportSink {
-  report(report: DeliveryReport): Promise<void>;
 }
 
 /** What provider factories are built from. */

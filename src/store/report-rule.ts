@@ -1,5 +1,5 @@
 import { canMove, type Status, TERMINAL_STATUSES } from '../notifications/model.ts';
-import type { DeliveryReport } from '../providers/types.ts';
+import type { DeliveryReport } from '../notifications/reports.ts';
 
 /** The notification a report was matched to (by provider and provider message id). */
 export interface ReportTarget {

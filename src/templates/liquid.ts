@@ -1,6 +1,6 @@
 import { Liquid, type Template } from 'liquidjs';
-import type { FieldError } from '../http/errors.ts';
-import type { Content } from '../notifications/model.ts';
+import type { Content } from '../channels.ts';
+import type { FieldError } from '../errors.ts';
 
 // One set of options for both engines. `templates: {}` swaps the file system for an empty
 // in-memory map, so `{% include '/etc/passwd' %}` finds nothing; the limits bound what one

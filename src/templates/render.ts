@@ -1,4 +1,4 @@
-import type { Content, NotificationRecord } from '../notifications/model.ts';
+import type { Channel, Content } from '../channels.ts';
 import type { Store } from '../store/port/index.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
 import { LiquidFieldError, type ParsedContent, parseContent, renderParsed } from './liquid.ts';
@@ -17,9 +17,19 @@ export class RenderError extends Error {
   }
 }
 
+/** What rendering one notification reads of it (a NotificationRecord has all of it). */
+export interface RenderInput {
+  tenant: string;
+  channel: Channel;
+  templateKey: string | null;
+  templateVersion: number | null;
+  content: Content | null;
+  variables: Record<string, unknown>;
+}
+
 /** Renders notifications at processing time, from their pinned template version or inline content. */
 export interface Renderer {
-  render(notification: NotificationRecord): Promise<Content>;
+  render(notification: RenderInput): Promise<Content>;
 }
 
 /** A tiny LRU: Map keeps insertion order, so the first key is the least recently used. */

@@ -1,9 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { HeraldError } from '../http/errors.ts';
+import { CHANNELS, type Channel } from '../channels.ts';
+import type { CoreDeps } from '../deps.ts';
+import { HeraldError } from '../errors.ts';
+import { pageOf, textCursor } from '../http/page.ts';
 import type { RouteModule } from '../http/types.ts';
-import { CHANNELS, type Channel } from '../notifications/model.ts';
-import { TemplateKey } from '../notifications/schemas.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
+import { TEMPLATE_KEY, TemplateKey } from './key.ts';
 import { RenderError, renderTemplate } from './render.ts';
 import { contentOf, templateErrors } from './validate.ts';
 
@@ -51,10 +53,11 @@ function check(channel: Channel, body: Record<string, unknown>) {
   return content;
 }
 
+const cursor = textCursor('t', TEMPLATE_KEY);
 const notFound = (key: string) => new HeraldError('NOT_FOUND', `No template "${key}".`);
 
 /** Template CRUD and preview (scopes templates:read / templates:write), within the caller's tenant. */
-export const templateRoutes: RouteModule = (app, deps) => {
+export const templateRoutes: RouteModule<CoreDeps> = (app, deps) => {
   const { store, clock } = deps;
   const read = { config: { scope: 'templates:read' } };
   const write = { config: { scope: 'templates:write' } };
@@ -76,14 +79,10 @@ export const templateRoutes: RouteModule = (app, deps) => {
 
   app.get('/templates', { ...read, schema: { tags, querystring: ListQuery } }, async (request) => {
     const limit = request.query.limit ?? 50;
-    const after = request.query.cursor ? Buffer.from(request.query.cursor, 'base64url').toString() : '';
+    const after = cursor.decode(request.query.cursor) ?? '';
     const items = await store.templates.list(request.principal.tenant, limit + 1, after);
-    const page = items.slice(0, limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map(view),
-      nextCursor: items.length > limit && last ? Buffer.from(last.key).toString('base64url') : null,
-    };
+    const { page, nextCursor } = pageOf(items, limit, cursor, (t) => t.key);
+    return { items: page.map(view), nextCursor };
   });
 
   app.get('/templates/:key', { ...read, schema: { tags, params: KeyParam } }, async (request) => {

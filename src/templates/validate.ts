@@ -1,5 +1,5 @@
-import type { FieldError } from '../http/errors.ts';
-import type { Channel } from '../notifications/model.ts';
+import type { Channel } from '../channels.ts';
+import type { FieldError } from '../errors.ts';
 import type { TemplateContent } from '../store/port/templates.ts';
 import { syntaxErrors, TEXT_FIELDS } from './liquid.ts';
 

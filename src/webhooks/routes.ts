@@ -1,10 +1,8 @@
-import type { FastifyReply } from 'fastify';
-import { PROBLEM_JSON } from '../http/error-handler.ts';
-import { HeraldError } from '../http/errors.ts';
+import type { CoreDeps } from '../deps.ts';
+import { HeraldError } from '../errors.ts';
 import type { App, RouteModule } from '../http/types.ts';
-import type { DeliveryReport } from '../providers/types.ts';
+import type { DeliveryReport, ReportService } from '../notifications/reports.ts';
 import { mailgunParse } from './mailgun.ts';
-import { createStoreReportSink } from './report-sink.ts';
 import { sendgridReport } from './sendgrid.ts';
 import { sendgridPublicKey, verifyMailgun, verifySendgrid, verifyTwilio } from './signatures.ts';
 import { twilioReport } from './twilio.ts';
@@ -16,17 +14,11 @@ const WEBHOOK_BODY_LIMIT = 2 * 1024 * 1024;
  * 401 for a bad or missing signature. Its own code, not AUTH_INVALID_TOKEN: no bearer token is
  * involved, and a provider's operator reading the logs should see what failed.
  */
-function badSignature(reply: FastifyReply, provider: string) {
-  return reply
-    .code(401)
-    .type(PROBLEM_JSON)
-    .send({
-      type: 'https://herald.dev/problems/webhook-signature-invalid',
-      title: 'Invalid webhook signature',
-      status: 401,
-      detail: `The ${provider} signature is missing or does not match.`,
-      code: 'WEBHOOK_SIGNATURE_INVALID',
-    });
+function badSignature(provider: string): HeraldError {
+  return new HeraldError(
+    'WEBHOOK_SIGNATURE_INVALID',
+    `The ${provider} signature is missing or does not match.`,
+  );
 }
 
 function parseJson(raw: Buffer): unknown {
@@ -55,8 +47,8 @@ const docs = (summary: string) => ({
  * encapsulated scope whose parsers keep the raw bytes, because each signature covers the body
  * exactly as sent. Every verified report goes through the same ReportSink as SMPP receipts.
  */
-export const webhookRoutes: RouteModule = async (app, deps) => {
-  const sink = createStoreReportSink(deps.store, deps.clock);
+export const webhookRoutes: RouteModule<CoreDeps & { reports: ReportService }> = async (app, deps) => {
+  const sink = deps.reports;
   const { providers, publicUrl } = deps.config;
   // Parse the key once: a malformed key fails start-up rather than every webhook.
   const sendgridKey = providers.sendgridWebhookPublicKey
@@ -84,7 +76,7 @@ export const webhookRoutes: RouteModule = async (app, deps) => {
       const token = providers.twilio?.authToken;
       const signature = header(request.headers['x-twilio-signature']);
       if (!token || !verifyTwilio(token, publicUrl + request.url, params, signature))
-        return badSignature(reply, 'Twilio');
+        throw badSignature('Twilio');
       const parsed = twilioReport(params, deps.clock.now());
       if ('problem' in parsed)
         throw new HeraldError('VALIDATION_FAILED', parsed.problem, {
@@ -104,7 +96,7 @@ export const webhookRoutes: RouteModule = async (app, deps) => {
           raw,
           header(request.headers['x-twilio-email-event-webhook-signature']),
         );
-      if (!ok) return badSignature(reply, 'SendGrid');
+      if (!ok) throw badSignature('SendGrid');
       if (!Array.isArray(events))
         throw new HeraldError('VALIDATION_FAILED', 'SendGrid posts an array of events.', {
           errors: [{ path: 'body', message: 'must be an array' }],
@@ -122,7 +114,7 @@ export const webhookRoutes: RouteModule = async (app, deps) => {
       const parsed = mailgunParse(body, deps.clock.now());
       const key = providers.mailgunWebhookSigningKey;
       const { timestamp, token, signature } = parsed.signature;
-      if (!key || !verifyMailgun(key, timestamp, token, signature)) return badSignature(reply, 'Mailgun');
+      if (!key || !verifyMailgun(key, timestamp, token, signature)) throw badSignature('Mailgun');
       const reports = parsed.report ? [parsed.report] : [];
       return reply.code(200).send({ ...(await applyAll(reports)), ignored: 1 - reports.length });
     });

@@ -1,4 +1,4 @@
-import type { DeliveryReport } from '../providers/types.ts';
+import type { DeliveryReport } from '../notifications/reports.ts';
 import { bareMessageId } from './message-id.ts';
 
 type Outcome = DeliveryReport['outcome'];

@@ -3,7 +3,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { decodeProtectedHeader, exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
-import { authServiceOf } from '../../src/auth/service.ts';
 import { authTestApp, tokenFor } from '../helpers/auth.ts';
 
 const b64 = (value: unknown) =>
@@ -21,7 +20,7 @@ describe('protected routes refuse every bad token with the same 401', () => {
 
   /** Signs with the server's real active key, so only the named defect is wrong. */
   async function signReal(header: Record<string, unknown>, payload: Record<string, unknown>) {
-    const { key, alg } = await authServiceOf(t.deps).keyring.signingKey();
+    const { key, alg } = await t.deps.auth.keyring.signingKey();
     return new SignJWT(payload).setProtectedHeader({ alg, kid, typ: 'at+jwt', ...header }).sign(key);
   }
 
@@ -153,7 +152,7 @@ describe('protected routes refuse every bad token with the same 401', () => {
 
   it('refuses injected or unknown kids', async () => {
     for (const badKid of ['../../dev/null', "' OR 1=1 --", 'x'.repeat(10 * 1024), 'unknown-kid', '']) {
-      const { key } = await authServiceOf(t.deps).keyring.signingKey();
+      const { key } = await t.deps.auth.keyring.signingKey();
       const token = await new SignJWT(claims)
         .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: badKid })
         .sign(key);
@@ -163,7 +162,7 @@ describe('protected routes refuse every bad token with the same 401', () => {
 
   it('refuses an unknown crit header', async () => {
     // jose will not even sign an unknown crit, so the token is signed by hand with the real key.
-    const { key } = await authServiceOf(t.deps).keyring.signingKey();
+    const { key } = await t.deps.auth.keyring.signingKey();
     const byHand = async (header: Record<string, unknown>) => {
       const input = `${b64({ alg: 'ES256', typ: 'at+jwt', kid, ...header })}.${b64(claims)}`;
       const signature = await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, key, Buffer.from(input));

@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodeProtectedHeader } from 'jose';
 import { KeyDecryptionError } from '../../src/auth/key-crypto.ts';
-import { authServiceOf } from '../../src/auth/service.ts';
 import { manualClock } from '../../src/clock.ts';
-import { buildApi, createDeps } from '../../src/server.ts';
+import { buildApi, createDeps } from '../../src/main.ts';
 import { authTestApp, tokenFor } from '../helpers/auth.ts';
 import { tempDir, testConfig } from '../helpers/config.ts';
 
@@ -121,7 +120,7 @@ describe('key rotation', () => {
     try {
       const old = await tokenFor(deps);
       const oldKid = decodeProtectedHeader(old).kid;
-      const { kid: newKid, retired } = await authServiceOf(deps).keyring.rotate();
+      const { kid: newKid, retired } = await deps.auth.keyring.rotate();
       assert.equal(retired, oldKid);
       assert.notEqual(newKid, oldKid);
 
@@ -145,7 +144,7 @@ describe('key rotation', () => {
       assert.equal((await me(longLived)).statusCode, 200);
       clock.advance(31_000 + 60_000);
       assert.deepEqual(await jwks(), [newKid]);
-      await authServiceOf(deps).keyring.rotate();
+      await deps.auth.keyring.rotate();
       const kids = (await deps.store.auth.listSigningKeys()).map((key) => key.kid);
       assert.equal(kids.includes(oldKid as string), false, 'expired key deleted from the store');
     } finally {
@@ -161,13 +160,13 @@ describe('key rotation', () => {
     const b = await createDeps(config, clock);
     try {
       await tokenFor(b);
-      const { kid } = await authServiceOf(a).keyring.rotate();
+      const { kid } = await a.auth.keyring.rotate();
       // An unknown kid makes b re-read the key table (at most every 5 s), which also moves its signing.
       clock.advance(5_001);
       assert.ok(await b.verifier.verify(await tokenFor(a)));
       assert.equal(decodeProtectedHeader(await tokenFor(b)).kid, kid);
       // Without such a hint, b re-reads the table within a minute.
-      const { kid: next } = await authServiceOf(a).keyring.rotate();
+      const { kid: next } = await a.auth.keyring.rotate();
       clock.advance(60_001);
       assert.equal(decodeProtectedHeader(await tokenFor(b)).kid, next);
     } finally {
@@ -183,7 +182,7 @@ describe('key rotation', () => {
       const token = await tokenFor(deps);
       assert.ok(await deps.verifier.verify(token));
       const kid = decodeProtectedHeader(token).kid as string;
-      await authServiceOf(deps).keyring.rotate();
+      await deps.auth.keyring.rotate();
       assert.ok(await deps.store.auth.deleteSigningKey(kid));
       // Other instances see a removal within a minute (the keyring re-read interval).
       clock.advance(61_000);

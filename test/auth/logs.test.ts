@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { createClient } from '../../src/auth/accounts.ts';
-import { buildApp } from '../../src/http/app.ts';
 import { loggerOptions } from '../../src/http/logger.ts';
-import type { App, AppDeps } from '../../src/http/types.ts';
-import { apiModules, createDeps } from '../../src/server.ts';
+import type { App } from '../../src/http/types.ts';
+import type { HeraldDeps } from '../../src/main.ts';
+import { buildApi, createDeps } from '../../src/main.ts';
 import { createUser } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
 
@@ -13,7 +13,7 @@ const PASSWORD = 'log-test-password-8c1f';
 const WRONG = 'wrong-password-2b7e';
 
 describe('logs', () => {
-  let deps: AppDeps;
+  let deps: HeraldDeps;
   let app: App;
   const lines: string[] = [];
   before(async () => {
@@ -25,7 +25,7 @@ describe('logs', () => {
       },
     });
     // The app's own logger options, at the most verbose level, into a buffer.
-    app = await buildApp(deps, apiModules(deps.config), { logger: { ...loggerOptions('trace'), stream } });
+    app = await buildApi(deps, { logger: { ...loggerOptions('trace'), stream } });
     await createUser(deps, { email: 'logs@example.com', password: PASSWORD });
   });
   after(async () => {

@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import type { App, AppDeps } from '../../src/http/types.ts';
-import { buildApi, createDeps, type Herald, startHerald } from '../../src/server.ts';
+import type { App } from '../../src/http/types.ts';
+import type { HeraldDeps } from '../../src/main.ts';
+import { buildApi, createDeps, type Herald, startHerald } from '../../src/main.ts';
 import { createUser, loginAs, tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
 
 describe('an api process without the auth role verifies with HERALD_JWKS_URL', () => {
   let auth: Herald;
   let api: App;
-  let apiDeps: AppDeps;
+  let apiDeps: HeraldDeps;
 
   before(async () => {
     auth = await startHerald(testConfig({ HERALD_ROLES: 'auth' }));

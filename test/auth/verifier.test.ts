@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { manualClock } from '../../src/clock.ts';
-import type { AppDeps } from '../../src/http/types.ts';
-import { createDeps } from '../../src/server.ts';
+import type { HeraldDeps } from '../../src/main.ts';
+import { createDeps } from '../../src/main.ts';
 import { tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
 
 describe('access token verifier', () => {
-  let deps: AppDeps;
+  let deps: HeraldDeps;
   const clock = manualClock(Date.UTC(2026, 0, 1));
   before(async () => {
     deps = await createDeps(testConfig(), clock);

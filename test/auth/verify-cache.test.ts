@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { authServiceOf } from '../../src/auth/service.ts';
 import { createLocalVerifier } from '../../src/auth/verifier.ts';
 import { VerifyCache } from '../../src/auth/verify-cache.ts';
 import { manualClock } from '../../src/clock.ts';
-import type { AppDeps } from '../../src/http/types.ts';
-import { createDeps } from '../../src/server.ts';
+import type { HeraldDeps } from '../../src/main.ts';
+import { createDeps } from '../../src/main.ts';
 import { tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
 
 describe('verified-token cache', () => {
-  let deps: AppDeps;
+  let deps: HeraldDeps;
   const clock = manualClock(Date.UTC(2026, 0, 1));
   before(async () => {
     deps = await createDeps(testConfig({ HERALD_VERIFY_CACHE_SIZE: '2' }), clock);
@@ -18,7 +17,7 @@ describe('verified-token cache', () => {
   after(() => deps.store.close());
 
   const verifierWith = (cacheSize: number) => {
-    const { keyring } = authServiceOf(deps);
+    const { keyring } = deps.auth;
     const { issuer, audience } = deps.config.auth;
     return createLocalVerifier({ keyring, issuer, audience, clock, cacheSize });
   };
@@ -60,7 +59,7 @@ describe('verified-token cache', () => {
   });
 
   it('takes its size from HERALD_VERIFY_CACHE_SIZE', () => {
-    assert.equal(authServiceOf(deps).verifier.cache.maxSize, 2);
+    assert.equal(deps.auth.verifier.cache.maxSize, 2);
     assert.equal(new VerifyCache(0).maxSize, 0);
   });
 });

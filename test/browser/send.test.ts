@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import type { Herald } from '../../src/server.ts';
+import type { Herald } from '../../src/main.ts';
 import {
   browserSkip,
   launchBrowser,

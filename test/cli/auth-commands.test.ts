@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { main } from '../../src/cli/main.ts';
-import { buildApi, createDeps } from '../../src/server.ts';
+import { buildApi, createDeps } from '../../src/main.ts';
 import { tempDir, testConfig } from '../helpers/config.ts';
 
 /** Runs a herald command in-process and captures what it prints. */

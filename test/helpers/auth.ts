@@ -1,7 +1,7 @@
 import { createUser as createUserRecord, DEFAULT_TENANT } from '../../src/auth/accounts.ts';
 import { ROLE_SCOPES, type UserRole } from '../../src/auth/principal.ts';
-import { authServiceOf } from '../../src/auth/service.ts';
-import type { App, AppDeps } from '../../src/http/types.ts';
+import type { App } from '../../src/http/types.ts';
+import type { HeraldDeps } from '../../src/main.ts';
 import type { UserRecord } from '../../src/store/port/auth.ts';
 
 /** Options of `tokenFor`: who the token is for. Defaults: tenant `default`, every scope. */
@@ -18,8 +18,8 @@ export interface TokenOptions {
  * Mints a real access token with the real signing keys of `deps.store` (making the first key if
  * there is none), so the app built from the same deps accepts it.
  */
-export async function tokenFor(deps: AppDeps, options: TokenOptions = {}): Promise<string> {
-  const service = authServiceOf(deps);
+export async function tokenFor(deps: HeraldDeps, options: TokenOptions = {}): Promise<string> {
+  const service = deps.auth;
   await service.keyring.ensureActive();
   const role = options.role ?? (options.scopes ? undefined : 'admin');
   const issued = await service.tokens.issueAccess(
@@ -36,7 +36,7 @@ export async function tokenFor(deps: AppDeps, options: TokenOptions = {}): Promi
 
 /** `{ authorization: 'Bearer …' }` for inject calls. */
 export async function authHeader(
-  deps: AppDeps,
+  deps: HeraldDeps,
   options: TokenOptions = {},
 ): Promise<{ authorization: string }> {
   return { authorization: `Bearer ${await tokenFor(deps, options)}` };
@@ -44,7 +44,7 @@ export async function authHeader(
 
 /** Creates a user directly in the store (argon2 hashing included). */
 export function createUser(
-  deps: AppDeps,
+  deps: HeraldDeps,
   input: { email: string; password?: string; role?: UserRole; tenant?: string },
 ): Promise<UserRecord> {
   return createUserRecord(deps.store.auth, deps.clock, {
@@ -69,7 +69,7 @@ export async function loginAs(
 /** A full API app (every role's routes) on a fresh SQLite store with a manual clock, for inject tests. */
 export async function authTestApp(env: Record<string, string> = {}) {
   const { manualClock } = await import('../../src/clock.ts');
-  const { buildApi, createDeps } = await import('../../src/server.ts');
+  const { buildApi, createDeps } = await import('../../src/main.ts');
   const { testConfig } = await import('./config.ts');
   const clock = manualClock(Date.UTC(2026, 0, 1));
   const deps = await createDeps(testConfig({ HERALD_ROLES: 'auth,api', ...env }), clock);

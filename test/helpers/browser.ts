@@ -3,7 +3,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import type { Env } from '../../src/config/read.ts';
-import { type Herald, startHerald } from '../../src/server.ts';
+import { type Herald, startHerald } from '../../src/main.ts';
 import { testConfig } from './config.ts';
 
 /**

@@ -2,15 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import { systemClock } from '../../src/clock.ts';
-import { createWakeup } from '../../src/dispatch/wakeup.ts';
+import { HeraldError } from '../../src/errors.ts';
 import { buildApp } from '../../src/http/app.ts';
-import { HeraldError } from '../../src/http/errors.ts';
 import { healthRoutes } from '../../src/http/health.ts';
-import type { App, RouteModule } from '../../src/http/types.ts';
+import type { App, Routes } from '../../src/http/types.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { testConfig } from '../helpers/config.ts';
 
-const echo: RouteModule = (app) => {
+const echo: Routes = (app) => {
   app.post(
     '/echo',
     {
@@ -24,7 +23,7 @@ const echo: RouteModule = (app) => {
     throw new Error('database password is hunter2');
   });
   app.get('/busy', async () => {
-    throw new HeraldError('UNAVAILABLE', 'Try later', { headers: { 'Retry-After': '3' } });
+    throw new HeraldError('UNAVAILABLE', 'Try later', { retryAfterS: 3 });
   });
 };
 
@@ -33,11 +32,13 @@ describe('error handling', () => {
   before(async () => {
     const config = testConfig();
     const store = createSqliteStore(config.dataDir);
-    const verifier = { verify: async () => Promise.reject(new HeraldError('AUTH_INVALID_TOKEN')) };
-    app = await buildApp(
-      { config, store, clock: systemClock, verifier, wakeup: createWakeup() },
-      { public: [healthRoutes, echo], protected: [] },
-    );
+    app = await buildApp({
+      logLevel: 'silent',
+      bodyLimit: config.bodyLimit,
+      public: [(scope) => healthRoutes(scope, { config, store, clock: systemClock }), echo],
+      protected: [],
+      protect: () => {},
+    });
   });
   after(() => app.close());
 

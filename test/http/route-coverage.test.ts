@@ -1,12 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/http/app.ts';
-import type { App, AppDeps } from '../../src/http/types.ts';
-import { buildApi, createDeps } from '../../src/server.ts';
+import type { App } from '../../src/http/types.ts';
+import type { HeraldDeps } from '../../src/main.ts';
+import { buildApi, createDeps } from '../../src/main.ts';
+import { tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
 
+/** Protected routes open to any valid token, whatever its scopes: the caller asking who it is. */
+const ANY_SCOPE = new Set(['GET /auth/me']);
+
 /**
- * The public routes of the contract (API.md section 2). Every other route must answer 401
+ * The public routes of the contract (README, "Authentication"). Every other route must answer 401
  * without a token; a route added later outside the protected scope fails this test.
  */
 const PUBLIC: Array<[method: string, path: RegExp]> = [
@@ -17,7 +22,7 @@ const PUBLIC: Array<[method: string, path: RegExp]> = [
   ['GET', /^\/docs(\/.*)?$/],
   // Authenticated by the provider's signature instead.
   ['POST', /^\/webhooks\/[^/]+$/],
-  // OpenID Connect sign-in (API.md section 2): it runs before the caller has a token and
+  // OpenID Connect sign-in: it runs before the caller has a token and
   // answers with Herald's tokens as login does; the config route holds only public settings.
   ['GET', /^\/auth\/oidc\/config$/],
   ['POST', /^\/auth\/oidc\/callback$/],
@@ -49,7 +54,7 @@ function isPublic(method: string, url: string): boolean {
 
 describe('route coverage', () => {
   let app: App;
-  let deps: AppDeps;
+  let deps: HeraldDeps;
   const routes: Array<{ method: string; url: string }> = [];
 
   before(async () => {
@@ -85,14 +90,31 @@ describe('route coverage', () => {
     assert.ok(checked > 3);
   });
 
+  it('finds a required scope on every protected route but the allow-listed ones', async () => {
+    // A valid token with no scope at all: a route that names its scope answers 403 before its
+    // handler runs; one that forgot it would answer something else (200, 400, 404...).
+    const bare = { authorization: `Bearer ${await tokenFor(deps, { scopes: [] })}` };
+    const unscoped: string[] = [];
+    for (const { method, url } of routes) {
+      if (isPublic(method, url) || ANY_SCOPE.has(`${method === 'HEAD' ? 'GET' : method} ${url}`)) continue;
+      const path = url.replace(/:[^/]+/g, 'x').replace(/\*/g, 'x');
+      const response = await app.inject({ method: method as 'GET', url: path, headers: bare });
+      if (response.statusCode !== 403) unscoped.push(`${method} ${url} -> ${response.statusCode}`);
+    }
+    assert.deepEqual(unscoped, []);
+  });
+
   it('would catch a route added outside the protected scope', async () => {
-    const leaky = await buildApp(deps, {
+    const leaky = await buildApp({
+      logLevel: 'silent',
+      bodyLimit: deps.config.bodyLimit,
       public: [
         (scope) => {
           scope.get('/admin/leak', async () => ({ secret: true }));
         },
       ],
       protected: [],
+      protect: () => {},
     });
     try {
       await leaky.ready();

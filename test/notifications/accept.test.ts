@@ -170,9 +170,13 @@ describe('POST /notifications', () => {
   });
 
   it('wakes the worker after the commit', async () => {
-    const woken = t.deps.wakeup.wait(60_000);
+    await t.deps.wakeup.wait(0); // consume a wake-up an earlier test may have left pending
+    const woken = t.deps.wakeup.wait(60_000).then(() => 'woken');
     await send(t.app, t.sender, sms());
-    await woken; // resolves at once: the commit called notify()
+    // wait() also resolves on its timeout, so the race against a timer tells which happened: the
+    // commit called notify() (woken) or nothing did (the timer wins long before the 60 s).
+    const timer = new Promise((resolve) => setTimeout(resolve, 2_000, 'timer'));
+    assert.equal(await Promise.race([woken, timer]), 'woken');
   });
 });
 

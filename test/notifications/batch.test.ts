@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ingestFor } from '../../src/notifications/ingest.ts';
 import { countRows, devicePush, email, notificationsApp, sms } from './fixtures.ts';
 
 describe('POST /notifications/batch', () => {
@@ -60,7 +59,7 @@ describe('POST /notifications/batch', () => {
   });
 
   it('stores 1000 notifications in one commit', async () => {
-    const before = ingestFor(t.deps).stats();
+    const before = t.deps.ingest.stats();
     const rows = countRows(t.deps);
     const items = Array.from({ length: 1000 }, (_, i) =>
       sms({ priority: i % 2 ? 'LOW' : 'HIGH', metadata: { i } }),
@@ -71,7 +70,7 @@ describe('POST /notifications/batch', () => {
     assert.equal(results.length, 1000);
     assert.ok(results.every((r: { status?: string }) => r.status === 'QUEUED'));
     assert.equal(new Set(results.map((r: { notificationId: string }) => r.notificationId)).size, 1000);
-    assert.equal(ingestFor(t.deps).stats().flushes - before.flushes, 1);
+    assert.equal(t.deps.ingest.stats().flushes - before.flushes, 1);
     assert.equal(countRows(t.deps), rows + 1000);
     const metrics = await t.deps.metrics?.registry.getSingleMetricAsString(
       'herald_notifications_accepted_total',

@@ -1,4 +1,5 @@
-import type { App, AppDeps } from '../../src/http/types.ts';
+import type { App } from '../../src/http/types.ts';
+import type { HeraldDeps } from '../../src/main.ts';
 import { authHeader, authTestApp } from '../helpers/auth.ts';
 
 /** A notification request body. */
@@ -50,7 +51,7 @@ export async function notificationsApp(env: Record<string, string> = {}) {
 }
 
 /** Rows in the notifications table, to prove that nothing was stored. */
-export function countRows(deps: AppDeps): number {
+export function countRows(deps: HeraldDeps): number {
   const db = (deps.store as unknown as { db: { prepare(sql: string): { get(): unknown } } }).db;
   return (db.prepare('SELECT COUNT(*) AS n FROM notifications').get() as { n: number }).n;
 }

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import type { HeraldError } from '../../src/http/errors.ts';
+import type { HeraldError } from '../../src/errors.ts';
+import { listenUrl } from '../../src/main.ts';
 import { createGroupCommit } from '../../src/notifications/group-commit.ts';
-import { ingestFor } from '../../src/notifications/ingest.ts';
-import { listenUrl } from '../../src/server.ts';
 import { countRows, email, notificationsApp, send, sms } from './fixtures.ts';
 
 describe('group commit over HTTP', () => {
@@ -20,7 +19,7 @@ describe('group commit over HTTP', () => {
 
   it('commits concurrent requests in fewer transactions, each row readable from a fresh connection at its 201', async () => {
     const file = join(t.deps.config.dataDir, 'herald.db');
-    const before = ingestFor(t.deps).stats();
+    const before = t.deps.ingest.stats();
     const n = 60;
     const checks = await Promise.all(
       Array.from({ length: n }, async (_, i) => {
@@ -43,7 +42,7 @@ describe('group commit over HTTP', () => {
       }),
     );
     assert.equal(checks.filter(Boolean).length, n);
-    const stats = ingestFor(t.deps).stats();
+    const stats = t.deps.ingest.stats();
     assert.equal(stats.items - before.items, n);
     const transactions = stats.flushes - before.flushes;
     assert.ok(transactions < n, `${transactions} transactions for ${n} requests`);
@@ -76,7 +75,7 @@ describe('load shedding', () => {
       const first = send(t.app, t.sender, sms());
       while (!entered) await tick();
       const second = send(t.app, t.sender, sms());
-      while (ingestFor(t.deps).stats().pending === 0) await tick();
+      while (t.deps.ingest.stats().pending === 0) await tick();
       const refused = await send(t.app, t.sender, sms());
       assert.equal(refused.statusCode, 503);
       assert.equal(refused.json().code, 'UNAVAILABLE');
@@ -157,7 +156,7 @@ describe('createGroupCommit', () => {
     const accepted = [batcher.submit(1), batcher.submit(2)];
     await assert.rejects(batcher.submit(3), (error: HeraldError) => {
       assert.equal(error.code, 'UNAVAILABLE');
-      assert.equal(error.headers['Retry-After'], '1');
+      assert.equal(error.retryAfterS, 1);
       return true;
     });
     await batcher.drain();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Status } from '../../src/notifications/model.ts';
-import type { DeliveryReport } from '../../src/providers/types.ts';
+import type { DeliveryReport } from '../../src/notifications/reports.ts';
 import type { Store } from '../../src/store/port/index.ts';
 
 const T0 = Date.UTC(2026, 0, 1);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Herald, startHerald } from '../../src/server.ts';
+import { type Herald, startHerald } from '../../src/main.ts';
 import { authHeader } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
 

@@ -1,9 +1,8 @@
 import { createHmac, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { manualClock } from '../../src/clock.ts';
-import { createWakeup } from '../../src/dispatch/wakeup.ts';
 import { buildApp } from '../../src/http/app.ts';
-import { HeraldError } from '../../src/http/errors.ts';
 import type { App } from '../../src/http/types.ts';
+import { createReportService } from '../../src/notifications/reports.ts';
 import type { Store } from '../../src/store/port/index.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { webhookRoutes } from '../../src/webhooks/routes.ts';
@@ -28,18 +27,18 @@ export async function webhookApp(
     MAILGUN_WEBHOOK_SIGNING_KEY: MAILGUN_KEY,
   });
   const store = shared ?? createSqliteStore(config.dataDir);
-  const verifier = { verify: async () => Promise.reject(new HeraldError('AUTH_INVALID_TOKEN')) };
-  const app = await buildApp(
-    {
-      config,
-      store,
-      clock: manualClock(),
-      verifier,
-      wakeup: createWakeup(),
-      onClose: shared ? [] : [() => store.close()],
+  const clock = manualClock();
+  const reports = createReportService(store, clock);
+  const app = await buildApp({
+    logLevel: 'silent',
+    bodyLimit: config.bodyLimit,
+    public: [(scope) => webhookRoutes(scope, { config, store, clock, reports })],
+    protected: [],
+    protect: () => {},
+    onClose: async () => {
+      if (!shared) await store.close();
     },
-    { public: [webhookRoutes], protected: [] },
-  );
+  });
   return { app, store, sendgridKey: privateKey };
 }
 

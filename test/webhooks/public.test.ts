@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { App } from '../../src/http/types.ts';
-import { buildApi, createDeps } from '../../src/server.ts';
+import { buildApi, createDeps } from '../../src/main.ts';
 import { testConfig } from '../helpers/config.ts';
 import { PUBLIC_URL, signTwilio, TWILIO_TOKEN } from './harness.ts';
 

@@ -1,4 +1,4 @@
-import { HeraldError } from '../../http/errors.ts';
+import { HeraldError } from '../../errors.ts';
 
 /** The client Herald is at the identity provider. */
 export interface OidcClient {

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { jwtVerify } from 'jose';
-import { HeraldError } from '../../http/errors.ts';
+import { HeraldError } from '../../errors.ts';
 import type { ProviderMetadata } from './provider.ts';
 
 /** The identity an ID token asserts, once verified. */

@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
-import { HeraldError } from '../../http/errors.ts';
+import { HeraldError } from '../../errors.ts';
 
 /**
  * ID token algorithms Herald accepts, pinned: asymmetric only. `none` and the HMAC family

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { HeraldError } from '../../http/errors.ts';
+import { HeraldError } from '../../errors.ts';
 import type { RouteModule } from '../../http/types.ts';
 import { normalizeEmail, scopesOfRole } from '../accounts.ts';
 import { invalidToken } from '../jwt.ts';
 import { TokenPair } from '../schemas.ts';
-import { authServiceOf } from '../service.ts';
+import type { AuthDeps } from '../service.ts';
 import { exchangeCode } from './exchange.ts';
 import { verifyIdToken } from './id-token.ts';
 import { createProvider } from './provider.ts';
@@ -35,7 +35,7 @@ const OidcConfigView = Type.Object({
  * an enabled Herald user, and answers Herald's own token pair exactly as login does. No user is
  * created on the fly: an identity without a Herald account is refused.
  */
-export const oidcRoutes: RouteModule = (app, deps) => {
+export const oidcRoutes: RouteModule<AuthDeps> = (app, deps) => {
   const oidc = deps.config.auth.oidc;
   const provider = oidc ? createProvider(oidc.issuer) : undefined;
   const nowS = () => Math.floor(deps.clock.now() / 1000);
@@ -88,7 +88,7 @@ export const oidcRoutes: RouteModule = (app, deps) => {
       if (!user || user.disabled) {
         throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'No enabled Herald user has this email.');
       }
-      const { tokens } = authServiceOf(deps);
+      const { tokens } = deps.auth;
       const access = await tokens.issueAccess({
         sub: user.id,
         tenant: user.tenant,

@@ -1,4 +1,4 @@
-import type { DeliveryReport } from '../types.ts';
+import type { DeliveryReport } from '../../notifications/reports.ts';
 
 type Outcome = DeliveryReport['outcome'];
 

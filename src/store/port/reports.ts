@@ -1,4 +1,4 @@
-import type { DeliveryReport } from '../../providers/types.ts';
+import type { DeliveryReport } from '../../notifications/reports.ts';
 
 /** What one delivery report did to its notification. */
 export type ReportOutcome =

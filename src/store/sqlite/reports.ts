@@ -1,4 +1,4 @@
-import type { DeliveryReport } from '../../providers/types.ts';
+import type { DeliveryReport } from '../../notifications/reports.ts';
 import type { ReportOutcome, ReportStore } from '../port/reports.ts';
 import {
   type PendingReportRow as PendingRow,

@@ -3,7 +3,7 @@ import { before, describe, it } from 'node:test';
 import { createLocalJWKSet, exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { verifyIdToken } from '../../../src/auth/oidc/id-token.ts';
 import type { ProviderMetadata } from '../../../src/auth/oidc/provider.ts';
-import { HeraldError } from '../../../src/http/errors.ts';
+import { HeraldError } from '../../../src/errors.ts';
 
 const ISSUER = 'https://idp.example.com';
 const CLIENT = 'herald-ui';

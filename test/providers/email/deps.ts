@@ -1,5 +1,6 @@
 import { systemClock } from '../../../src/clock.ts';
-import type { DeliveryReport, ProviderDeps } from '../../../src/providers/types.ts';
+import type { DeliveryReport } from '../../../src/notifications/reports.ts';
+import type { ProviderDeps } from '../../../src/providers/types.ts';
 import { testConfig } from '../../helpers/config.ts';
 
 /** ProviderDeps for provider tests: a quiet log that keeps its lines, and a sink that keeps reports. */

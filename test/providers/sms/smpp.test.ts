@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { systemClock } from '../../../src/clock.ts';
+import { createReportService } from '../../../src/notifications/reports.ts';
 import { createSmppProvider } from '../../../src/providers/sms/index.ts';
 import type { Provider, SendResult } from '../../../src/providers/types.ts';
 import { createSqliteStore } from '../../../src/store/sqlite/index.ts';
-import { createStoreReportSink } from '../../../src/webhooks/report-sink.ts';
 import { tempDir } from '../../helpers/config.ts';
 import { type SmppPeer, startSmppPeer } from '../../helpers/peers/smpp.ts';
 import { record, seed } from '../../store/reports.suite.ts';
@@ -146,7 +146,7 @@ describe('SMPP provider', () => {
 
   it('applies receipts through the store: early, replayed and out of order', async () => {
     const store = createSqliteStore(tempDir());
-    const sink = createStoreReportSink(store, systemClock);
+    const sink = createReportService(store, systemClock);
     const storeProvider = open(peer.url(), {}, { ...providerDeps().deps, reports: sink });
     const id = await seed(store, 'PROCESSING');
     const result = await storeProvider.send(sms('+15550009999'), never);

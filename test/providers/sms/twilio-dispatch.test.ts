@@ -3,11 +3,11 @@ import { after, describe, it } from 'node:test';
 import { systemClock } from '../../../src/clock.ts';
 import { createScheduler } from '../../../src/dispatch/scheduler.ts';
 import type { App } from '../../../src/http/types.ts';
+import { createReportService } from '../../../src/notifications/reports.ts';
 import { createProviderRegistry } from '../../../src/providers/registry.ts';
 import { smsProviderFactories } from '../../../src/providers/sms/index.ts';
 import { createSqliteStore } from '../../../src/store/sqlite/index.ts';
 import { createRenderer } from '../../../src/templates/render.ts';
-import { createStoreReportSink } from '../../../src/webhooks/report-sink.ts';
 import { testConfig } from '../../helpers/config.ts';
 import { startTwilioPeer, type TwilioPeer } from '../../helpers/peers/twilio.ts';
 import { newNotification, read, seedMany } from '../../store/queue-fixtures.ts';
@@ -52,7 +52,7 @@ describe('Twilio behind the scheduler, with its status callbacks', () => {
       TWILIO_API_BASE: peer.apiBase,
     });
     const providers = createProviderRegistry(
-      { config, clock: systemClock, reports: createStoreReportSink(store, systemClock), log: quiet },
+      { config, clock: systemClock, reports: createReportService(store, systemClock), log: quiet },
       smsProviderFactories,
     );
     closers.push(() => providers.close());

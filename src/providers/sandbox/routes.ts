@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { HeraldError } from '../http/errors.ts';
-import type { App, AppDeps } from '../http/types.ts';
-import { maskRecipient } from '../notifications/mask.ts';
-import { CHANNELS, type Channel } from '../notifications/model.ts';
+import { isOperator } from '../../auth/accounts.ts';
+import { CHANNELS, type Channel } from '../../channels.ts';
+import type { CoreDeps } from '../../deps.ts';
+import { numericCursor, pageOf } from '../../http/page.ts';
+import type { RouteModule } from '../../http/types.ts';
+import { maskRecipient } from '../../notifications/mask.ts';
 
 const Query = Type.Object(
   {
@@ -14,25 +16,15 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
-// Opaque to clients, like the notifications cursor: the id of the last message, wrapped.
-const encode = (id: number) => Buffer.from(`m:${id}`).toString('base64url');
-function decode(cursor: string | undefined): number | undefined {
-  if (cursor === undefined) return undefined;
-  const match = /^m:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!match) {
-    throw new HeraldError('VALIDATION_FAILED', 'The cursor is invalid.', {
-      errors: [{ path: 'querystring/cursor', message: 'use the nextCursor of a previous page' }],
-    });
-  }
-  return Number(match[1]);
-}
+/** The id of the last message shown. */
+const cursor = numericCursor('m');
 
 /**
- * GET /admin/sandbox: what the sandbox providers delivered, newest first (API.md section 7).
+ * GET /admin/sandbox: what the sandbox providers delivered, newest first.
  * Admins see their tenant's messages; admins of tenant `default` see every tenant's, as they
  * manage every tenant. Recipients are masked like everywhere else; the content is shown whole.
  */
-export function sandboxRoutes(app: App, deps: AppDeps): void {
+export const sandboxRoutes: RouteModule<CoreDeps> = (app, deps) => {
   app.get(
     '/admin/sandbox',
     {
@@ -47,16 +39,15 @@ export function sandboxRoutes(app: App, deps: AppDeps): void {
         notificationId?: string;
       };
       const limit = q.limit ?? 50;
-      const tenant = request.principal.tenant === 'default' ? undefined : request.principal.tenant;
+      const tenant = isOperator(request.principal) ? undefined : request.principal.tenant;
       const rows = await deps.store.sandbox.list({
         tenant,
         channel: q.channel,
         notificationId: q.notificationId,
-        before: decode(q.cursor),
+        before: cursor.decode(q.cursor),
         limit: limit + 1,
       });
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
+      const { page, nextCursor } = pageOf(rows, limit, cursor, (m) => m.id);
       return {
         items: page.map((m) => ({
           notificationId: m.notificationId,
@@ -65,8 +56,8 @@ export function sandboxRoutes(app: App, deps: AppDeps): void {
           content: m.content,
           at: new Date(m.at).toISOString(),
         })),
-        nextCursor: rows.length > limit && last ? encode(last.id) : null,
+        nextCursor,
       };
     },
   );
-}
+};

@@ -1,24 +1,9 @@
-/** Stable error codes of the contract (API.md section 8), plus the few Herald adds. */
-export type ErrorCode =
-  | 'AUTH_INVALID_TOKEN'
-  | 'AUTH_INVALID_CREDENTIALS'
-  | 'FORBIDDEN'
-  | 'VALIDATION_FAILED'
-  | 'MALFORMED_BODY'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'TEMPLATE_NOT_FOUND'
-  | 'IDEMPOTENCY_CONFLICT'
-  | 'INVALID_STATE'
-  | 'CONFLICT'
-  | 'RATE_LIMITED'
-  | 'UNAVAILABLE'
-  | 'BAD_GATEWAY'
-  | 'GATEWAY_TIMEOUT'
-  | 'INTERNAL';
+import type { FastifyReply } from 'fastify';
+import type { AuthChallenge, ErrorCode, FieldError, HeraldError } from '../errors.ts';
 
+export const PROBLEM_JSON = 'application/problem+json';
+
+/** The one map from an error code to its HTTP status. */
 const STATUS: Record<ErrorCode, number> = {
   AUTH_INVALID_TOKEN: 401,
   AUTH_INVALID_CREDENTIALS: 401,
@@ -37,6 +22,7 @@ const STATUS: Record<ErrorCode, number> = {
   UNAVAILABLE: 503,
   BAD_GATEWAY: 502,
   GATEWAY_TIMEOUT: 504,
+  WEBHOOK_SIGNATURE_INVALID: 401,
   INTERNAL: 500,
 };
 
@@ -58,14 +44,9 @@ const TITLE: Record<ErrorCode, string> = {
   UNAVAILABLE: 'Service unavailable',
   BAD_GATEWAY: 'Bad gateway',
   GATEWAY_TIMEOUT: 'Gateway timeout',
+  WEBHOOK_SIGNATURE_INVALID: 'Invalid webhook signature',
   INTERNAL: 'Internal server error',
 };
-
-/** One field-level problem inside a VALIDATION_FAILED answer. */
-export interface FieldError {
-  path: string;
-  message: string;
-}
 
 /** The RFC 9457 body every error answer carries. */
 export interface Problem {
@@ -77,27 +58,6 @@ export interface Problem {
   errors?: FieldError[];
 }
 
-/** An operational error with a stable code; the error handler turns it into problem+json. */
-export class HeraldError extends Error {
-  readonly code: ErrorCode;
-  readonly status: number;
-  readonly errors: FieldError[] | undefined;
-  /** Extra response headers, e.g. Retry-After or WWW-Authenticate. */
-  readonly headers: Record<string, string>;
-  constructor(
-    code: ErrorCode,
-    detail?: string,
-    options: { errors?: FieldError[]; headers?: Record<string, string> } = {},
-  ) {
-    super(detail ?? TITLE[code]);
-    this.name = 'HeraldError';
-    this.code = code;
-    this.status = STATUS[code];
-    this.errors = options.errors;
-    this.headers = options.headers ?? {};
-  }
-}
-
 /** Builds the problem body for a code; 5xx bodies never carry internal detail. */
 export function problem(code: ErrorCode, detail?: string, errors?: FieldError[]): Problem {
   const status = STATUS[code];
@@ -105,13 +65,41 @@ export function problem(code: ErrorCode, detail?: string, errors?: FieldError[])
     type: `https://herald.dev/problems/${code.toLowerCase().replaceAll('_', '-')}`,
     title: TITLE[code],
     status,
-    detail: status >= 500 && code === 'INTERNAL' ? TITLE[code] : (detail ?? TITLE[code]),
+    detail: code === 'INTERNAL' ? TITLE[code] : (detail ?? TITLE[code]),
     code,
   };
   if (errors && errors.length > 0) body.errors = errors;
   return body;
 }
 
-export function statusOf(code: ErrorCode): number {
-  return STATUS[code];
+/** The problem body of a thrown HeraldError (a batch item's error uses it too). */
+export function problemOf(error: HeraldError): Problem {
+  return problem(error.code, error.detail, error.errors);
 }
+
+/** RFC 6750 section 3: the WWW-Authenticate value of a bearer-token refusal. */
+function bearerChallenge(challenge: AuthChallenge): string {
+  const parts = ['Bearer realm="herald"'];
+  if (challenge.error) parts.push(`error="${challenge.error}"`);
+  if (challenge.description) parts.push(`error_description="${challenge.description}"`);
+  if (challenge.scope) parts.push(`scope="${challenge.scope}"`);
+  return parts.join(', ');
+}
+
+/** The response headers an error asks for (Retry-After, WWW-Authenticate). */
+export function headersOf(error: HeraldError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (error.retryAfterS !== undefined)
+    headers['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfterS)));
+  if (error.challenge) headers['WWW-Authenticate'] = bearerChallenge(error.challenge);
+  return headers;
+}
+
+/** Sends a problem+json answer; the one way an error leaves Herald. */
+export function sendProblem(reply: FastifyReply, code: ErrorCode, detail?: string, errors?: FieldError[]) {
+  const body = problem(code, detail, errors);
+  return reply.code(body.status).type(PROBLEM_JSON).send(body);
+}
+
+/** Whether a code is a server-side failure (logged, detail hidden). */
+export const isServerError = (code: ErrorCode) => STATUS[code] >= 500;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AccessTokenVerifier, Principal } from '../auth/principal.ts';
-import { HeraldError } from './errors.ts';
+import { HeraldError } from '../errors.ts';
+import type { AccessTokenVerifier, Principal } from './principal.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,12 +19,9 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const MAX_TOKEN_LENGTH = 4096;
 
 function invalidToken(tokenSent: boolean, description: string): HeraldError {
-  const challenge = tokenSent
-    ? `Bearer realm="herald", error="invalid_token", error_description="${description}"`
-    : 'Bearer realm="herald"';
-  // One body for every refusal (API.md section 2); only the challenge header says more.
+  // One body for every refusal; only the challenge header (RFC 6750 section 3) says more.
   return new HeraldError('AUTH_INVALID_TOKEN', 'A valid bearer access token is required.', {
-    headers: { 'WWW-Authenticate': challenge },
+    challenge: tokenSent ? { error: 'invalid_token', description } : {},
   });
 }
 
@@ -58,9 +55,7 @@ export function protect(scope: FastifyInstance, verifier: AccessTokenVerifier): 
     const needed = request.routeOptions.config.scope;
     if (needed && !request.principal.scopes.has(needed)) {
       throw new HeraldError('FORBIDDEN', `This operation needs the scope "${needed}".`, {
-        headers: {
-          'WWW-Authenticate': `Bearer realm="herald", error="insufficient_scope", scope="${needed}"`,
-        },
+        challenge: { error: 'insufficient_scope', scope: needed },
       });
     }
   });

@@ -1,28 +1,54 @@
 import { bootstrapAdmin } from './auth/accounts.ts';
+import { protect } from './auth/bearer.ts';
 import { oidcRoutes } from './auth/oidc/routes.ts';
+import type { AccessTokenVerifier } from './auth/principal.ts';
 import { adminAccountRoutes, authPublicRoutes, meRoute } from './auth/routes.ts';
-import { createVerifier } from './auth/service.ts';
+import { type AuthService, createAuthService, startVerifier } from './auth/service.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config/config.ts';
-import { dispatchAdminRoutes } from './dispatch/admin-routes.ts';
+import type { CoreDeps } from './deps.ts';
+import { queueAdminRoutes } from './dispatch/admin-routes.ts';
 import { startDispatch } from './dispatch/start.ts';
-import { createWakeup } from './dispatch/wakeup.ts';
-import { type ApiModules, buildApp } from './http/app.ts';
+import { buildApp } from './http/app.ts';
 import { healthRoutes } from './http/health.ts';
 import { metricsRoutes } from './http/metrics-routes.ts';
-import type { App, AppDeps } from './http/types.ts';
-import { createMetrics } from './metrics.ts';
+import type { App, Routes } from './http/types.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import { notificationActionRoutes } from './notifications/action-routes.ts';
+import { createIngest, type Ingest } from './notifications/ingest.ts';
 import { notificationReadRoutes } from './notifications/read-routes.ts';
+import { createReportService, type ReportService } from './notifications/reports.ts';
 import { notificationIngestRoutes } from './notifications/routes.ts';
+import { createWakeup, type Wakeup } from './notifications/wakeup.ts';
+import { sandboxRoutes } from './providers/sandbox/routes.ts';
 import { createStore } from './store/create.ts';
 import type { Store } from './store/port/index.ts';
 import { templateRoutes } from './templates/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 
+/**
+ * Everything one process builds once and hands to its roles: the composition root's product.
+ * Each part is constructed here, in one place, and passed explicitly; route modules and roles
+ * name the parts they use in their own deps types.
+ */
+export interface HeraldDeps extends CoreDeps {
+  /** The access-token verifier of this process: local keys, or a remote JWKS (api without auth). */
+  verifier: AccessTokenVerifier;
+  /** Keys and token issuing over the store (the auth role's routes). */
+  auth: AuthService;
+  /** Durable acceptance with group commit (the api role's ingest routes). */
+  ingest: Ingest;
+  /** The one path of delivery reports: webhooks and SMPP receipts. */
+  reports: ReportService;
+  /** Ingest signals it after each commit; the in-process worker waits on it. */
+  wakeup: Wakeup;
+  metrics: Metrics;
+}
+
 /** A running Herald: the roles its config asked for, and how to stop them. */
 export interface Herald {
   store: Store;
-  deps: AppDeps;
+  deps: HeraldDeps;
   api?: App;
   /** Base URL of the API port, when the api or auth role runs. */
   apiUrl?: string;
@@ -30,39 +56,61 @@ export interface Herald {
   close(): Promise<void>;
 }
 
-/** The route modules the API port serves for the roles asked for. Add a module here, once. */
-export function apiModules(config: Config): ApiModules {
-  const roles = new Set(config.roles);
-  const modules: ApiModules = { public: [healthRoutes], protected: [] };
+/** The route modules the API port serves for the roles asked for, bound to `deps`. Add a module here, once. */
+export function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } {
+  const roles = new Set(deps.config.roles);
+  const bind =
+    <D>(module: (app: App, deps: D) => void | Promise<void>, d: D): Routes =>
+    (app) =>
+      module(app, d);
+  const routes: { public: Routes[]; protected: Routes[] } = {
+    public: [bind(healthRoutes, deps)],
+    protected: [],
+  };
   if (roles.has('auth')) {
-    // auth: public login/refresh/token/jwks routes are added here.
-    modules.public.push(authPublicRoutes);
-    // OpenID Connect sign-in (answers {enabled:false} / 404 unless HERALD_OIDC_ISSUER is set).
-    modules.public.push(oidcRoutes);
-    modules.protected.push(meRoute);
+    // Login, refresh, client credentials, JWKS; OpenID Connect sign-in (404 unless configured).
+    routes.public.push(bind(authPublicRoutes, deps), bind(oidcRoutes, deps));
+    routes.protected.push(bind(meRoute, deps));
   }
   if (roles.has('api')) {
-    // api: notifications, templates, admin and webhook routes are added here.
-    modules.protected.push(adminAccountRoutes);
-    modules.protected.push(notificationIngestRoutes, notificationReadRoutes, templateRoutes);
-    modules.protected.push(dispatchAdminRoutes);
-    modules.public.push(webhookRoutes);
+    routes.protected.push(
+      bind(adminAccountRoutes, deps),
+      bind(notificationIngestRoutes, deps),
+      bind(notificationReadRoutes, deps),
+      bind(notificationActionRoutes, deps),
+      bind(templateRoutes, deps),
+      bind(queueAdminRoutes, deps),
+      bind(sandboxRoutes, deps),
+      metricsRoutes(deps.metrics),
+    );
+    routes.public.push(bind(webhookRoutes, deps));
   }
-  return modules;
+  return routes;
 }
 
-/** Opens the store and builds the dependencies every role shares. */
-export async function createDeps(config: Config, clock: Clock = systemClock): Promise<AppDeps> {
+/** Opens the store and builds, once, every part the roles share. */
+export async function createDeps(config: Config, clock: Clock = systemClock): Promise<HeraldDeps> {
   const store = await createStore(config);
   try {
-    const verifier = await createVerifier(config, store, clock);
+    const auth = createAuthService(config, store, clock);
+    const verifier = await startVerifier(config, auth, clock);
     // HERALD_ADMIN_EMAIL/PASSWORD: the first admin, created once, in tenant `default`.
     await bootstrapAdmin(store.auth, clock, config.auth.adminEmail, config.auth.adminPassword);
     const wakeup = createWakeup();
     // Ingest in other processes wakes this worker through the database (PostgreSQL NOTIFY);
     // the subscription ends with the store's connections.
     if (config.roles.includes('worker')) await store.wakeups.subscribe(() => wakeup.notify());
-    return { config, store, clock, verifier, wakeup, metrics: createMetrics(), onClose: [] };
+    const metrics = createMetrics();
+    const core = { config, store, clock };
+    return {
+      ...core,
+      verifier,
+      auth,
+      wakeup,
+      metrics,
+      ingest: createIngest({ ...core, wakeup, metrics }),
+      reports: createReportService(store, clock),
+    };
   } catch (error) {
     // A failed start (bad key secret, unreachable JWKS) must not leave the database open.
     await store.close();
@@ -71,10 +119,18 @@ export async function createDeps(config: Config, clock: Clock = systemClock): Pr
 }
 
 /** Builds the API/auth app (not listening) for the config's roles; tests use it with inject. */
-export function buildApi(deps: AppDeps): Promise<App> {
-  const modules = apiModules(deps.config);
-  if (deps.metrics && deps.config.roles.includes('api')) modules.protected.push(metricsRoutes(deps.metrics));
-  return buildApp(deps, modules);
+export function buildApi(deps: HeraldDeps, options: Parameters<typeof buildApp>[1] = {}): Promise<App> {
+  return buildApp(
+    {
+      logLevel: deps.config.logLevel,
+      bodyLimit: deps.config.bodyLimit,
+      ...apiRoutes(deps),
+      protect: (scope) => protect(scope, deps.verifier),
+      // Accepted notifications still in a batch are committed before the store can close.
+      onClose: () => deps.ingest.drain(),
+    },
+    options,
+  );
 }
 
 /** Starts every role named in `config.roles` in this process. Used by `herald start` and by tests. */

@@ -1,10 +1,25 @@
 import type { Clock } from '../clock.ts';
-import type { DeliveryReport, ReportSink } from '../providers/types.ts';
 import type { Store } from '../store/port/index.ts';
 import type { ReportOutcome } from '../store/port/reports.ts';
 
-/** A ReportSink that also says what each report did (webhook answers and tests use it). */
-export interface StoreReportSink extends ReportSink {
+/** A delivery report from a provider (webhook or SMPP receipt), matched by the provider's message id. */
+export interface DeliveryReport {
+  provider: string;
+  providerMessageId: string;
+  outcome: 'DELIVERED' | 'FAILED' | 'SENT';
+  detail?: string;
+  /** When the provider says it happened, epoch ms. */
+  at: number;
+  source: 'webhook' | 'receipt';
+}
+
+/** Where providers hand asynchronous reports (SMPP receipts); webhooks use the same path. */
+export interface ReportSink {
+  report(report: DeliveryReport): Promise<void>;
+}
+
+/** The reports service: a ReportSink that also says what each report did (webhook answers use it). */
+export interface ReportService extends ReportSink {
   apply(report: DeliveryReport): Promise<ReportOutcome>;
 }
 
@@ -17,7 +32,7 @@ const PURGE_EVERY_MS = 3600_000;
  * (provider, provider message id), forward-only, kept pending when the id is not recorded yet.
  * Strays (ids never recorded, e.g. a message sent outside Herald) are purged now and then.
  */
-export function createStoreReportSink(store: Pick<Store, 'reports'>, clock: Clock): StoreReportSink {
+export function createReportService(store: Pick<Store, 'reports'>, clock: Clock): ReportService {
   let lastPurge = 0;
   const apply = async (report: DeliveryReport) => {
     const now = clock.now();

@@ -1,0 +1,17 @@
+/**
+ * The delivery channels and the content each one carries: a neutral leaf that notifications,
+ * templates, providers and the store all build on, so none of them imports another for it.
+ */
+
+export const CHANNELS = ['email', 'sms', 'push'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** Inline content (or a template's fields): email uses subject/text/html, sms text, push title/body/data. */
+export interface Content {
+  subject?: string;
+  text?: string;
+  html?: string;
+  title?: string;
+  body?: string;
+  data?: Record<string, unknown>;
+}

@@ -1,0 +1,17 @@
+import { priorityOf } from '../notifications/model.ts';
+import type { Store } from '../store/port/index.ts';
+
+/** The GET /admin/queues body (and `herald queues`): the 12 priority × channel queues. */
+export async function queuesView(store: Store, now: number) {
+  const stats = await store.queue.stats();
+  return {
+    queues: stats.map((s) => ({
+      priority: priorityOf(s.priority),
+      channel: s.channel,
+      depth: s.depth,
+      oldestAgeMs: s.oldestCreatedAt === null ? null : Math.max(0, now - s.oldestCreatedAt),
+      inFlight: s.inFlight,
+      paused: s.paused,
+    })),
+  };
+}
