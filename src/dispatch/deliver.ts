@@ -1,10 +1,9 @@
 import type { Clock } from '../clock.ts';
 import type { Metrics } from '../metrics.ts';
 import type { NotificationRecord } from '../notifications/model.ts';
+import type { Completion } from '../notifications/status.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
-import { isSandbox } from '../providers/sandbox/index.ts';
 import type { SendResult } from '../providers/types.ts';
-import type { Completion } from '../store/port/queue.ts';
 import { RenderError, type Renderer } from '../templates/render.ts';
 import { type RetryPolicy, retryDelay } from './backoff.ts';
 import type { createProviderStates } from './provider-state.ts';
@@ -106,9 +105,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
       provider: provider.name,
       providerMessageId: result.providerMessageId,
       detail: result.detail,
-      sandbox: isSandbox(provider)
-        ? { channel: record.channel, recipient: record.recipient, content }
-        : undefined,
+      copy: result.copy,
     };
   }
   if (result.kind === 'config') {

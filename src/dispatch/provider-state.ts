@@ -1,7 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { Channel } from '../notifications/model.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
-import { isSandbox } from '../providers/sandbox/index.ts';
 import type { Provider } from '../providers/types.ts';
 import { type Circuit, type CircuitOptions, createCircuit } from './circuit.ts';
 import type { SharedLimits } from './shared-limits.ts';
@@ -23,14 +22,15 @@ export function createProviderStates(
   shared?: SharedLimits,
 ) {
   const states = new Map<Provider, ProviderState>();
-  // With shared limits (PostgreSQL scale-out), real providers draw on the database's buckets and
-  // circuits; the sandbox keeps its own (it has no limit worth sharing).
+  // With shared limits (PostgreSQL scale-out), providers draw on the database's buckets and
+  // circuits, unless their limits say they are local (the sandbox).
+  const isShared = (provider: Provider) => shared !== undefined && provider.limits.shared !== false;
   const bucketOf = (provider: Provider) =>
-    shared && !isSandbox(provider)
+    shared && isShared(provider)
       ? shared.bucket(provider)
       : createTokenBucket(clock, provider.limits.ratePerSecond, provider.limits.burst);
   const circuitOf = (provider: Provider) =>
-    shared && !isSandbox(provider)
+    shared && isShared(provider)
       ? shared.circuit(provider, createCircuit(clock, circuit))
       : createCircuit(clock, circuit);
   for (const provider of registry.all()) {

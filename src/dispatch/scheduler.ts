@@ -4,10 +4,11 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import type { Metrics } from '../metrics.ts';
 import { CHANNELS, type Channel, priorityRank } from '../notifications/model.ts';
+import type { Completion } from '../notifications/status.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { ProviderDeps } from '../providers/types.ts';
 import type { Store } from '../store/port/index.ts';
-import type { ClaimBudget, Completion, CycleResult } from '../store/port/queue.ts';
+import type { ClaimBudget, CycleResult } from '../store/port/queue.ts';
 import type { Renderer } from '../templates/render.ts';
 import { DEFAULT_SHARES, priorityBudget, type SlotShares } from './budget.ts';
 import type { CircuitOptions } from './circuit.ts';
@@ -38,14 +39,12 @@ export type StepResult = CycleResult;
 /**
  * The dispatch engine of one worker, steppable: `step()` writes finished completions, promotes,
  * reaps and claims in one transaction, then starts the sends of what it claimed. The run loop
- * (worker.ts) calls it; tests call `tick()` with a manual clock.
+ * (worker.ts) calls it; tests step it with a manual clock.
  */
 export interface Scheduler {
   readonly owner: string;
   /** One cycle; `claim: false` only writes completions (and promotes/reaps). */
   step(claim?: boolean): Promise<StepResult>;
-  /** A step, then a pause for sends that answer at once (the sandbox), then a step that writes them. */
-  tick(): Promise<StepResult>;
   /** Sends in progress. */
   inFlight(): number;
   /** Completions waiting for the next step. */
@@ -60,8 +59,6 @@ export interface Scheduler {
   maintainLeases(): Promise<void>;
   /** Shutdown: aborts every send; a failed (aborted) one completes as a hold, not a retry. */
   releaseAll(): void;
-  /** Crash simulation for tests: forget every send without completing it. */
-  abandon(): void;
 }
 
 export function createScheduler(deps: SchedulerDeps): Scheduler {
@@ -85,7 +82,6 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   let buffer: Completion[] = [];
   let backlog: boolean[] = [false, false, false, false];
   let nextDue: number | null = null;
-  let generation = 0;
   let lastLeaseCheck = clock.now();
   let wake: (() => void) | undefined;
 
@@ -105,11 +101,9 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
 
   function launch(flight: Flight): void {
     const rank = priorityRank(flight.record.priority);
-    const started = generation;
     counts[rank] = (counts[rank] ?? 0) + 1;
     const done = deliver(deliverDeps, flight).then(
       (completion) => {
-        if (started !== generation) return; // abandoned: a crashed worker writes nothing
         counts[rank] = (counts[rank] ?? 1) - 1;
         flights.delete(flight.record.seq);
         buffer.push(completion);
@@ -119,7 +113,6 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         // deliver() maps every outcome to a completion; this is a bug, so keep the worker sane:
         // give the notification back shortly instead of leaving it leased until the reaper.
         deps.log.error({ err: error, seq: flight.record.seq }, 'delivery crashed');
-        if (started !== generation) return;
         counts[rank] = (counts[rank] ?? 1) - 1;
         flights.delete(flight.record.seq);
         const { seq, attempts } = flight.record;
@@ -166,12 +159,6 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       if (completions.length > 0) await followUp(store, completions, result.stale, now, deps.log);
       return result;
     },
-    async tick() {
-      const result = await scheduler.step(true);
-      await new Promise((resolve) => setImmediate(resolve));
-      if (buffer.length > 0) await scheduler.step(false);
-      return result;
-    },
     inFlight: () => flights.size,
     pending: () => buffer.length,
     nextDueAt: () => nextDue,
@@ -211,12 +198,6 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         flight.released = true;
         flight.controller.abort();
       }
-    },
-    abandon() {
-      generation++;
-      flights.clear();
-      buffer = [];
-      counts.fill(0);
     },
   };
   return scheduler;

@@ -82,27 +82,3 @@ export interface EventRecord {
   detail?: string;
   source?: string;
 }
-
-/**
- * Status only moves forward. A change from `from` to `to` is allowed when `to` ranks higher;
- * RETRYING and PROCESSING alternate (same rank band), and a redrive (FAILED -> QUEUED) is the
- * one sanctioned step back, done explicitly by the retry endpoint.
- */
-const RANK: Record<Status, number> = {
-  QUEUED: 0,
-  PROCESSING: 1,
-  RETRYING: 1,
-  SENT: 2,
-  DELIVERED: 3,
-  FAILED: 3,
-  CANCELLED: 3,
-  EXPIRED: 3,
-};
-
-export function canMove(from: Status, to: Status): boolean {
-  if (TERMINAL_STATUSES.has(from)) return false;
-  if (from === to) return false;
-  if ((from === 'PROCESSING' && to === 'RETRYING') || (from === 'RETRYING' && to === 'PROCESSING'))
-    return true;
-  return RANK[to] > RANK[from];
-}

@@ -2,6 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import type { Channel, Content, Priority, Recipient } from '../notifications/model.ts';
 import type { ReportSink } from '../notifications/reports.ts';
+import type { SandboxCopy } from '../notifications/status.ts';
 
 /** What a provider is asked to send: the notification, already rendered. */
 export interface OutgoingMessage {
@@ -27,6 +28,8 @@ export type SendResult =
       /** True when the provider confirms delivery synchronously (the sandbox): status DELIVERED, not SENT. */
       delivered?: boolean;
       detail?: string;
+      /** A copy of the message to store with the completion, in its transaction (the sandbox's). */
+      copy?: SandboxCopy;
     }
   | {
       ok: false;
@@ -44,6 +47,12 @@ export interface ProviderLimits {
   concurrency: number;
   ratePerSecond: number;
   burst: number;
+  /**
+   * Whether workers on PostgreSQL share this provider's rate bucket and circuit through the
+   * database (a real service's limits are global). False for a provider that is local to each
+   * worker and has no limit worth sharing (the sandbox). Default true.
+   */
+  shared?: boolean;
 }
 
 /** One way of delivering one channel. Every provider meets this one interface. */

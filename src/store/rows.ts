@@ -6,6 +6,7 @@ import {
   priorityOf,
   type Status,
 } from '../notifications/model.ts';
+import type { DeliveryReport } from '../notifications/reports.ts';
 import type { SandboxMessage } from './port/sandbox.ts';
 import type { TemplateContent, TemplateRecord } from './port/templates.ts';
 
@@ -139,3 +140,28 @@ export function sandboxFromRow(r: SandboxRow): SandboxMessage {
 /** A JSON column's value: null stays SQL NULL. */
 export const json = (value: unknown): string | null =>
   value === null || value === undefined ? null : JSON.stringify(value);
+
+/** A `pending_reports` row: a report kept until its provider message id is recorded. */
+export interface PendingReportRow {
+  id: number;
+  outcome: DeliveryReport['outcome'];
+  detail: string | null;
+  source: DeliveryReport['source'];
+  reported_at: number;
+}
+
+/** Turns a kept report back into the report it was. */
+export function reportFromPending(
+  provider: string,
+  providerMessageId: string,
+  row: PendingReportRow,
+): DeliveryReport {
+  return {
+    provider,
+    providerMessageId,
+    outcome: row.outcome,
+    at: row.reported_at,
+    source: row.source,
+    ...(row.detail === null ? {} : { detail: row.detail }),
+  };
+}

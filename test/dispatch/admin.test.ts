@@ -5,7 +5,7 @@ import type { SendResult } from '../../src/providers/types.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { tempDir } from '../helpers/config.ts';
 import { email, notificationsApp, send, sms } from '../notifications/fixtures.ts';
-import { schedulerFor, scriptedProvider } from './harness.ts';
+import { schedulerFor, scriptedProvider, tick } from './harness.ts';
 
 type AppEnv = Awaited<ReturnType<typeof notificationsApp>>;
 
@@ -64,7 +64,6 @@ describe('queue administration', () => {
         (q: { priority: string; channel: string }) => q.priority === 'HIGH' && q.channel === 'email',
       );
     assert.deepEqual([row.depth, row.inFlight], [1, 2]);
-    scheduler.abandon();
   });
 
   it('pauses and resumes a priority; held notifications show a THROTTLED event', async () => {
@@ -78,7 +77,7 @@ describe('queue administration', () => {
     const low = (await send(t.app, t.admin, sms({ priority: 'LOW' }))).json().notificationId;
     const normal = (await send(t.app, t.admin, sms({ priority: 'NORMAL' }))).json().notificationId;
     const scheduler = schedulerFor(env());
-    await scheduler.tick();
+    await tick(scheduler);
     const status = async (id: string) =>
       (await t.app.inject({ method: 'GET', url: `/notifications/${id}`, headers: t.admin })).json();
     assert.equal((await status(normal)).status, 'DELIVERED');
@@ -86,7 +85,7 @@ describe('queue administration', () => {
     const resumed = await post('resume', { priority: 'LOW', channel: 'sms' });
     assert.equal(resumed.json().queues.filter((q: { paused: boolean }) => q.paused).length, 2);
     t.clock.advance(10);
-    await scheduler.tick();
+    await tick(scheduler);
     const view = await status(low);
     assert.equal(view.status, 'DELIVERED');
     const types = view.events.map((e: { type: string }) => e.type);
@@ -112,7 +111,7 @@ describe('queue administration', () => {
     for (let i = 0; i < 3; i++) await send(t.app, headers, sms({ content: { text: `code ${i}` } }));
     await send(t.app, t.other, sms({ content: { text: 'other tenant' } }));
     const scheduler = schedulerFor(env());
-    await scheduler.tick();
+    await tick(scheduler);
     const first = await t.app.inject({
       method: 'GET',
       url: '/admin/sandbox?limit=2&channel=sms',

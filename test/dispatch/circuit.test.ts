@@ -1,101 +1,95 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { newNotification, read, seedMany } from '../store/queue-fixtures.ts';
-import { drain, schedulerFor, scriptedProvider, setup } from './harness.ts';
+import { drain, schedulerFor, scriptedProvider, storeKinds, suiteStores, tick } from './harness.ts';
 
 const circuit = { failureThreshold: 2, openMs: 10_000, maxOpenMs: 60_000, configPauseMs: 30_000 };
 
-describe('circuit breaker and provider limits', () => {
-  const envs: Array<ReturnType<typeof setup>> = [];
-  after(async () => {
-    for (const e of envs) await e.store.close();
-  });
+for (const kind of storeKinds())
+  describe(`circuit breaker and provider limits (${kind})`, () => {
+    const fresh = suiteStores(kind);
 
-  it('holds notifications back without using their attempts while the circuit is open', async () => {
-    const env = setup({ HERALD_CLAIM_BATCH: '1' });
-    envs.push(env);
-    let healthy = false;
-    const provider = scriptedProvider('email', () =>
-      healthy ? { ok: true } : { ok: false, kind: 'transient', detail: '503 unavailable' },
-    );
-    const ids = await seedMany(
-      env.store,
-      Array.from({ length: 5 }, () => newNotification()),
-    );
-    const scheduler = schedulerFor(env, { factories: [() => provider], circuit });
-    await scheduler.tick();
-    await scheduler.tick(); // second consecutive failure opens the circuit
-    for (let i = 0; i < 3; i++) assert.equal((await scheduler.tick()).claimed.length, 0);
-    assert.equal(provider.calls.length, 2);
-    for (const id of ids.slice(2)) {
-      const { record } = await read(env.store, id);
-      assert.equal(record.status, 'QUEUED');
+    it('holds notifications back without using their attempts while the circuit is open', async () => {
+      const env = await fresh({ HERALD_CLAIM_BATCH: '1' });
+      let healthy = false;
+      const provider = scriptedProvider('email', () =>
+        healthy ? { ok: true } : { ok: false, kind: 'transient', detail: '503 unavailable' },
+      );
+      const ids = await seedMany(
+        env.store,
+        Array.from({ length: 5 }, () => newNotification()),
+      );
+      const scheduler = schedulerFor(env, { factories: [() => provider], circuit });
+      await tick(scheduler);
+      await tick(scheduler); // second consecutive failure opens the circuit
+      for (let i = 0; i < 3; i++) assert.equal((await tick(scheduler)).claimed.length, 0);
+      assert.equal(provider.calls.length, 2);
+      for (const id of ids.slice(2)) {
+        const { record } = await read(env.store, id);
+        assert.equal(record.status, 'QUEUED');
+        assert.equal(record.attempts, 0);
+      }
+      healthy = true;
+      env.clock.advance(10_000); // half-open: one probe, which succeeds and closes it
+      await drain(scheduler);
+      for (const id of ids.slice(2)) {
+        const { record } = await read(env.store, id);
+        assert.equal(record.status, 'SENT');
+        assert.equal(record.attempts, 1);
+      }
+    });
+
+    it('pauses the provider on a configuration failure and gives the attempt back', async () => {
+      const env = await fresh({ HERALD_CLAIM_BATCH: '1' });
+      let configured = false;
+      const provider = scriptedProvider('email', () =>
+        configured ? { ok: true } : { ok: false, kind: 'config', detail: '535 authentication failed' },
+      );
+      const [first, second] = await seedMany(env.store, [newNotification(), newNotification()]);
+      const scheduler = schedulerFor(env, { factories: [() => provider], circuit });
+      await tick(scheduler);
+      const held = await read(env.store, first as string);
+      assert.equal(held.record.status, 'RETRYING');
+      assert.equal(held.record.attempts, 0);
+      assert.equal(held.events.at(-1)?.type, 'THROTTLED');
+      assert.match(held.events.at(-1)?.detail ?? '', /paused \(configuration\): 535/);
+      assert.equal((await tick(scheduler)).claimed.length, 0, 'the paused provider gets nothing');
+      assert.equal((await read(env.store, second as string)).record.status, 'QUEUED');
+      configured = true;
+      env.clock.advance(30_000);
+      await drain(scheduler);
+      const after = await read(env.store, first as string);
+      assert.equal(after.record.status, 'SENT');
+      assert.equal(after.record.attempts, 1);
+      assert.equal((await read(env.store, second as string)).record.status, 'SENT');
+    });
+
+    it('pauses the sandbox with the fail-config pattern', async () => {
+      const env = await fresh();
+      const [id] = await seedMany(env.store, [
+        newNotification({ recipient: { email: 'fail-config@example.com' } }),
+      ]);
+      await tick(schedulerFor(env, { circuit }));
+      const { record, events } = await read(env.store, id as string);
       assert.equal(record.attempts, 0);
-    }
-    healthy = true;
-    env.clock.advance(10_000); // half-open: one probe, which succeeds and closes it
-    await drain(scheduler);
-    for (const id of ids.slice(2)) {
-      const { record } = await read(env.store, id);
-      assert.equal(record.status, 'SENT');
-      assert.equal(record.attempts, 1);
-    }
-  });
+      assert.match(events.at(-1)?.detail ?? '', /sandbox: injected configuration failure/);
+    });
 
-  it('pauses the provider on a configuration failure and gives the attempt back', async () => {
-    const env = setup({ HERALD_CLAIM_BATCH: '1' });
-    envs.push(env);
-    let configured = false;
-    const provider = scriptedProvider('email', () =>
-      configured ? { ok: true } : { ok: false, kind: 'config', detail: '535 authentication failed' },
-    );
-    const [first, second] = await seedMany(env.store, [newNotification(), newNotification()]);
-    const scheduler = schedulerFor(env, { factories: [() => provider], circuit });
-    await scheduler.tick();
-    const held = await read(env.store, first as string);
-    assert.equal(held.record.status, 'RETRYING');
-    assert.equal(held.record.attempts, 0);
-    assert.equal(held.events.at(-1)?.type, 'THROTTLED');
-    assert.match(held.events.at(-1)?.detail ?? '', /paused \(configuration\): 535/);
-    assert.equal((await scheduler.tick()).claimed.length, 0, 'the paused provider gets nothing');
-    assert.equal((await read(env.store, second as string)).record.status, 'QUEUED');
-    configured = true;
-    env.clock.advance(30_000);
-    await drain(scheduler);
-    const after = await read(env.store, first as string);
-    assert.equal(after.record.status, 'SENT');
-    assert.equal(after.record.attempts, 1);
-    assert.equal((await read(env.store, second as string)).record.status, 'SENT');
+    it('claims no more than the token bucket of the provider allows', async () => {
+      const env = await fresh();
+      const provider = scriptedProvider('sms', () => ({ ok: true }));
+      (provider as { limits: object }).limits = { concurrency: 10, ratePerSecond: 2, burst: 2 };
+      await seedMany(
+        env.store,
+        Array.from({ length: 5 }, () => newNotification({ channel: 'sms' })),
+      );
+      const scheduler = schedulerFor(env, { factories: [() => provider] });
+      await tick(scheduler);
+      assert.equal(provider.calls.length, 2, 'the burst');
+      await tick(scheduler);
+      assert.equal(provider.calls.length, 2, 'no token, nothing claimed');
+      env.clock.advance(1000);
+      await tick(scheduler);
+      assert.equal(provider.calls.length, 4);
+    });
   });
-
-  it('pauses the sandbox with the fail-config pattern', async () => {
-    const env = setup();
-    envs.push(env);
-    const [id] = await seedMany(env.store, [
-      newNotification({ recipient: { email: 'fail-config@example.com' } }),
-    ]);
-    await schedulerFor(env, { circuit }).tick();
-    const { record, events } = await read(env.store, id as string);
-    assert.equal(record.attempts, 0);
-    assert.match(events.at(-1)?.detail ?? '', /sandbox: injected configuration failure/);
-  });
-
-  it('claims no more than the token bucket of the provider allows', async () => {
-    const env = setup();
-    envs.push(env);
-    const provider = scriptedProvider('sms', () => ({ ok: true }));
-    (provider as { limits: object }).limits = { concurrency: 10, ratePerSecond: 2, burst: 2 };
-    await seedMany(
-      env.store,
-      Array.from({ length: 5 }, () => newNotification({ channel: 'sms' })),
-    );
-    const scheduler = schedulerFor(env, { factories: [() => provider] });
-    await scheduler.tick();
-    assert.equal(provider.calls.length, 2, 'the burst');
-    await scheduler.tick();
-    assert.equal(provider.calls.length, 2, 'no token, nothing claimed');
-    env.clock.advance(1000);
-    await scheduler.tick();
-    assert.equal(provider.calls.length, 4);
-  });
-});

@@ -1,21 +1,57 @@
+import { after } from 'node:test';
 import { manualClock } from '../../src/clock.ts';
 import type { Config } from '../../src/config/config.ts';
 import type { CircuitOptions } from '../../src/dispatch/circuit.ts';
-import { createScheduler, type Scheduler } from '../../src/dispatch/scheduler.ts';
+import { createScheduler, type Scheduler, type StepResult } from '../../src/dispatch/scheduler.ts';
 import { createProviderRegistry, type ProviderFactory } from '../../src/providers/registry.ts';
 import type { OutgoingMessage, Provider, SendResult } from '../../src/providers/types.ts';
 import type { Store } from '../../src/store/port/index.ts';
+import { createPostgresStore } from '../../src/store/postgres/index.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { createRenderer } from '../../src/templates/render.ts';
 import { testConfig } from '../helpers/config.ts';
+import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
 import { T0 } from '../store/queue-fixtures.ts';
 
 export const quiet = { info() {}, warn() {}, error() {} };
 
-/** A store on a fresh temp dir, a manual clock at T0 + 1 s, and the test config. */
-export function setup(env: Record<string, string> = {}) {
+/** The databases the scheduler's behaviour tests run on (kysely style: every test, every dialect). */
+export type StoreKind = 'sqlite' | 'postgres';
+
+/** A clock tests move by hand. */
+type ManualClock = ReturnType<typeof manualClock>;
+
+let postgresUsed = false;
+
+/**
+ * The store kinds to run a file's suites on. Call it at the top level of a test file: it also
+ * stops the file's shared PostgreSQL server once every suite has run.
+ */
+export function storeKinds(): StoreKind[] {
+  after(async () => {
+    if (postgresUsed) await stopSharedPostgres();
+  });
+  return ['sqlite', 'postgres'];
+}
+
+let template: Promise<string> | undefined;
+
+/** A fresh PostgreSQL database, copied from a migrated template (far faster than migrating each). */
+async function openPostgres(): Promise<Store> {
+  postgresUsed = true;
+  const server = await sharedPostgres();
+  template ??= server.createDatabase('herald_dispatch_template').then(async (url) => {
+    await (await createPostgresStore(url)).close();
+    return new URL(url).pathname.slice(1);
+  });
+  const url = await server.createDatabase('herald_dispatch', await template);
+  return createPostgresStore(url, { max: 4 });
+}
+
+/** A store of `kind` on a fresh database, a manual clock at T0 + 1 s, and the test config. */
+export async function setup(kind: StoreKind = 'sqlite', env: Record<string, string> = {}) {
   const config = testConfig(env);
-  const store = createSqliteStore(config.dataDir);
+  const store = kind === 'sqlite' ? createSqliteStore(config.dataDir) : await openPostgres();
   const clock = manualClock(T0 + 1000);
   return { config, store, clock };
 }
@@ -30,7 +66,7 @@ export interface WorkerOptions {
 
 /** A scheduler on the harness's store and clock; real providers from `factories`, else the sandbox. */
 export function schedulerFor(
-  env: { config: Config; store: Store; clock: ReturnType<typeof setup>['clock'] },
+  env: { config: Config; store: Store; clock: ManualClock },
   options: WorkerOptions = {},
 ): Scheduler {
   const { config, store, clock } = env;
@@ -71,11 +107,41 @@ export function scriptedProvider(
   };
 }
 
+/**
+ * One step, a pause for sends that answer at once (the sandbox, scripted providers), then a step
+ * that writes their completions: what the worker loop does in one turn, without its waits.
+ */
+export async function tick(scheduler: Scheduler): Promise<StepResult> {
+  const result = await scheduler.step(true);
+  await new Promise((resolve) => setImmediate(resolve));
+  if (scheduler.pending() > 0) await scheduler.step(false);
+  return result;
+}
+
 /** Ticks until a step claims nothing and nothing is in flight (bounded). */
 export async function drain(scheduler: Scheduler, max = 1000): Promise<void> {
   for (let i = 0; i < max; i++) {
-    const result = await scheduler.tick();
+    const result = await tick(scheduler);
     if (result.claimed.length === 0 && scheduler.inFlight() === 0 && scheduler.pending() === 0) return;
   }
   throw new Error('scheduler did not drain');
+}
+
+/** What `setup` gives a test. */
+export type Env = Awaited<ReturnType<typeof setup>>;
+
+/**
+ * A `setup` for one suite on `kind` whose stores are closed after the suite. Call it inside the
+ * suite's describe.
+ */
+export function suiteStores(kind: StoreKind): (env?: Record<string, string>) => Promise<Env> {
+  const envs: Env[] = [];
+  after(async () => {
+    for (const e of envs) await e.store.close();
+  });
+  return async (env = {}) => {
+    const e = await setup(kind, env);
+    envs.push(e);
+    return e;
+  };
 }

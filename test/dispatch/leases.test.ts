@@ -1,122 +1,118 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { SendResult } from '../../src/providers/types.ts';
 import { newNotification, read, seedMany } from '../store/queue-fixtures.ts';
-import { schedulerFor, scriptedProvider, setup } from './harness.ts';
+import { schedulerFor, scriptedProvider, storeKinds, suiteStores, tick } from './harness.ts';
 
-describe('leases', () => {
-  const envs: Array<ReturnType<typeof setup>> = [];
-  after(async () => {
-    for (const e of envs) await e.store.close();
-  });
+for (const kind of storeKinds())
+  describe(`leases (${kind})`, () => {
+    const fresh = suiteStores(kind);
 
-  it('lets another worker retry the notification of a worker that stopped mid-send', async () => {
-    const env = setup({ HERALD_LEASE_MS: '30000' });
-    envs.push(env);
-    const hang = scriptedProvider('email', () => new Promise<SendResult>(() => {}));
-    const [id] = await seedMany(env.store, [newNotification()]);
-    const a = schedulerFor(env, { owner: 'worker-a', factories: [() => hang] });
-    await a.tick();
-    assert.equal(hang.calls.length, 1);
-    assert.equal((await read(env.store, id as string)).record.status, 'PROCESSING');
-    a.abandon(); // the process died: no completion, no renewal
-    const b = schedulerFor(env, { owner: 'worker-b' });
-    env.clock.advance(29_000);
-    assert.equal((await b.tick()).reaped, 0, 'the lease still holds');
-    env.clock.advance(1_001);
-    const result = await b.tick();
-    assert.equal(result.reaped, 1);
-    const { record, events } = await read(env.store, id as string);
-    assert.equal(record.status, 'DELIVERED');
-    assert.equal(record.attempts, 2);
-    assert.deepEqual(
-      events.map((e) => e.type),
-      ['PROCESSING', 'ATTEMPT_FAILED', 'RETRYING', 'PROCESSING', 'SENT', 'DELIVERED'],
-    );
-    assert.match(events[1]?.detail ?? '', /lease expired/);
-  });
+    it('lets another worker retry the notification of a worker that stopped mid-send', async () => {
+      const env = await fresh({ HERALD_LEASE_MS: '30000' });
+      const hang = scriptedProvider('email', () => new Promise<SendResult>(() => {}));
+      const [id] = await seedMany(env.store, [newNotification()]);
+      const a = schedulerFor(env, { owner: 'worker-a', factories: [() => hang] });
+      await tick(a);
+      assert.equal(hang.calls.length, 1);
+      assert.equal((await read(env.store, id as string)).record.status, 'PROCESSING');
+      // The process died: no completion, no renewal. The scheduler is simply never stepped again.
+      const b = schedulerFor(env, { owner: 'worker-b' });
+      env.clock.advance(29_000);
+      assert.equal((await tick(b)).reaped, 0, 'the lease still holds');
+      env.clock.advance(1_001);
+      const result = await tick(b);
+      assert.equal(result.reaped, 1);
+      const { record, events } = await read(env.store, id as string);
+      assert.equal(record.status, 'DELIVERED');
+      assert.equal(record.attempts, 2);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['PROCESSING', 'ATTEMPT_FAILED', 'RETRYING', 'PROCESSING', 'SENT', 'DELIVERED'],
+      );
+      assert.match(events[1]?.detail ?? '', /lease expired/);
+    });
 
-  it('ignores the late completion of a stalled worker whose lease was taken over', async () => {
-    const env = setup({ HERALD_LEASE_MS: '30000' });
-    envs.push(env);
-    let finish: (result: SendResult) => void = () => {};
-    const stalled = scriptedProvider('email', () => new Promise<SendResult>((resolve) => (finish = resolve)));
-    const [id] = await seedMany(env.store, [newNotification()]);
-    const a = schedulerFor(env, { owner: 'worker-a', factories: [() => stalled] });
-    await a.tick();
-    env.clock.advance(31_000);
-    const b = schedulerFor(env, { owner: 'worker-b' });
-    await b.tick();
-    assert.equal((await read(env.store, id as string)).record.status, 'DELIVERED');
-    finish({ ok: false, kind: 'permanent', detail: 'late answer' });
-    await new Promise((resolve) => setImmediate(resolve));
-    const late = await a.step(false);
-    assert.equal(late.applied, 0);
-    assert.equal(late.stale.length, 1);
-    const { record, events } = await read(env.store, id as string);
-    assert.equal(record.status, 'DELIVERED');
-    assert.ok(!events.some((e) => e.detail === 'late answer'));
-  });
+    it('ignores the late completion of a stalled worker whose lease was taken over', async () => {
+      const env = await fresh({ HERALD_LEASE_MS: '30000' });
+      let finish: (result: SendResult) => void = () => {};
+      const stalled = scriptedProvider(
+        'email',
+        () => new Promise<SendResult>((resolve) => (finish = resolve)),
+      );
+      const [id] = await seedMany(env.store, [newNotification()]);
+      const a = schedulerFor(env, { owner: 'worker-a', factories: [() => stalled] });
+      await tick(a);
+      env.clock.advance(31_000);
+      const b = schedulerFor(env, { owner: 'worker-b' });
+      await tick(b);
+      assert.equal((await read(env.store, id as string)).record.status, 'DELIVERED');
+      finish({ ok: false, kind: 'permanent', detail: 'late answer' });
+      await new Promise((resolve) => setImmediate(resolve));
+      const late = await a.step(false);
+      assert.equal(late.applied, 0);
+      assert.equal(late.stale.length, 1);
+      const { record, events } = await read(env.store, id as string);
+      assert.equal(record.status, 'DELIVERED');
+      assert.ok(!events.some((e) => e.detail === 'late answer'));
+    });
 
-  it('renews the lease of a long send so no other worker takes it', async () => {
-    const env = setup({ HERALD_LEASE_MS: '30000' });
-    envs.push(env);
-    let finish: (result: SendResult) => void = () => {};
-    const slow = scriptedProvider('email', () => new Promise<SendResult>((resolve) => (finish = resolve)));
-    const [id] = await seedMany(env.store, [newNotification()]);
-    const a = schedulerFor(env, { owner: 'worker-a', factories: [() => slow] });
-    const b = schedulerFor(env, { owner: 'worker-b' });
-    await a.tick();
-    for (let i = 0; i < 4; i++) {
-      env.clock.advance(20_000);
-      await a.maintainLeases();
-      assert.equal((await b.tick()).reaped, 0);
-    }
-    finish({ ok: true, providerMessageId: 'x' });
-    await new Promise((resolve) => setImmediate(resolve));
-    await a.step(false);
-    assert.equal((await read(env.store, id as string)).record.status, 'SENT');
-  });
+    it('renews the lease of a long send so no other worker takes it', async () => {
+      const env = await fresh({ HERALD_LEASE_MS: '30000' });
+      let finish: (result: SendResult) => void = () => {};
+      const slow = scriptedProvider('email', () => new Promise<SendResult>((resolve) => (finish = resolve)));
+      const [id] = await seedMany(env.store, [newNotification()]);
+      const a = schedulerFor(env, { owner: 'worker-a', factories: [() => slow] });
+      const b = schedulerFor(env, { owner: 'worker-b' });
+      await tick(a);
+      for (let i = 0; i < 4; i++) {
+        env.clock.advance(20_000);
+        await a.maintainLeases();
+        assert.equal((await tick(b)).reaped, 0);
+      }
+      finish({ ok: true, providerMessageId: 'x' });
+      await new Promise((resolve) => setImmediate(resolve));
+      await a.step(false);
+      assert.equal((await read(env.store, id as string)).record.status, 'SENT');
+    });
 
-  it('aborts a send that outlives its lease and retries it', async () => {
-    const env = setup({ HERALD_LEASE_MS: '30000' });
-    envs.push(env);
-    const hang = scriptedProvider(
-      'email',
-      (_m, signal) =>
-        new Promise<SendResult>((resolve) =>
-          signal.addEventListener('abort', () =>
-            resolve({ ok: false, kind: 'transient', detail: 'aborted' }),
+    it('aborts a send that outlives its lease and retries it', async () => {
+      const env = await fresh({ HERALD_LEASE_MS: '30000' });
+      const hang = scriptedProvider(
+        'email',
+        (_m, signal) =>
+          new Promise<SendResult>((resolve) =>
+            signal.addEventListener('abort', () =>
+              resolve({ ok: false, kind: 'transient', detail: 'aborted' }),
+            ),
           ),
-        ),
-    );
-    const [id] = await seedMany(env.store, [newNotification()]);
-    const a = schedulerFor(env, { factories: [() => hang] });
-    await a.tick();
-    env.clock.advance(30_000);
-    await a.maintainLeases();
-    await new Promise((resolve) => setImmediate(resolve));
-    await a.step(false);
-    const { record } = await read(env.store, id as string);
-    assert.equal(record.status, 'RETRYING');
-  });
+      );
+      const [id] = await seedMany(env.store, [newNotification()]);
+      const a = schedulerFor(env, { factories: [() => hang] });
+      await tick(a);
+      env.clock.advance(30_000);
+      await a.maintainLeases();
+      await new Promise((resolve) => setImmediate(resolve));
+      await a.step(false);
+      const { record } = await read(env.store, id as string);
+      assert.equal(record.status, 'RETRYING');
+    });
 
-  it('never gives one notification to two workers sharing the store', async () => {
-    const env = setup({ HERALD_CLAIM_BATCH: '16' });
-    envs.push(env);
-    const ids = await seedMany(
-      env.store,
-      Array.from({ length: 300 }, (_, i) =>
-        newNotification({ channel: (['email', 'sms', 'push'] as const)[i % 3] }),
-      ),
-    );
-    const a = schedulerFor(env, { owner: 'worker-a' });
-    const b = schedulerFor(env, { owner: 'worker-b' });
-    for (let i = 0; i < 40; i++) await Promise.all([a.step(), b.step()]);
-    await Promise.all([a.tick(), b.tick()]);
-    const stored = await env.store.sandbox.list({ limit: 1000 });
-    assert.equal(stored.length, 300);
-    assert.equal(new Set(stored.map((m) => m.notificationId)).size, 300);
-    for (const id of ids.slice(0, 10)) assert.equal((await read(env.store, id)).record.attempts, 1);
+    it('never gives one notification to two workers sharing the store', async () => {
+      const env = await fresh({ HERALD_CLAIM_BATCH: '16' });
+      const ids = await seedMany(
+        env.store,
+        Array.from({ length: 300 }, (_, i) =>
+          newNotification({ channel: (['email', 'sms', 'push'] as const)[i % 3] }),
+        ),
+      );
+      const a = schedulerFor(env, { owner: 'worker-a' });
+      const b = schedulerFor(env, { owner: 'worker-b' });
+      for (let i = 0; i < 40; i++) await Promise.all([a.step(), b.step()]);
+      await Promise.all([tick(a), tick(b)]);
+      const stored = await env.store.sandbox.list({ limit: 1000 });
+      assert.equal(stored.length, 300);
+      assert.equal(new Set(stored.map((m) => m.notificationId)).size, 300);
+      for (const id of ids.slice(0, 10)) assert.equal((await read(env.store, id)).record.attempts, 1);
+    });
   });
-});

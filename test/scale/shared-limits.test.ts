@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { manualClock } from '../../src/clock.ts';
 import type { Store } from '../../src/store/port/index.ts';
 import { createPostgresStore } from '../../src/store/postgres/index.ts';
-import { schedulerFor, scriptedProvider } from '../dispatch/harness.ts';
+import { schedulerFor, scriptedProvider, tick } from '../dispatch/harness.ts';
 import { testConfig } from '../helpers/config.ts';
 import { type PostgresServer, sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
 import { newNotification, seedMany, T0 } from '../store/queue-fixtures.ts';
@@ -44,14 +44,14 @@ describe('provider limits shared across workers on PostgreSQL', () => {
     const workerB = schedulerFor({ config, store: b, clock }, { owner: 'b', factories: [() => pb] });
     const sent = () => pa.calls.length + pb.calls.length;
     for (let i = 0; i < 3; i++) {
-      await workerA.tick();
-      await workerB.tick();
+      await tick(workerA);
+      await tick(workerB);
     }
     assert.equal(sent(), 10, 'the burst is shared, not per worker');
     clock.advance(1000);
     for (let i = 0; i < 3; i++) {
-      await workerB.tick();
-      await workerA.tick();
+      await tick(workerB);
+      await tick(workerA);
     }
     assert.equal(sent(), 20, 'one second refills ten tokens for both workers together');
   });
@@ -74,14 +74,14 @@ describe('provider limits shared across workers on PostgreSQL', () => {
       { config, store: b, clock },
       { owner: 'b', factories: [() => healthy], circuit },
     );
-    await workerA.tick();
-    await workerA.tick(); // the second consecutive failure opens A's circuit
-    await workerA.tick(); // ... which A publishes with its next step
+    await tick(workerA);
+    await tick(workerA); // the second consecutive failure opens A's circuit
+    await tick(workerA); // ... which A publishes with its next step
     assert.equal(failing.calls.length, 2);
-    for (let i = 0; i < 3; i++) assert.equal((await workerB.tick()).claimed.length, 0);
+    for (let i = 0; i < 3; i++) assert.equal((await tick(workerB)).claimed.length, 0);
     assert.equal(healthy.calls.length, 0, 'B sent nothing while the circuit A opened was open');
     clock.advance(10_001);
-    await workerB.tick();
+    await tick(workerB);
     assert.ok(healthy.calls.length > 0, 'B sends again once the published opening has passed');
   });
 });

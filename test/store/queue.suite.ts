@@ -211,10 +211,6 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
         newNotification({ priority: 'LOW', createdAt: T0 + 10 }),
         newNotification({ priority: 'NORMAL', createdAt: T0 + 10 }),
       ]);
-      assert.equal(
-        await store.queue.throttleIfPaused([(await read(store, normal as string)).record.seq], T0 + 10),
-        0,
-      );
       const paused = await cycle(store);
       assert.deepEqual(
         paused.claimed.map((n) => n.id),
@@ -235,16 +231,16 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
       );
     });
 
-    it('writes THROTTLED at acceptance when ingest asks, once', async () => {
+    it('dates the THROTTLED event of a held notification when the pause began for it, once', async () => {
       const store = await fresh();
       await store.queue.setPaused({ channel: 'sms' }, true, T0);
       const [id] = await seedMany(store, [newNotification({ channel: 'sms', createdAt: T0 + 5 })]);
-      const { record } = await read(store, id as string);
-      assert.equal(await store.queue.throttleIfPaused([record.seq], T0 + 5), 1);
+      assert.equal((await cycle(store, { now: T0 + 50 })).claimed.length, 0);
       await store.queue.setPaused({ channel: 'sms' }, false, T0 + 100);
       await cycle(store, { now: T0 + 200 });
-      const types = (await read(store, id as string)).events.map((e) => e.type);
-      assert.equal(types.filter((t) => t === 'THROTTLED').length, 1);
+      const throttled = (await read(store, id as string)).events.filter((e) => e.type === 'THROTTLED');
+      assert.equal(throttled.length, 1);
+      assert.equal(throttled[0]?.at, T0 + 5, 'accepted after the pause began: dated at acceptance');
     });
 
     it('reports 12 queues with depth, oldest, in-flight and paused', async () => {

@@ -45,7 +45,7 @@ export function sandboxSuite(name: string, open: () => Promise<Store>): void {
           attempt: 1,
           kind: 'delivered' as const,
           provider: 'sandbox',
-          sandbox: { channel: n.channel, recipient: n.recipient, content: { subject: `s${n.id}` } },
+          copy: { channel: n.channel, recipient: n.recipient, content: { subject: `s${n.id}` } },
         })),
       });
       const { record, events } = await read(store, ids[0] as string);

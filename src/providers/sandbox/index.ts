@@ -6,28 +6,26 @@ import { injectedFailure } from './failures.ts';
 export const SANDBOX = 'sandbox';
 
 /**
- * The built-in sandbox of one channel. It keeps nothing itself: the scheduler stores the rendered
- * message in sandbox_messages inside the completion's transaction (one write per batch, not per
- * message), and the notification goes straight to DELIVERED.
+ * Generous limits, local to each worker: the sandbox is bounded by the worker's slots, not by a
+ * remote service, so nothing about it is shared through the database.
  */
-export interface SandboxProvider extends Provider {
-  readonly sandbox: true;
-}
+const LIMITS: ProviderLimits = {
+  concurrency: 100_000,
+  ratePerSecond: 1_000_000,
+  burst: 1_000_000,
+  shared: false,
+};
 
-/** Generous limits: the sandbox is bounded by the worker's slots, not by a remote service. */
-const LIMITS: ProviderLimits = { concurrency: 100_000, ratePerSecond: 1_000_000, burst: 1_000_000 };
-
-/** Whether a provider is a sandbox (its messages go to sandbox_messages). */
-export function isSandbox(provider: Provider): provider is SandboxProvider {
-  return (provider as Partial<SandboxProvider>).sandbox === true;
-}
-
-/** `failures` turns on the recipient-driven failure injection of docs/sandbox.md. */
-export function createSandboxProvider(channel: Channel, options: { failures: boolean }): SandboxProvider {
+/**
+ * The built-in sandbox of one channel. It keeps nothing itself: it hands the rendered message
+ * back as the result's copy, which the scheduler stores in sandbox_messages inside the
+ * completion's transaction (one write per batch, not per message), and the notification goes
+ * straight to DELIVERED. `failures` turns on the failure injection of docs/sandbox.md.
+ */
+export function createSandboxProvider(channel: Channel, options: { failures: boolean }): Provider {
   return {
     name: SANDBOX,
     channel,
-    sandbox: true,
     limits: LIMITS,
     accepts: () => true,
     async send(message, signal) {
@@ -45,6 +43,7 @@ export function createSandboxProvider(channel: Channel, options: { failures: boo
         delivered: true,
         providerMessageId: `sandbox-${message.notificationId}-${message.attempt}`,
         detail: 'stored in the sandbox',
+        copy: { channel: message.channel, recipient: message.recipient, content: message.content },
       };
     },
   };

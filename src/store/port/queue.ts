@@ -1,52 +1,7 @@
-import type { Channel, Content, NotificationRecord, Recipient } from '../../notifications/model.ts';
+import type { Channel, NotificationRecord } from '../../notifications/model.ts';
+import type { Completion, LeaseRef } from '../../notifications/status.ts';
 
-/** A claim's hold on one notification: completions are fenced by owner and attempt. */
-export interface LeaseRef {
-  seq: number;
-  /** The attempt number the claim gave it (notifications.attempts after the claim). */
-  attempt: number;
-}
-
-/** A message the sandbox provider "delivered", stored with its DELIVERED completion. */
-export interface SandboxMessageInput {
-  channel: Channel;
-  recipient: Recipient;
-  content: Content;
-}
-
-/**
- * The outcome of one leased attempt. Applied only while the lease is still this worker's
- * (lease_owner and attempts unchanged), so a stale worker cannot overwrite a newer attempt.
- */
-export type Completion = LeaseRef &
-  (
-    | {
-        /** SENT, or SENT then DELIVERED when the provider confirmed delivery synchronously. */
-        kind: 'sent' | 'delivered';
-        provider: string;
-        providerMessageId?: string;
-        detail?: string;
-        sandbox?: SandboxMessageInput;
-      }
-    | {
-        /** ATTEMPT_FAILED then RETRYING; parked until nextAttemptAt, keeping its seq. */
-        kind: 'retry';
-        provider?: string;
-        detail: string;
-        nextAttemptAt: number;
-      }
-    | { /** ATTEMPT_FAILED then FAILED. */ kind: 'failed'; provider?: string; detail: string }
-    | {
-        /**
-         * Un-claims without using up the attempt (open circuit, rate limit, shutdown): RETRYING,
-         * attempts back to what they were, a THROTTLED event, ready again at `until`.
-         */
-        kind: 'hold';
-        provider?: string;
-        detail: string;
-        until: number;
-      }
-  );
+export type { Completion, LeaseRef };
 
 /** How much one cycle may claim: per priority rank (0 CRITICAL..3 LOW) and per channel. */
 export interface ClaimBudget {
@@ -60,7 +15,8 @@ export interface ClaimBudget {
 
 /**
  * One scheduler step, in one transaction: apply completions, promote due waiting rows, return
- * expired leases, then claim. One commit (one fsync) per step instead of one per phase.
+ * expired leases, then claim. One commit (one fsync) per step instead of one per phase. The
+ * order and every decision are written once, in store/queue-core.ts.
  */
 export interface CycleInput {
   owner: string;
@@ -122,13 +78,7 @@ export interface QueueStore {
   stats(): Promise<QueueStat[]>;
   /**
    * Pauses or resumes the selected queues, in O(1) whatever their depth. Notifications held back
-   * by a pause get their THROTTLED event when they are next considered (claimed after the
-   * resume), or at acceptance when ingest calls throttleIfPaused.
+   * by a pause get their THROTTLED event when they are next considered (claimed after the resume).
    */
   setPaused(selector: QueueSelector, paused: boolean, now: number): Promise<void>;
-  /**
-   * Writes a THROTTLED event for each of these notifications whose queue is paused now, for ingest
-   * to call after accepting into a paused queue (optional: the claim after the resume catches up).
-   */
-  throttleIfPaused(seqs: readonly number[], now: number): Promise<number>;
 }

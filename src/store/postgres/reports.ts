@@ -1,11 +1,7 @@
 import type { DeliveryReport } from '../../notifications/reports.ts';
+import { reportEffect, type ReportTarget as Target } from '../../notifications/status.ts';
 import type { ReportOutcome, ReportStore } from '../port/reports.ts';
-import {
-  type PendingReportRow as PendingRow,
-  reportEffect,
-  reportFromPending,
-  type ReportTarget as Target,
-} from '../report-rule.ts';
+import { type PendingReportRow as PendingRow, reportFromPending } from '../rows.ts';
 import type { Sql } from './connect.ts';
 
 /**
@@ -23,7 +19,7 @@ async function findLocked(tx: Sql, provider: string, messageId: string): Promise
   return row;
 }
 
-/** Applies one report to a matched notification, by the rule in report-rule.ts. */
+/** Applies one report to a matched notification, by the rule in notifications/status.ts. */
 async function applyTo(tx: Sql, target: Target, report: DeliveryReport, now: number): Promise<ReportOutcome> {
   const { moveTo, event } = reportEffect(target, report);
   if (moveTo)

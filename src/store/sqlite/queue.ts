@@ -1,105 +1,126 @@
-import { CHANNELS, type Channel, PRIORITIES } from '../../notifications/model.ts';
-import type { CycleInput, CycleResult, QueueStat, QueueStore } from '../port/queue.ts';
+import type { ExpiredLease, PauseEntry } from '../../notifications/status.ts';
+import type { QueueStore } from '../port/queue.ts';
+import {
+  cellsOf,
+  cycleProgram,
+  type QueueDriver,
+  type QueueGroup,
+  runSync,
+  statsGrid,
+} from '../queue-core.ts';
 import type { SqliteDb } from './open.ts';
-import { createClaimer } from './queue-claim.ts';
-import { createCompleter } from './queue-complete.ts';
-import { createPauses } from './queue-pauses.ts';
+import { createClaimPriority } from './queue-claim.ts';
 
-/** Promotes due waiting rows and returns expired leases, both bounded per cycle. */
-function createMaintenance(db: SqliteDb) {
+const json = (value: unknown) => JSON.stringify(value);
+
+/** The queue's primitives as SQLite statements, prepared once; each runs inside the cycle's transaction. */
+function createDriver(db: SqliteDb): QueueDriver {
+  // The fence: a transition applies only while the row is still leased to this owner at this
+  // attempt, so a worker whose lease expired (and was re-claimed) cannot overwrite the newer one.
+  const transition = db.prepare(
+    `UPDATE notifications SET status = ?, queue_state = ?, due_at = ?, next_attempt_at = ?,
+       attempts = attempts + ?, provider = CASE WHEN ? THEN ? ELSE provider END,
+       provider_message_id = CASE WHEN ? THEN ? ELSE provider_message_id END,
+       lease_owner = NULL, lease_until = NULL, updated_at = ?
+     WHERE seq = ? AND lease_owner = ? AND attempts = ? AND queue_state = 'leased'
+     RETURNING seq, id, tenant`,
+  );
+  const event = db.prepare(
+    `INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const copy = db.prepare(
+    `INSERT INTO sandbox_messages (notification_seq, notification_id, tenant, channel, recipient, content, attempt, at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
   // Waiting rows go back to ready keeping their seq, so a retry regains its FIFO place once due.
   const promote = db.prepare(
     `UPDATE notifications SET queue_state = 'ready', due_at = NULL WHERE seq IN (
        SELECT seq FROM notifications WHERE queue_state = 'waiting' AND due_at <= ? ORDER BY due_at LIMIT ?)`,
   );
   const expiredLeases = db.prepare(
-    `SELECT seq, attempts, lease_owner FROM notifications
+    `SELECT seq, lease_owner AS owner, attempts FROM notifications
      WHERE queue_state = 'leased' AND lease_until < ? ORDER BY lease_until LIMIT ?`,
   );
-  const reap = db.prepare(
-    `UPDATE notifications SET status = ?, queue_state = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
-     WHERE seq = ? AND lease_owner = ? AND attempts = ? AND queue_state = 'leased' AND lease_until < ?`,
+  const pauses = db.prepare(
+    'SELECT priority, channel, paused_at AS pausedAt, resumed_at AS resumedAt FROM queue_pauses ORDER BY id DESC LIMIT ?',
   );
-  const event = db.prepare(
-    'INSERT INTO notification_events (notification_seq, type, at, attempt, detail) VALUES (?, ?, ?, ?, ?)',
+  const hasThrottled = db.prepare(
+    "SELECT 1 FROM notification_events WHERE notification_seq = ? AND type = 'THROTTLED' AND at >= ? LIMIT 1",
   );
   const nextDue = db.prepare("SELECT MIN(due_at) FROM notifications WHERE queue_state = 'waiting'").pluck();
+  const claimPriority = createClaimPriority(db);
   return {
-    promote: (now: number, limit: number) => promote.run(now, limit).changes,
-    reap(now: number, limit: number, maxAttempts: number): number {
-      const rows = expiredLeases.all(now, limit) as Array<{
-        seq: number;
-        attempts: number;
-        lease_owner: string;
-      }>;
-      let reaped = 0;
-      for (const row of rows) {
-        const exhausted = row.attempts >= maxAttempts;
-        const [status, state] = exhausted ? ['FAILED', null] : ['RETRYING', 'ready'];
-        if (reap.run(status, state, now, row.seq, row.lease_owner, row.attempts, now).changes === 0) continue;
-        event.run(row.seq, 'ATTEMPT_FAILED', now, row.attempts, 'lease expired (worker stopped or stalled)');
-        event.run(row.seq, status, now, row.attempts, exhausted ? 'attempts exhausted' : null);
-        reaped++;
+    transition(transitions, now) {
+      const applied = [];
+      for (const t of transitions) {
+        const c = t.change;
+        const sent = c.sent ? 1 : 0;
+        const row = transition.get(
+          c.status,
+          c.queueState,
+          c.dueAt,
+          c.nextAttemptAt,
+          c.attemptsDelta,
+          sent,
+          c.sent?.provider ?? null,
+          sent,
+          c.sent?.providerMessageId ?? null,
+          now,
+          t.seq,
+          t.owner,
+          t.attempt,
+        ) as { seq: number; id: string; tenant: string } | undefined;
+        if (row) applied.push(row);
       }
-      return reaped;
+      return applied;
     },
+    appendEvents(events, now) {
+      for (const e of events) {
+        event.run(
+          e.seq,
+          e.type,
+          e.at ?? now,
+          e.attempt ?? null,
+          e.provider ?? null,
+          e.detail ?? null,
+          e.source ?? null,
+        );
+      }
+    },
+    storeCopies(copies, now) {
+      for (const c of copies) {
+        copy.run(c.seq, c.id, c.tenant, c.channel, json(c.recipient), json(c.content), c.attempt, now);
+      }
+    },
+    promote: (now, limit) => promote.run(now, limit).changes,
+    expiredLeases: (now, limit) => expiredLeases.all(now, limit) as ExpiredLease[],
+    claimPriority,
+    pauses: (limit) => pauses.all(limit) as PauseEntry[],
+    hasThrottled: (seq, since) => hasThrottled.get(seq, since) !== undefined,
     nextDueAt: () => (nextDue.get() as number | null) ?? null,
   };
 }
 
+/** The queue's groups for stats(). Ready groups read MIN(seq), an index seek, then that row's created_at. */
 function createStats(db: SqliteDb) {
   const ready = db.prepare(
     `SELECT priority, channel, COUNT(*) AS n, MIN(seq) AS first FROM notifications
      WHERE queue_state = 'ready' GROUP BY priority, channel`,
   );
-  const waiting = db.prepare(
-    `SELECT priority, channel, COUNT(*) AS n, MIN(created_at) AS oldest FROM notifications
-     WHERE queue_state = 'waiting' GROUP BY priority, channel`,
+  const others = db.prepare(
+    `SELECT priority, channel, queue_state AS state, COUNT(*) AS n, MIN(created_at) AS oldest FROM notifications
+     WHERE queue_state IN ('waiting', 'leased') GROUP BY priority, channel, queue_state`,
   );
-  const leased = db.prepare(
-    `SELECT priority, channel, COUNT(*) AS n FROM notifications WHERE queue_state = 'leased' GROUP BY priority, channel`,
-  );
+  // Seq follows acceptance, so the smallest ready seq is the oldest ready row.
   const createdAt = db.prepare('SELECT created_at FROM notifications WHERE seq = ?').pluck();
   const paused = db.prepare('SELECT priority, channel FROM queue_pauses WHERE resumed_at IS NULL');
-  type Group = { priority: number; channel: string; n: number; first?: number; oldest?: number };
-  return db.transaction((): QueueStat[] => {
-    const stats = new Map<string, QueueStat>();
-    for (const [priority] of PRIORITIES.entries()) {
-      for (const channel of CHANNELS) {
-        stats.set(`${priority}:${channel}`, {
-          priority,
-          channel,
-          depth: 0,
-          oldestCreatedAt: null,
-          inFlight: 0,
-          paused: false,
-        });
-      }
-    }
-    const cell = (g: { priority: number; channel: string }) => stats.get(`${g.priority}:${g.channel}`);
-    const older = (a: number | null, b: number) => (a === null || b < a ? b : a);
-    for (const g of ready.all() as Group[]) {
-      const s = cell(g);
-      if (!s) continue;
-      s.depth += g.n;
-      // Seq follows acceptance, so the smallest ready seq is the oldest ready row.
-      s.oldestCreatedAt = older(s.oldestCreatedAt, createdAt.get(g.first) as number);
-    }
-    for (const g of waiting.all() as Group[]) {
-      const s = cell(g);
-      if (!s) continue;
-      s.depth += g.n;
-      s.oldestCreatedAt = older(s.oldestCreatedAt, g.oldest as number);
-    }
-    for (const g of leased.all() as Group[]) {
-      const s = cell(g);
-      if (s) s.inFlight = g.n;
-    }
-    for (const g of paused.all() as Array<{ priority: number; channel: Channel }>) {
-      const s = cell(g);
-      if (s) s.paused = true;
-    }
-    return [...stats.values()];
+  return db.transaction(() => {
+    const groups: QueueGroup[] = (
+      ready.all() as Array<{ priority: number; channel: string; n: number; first: number }>
+    ).map((g) => ({ ...g, state: 'ready', oldest: createdAt.get(g.first) as number }));
+    groups.push(...(others.all() as QueueGroup[]));
+    return statsGrid(groups, paused.all() as Array<{ priority: number; channel: string }>);
   });
 }
 
@@ -130,55 +151,47 @@ function relaxedSync(db: SqliteDb) {
 
 /** The SQLite queue: every cycle is one IMMEDIATE transaction (one commit, one fsync). */
 export function createSqliteQueue(db: SqliteDb): QueueStore {
-  const pauses = createPauses(db);
-  const claim = createClaimer(db, pauses);
-  const complete = createCompleter(db);
-  const maintenance = createMaintenance(db);
-  const stats = createStats(db);
+  const driver = createDriver(db);
+  const cycle = db.transaction((input: Parameters<QueueStore['cycle']>[0]) =>
+    runSync(cycleProgram(input), driver),
+  );
   const renew = db.prepare(
     "UPDATE notifications SET lease_until = ? WHERE seq = ? AND lease_owner = ? AND attempts = ? AND queue_state = 'leased'",
   );
-  const cycle = db.transaction((input: CycleInput): CycleResult => {
-    const { owner, now } = input;
-    const stale = input.completions.length > 0 ? complete(owner, now, input.completions) : [];
-    const promoted = maintenance.promote(now, input.promoteLimit ?? 1000);
-    const reaped = maintenance.reap(now, input.reapLimit ?? 1000, input.maxAttempts);
-    const outcome = input.claim
-      ? claim(owner, now, input.leaseUntil, input.claim)
-      : { claimed: [], expired: 0, backlog: [false, false, false, false] };
-    return {
-      ...outcome,
-      applied: input.completions.length - stale.length,
-      stale,
-      promoted,
-      reaped,
-      nextDueAt: maintenance.nextDueAt(),
-    };
+  const renewAll = db.transaction(
+    (owner: string, leases: Parameters<QueueStore['renew']>[1], until: number) => {
+      let n = 0;
+      for (const lease of leases) n += renew.run(until, lease.seq, owner, lease.attempt).changes;
+      return n;
+    },
+  );
+  const pause = db.prepare(
+    'INSERT INTO queue_pauses (priority, channel, paused_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+  );
+  const resume = db.prepare(
+    'UPDATE queue_pauses SET resumed_at = ? WHERE priority = ? AND channel = ? AND resumed_at IS NULL',
+  );
+  const setPaused = db.transaction((cells: ReturnType<typeof cellsOf>, paused: boolean, now: number) => {
+    for (const { priority, channel } of cells) {
+      if (paused) pause.run(priority, channel, now);
+      else resume.run(now, priority, channel);
+    }
   });
-  const renewAll = db.transaction((owner: string, leases: CycleInput['completions'], until: number) => {
-    let n = 0;
-    for (const lease of leases) n += renew.run(until, lease.seq, owner, lease.attempt).changes;
-    return n;
-  });
+  const stats = createStats(db);
   const relaxed = relaxedSync(db);
-  const setPaused = db.transaction(pauses.set);
-  const throttle = db.transaction(pauses.throttleIfPaused);
   return {
     async cycle(input) {
       return relaxed(() => cycle.immediate(input));
     },
     async renew(owner, leases, until) {
       if (leases.length === 0) return 0;
-      return relaxed(() => renewAll.immediate(owner, leases as CycleInput['completions'], until));
+      return relaxed(() => renewAll.immediate(owner, leases, until));
     },
     async stats() {
       return stats();
     },
     async setPaused(selector, paused, now) {
-      setPaused.immediate(selector, paused, now);
-    },
-    async throttleIfPaused(seqs, now) {
-      return seqs.length === 0 ? 0 : throttle.immediate(seqs, now);
+      setPaused.immediate(cellsOf(selector), paused, now);
     },
   };
 }

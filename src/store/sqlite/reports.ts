@@ -1,11 +1,7 @@
 import type { DeliveryReport } from '../../notifications/reports.ts';
+import { reportEffect, type ReportTarget as Target } from '../../notifications/status.ts';
 import type { ReportOutcome, ReportStore } from '../port/reports.ts';
-import {
-  type PendingReportRow as PendingRow,
-  reportEffect,
-  reportFromPending,
-  type ReportTarget as Target,
-} from '../report-rule.ts';
+import { type PendingReportRow as PendingRow, reportFromPending } from '../rows.ts';
 import type { SqliteDb } from './open.ts';
 
 /** The statements behind reports, prepared once per database. */
@@ -46,7 +42,7 @@ function statements(db: SqliteDb): Statements {
   return prepared;
 }
 
-/** Applies one report to a matched notification, by the rule in report-rule.ts. */
+/** Applies one report to a matched notification, by the rule in notifications/status.ts. */
 function applyTo(s: Statements, target: Target, report: DeliveryReport, now: number): ReportOutcome {
   const effect = reportEffect(target, report);
   if (effect.moveTo) s.move.run(effect.moveTo, now, target.seq);

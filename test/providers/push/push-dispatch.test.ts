@@ -101,7 +101,7 @@ describe('push providers behind the scheduler', () => {
     it(`${name}: holds concurrency and rate under a burst of 12, and records each provider message id`, async () => {
       const rig = await makeRig();
       closers.push(() => rig.close());
-      const env = setup();
+      const env = await setup();
       closers.push(() => env.store.close());
       // Time stands still between the explicit advances: only the bucket's refill lets more through.
       env.clock.set(Date.now());
@@ -139,7 +139,7 @@ describe('push providers behind the scheduler', () => {
     closers.push(() => peer.close());
     const vapid = webpush.generateVAPIDKeys();
     const config = { ...vapid, subject: 'mailto:ops@example.com' };
-    const env = setup();
+    const env = await setup();
     closers.push(() => env.store.close());
     env.clock.set(Date.now());
     const scheduler = schedulerFor(env, { factories: [(deps) => createWebPushProvider(config, deps)] });

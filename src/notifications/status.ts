@@ -1,0 +1,277 @@
+import type { Channel, Content } from '../channels.ts';
+import { type EventType, priorityOf, type Recipient, type Status, TERMINAL_STATUSES } from './model.ts';
+import type { DeliveryReport } from './reports.ts';
+
+/**
+ * The status machine: every change the queue and delivery reports make to a notification is
+ * decided here, once, as data (River's "the core decides the transition, the driver applies
+ * it"). The store adapters only apply these decisions with their own SQL.
+ */
+
+/**
+ * Status only moves forward. A change from `from` to `to` is allowed when `to` ranks higher;
+ * RETRYING and PROCESSING alternate (same rank band), and a redrive (FAILED -> QUEUED) is the
+ * one sanctioned step back, done explicitly by the retry endpoint.
+ */
+const RANK: Record<Status, number> = {
+  QUEUED: 0,
+  PROCESSING: 1,
+  RETRYING: 1,
+  SENT: 2,
+  DELIVERED: 3,
+  FAILED: 3,
+  CANCELLED: 3,
+  EXPIRED: 3,
+};
+
+export function canMove(from: Status, to: Status): boolean {
+  if (TERMINAL_STATUSES.has(from)) return false;
+  if (from === to) return false;
+  if ((from === 'PROCESSING' && to === 'RETRYING') || (from === 'RETRYING' && to === 'PROCESSING'))
+    return true;
+  return RANK[to] > RANK[from];
+}
+
+/** Where a row sits in the queue: claimable, parked until due, held by a worker, or out of it. */
+export type QueueState = 'ready' | 'waiting' | 'leased' | null;
+
+/** An event to append; `at` defaults to the time of the transaction that writes it. */
+export interface EventInput {
+  seq: number;
+  type: EventType;
+  at?: number;
+  attempt?: number | null;
+  provider?: string | null;
+  detail?: string | null;
+  source?: string | null;
+}
+
+/** A message the sandbox provider "delivered", stored with its DELIVERED completion. */
+export interface SandboxCopy {
+  channel: Channel;
+  recipient: Recipient;
+  content: Content;
+}
+
+/** A claim's hold on one notification: completions are fenced by owner and attempt. */
+export interface LeaseRef {
+  seq: number;
+  /** The attempt number the claim gave it (notifications.attempts after the claim). */
+  attempt: number;
+}
+
+/**
+ * The outcome of one leased attempt, as the worker reports it. Applied only while the lease is
+ * still this worker's (lease_owner and attempts unchanged), so a stale worker cannot overwrite a
+ * newer attempt.
+ */
+export type Completion = LeaseRef &
+  (
+    | {
+        /** SENT, or SENT then DELIVERED when the provider confirmed delivery synchronously. */
+        kind: 'sent' | 'delivered';
+        provider: string;
+        providerMessageId?: string;
+        detail?: string;
+        /** What the provider asks to be kept with the completion (the sandbox's copy). */
+        copy?: SandboxCopy;
+      }
+    | {
+        /** ATTEMPT_FAILED then RETRYING; parked until nextAttemptAt, keeping its seq. */
+        kind: 'retry';
+        provider?: string;
+        detail: string;
+        nextAttemptAt: number;
+      }
+    | { /** ATTEMPT_FAILED then FAILED. */ kind: 'failed'; provider?: string; detail: string }
+    | {
+        /**
+         * Un-claims without using up the attempt (open circuit, rate limit, shutdown): RETRYING,
+         * attempts back to what they were, a THROTTLED event, ready again at `until`.
+         */
+        kind: 'hold';
+        provider?: string;
+        detail: string;
+        until: number;
+      }
+  );
+
+/** What a transition writes on the notification's row. Every one of them ends the lease. */
+export interface RowChange {
+  status: Status;
+  queueState: QueueState;
+  dueAt: number | null;
+  nextAttemptAt: number | null;
+  /** -1 gives the claimed attempt back (a hold: no provider was called). */
+  attemptsDelta: 0 | -1;
+  /** Set on a send: the provider and its message id (null when it gave none). */
+  sent?: { provider: string; providerMessageId: string | null };
+}
+
+/** A decided transition of one leased row: the fence it needs, the row change, its events. */
+export interface Transition {
+  seq: number;
+  /** The lease the change is fenced by: it applies only while the row is still leased so. */
+  owner: string;
+  attempt: number;
+  change: RowChange;
+  events: EventInput[];
+  copy?: SandboxCopy;
+}
+
+/** The transition a worker's completion makes. */
+export function effectOf(owner: string, c: Completion, now: number): Transition {
+  const fence = { seq: c.seq, owner, attempt: c.attempt };
+  const failedAttempt: EventInput = {
+    seq: c.seq,
+    type: 'ATTEMPT_FAILED',
+    attempt: c.attempt,
+    provider: c.provider ?? null,
+    detail: c.kind === 'sent' || c.kind === 'delivered' ? null : c.detail,
+  };
+  switch (c.kind) {
+    case 'sent':
+    case 'delivered': {
+      const delivered = c.kind === 'delivered';
+      const events: EventInput[] = [
+        { seq: c.seq, type: 'SENT', attempt: c.attempt, provider: c.provider, detail: c.detail ?? null },
+      ];
+      if (delivered) events.push({ seq: c.seq, type: 'DELIVERED', provider: c.provider, source: 'provider' });
+      return {
+        ...fence,
+        change: {
+          status: delivered ? 'DELIVERED' : 'SENT',
+          queueState: null,
+          dueAt: null,
+          nextAttemptAt: null,
+          attemptsDelta: 0,
+          sent: { provider: c.provider, providerMessageId: c.providerMessageId ?? null },
+        },
+        events,
+        copy: c.copy,
+      };
+    }
+    case 'retry':
+      return {
+        ...fence,
+        change: {
+          status: 'RETRYING',
+          queueState: 'waiting',
+          dueAt: c.nextAttemptAt,
+          nextAttemptAt: c.nextAttemptAt,
+          attemptsDelta: 0,
+        },
+        events: [failedAttempt, { seq: c.seq, type: 'RETRYING', attempt: c.attempt }],
+      };
+    case 'failed':
+      return {
+        ...fence,
+        change: { status: 'FAILED', queueState: null, dueAt: null, nextAttemptAt: null, attemptsDelta: 0 },
+        events: [failedAttempt, { seq: c.seq, type: 'FAILED', attempt: c.attempt, detail: c.detail }],
+      };
+    case 'hold': {
+      // A hold gives the attempt back: the claim counted it, but no provider was called.
+      const ready = c.until <= now;
+      return {
+        ...fence,
+        change: {
+          status: 'RETRYING',
+          queueState: ready ? 'ready' : 'waiting',
+          dueAt: ready ? null : c.until,
+          nextAttemptAt: c.until,
+          attemptsDelta: -1,
+        },
+        events: [{ seq: c.seq, type: 'THROTTLED', provider: c.provider ?? null, detail: c.detail }],
+      };
+    }
+  }
+}
+
+/** A lease that ran out (its worker died or stalled), as the store found it. */
+export interface ExpiredLease {
+  seq: number;
+  owner: string;
+  attempts: number;
+}
+
+/** An expired lease goes back to ready as RETRYING, or FAILED once its attempts are used up. */
+export function reapEffect(lease: ExpiredLease, maxAttempts: number): Transition {
+  const exhausted = lease.attempts >= maxAttempts;
+  const status = exhausted ? 'FAILED' : 'RETRYING';
+  return {
+    seq: lease.seq,
+    owner: lease.owner,
+    attempt: lease.attempts,
+    change: {
+      status,
+      queueState: exhausted ? null : 'ready',
+      dueAt: null,
+      nextAttemptAt: null,
+      attemptsDelta: 0,
+    },
+    events: [
+      {
+        seq: lease.seq,
+        type: 'ATTEMPT_FAILED',
+        attempt: lease.attempts,
+        detail: 'lease expired (worker stopped or stalled)',
+      },
+      {
+        seq: lease.seq,
+        type: status,
+        attempt: lease.attempts,
+        detail: exhausted ? 'attempts exhausted' : null,
+      },
+    ],
+  };
+}
+
+/** One pause of one queue cell (priority rank and channel). */
+export interface PauseEntry {
+  priority: number;
+  channel: string;
+  pausedAt: number;
+  resumedAt: number | null;
+}
+
+/** The THROTTLED event of a notification a pause held back, dated when the pause began for it. */
+export function pauseEvent(seq: number, pause: PauseEntry, createdAt: number): EventInput {
+  return {
+    seq,
+    type: 'THROTTLED',
+    at: Math.max(pause.pausedAt, createdAt),
+    detail: `queue ${priorityOf(pause.priority)}/${pause.channel} paused by an admin`,
+    source: 'admin',
+  };
+}
+
+/** The notification a delivery report was matched to (by provider and provider message id). */
+export interface ReportTarget {
+  seq: number;
+  status: Status;
+}
+
+/** What applying a report does: the status it moves to (or none) and the event it appends. */
+export interface ReportEffect {
+  moveTo: Status | null;
+  event: { type: EventType; detail: string | null };
+}
+
+/**
+ * What a delivery report does. Only a SENT notification moves: a terminal one keeps its status
+ * (a late or replayed report), and one the queue holds again (QUEUED, PROCESSING, RETRYING)
+ * belongs to the scheduler, so a report about an earlier attempt is recorded as a WEBHOOK event
+ * but does not race the worker's own status writes.
+ */
+export function reportEffect(target: ReportTarget, report: DeliveryReport): ReportEffect {
+  const detail = report.detail ?? null;
+  if (target.status === 'SENT' && canMove(target.status, report.outcome)) {
+    return { moveTo: report.outcome, event: { type: report.outcome, detail } };
+  }
+  const why =
+    TERMINAL_STATUSES.has(target.status) || target.status === 'SENT' ? '' : ' (attempt in progress)';
+  return {
+    moveTo: null,
+    event: { type: 'WEBHOOK', detail: `${report.outcome} reported${why}${detail ? `: ${detail}` : ''}` },
+  };
+}

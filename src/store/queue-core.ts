@@ -1,0 +1,296 @@
+import { CHANNELS, type Channel, type NotificationRecord, PRIORITIES } from '../notifications/model.ts';
+import {
+  type EventInput,
+  type ExpiredLease,
+  effectOf,
+  type PauseEntry,
+  pauseEvent,
+  reapEffect,
+  type SandboxCopy,
+  type Transition,
+} from '../notifications/status.ts';
+import type { ClaimBudget, CycleInput, CycleResult, QueueSelector, QueueStat } from './port/queue.ts';
+
+/**
+ * The queue's policy, written once for both databases: the order of a cycle's phases, the
+ * strict-priority claim loop with its budget, pause bookkeeping, and the 12-cell stats grid.
+ * Each adapter supplies only a QueueDriver: a handful of primitives, each one SQL operation
+ * (set-based where the database allows), applied inside the cycle's transaction.
+ *
+ * better-sqlite3 transactions are synchronous and postgres.js ones are async, so the policy is a
+ * generator that yields driver calls: runSync() answers them at once inside a SQLite
+ * transaction (no await, so no other statement can interleave on the one connection), and
+ * runAsync() awaits them inside a PostgreSQL one. Same code, same decisions, two drivers.
+ */
+
+type Awaitable<T> = T | Promise<T>;
+
+/** A leased row as a transition left it: what the sandbox copy and follow-ups need. */
+export interface AppliedRow {
+  seq: number;
+  id: string;
+  tenant: string;
+}
+
+/** One claimed row, with its updated_at from before the claim (pause bookkeeping needs it). */
+export interface ClaimedRow {
+  record: NotificationRecord;
+  touchedAt: number;
+}
+
+/** What one claimPriority call did. */
+export interface PriorityClaim {
+  claimed: ClaimedRow[];
+  /** Seqs found expired at the head of the queue; the driver made them EXPIRED. */
+  expired: number[];
+  /** Ready rows of this priority were left behind (for lack of budget or channel room). */
+  backlog: boolean;
+}
+
+/** A sandbox copy to store, with the row it belongs to. */
+export interface CopyRow extends SandboxCopy, AppliedRow {
+  attempt: number;
+}
+
+/** One (priority, channel, queue state) group of the queue, as stats() counts it. */
+export interface QueueGroup {
+  priority: number;
+  channel: string;
+  state: 'ready' | 'waiting' | 'leased';
+  n: number;
+  /** created_at of the oldest row of the group (not needed for leased groups). */
+  oldest: number | null;
+}
+
+/** The database primitives a queue adapter supplies. Each runs inside the caller's transaction. */
+export interface QueueDriver {
+  /**
+   * Applies each transition to its row if the row is still leased by the transition's owner at
+   * its attempt (the fence); returns the rows it changed. A stale fence changes nothing.
+   */
+  transition(transitions: readonly Transition[], now: number): Awaitable<AppliedRow[]>;
+  /** Appends events in list order (ids follow it, so SENT precedes DELIVERED). */
+  appendEvents(events: readonly EventInput[], now: number): Awaitable<void>;
+  /** Stores the sandbox's copies of delivered messages. */
+  storeCopies(copies: readonly CopyRow[], now: number): Awaitable<void>;
+  /** Waiting rows due by `now` back to ready, keeping their seq; at most `limit`. */
+  promote(now: number, limit: number): Awaitable<number>;
+  /** Leases that ran out before `now`, oldest first, at most `limit` (locked for this transaction). */
+  expiredLeases(now: number, limit: number): Awaitable<ExpiredLease[]>;
+  /**
+   * Claims up to `limit` ready rows of one priority in seq order across channels, at most
+   * `caps[channel]` of each, leasing them to `owner` until `leaseUntil` (PROCESSING, one more
+   * attempt). Rows past their expiresAt at the head become EXPIRED instead.
+   */
+  claimPriority(
+    owner: string,
+    now: number,
+    leaseUntil: number,
+    priority: number,
+    limit: number,
+    caps: Record<Channel, number>,
+  ): Awaitable<PriorityClaim>;
+  /** Recent pauses, newest first (the table holds a few rows). */
+  pauses(limit: number): Awaitable<PauseEntry[]>;
+  /** Whether this notification has a THROTTLED event at or after `since`. */
+  hasThrottled(seq: number, since: number): Awaitable<boolean>;
+  /** The earliest due_at among waiting rows. */
+  nextDueAt(): Awaitable<number | null>;
+}
+
+type Op = (driver: QueueDriver) => unknown;
+/** A piece of queue policy: yields driver calls, returns its result. */
+export type Program<T> = Generator<Op, T, unknown>;
+
+function* call<T>(op: (driver: QueueDriver) => Awaitable<T>): Program<T> {
+  return (yield op) as T;
+}
+
+/** Runs a program on a synchronous driver (SQLite, inside db.transaction). */
+export function runSync<T>(program: Program<T>, driver: QueueDriver): T {
+  let step = program.next();
+  while (!step.done) {
+    const value = step.value(driver);
+    if (value instanceof Promise) throw new TypeError('a synchronous queue driver returned a promise');
+    step = program.next(value);
+  }
+  return step.value;
+}
+
+/** Runs a program on an asynchronous driver (PostgreSQL, inside sql.begin). */
+export async function runAsync<T>(program: Program<T>, driver: QueueDriver): Promise<T> {
+  let step = program.next();
+  while (!step.done) step = program.next(await step.value(driver));
+  return step.value;
+}
+
+/** How many recent pauses a claim reads: enough to find the one that held any waiting row. */
+const PAUSE_HISTORY = 200;
+
+/** Active pauses and recent history, read once per claim. */
+interface PauseView {
+  isPaused(priority: number, channel: string): boolean;
+  /**
+   * The ended pause that held back a notification of this cell created at `createdAt` and last
+   * touched at `updatedAt`: one that ended after both (so it was waiting while paused). A row
+   * scheduled past the resume also counts (it sat in a paused queue, though not yet due).
+   */
+  heldBy(priority: number, channel: string, createdAt: number, updatedAt: number): PauseEntry | undefined;
+}
+
+function pauseView(entries: readonly PauseEntry[]): PauseView {
+  const paused = new Set(
+    entries.filter((e) => e.resumedAt === null).map((e) => `${e.priority}:${e.channel}`),
+  );
+  const ended = entries.filter((e) => e.resumedAt !== null);
+  return {
+    isPaused: (priority, channel) => paused.size > 0 && paused.has(`${priority}:${channel}`),
+    heldBy: (priority, channel, createdAt, updatedAt) =>
+      ended.find(
+        (e) =>
+          e.priority === priority &&
+          e.channel === channel &&
+          (e.resumedAt as number) >= updatedAt &&
+          (e.resumedAt as number) >= createdAt,
+      ),
+  };
+}
+
+/** Applies completions or reaps: the row changes, then the events and copies of the ones that held. */
+function* applyTransitions(transitions: readonly Transition[], now: number): Program<Set<number>> {
+  if (transitions.length === 0) return new Set();
+  const applied = yield* call((d) => d.transition(transitions, now));
+  const rows = new Map(applied.map((row) => [row.seq, row]));
+  const events: EventInput[] = [];
+  const copies: CopyRow[] = [];
+  for (const t of transitions) {
+    const row = rows.get(t.seq);
+    if (!row) continue;
+    events.push(...t.events);
+    if (t.copy) copies.push({ ...t.copy, ...row, attempt: t.attempt });
+  }
+  if (events.length > 0) yield* call((d) => d.appendEvents(events, now));
+  if (copies.length > 0) yield* call((d) => d.storeCopies(copies, now));
+  return new Set(rows.keys());
+}
+
+/**
+ * Claims ready rows in strict (priority, seq) order within the budget. Per priority, the driver
+ * claims in seq order across the unpaused channels with room; once a priority leaves ready rows
+ * behind for lack of budget, lower priorities wait (channel capacity alone does not hold them).
+ */
+function* claimInOrder(
+  owner: string,
+  now: number,
+  leaseUntil: number,
+  budget: ClaimBudget,
+): Program<{ claimed: NotificationRecord[]; expired: number; backlog: boolean[] }> {
+  const view = pauseView(yield* call((d) => d.pauses(PAUSE_HISTORY)));
+  const claimed: NotificationRecord[] = [];
+  const backlog = [false, false, false, false];
+  const used: Record<Channel, number> = { email: 0, sms: 0, push: 0 };
+  const events: EventInput[] = [];
+  let expired = 0;
+  let shared = 0;
+  let stop = false;
+  for (const [priority, priorityLimit] of budget.perPriority.entries()) {
+    const open = priority === 0 ? priorityLimit : Math.min(priorityLimit, budget.sharedLimit - shared);
+    const limit = stop ? 0 : Math.max(0, open);
+    const caps: Record<Channel, number> = { email: 0, sms: 0, push: 0 };
+    for (const channel of CHANNELS) {
+      if (!view.isPaused(priority, channel))
+        caps[channel] = Math.max(0, (budget.perChannel[channel] ?? 0) - used[channel]);
+    }
+    // Nothing to take: the backlog flag of a priority with rows but no budget is still needed,
+    // so skip only when no channel has room either.
+    if (limit === 0 && CHANNELS.every((c) => caps[c] === 0)) continue;
+    const result = yield* call((d) => d.claimPriority(owner, now, leaseUntil, priority, limit, caps));
+    for (const seq of result.expired) events.push({ seq, type: 'EXPIRED' });
+    expired += result.expired.length;
+    backlog[priority] = result.backlog;
+    for (const { record, touchedAt } of result.claimed) {
+      // A pause's THROTTLED event goes before the PROCESSING it delayed, once per pause.
+      const held = view.heldBy(priority, record.channel, record.createdAt, touchedAt);
+      if (held && !(yield* call((d) => d.hasThrottled(record.seq, held.pausedAt)))) {
+        events.push(pauseEvent(record.seq, held, record.createdAt));
+      }
+      events.push({ seq: record.seq, type: 'PROCESSING', attempt: record.attempts });
+      used[record.channel] += 1;
+      claimed.push(record);
+    }
+    if (priority > 0) shared += result.claimed.length;
+    if (result.backlog && result.claimed.length >= limit) stop = true;
+  }
+  if (events.length > 0) yield* call((d) => d.appendEvents(events, now));
+  return { claimed, expired, backlog };
+}
+
+/** One scheduler step in one transaction: complete, promote, reap, claim (see CycleInput). */
+export function* cycleProgram(input: CycleInput): Program<CycleResult> {
+  const { owner, now } = input;
+  const completions = input.completions.map((c) => effectOf(owner, c, now));
+  const applied = yield* applyTransitions(completions, now);
+  const promoted = yield* call((d) => d.promote(now, input.promoteLimit ?? 1000));
+  const leases = yield* call((d) => d.expiredLeases(now, input.reapLimit ?? 1000));
+  const reaped = yield* applyTransitions(
+    leases.map((lease) => reapEffect(lease, input.maxAttempts)),
+    now,
+  );
+  const outcome = input.claim
+    ? yield* claimInOrder(owner, now, input.leaseUntil, input.claim)
+    : { claimed: [], expired: 0, backlog: [false, false, false, false] };
+  const stale = input.completions.filter((c) => !applied.has(c.seq)).map((c) => c.seq);
+  return {
+    ...outcome,
+    applied: input.completions.length - stale.length,
+    stale,
+    promoted,
+    reaped: reaped.size,
+    nextDueAt: yield* call((d) => d.nextDueAt()),
+  };
+}
+
+/** The cells a pause or resume applies to: every priority and channel the selector leaves open. */
+export function cellsOf(selector: QueueSelector): Array<{ priority: number; channel: Channel }> {
+  const priorities = selector.priority === undefined ? PRIORITIES.map((_, i) => i) : [selector.priority];
+  const channels = selector.channel === undefined ? CHANNELS : [selector.channel];
+  return priorities.flatMap((priority) => channels.map((channel) => ({ priority, channel })));
+}
+
+/** The 12 queues in priority then channel order, from the groups and the paused cells. */
+export function statsGrid(
+  groups: readonly QueueGroup[],
+  paused: ReadonlyArray<{ priority: number; channel: string }>,
+): QueueStat[] {
+  const cells = new Map<string, QueueStat>();
+  for (const [priority] of PRIORITIES.entries()) {
+    for (const channel of CHANNELS) {
+      cells.set(`${priority}:${channel}`, {
+        priority,
+        channel,
+        depth: 0,
+        oldestCreatedAt: null,
+        inFlight: 0,
+        paused: false,
+      });
+    }
+  }
+  for (const g of groups) {
+    const cell = cells.get(`${g.priority}:${g.channel}`);
+    if (!cell) continue;
+    if (g.state === 'leased') {
+      cell.inFlight += g.n;
+      continue;
+    }
+    cell.depth += g.n;
+    if (g.oldest !== null) {
+      cell.oldestCreatedAt =
+        cell.oldestCreatedAt === null ? g.oldest : Math.min(cell.oldestCreatedAt, g.oldest);
+    }
+  }
+  for (const p of paused) {
+    const cell = cells.get(`${p.priority}:${p.channel}`);
+    if (cell) cell.paused = true;
+  }
+  return [...cells.values()];
+}
