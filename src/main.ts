@@ -57,7 +57,7 @@ export interface Herald {
 }
 
 /** The route modules the API port serves for the roles asked for, bound to `deps`. Add a module here, once. */
-export function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } {
+function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } {
   const roles = new Set(deps.config.roles);
   const bind =
     <D>(module: (app: App, deps: D) => void | Promise<void>, d: D): Routes =>

@@ -8,7 +8,7 @@ export interface Metrics {
   registry: Registry;
   accepted: Counter<'channel' | 'priority'>;
   outcomes: Counter<'provider' | 'outcome'>;
-  /** Seconds from acceptance to the provider call, by priority: the latency goals of API.md section 5. */
+  /** Seconds from acceptance to the provider call, by priority (the isolation bench's figure). */
   pickupLatency: Histogram<'priority'>;
 }
 

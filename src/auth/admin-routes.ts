@@ -11,7 +11,7 @@ import { ClientView, CreateClientBody, CreateUserBody, TenantQuery, UserView } f
  * The tenant an admin acts on: its own by default. Admins of `default` may name any tenant (a
  * new name creates it); others get 403 for a tenant not their own.
  */
-export function targetTenant(principal: Principal, requested: string | undefined): string {
+function targetTenant(principal: Principal, requested: string | undefined): string {
   const tenant = requested ?? principal.tenant;
   if (tenant !== principal.tenant && !isOperator(principal)) {
     throw new HeraldError('FORBIDDEN', 'Only admins of tenant "default" may manage other tenants.');

@@ -26,7 +26,7 @@ function invalidToken(tokenSent: boolean, description: string): HeraldError {
 }
 
 /** Reads the bearer token from the Authorization header only; query, form and cookie tokens are ignored. */
-export function bearerToken(request: FastifyRequest): string | undefined {
+function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (!header) throw invalidToken(false, 'Missing bearer token');
   const match = BEARER.exec(header);

@@ -1,17 +1,16 @@
 import { BlockList, isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
+import { parseCidr } from '../config/cidr.ts';
 
 /** Decides which peer addresses are trusted proxies (HERALD_TRUSTED_PROXIES: addresses or CIDR ranges). */
 export function trustedProxies(entries: readonly string[]): (address: string) => boolean {
   const list = new BlockList();
   for (const entry of entries) {
-    const [address, bits] = entry.split('/');
-    const type = isIP(address ?? '');
-    if (!address || type === 0)
-      throw new TypeError(`HERALD_TRUSTED_PROXIES: "${entry}" is not an address or CIDR`);
-    const family = type === 6 ? 'ipv6' : 'ipv4';
-    if (bits === undefined) list.addAddress(address, family);
-    else list.addSubnet(address, Number(bits), family);
+    // Config already refused a malformed entry; this is a programmer error.
+    const cidr = parseCidr(entry);
+    if (!cidr) throw new TypeError(`HERALD_TRUSTED_PROXIES: "${entry}" is not an address or CIDR`);
+    if (cidr.bits === undefined) list.addAddress(cidr.address, cidr.family);
+    else list.addSubnet(cidr.address, cidr.bits, cidr.family);
   }
   return (raw) => {
     const address = unmap(raw);

@@ -1,4 +1,4 @@
-import { decodeProtectedHeader, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { Clock } from '../clock.ts';
 import { JWT_ALGS } from '../config/config.ts';
 import { HeraldError } from '../errors.ts';
@@ -18,7 +18,7 @@ export interface JwtCheck {
   clock: Clock;
 }
 
-/** The refused-token error every failure maps to: one code, one body (API.md section 2). */
+/** The refused-token error every failure maps to: one code, one body, whatever failed. */
 export function invalidToken(detail = 'The token is invalid or expired.'): HeraldError {
   return new HeraldError('AUTH_INVALID_TOKEN', detail);
 }
@@ -53,13 +53,4 @@ export async function verifyJwt(
   // jose checks `iat` only with maxTokenAge; a token issued in the future is refused here.
   if (typeof payload.iat !== 'number' || payload.iat > nowS + CLOCK_TOLERANCE_S) throw invalidToken();
   return { payload, kid: protectedHeader.kid };
-}
-
-/** The `kid` of a token's header, without verifying it (undefined when unreadable). */
-export function peekKid(token: string): string | undefined {
-  try {
-    return decodeProtectedHeader(token).kid;
-  } catch {
-    return undefined;
-  }
 }

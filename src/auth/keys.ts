@@ -11,10 +11,8 @@ import type { JwtAlg } from '../config/config.ts';
 import type { AuthStore, SigningKeyRecord } from '../store/port/auth.ts';
 import { openPrivateKey, sealPrivateKey } from './key-crypto.ts';
 
-/** Accepted token lateness (API.md section 2): a token is valid until 30 s after its `exp`. */
+/** Accepted token lateness: a token is valid until 30 s after its `exp` (and from 30 s before `nbf`/`iat`). */
 export const CLOCK_TOLERANCE_S = 30;
-/** How often a process re-reads the key table, so a rotation by another instance is seen. */
-const RELOAD_MS = 60_000;
 /** An unknown `kid` triggers a re-read at most this often, so junk kids cannot hammer the store. */
 const UNKNOWN_KID_RELOAD_MS = 5_000;
 
@@ -37,8 +35,8 @@ export interface KeyringOptions {
   secret: string | undefined;
   /** Longest lifetime of any token a key signs (seconds): retired keys stay published that long. */
   maxTokenTtl: number;
-  /** Re-read interval (ms); 60 s when absent (HERALD_KEY_RELOAD_MS). */
-  reloadMs?: number;
+  /** How often the key table is re-read, so a rotation by another instance is seen (HERALD_KEY_RELOAD_MS). */
+  reloadMs: number;
 }
 
 /** The signing keys of the store, loaded and imported once, re-read when stale. */
@@ -160,7 +158,7 @@ export function createKeyring(options: KeyringOptions): Keyring {
       return key !== undefined && published(key, clock.now());
     },
     async refreshIfStale() {
-      if (clock.now() - loadedAt > (options.reloadMs ?? RELOAD_MS) || clock.now() < loadedAt) await reload();
+      if (clock.now() - loadedAt > options.reloadMs || clock.now() < loadedAt) await reload();
     },
     async jwks() {
       await this.refreshIfStale();

@@ -2,13 +2,13 @@ import type { FastifyReply } from 'fastify';
 import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import type { UserRecord } from '../store/port/auth.ts';
-import { normalizeEmail, scopesOfRole } from './accounts.ts';
+import { normalizeEmail } from './accounts.ts';
 import { clientAddress, trustedProxies } from './client-address.ts';
-import { invalidToken } from './jwt.ts';
 import { dummyHash, verifySecret } from './passwords.ts';
 import { LoginBody, RefreshBody, TokenPair } from './schemas.ts';
 import type { AuthDeps } from './service.ts';
 import { createLoginThrottle } from './throttle.ts';
+import { sendTokenPair } from './token-pair.ts';
 
 /** POST /auth/login and POST /auth/refresh (public). */
 export const loginRoutes: RouteModule<AuthDeps> = (app, deps) => {
@@ -19,24 +19,8 @@ export const loginRoutes: RouteModule<AuthDeps> = (app, deps) => {
   // Made now rather than on the first unknown email, whose answer would otherwise be slower.
   dummyHash().catch(() => undefined);
 
-  async function sendPair(reply: FastifyReply, user: UserRecord, authTime: number) {
-    const access = await tokens.issueAccess({
-      sub: user.id,
-      tenant: user.tenant,
-      scopes: scopesOfRole(user.role),
-      role: user.role,
-    });
-    const refresh = await tokens.issueRefresh({ sub: user.id, tenant: user.tenant, authTime });
-    if (!refresh) throw invalidToken();
-    reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
-    return {
-      access_token: access.token,
-      token_type: 'Bearer' as const,
-      expires_in: access.expiresIn,
-      refresh_token: refresh.token,
-      refresh_expires_in: refresh.expiresIn,
-    };
-  }
+  const sendPair = (reply: FastifyReply, user: UserRecord, authTime: number) =>
+    sendTokenPair(reply, tokens, user, authTime);
 
   app.post(
     '/auth/login',

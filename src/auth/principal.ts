@@ -1,4 +1,4 @@
-/** The scopes of API.md section 2. */
+/** The scopes a token may carry; each protected route names the one it needs. */
 export const SCOPES = [
   'notifications:send',
   'notifications:read',

@@ -3,7 +3,7 @@ import type { Config } from '../config/config.ts';
 import { HeraldError } from '../errors.ts';
 import type { AuthStore } from '../store/port/auth.ts';
 
-/** Login throttling in the database, so every instance shares the counts (API.md section 2). */
+/** Login throttling in the database, so every instance shares the counts (README, "Authentication"). */
 export interface LoginThrottle {
   /** Throws 429 RATE_LIMITED with Retry-After when the email or the address is over its limit. */
   check(email: string, address: string): Promise<void>;

@@ -38,7 +38,7 @@ export interface TokenService {
 }
 
 /** Refresh tokens have their own audience, so no API accepts one even if `typ` were ignored. */
-export function refreshAudience(config: Config): string {
+function refreshAudience(config: Config): string {
   return `${config.auth.issuer}/auth/refresh`;
 }
 

@@ -20,7 +20,7 @@ export interface CachingVerifier extends AccessTokenVerifier {
 }
 
 /** Reads the principal from verified access-token claims; refuses claims of the wrong shape. */
-export function principalFromClaims(payload: JWTPayload): Principal {
+function principalFromClaims(payload: JWTPayload): Principal {
   const { sub, tid, scope, exp, role, client_id: clientId } = payload as Record<string, unknown>;
   if (typeof sub !== 'string' || typeof tid !== 'string' || typeof scope !== 'string') throw invalidToken();
   if (typeof exp !== 'number') throw invalidToken();

@@ -1,7 +1,6 @@
-import { parseArgs } from 'node:util';
 import { createClient, DEFAULT_TENANT, TENANT_NAME } from '../auth/accounts.ts';
 import { SCOPES } from '../auth/principal.ts';
-import { row, runCli, UsageError } from './support.ts';
+import { parseOptions, row, runCli, UsageError } from './support.ts';
 
 const USAGE = `Usage:
   herald clients add --name N --scopes "s1 s2" [--tenant T]
@@ -12,7 +11,7 @@ Scopes: ${SCOPES.join(', ')}`;
 export function runClients(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return runCli(env, USAGE, async ({ store, clock, out }) => {
     const [action, ...rest] = args;
-    const { values } = parse(rest);
+    const { values } = parseOptions(rest, OPTIONS);
     if (action === 'add') {
       const name = values.name?.trim();
       const scopes = (values.scopes ?? '').split(/[\s,]+/).filter(Boolean);
@@ -41,15 +40,4 @@ export function runClients(args: string[], env: NodeJS.ProcessEnv): Promise<numb
   });
 }
 
-function parse(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      options: { name: { type: 'string' }, scopes: { type: 'string' }, tenant: { type: 'string' } },
-      strict: true,
-      allowPositionals: false,
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
+const OPTIONS = { name: { type: 'string' }, scopes: { type: 'string' }, tenant: { type: 'string' } } as const;

@@ -1,4 +1,3 @@
-import { loadConfig } from '../config/config.ts';
 import { runClients } from './clients.ts';
 import { runKeys } from './keys.ts';
 import { runQueues } from './queues.ts';
@@ -43,5 +42,3 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
   }
   return command(rest, env);
 }
-
-export { loadConfig };

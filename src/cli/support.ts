@@ -1,3 +1,4 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { systemClock } from '../clock.ts';
 import { type Config, ConfigError, loadConfig } from '../config/config.ts';
 import { createStore } from '../store/create.ts';
@@ -61,4 +62,13 @@ export function row(cells: readonly string[], widths: readonly number[]): string
     .map((cell, i) => cell.padEnd(widths[i] ?? 0))
     .join('  ')
     .trimEnd();
+}
+
+/** A command's --options, strictly (an unknown option or a stray argument is a UsageError). */
+export function parseOptions<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }

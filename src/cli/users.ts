@@ -1,8 +1,7 @@
-import { parseArgs } from 'node:util';
 import { createUser, DEFAULT_TENANT, isRole, normalizeEmail, TENANT_NAME } from '../auth/accounts.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
 import { DuplicateError } from '../store/port/auth.ts';
-import { readStdinLine, row, runCli, UsageError } from './support.ts';
+import { parseOptions, readStdinLine, row, runCli, UsageError } from './support.ts';
 
 const USAGE = `Usage:
   herald users add --email E (--password P | --password-stdin) --role admin|sender|viewer [--tenant T]
@@ -13,7 +12,7 @@ const USAGE = `Usage:
 export function runUsers(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return runCli(env, USAGE, async ({ store, clock, out }) => {
     const [action, ...rest] = args;
-    const { values } = parse(rest);
+    const { values } = parseOptions(rest, OPTIONS);
     if (action === 'add') {
       const { email, role } = values;
       const tenant = values.tenant ?? DEFAULT_TENANT;
@@ -61,22 +60,11 @@ export function runUsers(args: string[], env: NodeJS.ProcessEnv): Promise<number
   });
 }
 
-function parse(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      options: {
-        email: { type: 'string' },
-        password: { type: 'string' },
-        'password-stdin': { type: 'boolean' },
-        role: { type: 'string' },
-        tenant: { type: 'string' },
-        id: { type: 'string' },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
+const OPTIONS = {
+  email: { type: 'string' },
+  password: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
+  role: { type: 'string' },
+  tenant: { type: 'string' },
+  id: { type: 'string' },
+} as const;

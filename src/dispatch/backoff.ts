@@ -1,7 +1,7 @@
 import type { Config } from '../config/config.ts';
 import type { Priority } from '../notifications/model.ts';
 
-/** The retry policy of API.md section 5, from config.dispatch. */
+/** The retry policy (HERALD_RETRY_*), from config.dispatch. */
 export type RetryPolicy = Pick<
   Config['dispatch'],
   'retryBaseMs' | 'retryMaxMs' | 'retryMaxMsCritical' | 'retryMaxAttempts'

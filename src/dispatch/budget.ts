@@ -1,5 +1,5 @@
 /**
- * Worker slots per priority, so bulk traffic never blocks critical traffic (API.md section 5).
+ * Worker slots per priority, so bulk traffic never blocks critical traffic (docs/dispatch.md).
  * With C slots: LOW may hold at most 30% of them, NORMAL and LOW together 60%, HIGH and below 90%;
  * the rest is CRITICAL's alone. CRITICAL may also go past C by its own reserve, so a CRITICAL
  * arrival is claimed at once even when every ordinary slot is busy. LOW gets nothing while a

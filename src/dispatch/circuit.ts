@@ -1,22 +1,7 @@
 import type { Clock } from '../clock.ts';
+import type { CircuitOptions } from '../config/config.ts';
 
-/** Circuit-breaker tuning; defaults suit real providers, tests shorten them. */
-export interface CircuitOptions {
-  /** Consecutive transient failures that open the circuit. */
-  failureThreshold: number;
-  /** First open period; doubles on each failed probe up to maxOpenMs. */
-  openMs: number;
-  maxOpenMs: number;
-  /** How long a `config` failure (bad credentials) pauses the provider. */
-  configPauseMs: number;
-}
-
-export const DEFAULT_CIRCUIT: CircuitOptions = {
-  failureThreshold: 5,
-  openMs: 5_000,
-  maxOpenMs: 5 * 60_000,
-  configPauseMs: 60_000,
-};
+export type { CircuitOptions };
 
 /**
  * One provider's breaker. Closed: sends flow. Open: none flow until `retryAt`; the scheduler holds
@@ -37,7 +22,8 @@ export interface Circuit {
   readonly state: 'closed' | 'open' | 'half-open';
 }
 
-export function createCircuit(clock: Clock, options: CircuitOptions = DEFAULT_CIRCUIT): Circuit {
+/** `options`: config.dispatch.circuit (the defaults in config/schema.ts), or a test's shorter one. */
+export function createCircuit(clock: Clock, options: CircuitOptions): Circuit {
   let failures = 0;
   let openUntil = 0;
   let openFor = options.openMs;

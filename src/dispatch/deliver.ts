@@ -62,8 +62,8 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
     return retryOrFail(deps, record, provider.name, `rendering failed: ${message(error)}`);
   }
   const state = deps.states.of(provider);
-  if (state.inFlight >= provider.limits.concurrency || !state.bucket.tryTake()) {
-    return hold(now() + Math.max(state.bucket.waitMs(), 10), `rate limit of provider ${provider.name}`);
+  if (state.inFlight >= provider.limits.concurrency || !state.rate.tryTake()) {
+    return hold(now() + Math.max(state.rate.waitMs(), 10), `rate limit of provider ${provider.name}`);
   }
   if (!state.circuit.allow()) {
     return hold(state.circuit.retryAt(), `circuit open: provider ${provider.name} is failing`);

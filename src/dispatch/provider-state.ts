@@ -3,13 +3,14 @@ import type { Channel } from '../notifications/model.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Provider } from '../providers/types.ts';
 import { type Circuit, type CircuitOptions, createCircuit } from './circuit.ts';
+import { bothLimits, createRateWindow, type RateLimiter } from './rate-window.ts';
 import type { SharedLimits } from './shared-limits.ts';
-import { createTokenBucket, type TokenBucket } from './token-bucket.ts';
 
 /** One provider's limits as this worker enforces them (in memory: each worker holds its share). */
 export interface ProviderState {
   provider: Provider;
-  bucket: TokenBucket;
+  /** The provider's one rate limiter (this worker's window, and the shared pool on PostgreSQL). */
+  rate: RateLimiter;
   circuit: Circuit;
   inFlight: number;
 }
@@ -18,17 +19,17 @@ export interface ProviderState {
 export function createProviderStates(
   registry: ProviderRegistry,
   clock: Clock,
-  circuit?: CircuitOptions,
+  circuit: CircuitOptions,
   shared?: SharedLimits,
 ) {
   const states = new Map<Provider, ProviderState>();
   // With shared limits (PostgreSQL scale-out), providers draw on the database's buckets and
   // circuits, unless their limits say they are local (the sandbox).
   const isShared = (provider: Provider) => shared !== undefined && provider.limits.shared !== false;
-  const bucketOf = (provider: Provider) =>
-    shared && isShared(provider)
-      ? shared.bucket(provider)
-      : createTokenBucket(clock, provider.limits.ratePerSecond, provider.limits.burst);
+  const rateOf = (provider: Provider) => {
+    const window = createRateWindow(clock, provider.limits.ratePerSecond);
+    return shared && isShared(provider) ? bothLimits(window, shared.bucket(provider)) : window;
+  };
   const circuitOf = (provider: Provider) =>
     shared && isShared(provider)
       ? shared.circuit(provider, createCircuit(clock, circuit))
@@ -36,7 +37,7 @@ export function createProviderStates(
   for (const provider of registry.all()) {
     states.set(provider, {
       provider,
-      bucket: bucketOf(provider),
+      rate: rateOf(provider),
       circuit: circuitOf(provider),
       inFlight: 0,
     });
@@ -47,7 +48,7 @@ export function createProviderStates(
       if (!state) {
         state = {
           provider,
-          bucket: bucketOf(provider),
+          rate: rateOf(provider),
           circuit: circuitOf(provider),
           inFlight: 0,
         };
@@ -67,7 +68,7 @@ export function createProviderStates(
         const free = Math.min(
           s.circuit.capacity(),
           provider.limits.concurrency - s.inFlight,
-          s.bucket.available(),
+          s.rate.available(),
         );
         room += Math.max(0, free);
         if (room >= cap) return cap;

@@ -28,6 +28,7 @@ export interface SchedulerDeps {
   /** Lease owner; distinct per worker (several may run in one process). */
   owner?: string;
   random?: () => number;
+  /** Circuit tuning; config.circuit unless a test shortens it. */
   circuit?: CircuitOptions;
   shares?: SlotShares;
   metrics?: Metrics;
@@ -67,7 +68,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   // Scale-out: on PostgreSQL, provider rate limits and circuits are shared by every worker.
   const shared =
     store.kind === 'postgres' ? createSharedLimits(store.limits, clock, config.claimBatch) : undefined;
-  const states = createProviderStates(deps.providers, clock, deps.circuit, shared);
+  const states = createProviderStates(deps.providers, clock, deps.circuit ?? config.circuit, shared);
   const deliverDeps = {
     providers: deps.providers,
     states,

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { Provider } from '../providers/types.ts';
 import type { LimitStore } from '../store/port/limits.ts';
 import type { Circuit } from './circuit.ts';
-import type { TokenBucket } from './token-bucket.ts';
+import type { RateLimiter } from './rate-window.ts';
 
 /**
  * Provider limits shared by every worker process through the database (scale-out). Each worker
@@ -12,8 +12,8 @@ import type { TokenBucket } from './token-bucket.ts';
  * publishes until when; the others hold that provider back too, without spending attempts.
  */
 export interface SharedLimits {
-  /** A bucket for `provider` fed from the shared one (replaces the worker's own bucket). */
-  bucket(provider: Provider): TokenBucket;
+  /** This worker's share of `provider`'s shared bucket (checked beside its own window). */
+  bucket(provider: Provider): RateLimiter;
   /** Wraps the worker's own circuit for `provider` so it also obeys openings published by others. */
   circuit(provider: Provider, local: Circuit): Circuit;
   /** Tops up the pools, publishes this worker's circuit changes and reads everyone's. */

@@ -15,8 +15,8 @@ export interface GatewayOptions {
   hop?: Partial<HopOptions>;
 }
 
-/** The contract's forwarding table (API.md section 2, "Gateway (BFF)"), most specific first. */
-export function gatewayRoutes(config: Config): Route[] {
+/** The gateway's forwarding table (README, "Web UI"), most specific first. */
+function gatewayRoutes(config: Config): Route[] {
   const { authUrl, apiUrl, bodyLimit, batchBodyLimit } = config;
   return [
     {

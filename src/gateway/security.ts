@@ -2,7 +2,7 @@ import helmet from '@fastify/helmet';
 import type { FastifyInstance } from 'fastify';
 
 /**
- * The Content-Security-Policy of everything the gateway serves (API.md section 2).
+ * The Content-Security-Policy of everything the gateway serves (README, "Web UI"): no inline script, no framing.
  *
  * - Scripts come only from the gateway's own origin: no 'unsafe-inline', no 'unsafe-eval', no
  *   nonces. The Vite build emits only external module scripts, so nothing inline is needed.
@@ -15,7 +15,7 @@ import type { FastifyInstance } from 'fastify';
  * - `frame-ancestors 'none'` forbids framing the UI (clickjacking); `frame-src 'self'` lets the
  *   app hold its own srcdoc frames and nothing else.
  */
-export const CSP_DIRECTIVES: Record<string, string[]> = {
+const CSP_DIRECTIVES: Record<string, string[]> = {
   'default-src': ["'self'"],
   'script-src': ["'self'"],
   'script-src-attr': ["'none'"],

@@ -46,7 +46,7 @@ function validationPath(
 }
 
 /** The single error handler: every HeraldError, and Fastify's own errors, leave as problem+json. */
-export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const herald = error instanceof HeraldError ? error : fromFastifyError(error);
   if (!herald) {
     request.log.error({ err: error }, 'unhandled error');

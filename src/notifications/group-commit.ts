@@ -17,7 +17,7 @@ export interface GroupCommitOptions<T, R> {
   afterCommit?(): void;
 }
 
-/** Counters a test or /metrics can read. */
+/** The batcher's counters (tests read them through Ingest.stats). */
 export interface GroupCommitStats {
   /** Transactions committed (flush calls that resolved). */
   flushes: number;

@@ -14,7 +14,7 @@ export function notificationId(now: number): string {
 }
 
 /** JSON with object keys sorted at every level, so equal bodies hash equally whatever their key order. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const entries = Object.keys(value)

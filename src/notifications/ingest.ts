@@ -10,7 +10,7 @@ import { acceptedView } from './view.ts';
 import type { Wakeup } from './wakeup.ts';
 
 /** How long an Idempotency-Key holds: a replay within 24 h returns the first notification. */
-export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** One item's outcome in a batch: accepted, or refused with its own problem. */
@@ -89,7 +89,7 @@ export function createIngest(deps: IngestDeps): Ingest {
   const { store, clock } = deps;
   const batcher: GroupCommit<NewNotification[], Array<IdempotentHit | undefined>> = createGroupCommit({
     weight: (rows) => rows.length,
-    maxBatch: 10_000,
+    maxBatch: deps.config.ingestMaxBatch,
     maxPending: deps.config.ingestMaxPending,
     async flush(groups) {
       const rows = groups.flat();

@@ -1,25 +1,25 @@
 import type { Recipient } from './model.ts';
 
 /** `ada@example.com` → `a***@example.com`: the first character and the domain stay. */
-export function maskEmail(email: string): string {
+function maskEmail(email: string): string {
   const at = email.lastIndexOf('@');
   if (at <= 0) return '***';
   return `${email[0]}***${email.slice(at)}`;
 }
 
 /** `+15550101234` → `+*******1234`: the last 4 digits stay, the length shows. */
-export function maskPhone(phone: string): string {
+function maskPhone(phone: string): string {
   const digits = phone.replace(/\D/g, '');
   if (digits.length <= 4) return `+${'*'.repeat(digits.length)}`;
   return `+${'*'.repeat(digits.length - 4)}${digits.slice(-4)}`;
 }
 
 /** A push token or endpoint keeps its last 6 characters. */
-export function maskTail(value: string): string {
+function maskTail(value: string): string {
   return value.length <= 6 ? '******' : `***${value.slice(-6)}`;
 }
 
-/** The recipient as responses show it (API.md section 3). Push keys are never shown. */
+/** The recipient as responses show it (an email keeps its first character and domain, a phone its last 4 digits). Push keys are never shown. */
 export function maskRecipient(recipient: Recipient): Record<string, unknown> {
   if (recipient.email !== undefined) return { email: maskEmail(recipient.email) };
   if (recipient.phone !== undefined) return { phone: maskPhone(recipient.phone) };

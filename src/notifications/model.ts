@@ -27,7 +27,7 @@ export const TERMINAL_STATUSES: ReadonlySet<Status> = new Set([
   'EXPIRED',
 ]);
 
-export const EVENT_TYPES = [...STATUSES, 'ATTEMPT_FAILED', 'THROTTLED', 'WEBHOOK'] as const;
+const EVENT_TYPES = [...STATUSES, 'ATTEMPT_FAILED', 'THROTTLED', 'WEBHOOK'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export function priorityRank(priority: Priority): number {

@@ -24,7 +24,7 @@ export interface ReportService extends ReportSink {
 }
 
 /** Pending reports whose message id was never recorded are dropped after this long. */
-export const PENDING_REPORT_TTL_MS = 7 * 24 * 3600_000;
+const PENDING_REPORT_TTL_MS = 7 * 24 * 3600_000;
 const PURGE_EVERY_MS = 3600_000;
 
 /**

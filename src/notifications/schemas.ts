@@ -79,10 +79,10 @@ function body(channel: string, recipient: TObject, content: TObject): TObject<TP
   );
 }
 
-export const EmailBody = body('email', EmailRecipient, EmailContent);
-export const SmsBody = body('sms', SmsRecipient, SmsContent);
-export const WebPushBody = body('push', WebPushRecipient, PushContent);
-export const DevicePushBody = body('push', DeviceRecipient, PushContent);
+const EmailBody = body('email', EmailRecipient, EmailContent);
+const SmsBody = body('sms', SmsRecipient, SmsContent);
+const WebPushBody = body('push', WebPushRecipient, PushContent);
+const DevicePushBody = body('push', DeviceRecipient, PushContent);
 
 /** The documented union (OpenAPI); validation picks one compiled schema by channel instead. */
 export const NotificationBody = Type.Union([EmailBody, SmsBody, WebPushBody, DevicePushBody]);

@@ -7,9 +7,6 @@ import { sendgridReport } from './sendgrid.ts';
 import { sendgridPublicKey, verifyMailgun, verifySendgrid, verifyTwilio } from './signatures.ts';
 import { twilioReport } from './twilio.ts';
 
-/** Provider batches (SendGrid posts up to thousands of events at once) are larger than API bodies. */
-const WEBHOOK_BODY_LIMIT = 2 * 1024 * 1024;
-
 /**
  * 401 for a bad or missing signature. Its own code, not AUTH_INVALID_TOKEN: no bearer token is
  * involved, and a provider's operator reading the logs should see what failed.
@@ -64,7 +61,7 @@ export const webhookRoutes: RouteModule<CoreDeps & { reports: ReportService }> =
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
       ['application/json', 'application/x-www-form-urlencoded'],
-      { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT },
+      { parseAs: 'buffer', bodyLimit: deps.config.webhookBodyLimit },
       (_request, body, done) => done(null, body),
     );
 

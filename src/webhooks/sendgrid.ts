@@ -1,5 +1,5 @@
 import type { DeliveryReport } from '../notifications/reports.ts';
-import { bareMessageId } from './message-id.ts';
+import { bareMessageId } from '../providers/email/message-id.ts';
 
 type Outcome = DeliveryReport['outcome'];
 

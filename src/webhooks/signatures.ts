@@ -1,23 +1,12 @@
-import { createHmac, createPublicKey, type KeyObject, timingSafeEqual, verify } from 'node:crypto';
-
-/** Constant-time equality of two strings; unequal lengths are unequal without an early exit on content. */
-export function safeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  if (left.length !== right.length) {
-    // Compare anyway so a wrong length costs the same as a wrong value.
-    timingSafeEqual(left, left);
-    return false;
-  }
-  return timingSafeEqual(left, right);
-}
+import { createHmac, createPublicKey, type KeyObject, verify } from 'node:crypto';
+import { safeEqual } from '../safe-equal.ts';
 
 /**
  * Twilio's request signature (X-Twilio-Signature): base64 HMAC-SHA1, keyed by the auth token,
  * over the full URL followed by every POST parameter name and value, sorted by name (values of
  * a repeated name sorted too).
  */
-export function twilioSignature(authToken: string, url: string, params: URLSearchParams): string {
+function twilioSignature(authToken: string, url: string, params: URLSearchParams): string {
   const pairs = [...params.entries()].sort(([ak, av], [bk, bv]) =>
     ak === bk ? (av < bv ? -1 : av > bv ? 1 : 0) : ak < bk ? -1 : 1,
   );
@@ -36,7 +25,7 @@ export function verifyTwilio(
 }
 
 /** Mailgun's webhook signature: hex HMAC-SHA256 of timestamp + token, keyed by the signing key. */
-export function mailgunSignature(signingKey: string, timestamp: string, token: string): string {
+function mailgunSignature(signingKey: string, timestamp: string, token: string): string {
   return createHmac('sha256', signingKey)
     .update(timestamp + token, 'utf8')
     .digest('hex');

@@ -4,7 +4,7 @@ import type { Sql } from '../../src/store/postgres/connect.ts';
 
 /**
  * How long one claim cycle may take on a loaded 2-core machine. A CRITICAL that has been ready
- * for longer than this must be claimed before any LOW (API.md section 5).
+ * for longer than this must be claimed before any LOW (docs/dispatch.md).
  */
 export const CLAIM_CYCLE_MS = 1000;
 

@@ -1,4 +1,4 @@
-// Scale-out on one PostgreSQL (API.md sections 1, 5, 9): 1 auth, 2 api, 2 worker and 1 gateway
+// Scale-out on one PostgreSQL (docs/scale-out.md): 1 auth, 2 api, 2 worker and 1 gateway
 // processes, each a real `node bin/herald.js start` with its HERALD_ROLES, checked from outside
 // over HTTP and through the shared database.
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The browser's session: Herald's token pair in localStorage (API.md section 2: no cookie, no
+ * The browser's session: Herald's token pair in localStorage (README, "Authentication": no cookie, no
  * server-side session). Expiry is computed from `expires_in` against the browser's own clock at
  * receipt, so a skewed clock between browser and server does not matter.
  */

@@ -3,7 +3,7 @@ import { HeraldError } from '../../errors.ts';
 /** The client Herald is at the identity provider. */
 export interface OidcClient {
   clientId: string;
-  clientSecret: string | undefined;
+  clientSecret?: string;
 }
 
 /**

@@ -1,6 +1,6 @@
-import { timingSafeEqual } from 'node:crypto';
 import { jwtVerify } from 'jose';
 import { HeraldError } from '../../errors.ts';
+import { safeEqual } from '../../safe-equal.ts';
 import type { ProviderMetadata } from './provider.ts';
 
 /** The identity an ID token asserts, once verified. */
@@ -11,12 +11,6 @@ export interface Identity {
 
 function refused(detail: string): HeraldError {
   return new HeraldError('AUTH_INVALID_CREDENTIALS', detail);
-}
-
-function sameText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /**
@@ -49,7 +43,7 @@ export async function verifyIdToken(
   if (Array.isArray(aud) && aud.length > 1 && payload.azp !== expected.clientId) {
     throw refused('The ID token was issued to another client.');
   }
-  if (typeof payload.nonce !== 'string' || !sameText(payload.nonce, expected.nonce)) {
+  if (typeof payload.nonce !== 'string' || !safeEqual(payload.nonce, expected.nonce)) {
     throw refused('The ID token does not carry this sign-in nonce.');
   }
   if (typeof payload.email !== 'string' || payload.email_verified !== true) {

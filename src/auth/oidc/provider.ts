@@ -6,7 +6,7 @@ import { HeraldError } from '../../errors.ts';
  * (which would make the client secret a signing key) are never accepted, whatever the provider
  * advertises.
  */
-export const PINNED_ALGS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
+const PINNED_ALGS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
 
 /** The parts of the provider's discovery document Herald uses. */
 export interface ProviderMetadata {

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { HeraldError } from '../../errors.ts';
 import type { RouteModule } from '../../http/types.ts';
-import { normalizeEmail, scopesOfRole } from '../accounts.ts';
-import { invalidToken } from '../jwt.ts';
+import { normalizeEmail } from '../accounts.ts';
 import { TokenPair } from '../schemas.ts';
 import type { AuthDeps } from '../service.ts';
+import { sendTokenPair } from '../token-pair.ts';
 import { exchangeCode } from './exchange.ts';
 import { verifyIdToken } from './id-token.ts';
 import { createProvider } from './provider.ts';
@@ -29,7 +29,7 @@ const OidcConfigView = Type.Object({
 });
 
 /**
- * Sign-in through an external OpenID provider (API.md section 2), public routes of the auth role:
+ * Sign-in through an external OpenID provider (README, "Sign-in with an OpenID provider"), public routes of the auth role:
  * `GET /auth/oidc/config` tells the UI where to send the browser; `POST /auth/oidc/callback`
  * exchanges the code (with the PKCE verifier), validates the ID token, maps its verified email to
  * an enabled Herald user, and answers Herald's own token pair exactly as login does. No user is
@@ -88,25 +88,9 @@ export const oidcRoutes: RouteModule<AuthDeps> = (app, deps) => {
       if (!user || user.disabled) {
         throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'No enabled Herald user has this email.');
       }
-      const { tokens } = deps.auth;
-      const access = await tokens.issueAccess({
-        sub: user.id,
-        tenant: user.tenant,
-        scopes: scopesOfRole(user.role),
-        role: user.role,
-      });
-      // The absolute refresh cap counts from this sign-in, as from a password login.
-      const refresh = await tokens.issueRefresh({ sub: user.id, tenant: user.tenant, authTime: nowS() });
-      if (!refresh) throw invalidToken();
-      reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
       request.log.info({ user: user.id }, 'signed in through the identity provider');
-      return {
-        access_token: access.token,
-        token_type: 'Bearer' as const,
-        expires_in: access.expiresIn,
-        refresh_token: refresh.token,
-        refresh_expires_in: refresh.expiresIn,
-      };
+      // The absolute refresh cap counts from this sign-in, as from a password login.
+      return sendTokenPair(reply, deps.auth.tokens, user, nowS());
     },
   );
 };

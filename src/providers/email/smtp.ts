@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { Provider, ProviderDeps, SendResult } from '../types.ts';
-import { createRateWindow } from './rate-window.ts';
+import { bareMessageId } from './message-id.ts';
 import { classifySmtpError, type SmtpErrorLike } from './smtp-errors.ts';
 import { fromDomain, parseSmtpUrl } from './smtp-options.ts';
 
@@ -13,20 +13,19 @@ export interface SmtpConfig {
 /** Header carrying the notification ID on every message Herald sends. */
 export const NOTIFICATION_ID_HEADER = 'X-Herald-Notification-Id';
 
-const bare = (messageId: string) => messageId.replace(/^<|>$/g, '');
-
 /**
  * Settles with `work`, or as a transient failure as soon as `signal` aborts (timeout or
  * shutdown). The SMTP transaction itself is not cut, so the message may still go out: delivery
  * is at least once. The abort listener is removed either way.
  */
-function abortable(work: Promise<SendResult>, signal: AbortSignal): Promise<SendResult> {
+function abortable(work: () => Promise<SendResult>, signal: AbortSignal): Promise<SendResult> {
   const aborted: SendResult = { ok: false, kind: 'transient', detail: 'send aborted (timeout or shutdown)' };
+  // Aborted before it started: nothing goes out.
   if (signal.aborted) return Promise.resolve(aborted);
   return new Promise((resolve) => {
     const onAbort = () => resolve(aborted);
     signal.addEventListener('abort', onAbort, { once: true });
-    work.then((result) => {
+    work().then((result) => {
       signal.removeEventListener('abort', onAbort);
       resolve(result);
     });
@@ -34,16 +33,14 @@ function abortable(work: Promise<SendResult>, signal: AbortSignal): Promise<Send
 }
 
 /**
- * Email over SMTP through a nodemailer pool: at most `maxConnections` connections, at most
- * `rateLimit` messages started in any second. The Message-ID is derived from the notification ID, so a retry
+ * Email over SMTP through a nodemailer pool: at most `maxConnections` connections; the scheduler
+ * starts at most `rateLimit` messages in any second (its one rate limiter, dispatch/rate-window.ts). The Message-ID is derived from the notification ID, so a retry
  * of the same notification carries the same Message-ID (receivers and relays can deduplicate)
  * and webhooks from SMTP relays (SendGrid, Mailgun) find the notification by it.
  */
 export function createSmtpProvider(config: SmtpConfig, deps: ProviderDeps): Provider {
   const options = parseSmtpUrl(config.url);
   const domain = fromDomain(config.from);
-  const rate =
-    options.ratePerSecond > 0 ? createRateWindow(options.ratePerSecond, 1000, deps.clock) : undefined;
   const transport = nodemailer.createTransport({
     pool: true,
     host: options.host,
@@ -61,7 +58,7 @@ export function createSmtpProvider(config: SmtpConfig, deps: ProviderDeps): Prov
   });
 
   async function deliver(to: string, messageId: string, notificationId: string, content: SendInput) {
-    const refs = { herald_notification_id: notificationId, herald_message_id: bare(messageId) };
+    const refs = { herald_notification_id: notificationId, herald_message_id: bareMessageId(messageId) };
     try {
       const info = await transport.sendMail({
         from: config.from,
@@ -84,11 +81,11 @@ export function createSmtpProvider(config: SmtpConfig, deps: ProviderDeps): Prov
           responseCode: 550,
           response: 'recipient rejected',
         };
-        return { ...classifySmtpError(error), providerMessageId: bare(messageId) };
+        return { ...classifySmtpError(error), providerMessageId: bareMessageId(messageId) };
       }
       return {
         ok: true as const,
-        providerMessageId: bare(info.messageId ?? messageId),
+        providerMessageId: bareMessageId(info.messageId) ?? bareMessageId(messageId),
         detail: String(info.response ?? '250 OK').slice(0, 300),
       };
     } catch (error) {
@@ -116,9 +113,7 @@ export function createSmtpProvider(config: SmtpConfig, deps: ProviderDeps): Prov
       const to = message.recipient.email;
       if (!to) return { ok: false, kind: 'permanent', detail: 'no email address' };
       const messageId = `<${message.notificationId}@${domain}>`;
-      if (rate && !(await rate.acquire(signal)))
-        return { ok: false, kind: 'transient', detail: 'send aborted (timeout or shutdown)' };
-      return abortable(deliver(to, messageId, message.notificationId, message.content), signal);
+      return abortable(() => deliver(to, messageId, message.notificationId, message.content), signal);
     },
     async close() {
       transport.close();

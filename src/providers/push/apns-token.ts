@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.ts';
  * when one is replaced more often than every 20; 50 minutes stays inside both with room for
  * clock skew.
  */
-export const APNS_TOKEN_MAX_AGE_MS = 50 * 60_000;
+const APNS_TOKEN_MAX_AGE_MS = 50 * 60_000;
 
 /** Raised when the signing key cannot be loaded: a configuration problem, not a delivery one. */
 export class ApnsKeyError extends Error {

@@ -1,5 +1,6 @@
 import type { Config } from '../../config/config.ts';
 import type { Recipient } from '../../notifications/model.ts';
+import { retryAfterMs } from '../retry-after.ts';
 import type { OutgoingMessage, Provider, ProviderDeps, SendResult } from '../types.ts';
 import { ApnsKeyError, createApnsTokenSource } from './apns-token.ts';
 import {
@@ -9,7 +10,6 @@ import {
   type PushProviderOptions,
   pushPayload,
   requestSignal,
-  retryAfterMs,
 } from './common.ts';
 import { createHttp2Client, type Http2Answer } from './http2-client.ts';
 
@@ -120,7 +120,7 @@ function resultOf(answer: Http2Answer, deps: ProviderDeps): SendResult {
       ok: false,
       kind: 'transient',
       detail,
-      retryAfterMs: retryAfterMs(answer.headers['retry-after'], deps.clock),
+      retryAfterMs: retryAfterMs(answer.headers['retry-after'], deps.clock.now()),
     };
   }
   if (CONFIG_REASONS.has(reason) || status === 403) return { ok: false, kind: 'config', detail };

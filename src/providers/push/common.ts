@@ -1,9 +1,8 @@
-import type { Clock } from '../../clock.ts';
 import type { Content, Priority } from '../../notifications/model.ts';
 import type { ProviderLimits, SendResult } from '../types.ts';
 
 /** The longest one push request may take before it counts as a (transient) timeout. */
-export const REQUEST_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 
 /** CRITICAL and HIGH wake the device at once; the rest may be batched by the platform to save battery. */
 export function isUrgent(priority: Priority): boolean {
@@ -17,20 +16,6 @@ export function pushPayload(content: Content): {
   data: Record<string, unknown>;
 } {
   return { title: content.title ?? '', body: content.body ?? content.text ?? '', data: content.data ?? {} };
-}
-
-/**
- * Milliseconds to wait from a Retry-After header: delta-seconds or an HTTP date (RFC 9110 10.2.3).
- * Undefined when absent or unreadable, so the scheduler's own backoff applies.
- */
-export function retryAfterMs(value: string | string[] | null | undefined, clock: Clock): number | undefined {
-  const raw = Array.isArray(value) ? value[0] : value;
-  if (!raw) return undefined;
-  const trimmed = raw.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - clock.now());
 }
 
 /** The scheduler's signal bounded by a per-request timeout, so a stuck peer cannot hold a lease forever. */

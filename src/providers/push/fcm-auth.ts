@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { type CryptoKey, importPKCS8, SignJWT } from 'jose';
 import type { Clock } from '../../clock.ts';
-import { retryAfterMs, shortText } from './common.ts';
+import { retryAfterMs } from '../retry-after.ts';
+import { shortText } from './common.ts';
 
 const SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
 const GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -118,7 +119,11 @@ export function createFcmTokenSource(options: { serviceAccountFile: string; cloc
     }
     const detail = `FCM token endpoint answered ${response.status}: ${shortText(text)}`;
     if (response.status === 429 || response.status >= 500) {
-      throw new FcmAuthError('transient', detail, retryAfterMs(response.headers.get('retry-after'), clock));
+      throw new FcmAuthError(
+        'transient',
+        detail,
+        retryAfterMs(response.headers.get('retry-after'), clock.now()),
+      );
     }
     // invalid_grant, invalid_client, unauthorized_client: the service account itself is refused.
     throw new FcmAuthError('config', detail);

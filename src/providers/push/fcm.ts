@@ -1,5 +1,6 @@
 import type { Config } from '../../config/config.ts';
 import type { Recipient } from '../../notifications/model.ts';
+import { retryAfterMs } from '../retry-after.ts';
 import type { OutgoingMessage, Provider, ProviderDeps, SendResult } from '../types.ts';
 import {
   isUrgent,
@@ -9,7 +10,6 @@ import {
   pushPayload,
   readCapped,
   requestSignal,
-  retryAfterMs,
   shortText,
 } from './common.ts';
 import { createFcmTokenSource, FcmAuthError } from './fcm-auth.ts';
@@ -124,7 +124,7 @@ function resultOf(response: Response, text: string, deps: ProviderDeps): SendRes
       ok: false,
       kind: 'transient',
       detail,
-      retryAfterMs: retryAfterMs(response.headers.get('retry-after'), deps.clock),
+      retryAfterMs: retryAfterMs(response.headers.get('retry-after'), deps.clock.now()),
     };
   }
   if (CONFIG.has(code) || status === 401 || status === 403) return { ok: false, kind: 'config', detail };

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import webpush from 'web-push';
 import type { Config } from '../../config/config.ts';
 import type { Recipient } from '../../notifications/model.ts';
+import { retryAfterMs } from '../retry-after.ts';
 import type { OutgoingMessage, Provider, ProviderDeps, SendResult } from '../types.ts';
 import {
   isUrgent,
@@ -11,7 +12,6 @@ import {
   pushPayload,
   readCapped,
   requestSignal,
-  retryAfterMs,
   shortText,
 } from './common.ts';
 
@@ -142,7 +142,7 @@ function resultOf(response: Response, body: string, deps: ProviderDeps): SendRes
     };
   }
   const detail = `push service answered ${status}${body ? `: ${shortText(body)}` : ''}`;
-  const retryAfter = retryAfterMs(response.headers.get('retry-after'), deps.clock);
+  const retryAfter = retryAfterMs(response.headers.get('retry-after'), deps.clock.now());
   if (status === 404 || status === 410) return { ok: false, kind: 'permanent', detail, unregistered: true };
   if (status === 429 || status >= 500)
     return { ok: false, kind: 'transient', detail, retryAfterMs: retryAfter };

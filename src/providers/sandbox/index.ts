@@ -3,7 +3,7 @@ import type { Channel } from '../../notifications/model.ts';
 import type { Provider, ProviderLimits } from '../types.ts';
 import { injectedFailure } from './failures.ts';
 
-export const SANDBOX = 'sandbox';
+const SANDBOX = 'sandbox';
 
 /**
  * Generous limits, local to each worker: the sandbox is bounded by the worker's slots, not by a

@@ -138,7 +138,6 @@ export function createSmppProvider(
   return smsProvider({
     name: 'smpp',
     limits,
-    clock: deps.clock,
     submit: (to, text, _message, signal) => submit(to, text, signal),
     close: () => link.close(),
   });

@@ -1,5 +1,5 @@
+import { retryAfterMs } from '../retry-after.ts';
 import type { Provider, ProviderDeps, ProviderLimits, SendResult } from '../types.ts';
-import { retryAfterMs } from './retry-after.ts';
 import { smsProvider } from './sms-provider.ts';
 import { classifyTwilioError } from './twilio-errors.ts';
 
@@ -94,7 +94,6 @@ export function createTwilioProvider(
   return smsProvider({
     name: 'twilio',
     limits,
-    clock: deps.clock,
     submit(to, text, message, signal) {
       const form = new URLSearchParams({
         To: to,

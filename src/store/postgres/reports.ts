@@ -34,7 +34,7 @@ async function applyTo(tx: Sql, target: Target, report: DeliveryReport, now: num
  * Applies the pending reports for these ids inside the caller's transaction. The PostgreSQL
  * scheduler calls it in the transaction that records the ids, so there is no window between.
  */
-export async function applyPendingReportsIn(
+async function applyPendingReportsIn(
   tx: Sql,
   provider: string,
   providerMessageIds: readonly string[],

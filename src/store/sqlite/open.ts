@@ -2,8 +2,11 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
-/** The few better-sqlite3 methods the adapter uses. */
-export type SqliteDb = Database.Database;
+/** The better-sqlite3 methods the adapter uses, and no others. */
+export type SqliteDb = Pick<
+  Database.Database,
+  'prepare' | 'transaction' | 'pragma' | 'exec' | 'close' | 'open'
+>;
 
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 

@@ -51,11 +51,8 @@ function applyTo(s: Statements, target: Target, report: DeliveryReport, now: num
   return effect.moveTo ? 'applied' : 'unchanged';
 }
 
-/**
- * Applies the pending reports for these ids inside the caller's transaction. Exported so the
- * SQLite scheduler can call it in the same transaction that records the ids (no window between).
- */
-export function applyPendingReportsSync(
+/** Applies the pending reports for these ids, inside the transaction applyPending opens. */
+function applyPendingReportsSync(
   db: SqliteDb,
   provider: string,
   providerMessageIds: readonly string[],

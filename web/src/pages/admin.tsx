@@ -2,7 +2,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { get, mutate } from '../api.ts';
 import { fieldErrors, ProblemView } from '../components/problem.tsx';
-import { CHANNELS, PRIORITIES, type QueueRow } from './dashboard.tsx';
+import { CHANNELS, PRIORITIES, SCOPES } from '../contract.ts';
+import type { QueueRow } from './dashboard.tsx';
 
 interface User {
   id: string;
@@ -17,7 +18,6 @@ interface Client {
   scopes: string[];
   tenant: string;
 }
-const SCOPES = ['notifications:send', 'notifications:read', 'templates:read', 'templates:write', 'admin'];
 
 function Queues() {
   const client = useQueryClient();

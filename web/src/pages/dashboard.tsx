@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import { get } from '../api.ts';
 import { BarChart, LineChart } from '../components/charts.tsx';
 import { ProblemView } from '../components/problem.tsx';
+import { PRIORITIES } from '../contract.ts';
 import { parsePrometheus, type Sample, sum } from '../prometheus.ts';
 
 /** One row of GET /admin/queues. */
@@ -15,8 +16,6 @@ export interface QueueRow {
   paused: boolean;
 }
 
-export const PRIORITIES = ['CRITICAL', 'HIGH', 'NORMAL', 'LOW'] as const;
-export const CHANNELS = ['email', 'sms', 'push'] as const;
 const POLL_MS = 2000;
 const HISTORY = 60;
 

@@ -123,7 +123,7 @@ export function NotificationDetailPage(props: { id: string }) {
           <h2>Timeline</h2>
           <ol className="timeline">
             {detail.events.map((e, i) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: events are append-only and never reordered (API.md section 4)
+              // biome-ignore lint/suspicious/noArrayIndexKey: events are append-only and never reordered
               <li key={`${e.type}-${e.at}-${i}`} className={`event event-${e.type.toLowerCase()}`}>
                 <span className="event-type">{e.type}</span>
                 <time>{new Date(e.at).toLocaleTimeString(undefined, { hour12: false })}</time>

@@ -2,19 +2,8 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { get } from '../api.ts';
 import { ProblemView } from '../components/problem.tsx';
+import { CHANNELS, PRIORITIES, STATUSES } from '../contract.ts';
 import { Link } from '../router.tsx';
-import { CHANNELS, PRIORITIES } from './dashboard.tsx';
-
-export const STATUSES = [
-  'QUEUED',
-  'PROCESSING',
-  'SENT',
-  'DELIVERED',
-  'RETRYING',
-  'FAILED',
-  'CANCELLED',
-  'EXPIRED',
-];
 
 /** A summary row of GET /notifications. */
 export interface Summary {

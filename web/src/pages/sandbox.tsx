@@ -3,8 +3,8 @@ import { useState } from 'react';
 import { get } from '../api.ts';
 import { ContentPreview } from '../components/previews.tsx';
 import { ProblemView } from '../components/problem.tsx';
+import { CHANNELS } from '../contract.ts';
 import { Link } from '../router.tsx';
-import { CHANNELS } from './dashboard.tsx';
 import { recipientText } from './notifications.tsx';
 
 interface SandboxItem {
@@ -15,7 +15,7 @@ interface SandboxItem {
   at: string;
 }
 
-/** The sandbox inbox: what Herald "delivered" with no provider configured (API.md section 7). */
+/** The sandbox inbox: what Herald "delivered" with no provider configured (docs/sandbox.md). */
 export function SandboxPage() {
   const [channel, setChannel] = useState('');
   const [cursors, setCursors] = useState<string[]>([]);

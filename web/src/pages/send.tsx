@@ -2,10 +2,8 @@ import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { mutate, ProblemError } from '../api.ts';
 import { fieldErrors, ProblemView } from '../components/problem.tsx';
+import { CHANNELS, type Channel, PRIORITIES } from '../contract.ts';
 import { navigate } from '../router.tsx';
-import { CHANNELS, PRIORITIES } from './dashboard.tsx';
-
-type Channel = (typeof CHANNELS)[number];
 
 function FieldMessages(props: { error: unknown; field: string }) {
   const messages = fieldErrors(props.error, props.field);

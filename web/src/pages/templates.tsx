@@ -3,8 +3,8 @@ import { useEffect, useState } from 'react';
 import { get, mutate } from '../api.ts';
 import { ContentPreview } from '../components/previews.tsx';
 import { ProblemView } from '../components/problem.tsx';
+import { CHANNELS } from '../contract.ts';
 import { type Fields, renderDraft } from '../liquid.ts';
-import { CHANNELS } from './dashboard.tsx';
 
 interface Template extends Fields {
   key: string;
