@@ -160,14 +160,27 @@ function pauseView(entries: readonly PauseEntry[]): PauseView {
 function* applyTransitions(transitions: readonly Transition[], now: number): Program<Set<number>> {
   if (transitions.length === 0) return new Set();
   const applied = yield* call((d) => d.transition(transitions, now));
-  const rows = new Map(applied.map((row) => [row.seq, row]));
+  const rows = new Map<number, AppliedRow>();
+  for (const row of applied) rows.set(row.seq, row);
   const events: EventInput[] = [];
   const copies: CopyRow[] = [];
+  // A plain loop: this runs for every completion, thousands a second.
   for (const t of transitions) {
     const row = rows.get(t.seq);
     if (!row) continue;
-    events.push(...t.events);
-    if (t.copy) copies.push({ ...t.copy, ...row, attempt: t.attempt });
+    for (const event of t.events) events.push(event);
+    const copy = t.copy;
+    if (copy) {
+      copies.push({
+        seq: row.seq,
+        id: row.id,
+        tenant: row.tenant,
+        attempt: t.attempt,
+        channel: copy.channel,
+        recipient: copy.recipient,
+        content: copy.content,
+      });
+    }
   }
   if (events.length > 0) yield* call((d) => d.appendEvents(events, now));
   if (copies.length > 0) yield* call((d) => d.storeCopies(copies, now));
