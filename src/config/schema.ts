@@ -78,6 +78,13 @@ export const ServerSchema = Type.Object({
   logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info', 'pino level'),
   bodyLimit: int('HERALD_BODY_LIMIT', 64 * 1024, 1024, 16 * MiB, 'largest request body, bytes'),
   batchBodyLimit: int('HERALD_BATCH_BODY_LIMIT', 8 * MiB, 1024, 256 * MiB, 'largest batch body, bytes'),
+  requestTimeoutMs: int(
+    'HERALD_REQUEST_TIMEOUT_MS',
+    30_000,
+    1000,
+    3_600_000,
+    "a request's headers and body must arrive within this, on every port",
+  ),
   ingestMaxPending: int(
     'HERALD_INGEST_MAX_PENDING',
     100_000,
@@ -177,7 +184,9 @@ export const ProvidersSchema = Type.Object({
   mailgunWebhookSigningKey: maybe('MAILGUN_WEBHOOK_SIGNING_KEY', 'verifies Mailgun webhooks'),
   sandboxFailures: Type.Boolean({
     env: 'HERALD_SANDBOX_FAILURES',
-    default: true,
+    // Off by default: a recipient that asks the sandbox to fail its provider (fail-config) would
+    // otherwise let any tenant pause a channel for every other.
+    default: false,
     description: "the sandbox's failure-injection recipients",
   }),
 });

@@ -5,12 +5,17 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { installErrorHandler } from './error-handler.ts';
 import { loggerOptions } from './logger.ts';
+import { refuseOversizedUploads, serverLimits } from './server-options.ts';
 import type { App, Routes } from './types.ts';
 
 /** What the API/auth app is built from: its route modules (dependencies bound) and how to protect them. */
 export interface AppSpec {
   logLevel: string;
   bodyLimit: number;
+  /** HERALD_REQUEST_TIMEOUT_MS: headers and body must arrive within it. */
+  requestTimeoutMs: number;
+  /** The body limit of the route a URL names (batch and webhook routes allow more than bodyLimit). */
+  bodyLimitFor(url: string): number;
   /** Route modules outside the bearer-token hook. */
   public: Routes[];
   /** Route modules behind it. */
@@ -30,13 +35,17 @@ export async function buildApp(spec: AppSpec, options: FastifyServerOptions = {}
     requestIdHeader: false,
     trustProxy: false,
     return503OnClosing: true,
+    ...serverLimits(spec.requestTimeoutMs),
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
     },
     ...options,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  refuseOversizedUploads(app.server, spec.bodyLimitFor);
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
+    reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
+    // The OpenAPI UI holds no data, but must not be framed (clickjacking).
+    if (request.url.startsWith('/docs')) reply.header('content-security-policy', "frame-ancestors 'none'");
   });
   installErrorHandler(app);
   // JSON only: a text/plain body is a wrong content type (415), not a string to validate.

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { AuthChallenge, ErrorCode, FieldError, HeraldError } from '../errors.ts';
 
-const PROBLEM_JSON = 'application/problem+json';
+export const PROBLEM_JSON = 'application/problem+json';
 
 /** The one map from an error code to its HTTP status. */
 const STATUS: Record<ErrorCode, number> = {

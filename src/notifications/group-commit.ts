@@ -87,23 +87,42 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
     return batch;
   };
 
-  async function flushOnce(): Promise<void> {
-    const batch = take();
-    if (batch.length === 0) return;
-    let results: R[];
-    try {
-      results = await options.flush(batch.map((p) => p.item));
-      if (results.length !== batch.length) throw new TypeError('flush must return one result per item');
-    } catch (error) {
-      for (const p of batch) p.reject(error);
-      return;
-    }
+  /** One transaction for `batch`; settles every item of it, or throws without settling any. */
+  async function commit(batch: Pending<T, R>[]): Promise<void> {
+    const results = await options.flush(batch.map((p) => p.item));
+    if (results.length !== batch.length) throw new TypeError('flush must return one result per item');
     stats.flushes += 1;
     stats.items += batch.length;
     options.afterCommit?.();
     batch.forEach((p, i) => {
       p.resolve(results[i] as R);
     });
+  }
+
+  /**
+   * A commit batch is shared by unrelated requests (other tenants' among them), so one bad item
+   * must not fail the others: when a batch's transaction fails, each item is tried again in a
+   * transaction of its own, and only the item that fails alone is refused.
+   */
+  async function flushOnce(): Promise<void> {
+    const batch = take();
+    if (batch.length === 0) return;
+    try {
+      await commit(batch);
+      return;
+    } catch (error) {
+      if (batch.length === 1) {
+        (batch[0] as Pending<T, R>).reject(error);
+        return;
+      }
+    }
+    for (const p of batch) {
+      try {
+        await commit([p]);
+      } catch (error) {
+        p.reject(error);
+      }
+    }
   }
 
   return {

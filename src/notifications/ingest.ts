@@ -1,7 +1,11 @@
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
-import type { IdempotentHit, NewNotification } from '../store/port/notifications.ts';
+import {
+  type EncodedNotification,
+  encodeNotification,
+  type IdempotentHit,
+} from '../store/port/notifications.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
 import { createGroupCommit, type GroupCommit, type GroupCommitStats } from './group-commit.ts';
 import { notificationId, requestHash } from './ids.ts';
@@ -43,6 +47,7 @@ function templateMismatch(key: string, v: ValidNotification, at = 'body'): Heral
   });
 }
 
+/** The row to store, its JSON columns serialized here, in the request (see EncodedNotification). */
 function toRow(
   tenant: string,
   v: ValidNotification,
@@ -50,8 +55,8 @@ function toRow(
   now: number,
   idempotencyKey: string | null,
   hash: string | null,
-): NewNotification {
-  return {
+): EncodedNotification {
+  return encodeNotification({
     id: notificationId(now),
     tenant,
     channel: v.channel,
@@ -67,11 +72,15 @@ function toRow(
     scheduledAt: v.scheduledAt,
     expiresAt: v.expiresAt,
     createdAt: now,
-  };
+  });
 }
 
 /** Counts committed rows by channel and priority: one counter call per pair, not per row. */
-function countAccepted(metrics: Metrics, rows: NewNotification[], hits: Array<IdempotentHit | undefined>) {
+function countAccepted(
+  metrics: Metrics,
+  rows: EncodedNotification[],
+  hits: Array<IdempotentHit | undefined>,
+) {
   const counts = new Map<string, number>();
   rows.forEach((row, i) => {
     if (hits[i]) return;
@@ -87,7 +96,7 @@ function countAccepted(metrics: Metrics, rows: NewNotification[], hits: Array<Id
 /** Builds the ingest path on the store, with a group-commit batcher that wakes the worker after each commit. */
 export function createIngest(deps: IngestDeps): Ingest {
   const { store, clock } = deps;
-  const batcher: GroupCommit<NewNotification[], Array<IdempotentHit | undefined>> = createGroupCommit({
+  const batcher: GroupCommit<EncodedNotification[], Array<IdempotentHit | undefined>> = createGroupCommit({
     weight: (rows) => rows.length,
     maxBatch: deps.config.ingestMaxBatch,
     maxPending: deps.config.ingestMaxPending,
@@ -167,7 +176,7 @@ export function createIngest(deps: IngestDeps): Ingest {
           templates.set(v.template, await store.templates.get(tenant, v.template));
         }
       }
-      const rows: NewNotification[] = [];
+      const rows: EncodedNotification[] = [];
       const rowIndex: number[] = [];
       for (const { index, v } of valid) {
         let template: TemplateRecord | null = null;

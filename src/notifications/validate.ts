@@ -2,6 +2,7 @@ import type { ValueError } from '@sinclair/typebox/errors';
 import type { FieldError } from '../errors.ts';
 import { syntaxErrors } from '../templates/liquid.ts';
 import { CHANNELS, type Channel, type Content, type Priority, type Recipient } from './model.ts';
+import { payloadErrors } from './payload.ts';
 import { checkers } from './schemas.ts';
 
 /** A notification body that passed every acceptance check except the template lookup. */
@@ -93,6 +94,8 @@ export function validateNotification(
     return [{ path: prefix, message: 'must be a JSON object' }];
   }
   const body = raw as Record<string, unknown>;
+  const payload = payloadErrors(body, prefix);
+  if (payload.length > 0) return payload;
   const checker = pickChecker(body);
   if (!checker) {
     return [{ path: `${prefix}/channel`, message: `must be one of ${CHANNELS.join(', ')}` }];

@@ -14,6 +14,8 @@ describe('config', () => {
     assert.equal(config.dispatch.leaseMs, 30000);
     assert.equal(config.dispatch.retryMaxAttempts, 8);
     assert.deepEqual(config.trustedProxies, ['127.0.0.1', '::1']);
+    assert.equal(config.requestTimeoutMs, 30_000);
+    assert.equal(config.providers.sandboxFailures, false, 'failure injection is opt-in');
   });
 
   it('fails fast naming the variable', () => {

@@ -50,7 +50,8 @@ async function openPostgres(): Promise<Store> {
 
 /** A store of `kind` on a fresh database, a manual clock at T0 + 1 s, and the test config. */
 export async function setup(kind: StoreKind = 'sqlite', env: Record<string, string> = {}) {
-  const config = testConfig(env);
+  // The scheduler tests drive retries and circuits through the sandbox's failure injection.
+  const config = testConfig({ HERALD_SANDBOX_FAILURES: 'true', ...env });
   const store = kind === 'sqlite' ? createSqliteStore(config.dataDir) : await openPostgres();
   const clock = manualClock(T0 + 1000);
   return { config, store, clock };

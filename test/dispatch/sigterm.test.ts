@@ -21,6 +21,7 @@ describe('SIGTERM', () => {
     proc = await startHeraldProcess('sigterm', {
       HERALD_DATA_DIR: dataDir,
       HERALD_ROLES: 'auth,api,worker',
+      HERALD_SANDBOX_FAILURES: 'true',
       HERALD_API_PORT: '0',
       HERALD_ADMIN_EMAIL: ADMIN.email,
       HERALD_ADMIN_PASSWORD: ADMIN.password,

@@ -14,7 +14,7 @@ import { quiet } from './harness.ts';
 
 /** A worker loop on the real clock, as the worker role runs it. */
 function running(pollMs: number) {
-  const config = testConfig();
+  const config = testConfig({ HERALD_SANDBOX_FAILURES: 'true' });
   const store = createSqliteStore(config.dataDir);
   const wakeup = createWakeup();
   const providers = createProviderRegistry(

@@ -35,6 +35,8 @@ describe('error handling', () => {
     app = await buildApp({
       logLevel: 'silent',
       bodyLimit: config.bodyLimit,
+      requestTimeoutMs: 30_000,
+      bodyLimitFor: () => config.bodyLimit,
       public: [(scope) => healthRoutes(scope, { config, store, clock: systemClock }), echo],
       protected: [],
       protect: () => {},

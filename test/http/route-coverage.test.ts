@@ -108,6 +108,8 @@ describe('route coverage', () => {
     const leaky = await buildApp({
       logLevel: 'silent',
       bodyLimit: deps.config.bodyLimit,
+      requestTimeoutMs: 30_000,
+      bodyLimitFor: () => deps.config.bodyLimit,
       public: [
         (scope) => {
           scope.get('/admin/leak', async () => ({ secret: true }));

@@ -59,6 +59,7 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
       // Short enough for the test to see a rotation and a dead worker's leases within seconds.
       HERALD_LEASE_MS: String(LEASE_MS),
       HERALD_POLL_MS: '100',
+      HERALD_SANDBOX_FAILURES: 'true',
       HERALD_KEY_RELOAD_MS: '1000',
       HERALD_JWKS_COOLDOWN_MS: '1000',
     };

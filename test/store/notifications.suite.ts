@@ -3,16 +3,20 @@ import { after, before, describe, it } from 'node:test';
 import { notificationId } from '../../src/notifications/ids.ts';
 import type { Status } from '../../src/notifications/model.ts';
 import type { Store } from '../../src/store/port/index.ts';
-import type { NewNotification } from '../../src/store/port/notifications.ts';
+import {
+  type EncodedNotification,
+  encodeNotification,
+  type NewNotification,
+} from '../../src/store/port/notifications.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 const DAY = 24 * 60 * 60 * 1000;
 
 let counter = 0;
 /** A new notification row with a unique time-ordered id. */
-function item(overrides: Partial<NewNotification> = {}): NewNotification {
+function item(overrides: Partial<NewNotification> = {}): EncodedNotification {
   counter += 1;
-  return {
+  return encodeNotification({
     id: notificationId(T0 + counter),
     tenant: 't1',
     channel: 'email',
@@ -29,7 +33,7 @@ function item(overrides: Partial<NewNotification> = {}): NewNotification {
     expiresAt: null,
     createdAt: T0,
     ...overrides,
-  };
+  });
 }
 
 /** Moves a row the way the scheduler would (its port is its own): status and queue state. */

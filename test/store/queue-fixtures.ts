@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Channel, Priority, Recipient } from '../../src/notifications/model.ts';
 import type { Store } from '../../src/store/port/index.ts';
-import type { NewNotification } from '../../src/store/port/notifications.ts';
+import {
+  type EncodedNotification,
+  encodeNotification,
+  type NewNotification,
+} from '../../src/store/port/notifications.ts';
 
 export const T0 = Date.UTC(2026, 0, 1);
 
@@ -12,9 +16,9 @@ const RECIPIENT: Record<Channel, Recipient> = {
 };
 
 /** A notification as ingest would store it; `over` changes any field. */
-export function newNotification(over: Partial<NewNotification> = {}): NewNotification {
+export function newNotification(over: Partial<NewNotification> = {}): EncodedNotification {
   const channel = over.channel ?? 'email';
-  return {
+  return encodeNotification({
     id: randomUUID(),
     tenant: 't1',
     channel,
@@ -34,11 +38,11 @@ export function newNotification(over: Partial<NewNotification> = {}): NewNotific
     expiresAt: null,
     createdAt: T0,
     ...over,
-  };
+  });
 }
 
 /** Inserts notifications in one transaction through the ingest port; returns their ids in order. */
-export async function seedMany(store: Store, items: NewNotification[]): Promise<string[]> {
+export async function seedMany(store: Store, items: EncodedNotification[]): Promise<string[]> {
   await store.notifications.insertMany(items, 0);
   return items.map((n) => n.id);
 }

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Status } from '../../src/notifications/model.ts';
 import type { DeliveryReport } from '../../src/notifications/reports.ts';
 import type { Store } from '../../src/store/port/index.ts';
+import { encodeNotification } from '../../src/store/port/notifications.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -20,7 +21,7 @@ export async function seed(
   const id = randomUUID();
   await store.notifications.insertMany(
     [
-      {
+      encodeNotification({
         id,
         tenant: 't1',
         channel: 'sms',
@@ -36,7 +37,7 @@ export async function seed(
         scheduledAt: null,
         expiresAt: null,
         createdAt: T0,
-      },
+      }),
     ],
     T0,
   );

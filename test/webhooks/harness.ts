@@ -32,6 +32,8 @@ export async function webhookApp(
   const app = await buildApp({
     logLevel: 'silent',
     bodyLimit: config.bodyLimit,
+    requestTimeoutMs: 30_000,
+    bodyLimitFor: () => config.bodyLimit,
     public: [(scope) => webhookRoutes(scope, { config, store, clock, reports })],
     protected: [],
     protect: () => {},

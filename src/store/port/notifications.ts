@@ -28,6 +28,37 @@ export interface NewNotification {
   createdAt: number;
 }
 
+/** The JSON columns of a new notification, already serialized. */
+export interface EncodedColumns {
+  recipient: string;
+  content: string | null;
+  variables: string | null;
+  metadata: string | null;
+}
+
+/**
+ * A new notification with its JSON columns serialized. Ingest serializes each row in the request
+ * that accepted it, before the row joins a group commit, so a value that cannot be serialized
+ * fails its own request and never the commit shared with other requests.
+ */
+export type EncodedNotification = NewNotification & { encoded: EncodedColumns };
+
+const json = (value: unknown): string | null =>
+  value === null || value === undefined ? null : JSON.stringify(value);
+
+/** Serializes a new notification's JSON columns (throws on a value JSON cannot hold). */
+export function encodeNotification(n: NewNotification): EncodedNotification {
+  return {
+    ...n,
+    encoded: {
+      recipient: JSON.stringify(n.recipient),
+      content: json(n.content),
+      variables: json(n.variables),
+      metadata: json(n.metadata),
+    },
+  };
+}
+
 /** An earlier notification found under the same Idempotency-Key. */
 export interface IdempotentHit {
   record: NotificationRecord;
@@ -54,7 +85,10 @@ export interface NotificationStore {
    * (tenant, idempotencyKey) already names a notification created at or after `idempotentSince`
    * is not inserted: its slot in the answer holds that notification. Older keys are released.
    */
-  insertMany(items: NewNotification[], idempotentSince: number): Promise<Array<IdempotentHit | undefined>>;
+  insertMany(
+    items: EncodedNotification[],
+    idempotentSince: number,
+  ): Promise<Array<IdempotentHit | undefined>>;
   /** The live notification holding this key, if created at or after `since`. */
   findIdempotent(tenant: string, key: string, since: number): Promise<IdempotentHit | null>;
   /** One notification of the tenant with its stored events in order; null for unknown or other tenant's. */

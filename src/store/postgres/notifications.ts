@@ -1,14 +1,13 @@
 import { priorityRank } from '../../notifications/model.ts';
 import type {
   ActionOutcome,
+  EncodedNotification,
   IdempotentHit,
-  NewNotification,
   NotificationStore,
 } from '../port/notifications.ts';
 import {
   type EventRow,
   eventFromRow,
-  json,
   NOTIFICATION_COLUMNS,
   type NotificationRow,
   notificationFromRow,
@@ -28,7 +27,7 @@ const hitOf = (row: NotificationRow): IdempotentHit => ({
  * trip for a 1000-item batch. Rows whose idempotency key (or id) is taken are skipped by
  * ON CONFLICT; RETURNING says which went in.
  */
-async function insertRows(tx: Sql, items: NewNotification[]): Promise<Set<string>> {
+async function insertRows(tx: Sql, items: EncodedNotification[]): Promise<Set<string>> {
   const rows = items.map((n) => {
     const waiting = n.scheduledAt !== null && n.scheduledAt > n.createdAt;
     return {
@@ -38,12 +37,12 @@ async function insertRows(tx: Sql, items: NewNotification[]): Promise<Set<string
       priority: priorityRank(n.priority),
       queue_state: waiting ? 'waiting' : 'ready',
       due_at: waiting ? n.scheduledAt : null,
-      recipient: JSON.stringify(n.recipient),
+      recipient: n.encoded.recipient,
       template_key: n.templateKey,
       template_version: n.templateVersion,
-      content: json(n.content),
-      variables: json(n.variables),
-      metadata: json(n.metadata),
+      content: n.encoded.content,
+      variables: n.encoded.variables,
+      metadata: n.encoded.metadata,
       idempotency_key: n.idempotencyKey,
       request_hash: n.requestHash,
       scheduled_at: n.scheduledAt,
@@ -76,7 +75,7 @@ export function createPostgresNotifications(sql: Sql): NotificationStore {
     )[0];
 
   /** Idempotency conflicts, one by one as SQLite does: reuse a live key, release an expired one. */
-  const resolveConflict = async (tx: Sql, n: NewNotification, since: number) => {
+  const resolveConflict = async (tx: Sql, n: EncodedNotification, since: number) => {
     if (n.idempotencyKey === null) throw new Error(`notification id collision: ${n.id}`);
     const existing = await byKey(tx, n.tenant, n.idempotencyKey);
     if (!existing) throw new Error(`notification id collision: ${n.id}`);

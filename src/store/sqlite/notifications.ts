@@ -1,14 +1,13 @@
 import { type EventType, priorityRank } from '../../notifications/model.ts';
 import type {
   ActionOutcome,
+  EncodedNotification,
   IdempotentHit,
-  NewNotification,
   NotificationStore,
 } from '../port/notifications.ts';
 import {
   type EventRow,
   eventFromRow,
-  json,
   NOTIFICATION_COLUMNS,
   type NotificationRow,
   notificationFromRow,
@@ -54,7 +53,7 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
     requestHash: row.request_hash,
   });
 
-  const insertOne = (n: NewNotification, since: number): IdempotentHit | undefined => {
+  const insertOne = (n: EncodedNotification, since: number): IdempotentHit | undefined => {
     const waiting = n.scheduledAt !== null && n.scheduledAt > n.createdAt;
     const params = [
       n.id,
@@ -63,12 +62,12 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
       priorityRank(n.priority),
       waiting ? 'waiting' : 'ready',
       waiting ? n.scheduledAt : null,
-      JSON.stringify(n.recipient),
+      n.encoded.recipient,
       n.templateKey,
       n.templateVersion,
-      json(n.content),
-      json(n.variables),
-      json(n.metadata),
+      n.encoded.content,
+      n.encoded.variables,
+      n.encoded.metadata,
       n.idempotencyKey,
       n.requestHash,
       n.scheduledAt,
@@ -86,7 +85,7 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
     return undefined;
   };
 
-  const insertAll = db.transaction((items: NewNotification[], since: number) =>
+  const insertAll = db.transaction((items: EncodedNotification[], since: number) =>
     items.map((n) => insertOne(n, since)),
   );
 

@@ -1,0 +1,52 @@
+import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
+import type { FastifyServerOptions } from 'fastify';
+import { PROBLEM_JSON, problem } from './problem.ts';
+
+/**
+ * Limits every port sets on its HTTP server, so no client can hold a connection open for free:
+ * a request's headers and body must arrive within `requestTimeoutMs` (HERALD_REQUEST_TIMEOUT_MS),
+ * checked every second rather than Node's default 30 s, and idle keep-alive sockets and the
+ * number of open connections are bounded.
+ */
+export function serverLimits(requestTimeoutMs: number): FastifyServerOptions {
+  // Fastify hands `http` to http.createServer; its types only name it for the HTTP/1 factory.
+  const http: ServerOptions = {
+    headersTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, requestTimeoutMs),
+  };
+  return {
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: Math.min(KEEP_ALIVE_MS, requestTimeoutMs),
+    ...({ http } as FastifyServerOptions),
+  };
+}
+
+/** Idle keep-alive sockets close after this long. */
+const KEEP_ALIVE_MS = 5_000;
+/** Open connections one process serves at once; more are refused by the kernel's backlog. */
+export const MAX_CONNECTIONS = 10_000;
+
+/**
+ * Answers `Expect: 100-continue` itself: a body announced larger than the route's limit gets
+ * 413 problem+json at once, before the client uploads it (Node would otherwise send
+ * `100 Continue` on its own, take the whole upload, and only then refuse it). Otherwise it
+ * sends `100 Continue` and hands the request to the app as usual.
+ */
+export function refuseOversizedUploads(server: Server, limitFor: (url: string) => number): void {
+  server.maxConnections = MAX_CONNECTIONS;
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    const length = Number(request.headers['content-length']);
+    if (Number.isFinite(length) && length > limitFor(request.url ?? '/')) {
+      const body = JSON.stringify(problem('PAYLOAD_TOO_LARGE', 'The request body is larger than allowed.'));
+      response.writeHead(413, {
+        'content-type': PROBLEM_JSON,
+        connection: 'close',
+        'x-content-type-options': 'nosniff',
+      });
+      response.end(body);
+      return;
+    }
+    response.writeContinue();
+    server.emit('request', request, response);
+  });
+}
