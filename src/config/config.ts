@@ -13,7 +13,7 @@ export { JWT_ALGS, type JwtAlg, ROLES, type Role } from './schema.ts';
 export type Config = Static<typeof ServerSchema> &
   Pick<typeof FIXED, 'ingestMaxBatch' | 'webhookBodyLimit'> & {
     auth: Static<typeof AuthSchema> & Pick<typeof FIXED, 'loginWindowSeconds'>;
-    dispatch: Static<typeof DispatchSchema> & { circuit: CircuitOptions };
+    dispatch: Static<typeof DispatchSchema> & { circuit: CircuitOptions; maxHolds: number };
     providers: Static<typeof ProvidersSchema>;
   };
 
@@ -50,7 +50,11 @@ export function loadConfig(env: Env): Config {
     ingestMaxBatch: FIXED.ingestMaxBatch,
     webhookBodyLimit: FIXED.webhookBodyLimit,
     auth: { ...auth, issuer: auth.issuer ?? publicUrl, loginWindowSeconds: FIXED.loginWindowSeconds },
-    dispatch: { ...readSection(env, DispatchSchema), circuit: { ...FIXED.circuit } },
+    dispatch: {
+      ...readSection(env, DispatchSchema),
+      circuit: { ...FIXED.circuit },
+      maxHolds: FIXED.maxHolds,
+    },
     providers,
   };
 }

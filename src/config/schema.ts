@@ -202,6 +202,12 @@ export const FIXED = {
   ingestMaxBatch: 10_000,
   /** Provider webhook batches (SendGrid posts thousands of events at once) are larger than API bodies. */
   webhookBodyLimit: 2 * MiB,
+  /**
+   * Consecutive holds (claimed, given back without a provider call) after which the next one
+   * counts as a failed attempt instead: no notification is held back for ever, and none is the
+   * probe after every pause of a provider.
+   */
+  maxHolds: 5,
   /** Circuit-breaker tuning of every provider; tests shorten it through the scheduler's deps. */
   circuit: {
     /** Consecutive transient failures that open the circuit. */

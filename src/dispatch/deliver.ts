@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import type { Config } from '../config/config.ts';
 import type { Metrics } from '../metrics.ts';
 import type { NotificationRecord } from '../notifications/model.ts';
 import type { Completion } from '../notifications/status.ts';
@@ -14,7 +15,7 @@ export interface DeliverDeps {
   states: ReturnType<typeof createProviderStates>;
   renderer: Renderer;
   clock: Clock;
-  policy: RetryPolicy;
+  policy: RetryPolicy & Pick<Config['dispatch'], 'maxHolds'>;
   random: () => number;
   metrics?: Metrics;
 }
@@ -47,13 +48,13 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
       detail: `no configured ${record.channel} provider accepts this recipient`,
     };
   }
-  const hold = (until: number, detail: string): Completion => ({
-    ...lease,
-    kind: 'hold',
-    provider: provider.name,
-    until,
-    detail,
-  });
+  // A hold gives the notification back without a provider call. Past the cap of consecutive
+  // holds it counts as a failed attempt instead (backoff, and FAILED once attempts run out), so
+  // no notification is held for ever, nor made the probe after every pause of a provider.
+  const hold = (until: number, detail: string): Completion =>
+    record.holds >= deps.policy.maxHolds
+      ? retryOrFail(deps, record, provider.name, `held ${record.holds} times in a row: ${detail}`)
+      : { ...lease, kind: 'hold', provider: provider.name, until, detail, repeat: record.holds > 0 };
   let content: Awaited<ReturnType<Renderer['render']>>;
   try {
     content = await deps.renderer.render(record);

@@ -123,6 +123,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
           kind: 'hold',
           until: clock.now() + 1000,
           detail: 'internal error',
+          repeat: flight.record.holds > 0,
         });
         wake?.();
       },

@@ -66,6 +66,8 @@ export interface NotificationRecord {
   scheduledAt: number | null;
   expiresAt: number | null;
   attempts: number;
+  /** Consecutive times it was claimed and given back without a provider call (holds). */
+  holds: number;
   nextAttemptAt: number | null;
   provider: string | null;
   providerMessageId: string | null;

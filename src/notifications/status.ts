@@ -87,12 +87,15 @@ export type Completion = LeaseRef &
     | {
         /**
          * Un-claims without using up the attempt (open circuit, rate limit, shutdown): RETRYING,
-         * attempts back to what they were, a THROTTLED event, ready again at `until`.
+         * attempts back to what they were, ready again at `until`, and a THROTTLED event unless
+         * the notification is already in a run of holds (`repeat`): one event per episode, so
+         * a notification held on every claim does not grow its event list without end.
          */
         kind: 'hold';
         provider?: string;
         detail: string;
         until: number;
+        repeat: boolean;
       }
   );
 
@@ -104,6 +107,8 @@ export interface RowChange {
   nextAttemptAt: number | null;
   /** -1 gives the claimed attempt back (a hold: no provider was called). */
   attemptsDelta: 0 | -1;
+  /** A hold counts one more consecutive hold; every other transition ends the run. */
+  hold: boolean;
   /** Set on a send: the provider and its message id (null when it gave none). */
   sent?: { provider: string; providerMessageId: string | null };
 }
@@ -143,6 +148,7 @@ export function effectOf(owner: string, c: Completion, now: number): Transition 
           dueAt: null,
           nextAttemptAt: null,
           attemptsDelta: 0,
+          hold: false,
           sent: { provider: c.provider, providerMessageId: c.providerMessageId ?? null },
         },
         events,
@@ -160,6 +166,7 @@ export function effectOf(owner: string, c: Completion, now: number): Transition 
           dueAt: c.nextAttemptAt,
           nextAttemptAt: c.nextAttemptAt,
           attemptsDelta: 0,
+          hold: false,
         },
         events: [failedAttempt(c), { seq, type: 'RETRYING', attempt }],
       };
@@ -168,7 +175,14 @@ export function effectOf(owner: string, c: Completion, now: number): Transition 
         seq,
         owner,
         attempt,
-        change: { status: 'FAILED', queueState: null, dueAt: null, nextAttemptAt: null, attemptsDelta: 0 },
+        change: {
+          status: 'FAILED',
+          queueState: null,
+          dueAt: null,
+          nextAttemptAt: null,
+          attemptsDelta: 0,
+          hold: false,
+        },
         events: [failedAttempt(c), { seq, type: 'FAILED', attempt, detail: c.detail }],
       };
     case 'hold': {
@@ -184,8 +198,9 @@ export function effectOf(owner: string, c: Completion, now: number): Transition 
           dueAt: ready ? null : c.until,
           nextAttemptAt: c.until,
           attemptsDelta: -1,
+          hold: true,
         },
-        events: [{ seq: c.seq, type: 'THROTTLED', provider: c.provider ?? null, detail: c.detail }],
+        events: c.repeat ? [] : [{ seq, type: 'THROTTLED', provider: c.provider ?? null, detail: c.detail }],
       };
     }
   }
@@ -220,6 +235,7 @@ export function reapEffect(lease: ExpiredLease, maxAttempts: number): Transition
       dueAt: null,
       nextAttemptAt: null,
       attemptsDelta: 0,
+      hold: false,
     },
     events: [
       {

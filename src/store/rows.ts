@@ -31,6 +31,7 @@ export interface NotificationRow {
   scheduled_at: number | null;
   expires_at: number | null;
   attempts: number;
+  holds: number;
   next_attempt_at: number | null;
   provider: string | null;
   provider_message_id: string | null;
@@ -41,7 +42,7 @@ export interface NotificationRow {
 /** The columns every reader selects. */
 export const NOTIFICATION_COLUMNS = `seq, id, tenant, channel, priority, status, recipient, template_key,
   template_version, content, variables, metadata, request_hash, scheduled_at, expires_at, attempts,
-  next_attempt_at, provider, provider_message_id, created_at, updated_at`;
+  holds, next_attempt_at, provider, provider_message_id, created_at, updated_at`;
 
 /** Maps a row to the domain record (JSON columns parsed, rank back to priority). */
 export function notificationFromRow(row: NotificationRow): NotificationRecord {
@@ -61,6 +62,7 @@ export function notificationFromRow(row: NotificationRow): NotificationRecord {
     scheduledAt: row.scheduled_at,
     expiresAt: row.expires_at,
     attempts: row.attempts,
+    holds: row.holds,
     nextAttemptAt: row.next_attempt_at,
     provider: row.provider,
     providerMessageId: row.provider_message_id,

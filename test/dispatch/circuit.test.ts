@@ -92,4 +92,30 @@ for (const kind of storeKinds())
       await tick(scheduler);
       assert.equal(provider.calls.length, 4);
     });
+
+    it('holds a notification through a paused provider with one THROTTLED event a run, and counts a hold past the cap as an attempt', async () => {
+      const env = await fresh();
+      const broken = scriptedProvider('email', () => ({
+        ok: false,
+        kind: 'config',
+        detail: 'bad credentials',
+      }));
+      const [id] = await seedMany(env.store, [newNotification()]);
+      const scheduler = schedulerFor(env, { factories: [() => broken], circuit });
+      const maxHolds = env.config.dispatch.maxHolds;
+      // Each tick sends once, the provider pauses itself, and the notification is held; the
+      // clock then moves past the pause (and past the retry's backoff).
+      for (let i = 0; i <= maxHolds + 1; i++) {
+        await tick(scheduler);
+        env.clock.advance(circuit.configPauseMs + 1);
+      }
+      assert.equal(broken.calls.length, maxHolds + 2);
+      const { record, events } = await read(env.store, id as string);
+      const types = events.map((e) => e.type).filter((t) => t !== 'QUEUED' && t !== 'PROCESSING');
+      // maxHolds holds (one event), then an attempt counted, then a new run of holds.
+      assert.deepEqual(types, ['THROTTLED', 'ATTEMPT_FAILED', 'RETRYING', 'THROTTLED']);
+      assert.match(events.find((e) => e.type === 'ATTEMPT_FAILED')?.detail ?? '', /held 5 times in a row/);
+      assert.equal(record.attempts, 1, 'only the counted hold used an attempt');
+      assert.equal(record.holds, 1);
+    });
   });

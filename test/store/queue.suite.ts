@@ -149,22 +149,40 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
       );
     });
 
-    it('gives the attempt back on a hold and writes THROTTLED', async () => {
+    it('gives the attempt back on a hold and writes THROTTLED once per run of holds', async () => {
       const store = await fresh();
       const [id] = await seedMany(store, [newNotification()]);
-      const claimed = (await cycle(store)).claimed[0];
-      assert.ok(claimed);
-      await cycle(store, {
-        claim: undefined,
-        completions: [
-          { seq: claimed.seq, attempt: 1, kind: 'hold', detail: 'circuit open', until: T0 + 1000 },
-        ],
-      });
+      const hold = async (now: number, repeat: boolean) => {
+        const claimed = (await cycle(store, { now })).claimed[0];
+        assert.ok(claimed);
+        await cycle(store, {
+          now,
+          claim: undefined,
+          completions: [
+            { seq: claimed.seq, attempt: 1, kind: 'hold', detail: 'circuit open', until: now, repeat },
+          ],
+        });
+        return claimed;
+      };
+      assert.equal((await hold(T0, false)).holds, 0);
       const held = await read(store, id as string);
       assert.equal(held.record.attempts, 0);
+      assert.equal(held.record.holds, 1);
       assert.equal(held.events.at(-1)?.type, 'THROTTLED');
-      const again = await cycle(store);
-      assert.equal(again.claimed[0]?.attempts, 1);
+      // The next hold of the same run: counted, no second event.
+      assert.equal((await hold(T0 + 10, true)).holds, 1);
+      const twice = await read(store, id as string);
+      assert.equal(twice.record.holds, 2);
+      assert.equal(twice.events.filter((e) => e.type === 'THROTTLED').length, 1);
+      // A send ends the run.
+      const claimed = (await cycle(store, { now: T0 + 20 })).claimed[0];
+      assert.equal(claimed?.attempts, 1);
+      await cycle(store, {
+        now: T0 + 20,
+        claim: undefined,
+        completions: [{ seq: claimed?.seq as number, attempt: 1, kind: 'sent', provider: 'p' }],
+      });
+      assert.equal((await read(store, id as string)).record.holds, 0);
     });
 
     it('marks a notification past expiresAt EXPIRED instead of claiming it', async () => {

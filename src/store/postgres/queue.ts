@@ -31,6 +31,7 @@ function driverOn(tx: Sql): QueueDriver {
         due_at: t.change.dueAt,
         next_attempt_at: t.change.nextAttemptAt,
         delta: t.change.attemptsDelta,
+        hold: t.change.hold,
         sent: t.change.sent !== undefined,
         provider: t.change.sent?.provider ?? null,
         message_id: t.change.sent?.providerMessageId ?? null,
@@ -42,9 +43,10 @@ function driverOn(tx: Sql): QueueDriver {
         WITH c AS MATERIALIZED (
           SELECT * FROM json_to_recordset(${json(input)}::text::json)
             AS c(seq bigint, owner text, attempt int, status text, queue_state text, due_at bigint,
-                 next_attempt_at bigint, delta int, sent boolean, provider text, message_id text))
+                 next_attempt_at bigint, delta int, hold boolean, sent boolean, provider text, message_id text))
         UPDATE notifications n SET status = c.status, queue_state = c.queue_state, due_at = c.due_at,
           next_attempt_at = c.next_attempt_at, attempts = n.attempts + c.delta,
+          holds = CASE WHEN c.hold THEN n.holds + 1 ELSE 0 END,
           provider = CASE WHEN c.sent THEN c.provider ELSE n.provider END,
           provider_message_id = CASE WHEN c.sent THEN c.message_id ELSE n.provider_message_id END,
           lease_owner = NULL, lease_until = NULL, updated_at = ${now}

@@ -24,11 +24,12 @@ function createDriver(db: SqliteDb): QueueDriver {
     "WHERE seq = ? AND lease_owner = ? AND attempts = ? AND queue_state = 'leased' RETURNING seq, id, tenant";
   const sent = db.prepare(
     `UPDATE notifications SET status = ?, queue_state = ?, next_attempt_at = ?, provider = ?,
-       provider_message_id = ?, lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
+       provider_message_id = ?, holds = 0, lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
   );
   const other = db.prepare(
     `UPDATE notifications SET status = ?, queue_state = ?, due_at = ?, next_attempt_at = ?,
-       attempts = attempts + ?, lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
+       attempts = attempts + ?, holds = CASE WHEN ? THEN holds + 1 ELSE 0 END,
+       lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
   );
   const event = db.prepare(
     `INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source)
@@ -72,7 +73,16 @@ function createDriver(db: SqliteDb): QueueDriver {
                 now,
                 ...fence,
               )
-            : other.get(c.status, c.queueState, c.dueAt, c.nextAttemptAt, c.attemptsDelta, now, ...fence)
+            : other.get(
+                c.status,
+                c.queueState,
+                c.dueAt,
+                c.nextAttemptAt,
+                c.attemptsDelta,
+                c.hold ? 1 : 0,
+                now,
+                ...fence,
+              )
         ) as AppliedRow | undefined;
         if (row) applied.push(row);
       }
