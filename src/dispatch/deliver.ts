@@ -63,11 +63,12 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
     return retryOrFail(deps, record, provider.name, `rendering failed: ${message(error)}`);
   }
   const state = deps.states.of(provider);
+  const circuit = state.circuitFor(record.recipient);
   if (state.inFlight >= provider.limits.concurrency || !state.rate.tryTake()) {
     return hold(now() + Math.max(state.rate.waitMs(), 10), `rate limit of provider ${provider.name}`);
   }
-  if (!state.circuit.allow()) {
-    return hold(state.circuit.retryAt(), `circuit open: provider ${provider.name} is failing`);
+  if (!circuit.allow()) {
+    return hold(circuit.retryAt(), `circuit open: provider ${provider.name} is failing`);
   }
   if (record.attempts === 1)
     deps.metrics?.pickupLatency.observe({ priority: record.priority }, (now() - record.createdAt) / 1000);
@@ -99,7 +100,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
   // is recorded as such, so it is not sent twice.
   if (flight.released && !result.ok) return hold(now(), 'released at shutdown');
   if (result.ok) {
-    state.circuit.success();
+    circuit.success();
     return {
       ...lease,
       kind: result.delivered ? 'delivered' : 'sent',
@@ -110,15 +111,12 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
     };
   }
   if (result.kind === 'config') {
-    state.circuit.pause();
-    return hold(
-      state.circuit.retryAt(),
-      `provider ${provider.name} paused (configuration): ${result.detail}`,
-    );
+    circuit.pause();
+    return hold(circuit.retryAt(), `provider ${provider.name} paused (configuration): ${result.detail}`);
   }
   if (result.kind === 'permanent') {
     // The provider answered: it works, the message is what is wrong.
-    state.circuit.success();
+    circuit.success();
     // A push subscription or device token that is gone for good (404/410, Unregistered) is
     // reported in the event detail, so the sender knows to drop it rather than send again.
     const detail = result.unregistered
@@ -126,7 +124,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
       : result.detail;
     return { ...lease, kind: 'failed', provider: provider.name, detail };
   }
-  state.circuit.failure();
+  circuit.failure();
   return retryOrFail(deps, record, provider.name, result.detail, result.retryAfterMs);
 }
 

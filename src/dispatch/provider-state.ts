@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { Channel } from '../notifications/model.ts';
+import type { Channel, Recipient } from '../notifications/model.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Provider } from '../providers/types.ts';
 import { type Circuit, type CircuitOptions, createCircuit } from './circuit.ts';
@@ -11,7 +11,10 @@ export interface ProviderState {
   provider: Provider;
   /** The provider's one rate limiter (this worker's window, and the shared pool on PostgreSQL). */
   rate: RateLimiter;
+  /** The provider's circuit: the one claims plan by. */
   circuit: Circuit;
+  /** The circuit a send to this recipient reports to: the provider's, or a narrower one (circuitKey). */
+  circuitFor(recipient: Recipient): Circuit;
   inFlight: number;
 }
 
@@ -30,28 +33,38 @@ export function createProviderStates(
     const window = createRateWindow(clock, provider.limits.ratePerSecond);
     return shared && isShared(provider) ? bothLimits(window, shared.bucket(provider)) : window;
   };
-  const circuitOf = (provider: Provider) =>
+  const circuitOf = (provider: Provider, key?: string) =>
     shared && isShared(provider)
-      ? shared.circuit(provider, createCircuit(clock, circuit))
+      ? shared.circuit(provider, createCircuit(clock, circuit), key)
       : createCircuit(clock, circuit);
-  for (const provider of registry.all()) {
-    states.set(provider, {
+  const stateOf = (provider: Provider): ProviderState => {
+    const main = circuitOf(provider);
+    // Narrower circuits (per push-service origin), made on first use. Bounded: a sender cannot
+    // make more of them than there are push services it addresses, and each is a few numbers.
+    const narrow = new Map<string, Circuit>();
+    return {
       provider,
       rate: rateOf(provider),
-      circuit: circuitOf(provider),
+      circuit: main,
+      circuitFor(recipient) {
+        const key = provider.circuitKey?.(recipient);
+        if (key === undefined) return main;
+        let found = narrow.get(key);
+        if (!found) {
+          found = circuitOf(provider, key);
+          narrow.set(key, found);
+        }
+        return found;
+      },
       inFlight: 0,
-    });
-  }
+    };
+  };
+  for (const provider of registry.all()) states.set(provider, stateOf(provider));
   return {
     of(provider: Provider): ProviderState {
       let state = states.get(provider);
       if (!state) {
-        state = {
-          provider,
-          rate: rateOf(provider),
-          circuit: circuitOf(provider),
-          inFlight: 0,
-        };
+        state = stateOf(provider);
         states.set(provider, state);
       }
       return state;

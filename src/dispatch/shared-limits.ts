@@ -14,8 +14,11 @@ import type { RateLimiter } from './rate-window.ts';
 export interface SharedLimits {
   /** This worker's share of `provider`'s shared bucket (checked beside its own window). */
   bucket(provider: Provider): RateLimiter;
-  /** Wraps the worker's own circuit for `provider` so it also obeys openings published by others. */
-  circuit(provider: Provider, local: Circuit): Circuit;
+  /**
+   * Wraps the worker's own circuit for `provider` (or for one of its narrower keys, such as a
+   * push-service origin) so it also obeys openings published by others.
+   */
+  circuit(provider: Provider, local: Circuit, narrowKey?: string): Circuit;
   /** Tops up the pools, publishes this worker's circuit changes and reads everyone's. */
   sync(): Promise<void>;
 }
@@ -47,8 +50,8 @@ export function createSharedLimits(limits: LimitStore, clock: Clock, poolSize: n
         waitMs: () => (pool.tokens >= 1 ? 0 : Math.ceil(1000 / provider.limits.ratePerSecond)),
       };
     },
-    circuit(provider, local) {
-      const key = keyOf(provider);
+    circuit(provider, local, narrowKey) {
+      const key = narrowKey === undefined ? keyOf(provider) : `${keyOf(provider)}:${narrowKey}`;
       const publishIfOpened = () => {
         if (local.state === 'open') outbox.set(key, local.retryAt());
       };

@@ -33,6 +33,12 @@ export type SendResult =
     }
   | {
       ok: false;
+      /**
+       * Whose failure it is: `permanent` belongs to this message alone (a bad, unknown or gone
+       * recipient, any 4xx of a push service for one subscription) and never feeds a circuit;
+       * `transient` (network errors, timeouts, 5xx, 429) and `config` (the provider's own
+       * credentials) are the provider's and count towards its circuit.
+       */
       kind: 'transient' | 'permanent' | 'config';
       detail: string;
       /** From a Retry-After or equivalent; the backoff never retries sooner. */
@@ -63,6 +69,13 @@ export interface Provider {
   readonly limits: ProviderLimits;
   /** Whether this provider can reach the recipient (push: web subscription vs. APNs vs. FCM token). */
   accepts(recipient: Recipient): boolean;
+  /**
+   * What a failure of a send to `recipient` says is broken, when that is narrower than the whole
+   * provider: Web Push answers come from the subscription's push service, so its circuits are
+   * kept per push-service origin and one broken service holds back no other. Absent: one
+   * circuit for the provider.
+   */
+  circuitKey?(recipient: Recipient): string | undefined;
   send(message: OutgoingMessage, signal: AbortSignal): Promise<SendResult>;
   close?(): Promise<void>;
 }

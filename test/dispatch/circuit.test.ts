@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { Recipient } from '../../src/notifications/model.ts';
 import { newNotification, read, seedMany } from '../store/queue-fixtures.ts';
 import { drain, schedulerFor, scriptedProvider, storeKinds, suiteStores, tick } from './harness.ts';
 
@@ -117,5 +118,39 @@ for (const kind of storeKinds())
       assert.match(events.find((e) => e.type === 'ATTEMPT_FAILED')?.detail ?? '', /held 5 times in a row/);
       assert.equal(record.attempts, 1, 'only the counted hold used an attempt');
       assert.equal(record.holds, 1);
+    });
+
+    it('keeps a circuit per key the provider names: one failing push service holds back no other', async () => {
+      const env = await fresh({ HERALD_CLAIM_BATCH: '1' });
+      const scripted = scriptedProvider('push', (message) =>
+        message.recipient.subscription?.endpoint.startsWith('https://down.')
+          ? { ok: false, kind: 'transient', detail: 'push service answered 503: try later' }
+          : { ok: true },
+      );
+      const provider = {
+        ...scripted,
+        circuitKey: (recipient: Recipient) => new URL(recipient.subscription?.endpoint ?? '').origin,
+      };
+      const to = (host: string) =>
+        newNotification({
+          channel: 'push',
+          recipient: {
+            subscription: { endpoint: `https://${host}/send/1`, keys: { p256dh: 'k', auth: 'a' } },
+          },
+        });
+      const [, , held, other] = await seedMany(env.store, [
+        to('down.example'),
+        to('down.example'),
+        to('down.example'),
+        to('up.example'),
+      ]);
+      const scheduler = schedulerFor(env, { factories: [() => provider], circuit });
+      for (let i = 0; i < 4; i++) await tick(scheduler);
+      // Two transient failures opened down.example's circuit: its third notification is held
+      // without a call, while up.example's is sent.
+      assert.equal(scripted.calls.length, 3);
+      const heldEvents = (await read(env.store, held as string)).events;
+      assert.match(heldEvents.at(-1)?.detail ?? '', /circuit open/);
+      assert.equal((await read(env.store, other as string)).record.status, 'SENT');
     });
   });

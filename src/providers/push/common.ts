@@ -26,9 +26,10 @@ export function requestSignal(signal: AbortSignal, timeoutMs = REQUEST_TIMEOUT_M
 /** A network error, timeout or abort: the request may not have arrived, so it is worth retrying. */
 export function networkFailure(error: unknown): SendResult {
   const name = error instanceof Error ? error.name : '';
-  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null)?.cause?.code;
+  // Never the error's code: closed and filtered ports answer differently (ECONNREFUSED against a
+  // timeout), which would make push endpoints a port scanner of the network Herald runs in.
   const what =
-    name === 'TimeoutError' || name === 'AbortError' ? 'timed out' : `network error ${code ?? name}`;
+    name === 'TimeoutError' || name === 'AbortError' ? 'timed out' : 'could not reach the push service';
   return { ok: false, kind: 'transient', detail: `push request ${what}` };
 }
 

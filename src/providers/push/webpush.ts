@@ -12,7 +12,6 @@ import {
   pushPayload,
   readCapped,
   requestSignal,
-  shortText,
 } from './common.ts';
 
 type VapidConfig = NonNullable<Config['providers']['vapid']>;
@@ -45,6 +44,9 @@ export function createWebPushProvider(
     channel: 'push',
     limits: limitsWith({ concurrency: 64, ratePerSecond: 500, burst: 500 }, options.limits),
     accepts: (recipient: Recipient) => Boolean(recipient.subscription?.endpoint),
+    // Each subscription names its push service: a circuit per service origin, so one broken
+    // service (or one that refuses this sender) holds back no other.
+    circuitKey: (recipient: Recipient) => originOf(recipient.subscription?.endpoint),
     async send(message: OutgoingMessage, signal: AbortSignal): Promise<SendResult> {
       if (vapidProblem) return { ok: false, kind: 'config', detail: `VAPID configuration: ${vapidProblem}` };
       const subscription = message.recipient.subscription;
@@ -86,7 +88,10 @@ export function createWebPushProvider(
       } catch (error) {
         return networkFailure(error);
       }
-      return resultOf(response, await readCapped(response), deps);
+      // The answer's body is read (so the connection can be reused) but never copied into an
+      // event: a caller-chosen endpoint must not turn Herald into a reader of other services.
+      await readCapped(response);
+      return resultOf(response, deps);
     },
   };
 }
@@ -132,7 +137,23 @@ function headersOf(request: webpush.RequestDetails): Record<string, string> {
   return headers;
 }
 
-function resultOf(response: Response, body: string, deps: ProviderDeps): SendResult {
+function originOf(endpoint: string | undefined): string | undefined {
+  if (!endpoint) return undefined;
+  try {
+    return new URL(endpoint).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Maps a push service's answer. Every 4xx is about this subscription or message (401 and 403
+ * included: RFC 8292 services answer them for a subscription bound to another key or a JWT they
+ * will not take for it), so it fails this notification only and never opens the circuit; 429
+ * and 5xx are the service's own trouble. Events carry the status and Herald's reason, not the
+ * service's text.
+ */
+function resultOf(response: Response, deps: ProviderDeps): SendResult {
   const status = response.status;
   if (status >= 200 && status < 300) {
     return {
@@ -141,13 +162,24 @@ function resultOf(response: Response, body: string, deps: ProviderDeps): SendRes
       detail: `${status} accepted by push service`,
     };
   }
-  const detail = `push service answered ${status}${body ? `: ${shortText(body)}` : ''}`;
   const retryAfter = retryAfterMs(response.headers.get('retry-after'), deps.clock.now());
-  if (status === 404 || status === 410) return { ok: false, kind: 'permanent', detail, unregistered: true };
-  if (status === 429 || status >= 500)
-    return { ok: false, kind: 'transient', detail, retryAfterMs: retryAfter };
-  // 401: the push service could not validate our VAPID JWT, so every send would fail alike.
-  if (status === 401) return { ok: false, kind: 'config', detail };
-  // 403 and the rest: this message or subscription (e.g. made for another VAPID key, 413 too large).
-  return { ok: false, kind: 'permanent', detail };
+  if (status === 404 || status === 410) {
+    return {
+      ok: false,
+      kind: 'permanent',
+      detail: `push service answered ${status}: subscription gone`,
+      unregistered: true,
+    };
+  }
+  if (status === 429 || status >= 500) {
+    return {
+      ok: false,
+      kind: 'transient',
+      detail: `push service answered ${status}: try later`,
+      retryAfterMs: retryAfter,
+    };
+  }
+  const reason =
+    status === 401 || status === 403 ? 'refused this sender for the subscription' : 'refused the message';
+  return { ok: false, kind: 'permanent', detail: `push service answered ${status}: ${reason}` };
 }

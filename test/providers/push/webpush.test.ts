@@ -104,14 +104,24 @@ describe('Web Push provider against a local push service', () => {
     assert.match(peer.refused.at(-1)?.reason ?? '', /differs/);
   });
 
-  it('reports a config error when the push service rejects the VAPID signature', async () => {
+  it('fails only that notification when the push service refuses the VAPID signature (401), quoting none of its answer', async () => {
     // The public key announced in `k` does not match the private key that signed the JWT.
     const other = webpush.generateVAPIDKeys();
     const forged = createWebPushProvider({ ...config, privateKey: other.privateKey }, pushDeps());
     const subscription = peer.subscribe(vapid.publicKey);
     const result = await forged.send(pushMessage({ recipient: { subscription } }), never);
-    assert.ok(!result.ok && result.kind === 'config');
+    // A 4xx is about this subscription: permanent, never the provider's circuit.
+    assert.ok(!result.ok && result.kind === 'permanent');
     assert.match(peer.refused.at(-1)?.reason ?? '', /VAPID JWT rejected/);
+    assert.equal(result.detail, 'push service answered 401: refused this sender for the subscription');
+  });
+
+  it('keeps a circuit per push-service origin', () => {
+    const provider = createWebPushProvider(config, pushDeps());
+    const sub = (endpoint: string) => ({ subscription: { endpoint, keys: { p256dh: 'k', auth: 'a' } } });
+    assert.equal(provider.circuitKey?.(sub('https://a.push.example/x/1')), 'https://a.push.example');
+    assert.equal(provider.circuitKey?.(sub('https://a.push.example/y/2')), 'https://a.push.example');
+    assert.equal(provider.circuitKey?.(sub('https://b.push.example:8443/x')), 'https://b.push.example:8443');
   });
 
   it('reports a config error for malformed VAPID keys without calling the push service', async () => {
@@ -141,9 +151,10 @@ describe('Web Push provider against a local push service', () => {
     assert.equal(peer.arrivals.length, before);
   });
 
-  it('treats an unreachable push service as transient', async () => {
+  it('treats an unreachable push service as transient, without the network error code', async () => {
     const subscription = { ...peer.subscribe(vapid.publicKey), endpoint: 'https://127.0.0.1:1/push/x' };
     const { result } = await send(subscription);
     assert.ok(!result.ok && result.kind === 'transient');
+    assert.doesNotMatch(result.detail, /ECONN|EHOST|ENET/);
   });
 });
