@@ -1,11 +1,7 @@
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
-import {
-  type EncodedNotification,
-  encodeNotification,
-  type IdempotentHit,
-} from '../store/port/notifications.ts';
+import { type EncodedNotification, encodeColumns, type IdempotentHit } from '../store/port/notifications.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
 import { createGroupCommit, type GroupCommit, type GroupCommitStats } from './group-commit.ts';
 import { notificationId, requestHash } from './ids.ts';
@@ -56,23 +52,20 @@ function toRow(
   idempotencyKey: string | null,
   hash: string | null,
 ): EncodedNotification {
-  return encodeNotification({
+  return {
     id: notificationId(now),
     tenant,
     channel: v.channel,
     priority: v.priority,
-    recipient: v.recipient,
     templateKey: template ? template.key : null,
     templateVersion: template ? template.version : null,
-    content: v.content,
-    variables: v.variables,
-    metadata: v.metadata,
     idempotencyKey,
     requestHash: hash,
     scheduledAt: v.scheduledAt,
     expiresAt: v.expiresAt,
     createdAt: now,
-  });
+    encoded: encodeColumns(v),
+  };
 }
 
 /** Counts committed rows by channel and priority: one counter call per pair, not per row. */

@@ -3,60 +3,60 @@ import type { FieldError } from '../errors.ts';
 /** How deep `variables`, `metadata` and push `data` may nest (the contract's limit). */
 export const MAX_DEPTH = 32;
 
-/** The fields whose nesting is bounded; everything else has a fixed shape the schema checks. */
-const BOUNDED = ['variables', 'metadata', 'content/data'];
+/** The bounded fields, by the container that holds them. */
+const BOUNDED_TOP = new Set(['variables', 'metadata']);
 
 /**
  * Checks what a schema cannot check cheaply, with an iterative walk (a deeply nested body must
  * not overflow the stack of the request that carries it, nor of the commit it would share): no
- * string or key anywhere may contain U+0000 (PostgreSQL text cannot hold it), and the bounded
- * fields nest at most MAX_DEPTH levels. Returns the first problem of each kind.
+ * string or key anywhere may contain U+0000 (PostgreSQL text cannot hold it), and `variables`,
+ * `metadata` and `content.data` nest at most MAX_DEPTH levels. Returns the first problem found.
+ * It runs for every item of a batch, so it allocates only per container, not per value.
  */
 export function payloadErrors(body: Record<string, unknown>, prefix: string): FieldError[] {
-  const errors: FieldError[] = [];
-  let nul = false;
-  let deep = false;
-  const stack: Array<{ value: unknown; path: string; depth: number; bounded: boolean }> = [
-    { value: body, path: '', depth: 0, bounded: false },
-  ];
-  while (stack.length > 0 && !(nul && deep)) {
-    const { value, path, depth, bounded } = stack.pop() as (typeof stack)[number];
-    if (typeof value === 'string') {
-      if (!nul && value.includes('\u0000')) {
-        nul = true;
-        errors.push({ path: `${prefix}${path}`, message: 'must not contain the character U+0000' });
+  // Parallel stacks: the container, its nesting level inside a bounded field (0: not in one), and
+  // the bounded field's name (for the error's path).
+  const values: object[] = [body];
+  const depths: number[] = [0];
+  const fields: string[] = [''];
+  while (values.length > 0) {
+    const value = values.pop() as object;
+    const depth = depths.pop() as number;
+    const field = fields.pop() as string;
+    if (depth > MAX_DEPTH)
+      return [{ path: `${prefix}/${field}`, message: `must not nest more than ${MAX_DEPTH} levels deep` }];
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const child: unknown = value[i];
+        if (typeof child === 'string') {
+          if (child.includes('\u0000')) return nul(prefix, field);
+        } else if (typeof child === 'object' && child !== null) {
+          values.push(child);
+          depths.push(depth === 0 ? 0 : depth + 1);
+          fields.push(field);
+        }
       }
       continue;
     }
-    if (typeof value !== 'object' || value === null) continue;
-    if (bounded && depth > MAX_DEPTH) {
-      if (!deep) {
-        deep = true;
-        const field = BOUNDED.find((f) => path.startsWith(`/${f}`)) ?? path;
-        errors.push({
-          path: `${prefix}/${field}`,
-          message: `must not nest more than ${MAX_DEPTH} levels deep`,
-        });
+    const record = value as Record<string, unknown>;
+    for (const key in record) {
+      if (key.includes('\u0000')) return nul(prefix, field);
+      const child = record[key];
+      if (typeof child === 'string') {
+        if (child.includes('\u0000')) return nul(prefix, field || key);
+      } else if (typeof child === 'object' && child !== null) {
+        // Entering a bounded field starts its count at 1; inside one, each level adds one.
+        const starts =
+          depth === 0 && (value === body ? BOUNDED_TOP.has(key) : key === 'data' && record === body.content);
+        values.push(child);
+        depths.push(starts ? 1 : depth === 0 ? 0 : depth + 1);
+        fields.push(starts ? (value === body ? key : 'content/data') : field || key);
       }
-      continue;
-    }
-    const entries = Array.isArray(value)
-      ? value.map((v, i) => [String(i), v] as const)
-      : Object.entries(value);
-    for (const [key, child] of entries) {
-      const childPath = `${path}/${key}`;
-      if (!nul && key.includes('\u0000')) {
-        nul = true;
-        errors.push({ path: `${prefix}${path}`, message: 'must not contain the character U+0000 in a key' });
-      }
-      const starts = !bounded && BOUNDED.includes(childPath.slice(1));
-      stack.push({
-        value: child,
-        path: childPath,
-        depth: starts ? 1 : depth + 1,
-        bounded: bounded || starts,
-      });
     }
   }
-  return errors;
+  return [];
 }
+
+const nul = (prefix: string, field: string): FieldError[] => [
+  { path: field ? `${prefix}/${field}` : prefix, message: 'must not contain the character U+0000' },
+];

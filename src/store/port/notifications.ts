@@ -36,26 +36,45 @@ export interface EncodedColumns {
   metadata: string | null;
 }
 
+/** The fields of a new notification that are stored as JSON. */
+type JsonFields = 'recipient' | 'content' | 'variables' | 'metadata';
+
 /**
- * A new notification with its JSON columns serialized. Ingest serializes each row in the request
- * that accepted it, before the row joins a group commit, so a value that cannot be serialized
- * fails its own request and never the commit shared with other requests.
+ * A new notification with its JSON columns serialized (and the objects dropped, so a pending
+ * group commit holds each value once). Ingest serializes each row in the request that accepted
+ * it, before the row joins a group commit, so a value that cannot be serialized fails its own
+ * request and never the commit shared with other requests.
  */
-export type EncodedNotification = NewNotification & { encoded: EncodedColumns };
+export type EncodedNotification = Omit<NewNotification, JsonFields> & { encoded: EncodedColumns };
 
 const json = (value: unknown): string | null =>
   value === null || value === undefined ? null : JSON.stringify(value);
 
-/** Serializes a new notification's JSON columns (throws on a value JSON cannot hold). */
+/** Serializes the JSON columns (throws on a value JSON cannot hold). */
+export function encodeColumns(n: Pick<NewNotification, JsonFields>): EncodedColumns {
+  return {
+    recipient: JSON.stringify(n.recipient),
+    content: json(n.content),
+    variables: json(n.variables),
+    metadata: json(n.metadata),
+  };
+}
+
+/** A new notification with its JSON columns serialized (tests and tools build rows with it). */
 export function encodeNotification(n: NewNotification): EncodedNotification {
   return {
-    ...n,
-    encoded: {
-      recipient: JSON.stringify(n.recipient),
-      content: json(n.content),
-      variables: json(n.variables),
-      metadata: json(n.metadata),
-    },
+    id: n.id,
+    tenant: n.tenant,
+    channel: n.channel,
+    priority: n.priority,
+    templateKey: n.templateKey,
+    templateVersion: n.templateVersion,
+    idempotencyKey: n.idempotencyKey,
+    requestHash: n.requestHash,
+    scheduledAt: n.scheduledAt,
+    expiresAt: n.expiresAt,
+    createdAt: n.createdAt,
+    encoded: encodeColumns(n),
   };
 }
 
