@@ -180,6 +180,12 @@ export const ProvidersSchema = Type.Object({
     serviceAccountFile: needed('FCM_SERVICE_ACCOUNT_FILE', 'Firebase service account JSON'),
     apiBase: url('FCM_API_BASE', 'FCM API base URL', 'https://fcm.googleapis.com'),
   }),
+  pushAllowedHosts: Type.Optional(
+    Type.Array(Type.String(), {
+      env: 'HERALD_PUSH_ALLOWED_HOSTS',
+      description: 'private hosts (name or host:port) that Web Push endpoints may name',
+    }),
+  ),
   sendgridWebhookPublicKey: maybe('SENDGRID_WEBHOOK_PUBLIC_KEY', 'verifies SendGrid event webhooks'),
   mailgunWebhookSigningKey: maybe('MAILGUN_WEBHOOK_SIGNING_KEY', 'verifies Mailgun webhooks'),
   sandboxFailures: Type.Boolean({

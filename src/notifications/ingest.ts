@@ -89,6 +89,7 @@ function countAccepted(
 /** Builds the ingest path on the store, with a group-commit batcher that wakes the worker after each commit. */
 export function createIngest(deps: IngestDeps): Ingest {
   const { store, clock } = deps;
+  const pushAllowedHosts = deps.config.providers.pushAllowedHosts ?? [];
   const batcher: GroupCommit<EncodedNotification[], Array<IdempotentHit | undefined>> = createGroupCommit({
     weight: (rows) => rows.length,
     maxBatch: deps.config.ingestMaxBatch,
@@ -125,7 +126,7 @@ export function createIngest(deps: IngestDeps): Ingest {
           errors: [{ path: 'headers/idempotency-key', message: 'must be 1 to 255 visible ASCII characters' }],
         });
       }
-      const v = validateNotification(body, 'body', now);
+      const v = validateNotification(body, 'body', now, pushAllowedHosts);
       if (Array.isArray(v)) {
         throw new HeraldError('VALIDATION_FAILED', 'The notification is invalid.', { errors: v });
       }
@@ -154,7 +155,7 @@ export function createIngest(deps: IngestDeps): Ingest {
       const results: BatchItemResult[] = new Array(bodies.length);
       const valid: Array<{ index: number; v: ValidNotification }> = [];
       bodies.forEach((body, index) => {
-        const v = validateNotification(body, `body/notifications/${index}`, now);
+        const v = validateNotification(body, `body/notifications/${index}`, now, pushAllowedHosts);
         if (Array.isArray(v)) {
           results[index] = {
             index,

@@ -1,5 +1,6 @@
 import type { ValueError } from '@sinclair/typebox/errors';
 import type { FieldError } from '../errors.ts';
+import { refusedUrl } from '../providers/outbound.ts';
 import { syntaxErrors } from '../templates/liquid.ts';
 import { CHANNELS, type Channel, type Content, type Priority, type Recipient } from './model.ts';
 import { payloadErrors } from './payload.ts';
@@ -89,6 +90,7 @@ export function validateNotification(
   raw: unknown,
   prefix: string,
   now: number,
+  pushAllowedHosts: readonly string[] = [],
 ): ValidNotification | FieldError[] {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return [{ path: prefix, message: 'must be a JSON object' }];
@@ -122,6 +124,9 @@ export function validateNotification(
     errors.push({ path: `${prefix}/scheduledAt`, message: 'must be before expiresAt' });
   }
   if (hasContent) errors.push(...syntaxErrors(body.content as Content, `${prefix}/content`));
+  const endpoint = (body.recipient as Recipient).subscription?.endpoint;
+  const refused = endpoint === undefined ? undefined : refusedUrl(endpoint, pushAllowedHosts);
+  if (refused) errors.push({ path: `${prefix}/recipient/subscription/endpoint`, message: refused });
   if (errors.length > 0) return errors;
   return {
     channel: body.channel as Channel,

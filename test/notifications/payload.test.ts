@@ -113,3 +113,48 @@ describe('group commit isolation', () => {
     assert.deepEqual(batcher.stats(), { flushes: 2, items: 2, pending: 0 });
   });
 });
+
+describe('outbound rules at acceptance', () => {
+  let t: Awaited<ReturnType<typeof notificationsApp>>;
+  before(async () => {
+    t = await notificationsApp({ HERALD_PUSH_ALLOWED_HOSTS: 'push.internal.test,10.9.8.7:8443' });
+  });
+  after(() => t.close());
+
+  const to = (endpoint: string) =>
+    webPush({ recipient: { subscription: { endpoint, keys: { p256dh: 'a', auth: 'b' } } } });
+
+  it('refuses push endpoints naming loopback, private, link-local, unique-local or unspecified hosts', async () => {
+    const before = countRows(t.deps);
+    for (const endpoint of [
+      'https://127.0.0.1:8443/internal-admin',
+      'https://localhost/x',
+      'https://api.localhost/x',
+      'https://10.0.0.5/x',
+      'https://172.16.4.4/x',
+      'https://192.168.1.1/x',
+      'https://169.254.169.254/latest/meta-data',
+      'https://0.0.0.0/x',
+      'https://[::1]/x',
+      'https://[fd12:3456::1]/x',
+      'https://[fe80::1]/x',
+      'https://[::ffff:127.0.0.1]/x',
+      'https://10.9.8.7/x',
+    ]) {
+      const response = await send(t.app, t.sender, to(endpoint));
+      assert.equal(response.statusCode, 400, endpoint);
+      assert.equal(response.json().errors[0].path, 'body/recipient/subscription/endpoint', endpoint);
+    }
+    assert.equal(countRows(t.deps), before);
+  });
+
+  it('accepts public hosts and the hosts HERALD_PUSH_ALLOWED_HOSTS lists', async () => {
+    for (const endpoint of [
+      'https://fcm.googleapis.com/fcm/send/abc',
+      'https://push.internal.test/x',
+      'https://10.9.8.7:8443/x',
+    ]) {
+      assert.equal((await send(t.app, t.sender, to(endpoint))).statusCode, 201, endpoint);
+    }
+  });
+});
