@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.ts';
 import { installErrorHandler } from '../http/error-handler.ts';
 import { loggerOptions } from '../http/logger.ts';
-import { refuseOversizedUploads, serverLimits } from '../http/server-options.ts';
+import { hardenServer, serverLimits } from '../http/server-options.ts';
 import { type HopOptions, type Route, registerRoute } from './proxy.ts';
 import { registerSecurityHeaders } from './security.ts';
 import { DEFAULT_WEB_ROOT, registerStaticUi } from './static.ts';
@@ -62,7 +62,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     return503OnClosing: true,
     ...serverLimits(config.requestTimeoutMs),
   });
-  refuseOversizedUploads(app.server, () => config.batchBodyLimit);
+  hardenServer(app.server, () => config.batchBodyLimit);
   installErrorHandler(app);
   await registerSecurityHeaders(app);
   // Token answers must never be stored by a browser or a shared cache, including error answers.

@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { installErrorHandler } from './error-handler.ts';
 import { loggerOptions } from './logger.ts';
-import { refuseOversizedUploads, serverLimits } from './server-options.ts';
+import { hardenServer, serverLimits } from './server-options.ts';
 import type { App, Routes } from './types.ts';
 
 /** What the API/auth app is built from: its route modules (dependencies bound) and how to protect them. */
@@ -41,7 +41,7 @@ export async function buildApp(spec: AppSpec, options: FastifyServerOptions = {}
     },
     ...options,
   }).withTypeProvider<TypeBoxTypeProvider>();
-  refuseOversizedUploads(app.server, spec.bodyLimitFor);
+  hardenServer(app.server, spec.bodyLimitFor);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
     // The OpenAPI UI holds no data, but must not be framed (clickjacking).

@@ -24,15 +24,16 @@ export function serverLimits(requestTimeoutMs: number): FastifyServerOptions {
 /** Idle keep-alive sockets close after this long. */
 const KEEP_ALIVE_MS = 5_000;
 /** Open connections one process serves at once; more are refused by the kernel's backlog. */
-export const MAX_CONNECTIONS = 10_000;
+const MAX_CONNECTIONS = 10_000;
 
 /**
- * Answers `Expect: 100-continue` itself: a body announced larger than the route's limit gets
- * 413 problem+json at once, before the client uploads it (Node would otherwise send
+ * What a port's server gets once built: a cap on open connections, and its own answer to
+ * `Expect: 100-continue`: a body announced larger than the route's limit gets 413
+ * problem+json at once, before the client uploads it (Node would otherwise send
  * `100 Continue` on its own, take the whole upload, and only then refuse it). Otherwise it
  * sends `100 Continue` and hands the request to the app as usual.
  */
-export function refuseOversizedUploads(server: Server, limitFor: (url: string) => number): void {
+export function hardenServer(server: Server, limitFor: (url: string) => number): void {
   server.maxConnections = MAX_CONNECTIONS;
   server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
     const length = Number(request.headers['content-length']);

@@ -113,6 +113,11 @@ export interface RowChange {
   sent?: { provider: string; providerMessageId: string | null };
 }
 
+/** A change with nothing left to wait for: out of the queue (`null`) or ready again at once. */
+function settled(status: Status, queueState: 'ready' | null): RowChange {
+  return { status, queueState, dueAt: null, nextAttemptAt: null, attemptsDelta: 0, hold: false };
+}
+
 /** A decided transition of one leased row: the fence it needs, the row change, its events. */
 export interface Transition {
   seq: number;
@@ -142,15 +147,7 @@ export function effectOf(owner: string, c: Completion, now: number): Transition 
         seq,
         owner,
         attempt,
-        change: {
-          status: delivered ? 'DELIVERED' : 'SENT',
-          queueState: null,
-          dueAt: null,
-          nextAttemptAt: null,
-          attemptsDelta: 0,
-          hold: false,
-          sent: { provider: c.provider, providerMessageId: c.providerMessageId ?? null },
-        },
+        change: sentChange(delivered ? 'DELIVERED' : 'SENT', c.provider, c.providerMessageId ?? null),
         events,
         copy: c.copy,
       };
@@ -175,14 +172,7 @@ export function effectOf(owner: string, c: Completion, now: number): Transition 
         seq,
         owner,
         attempt,
-        change: {
-          status: 'FAILED',
-          queueState: null,
-          dueAt: null,
-          nextAttemptAt: null,
-          attemptsDelta: 0,
-          hold: false,
-        },
+        change: settled('FAILED', null),
         events: [failedAttempt(c), { seq, type: 'FAILED', attempt, detail: c.detail }],
       };
     case 'hold': {
@@ -204,6 +194,12 @@ export function effectOf(owner: string, c: Completion, now: number): Transition 
       };
     }
   }
+}
+
+function sentChange(status: Status, provider: string, providerMessageId: string | null): RowChange {
+  const change = settled(status, null);
+  change.sent = { provider, providerMessageId };
+  return change;
 }
 
 const failedAttempt = (c: Extract<Completion, { kind: 'retry' | 'failed' }>): EventInput => ({
@@ -229,14 +225,7 @@ export function reapEffect(lease: ExpiredLease, maxAttempts: number): Transition
     seq: lease.seq,
     owner: lease.owner,
     attempt: lease.attempts,
-    change: {
-      status,
-      queueState: exhausted ? null : 'ready',
-      dueAt: null,
-      nextAttemptAt: null,
-      attemptsDelta: 0,
-      hold: false,
-    },
+    change: settled(status, exhausted ? null : 'ready'),
     events: [
       {
         seq: lease.seq,

@@ -139,10 +139,6 @@ export function sandboxFromRow(r: SandboxRow): SandboxMessage {
   };
 }
 
-/** A JSON column's value: null stays SQL NULL. */
-export const json = (value: unknown): string | null =>
-  value === null || value === undefined ? null : JSON.stringify(value);
-
 /** A `pending_reports` row: a report kept until its provider message id is recorded. */
 export interface PendingReportRow {
   id: number;

@@ -47,6 +47,7 @@ type JsonFields = 'recipient' | 'content' | 'variables' | 'metadata';
  */
 export type EncodedNotification = Omit<NewNotification, JsonFields> & { encoded: EncodedColumns };
 
+/** A JSON column's value: null stays SQL NULL. */
 const json = (value: unknown): string | null =>
   value === null || value === undefined ? null : JSON.stringify(value);
 
