@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { everyPriority } from '../../src/store/port/queue.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
@@ -62,7 +63,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
         claim: {
           perPriority: [claimBatch, claimBatch, claimBatch, claimBatch],
           sharedLimit: claimBatch,
-          perChannel: { email: claimBatch, sms: claimBatch, push: claimBatch },
+          perChannel: everyPriority({ email: claimBatch, sms: claimBatch, push: claimBatch }),
         },
         maxAttempts: 8,
       });

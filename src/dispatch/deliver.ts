@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import type { Metrics } from '../metrics.ts';
-import type { NotificationRecord } from '../notifications/model.ts';
+import { type NotificationRecord, priorityRank } from '../notifications/model.ts';
 import type { Completion } from '../notifications/status.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { SendResult } from '../providers/types.ts';
@@ -55,43 +55,49 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
     record.holds >= deps.policy.maxHolds
       ? retryOrFail(deps, record, provider.name, `held ${record.holds} times in a row: ${detail}`)
       : { ...lease, kind: 'hold', provider: provider.name, until, detail, repeat: record.holds > 0 };
-  let content: Awaited<ReturnType<Renderer['render']>>;
-  try {
-    content = await deps.renderer.render(record);
-  } catch (error) {
-    if (error instanceof RenderError) return { ...lease, kind: 'failed', detail: error.message };
-    return retryOrFail(deps, record, provider.name, `rendering failed: ${message(error)}`);
-  }
+  // The provider slot is taken before rendering and kept until the answer, so the claim (which
+  // plans by free slots) never hands out more than the provider may run, at each priority.
   const state = deps.states.of(provider);
-  const circuit = state.circuitFor(record.recipient);
-  if (state.inFlight >= provider.limits.concurrency || !state.rate.tryTake()) {
-    return hold(now() + Math.max(state.rate.waitMs(), 10), `rate limit of provider ${provider.name}`);
-  }
-  if (!circuit.allow()) {
-    return hold(circuit.retryAt(), `circuit open: provider ${provider.name} is failing`);
-  }
-  if (record.attempts === 1)
-    deps.metrics?.pickupLatency.observe({ priority: record.priority }, (now() - record.createdAt) / 1000);
-  state.inFlight++;
+  const rank = priorityRank(record.priority);
+  if (!state.acquire(rank)) return hold(now() + 10, `concurrency limit of provider ${provider.name}`);
   let result: SendResult;
   try {
-    result = await provider.send(
-      {
-        notificationId: record.id,
-        tenant: record.tenant,
-        channel: record.channel,
-        priority: record.priority,
-        recipient: record.recipient,
-        content,
-        attempt: record.attempts,
-      },
-      flight.controller.signal,
-    );
-  } catch (error) {
-    result = { ok: false, kind: 'transient', detail: `provider error: ${message(error)}` };
+    let content: Awaited<ReturnType<Renderer['render']>>;
+    try {
+      content = await deps.renderer.render(record);
+    } catch (error) {
+      if (error instanceof RenderError) return { ...lease, kind: 'failed', detail: error.message };
+      return retryOrFail(deps, record, provider.name, `rendering failed: ${message(error)}`);
+    }
+    const circuit = state.circuitFor(record.recipient);
+    if (!state.rate.tryTake(rank)) {
+      return hold(now() + Math.max(state.rate.waitMs(rank), 10), `rate limit of provider ${provider.name}`);
+    }
+    if (!circuit.allow()) {
+      return hold(circuit.retryAt(), `circuit open: provider ${provider.name} is failing`);
+    }
+    if (record.attempts === 1)
+      deps.metrics?.pickupLatency.observe({ priority: record.priority }, (now() - record.createdAt) / 1000);
+    try {
+      result = await provider.send(
+        {
+          notificationId: record.id,
+          tenant: record.tenant,
+          channel: record.channel,
+          priority: record.priority,
+          recipient: record.recipient,
+          content,
+          attempt: record.attempts,
+        },
+        flight.controller.signal,
+      );
+    } catch (error) {
+      result = { ok: false, kind: 'transient', detail: `provider error: ${message(error)}` };
+    }
   } finally {
-    state.inFlight--;
+    state.release(rank);
   }
+  const circuit = state.circuitFor(record.recipient);
   deps.metrics?.outcomes.inc({
     provider: provider.name,
     outcome: result.ok ? (result.delivered ? 'delivered' : 'sent') : result.kind,

@@ -4,6 +4,7 @@ import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Provider } from '../providers/types.ts';
 import { type Circuit, type CircuitOptions, createCircuit } from './circuit.ts';
 import { bothLimits, createRateWindow, type RateLimiter } from './rate-window.ts';
+import { type Rank, reserveCaps, roomFor, type Usage } from './reserve.ts';
 import type { SharedLimits } from './shared-limits.ts';
 
 /** One provider's limits as this worker enforces them (in memory: each worker holds its share). */
@@ -15,7 +16,13 @@ export interface ProviderState {
   circuit: Circuit;
   /** The circuit a send to this recipient reports to: the provider's, or a narrower one (circuitKey). */
   circuitFor(recipient: Recipient): Circuit;
-  inFlight: number;
+  /** Sends in progress per priority rank (from claim to answer, rendering included). */
+  readonly inFlight: Usage;
+  /** Sends of `rank` that may start now under the provider's concurrency and its reserve. */
+  room(rank: Rank): number;
+  /** Takes a slot for a send of `rank` if there is room; `release` gives it back. */
+  acquire(rank: Rank): boolean;
+  release(rank: Rank): void;
 }
 
 /** Per-provider rate, concurrency and circuit state, and what a claim may plan per channel. */
@@ -42,6 +49,8 @@ export function createProviderStates(
     // Narrower circuits (per push-service origin), made on first use. Bounded: a sender cannot
     // make more of them than there are push services it addresses, and each is a few numbers.
     const narrow = new Map<string, Circuit>();
+    const caps = reserveCaps(provider.limits.concurrency);
+    const inFlight: [number, number, number, number] = [0, 0, 0, 0];
     return {
       provider,
       rate: rateOf(provider),
@@ -56,7 +65,16 @@ export function createProviderStates(
         }
         return found;
       },
-      inFlight: 0,
+      inFlight,
+      room: (rank) => roomFor(rank, inFlight, caps),
+      acquire(rank) {
+        if (roomFor(rank, inFlight, caps) <= 0) return false;
+        inFlight[rank] = (inFlight[rank] ?? 0) + 1;
+        return true;
+      },
+      release(rank) {
+        inFlight[rank] = (inFlight[rank] ?? 1) - 1;
+      },
     };
   };
   for (const provider of registry.all()) states.set(provider, stateOf(provider));
@@ -70,19 +88,16 @@ export function createProviderStates(
       return state;
     },
     /**
-     * Most rows of a channel the next claim should take: what its providers can start now (free
-     * concurrency, tokens, circuit). A channel whose providers are all open claims nothing, so its
-     * notifications stay queued with their attempts untouched.
+     * Most rows of `rank` for a channel the next claim should take: what its providers can start
+     * now for that priority (free concurrency and tokens past the reserve, circuit). A channel
+     * whose providers are all open claims nothing, so its notifications stay queued with their
+     * attempts untouched.
      */
-    channelCapacity(channel: Channel, cap: number): number {
+    channelCapacity(channel: Channel, rank: Rank, cap: number): number {
       let room = 0;
       for (const provider of registry.forChannel(channel)) {
         const s = this.of(provider);
-        const free = Math.min(
-          s.circuit.capacity(),
-          provider.limits.concurrency - s.inFlight,
-          s.rate.available(),
-        );
+        const free = Math.min(s.circuit.capacity(), s.room(rank), s.rate.available(rank));
         room += Math.max(0, free);
         if (room >= cap) return cap;
       }

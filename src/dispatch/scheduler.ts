@@ -89,8 +89,11 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   function budget(): ClaimBudget {
     const batch = config.claimBatch;
     const slots = priorityBudget(config.concurrency, counts, backlog, deps.shares ?? DEFAULT_SHARES);
-    const perChannel: Partial<Record<Channel, number>> = {};
-    for (const channel of CHANNELS) perChannel[channel] = states.channelCapacity(channel, batch);
+    const perChannel = slots.perPriority.map((_, rank) => {
+      const room: Partial<Record<Channel, number>> = {};
+      for (const channel of CHANNELS) room[channel] = states.channelCapacity(channel, rank, batch);
+      return room;
+    });
     return {
       // LOW is claimed in quarter batches: a step busy with bulk stays short (~2 ms), so a
       // CRITICAL committed meanwhile waits for little before the next step claims it.

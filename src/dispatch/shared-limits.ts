@@ -3,6 +3,7 @@ import type { Provider } from '../providers/types.ts';
 import type { LimitStore } from '../store/port/limits.ts';
 import type { Circuit } from './circuit.ts';
 import type { RateLimiter } from './rate-window.ts';
+import type { Rank } from './reserve.ts';
 
 /**
  * Provider limits shared by every worker process through the database (scale-out). Each worker
@@ -25,9 +26,23 @@ export interface SharedLimits {
 
 const keyOf = (provider: Provider) => `${provider.channel}:${provider.name}`;
 
+/** One bucket's local pool of tokens. */
+interface Pool {
+  ratePerSecond: number;
+  burst: number;
+  tokens: number;
+}
+
+/** The buckets of a provider: the whole rate, NORMAL and LOW's share, LOW's share. */
+const TIERS = [
+  { suffix: '', share: 1 },
+  { suffix: '#bulk', share: 0.75 },
+  { suffix: '#low', share: 0.5 },
+];
+
 /** `poolSize`: most tokens one worker holds at once (the scheduler's claim batch is a good size). */
 export function createSharedLimits(limits: LimitStore, clock: Clock, poolSize: number): SharedLimits {
-  const pools = new Map<string, { provider: Provider; tokens: number }>();
+  const pools = new Map<string, Pool>();
   const openUntil = new Map<string, number>();
   const outbox = new Map<string, number | null>();
   const sharedOpen = (key: string) => {
@@ -37,17 +52,32 @@ export function createSharedLimits(limits: LimitStore, clock: Clock, poolSize: n
 
   return {
     bucket(provider) {
-      const pool = { provider, tokens: 0 };
-      pools.set(keyOf(provider), pool);
+      // Three buckets per provider: everyone draws on the whole rate, NORMAL and LOW also on a
+      // three-quarter one, LOW also on a half one, so bulk sends across all workers never take
+      // the share reserved for CRITICAL and HIGH (reserve.ts).
+      const tiers = TIERS.map(({ suffix, share }) => {
+        const pool: Pool = {
+          ratePerSecond: provider.limits.ratePerSecond * share,
+          burst: Math.max(1, Math.floor(provider.limits.burst * share)),
+          tokens: 0,
+        };
+        pools.set(`${keyOf(provider)}${suffix}`, pool);
+        return pool;
+      });
+      const tiersOf = (rank: Rank) => tiers.slice(0, rank <= 1 ? 1 : rank === 2 ? 2 : 3);
       return {
-        available: () => Math.floor(pool.tokens),
-        tryTake() {
-          if (pool.tokens < 1) return false;
-          pool.tokens -= 1;
+        available: (rank) => Math.min(...tiersOf(rank).map((pool) => Math.floor(pool.tokens))),
+        tryTake(rank) {
+          const mine = tiersOf(rank);
+          if (mine.some((pool) => pool.tokens < 1)) return false;
+          for (const pool of mine) pool.tokens -= 1;
           return true;
         },
         // The next top-up comes with the next step; until then, one token's worth of refill.
-        waitMs: () => (pool.tokens >= 1 ? 0 : Math.ceil(1000 / provider.limits.ratePerSecond)),
+        waitMs: (rank) =>
+          Math.max(
+            ...tiersOf(rank).map((pool) => (pool.tokens >= 1 ? 0 : Math.ceil(1000 / pool.ratePerSecond))),
+          ),
       };
     },
     circuit(provider, local, narrowKey) {
@@ -87,15 +117,15 @@ export function createSharedLimits(limits: LimitStore, clock: Clock, poolSize: n
         .map(([key, pool]) => ({
           key,
           pool,
-          want: Math.min(poolSize, pool.provider.limits.burst) - Math.floor(pool.tokens),
+          want: Math.min(poolSize, pool.burst) - Math.floor(pool.tokens),
         }))
         .filter((r) => r.want > 0);
       const granted = await limits.takeTokens(
         requests.map((r) => ({
           key: r.key,
           want: r.want,
-          ratePerSecond: r.pool.provider.limits.ratePerSecond,
-          burst: r.pool.provider.limits.burst,
+          ratePerSecond: r.pool.ratePerSecond,
+          burst: r.pool.burst,
         })),
         now,
       );

@@ -212,7 +212,7 @@ function* claimInOrder(
     const caps: Record<Channel, number> = { email: 0, sms: 0, push: 0 };
     for (const channel of CHANNELS) {
       if (!view.isPaused(priority, channel))
-        caps[channel] = Math.max(0, (budget.perChannel[channel] ?? 0) - used[channel]);
+        caps[channel] = Math.max(0, (budget.perChannel[priority]?.[channel] ?? 0) - used[channel]);
     }
     // Nothing to take: the backlog flag of a priority with rows but no budget is still needed,
     // so skip only when no channel has room either.

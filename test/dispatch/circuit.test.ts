@@ -76,13 +76,59 @@ for (const kind of storeKinds())
       assert.match(events.at(-1)?.detail ?? '', /sandbox: injected configuration failure/);
     });
 
+    it('keeps part of a provider for CRITICAL and HIGH while LOW and NORMAL sends hang', async () => {
+      const env = await fresh();
+      const hung: Array<() => void> = [];
+      const provider = scriptedProvider('email', (message) =>
+        message.priority === 'LOW' || message.priority === 'NORMAL'
+          ? new Promise((resolve) => hung.push(() => resolve({ ok: true })))
+          : { ok: true },
+      );
+      (provider as { limits: object }).limits = { concurrency: 4, ratePerSecond: 1000, burst: 1000 };
+      const scheduler = schedulerFor(env, { factories: [() => provider] });
+      const byPriority = (p: string) => provider.calls.filter((c) => c.priority === p).length;
+      await seedMany(
+        env.store,
+        Array.from({ length: 50 }, () => newNotification({ priority: 'LOW' })),
+      );
+      await tick(scheduler);
+      await tick(scheduler);
+      assert.equal(byPriority('LOW'), 2, 'LOW holds at most half of the four slots');
+      await seedMany(
+        env.store,
+        Array.from({ length: 50 }, () => newNotification({ priority: 'NORMAL' })),
+      );
+      await tick(scheduler);
+      await tick(scheduler);
+      assert.equal(byPriority('NORMAL'), 1, 'NORMAL and LOW together hold three');
+      await seedMany(env.store, [
+        newNotification({ priority: 'CRITICAL' }),
+        newNotification({ priority: 'HIGH' }),
+      ]);
+      await tick(scheduler);
+      assert.equal(byPriority('CRITICAL'), 1, 'the fourth slot takes CRITICAL first');
+      await tick(scheduler);
+      assert.equal(byPriority('HIGH'), 1, 'and HIGH once CRITICAL has answered');
+      assert.equal(hung.length, 3, 'while every bulk send still hangs');
+      for (const release of hung.splice(0)) release();
+      await tick(scheduler);
+      await tick(scheduler);
+      assert.deepEqual(
+        [byPriority('NORMAL'), byPriority('LOW')],
+        [4, 2],
+        'the freed bulk slots go to NORMAL first, all three of them',
+      );
+      for (const release of hung.splice(0)) release();
+    });
+
     it('claims no more than the token bucket of the provider allows', async () => {
       const env = await fresh();
       const provider = scriptedProvider('sms', () => ({ ok: true }));
       (provider as { limits: object }).limits = { concurrency: 10, ratePerSecond: 2, burst: 2 };
       await seedMany(
         env.store,
-        Array.from({ length: 5 }, () => newNotification({ channel: 'sms' })),
+        // HIGH: the whole rate is theirs (NORMAL and LOW keep out of the reserve, below).
+        Array.from({ length: 5 }, () => newNotification({ channel: 'sms', priority: 'HIGH' })),
       );
       const scheduler = schedulerFor(env, { factories: [() => provider] });
       await tick(scheduler);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PRIORITIES } from '../../src/notifications/model.ts';
 import type { Store } from '../../src/store/port/index.ts';
+import { everyPriority } from '../../src/store/port/queue.ts';
 import { createPostgresStore } from '../../src/store/postgres/index.ts';
 import { type PostgresServer, sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
 import { newNotification, seedMany, T0 } from '../store/queue-fixtures.ts';
@@ -11,7 +12,7 @@ import { newNotification, seedMany, T0 } from '../store/queue-fixtures.ts';
 const BUDGET = {
   perPriority: [16, 16, 16, 16],
   sharedLimit: 16,
-  perChannel: { email: 16, sms: 16, push: 16 },
+  perChannel: everyPriority({ email: 16, sms: 16, push: 16 }),
 };
 
 describe('several processes on one PostgreSQL', () => {

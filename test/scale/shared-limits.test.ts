@@ -38,7 +38,7 @@ describe('provider limits shared across workers on PostgreSQL', () => {
     const [pa, pb] = providers as [(typeof providers)[0], (typeof providers)[0]];
     await seedMany(
       a,
-      Array.from({ length: 40 }, () => newNotification()),
+      Array.from({ length: 40 }, () => newNotification({ priority: 'HIGH' })),
     );
     const workerA = schedulerFor({ config, store: a, clock }, { owner: 'a', factories: [() => pa] });
     const workerB = schedulerFor({ config, store: b, clock }, { owner: 'b', factories: [() => pb] });

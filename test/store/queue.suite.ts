@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
-import type { ClaimBudget, CycleInput } from '../../src/store/port/queue.ts';
+import { type ClaimBudget, type CycleInput, everyPriority } from '../../src/store/port/queue.ts';
 import { newNotification, read, seedMany, T0 } from './queue-fixtures.ts';
 
 const ALL: ClaimBudget = {
   perPriority: [100, 100, 100, 100],
   sharedLimit: 100,
-  perChannel: { email: 100, sms: 100, push: 100 },
+  perChannel: everyPriority({ email: 100, sms: 100, push: 100 }),
 };
 
 /** The queue's behaviour (claim order, fencing, promotion, reaper, pauses, stats) on any adapter. */
@@ -66,7 +66,11 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
       ]);
       // HIGH leaves rows behind for lack of budget: LOW waits (strict priority order).
       const budgetBound = await cycle(store, {
-        claim: { perPriority: [10, 2, 10, 10], sharedLimit: 3, perChannel: { email: 5, sms: 5, push: 5 } },
+        claim: {
+          perPriority: [10, 2, 10, 10],
+          sharedLimit: 3,
+          perChannel: everyPriority({ email: 5, sms: 5, push: 5 }),
+        },
       });
       assert.deepEqual(
         budgetBound.claimed.map((n) => `${n.priority}/${n.channel}`),
@@ -75,7 +79,11 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(budgetBound.backlog, [false, true, false, true]);
       // HIGH email is held by its channel's provider capacity: another channel's LOW may go.
       const channelBound = await cycle(store, {
-        claim: { perPriority: [10, 10, 10, 10], sharedLimit: 10, perChannel: { email: 0, sms: 2 } },
+        claim: {
+          perPriority: [10, 10, 10, 10],
+          sharedLimit: 10,
+          perChannel: everyPriority({ email: 0, sms: 2 }),
+        },
       });
       assert.deepEqual(
         channelBound.claimed.map((n) => `${n.priority}/${n.channel}`),
@@ -273,7 +281,7 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
         newNotification({ channel: 'sms', priority: 'HIGH', createdAt: T0 + 2, scheduledAt: T0 + 99_000 }),
         newNotification({ channel: 'push', priority: 'LOW', createdAt: T0 + 3 }),
       ]);
-      await cycle(store, { claim: { ...ALL, perChannel: { push: 5 } } });
+      await cycle(store, { claim: { ...ALL, perChannel: everyPriority({ push: 5 }) } });
       await store.queue.setPaused({ priority: 0, channel: 'email' }, true, T0);
       const stats = await store.queue.stats();
       const cell = (p: number, c: string) => stats.find((s) => s.priority === p && s.channel === c);

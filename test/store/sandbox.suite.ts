@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
+import { everyPriority } from '../../src/store/port/queue.ts';
 import { newNotification, read, seedMany, T0 } from './queue-fixtures.ts';
 
 /** The sandbox's stored messages: written with their DELIVERED completion, listed newest first. */
@@ -23,7 +24,11 @@ export function sandboxSuite(name: string, open: () => Promise<Store>): void {
           leaseUntil: T0 + 31_000,
           completions: [],
           maxAttempts: 3,
-          claim: { perPriority: [9, 9, 9, 9], sharedLimit: 9, perChannel: { email: 9, sms: 9, push: 9 } },
+          claim: {
+            perPriority: [9, 9, 9, 9],
+            sharedLimit: 9,
+            perChannel: everyPriority({ email: 9, sms: 9, push: 9 }),
+          },
         })
       ).claimed;
 

@@ -9,8 +9,11 @@ export interface ClaimBudget {
   perPriority: readonly number[];
   /** Most rows of HIGH, NORMAL and LOW together (CRITICAL is bounded by its own limit only). */
   sharedLimit: number;
-  /** Most rows per channel in this claim (provider rate and concurrency); a missing channel claims nothing. */
-  perChannel: Partial<Record<Channel, number>>;
+  /**
+   * Index = priority rank: most rows of that priority per channel in this claim (provider rate
+   * and concurrency, less what is reserved for higher priorities); a missing channel claims nothing.
+   */
+  perChannel: ReadonlyArray<Partial<Record<Channel, number>>>;
 }
 
 /**
@@ -81,4 +84,11 @@ export interface QueueStore {
    * by a pause get their THROTTLED event when they are next considered (claimed after the resume).
    */
   setPaused(selector: QueueSelector, paused: boolean, now: number): Promise<void>;
+}
+
+/** The same room per channel for every priority (tests and benches that plan no reserve). */
+export function everyPriority(
+  room: Partial<Record<Channel, number>>,
+): Array<Partial<Record<Channel, number>>> {
+  return [room, room, room, room];
 }

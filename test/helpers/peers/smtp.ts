@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { createStall, type Stall } from './stall.ts';
 
 /** One message as the peer received it. */
 export interface ReceivedMail {
@@ -28,6 +29,8 @@ export interface SmtpPeer {
   maxConcurrentConnections: number;
   /** Connections opened in total. */
   connections: number;
+  /** Per-recipient slowness: the answer to DATA waits `stall.delay(recipient)` ms. */
+  stall: Stall;
   close(): Promise<void>;
 }
 
@@ -44,11 +47,17 @@ function parseHeaders(raw: string): Map<string, string> {
 export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<SmtpPeer> {
   let open = 0;
   const mailFromAt = new Map<string, number>();
-  const peer = { received: [] as ReceivedMail[], maxConcurrentConnections: 0, connections: 0 };
+  const peer = {
+    received: [] as ReceivedMail[],
+    maxConcurrentConnections: 0,
+    connections: 0,
+    stall: createStall(),
+  };
   const reject = options.rejectRecipients ?? {};
   const serverOptions: SMTPServerOptions = {
     secure: false,
     disabledCommands: ['STARTTLS'],
+    disableReverseLookup: true,
     allowInsecureAuth: true,
     authOptional: !options.users,
     logger: false,
@@ -83,7 +92,8 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
+      stream.on('end', async () => {
+        await peer.stall.wait(session.envelope.rcptTo[0]?.address ?? '');
         const raw = Buffer.concat(chunks).toString('utf8');
         peer.received.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',

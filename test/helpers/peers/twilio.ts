@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createStall, type Stall } from './stall.ts';
 
 /** A scripted answer for one destination number: HTTP status, Twilio error body, headers. */
 export interface TwilioScript {
@@ -34,6 +35,8 @@ export interface TwilioCallback {
 export interface TwilioPeer {
   apiBase: string;
   requests: TwilioRequest[];
+  /** Per-number slowness: the answer waits `stall.delay(To)` ms (recorded on arrival). */
+  stall: Stall;
   /** Scripts the answer for messages to `to`. */
   script(to: string, answer: TwilioScript): void;
   /** Builds the signed status callback for a message the peer accepted. */
@@ -65,6 +68,7 @@ export async function startTwilioPeer(
 ): Promise<TwilioPeer> {
   const requests: TwilioRequest[] = [];
   const scripts = new Map<string, TwilioScript>();
+  const stall = createStall();
   const expectedAuth = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
   const path = `/2010-04-01/Accounts/${accountSid}/Messages.json`;
   const server = createServer(async (request, response) => {
@@ -85,6 +89,7 @@ export async function startTwilioPeer(
       at: Date.now(),
     };
     requests.push(entry);
+    await stall.wait(form.To ?? '');
     if (request.headers.authorization !== expectedAuth || request.url !== path) {
       return send(response, 401, { code: 20003, message: 'Authenticate', more_info: '', status: 401 });
     }
@@ -131,6 +136,7 @@ export async function startTwilioPeer(
   return {
     apiBase: `http://127.0.0.1:${port}`,
     requests,
+    stall,
     script(to, answer) {
       scripts.set(to, { ...answer });
     },

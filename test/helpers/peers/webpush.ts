@@ -5,6 +5,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { importJWK, jwtVerify } from 'jose';
+import { createStall, type Stall } from './stall.ts';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures/push');
 
@@ -29,6 +30,8 @@ export interface ReceivedPush {
   headers: IncomingMessage['headers'];
   claims: Record<string, unknown>;
   plaintext: string;
+  /** When the request arrived, epoch ms. */
+  at: number;
 }
 
 interface Subscriber {
@@ -50,6 +53,8 @@ export interface WebPushPeer {
   arrivals: number[];
   /** Delay before answering, to make concurrency observable. */
   holdMs: number;
+  /** Per-subscription slowness: the answer waits `stall.delay(subscription id)` ms. */
+  stall: Stall;
   /** A subscription as a browser would give it, bound to `applicationServerKey`. */
   subscribe(applicationServerKey: string): { endpoint: string; keys: { p256dh: string; auth: string } };
   /** Answers the next requests for this endpoint with these responses. */
@@ -63,13 +68,15 @@ export async function startWebPushPeer(): Promise<WebPushPeer> {
   const server = createServer(peerTls(), (request, response) => {
     inFlight++;
     peer.maxInFlight = Math.max(peer.maxInFlight, inFlight);
-    peer.arrivals.push(Date.now());
+    const arrivedAt = Date.now();
+    peer.arrivals.push(arrivedAt);
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      handle(request, Buffer.concat(chunks))
+      handle(request, Buffer.concat(chunks), arrivedAt)
         .then(async (answer) => {
           if (peer.holdMs > 0) await new Promise((r) => setTimeout(r, peer.holdMs));
+          await peer.stall.wait(/^\/push\/([\w-]+)$/.exec(request.url ?? '')?.[1] ?? '');
           inFlight--;
           reply(response, answer);
         })
@@ -82,7 +89,11 @@ export async function startWebPushPeer(): Promise<WebPushPeer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `https://localhost:${(server.address() as AddressInfo).port}`;
 
-  async function handle(request: IncomingMessage, body: Buffer): Promise<ScriptedResponse> {
+  async function handle(
+    request: IncomingMessage,
+    body: Buffer,
+    arrivedAt: number,
+  ): Promise<ScriptedResponse> {
     const id = /^\/push\/([\w-]+)$/.exec(request.url ?? '')?.[1];
     const subscriber = id ? subscribers.get(id) : undefined;
     if (!id || !subscriber) return { status: 404, body: 'no such subscription' };
@@ -106,7 +117,7 @@ export async function startWebPushPeer(): Promise<WebPushPeer> {
     const next = subscriber.script.shift();
     if (next) return next;
     const plaintext = decryptAes128gcm(body, subscriber.ecdh, subscriber.auth).toString('utf8');
-    peer.received.push({ subscriptionId: id, headers: request.headers, claims, plaintext });
+    peer.received.push({ subscriptionId: id, headers: request.headers, claims, plaintext, at: arrivedAt });
     return { status: 201, headers: { location: `${origin}/message/${randomUUID()}` } };
   }
 
@@ -117,6 +128,7 @@ export async function startWebPushPeer(): Promise<WebPushPeer> {
     maxInFlight: 0,
     arrivals: [],
     holdMs: 0,
+    stall: createStall(),
     subscribe(applicationServerKey) {
       const id = randomUUID();
       const ecdh = createECDH('prime256v1');

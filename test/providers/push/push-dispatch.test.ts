@@ -109,7 +109,13 @@ describe('push providers behind the scheduler', () => {
       const ids = await seedMany(
         env.store,
         Array.from({ length: 12 }, () =>
-          newNotification({ channel: 'push', recipient: rig.recipient(), createdAt: env.clock.now() - 1000 }),
+          // HIGH may use the whole rate and every slot (LOW and NORMAL keep out of a reserve).
+          newNotification({
+            channel: 'push',
+            priority: 'HIGH',
+            recipient: rig.recipient(),
+            createdAt: env.clock.now() - 1000,
+          }),
         ),
       );
       // Each send takes a while at the peer, so concurrent sends overlap there and are counted.

@@ -1,7 +1,11 @@
 /** Waits until `condition` holds, polling; fails after `ms` (a generous bound, not a speed check). */
-export async function eventually(condition: () => boolean, ms = 10_000, what = 'condition'): Promise<void> {
+export async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  ms = 10_000,
+  what = 'condition',
+): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
