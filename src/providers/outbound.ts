@@ -1,10 +1,13 @@
-import { BlockList, isIP } from 'node:net';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
  * Where outbound requests to caller-chosen URLs (Web Push endpoints) may not go: loopback,
- * private, link-local, unique-local and unspecified addresses, and `localhost`. Checked at
- * acceptance on the URL's host; hosts listed in HERALD_PUSH_ALLOWED_HOSTS (a name, or
- * `host:port`) are exempt, for private push services and tests.
+ * private, link-local, unique-local and unspecified addresses, and `localhost`. Checked twice:
+ * at acceptance on the URL's host (refusedUrl), and at connect time on the addresses the host
+ * resolves to (publicOnlyLookup), so a name that resolves elsewhere later (DNS rebinding) does
+ * not get through. Hosts listed in HERALD_PUSH_ALLOWED_HOSTS (a name, or `host:port`) are
+ * exempt from both, for private push services and tests.
  */
 const PRIVATE = new BlockList();
 for (const [net, bits] of [
@@ -37,6 +40,13 @@ export function isPrivateAddress(address: string): boolean {
   return PRIVATE.check(address, 'ipv6');
 }
 
+/** Whether the URL's host (or host:port) is listed in HERALD_PUSH_ALLOWED_HOSTS. */
+export function isAllowedHost(url: URL, allowedHosts: readonly string[]): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const hostPort = `${host}:${url.port || '443'}`;
+  return allowedHosts.some((h) => h.toLowerCase() === host || h.toLowerCase() === hostPort);
+}
+
 /** Why a caller-chosen URL may not be called, or undefined when it may. */
 export function refusedUrl(raw: string, allowedHosts: readonly string[]): string | undefined {
   let url: URL;
@@ -46,11 +56,42 @@ export function refusedUrl(raw: string, allowedHosts: readonly string[]): string
     return 'must be a URL';
   }
   if (url.protocol !== 'https:') return 'must be an https:// URL';
+  if (isAllowedHost(url, allowedHosts)) return undefined;
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const hostPort = `${host}:${url.port || '443'}`;
-  if (allowedHosts.some((h) => h.toLowerCase() === host || h.toLowerCase() === hostPort)) return undefined;
   if (host === 'localhost' || host.endsWith('.localhost') || isPrivateAddress(host)) {
     return 'must not name a loopback, private, link-local or unspecified address (HERALD_PUSH_ALLOWED_HOSTS lists exceptions)';
   }
   return undefined;
+}
+
+/** The code of the error publicOnlyLookup fails a connection with. */
+export const PRIVATE_ADDRESS = 'EHERALDPRIVATEADDRESS';
+
+/**
+ * A socket `lookup` that resolves like the default one and fails the connection when any of the
+ * host's addresses is private (a host with one public and one private address is refused too:
+ * the socket may pick either). Used by the connections Herald opens to caller-chosen hosts.
+ */
+export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    if (error) return callback(error, '', 0);
+    const refused = addresses.find((a) => isPrivateAddress(a.address));
+    if (refused || addresses.length === 0) {
+      const denied = Object.assign(new Error(`${hostname} resolves to a private address`), {
+        code: PRIVATE_ADDRESS,
+      });
+      return callback(denied, '', 0);
+    }
+    if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+    const [first] = addresses as [LookupAddress];
+    return callback(null, first.address, first.family);
+  });
+};
+
+/** Whether a failed request was refused by publicOnlyLookup (fetch wraps the socket's error). */
+export function refusedAtConnect(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === PRIVATE_ADDRESS) return true;
+  }
+  return false;
 }

@@ -16,8 +16,8 @@ const AUTH_CODES = new Set(['EAUTH', 'ENOAUTH']);
 const AUTH_REPLIES = new Set([530, 534, 535, 538]);
 
 /**
- * Classifies an SMTP failure (RFC 5321 reply classes): an authentication failure is a
- * configuration error that pauses the provider; 4xx is transient; 5xx is permanent; no reply at
+ * Classifies an SMTP failure (RFC 5321 reply classes): an authentication failure or a refused
+ * STARTTLS that SMTP_URL requires is a configuration error that pauses the provider; 4xx is transient; 5xx is permanent; no reply at
  * all (connection refused, timeout, TLS drop) is transient.
  */
 export function classifySmtpError(error: SmtpErrorLike): Failure {
@@ -25,6 +25,14 @@ export function classifySmtpError(error: SmtpErrorLike): Failure {
   const text = (error.response ?? error.message ?? 'SMTP error').slice(0, 300);
   if ((error.code && AUTH_CODES.has(error.code)) || (reply && AUTH_REPLIES.has(reply))) {
     return { ok: false, kind: 'config', detail: `SMTP authentication failed: ${text}` };
+  }
+  // STARTTLS refused or failed where TLS is required (credentials on smtp://): the server's set-up.
+  if (error.code === 'ETLS') {
+    return {
+      ok: false,
+      kind: 'config',
+      detail: 'SMTP server did not accept STARTTLS, which SMTP_URL requires',
+    };
   }
   if (reply && reply >= 500 && reply < 600) return { ok: false, kind: 'permanent', detail: text };
   if (reply && reply >= 400 && reply < 500) return { ok: false, kind: 'transient', detail: text };

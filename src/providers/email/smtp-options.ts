@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /** Pool and rate settings of the SMTP provider, read from SMTP_URL's query string. */
 export interface SmtpPoolOptions {
   host: string;
@@ -10,6 +12,18 @@ export interface SmtpPoolOptions {
   ratePerSecond: number;
   /** Messages one connection sends before it is recycled. */
   maxMessages: number;
+  /**
+   * STARTTLS is required before credentials are sent (API.md §7): with a user on `smtp://`,
+   * unless the host is a loopback address or the URL says `?tls=optional`.
+   */
+  requireTLS: boolean;
+}
+
+/** `localhost` or a loopback address literal (127.0.0.0/8, ::1). */
+function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return isIP(host) === 6 && (host === '::1' || /^::ffff:127\./i.test(host));
 }
 
 const intParam = (url: URL, name: string, fallback: number, min: number, max: number): number => {
@@ -24,7 +38,9 @@ const intParam = (url: URL, name: string, fallback: number, min: number, max: nu
 
 /**
  * Parses `smtp://user:pass@host:port?maxConnections=5&rateLimit=10` (or `smtps://` for TLS from
- * the first byte). Plain `smtp://` upgrades with STARTTLS when the server offers it.
+ * the first byte). Plain `smtp://` upgrades with STARTTLS when the server offers it, and must
+ * (requireTLS) when it carries credentials to a host that is not loopback; `?tls=optional` lifts
+ * that, `?tls=required` asks it without credentials too.
  */
 export function parseSmtpUrl(raw: string): SmtpPoolOptions {
   const url = new URL(raw);
@@ -33,14 +49,21 @@ export function parseSmtpUrl(raw: string): SmtpPoolOptions {
   }
   const secure = url.protocol === 'smtps:';
   const user = decodeURIComponent(url.username);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const tls = url.searchParams.get('tls');
+  if (tls !== null && tls !== 'optional' && tls !== 'required') {
+    throw new TypeError('SMTP_URL tls must be optional or required');
+  }
   return {
-    host: url.hostname.replace(/^\[|\]$/g, ''),
+    host,
     port: url.port ? Number(url.port) : secure ? 465 : 587,
     secure,
     auth: user ? { user, pass: decodeURIComponent(url.password) } : undefined,
     maxConnections: intParam(url, 'maxConnections', 5, 1, 100),
     ratePerSecond: intParam(url, 'rateLimit', 20, 0, 100_000),
     maxMessages: intParam(url, 'maxMessages', 100, 1, 1_000_000),
+    requireTLS:
+      !secure && (tls === 'required' || (user !== '' && tls !== 'optional' && !isLoopbackHost(host))),
   };
 }
 

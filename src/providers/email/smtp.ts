@@ -46,6 +46,7 @@ export function createSmtpProvider(config: SmtpConfig, deps: ProviderDeps): Prov
     host: options.host,
     port: options.port,
     secure: options.secure,
+    requireTLS: options.requireTLS,
     ...(options.auth ? { auth: options.auth } : {}),
     maxConnections: options.maxConnections,
     maxMessages: options.maxMessages,

@@ -51,11 +51,16 @@ export function shortText(text: string, max = 200): string {
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
+/** A fetch answer's body: global fetch's and undici's (Web Push) alike. */
+export interface AnswerBody {
+  body: { getReader(): ReadableStreamDefaultReader<Uint8Array> } | null;
+}
+
 /**
  * The start of a response body, at most `max` bytes; the rest is discarded. A push endpoint
  * comes from the API caller, so its answer is not trusted to be small.
  */
-export async function readCapped(response: Response, max = 8192): Promise<string> {
+export async function readCapped(response: AnswerBody, max = 8192): Promise<string> {
   const reader = response.body?.getReader();
   if (!reader) return '';
   const chunks: Uint8Array[] = [];

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import { Agent, fetch } from 'undici';
 import webpush from 'web-push';
 import type { Config } from '../../config/config.ts';
 import type { Recipient } from '../../notifications/model.ts';
+import { isAllowedHost, publicOnlyLookup, refusedAtConnect, refusedUrl } from '../outbound.ts';
 import { retryAfterMs } from '../retry-after.ts';
 import type { OutgoingMessage, Provider, ProviderDeps, SendResult } from '../types.ts';
 import {
@@ -38,6 +40,11 @@ export function createWebPushProvider(
   };
   const vapidProblem = checkVapid(vapidDetails);
   if (vapidProblem) deps.log.error({ provider: 'webpush' }, `VAPID configuration unusable: ${vapidProblem}`);
+  // Endpoints are caller-chosen: connections to hosts not listed in HERALD_PUSH_ALLOWED_HOSTS
+  // resolve through publicOnlyLookup, which refuses private addresses at connect time.
+  const allowedHosts = deps.config.providers.pushAllowedHosts ?? [];
+  const publicOnly = new Agent({ connect: { lookup: publicOnlyLookup } });
+  const listed = new Agent();
 
   return {
     name: 'webpush',
@@ -52,11 +59,11 @@ export function createWebPushProvider(
       const subscription = message.recipient.subscription;
       if (!subscription)
         return { ok: false, kind: 'permanent', detail: 'recipient has no push subscription' };
-      // RFC 8030 push services are HTTPS only; refusing other schemes also keeps a caller-chosen
-      // endpoint from reaching plain-HTTP services inside the network.
-      if (!subscription.endpoint.startsWith('https://')) {
-        return { ok: false, kind: 'permanent', detail: 'push subscription endpoint is not https' };
-      }
+      // RFC 8030 push services are HTTPS only; refusing other schemes and private address
+      // literals (checked at acceptance too, but rows may predate a change of the list) keeps a
+      // caller-chosen endpoint from reaching services inside the network.
+      const refused = refusedUrl(subscription.endpoint, allowedHosts);
+      if (refused) return { ok: false, kind: 'permanent', detail: `push subscription endpoint ${refused}` };
       const payload = JSON.stringify({
         notificationId: message.notificationId,
         ...pushPayload(message.content),
@@ -76,7 +83,7 @@ export function createWebPushProvider(
         // VAPID was checked above, so what is left is a malformed subscription (endpoint or keys).
         return { ok: false, kind: 'permanent', detail: `invalid subscription: ${(error as Error).message}` };
       }
-      let response: Response;
+      let response: Awaited<ReturnType<typeof fetch>>;
       try {
         response = await fetch(request.endpoint, {
           method: 'POST',
@@ -84,14 +91,25 @@ export function createWebPushProvider(
           body: request.body ? new Uint8Array(request.body) : undefined,
           redirect: 'manual',
           signal: requestSignal(signal, options.timeoutMs),
+          dispatcher: isAllowedHost(new URL(request.endpoint), allowedHosts) ? listed : publicOnly,
         });
       } catch (error) {
+        // The endpoint's name resolves to a private address: this subscription's fault alone.
+        if (refusedAtConnect(error))
+          return {
+            ok: false,
+            kind: 'permanent',
+            detail: 'push subscription endpoint resolves to a private address',
+          };
         return networkFailure(error);
       }
       // The answer's body is read (so the connection can be reused) but never copied into an
       // event: a caller-chosen endpoint must not turn Herald into a reader of other services.
       await readCapped(response);
       return resultOf(response, deps);
+    },
+    async close() {
+      await Promise.all([publicOnly.close(), listed.close()]);
     },
   };
 }
@@ -153,7 +171,7 @@ function originOf(endpoint: string | undefined): string | undefined {
  * and 5xx are the service's own trouble. Events carry the status and Herald's reason, not the
  * service's text.
  */
-function resultOf(response: Response, deps: ProviderDeps): SendResult {
+function resultOf(response: Pick<Response, 'status' | 'headers'>, deps: ProviderDeps): SendResult {
   const status = response.status;
   if (status >= 200 && status < 300) {
     return {

@@ -18,6 +18,8 @@ export interface SmtpPeerOptions {
   users?: Record<string, string>;
   /** recipient → SMTP reply code to refuse its RCPT TO with (450, 550, ...). */
   rejectRecipients?: Record<string, number>;
+  /** The address to listen on (default 127.0.0.1). */
+  listen?: string;
 }
 
 /** A real SMTP server (smtp-server) on a free local port, recording what it receives. */
@@ -31,6 +33,8 @@ export interface SmtpPeer {
   connections: number;
   /** Per-recipient slowness: the answer to DATA waits `stall.delay(recipient)` ms. */
   stall: Stall;
+  /** AUTH commands received (credentials a client sent). */
+  authAttempts: number;
   close(): Promise<void>;
 }
 
@@ -52,6 +56,7 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
     maxConcurrentConnections: 0,
     connections: 0,
     stall: createStall(),
+    authAttempts: 0,
   };
   const reject = options.rejectRecipients ?? {};
   const serverOptions: SMTPServerOptions = {
@@ -71,6 +76,7 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
       open -= 1;
     },
     onAuth(auth, _session, callback) {
+      peer.authAttempts += 1;
       const expected = options.users?.[auth.username ?? ''];
       if (expected !== undefined && expected === auth.password)
         return callback(null, { user: auth.username });
@@ -109,7 +115,7 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
   const server = new SMTPServer(serverOptions);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(0, options.listen ?? '127.0.0.1', () => resolve());
   });
   const port = (server.server.address() as AddressInfo).port;
   return Object.assign(peer, {

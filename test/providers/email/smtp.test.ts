@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { createSmtpProvider } from '../../../src/providers/email/index.ts';
+import { parseSmtpUrl } from '../../../src/providers/email/smtp-options.ts';
 import type { Provider } from '../../../src/providers/types.ts';
 import { type SmtpPeer, startSmtpPeer } from '../../helpers/peers/smtp.ts';
 import { never, outgoing, providerDeps } from './deps.ts';
@@ -81,6 +83,45 @@ describe('SMTP provider', () => {
     assert.ok(logged.some((line) => line.level === 'error'));
     assert.doesNotMatch(JSON.stringify(logged), /wrong-password/);
     assert.doesNotMatch(result.detail, /wrong-password/);
+  });
+
+  it('sends credentials only over TLS to a host that is not loopback, unless tls=optional', async () => {
+    // The machine's own name resolves to one of its addresses, but it is a name, not a loopback
+    // literal: credentials to it must go over TLS, and this peer offers no STARTTLS.
+    const open = await startSmtpPeer({ users: { herald: 'pw' }, listen: '0.0.0.0' });
+    try {
+      const { deps } = providerDeps();
+      const url = `smtp://herald:pw@${hostname()}:${open.port}`;
+      const strict = createSmtpProvider({ url, from: FROM }, deps);
+      const refused = await strict.send(email('ada@example.com'), never);
+      await strict.close?.();
+      assert.ok(!refused.ok && refused.kind === 'config', JSON.stringify(refused));
+      assert.equal(refused.detail, 'SMTP server did not accept STARTTLS, which SMTP_URL requires');
+      assert.equal(open.authAttempts, 0, 'no credentials went out in the clear');
+      const lax = createSmtpProvider({ url: `${url}?tls=optional`, from: FROM }, deps);
+      const sent = await lax.send(email('ada@example.com'), never);
+      await lax.close?.();
+      assert.equal(sent.ok, true, JSON.stringify(sent));
+      assert.equal(open.authAttempts, 1);
+    } finally {
+      await open.close();
+    }
+  });
+
+  it('requires TLS for credentials on smtp:// except to loopback or with tls=optional', () => {
+    const requires = (url: string) => parseSmtpUrl(url).requireTLS;
+    assert.equal(requires('smtp://u:p@smtp.example.com'), true);
+    assert.equal(requires('smtp://u:p@smtp.example.com?tls=optional'), false);
+    assert.equal(requires('smtps://u:p@smtp.example.com'), false, 'TLS from the first byte');
+    assert.equal(requires('smtp://smtp.example.com'), false, 'no credentials to protect');
+    assert.equal(requires('smtp://smtp.example.com?tls=required'), true);
+    for (const host of ['127.0.0.1', '127.0.0.53', '[::1]', 'localhost']) {
+      assert.equal(requires(`smtp://u:p@${host}:2525`), false, host);
+    }
+    assert.throws(
+      () => parseSmtpUrl('smtp://u:p@smtp.example.com?tls=maybe'),
+      /tls must be optional or required/,
+    );
   });
 
   it('keeps the pool within maxConnections under a burst', async () => {

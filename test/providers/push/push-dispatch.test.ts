@@ -15,6 +15,7 @@ import { createApnsKey, startApnsPeer } from '../../helpers/peers/apns.ts';
 import { startFcmPeer } from '../../helpers/peers/fcm.ts';
 import { startWebPushPeer } from '../../helpers/peers/webpush.ts';
 import { newNotification, read, seedMany } from '../../store/queue-fixtures.ts';
+import { allowing } from './factories.ts';
 
 /** Small limits so a burst of 12 must wait on them: 2 at once, 4 a second. */
 const limits = { concurrency: 2, ratePerSecond: 4, burst: 4 };
@@ -34,7 +35,7 @@ async function webPushRig(): Promise<Rig> {
   const vapid = webpush.generateVAPIDKeys();
   const config = { ...vapid, subject: 'mailto:ops@example.com' };
   return {
-    factory: (deps) => createWebPushProvider(config, deps, { limits }),
+    factory: (deps) => createWebPushProvider(config, allowing(deps, peer.origin), { limits }),
     recipient: () => ({ subscription: peer.subscribe(vapid.publicKey) }),
     received: () => peer.received.length,
     maxInFlight: () => peer.maxInFlight,
@@ -148,7 +149,9 @@ describe('push providers behind the scheduler', () => {
     const env = await setup();
     closers.push(() => env.store.close());
     env.clock.set(Date.now());
-    const scheduler = schedulerFor(env, { factories: [(deps) => createWebPushProvider(config, deps)] });
+    const scheduler = schedulerFor(env, {
+      factories: [(deps) => createWebPushProvider(config, allowing(deps, peer.origin))],
+    });
     const gone = peer.subscribe(vapid.publicKey);
     const busy = peer.subscribe(vapid.publicKey);
     peer.script(gone.endpoint, { status: 410 });

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import webpush from 'web-push';
+import { systemClock } from '../../../src/clock.ts';
+import { isPrivateAddress, refusedUrl } from '../../../src/providers/outbound.ts';
 import { createWebPushProvider, topicOf } from '../../../src/providers/push/webpush.ts';
 import type { Provider } from '../../../src/providers/types.ts';
 import { startWebPushPeer, type WebPushPeer } from '../../helpers/peers/webpush.ts';
@@ -18,7 +22,7 @@ describe('Web Push provider against a local push service', () => {
 
   before(async () => {
     peer = await startWebPushPeer();
-    provider = createWebPushProvider(config, pushDeps());
+    provider = createWebPushProvider(config, pushDeps(systemClock, peer.origin));
   });
   after(() => peer.close());
 
@@ -107,7 +111,10 @@ describe('Web Push provider against a local push service', () => {
   it('fails only that notification when the push service refuses the VAPID signature (401), quoting none of its answer', async () => {
     // The public key announced in `k` does not match the private key that signed the JWT.
     const other = webpush.generateVAPIDKeys();
-    const forged = createWebPushProvider({ ...config, privateKey: other.privateKey }, pushDeps());
+    const forged = createWebPushProvider(
+      { ...config, privateKey: other.privateKey },
+      pushDeps(systemClock, peer.origin),
+    );
     const subscription = peer.subscribe(vapid.publicKey);
     const result = await forged.send(pushMessage({ recipient: { subscription } }), never);
     // A 4xx is about this subscription: permanent, never the provider's circuit.
@@ -117,7 +124,7 @@ describe('Web Push provider against a local push service', () => {
   });
 
   it('keeps a circuit per push-service origin', () => {
-    const provider = createWebPushProvider(config, pushDeps());
+    const provider = createWebPushProvider(config, pushDeps(systemClock, peer.origin));
     const sub = (endpoint: string) => ({ subscription: { endpoint, keys: { p256dh: 'k', auth: 'a' } } });
     assert.equal(provider.circuitKey?.(sub('https://a.push.example/x/1')), 'https://a.push.example');
     assert.equal(provider.circuitKey?.(sub('https://a.push.example/y/2')), 'https://a.push.example');
@@ -126,7 +133,7 @@ describe('Web Push provider against a local push service', () => {
 
   it('reports a config error for malformed VAPID keys without calling the push service', async () => {
     const before = peer.arrivals.length;
-    const deps = pushDeps();
+    const deps = pushDeps(systemClock, peer.origin);
     const broken = createWebPushProvider({ ...config, privateKey: 'not-a-key' }, deps);
     const result = await broken.send(
       pushMessage({ recipient: { subscription: peer.subscribe(vapid.publicKey) } }),
@@ -147,14 +154,48 @@ describe('Web Push provider against a local push service', () => {
     const before = peer.arrivals.length;
     const https = peer.subscribe(vapid.publicKey);
     const { result } = await send({ ...https, endpoint: https.endpoint.replace('https:', 'http:') });
-    assert.ok(!result.ok && result.kind === 'permanent' && /not https/.test(result.detail));
+    assert.ok(!result.ok && result.kind === 'permanent' && /must be an https:\/\/ URL/.test(result.detail));
     assert.equal(peer.arrivals.length, before);
   });
 
   it('treats an unreachable push service as transient, without the network error code', async () => {
     const subscription = { ...peer.subscribe(vapid.publicKey), endpoint: 'https://127.0.0.1:1/push/x' };
-    const { result } = await send(subscription);
+    const listed = createWebPushProvider(config, pushDeps(systemClock, '127.0.0.1:1'));
+    const result = await listed.send(pushMessage({ recipient: { subscription } }), never);
     assert.ok(!result.ok && result.kind === 'transient');
-    assert.doesNotMatch(result.detail, /ECONN|EHOST|ENET/);
+    assert.equal(result.detail, 'push request could not reach the push service');
+  });
+
+  it('refuses a private address literal at send time, without a request, unless it is listed', async () => {
+    const before = peer.arrivals.length;
+    const https = peer.subscribe(vapid.publicKey);
+    const port = new URL(peer.origin).port;
+    for (const host of ['127.0.0.1', '[::1]', '10.0.0.8', '169.254.169.254']) {
+      const endpoint = https.endpoint.replace(`localhost:${port}`, `${host}:${port}`);
+      const { result } = await send({ ...https, endpoint });
+      assert.ok(!result.ok && result.kind === 'permanent', host);
+      assert.match(result.detail, /must not name a loopback, private/);
+    }
+    assert.equal(peer.arrivals.length, before);
+  });
+
+  it('refuses at connect time a host name that resolves to a private address (DNS rebinding)', async (t) => {
+    // The machine's own name: not an address literal nor `localhost`, so it passes the checks on
+    // the URL, and it resolves to a loopback or private address (/etc/hosts).
+    const name = hostname();
+    const addresses = await lookup(name, { all: true }).catch(() => []);
+    if (addresses.length === 0) return t.skip(`${name} does not resolve here`);
+    assert.ok(
+      addresses.every((a) => isPrivateAddress(a.address)),
+      `${name} resolves to a public address`,
+    );
+    const before = peer.arrivals.length;
+    const https = peer.subscribe(vapid.publicKey);
+    const endpoint = https.endpoint.replace('localhost', name);
+    assert.equal(refusedUrl(endpoint, []), undefined, 'acceptance lets the name through');
+    const { result } = await send({ ...https, endpoint });
+    assert.ok(!result.ok && result.kind === 'permanent');
+    assert.equal(result.detail, 'push subscription endpoint resolves to a private address');
+    assert.equal(peer.arrivals.length, before, 'no connection was made');
   });
 });
