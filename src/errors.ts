@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'TEMPLATE_NOT_FOUND'
+  | 'RENDER_LIMIT'
   | 'IDEMPOTENCY_CONFLICT'
   | 'INVALID_STATE'
   | 'CONFLICT'

@@ -23,6 +23,8 @@ import { createWakeup, type Wakeup } from './notifications/wakeup.ts';
 import { sandboxRoutes } from './providers/sandbox/routes.ts';
 import { createStore } from './store/create.ts';
 import type { Store } from './store/port/index.ts';
+import { createRenderer, type Renderer } from './templates/render.ts';
+import { createRenderPool } from './templates/render-pool.ts';
 import { templateRoutes } from './templates/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 
@@ -43,6 +45,8 @@ export interface HeraldDeps extends CoreDeps {
   /** Ingest signals it after each commit; the in-process worker waits on it. */
   wakeup: Wakeup;
   metrics: Metrics;
+  /** Liquid rendering in worker threads, for the worker's sends and the API's previews. */
+  renderer: Renderer;
 }
 
 /** A running Herald: the roles its config asked for, and how to stop them. */
@@ -109,6 +113,10 @@ export async function createDeps(config: Config, clock: Clock = systemClock): Pr
       wakeup,
       metrics,
       ingest: createIngest({ ...core, wakeup, metrics }),
+      renderer: createRenderer(
+        store,
+        createRenderPool({ threads: config.renderThreads, timeoutMs: config.renderTimeoutMs }),
+      ),
       reports: createReportService(store, clock),
     };
   } catch (error) {
@@ -149,6 +157,7 @@ export async function startHerald(config: Config, clock: Clock = systemClock): P
     deps,
     async close() {
       for (const close of closers.reverse()) await close();
+      await deps.renderer.close();
       await deps.store.close();
     },
   };

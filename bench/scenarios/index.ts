@@ -5,6 +5,7 @@ import { dispatchScenario } from './dispatch.ts';
 import { ingestApiOnlyScenario, ingestScenario } from './ingest.ts';
 import { isolationScenario } from './isolation.ts';
 import { memoryScenario } from './memory.ts';
+import { renderScenario } from './render.ts';
 import type { Scenario } from './types.ts';
 
 /** Every scenario of the issue, in its order. */
@@ -17,5 +18,6 @@ export const SCENARIOS: Scenario[] = [
   dispatchScenario,
   claimScenario,
   memoryScenario,
+  renderScenario,
   authScenario,
 ];

@@ -1,4 +1,5 @@
 import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import { RENDER_LIMITS } from '../templates/limits.ts';
 
 /**
  * Every configuration variable, once: its name, type, bounds, default and meaning, one TypeBox
@@ -85,6 +86,14 @@ export const ServerSchema = Type.Object({
     3_600_000,
     "a request's headers and body must arrive within this, on every port",
   ),
+  renderTimeoutMs: int(
+    'HERALD_RENDER_TIMEOUT_MS',
+    100,
+    10,
+    60_000,
+    'rendering time of all the fields of one notification or preview, enforced by ending the thread',
+  ),
+  renderThreads: int('HERALD_RENDER_THREADS', 2, 1, 64, 'worker threads that render Liquid templates'),
   ingestMaxPending: int(
     'HERALD_INGEST_MAX_PENDING',
     100_000,
@@ -214,6 +223,8 @@ export const FIXED = {
    * probe after every pause of a provider.
    */
   maxHolds: 5,
+  /** Rendering bounds besides its time (HERALD_RENDER_TIMEOUT_MS), API.md §6 (templates/limits.ts). */
+  render: RENDER_LIMITS,
   /** Circuit-breaker tuning of every provider; tests shorten it through the scheduler's deps. */
   circuit: {
     /** Consecutive transient failures that open the circuit. */

@@ -10,7 +10,7 @@ import {
   type ProviderRegistry,
 } from '../providers/registry.ts';
 import type { ProviderDeps } from '../providers/types.ts';
-import { createRenderer } from '../templates/render.ts';
+import type { Renderer } from '../templates/render.ts';
 import { createScheduler } from './scheduler.ts';
 import { createWorker, type Worker } from './worker.ts';
 
@@ -26,7 +26,12 @@ export interface Dispatch {
  * What the worker role is built from: the store, the wake-up ingest signals, and the reports
  * service that asynchronous delivery reports (SMPP receipts) go to.
  */
-export type WorkerDeps = CoreDeps & { wakeup: Wakeup; reports: ReportSink; metrics?: Metrics };
+export type WorkerDeps = CoreDeps & {
+  wakeup: Wakeup;
+  reports: ReportSink;
+  renderer: Renderer;
+  metrics?: Metrics;
+};
 
 /** Starts the worker role: its providers, scheduler and loop. */
 export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
@@ -36,7 +41,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
   const scheduler = createScheduler({
     store: deps.store,
     providers,
-    renderer: createRenderer(deps.store),
+    renderer: deps.renderer,
     clock: deps.clock,
     config: deps.config.dispatch,
     log,

@@ -1,10 +1,26 @@
-import { Liquid, type Template } from 'liquidjs';
+import {
+  type Context,
+  type Emitter,
+  evalToken,
+  ForTag,
+  Liquid,
+  TablerowTag,
+  Tag,
+  type TagToken,
+  type Template,
+  type Token,
+  type TopLevelToken,
+  TypeGuards,
+} from 'liquidjs';
 import type { Content } from '../channels.ts';
 import type { FieldError } from '../errors.ts';
+import { RENDER_LIMITS } from './limits.ts';
 
 // One set of options for both engines. `templates: {}` swaps the file system for an empty
-// in-memory map, so `{% include '/etc/passwd' %}` finds nothing; the limits bound what one
-// template may cost (a loop over 1..1e9 stops at the render limit instead of pinning a core).
+// in-memory map (and include, render and layout are refused anyway, below); the limits bound
+// what one template may allocate. Time is bounded outside Liquid: rendering runs in a worker
+// thread that is terminated at its deadline (render-pool.ts), since Liquid's own renderLimit
+// is checked only between nodes.
 const COMMON = {
   templates: {},
   strictVariables: true,
@@ -12,14 +28,83 @@ const COMMON = {
   ownPropertyOnly: true,
   timezoneOffset: 0,
   parseLimit: 1_000_000,
-  renderLimit: 1_000,
   memoryLimit: 50_000_000,
 } as const;
 
+/**
+ * Past a render limit (API.md §6): the notification fails permanently and a preview gets 422
+ * RENDER_LIMIT, unlike other render errors (a missing variable: 400 at preview).
+ */
+export class RenderLimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RenderLimitError';
+  }
+}
+
+/** Whether `error`, or the error a Liquid error wraps, is a RenderLimitError. */
+export function isLimitError(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = (e as { originalError?: unknown }).originalError) {
+    if (e instanceof RenderLimitError) return true;
+  }
+  return false;
+}
+
+/** The range a loop's collection spells out literally, as `(a..b)` or `(a..b) | filter`. */
+function rangeOf(collection: Token): Token | undefined {
+  if (TypeGuards.isRangeToken(collection)) return collection;
+  const postfix = (collection as { initial?: { postfix?: Token[] } }).initial?.postfix;
+  return postfix?.length === 1 && TypeGuards.isRangeToken(postfix[0]) ? postfix[0] : undefined;
+}
+
+/** Refuses a loop over a range of more than RENDER_LIMITS.maxRange items, before it is built. */
+function* refuseLongRange(collection: Token, ctx: Context): Generator<unknown, void, unknown> {
+  const range = rangeOf(collection);
+  if (!range || !TypeGuards.isRangeToken(range)) return;
+  const low = Number(yield evalToken(range.lhs, ctx));
+  const high = Number(yield evalToken(range.rhs, ctx));
+  const items = high - low + 1;
+  if (items > RENDER_LIMITS.maxRange) {
+    throw new RenderLimitError(`a loop over ${items} items is over the limit of ${RENDER_LIMITS.maxRange}`);
+  }
+}
+
+class BoundedFor extends ForTag {
+  // biome-ignore lint/suspicious/noConfusingVoidType: the signature of liquidjs's ForTag.render
+  override *render(ctx: Context, emitter: Emitter): Generator<unknown, void | string, Template[]> {
+    yield* refuseLongRange(this.collection, ctx) as Generator<unknown, void, Template[]>;
+    return yield* super.render(ctx, emitter);
+  }
+}
+
+class BoundedTablerow extends TablerowTag {
+  override *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
+    yield* refuseLongRange(this.collection, ctx);
+    yield* super.render(ctx, emitter);
+  }
+}
+
+/** `include`, `render` and `layout` pull in other templates: refused when a template is parsed (saved). */
+class RefusedTag extends Tag {
+  constructor(token: TagToken, remain: TopLevelToken[], liquid: Liquid) {
+    super(token, remain, liquid);
+    throw new Error(`the ${token.name} tag is not allowed`);
+  }
+  render(): void {}
+}
+
+function engine(options: ConstructorParameters<typeof Liquid>[0]): Liquid {
+  const liquid = new Liquid(options);
+  liquid.registerTag('for', BoundedFor);
+  liquid.registerTag('tablerow', BoundedTablerow);
+  for (const name of ['include', 'render', 'layout']) liquid.registerTag(name, RefusedTag);
+  return liquid;
+}
+
 /** Plain-text fields (subject, text, SMS, push): output as written, since escaping would show `&amp;`. */
-const textEngine = new Liquid(COMMON);
+const textEngine = engine(COMMON);
 /** The html field: every `{{ }}` output is HTML-escaped unless the author writes `| raw`. */
-const htmlEngine = new Liquid({ ...COMMON, outputEscape: 'escape' });
+const htmlEngine = engine({ ...COMMON, outputEscape: 'escape' });
 
 /** The Liquid source fields a template or inline content may carry. */
 export const TEXT_FIELDS = ['subject', 'text', 'html', 'title', 'body'] as const;
@@ -95,17 +180,28 @@ function syntaxProblem(field: TextField, source: string): string | null {
   return problem;
 }
 
-/** Renders parsed fields with `variables`; a missing variable throws LiquidFieldError naming the field. */
+/**
+ * Renders parsed fields with `variables`; a missing variable throws LiquidFieldError naming the
+ * field, a limit (range, output size) a RenderLimitError.
+ */
 export function renderParsed(parsed: ParsedContent, variables: Record<string, unknown>): Content {
   const out: Content = {};
+  let bytes = 0;
   for (const field of TEXT_FIELDS) {
     const templates = parsed[field];
     if (!templates) continue;
+    let text: string;
     try {
-      out[field] = String(engineFor(field).renderSync(templates, variables));
+      text = String(engineFor(field).renderSync(templates, variables));
     } catch (error) {
+      if (isLimitError(error)) throw new RenderLimitError(`${field}: ${(error as Error).message}`);
       throw new LiquidFieldError(field, (error as Error).message);
     }
+    bytes += Buffer.byteLength(text);
+    if (bytes > RENDER_LIMITS.outputBytes) {
+      throw new RenderLimitError(`the rendered fields are over ${RENDER_LIMITS.outputBytes / 1024} KiB`);
+    }
+    out[field] = text;
   }
   if (parsed.data !== undefined) out.data = parsed.data;
   return out;

@@ -1,19 +1,26 @@
 import type { Channel, Content } from '../channels.ts';
+import type { Priority } from '../notifications/model.ts';
+import { priorityRank } from '../notifications/model.ts';
 import type { Store } from '../store/port/index.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
-import { LiquidFieldError, type ParsedContent, parseContent, renderParsed } from './liquid.ts';
+import { TEXT_FIELDS } from './liquid.ts';
+import { createRenderPool, type RenderPool } from './render-pool.ts';
 
 /**
- * A permanent rendering failure (missing variable, missing template version, bad syntax). The
- * scheduler fails the notification at once, with `message` as the event detail.
+ * A permanent rendering failure (missing variable, missing template version, bad syntax, or a
+ * render limit: time, output size, range). The scheduler fails the notification at once, with
+ * `message` as the event detail; a preview answers 400, or 422 RENDER_LIMIT when `limit`.
  */
 export class RenderError extends Error {
   /** The content field that failed (`html`, `subject`...), when one did. */
   readonly field: string | undefined;
-  constructor(message: string, field?: string) {
+  /** A render limit (API.md §6) rather than a template or variables problem. */
+  readonly limit: boolean;
+  constructor(message: string, field?: string, limit = false) {
     super(message);
     this.name = 'RenderError';
     this.field = field;
+    this.limit = limit;
   }
 }
 
@@ -21,6 +28,7 @@ export class RenderError extends Error {
 export interface RenderInput {
   tenant: string;
   channel: Channel;
+  priority: Priority;
   templateKey: string | null;
   templateVersion: number | null;
   content: Content | null;
@@ -30,6 +38,23 @@ export interface RenderInput {
 /** Renders notifications at processing time, from their pinned template version or inline content. */
 export interface Renderer {
   render(notification: RenderInput): Promise<Content>;
+  /** Renders one template version with `variables` (POST /templates/{key}/preview). */
+  preview(template: TemplateRecord, variables: Record<string, unknown>): Promise<Content>;
+  /** Ends the threads of the pool it was given (not the process's default one). */
+  close(): Promise<void>;
+}
+
+function describe(t: { key: string; version: number }): string {
+  return `template "${t.key}" v${t.version}`;
+}
+
+/** Content with no Liquid markup renders as itself: nothing to run, so no thread is needed. */
+function literal(content: Content): Content | undefined {
+  for (const field of TEXT_FIELDS) {
+    const source = content[field];
+    if (typeof source === 'string' && /{[{%]/.test(source)) return undefined;
+  }
+  return content;
 }
 
 /** A tiny LRU: Map keeps insertion order, so the first key is the least recently used. */
@@ -51,66 +76,62 @@ function lru<V>(max: number) {
   };
 }
 
-/** Renders one template version with `variables`; throws RenderError (e.g. for preview). */
-export function renderTemplate(template: TemplateRecord, variables: Record<string, unknown>): Content {
-  return renderWith(parseOrThrow(template.content, describe(template)), variables, describe(template));
-}
+let sharedPool: RenderPool | undefined;
 
-function describe(t: { key: string; version: number }): string {
-  return `template "${t.key}" v${t.version}`;
-}
-
-function parseOrThrow(content: Content, what: string): ParsedContent {
-  try {
-    return parseContent(content);
-  } catch (error) {
-    if (error instanceof LiquidFieldError) throw new RenderError(`${what}: ${error.message}`, error.field);
-    throw error;
-  }
-}
-
-function renderWith(parsed: ParsedContent, variables: Record<string, unknown>, what: string): Content {
-  try {
-    return renderParsed(parsed, variables);
-  } catch (error) {
-    if (error instanceof LiquidFieldError) throw new RenderError(`${what}: ${error.message}`, error.field);
-    throw error;
-  }
+/** One pool per process unless the caller gives its own (main.ts does, from the config). */
+function defaultPool(): RenderPool {
+  sharedPool ??= createRenderPool({ threads: 2, timeoutMs: 100 });
+  return sharedPool;
 }
 
 /**
- * The renderer the scheduler calls. Template versions are immutable, so parsed versions are cached
- * by (tenant, key, version) for good; inline content is cached by its text, since bulk sends
- * repeat the same content with different variables.
+ * The renderer the scheduler and the preview route call. Liquid runs in the pool's worker
+ * threads (render-pool.ts), within HERALD_RENDER_TIMEOUT_MS for all the fields of one
+ * notification together; content without Liquid markup is returned as it is, here. Previews are
+ * rendered at NORMAL priority: they never take the threads kept for CRITICAL and HIGH sends.
  */
-export function createRenderer(store: Store, cacheSize = 1000): Renderer {
-  const versions = lru<ParsedContent>(cacheSize);
-  const inline = lru<ParsedContent>(cacheSize);
+export function createRenderer(store: Store, given?: RenderPool): Renderer {
+  const pool = given ?? defaultPool();
+  // Template versions never change: their sources are read from the store once.
+  const versions = lru<TemplateRecord>(1000);
+  async function run(
+    key: string,
+    content: Content,
+    variables: Record<string, unknown>,
+    what: string,
+    rank: number,
+  ) {
+    const plain = literal(content);
+    if (plain) return plain;
+    const outcome = await pool.run({ key, content, variables }, rank);
+    if (outcome.ok) return outcome.content;
+    throw new RenderError(`${what}: ${outcome.message}`, outcome.field, outcome.limit);
+  }
   return {
     async render(n) {
       const variables = n.variables ?? {};
+      const rank = priorityRank(n.priority);
       if (n.templateKey !== null) {
         const version = n.templateVersion;
         if (version === null) throw new RenderError(`template "${n.templateKey}" has no pinned version`);
         const what = describe({ key: n.templateKey, version });
-        const cacheKey = `${n.tenant}\u0000${n.templateKey}\u0000${version}`;
-        let parsed = versions.get(cacheKey);
-        if (!parsed) {
-          const template = await store.templates.getVersion(n.tenant, n.templateKey, version);
-          if (!template) throw new RenderError(`${what} no longer exists`);
-          parsed = parseOrThrow(template.content, what);
-          versions.set(cacheKey, parsed);
+        const key = `${n.tenant}\u0000${n.templateKey}\u0000${version}`;
+        let template = versions.get(key);
+        if (!template) {
+          const found = await store.templates.getVersion(n.tenant, n.templateKey, version);
+          if (!found) throw new RenderError(`${what} no longer exists`);
+          template = found;
+          versions.set(key, found);
         }
-        return renderWith(parsed, variables, what);
+        return run(key, template.content, variables, what, rank);
       }
       if (!n.content) throw new RenderError('the notification has neither a template nor content');
-      const cacheKey = JSON.stringify(n.content);
-      let parsed = inline.get(cacheKey);
-      if (!parsed) {
-        parsed = parseOrThrow(n.content, 'content');
-        inline.set(cacheKey, parsed);
-      }
-      return renderWith(parsed, variables, 'content');
+      return run(JSON.stringify(n.content), n.content, variables, 'content', rank);
     },
+    preview(template, variables) {
+      const key = `${template.tenant}\u0000${template.key}\u0000${template.version}`;
+      return run(key, template.content, variables, describe(template), priorityRank('NORMAL'));
+    },
+    close: async () => given?.close(),
   };
 }

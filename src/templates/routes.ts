@@ -6,7 +6,7 @@ import { pageOf, textCursor } from '../http/page.ts';
 import type { RouteModule } from '../http/types.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
 import { TEMPLATE_KEY, TemplateKey } from './key.ts';
-import { RenderError, renderTemplate } from './render.ts';
+import { RenderError, type Renderer } from './render.ts';
 import { contentOf, templateErrors } from './validate.ts';
 
 const Source = Type.String({ maxLength: 100_000 });
@@ -57,8 +57,8 @@ const cursor = textCursor('t', TEMPLATE_KEY);
 const notFound = (key: string) => new HeraldError('NOT_FOUND', `No template "${key}".`);
 
 /** Template CRUD and preview (scopes templates:read / templates:write), within the caller's tenant. */
-export const templateRoutes: RouteModule<CoreDeps> = (app, deps) => {
-  const { store, clock } = deps;
+export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer }> = (app, deps) => {
+  const { store, clock, renderer } = deps;
   const read = { config: { scope: 'templates:read' } };
   const write = { config: { scope: 'templates:write' } };
   const tags = ['templates'];
@@ -121,10 +121,12 @@ export const templateRoutes: RouteModule<CoreDeps> = (app, deps) => {
       const found = await store.templates.get(request.principal.tenant, request.params.key);
       if (!found) throw notFound(request.params.key);
       try {
-        const content = renderTemplate(found, request.body.variables ?? {});
+        const content = await renderer.preview(found, request.body.variables ?? {});
         return { key: found.key, channel: found.channel, version: found.version, content };
       } catch (error) {
         if (!(error instanceof RenderError)) throw error;
+        if (error.limit)
+          throw new HeraldError('RENDER_LIMIT', `The template is over a render limit: ${error.message}`);
         // A missing variable here is what would fail the notification at delivery.
         throw new HeraldError('VALIDATION_FAILED', `The template does not render: ${error.message}`, {
           errors: [{ path: 'body/variables', message: error.message }],

@@ -8,7 +8,7 @@ import type { OutgoingMessage, Provider, SendResult } from '../../src/providers/
 import type { Store } from '../../src/store/port/index.ts';
 import { createPostgresStore } from '../../src/store/postgres/index.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
-import { createRenderer } from '../../src/templates/render.ts';
+import { createRenderer, type Renderer } from '../../src/templates/render.ts';
 import { testConfig } from '../helpers/config.ts';
 import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
 import { T0 } from '../store/queue-fixtures.ts';
@@ -75,10 +75,11 @@ export function schedulerFor(
     { config, clock, reports: { report: async () => {} }, log: quiet },
     options.factories ?? [],
   );
-  return createScheduler({
+  const renderer = trackedRenderer(createRenderer(store));
+  const scheduler = createScheduler({
     store,
     providers,
-    renderer: createRenderer(store),
+    renderer,
     clock,
     config: { ...config.dispatch, ...options.dispatch },
     log: quiet,
@@ -86,6 +87,29 @@ export function schedulerFor(
     random: options.random ?? (() => 0.5),
     circuit: options.circuit,
   });
+  renders.set(scheduler, renderer);
+  return scheduler;
+}
+
+/** Renders in progress per scheduler: rendering runs in worker threads, so a tick waits for it. */
+const renders = new WeakMap<Scheduler, { idle(): Promise<void> }>();
+
+/** A renderer that knows when none of its renders is running. */
+function trackedRenderer(inner: Renderer): Renderer & { idle(): Promise<void> } {
+  const pending = new Set<Promise<unknown>>();
+  return {
+    ...inner,
+    render(n) {
+      const rendering = inner.render(n);
+      pending.add(rendering);
+      const done = () => pending.delete(rendering);
+      rendering.then(done, done);
+      return rendering;
+    },
+    async idle() {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+    },
+  };
 }
 
 /** A provider the test scripts: `answer` decides each send; every call is recorded. */
@@ -114,6 +138,7 @@ export function scriptedProvider(
  */
 export async function tick(scheduler: Scheduler): Promise<StepResult> {
   const result = await scheduler.step(true);
+  await renders.get(scheduler)?.idle();
   await new Promise((resolve) => setImmediate(resolve));
   if (scheduler.pending() > 0) await scheduler.step(false);
   return result;

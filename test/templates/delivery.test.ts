@@ -64,4 +64,45 @@ describe('templates at delivery, through the real worker', () => {
     const message = sandbox.items.find((m: { notificationId: string }) => m.notificationId === id);
     assert.deepEqual(message.content, { subject: 'Hi A&B', html: '<b>A&amp;B</b>' });
   });
+  it('cuts a render at its budget while /health, a preview of another tenant and a CRITICAL send go on', async () => {
+    // About a second of Liquid work if nothing stopped it; the budget is 100 ms.
+    const heavy = '{% for i in (1..10000) %}{% for j in (1..3000) %}{% endfor %}{% endfor %}done';
+    const slow = await send({
+      channel: 'sms',
+      priority: 'LOW',
+      recipient: { phone: '+15550101234' },
+      content: { text: heavy },
+    });
+    const other = await authHeader(herald.deps, { role: 'admin', tenant: 'other' });
+    await api().inject({
+      method: 'POST',
+      url: '/templates',
+      headers: other,
+      payload: { key: 'heavy', channel: 'sms', text: heavy },
+    });
+    const [health, preview, critical] = await Promise.all([
+      Promise.all(Array.from({ length: 5 }, () => fetch(`${herald.apiUrl}/health`).then((r) => r.status))),
+      api().inject({
+        method: 'POST',
+        url: '/templates/heavy/preview',
+        headers: other,
+        payload: { variables: {} },
+      }),
+      send({
+        channel: 'sms',
+        priority: 'CRITICAL',
+        recipient: { phone: '+15550105678' },
+        content: { text: 'Your code is {{ code }}' },
+        variables: { code: '123456' },
+      }).then(settle),
+    ]);
+    assert.deepEqual(health, [200, 200, 200, 200, 200]);
+    assert.equal(critical.status, 'DELIVERED');
+    assert.equal(preview.statusCode, 422);
+    assert.equal(preview.json().code, 'RENDER_LIMIT');
+    const cut = await settle(slow);
+    assert.equal(cut.status, 'FAILED');
+    const failed = cut.events.find((e: { type: string }) => e.type === 'FAILED');
+    assert.match(failed.detail, /rendering took over 100 ms/);
+  });
 });

@@ -127,6 +127,8 @@ describe('pinned template versions at delivery', () => {
     assert.ok(found);
     return found.record;
   };
+  const call = (method: string, url: string, payload?: object, headers: Record<string, string> = t.admin) =>
+    t.app.inject({ method: method as 'GET', url, headers, ...(payload ? { payload } : {}) });
 
   it('renders the version pinned at acceptance after an update and after a delete', async () => {
     const create = {
@@ -200,14 +202,64 @@ describe('pinned template versions at delivery', () => {
     });
   });
 
-  it('cannot read files or prototypes from a template', async () => {
+  it('refuses include, render and layout at save and at acceptance (400), so no template reads another or a file', async () => {
+    for (const tag of ["include '/etc/passwd'", "render 'welcome'", "layout 'base'"]) {
+      const saved = await call('POST', '/templates', { key: 'sneaky', channel: 'sms', text: `{% ${tag} %}` });
+      assert.equal(saved.statusCode, 400, tag);
+      assert.match(saved.json().errors[0].message, /tag is not allowed/);
+      const inline = await send(t.app, t.sender, {
+        channel: 'sms',
+        recipient: { phone: '+15550101234' },
+        content: { text: `{% ${tag} %}` },
+      });
+      assert.equal(inline.statusCode, 400, tag);
+    }
+  });
+
+  it('answers 422 RENDER_LIMIT to a preview past a limit: a long range, its time, its output size', async () => {
+    const cases: Array<[string, string, RegExp]> = [
+      [
+        'range',
+        '{% for i in (1..n) %}{{ i }}{% endfor %}',
+        /a loop over 40000000 items is over the limit of 10000/,
+      ],
+      [
+        'time',
+        '{% for i in (1..10000) %}{% for j in (1..10000) %}{% endfor %}{% endfor %}',
+        /rendering took over \d+ ms/,
+      ],
+      ['size', `{% for i in (1..10000) %}${'x'.repeat(40)}{% endfor %}`, /over 256 KiB/],
+    ];
+    for (const [key, text, detail] of cases) {
+      assert.equal((await call('POST', '/templates', { key, channel: 'sms', text })).statusCode, 201);
+      const preview = await call(
+        'POST',
+        `/templates/${key}/preview`,
+        { variables: { n: 40_000_000 } },
+        t.viewer,
+      );
+      assert.equal(preview.statusCode, 422, `${key}: ${preview.body}`);
+      assert.equal(preview.json().code, 'RENDER_LIMIT');
+      assert.match(preview.json().detail, detail);
+    }
+    const fine = await call('POST', '/templates/range/preview', { variables: { n: 3 } }, t.viewer);
+    assert.equal(fine.statusCode, 200, 'the limits leave ordinary templates alone');
+    assert.equal(fine.json().content.text, '123');
+  });
+
+  it('fails a notification past a render limit permanently, saying so', async () => {
     const id = (
       await send(t.app, t.sender, {
         channel: 'sms',
         recipient: { phone: '+15550101234' },
-        content: { text: "{% include '/etc/passwd' %}" },
+        content: { text: '{% for i in (1..n) %}{% endfor %}' },
+        variables: { n: 20_000 },
       })
     ).json().notificationId;
-    await assert.rejects(createRenderer(t.deps.store).render(await record(id)), RenderError);
+    await assert.rejects(createRenderer(t.deps.store).render(await record(id)), (error: unknown) => {
+      assert.ok(error instanceof RenderError && error.limit);
+      assert.match(error.message, /a loop over 20000 items is over the limit of 10000/);
+      return true;
+    });
   });
 });

@@ -1,0 +1,47 @@
+import { parentPort } from 'node:worker_threads';
+import type { Content } from '../channels.ts';
+import {
+  LiquidFieldError,
+  type ParsedContent,
+  parseContent,
+  RenderLimitError,
+  renderParsed,
+} from './liquid.ts';
+import type { RenderOutcome, ThreadJob } from './render-pool.ts';
+
+/**
+ * The body of a render worker thread: parses (with a cache: template versions never change, bulk
+ * content repeats) and renders one job at a time, answering with the content or why it failed.
+ * The pool ends the thread if a job runs past its deadline; nothing here checks the time.
+ */
+const port = parentPort;
+if (!port) throw new Error('render-thread.ts runs as a worker thread');
+
+const parsedCache = new Map<string, ParsedContent>();
+const CACHE_SIZE = 1000;
+
+function parsedOf(key: string, content: Content): ParsedContent {
+  let parsed = parsedCache.get(key);
+  if (parsed) {
+    parsedCache.delete(key);
+  } else {
+    parsed = parseContent(content);
+  }
+  parsedCache.set(key, parsed);
+  if (parsedCache.size > CACHE_SIZE) parsedCache.delete(parsedCache.keys().next().value as string);
+  return parsed;
+}
+
+function run(job: ThreadJob): RenderOutcome {
+  try {
+    return { ok: true, content: renderParsed(parsedOf(job.key, job.content), job.variables) };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof RenderLimitError) return { ok: false, limit: true, message };
+    const field = error instanceof LiquidFieldError ? error.field : undefined;
+    return { ok: false, limit: false, message, field };
+  }
+}
+
+port.on('message', (job: ThreadJob) => port.postMessage({ id: job.id, outcome: run(job) }));
+port.postMessage('ready');
