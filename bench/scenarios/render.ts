@@ -13,7 +13,13 @@ const CONTENT = {
 };
 const variables = (i: number) => ({
   name: `Ada <${i}>`,
-  order: { id: `A-${i}`, items: [{ title: 'Lamp & shade', qty: 1 }, { title: 'Bulb', qty: 4 }] },
+  order: {
+    id: `A-${i}`,
+    items: [
+      { title: 'Lamp & shade', qty: 1 },
+      { title: 'Bulb', qty: 4 },
+    ],
+  },
 });
 
 const COUNT = 20_000;
