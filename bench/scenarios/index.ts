@@ -1,3 +1,4 @@
+import { abuseScenario } from './abuse.ts';
 import { authScenario } from './auth.ts';
 import { batchApiOnlyScenario, batchScenario } from './batch.ts';
 import { claimScenario } from './claim.ts';
@@ -15,6 +16,7 @@ export const SCENARIOS: Scenario[] = [
   batchScenario,
   batchApiOnlyScenario,
   isolationScenario,
+  abuseScenario,
   dispatchScenario,
   claimScenario,
   memoryScenario,

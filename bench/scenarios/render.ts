@@ -1,7 +1,7 @@
 import { parseContent, renderParsed } from '../../src/templates/liquid.ts';
 import { createRenderPool } from '../../src/templates/render-pool.ts';
 import { progress } from '../lib/log.ts';
-import { measured, type Row } from '../lib/report.ts';
+import { measured } from '../lib/report.ts';
 import { median } from '../lib/stats.ts';
 import type { Scenario } from './types.ts';
 

@@ -108,8 +108,8 @@ for (const kind of storeKinds())
       );
       const a = schedulerFor(env, { owner: 'worker-a' });
       const b = schedulerFor(env, { owner: 'worker-b' });
-      for (let i = 0; i < 40; i++) await Promise.all([a.step(), b.step()]);
-      await Promise.all([tick(a), tick(b)]);
+      // Ticks wait for the renders (worker threads) each step started.
+      for (let i = 0; i < 60; i++) await Promise.all([tick(a), tick(b)]);
       const stored = await env.store.sandbox.list({ limit: 1000 });
       assert.equal(stored.length, 300);
       assert.equal(new Set(stored.map((m) => m.notificationId)).size, 300);

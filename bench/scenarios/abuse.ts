@@ -1,0 +1,166 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { getNotification, login } from '../lib/api.ts';
+import { batch, notification } from '../lib/bodies.ts';
+import { fillBacklog } from '../lib/fill.ts';
+import { startHerald } from '../lib/herald.ts';
+import { progress } from '../lib/log.ts';
+import type { BenchOptions } from '../lib/options.ts';
+import { runPaced } from '../lib/paced.ts';
+import { measured, type Row } from '../lib/report.ts';
+import { percentile } from '../lib/stats.ts';
+import { criticalLatencies } from './isolation-latency.ts';
+import type { Scenario } from './types.ts';
+
+/** An SMTP server that takes 2 s over every message except those to critical@… (the slow LOW provider). */
+async function slowSmtp(): Promise<{ port: number; close(): Promise<void> }> {
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    disableReverseLookup: true,
+    logger: false,
+    onData(stream, session, callback) {
+      stream.resume();
+      stream.on('end', () => {
+        const urgent = session.envelope.rcptTo.some((r) => r.address.startsWith('critical@'));
+        setTimeout(() => callback(null, 'OK'), urgent ? 0 : 2000);
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    port: (server.server.address() as AddressInfo).port,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A body whose metadata nests 6,000 arrays (refused with 400 at validation). */
+const deepBody = JSON.stringify({ ...notification('NORMAL'), metadata: '__DEEP__' }).replace(
+  '"__DEEP__"',
+  `${'['.repeat(6000)}${']'.repeat(6000)}`,
+);
+
+/** About a second of Liquid work unless cut (the render budget is 100 ms). */
+const HEAVY = '{% for i in (1..10000) %}{% for j in (1..3000) %}{% endfor %}{% endfor %}';
+
+/**
+ * Isolation under abuse (issue 11): a LOW backlog queued and draining through an SMTP provider
+ * that takes 2 s a LOW message (32 connections: LOW may hold 16), while another tenant sends heavy templates (renders cut at their
+ * budget) and bad payloads, and a third party, the default tenant, sends one CRITICAL email
+ * every 10 ms to the same slow provider. CRITICAL latency is acceptance to the provider call (the
+ * PROCESSING event); /health is probed every 10 ms from the bench process throughout.
+ */
+async function run(options: BenchOptions): Promise<Row[]> {
+  const s = options.sizes.isolation;
+  const smtp = await slowSmtp();
+  const herald = await startHerald({
+    env: {
+      SMTP_URL: `smtp://127.0.0.1:${smtp.port}?maxConnections=32&rateLimit=0`,
+      EMAIL_FROM: 'Herald <noreply@example.com>',
+    },
+  });
+  try {
+    const api = await login(herald.url);
+    const abuser = { email: 'abuser@example.com', password: 'abuser-password-1' };
+    await api.request('POST', '/admin/users', { ...abuser, role: 'admin', tenant: 'abuser' });
+    const abuse = await (async () => {
+      const response = await fetch(`${herald.url}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(abuser),
+      });
+      const token = ((await response.json()) as { access_token: string }).access_token;
+      return { authorization: `Bearer ${token}` };
+    })();
+    await fetch(`${herald.url}/templates`, {
+      method: 'POST',
+      headers: { ...abuse, 'content-type': 'application/json' },
+      body: JSON.stringify({ key: 'heavy', channel: 'sms', text: HEAVY }),
+    });
+    const filled = await fillBacklog(api, s.backlog, 'LOW', 'abuse backlog');
+    progress(
+      `abuse: ${filled.count.toLocaleString('en-US')} LOW queued; abuse and CRITICAL for ${s.forMs} ms`,
+    );
+    const during = s.forMs + 2000;
+    const paced = (headers: Record<string, string>, path: string, body: string, everyMs: number) =>
+      runPaced({ url: herald.url, path, headers, body, everyMs, forMs: during, collect: false });
+    const abusers = [
+      // Heavy renders (each cut at 100 ms), at NORMAL: LOW and NORMAL keep out of the reserved thread.
+      paced(
+        abuse,
+        '/notifications',
+        JSON.stringify({
+          channel: 'sms',
+          priority: 'NORMAL',
+          recipient: { phone: '+15550101234' },
+          template: 'heavy',
+        }),
+        20,
+      ),
+      paced(abuse, '/templates/heavy/preview', JSON.stringify({ variables: {} }), 50),
+      paced(abuse, '/notifications', deepBody, 20),
+      paced(api.auth, '/notifications/batch', batch(100, 'LOW'), 100),
+    ];
+    const health: number[] = [];
+    let probing = true;
+    const probes = (async () => {
+      while (probing) {
+        const start = performance.now();
+        await fetch(`${herald.url}/health`).then((r) => r.arrayBuffer());
+        health.push(performance.now() - start);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const criticalBody = { ...notification('CRITICAL'), recipient: { email: 'critical@example.com' } };
+    const critical = await runPaced({
+      url: herald.url,
+      path: '/notifications',
+      headers: api.auth,
+      body: JSON.stringify(criticalBody),
+      everyMs: s.everyMs,
+      forMs: s.forMs,
+      collect: true,
+    });
+    const abuseResults = await Promise.all(abusers);
+    probing = false;
+    await probes;
+    if (critical.accepted.length === 0)
+      throw new Error(`no CRITICAL accepted: ${critical.failures.join('; ')}`);
+    const latencies = await criticalLatencies(
+      api,
+      critical.accepted.map((c) => c.id),
+      getNotification,
+    );
+    const over100 = latencies.values.filter((v) => v > 100).length;
+    const [heavy, previews, deep] = abuseResults;
+    return [
+      measured('abuse', 'CRITICAL p99, acceptance to provider call', percentile(latencies.values, 99), 'ms', {
+        target: { bound: 10, better: 'lower', text: '<= 10 ms' },
+        note:
+          `${latencies.values.length} of ${critical.sent} CRITICAL processed (${latencies.unprocessed} never); ` +
+          `p50 ${percentile(latencies.values, 50)} ms; ${filled.count.toLocaleString('en-US')} LOW queued through a ` +
+          `2 s/message SMTP server; abuser: ${heavy?.sent ?? 0} heavy-template sends, ${previews?.sent ?? 0} heavy ` +
+          `previews, ${deep?.sent ?? 0} 6,000-deep payloads` +
+          [...critical.failures].map((f) => `; failure: ${f}`).join(''),
+      }),
+      measured('abuse', 'CRITICAL over 100 ms', over100, '', {
+        target: { bound: 0, better: 'lower', text: '0' },
+        note: `max ${Math.max(...latencies.values)} ms`,
+      }),
+      measured('abuse', 'GET /health p99 throughout', percentile(health, 99), 'ms', {
+        target: { bound: 10, better: 'lower', text: '<= 10 ms' },
+        note: `${health.length} probes, max ${Math.round(Math.max(...health))} ms`,
+      }),
+    ];
+  } finally {
+    await herald.stop();
+    await smtp.close();
+  }
+}
+
+export const abuseScenario: Scenario = {
+  name: 'abuse',
+  title: 'Isolation under abuse: slow LOW provider, heavy templates, bad payloads, CRITICAL every 10 ms',
+  run,
+};
