@@ -223,7 +223,7 @@ export const FIXED = {
    * probe after every pause of a provider.
    */
   maxHolds: 5,
-  /** Rendering bounds besides its time (HERALD_RENDER_TIMEOUT_MS), API.md §6 (templates/limits.ts). */
+  /** Rendering bounds besides its time (HERALD_RENDER_TIMEOUT_MS): templates/limits.ts. */
   render: RENDER_LIMITS,
   /** Circuit-breaker tuning of every provider; tests shorten it through the scheduler's deps. */
   circuit: {

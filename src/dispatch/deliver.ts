@@ -59,6 +59,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
   // plans by free slots) never hands out more than the provider may run, at each priority.
   const state = deps.states.of(provider);
   const rank = priorityRank(record.priority);
+  const circuit = state.circuitFor(record.recipient);
   if (!state.acquire(rank)) return hold(now() + 10, `concurrency limit of provider ${provider.name}`);
   let result: SendResult;
   try {
@@ -69,7 +70,6 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
       if (error instanceof RenderError) return { ...lease, kind: 'failed', detail: error.message };
       return retryOrFail(deps, record, provider.name, `rendering failed: ${message(error)}`);
     }
-    const circuit = state.circuitFor(record.recipient);
     if (!state.rate.tryTake(rank)) {
       return hold(now() + Math.max(state.rate.waitMs(rank), 10), `rate limit of provider ${provider.name}`);
     }
@@ -97,7 +97,6 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
   } finally {
     state.release(rank);
   }
-  const circuit = state.circuitFor(record.recipient);
   deps.metrics?.outcomes.inc({
     provider: provider.name,
     outcome: result.ok ? (result.delivered ? 'delivered' : 'sent') : result.kind,

@@ -4,7 +4,7 @@ import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Provider } from '../providers/types.ts';
 import { type Circuit, type CircuitOptions, createCircuit } from './circuit.ts';
 import { bothLimits, createRateWindow, type RateLimiter } from './rate-window.ts';
-import { type Rank, reserveCaps, roomFor, type Usage } from './reserve.ts';
+import { type Rank, reserveCaps, roomFor } from './reserve.ts';
 import type { SharedLimits } from './shared-limits.ts';
 
 /** One provider's limits as this worker enforces them (in memory: each worker holds its share). */
@@ -16,8 +16,6 @@ export interface ProviderState {
   circuit: Circuit;
   /** The circuit a send to this recipient reports to: the provider's, or a narrower one (circuitKey). */
   circuitFor(recipient: Recipient): Circuit;
-  /** Sends in progress per priority rank (from claim to answer, rendering included). */
-  readonly inFlight: Usage;
   /** Sends of `rank` that may start now under the provider's concurrency and its reserve. */
   room(rank: Rank): number;
   /** Takes a slot for a send of `rank` if there is room; `release` gives it back. */
@@ -50,6 +48,7 @@ export function createProviderStates(
     // make more of them than there are push services it addresses, and each is a few numbers.
     const narrow = new Map<string, Circuit>();
     const caps = reserveCaps(provider.limits.concurrency);
+    // Sends in progress per priority rank, from the slot's taking (before rendering) to the answer.
     const inFlight: [number, number, number, number] = [0, 0, 0, 0];
     return {
       provider,
@@ -65,7 +64,6 @@ export function createProviderStates(
         }
         return found;
       },
-      inFlight,
       room: (rank) => roomFor(rank, inFlight, caps),
       acquire(rank) {
         if (roomFor(rank, inFlight, caps) <= 0) return false;

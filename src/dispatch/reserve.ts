@@ -1,5 +1,6 @@
 /**
- * Capacity reserved for CRITICAL and HIGH at every provider (API.md §5). Of a provider's `total`
+ * Capacity reserved for CRITICAL and HIGH at every provider (README, "Delivery"; docs/dispatch.md).
+ * Of a provider's `total`
  * units (concurrent sends, or sends per rate window), LOW may hold at most half and NORMAL and
  * LOW together at most three quarters, and with two or more units at least one always stays for
  * CRITICAL and HIGH, which may use all of them. The same rule sizes the provider's slots
@@ -11,6 +12,10 @@
 /** A priority rank: 0 CRITICAL, 1 HIGH, 2 NORMAL, 3 LOW. */
 export type Rank = number;
 
+/** The share of a provider NORMAL and LOW together may hold, and LOW alone. */
+export const BULK_SHARE = 3 / 4;
+export const LOW_SHARE = 1 / 2;
+
 /** What NORMAL and LOW together (`bulk`) and LOW alone (`low`) may hold of `total`. */
 export interface ReserveCaps {
   total: number;
@@ -20,8 +25,8 @@ export interface ReserveCaps {
 
 export function reserveCaps(total: number): ReserveCaps {
   if (total < 2) return { total, bulk: total, low: total };
-  const bulk = Math.min(total - 1, Math.max(1, Math.floor((total * 3) / 4)));
-  return { total, bulk, low: Math.min(bulk, Math.max(1, Math.floor(total / 2))) };
+  const bulk = Math.min(total - 1, Math.max(1, Math.floor(total * BULK_SHARE)));
+  return { total, bulk, low: Math.min(bulk, Math.max(1, Math.floor(total * LOW_SHARE))) };
 }
 
 /** Units in use per rank (index 0 CRITICAL .. 3 LOW). */
@@ -34,9 +39,4 @@ export function roomFor(rank: Rank, used: Usage, caps: ReserveCaps): number {
   if (rank <= 1) return Math.max(0, all);
   const bulk = Math.min(all, caps.bulk - (normal + low));
   return Math.max(0, rank === 2 ? bulk : Math.min(bulk, caps.low - low));
-}
-
-/** The fraction of a rate a rank may use on its own (1, 1, 3/4, 1/2), for token buckets. */
-export function rateShare(rank: Rank): number {
-  return rank <= 1 ? 1 : rank === 2 ? 0.75 : 0.5;
 }

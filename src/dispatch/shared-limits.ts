@@ -3,7 +3,7 @@ import type { Provider } from '../providers/types.ts';
 import type { LimitStore } from '../store/port/limits.ts';
 import type { Circuit } from './circuit.ts';
 import type { RateLimiter } from './rate-window.ts';
-import type { Rank } from './reserve.ts';
+import { BULK_SHARE, LOW_SHARE, type Rank } from './reserve.ts';
 
 /**
  * Provider limits shared by every worker process through the database (scale-out). Each worker
@@ -36,8 +36,8 @@ interface Pool {
 /** The buckets of a provider: the whole rate, NORMAL and LOW's share, LOW's share. */
 const TIERS = [
   { suffix: '', share: 1 },
-  { suffix: '#bulk', share: 0.75 },
-  { suffix: '#low', share: 0.5 },
+  { suffix: '#bulk', share: BULK_SHARE },
+  { suffix: '#low', share: LOW_SHARE },
 ];
 
 /** `poolSize`: most tokens one worker holds at once (the scheduler's claim batch is a good size). */

@@ -30,19 +30,36 @@ for (const [net, bits] of [
   PRIVATE.addSubnet(net, bits, 'ipv6');
 }
 
-/** Whether an address literal is in a range Herald must not call on a caller's behalf. */
-export function isPrivateAddress(address: string): boolean {
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** Whether an address literal (IPv4-mapped IPv6 included) is in `list`; false for a name. */
+function listed(list: BlockList, address: string): boolean {
   const type = isIP(address);
-  if (type === 4) return PRIVATE.check(address, 'ipv4');
+  if (type === 4) return list.check(address, 'ipv4');
   if (type !== 6) return false;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) return PRIVATE.check(mapped[1], 'ipv4');
-  return PRIVATE.check(address, 'ipv6');
+  if (mapped?.[1]) return list.check(mapped[1], 'ipv4');
+  return list.check(address, 'ipv6');
+}
+
+/** Whether an address literal is in a range Herald must not call on a caller's behalf. */
+export function isPrivateAddress(address: string): boolean {
+  return listed(PRIVATE, address);
+}
+
+/** A URL's host without IPv6 brackets, lower-cased. */
+const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+
+/** `localhost`, a `.localhost` name, or a loopback address literal (127.0.0.0/8, ::1). */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost') || listed(LOOPBACK, host);
 }
 
 /** Whether the URL's host (or host:port) is listed in HERALD_PUSH_ALLOWED_HOSTS. */
 export function isAllowedHost(url: URL, allowedHosts: readonly string[]): boolean {
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const host = bareHost(url);
   const hostPort = `${host}:${url.port || '443'}`;
   return allowedHosts.some((h) => h.toLowerCase() === host || h.toLowerCase() === hostPort);
 }
@@ -57,8 +74,8 @@ export function refusedUrl(raw: string, allowedHosts: readonly string[]): string
   }
   if (url.protocol !== 'https:') return 'must be an https:// URL';
   if (isAllowedHost(url, allowedHosts)) return undefined;
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost') || isPrivateAddress(host)) {
+  const host = bareHost(url);
+  if (isLoopbackHost(host) || isPrivateAddress(host)) {
     return 'must not name a loopback, private, link-local or unspecified address (HERALD_PUSH_ALLOWED_HOSTS lists exceptions)';
   }
   return undefined;

@@ -1,5 +1,5 @@
 /**
- * Rendering bounds besides its time (HERALD_RENDER_TIMEOUT_MS), API.md §6. Kept apart from
+ * Rendering bounds besides its time (HERALD_RENDER_TIMEOUT_MS), as the README states them. Kept apart from
  * config/schema.ts (whose FIXED section re-exports them) so a render thread loads only Liquid.
  */
 export const RENDER_LIMITS = {

@@ -32,7 +32,7 @@ const COMMON = {
 } as const;
 
 /**
- * Past a render limit (API.md §6): the notification fails permanently and a preview gets 422
+ * Past a render limit (README, templates): the notification fails permanently and a preview gets 422
  * RENDER_LIMIT, unlike other render errors (a missing variable: 400 at preview).
  */
 export class RenderLimitError extends Error {
@@ -146,13 +146,18 @@ export class LiquidFieldError extends Error {
   }
 }
 
+/** Whether a source has Liquid markup at all (most inline content has none). */
+export function hasLiquid(source: string): boolean {
+  return /{[{%]/.test(source);
+}
+
 /** Syntax problems of every field, as field errors under `prefix` (e.g. `body/content`); empty when all parse. */
 export function syntaxErrors(content: Content, prefix: string): FieldError[] {
   const errors: FieldError[] = [];
   for (const field of TEXT_FIELDS) {
     const source = content[field];
     // Most inline content has no Liquid at all; skipping the parse keeps batch ingest cheap.
-    if (typeof source !== 'string' || !/{[{%]/.test(source)) continue;
+    if (typeof source !== 'string' || !hasLiquid(source)) continue;
     const problem = syntaxProblem(field, source);
     if (problem !== null)
       errors.push({ path: `${prefix}/${field}`, message: `Liquid syntax error: ${problem}` });

@@ -14,7 +14,7 @@ export interface ThreadJob extends RenderJob {
   id: number;
 }
 
-/** How a render ended: the content, or why not (`limit`: time, size or range, API.md §6). */
+/** How a render ended: the content, or why not (`limit`: past its time, output size or range bound). */
 export type RenderOutcome =
   | { ok: true; content: Content }
   | { ok: false; limit: boolean; message: string; field?: string };
@@ -48,7 +48,7 @@ const ENTRY = new URL('./render-thread.js', import.meta.url);
 
 /**
  * Rendering runs in worker threads, never on the event loop that serves requests and runs the
- * scheduler (API.md §6). Each job has a hard deadline: a thread still busy when it passes is
+ * scheduler. Each job has a hard deadline: a thread still busy when it passes is
  * terminated (Liquid is not asked to stop; a tight loop would not listen) and replaced, and the
  * job fails as a render limit. Threads take one job at a time, most urgent first, and LOW and
  * NORMAL never hold the threads reserved for CRITICAL and HIGH (dispatch/reserve.ts), so a

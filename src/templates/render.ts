@@ -1,9 +1,9 @@
 import type { Channel, Content } from '../channels.ts';
-import type { Priority } from '../notifications/model.ts';
-import { priorityRank } from '../notifications/model.ts';
+import { ServerSchema } from '../config/schema.ts';
+import { type Priority, priorityRank } from '../notifications/model.ts';
 import type { Store } from '../store/port/index.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
-import { TEXT_FIELDS } from './liquid.ts';
+import { hasLiquid, TEXT_FIELDS } from './liquid.ts';
 import { createRenderPool, type RenderPool } from './render-pool.ts';
 
 /**
@@ -14,7 +14,7 @@ import { createRenderPool, type RenderPool } from './render-pool.ts';
 export class RenderError extends Error {
   /** The content field that failed (`html`, `subject`...), when one did. */
   readonly field: string | undefined;
-  /** A render limit (API.md §6) rather than a template or variables problem. */
+  /** A render limit (time, output size, range) rather than a template or variables problem. */
   readonly limit: boolean;
   constructor(message: string, field?: string, limit = false) {
     super(message);
@@ -52,7 +52,7 @@ function describe(t: { key: string; version: number }): string {
 function literal(content: Content): Content | undefined {
   for (const field of TEXT_FIELDS) {
     const source = content[field];
-    if (typeof source === 'string' && /{[{%]/.test(source)) return undefined;
+    if (typeof source === 'string' && hasLiquid(source)) return undefined;
   }
   return content;
 }
@@ -78,9 +78,13 @@ function lru<V>(max: number) {
 
 let sharedPool: RenderPool | undefined;
 
-/** One pool per process unless the caller gives its own (main.ts does, from the config). */
+/**
+ * One pool per process, with the configuration's defaults, unless the caller gives its own
+ * (main.ts does, from the configuration itself).
+ */
 function defaultPool(): RenderPool {
-  sharedPool ??= createRenderPool({ threads: 2, timeoutMs: 100 });
+  const { renderThreads, renderTimeoutMs } = ServerSchema.properties;
+  sharedPool ??= createRenderPool({ threads: renderThreads.default, timeoutMs: renderTimeoutMs.default });
   return sharedPool;
 }
 

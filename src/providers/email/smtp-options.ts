@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../outbound.ts';
 
 /** Pool and rate settings of the SMTP provider, read from SMTP_URL's query string. */
 export interface SmtpPoolOptions {
@@ -13,17 +13,10 @@ export interface SmtpPoolOptions {
   /** Messages one connection sends before it is recycled. */
   maxMessages: number;
   /**
-   * STARTTLS is required before credentials are sent (API.md §7): with a user on `smtp://`,
+   * STARTTLS is required before credentials are sent (docs/providers.md): with a user on `smtp://`,
    * unless the host is a loopback address or the URL says `?tls=optional`.
    */
   requireTLS: boolean;
-}
-
-/** `localhost` or a loopback address literal (127.0.0.0/8, ::1). */
-function isLoopbackHost(host: string): boolean {
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return isIP(host) === 6 && (host === '::1' || /^::ffff:127\./i.test(host));
 }
 
 const intParam = (url: URL, name: string, fallback: number, min: number, max: number): number => {
