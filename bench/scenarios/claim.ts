@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { everyPriority } from '../../src/store/port/queue.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
+import { joinRank } from '../../src/store/sqlite/lanes.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { measured, type Row } from '../lib/report.ts';
@@ -12,21 +13,26 @@ type SqliteStore = ReturnType<typeof createSqliteStore>;
 
 const CHANNELS = ['email', 'sms', 'push'];
 
-/** A temporary SQLite store with `count` NORMAL rows ready, inserted directly (queue contract format). */
-async function filledStore(count: number): Promise<SqliteStore> {
+/**
+ * A temporary SQLite store with `count` NORMAL rows ready, spread round-robin over `tenants`
+ * tenants and the three channels, inserted directly (queue contract format) but ranked by the
+ * store's own tenant-line rule, as ingest ranks them.
+ */
+async function filledStore(count: number, tenants: number): Promise<SqliteStore> {
   const store = createSqliteStore(tempDir('claim'));
   store.db.pragma('synchronous = OFF');
   const insert = store.db.prepare(
     `INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, recipient, content,
-       variables, metadata, attempts, created_at, updated_at)
-     VALUES (?, 'default', ?, 2, 'QUEUED', 'ready', '{"email":"ada@example.com"}',
-       '{"subject":"Hi","text":"Your code is 482913."}', '{}', '{}', 0, ?, ?)`,
+       variables, metadata, attempts, created_at, updated_at, lane_rank)
+     VALUES (@id, @tenant, @channel, 2, 'QUEUED', 'ready', '{"email":"ada@example.com"}',
+       '{"subject":"Hi","text":"Your code is 482913."}', '{}', '{}', 0, @now, @now,
+       ${joinRank('@tenant', '2', '@channel')})`,
   );
   let done = 0;
   const chunk = store.db.transaction(() => {
     const now = Date.now();
     for (let i = 0; i < 10_000 && done < count; i++, done++)
-      insert.run(randomUUID(), CHANNELS[done % 3], now, now);
+      insert.run({ id: randomUUID(), tenant: `t${done % tenants}`, channel: CHANNELS[done % 3], now });
   });
   while (done < count) {
     chunk();
@@ -38,20 +44,26 @@ async function filledStore(count: number): Promise<SqliteStore> {
   return store;
 }
 
+/** The tenant counts the claim is timed with: one tenant, and many (round-robin across them). */
+const TENANTS = [1, 1000];
+
 /**
  * Scenario 5: time one claim (one scheduler cycle claiming a batch) with 10k, 100k and 1M rows
- * ready, in-process through the scheduler's queue port (store.queue.cycle) against temporary
- * SQLite databases filled by direct inserts. Claims
- * alternate between the three databases (10k, 100k, 1M, 10k, ...) so machine noise hits each
- * size alike. Disk sync is off: every claim commits once whatever the backlog, so an fsync
- * would only add the same constant to each and hide the claim's own growth.
+ * ready, from one tenant and from 1,000 tenants, in-process through the scheduler's queue port
+ * (store.queue.cycle) against temporary SQLite databases filled by direct inserts. Claims
+ * alternate between the databases (10k, 100k, 1M, 10k, ...) so machine noise hits each size
+ * alike. Disk sync is off: every claim commits once whatever the backlog, so an fsync would only
+ * add the same constant to each and hide the claim's own growth.
  */
 async function run(options: BenchOptions): Promise<Row[]> {
   const { sizes, claimsPerSize, claimBatch } = options.sizes.claim;
   const stores: SqliteStore[] = [];
   try {
     // Enough rows that at least `size` are still ready at the last timed claim.
-    for (const size of sizes) stores.push(await filledStore(size + (claimsPerSize + 3) * claimBatch));
+    for (const tenants of TENANTS) {
+      for (const size of sizes)
+        stores.push(await filledStore(size + (claimsPerSize + 3) * claimBatch, tenants));
+    }
     const claimOnce = async (store: SqliteStore) => {
       const now = Date.now();
       const started = performance.now();
@@ -80,30 +92,37 @@ async function run(options: BenchOptions): Promise<Row[]> {
     }
     const medians = times.map((t) => median(t));
     progress(`claim: medians ${medians.map((m) => `${m.toFixed(3)} ms`).join(', ')}`);
-    const rows = sizes.map((size, i) =>
-      measured(
-        'claim',
-        `one claim of ${claimBatch} with ${size.toLocaleString('en-US')} ready`,
-        medians[i] as number,
-        'ms',
-        {
-          note:
-            i === 0
-              ? `median of ${claimsPerSize} claims each, alternating between the sizes; disk sync off`
-              : undefined,
-        },
-      ),
-    );
-    const last = sizes.length - 1;
-    rows.push(
-      measured(
-        'claim',
-        `ratio ${sizes[last]?.toLocaleString('en-US')} / ${sizes[0]?.toLocaleString('en-US')} ready`,
-        (medians[last] as number) / (medians[0] as number),
-        'x',
-        { target: { bound: 2, better: 'lower', text: '<= 2' } },
-      ),
-    );
+    const rows: Row[] = [];
+    for (const [t, tenants] of TENANTS.entries()) {
+      const of = (i: number) => medians[t * sizes.length + i] as number;
+      const from = tenants === 1 ? 'one tenant' : `${tenants.toLocaleString('en-US')} tenants`;
+      for (const [i, size] of sizes.entries()) {
+        rows.push(
+          measured(
+            'claim',
+            `one claim of ${claimBatch} with ${size.toLocaleString('en-US')} ready, ${from}`,
+            of(i),
+            'ms',
+            {
+              note:
+                i === 0 && t === 0
+                  ? `median of ${claimsPerSize} claims each, alternating between the sizes; disk sync off`
+                  : undefined,
+            },
+          ),
+        );
+      }
+      const last = sizes.length - 1;
+      rows.push(
+        measured(
+          'claim',
+          `ratio ${sizes[last]?.toLocaleString('en-US')} / ${sizes[0]?.toLocaleString('en-US')} ready, ${from}`,
+          of(last) / of(0),
+          'x',
+          { target: { bound: 2, better: 'lower', text: '<= 2' } },
+        ),
+      );
+    }
     return rows;
   } finally {
     for (const store of stores) await store.close();
@@ -112,6 +131,6 @@ async function run(options: BenchOptions): Promise<Row[]> {
 
 export const claimScenario: Scenario = {
   name: 'claim',
-  title: '5. Claim cost with 10k, 100k and 1M ready',
+  title: '5. Claim cost with 10k, 100k and 1M ready, from one tenant and from 1,000',
   run,
 };

@@ -107,6 +107,30 @@ for (const kind of storeKinds())
       for (const r of release) r();
     });
 
+    it("takes a second tenant's LOW in turn with a 5,000 LOW backlog of another, not after it", async () => {
+      const env = await fresh({ HERALD_WORKER_CONCURRENCY: '64', HERALD_CLAIM_BATCH: '64' });
+      const provider = scriptedProvider('email', () => ({ ok: true }));
+      const scheduler = schedulerFor(env, { factories: [() => provider] });
+      const flood = Array.from({ length: 5000 }, () => newNotification({ tenant: 'flood', priority: 'LOW' }));
+      for (let i = 0; i < flood.length; i += 1000) await seedMany(env.store, flood.slice(i, i + 1000));
+      const [last] = await seedMany(env.store, [newNotification({ tenant: 'flood', priority: 'LOW' })]);
+      const later = await seedMany(
+        env.store,
+        Array.from({ length: 50 }, () => newNotification({ tenant: 'small', priority: 'LOW' })),
+      );
+      const order: string[] = [];
+      for (let i = 0; i < 100 && later.some((id) => !order.includes(id)); i++) {
+        order.push(...(await tick(scheduler)).claimed.map((n) => n.tenant));
+      }
+      // One of each in turn from the start, FIFO within each: the 50 are done within 100 claims.
+      assert.deepEqual(
+        order.slice(0, 100),
+        Array.from({ length: 100 }, (_, i) => (i % 2 ? 'small' : 'flood')),
+      );
+      assert.equal((await read(env.store, flood[0]?.id as string, 'flood')).record.status, 'SENT');
+      assert.equal((await read(env.store, last as string, 'flood')).record.status, 'QUEUED');
+    });
+
     it('throttles LOW while higher priorities back up, and lets it run once they drain', async () => {
       const env = await fresh({ HERALD_WORKER_CONCURRENCY: '10', HERALD_CLAIM_BATCH: '100' });
       const provider = scriptedProvider('email', () => ({ ok: true }));

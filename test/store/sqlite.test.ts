@@ -2,6 +2,7 @@
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { tempDir } from '../helpers/config.ts';
 import { authStoreSuite } from './auth.suite.ts';
+import { lanesSuite } from './lanes.suite.ts';
 import { limitsSuite } from './limits.suite.ts';
 import { notificationStoreSuite } from './notifications.suite.ts';
 import { queueSuite } from './queue.suite.ts';
@@ -15,6 +16,7 @@ reportsSuite('sqlite', openSqlite);
 notificationStoreSuite('sqlite', openSqlite);
 templateStoreSuite('sqlite', openSqlite);
 queueSuite('sqlite', openSqlite);
+lanesSuite('sqlite', openSqlite);
 sandboxSuite('sqlite', openSqlite);
 limitsSuite('sqlite', openSqlite);
 authStoreSuite('sqlite', openSqlite);

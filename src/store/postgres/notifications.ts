@@ -13,6 +13,7 @@ import {
   notificationFromRow,
 } from '../rows.ts';
 import type { Sql } from './connect.ts';
+import { joinRank } from './lanes.ts';
 import { WAKEUP_CHANNEL } from './wakeups.ts';
 
 const hitOf = (row: NotificationRow): IdempotentHit => ({
@@ -28,7 +29,7 @@ const hitOf = (row: NotificationRow): IdempotentHit => ({
  * ON CONFLICT; RETURNING says which went in.
  */
 async function insertRows(tx: Sql, items: EncodedNotification[]): Promise<Set<string>> {
-  const rows = items.map((n) => {
+  const rows = items.map((n, ord) => {
     const waiting = n.scheduledAt !== null && n.scheduledAt > n.createdAt;
     return {
       id: n.id,
@@ -48,19 +49,31 @@ async function insertRows(tx: Sql, items: EncodedNotification[]): Promise<Set<st
       scheduled_at: n.scheduledAt,
       expires_at: n.expiresAt,
       created_at: n.createdAt,
+      ord,
     };
   });
+  // Ready rows join the back of their tenant's line (src/store/lanes.ts): one look-up per line in the batch,
+  // then consecutive turns in batch order.
   const inserted = await tx<{ id: string }[]>`
+    WITH t AS MATERIALIZED (
+      SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS t(id text, tenant text,
+        channel text, priority smallint, queue_state text, due_at bigint, recipient text, template_key text,
+        template_version int, content text, variables text, metadata text, idempotency_key text,
+        request_hash text, scheduled_at bigint, expires_at bigint, created_at bigint, ord int)),
+    lines AS (
+      SELECT l.tenant, l.priority, l.channel, ${tx.unsafe(joinRank('l.tenant', 'l.priority', 'l.channel'))} AS base
+        FROM (SELECT DISTINCT tenant, priority, channel FROM t WHERE queue_state = 'ready') l)
     INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient,
       template_key, template_version, content, variables, metadata, idempotency_key, request_hash,
-      scheduled_at, expires_at, attempts, created_at, updated_at)
-    SELECT id, tenant, channel, priority, 'QUEUED', queue_state, due_at, recipient,
-      template_key, template_version, content, variables, metadata, idempotency_key, request_hash,
-      scheduled_at, expires_at, 0, created_at, created_at
-    FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS t(id text, tenant text, channel text,
-      priority smallint, queue_state text, due_at bigint, recipient text, template_key text,
-      template_version int, content text, variables text, metadata text, idempotency_key text,
-      request_hash text, scheduled_at bigint, expires_at bigint, created_at bigint)
+      scheduled_at, expires_at, attempts, created_at, updated_at, lane_rank)
+    SELECT t.id, t.tenant, t.channel, t.priority, 'QUEUED', t.queue_state, t.due_at, t.recipient,
+      t.template_key, t.template_version, t.content, t.variables, t.metadata, t.idempotency_key,
+      t.request_hash, t.scheduled_at, t.expires_at, 0, t.created_at, t.created_at,
+      COALESCE(lines.base + row_number() OVER (PARTITION BY t.tenant, t.priority, t.channel, t.queue_state
+        ORDER BY t.ord) - 1, 0)
+    FROM t LEFT JOIN lines ON t.queue_state = 'ready' AND lines.tenant = t.tenant
+      AND lines.priority = t.priority AND lines.channel = t.channel
+    ORDER BY t.ord
     ON CONFLICT DO NOTHING
     RETURNING id`;
   return new Set(inserted.map((row) => row.id));
@@ -95,8 +108,9 @@ export function createPostgresNotifications(sql: Sql): NotificationStore {
           ? await tx<{ seq: number }[]>`UPDATE notifications SET status = 'CANCELLED', queue_state = NULL,
               due_at = NULL, updated_at = ${now}
               WHERE id = ${id} AND tenant = ${tenant} AND queue_state IN ('ready', 'waiting') RETURNING seq`
-          : await tx<{ seq: number }[]>`UPDATE notifications SET status = 'QUEUED', queue_state = 'ready',
-              due_at = NULL, attempts = 0, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL,
+          : await tx<{ seq: number }[]>`UPDATE notifications n SET status = 'QUEUED', queue_state = 'ready',
+              due_at = NULL, attempts = 0, holds = 0, next_attempt_at = NULL, lease_owner = NULL,
+              lease_until = NULL, lane_rank = ${tx.unsafe(joinRank('n.tenant', 'n.priority', 'n.channel'))},
               updated_at = ${now} WHERE id = ${id} AND tenant = ${tenant} AND status = 'FAILED' RETURNING seq`;
       if (!row) {
         const [found] = await tx`SELECT 1 FROM notifications WHERE id = ${id} AND tenant = ${tenant}`;

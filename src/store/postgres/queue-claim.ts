@@ -5,10 +5,13 @@ import type { Sql } from './connect.ts';
 
 /**
  * claimPriority for PostgreSQL, in ONE statement. Each channel's head is read from the ready
- * partial index (priority, channel, seq) as an ordered index scan with FOR UPDATE SKIP LOCKED,
- * in a MATERIALIZED CTE so the planner cannot inline it and lock more than the LIMIT. Other
- * workers skip the rows locked here instead of queueing behind them; the heads are merged by
- * seq (FIFO across channels, as on SQLite) with each channel held to its cap. One extra row per
+ * partial index (priority, channel, lane_rank, seq) as an ordered index scan with FOR UPDATE
+ * SKIP LOCKED (round-robin across tenants, FIFO within each: src/store/lanes.ts), in a MATERIALIZED CTE so
+ * the planner cannot inline it and lock more than the LIMIT. Other workers skip the rows locked
+ * here instead of queueing behind them. The heads are merged across channels as SQLite's loop
+ * merges them (always the smallest seq among the channels' next rows): ordering by the running
+ * maximum of seq along each channel's order gives that merge in SQL. Each channel is held to its
+ * cap. One extra row per
  * channel tells whether rows are left behind (the backlog flag); it stays ready and is released
  * at commit. Expired rows found at the head become EXPIRED instead.
  */
@@ -17,9 +20,9 @@ export const claimPriorityOn =
   async (owner, now, leaseUntil, priority, limit, caps): Promise<PriorityClaim> => {
     const head = (channel: Channel) => {
       const take = caps[channel] > 0 ? Math.min(limit, caps[channel]) + 1 : 0;
-      return tx`SELECT seq, channel, updated_at AS touched_at FROM notifications
+      return tx`SELECT seq, channel, lane_rank, updated_at AS touched_at FROM notifications
       WHERE queue_state = 'ready' AND priority = ${priority} AND channel = ${channel}
-      ORDER BY seq LIMIT ${take} FOR UPDATE SKIP LOCKED`;
+      ORDER BY lane_rank, seq LIMIT ${take} FOR UPDATE SKIP LOCKED`;
     };
     const [row] = await tx<
       [
@@ -34,11 +37,13 @@ export const claimPriorityOn =
       h_sms AS MATERIALIZED (${head('sms')}),
       h_push AS MATERIALIZED (${head('push')}),
       heads AS (SELECT * FROM h_email UNION ALL SELECT * FROM h_sms UNION ALL SELECT * FROM h_push),
-      ranked AS (SELECT *, row_number() OVER (PARTITION BY channel ORDER BY seq) AS rn FROM heads),
+      ranked AS (
+        SELECT *, row_number() OVER w AS rn, max(seq) OVER w AS merge_key FROM heads
+        WINDOW w AS (PARTITION BY channel ORDER BY lane_rank, seq ROWS UNBOUNDED PRECEDING)),
       picked AS MATERIALIZED (
-        SELECT seq, touched_at FROM ranked
+        SELECT seq, touched_at, row_number() OVER (ORDER BY merge_key, rn) AS ord FROM ranked
          WHERE rn <= CASE channel WHEN 'email' THEN ${caps.email}::int WHEN 'sms' THEN ${caps.sms}::int ELSE ${caps.push}::int END
-         ORDER BY seq LIMIT ${limit}),
+         ORDER BY merge_key, rn LIMIT ${limit}),
       expired AS (
         UPDATE notifications n SET status = 'EXPIRED', queue_state = NULL, next_attempt_at = NULL, due_at = NULL,
           updated_at = ${now}
@@ -48,8 +53,8 @@ export const claimPriorityOn =
           lease_until = ${leaseUntil}, attempts = n.attempts + 1, next_attempt_at = NULL, due_at = NULL,
           updated_at = ${now}
         FROM picked WHERE n.seq = picked.seq AND (n.expires_at IS NULL OR n.expires_at > ${now})
-        RETURNING n.*, picked.touched_at)
-    SELECT (SELECT json_agg(c ORDER BY c.seq) FROM claimed c) AS claimed,
+        RETURNING n.*, picked.touched_at, picked.ord)
+    SELECT (SELECT json_agg(c ORDER BY c.ord) FROM claimed c) AS claimed,
            (SELECT json_agg(seq ORDER BY seq) FROM expired) AS expired,
            (SELECT count(*) FROM heads) > (SELECT count(*) FROM picked) AS backlog`;
     return {

@@ -10,6 +10,7 @@ import {
   statsGrid,
 } from '../queue-core.ts';
 import type { Sql } from './connect.ts';
+import { frontRank, joinRank, joins } from './lanes.ts';
 import { claimPriorityOn } from './queue-claim.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -45,6 +46,8 @@ function driverOn(tx: Sql): QueueDriver {
             AS c(seq bigint, owner text, attempt int, status text, queue_state text, due_at bigint,
                  next_attempt_at bigint, delta int, hold boolean, sent boolean, provider text, message_id text))
         UPDATE notifications n SET status = c.status, queue_state = c.queue_state, due_at = c.due_at,
+          lane_rank = CASE WHEN c.queue_state = 'ready' THEN ${tx.unsafe(frontRank('n.lane_rank', 'n.priority', 'n.channel'))}
+                      ELSE n.lane_rank END,
           next_attempt_at = c.next_attempt_at, attempts = n.attempts + c.delta,
           holds = CASE WHEN c.hold THEN n.holds + 1 ELSE 0 END,
           provider = CASE WHEN c.sent THEN c.provider ELSE n.provider END,
@@ -70,11 +73,21 @@ function driverOn(tx: Sql): QueueDriver {
           AS s(seq bigint, id text, tenant text, channel text, recipient text, content text, attempt int)`;
     },
     async promote(now, limit) {
+      // Ranked as src/store/lanes.ts says: a retry or a hold regains its place at the front, a scheduled
+      // row joins its tenant's line (consecutive turns in due order).
       const rows = await tx`
         WITH due AS MATERIALIZED (
-          SELECT seq FROM notifications WHERE queue_state = 'waiting' AND due_at <= ${now}
-          ORDER BY due_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-        UPDATE notifications n SET queue_state = 'ready', due_at = NULL FROM due WHERE n.seq = due.seq`;
+          SELECT seq, tenant, priority, channel, due_at, lane_rank, ${tx.unsafe(joins('notifications'))} AS joins
+          FROM notifications WHERE queue_state = 'waiting' AND due_at <= ${now}
+          ORDER BY due_at LIMIT ${limit} FOR UPDATE SKIP LOCKED),
+        ranked AS (
+          SELECT due.*, row_number() OVER (PARTITION BY tenant, priority, channel, joins ORDER BY due_at, seq) AS rn,
+            CASE WHEN joins THEN ${tx.unsafe(joinRank('due.tenant', 'due.priority', 'due.channel'))}
+                 ELSE ${tx.unsafe(frontRank('due.lane_rank', 'due.priority', 'due.channel'))} END AS base
+          FROM due)
+        UPDATE notifications n SET queue_state = 'ready', due_at = NULL,
+          lane_rank = CASE WHEN ranked.joins THEN ranked.base + ranked.rn - 1 ELSE ranked.base END
+        FROM ranked WHERE n.seq = ranked.seq`;
       return rows.count;
     },
     // SKIP LOCKED: two workers reaping at once split the rows between them.

@@ -12,19 +12,24 @@ import {
   type NotificationRow,
   notificationFromRow,
 } from '../rows.ts';
+import { joinRank } from './lanes.ts';
 import type { SqliteDb } from './open.ts';
 
 /** The SQLite notifications store: ingest, reads, cancel and redrive. */
 export function createSqliteNotifications(db: SqliteDb): NotificationStore {
   // ON CONFLICT DO NOTHING (no target) skips a row whose idempotency key is taken; the same
   // statement works on PostgreSQL. `changes` tells the caller which rows went in.
+  // A ready row joins the back of its tenant's line (src/store/lanes.ts); a scheduled one joins when due.
   const insert = db.prepare(
     `INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient,
        template_key, template_version, content, variables, metadata, idempotency_key, request_hash,
-       scheduled_at, expires_at, attempts, created_at, updated_at)
-     VALUES (?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
+       scheduled_at, expires_at, attempts, created_at, updated_at, lane_rank)
+     VALUES (@id, @tenant, @channel, @priority, 'QUEUED', @queueState, @dueAt, @recipient, @templateKey,
+       @templateVersion, @content, @variables, @metadata, @idempotencyKey, @requestHash, @scheduledAt,
+       @expiresAt, 0, @createdAt, @createdAt, @laneRank)
      ON CONFLICT DO NOTHING`,
   );
+  const joinAt = db.prepare(`SELECT ${joinRank('@tenant', '@priority', '@channel')}`).pluck();
   const byKey = db.prepare(
     `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE tenant = ? AND idempotency_key = ?`,
   );
@@ -41,7 +46,8 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
       WHERE id = ? AND tenant = ? AND queue_state IN ('ready', 'waiting') RETURNING seq`,
   );
   const redriveRow = db.prepare(
-    `UPDATE notifications SET status = 'QUEUED', queue_state = 'ready', due_at = NULL, attempts = 0,
+    `UPDATE notifications SET status = 'QUEUED', queue_state = 'ready', due_at = NULL, attempts = 0, holds = 0,
+       lane_rank = ${joinRank('notifications.tenant', 'notifications.priority', 'notifications.channel')},
        next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ?
       WHERE id = ? AND tenant = ? AND status = 'FAILED' RETURNING seq`,
   );
@@ -53,41 +59,61 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
     requestHash: row.request_hash,
   });
 
-  const insertOne = (n: EncodedNotification, since: number): IdempotentHit | undefined => {
+  /**
+   * One row, inside insertAll's transaction. `lines` holds the next turn of each tenant line this
+   * transaction has joined, so a batch looks a line up once and then counts on.
+   */
+  const insertOne = (
+    n: EncodedNotification,
+    since: number,
+    lines: Map<string, number>,
+  ): IdempotentHit | undefined => {
     const waiting = n.scheduledAt !== null && n.scheduledAt > n.createdAt;
-    const params = [
-      n.id,
-      n.tenant,
-      n.channel,
-      priorityRank(n.priority),
-      waiting ? 'waiting' : 'ready',
-      waiting ? n.scheduledAt : null,
-      n.encoded.recipient,
-      n.templateKey,
-      n.templateVersion,
-      n.encoded.content,
-      n.encoded.variables,
-      n.encoded.metadata,
-      n.idempotencyKey,
-      n.requestHash,
-      n.scheduledAt,
-      n.expiresAt,
-      n.createdAt,
-      n.createdAt,
-    ];
-    if (insert.run(params).changes === 1) return undefined;
+    const priority = priorityRank(n.priority);
+    const line = `${n.tenant}\u0000${priority}\u0000${n.channel}`;
+    let laneRank = 0;
+    if (!waiting) {
+      laneRank =
+        lines.get(line) ?? (joinAt.get({ tenant: n.tenant, priority, channel: n.channel }) as number);
+    }
+    const params = {
+      id: n.id,
+      tenant: n.tenant,
+      channel: n.channel,
+      priority,
+      queueState: waiting ? 'waiting' : 'ready',
+      dueAt: waiting ? n.scheduledAt : null,
+      recipient: n.encoded.recipient,
+      templateKey: n.templateKey,
+      templateVersion: n.templateVersion,
+      content: n.encoded.content,
+      variables: n.encoded.variables,
+      metadata: n.encoded.metadata,
+      idempotencyKey: n.idempotencyKey,
+      requestHash: n.requestHash,
+      scheduledAt: n.scheduledAt,
+      expiresAt: n.expiresAt,
+      createdAt: n.createdAt,
+      laneRank,
+    };
+    const joined = () => {
+      if (!waiting) lines.set(line, laneRank + 1);
+      return undefined;
+    };
+    if (insert.run(params).changes === 1) return joined();
     if (n.idempotencyKey === null) throw new Error(`notification id collision: ${n.id}`);
     const existing = byKey.get(n.tenant, n.idempotencyKey) as NotificationRow;
     if (existing.created_at >= since) return hitOf(existing);
     // The key's 24 h are over: release it from the old notification and take it.
     releaseKey.run(existing.seq);
     insert.run(params);
-    return undefined;
+    return joined();
   };
 
-  const insertAll = db.transaction((items: EncodedNotification[], since: number) =>
-    items.map((n) => insertOne(n, since)),
-  );
+  const insertAll = db.transaction((items: EncodedNotification[], since: number) => {
+    const lines = new Map<string, number>();
+    return items.map((n) => insertOne(n, since, lines));
+  });
 
   const act = (statement: typeof cancelRow, type: EventType, detail: string | null) =>
     db.transaction((tenant: string, id: string, now: number): ActionOutcome => {

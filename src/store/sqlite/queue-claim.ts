@@ -11,14 +11,15 @@ interface Head {
 
 /**
  * claimPriority for SQLite. Per channel with room it reads the head of that channel's range of
- * the ready index (priority, channel, seq), an O(log n) seek whatever the backlog, then merges
- * the heads by seq: FIFO holds across channels without sorting the ready set. One more row than
- * it may take per channel tells whether rows are left behind (the backlog flag).
+ * the ready index (priority, channel, lane_rank, seq), an O(log n) seek whatever the backlog:
+ * round-robin across tenants, FIFO within each (src/store/lanes.ts). It then merges the channels' heads by
+ * seq, so acceptance order holds across channels without sorting the ready set. One more row
+ * than it may take per channel tells whether rows are left behind (the backlog flag).
  */
 export function createClaimPriority(db: SqliteDb) {
   const heads = db.prepare(
     `SELECT seq, channel, updated_at FROM notifications
-     WHERE queue_state = 'ready' AND priority = ? AND channel = ? ORDER BY seq LIMIT ?`,
+     WHERE queue_state = 'ready' AND priority = ? AND channel = ? ORDER BY lane_rank, seq LIMIT ?`,
   );
   const take = db.prepare(
     `UPDATE notifications SET status = 'PROCESSING', queue_state = 'leased', lease_owner = ?,

@@ -9,10 +9,14 @@ import {
   runSync,
   statsGrid,
 } from '../queue-core.ts';
+import { frontRank, joinRank, joins } from './lanes.ts';
 import type { SqliteDb } from './open.ts';
 import { createClaimPriority } from './queue-claim.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
+
+/** The updated row's rank, priority and channel, for the lane rules. */
+const ROW = ['notifications.lane_rank', 'notifications.priority', 'notifications.channel'] as const;
 
 /** The queue's primitives as SQLite statements, prepared once; each runs inside the cycle's transaction. */
 function createDriver(db: SqliteDb): QueueDriver {
@@ -26,9 +30,11 @@ function createDriver(db: SqliteDb): QueueDriver {
     `UPDATE notifications SET status = ?, queue_state = ?, next_attempt_at = ?, provider = ?,
        provider_message_id = ?, holds = 0, lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
   );
+  // A row given back to ready (a hold, an expired lease) had its turn: front of the line.
   const other = db.prepare(
     `UPDATE notifications SET status = ?, queue_state = ?, due_at = ?, next_attempt_at = ?,
        attempts = attempts + ?, holds = CASE WHEN ? THEN holds + 1 ELSE 0 END,
+       lane_rank = CASE WHEN ? = 'ready' THEN ${frontRank(...ROW)} ELSE lane_rank END,
        lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
   );
   const event = db.prepare(
@@ -39,10 +45,18 @@ function createDriver(db: SqliteDb): QueueDriver {
     `INSERT INTO sandbox_messages (notification_seq, notification_id, tenant, channel, recipient, content, attempt, at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  // Waiting rows go back to ready keeping their seq, so a retry regains its FIFO place once due.
-  const promote = db.prepare(
-    `UPDATE notifications SET queue_state = 'ready', due_at = NULL WHERE seq IN (
-       SELECT seq FROM notifications WHERE queue_state = 'waiting' AND due_at <= ? ORDER BY due_at LIMIT ?)`,
+  // Waiting rows go back to ready one by one in due order, each ranked as src/store/lanes.ts says: a
+  // retry or a hold regains its place at the front, a scheduled row joins its tenant's line.
+  const due = db
+    .prepare(
+      `SELECT seq FROM notifications WHERE queue_state = 'waiting' AND due_at <= ? ORDER BY due_at, seq LIMIT ?`,
+    )
+    .pluck();
+  const promoteRow = db.prepare(
+    `UPDATE notifications SET queue_state = 'ready', due_at = NULL,
+       lane_rank = CASE WHEN ${joins('notifications')} THEN ${joinRank('notifications.tenant', ROW[1], ROW[2])}
+                   ELSE ${frontRank(...ROW)} END
+     WHERE seq = ? AND queue_state = 'waiting'`,
   );
   const expiredLeases = db.prepare(
     `SELECT seq, lease_owner AS owner, attempts FROM notifications
@@ -80,6 +94,7 @@ function createDriver(db: SqliteDb): QueueDriver {
                 c.nextAttemptAt,
                 c.attemptsDelta,
                 c.hold ? 1 : 0,
+                c.queueState,
                 now,
                 ...fence,
               )
@@ -106,7 +121,11 @@ function createDriver(db: SqliteDb): QueueDriver {
         copy.run(c.seq, c.id, c.tenant, c.channel, json(c.recipient), json(c.content), c.attempt, now);
       }
     },
-    promote: (now, limit) => promote.run(now, limit).changes,
+    promote(now, limit) {
+      const seqs = due.all(now, limit) as number[];
+      for (const seq of seqs) promoteRow.run(seq);
+      return seqs.length;
+    },
     expiredLeases: (now, limit) => expiredLeases.all(now, limit) as ExpiredLease[],
     claimPriority,
     pauses: (limit) => pauses.all(limit) as PauseEntry[],

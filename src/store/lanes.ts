@@ -1,0 +1,39 @@
+/**
+ * Tenant lines (docs/dispatch.md, "Tenant lines"): within a (priority, channel) cell, claims take
+ * ready rows by (lane_rank, seq), and these rules decide a row's lane_rank when it becomes ready.
+ * Written once as SQL for both databases; each is an index seek or two (migration 070), whatever
+ * the backlog. Arguments are SQL expressions for the row's columns (parameters, or the columns of
+ * the row being updated). Under PostgreSQL's READ COMMITTED two transactions may give the same
+ * tenant the same rank; seq breaks the tie, so order within the tenant holds without a lock.
+ */
+export interface LaneRules {
+  /**
+   * A row joining the queue (accepted, scheduled and now due, redriven): the turn after its
+   * tenant's last ready row; the head's turn when its tenant has none waiting, so a tenant that
+   * was idle gets no credit for it; 0 in an empty cell. A statement placing several rows of one
+   * line adds each one's place among them.
+   */
+  joinRank(tenant: string, priority: string, channel: string): string;
+  /**
+   * A row coming back (a retry now due, a hold, an expired lease): it had its turn, so it goes to
+   * the front, keeping its own rank when that is earlier still.
+   */
+  frontRank(rank: string, priority: string, channel: string): string;
+  /** Whether a row due from `waiting` is a first attempt (joins) rather than a return (front). */
+  joins(row: string): string;
+}
+
+/** The rules in one dialect: SQLite spells the two-argument minimum MIN, PostgreSQL LEAST. */
+export function laneRules(least: 'MIN' | 'LEAST'): LaneRules {
+  const head = (priority: string, channel: string) =>
+    `(SELECT h.lane_rank FROM notifications h WHERE h.queue_state = 'ready' AND h.priority = ${priority}
+       AND h.channel = ${channel} ORDER BY h.lane_rank LIMIT 1)`;
+  return {
+    joinRank: (tenant, priority, channel) =>
+      `COALESCE((SELECT t.lane_rank + 1 FROM notifications t WHERE t.queue_state = 'ready'
+         AND t.tenant = ${tenant} AND t.priority = ${priority} AND t.channel = ${channel}
+         ORDER BY t.lane_rank DESC LIMIT 1), ${head(priority, channel)}, 0)`,
+    frontRank: (rank, priority, channel) => `${least}(${rank}, COALESCE(${head(priority, channel)}, 0))`,
+    joins: (row) => `(${row}.attempts = 0 AND ${row}.holds = 0)`,
+  };
+}

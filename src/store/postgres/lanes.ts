@@ -1,0 +1,4 @@
+import { laneRules } from '../lanes.ts';
+
+/** Tenant lines in PostgreSQL's dialect (src/store/lanes.ts). */
+export const { joinRank, frontRank, joins } = laneRules('LEAST');
