@@ -20,7 +20,8 @@ import { RENDER_LIMITS } from './limits.ts';
 // in-memory map (and include, render and layout are refused anyway, below); the limits bound
 // what one template may allocate. Time is bounded outside Liquid: rendering runs in a worker
 // thread that is terminated at its deadline (render-pool.ts), since Liquid's own renderLimit
-// is checked only between nodes.
+// is checked only between nodes. renderParsed also gives Liquid a cut-off a little before that
+// deadline, so most renders that run long stop by themselves and their thread lives on.
 const COMMON = {
   templates: {},
   strictVariables: true,
@@ -187,19 +188,28 @@ function syntaxProblem(field: TextField, source: string): string | null {
 
 /**
  * Renders parsed fields with `variables`; a missing variable throws LiquidFieldError naming the
- * field, a limit (range, output size) a RenderLimitError.
+ * field, a limit (range, output size, or the time cut-off `cutAt`, on performance.now()'s clock,
+ * for all fields together) a RenderLimitError.
  */
-export function renderParsed(parsed: ParsedContent, variables: Record<string, unknown>): Content {
+export function renderParsed(
+  parsed: ParsedContent,
+  variables: Record<string, unknown>,
+  cutAt = Number.POSITIVE_INFINITY,
+): Content {
   const out: Content = {};
   let bytes = 0;
+  const overTime = (field: string) => new RenderLimitError(`${field}: rendering ran out of time`);
   for (const field of TEXT_FIELDS) {
     const templates = parsed[field];
     if (!templates) continue;
+    const renderLimit = cutAt - performance.now();
+    if (renderLimit <= 0) throw overTime(field);
     let text: string;
     try {
-      text = String(engineFor(field).renderSync(templates, variables));
+      text = String(engineFor(field).renderSync(templates, variables, { renderLimit }));
     } catch (error) {
       if (isLimitError(error)) throw new RenderLimitError(`${field}: ${(error as Error).message}`);
+      if (performance.now() >= cutAt) throw overTime(field);
       throw new LiquidFieldError(field, (error as Error).message);
     }
     bytes += Buffer.byteLength(text);

@@ -12,7 +12,12 @@ export interface RenderJob {
 /** A job as posted to a thread. */
 export interface ThreadJob extends RenderJob {
   id: number;
+  /** Liquid's own cut-off, from when the thread takes the job: before the pool's deadline. */
+  cutAfterMs: number;
 }
+
+/** The share of the deadline Liquid gets before it stops itself (the rest covers messaging). */
+const COOPERATIVE_SHARE = 0.75;
 
 /** How a render ended: the content, or why not (`limit`: past its time, output size or range bound). */
 export type RenderOutcome =
@@ -48,9 +53,10 @@ const ENTRY = new URL('./render-thread.js', import.meta.url);
 
 /**
  * Rendering runs in worker threads, never on the event loop that serves requests and runs the
- * scheduler. Each job has a hard deadline: a thread still busy when it passes is
- * terminated (Liquid is not asked to stop; a tight loop would not listen) and replaced, and the
- * job fails as a render limit. Threads take one job at a time, most urgent first, and LOW and
+ * scheduler. Each job has a hard deadline: a thread still busy when it passes is terminated
+ * (a tight loop inside one Liquid node would not listen) and replaced, and the job fails as a
+ * render limit. Liquid is also told to stop a little earlier (COOPERATIVE_SHARE), which it checks
+ * between nodes: most long renders end so, and their thread is kept. Threads take one job at a time, most urgent first, and LOW and
  * NORMAL never hold the threads reserved for CRITICAL and HIGH (dispatch/reserve.ts), so a
  * tenant's heavy templates never delay another's urgent render. Threads start on first use
  * and do not keep the process alive.
@@ -113,7 +119,7 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
       const outcome: RenderOutcome = {
         ok: false,
         limit: true,
-        message: `rendering took over ${options.timeoutMs} ms`,
+        message: `rendering ran out of time (${options.timeoutMs} ms)`,
       };
       finish(thread, outcome);
       const index = threads.indexOf(thread);
@@ -122,7 +128,8 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
       pump();
     }, options.timeoutMs);
     thread.running = { ...waiting, id, timer };
-    thread.worker.postMessage({ id, ...waiting.job } satisfies ThreadJob);
+    const cutAfterMs = options.timeoutMs * COOPERATIVE_SHARE;
+    thread.worker.postMessage({ id, cutAfterMs, ...waiting.job } satisfies ThreadJob);
   }
 
   const running = () => threads.filter((t) => t.running).length;

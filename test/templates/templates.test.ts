@@ -226,7 +226,7 @@ describe('pinned template versions at delivery', () => {
       [
         'time',
         '{% for i in (1..10000) %}{% for j in (1..10000) %}{% endfor %}{% endfor %}',
-        /rendering took over \d+ ms/,
+        /rendering ran out of time/,
       ],
       ['size', `{% for i in (1..10000) %}${'x'.repeat(40)}{% endfor %}`, /over 256 KiB/],
     ];
