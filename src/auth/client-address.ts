@@ -43,3 +43,22 @@ export function clientAddress(request: FastifyRequest, isTrusted: (address: stri
   }
   return hops[0] ?? peer;
 }
+
+/**
+ * The key an address is throttled by: an IPv4 address as it is, an IPv6 one as its /64, the
+ * block one subscriber usually holds whole (so a client cannot step through 2^64 addresses).
+ */
+export function throttleKey(address: string): string {
+  const plain = address.split('%')[0] as string;
+  if (isIP(plain) !== 6) return address;
+  const groups = (part: string) =>
+    part === '' ? [] : part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g]));
+  const [head = '', tail] = plain.split('::');
+  const left = groups(head);
+  const right = tail === undefined ? [] : groups(tail);
+  const all = [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${all
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
+}

@@ -7,13 +7,11 @@ import { clientAddress, trustedProxies } from './client-address.ts';
 import { dummyHash, verifySecret } from './passwords.ts';
 import { LoginBody, RefreshBody, TokenPair } from './schemas.ts';
 import type { AuthDeps } from './service.ts';
-import { createLoginThrottle } from './throttle.ts';
 import { sendTokenPair } from './token-pair.ts';
 
 /** POST /auth/login and POST /auth/refresh (public). */
 export const loginRoutes: RouteModule<AuthDeps> = (app, deps) => {
-  const { tokens } = deps.auth;
-  const throttle = createLoginThrottle(deps.store.auth, deps.clock, deps.config);
+  const { tokens, throttles } = deps.auth;
   const isTrusted = trustedProxies(deps.config.trustedProxies);
   const nowS = () => Math.floor(deps.clock.now() / 1000);
   // Made now rather than on the first unknown email, whose answer would otherwise be slower.
@@ -35,14 +33,15 @@ export const loginRoutes: RouteModule<AuthDeps> = (app, deps) => {
     async (request, reply) => {
       const email = normalizeEmail(request.body.email);
       const address = clientAddress(request, isTrusted);
-      await throttle.check(email, address);
+      // Counted before the password is checked, so parallel tries cannot outrun the limit.
+      const attempt = await throttles.login.attempt(email, address);
       const user = await deps.store.auth.findUserByEmail(email);
       // Unknown emails are checked against the dummy hash: the same argon2 work either way.
       const passwordOk = await verifySecret(user?.passwordHash, request.body.password);
       if (!user || !passwordOk || user.disabled) {
-        await throttle.fail(email, address);
         throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'The email or password is wrong.');
       }
+      await attempt.succeeded();
       return sendPair(reply, user, nowS());
     },
   );

@@ -4,14 +4,16 @@ import type { CoreDeps } from '../deps.ts';
 import type { Store } from '../store/port/index.ts';
 import { createKeyring, type Keyring } from './keys.ts';
 import type { AccessTokenVerifier } from './principal.ts';
+import { createAuthThrottles, type Throttle } from './throttle.ts';
 import { createTokenService, type TokenService } from './tokens.ts';
 import { type CachingVerifier, createLocalVerifier, createRemoteVerifier } from './verifier.ts';
 
-/** The auth parts one process shares: keys, token issuing, and the local access-token verifier. */
+/** The auth parts one process shares: keys, token issuing, the local verifier, the throttles. */
 export interface AuthService {
   keyring: Keyring;
   tokens: TokenService;
   verifier: CachingVerifier;
+  throttles: Record<'login' | 'token', Throttle>;
 }
 
 /** The keyring of the configured store and secret: the one way the service and the CLI build it. */
@@ -39,7 +41,12 @@ export function createAuthService(config: Config, store: Store, clock: Clock): A
     clock,
     cacheSize: config.auth.verifyCacheSize,
   });
-  return { keyring, tokens: createTokenService(config, keyring, clock), verifier };
+  return {
+    keyring,
+    tokens: createTokenService(config, keyring, clock),
+    verifier,
+    throttles: createAuthThrottles(store.auth, clock, config.auth),
+  };
 }
 
 /**

@@ -1,46 +1,88 @@
 import type { Clock } from '../clock.ts';
-import type { Config } from '../config/config.ts';
 import { HeraldError } from '../errors.ts';
-import type { AuthStore } from '../store/port/auth.ts';
+import type { AttemptClaim, AuthStore } from '../store/port/auth.ts';
+import { throttleKey } from './client-address.ts';
 
-/** Login throttling in the database, so every instance shares the counts (README, "Authentication"). */
-export interface LoginThrottle {
-  /** Throws 429 RATE_LIMITED with Retry-After when the email or the address is over its limit. */
-  check(email: string, address: string): Promise<void>;
-  /** Counts one failed login for both the email and the address. */
-  fail(email: string, address: string): Promise<void>;
+/** A counted attempt: it stays counted (a failure) unless it succeeds. */
+export interface Attempt {
+  /** Uncounts it: a success neither counts nor resets the count. */
+  succeeded(): Promise<void>;
 }
 
-export function createLoginThrottle(store: AuthStore, clock: Clock, config: Config): LoginThrottle {
-  const windowMs = config.auth.loginWindowSeconds * 1000;
-  const limits = {
-    email: config.auth.loginMaxFailures,
-    address: config.auth.loginMaxFailuresPerAddress,
-  } as const;
+/**
+ * Throttling of one kind of credential check (README, "Authentication"), in the database so
+ * every instance shares the counts. An attempt is counted before the check runs, atomically with
+ * reading the counts (AuthStore.claimAttempt), so attempts in flight count: a parallel burst
+ * gets at most the remaining allowance checked and 429 for the rest.
+ */
+export interface Throttle {
+  /**
+   * Counts an attempt for `subject` (an email, a client id) from `address`, or throws 429
+   * RATE_LIMITED with Retry-After when either is at its limit within the window.
+   */
+  attempt(subject: string, address: string): Promise<Attempt>;
+}
 
-  // Sliding window: with `limit` failures inside it, the caller waits until the oldest of the
-  // newest `limit` leaves the window, at which point the count drops below the limit.
-  async function blockedFor(by: 'email' | 'address', key: string, now: number): Promise<number> {
-    const limit = limits[by];
-    const times = await store.recentLoginFailures(by, key, now - windowMs, limit);
-    if (times.length < limit) return 0;
-    return (times[limit - 1] as number) + windowMs - now;
-  }
+export interface ThrottleOptions {
+  scope: AttemptClaim['scope'];
+  windowMs: number;
+  limits: AttemptClaim['limits'];
+  /** The 429's detail. */
+  message: string;
+}
 
+/** How often an instance deletes attempts that have left the window. */
+const PRUNE_EVERY_MS = 60_000;
+
+export function createThrottle(store: AuthStore, clock: Clock, options: ThrottleOptions): Throttle {
+  let prunedAt = Number.NEGATIVE_INFINITY;
   return {
-    async check(email, address) {
+    async attempt(subject, address) {
       const now = clock.now();
-      const wait = Math.max(await blockedFor('email', email, now), await blockedFor('address', address, now));
-      if (wait > 0) {
-        throw new HeraldError('RATE_LIMITED', 'Too many failed logins; try again later.', {
-          retryAfterS: wait / 1000,
+      const since = now - options.windowMs;
+      if (now - prunedAt >= PRUNE_EVERY_MS) {
+        prunedAt = now;
+        await store.pruneAttempts(since);
+      }
+      const claim = await store.claimAttempt({
+        scope: options.scope,
+        subject,
+        address: throttleKey(address),
+        now,
+        since,
+        limits: options.limits,
+      });
+      if ('blockedBy' in claim) {
+        // Sliding window: a place frees when the attempt that filled it leaves the window.
+        throw new HeraldError('RATE_LIMITED', options.message, {
+          retryAfterS: Math.max(1, claim.blockedBy + options.windowMs - now) / 1000,
         });
       }
+      return { succeeded: () => store.dropAttempt(claim.id) };
     },
-    async fail(email, address) {
-      const now = clock.now();
-      await store.recordLoginFailure(email, address, now);
-      await store.pruneLoginFailures(now - windowMs);
-    },
+  };
+}
+
+/** The login and /auth/token throttles, both with the login limits (HERALD_LOGIN_MAX_FAILURES...). */
+export function createAuthThrottles(
+  store: AuthStore,
+  clock: Clock,
+  auth: { loginWindowSeconds: number; loginMaxFailures: number; loginMaxFailuresPerAddress: number },
+): Record<AttemptClaim['scope'], Throttle> {
+  const windowMs = auth.loginWindowSeconds * 1000;
+  const limits = { subject: auth.loginMaxFailures, address: auth.loginMaxFailuresPerAddress };
+  return {
+    login: createThrottle(store, clock, {
+      scope: 'login',
+      windowMs,
+      limits,
+      message: 'Too many failed logins; try again later.',
+    }),
+    token: createThrottle(store, clock, {
+      scope: 'token',
+      windowMs,
+      limits,
+      message: 'Too many failed client authentications; try again later.',
+    }),
   };
 }

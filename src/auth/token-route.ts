@@ -1,6 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { HeraldError } from '../errors.ts';
+import { headersOf } from '../http/problem.ts';
 import type { App, RouteModule } from '../http/types.ts';
+import { clientAddress, trustedProxies } from './client-address.ts';
 import { verifySecret } from './passwords.ts';
 import type { AuthDeps } from './service.ts';
 
@@ -10,6 +13,8 @@ class OAuthError extends Error {
     readonly status: number,
     readonly error: string,
     readonly description: string,
+    /** Extra answer headers (Retry-After on a throttled attempt). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(description);
   }
@@ -66,6 +71,7 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
 
 function sendOAuthError(reply: FastifyReply, error: OAuthError) {
   if (error.error === 'invalid_client') reply.header('WWW-Authenticate', 'Basic realm="herald"');
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply
     .code(error.status)
     .header('Cache-Control', 'no-store')
@@ -75,6 +81,7 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError) {
 /** POST /auth/token: OAuth 2.0 client credentials for backend services (public). */
 export const tokenRoute: RouteModule<AuthDeps> = async (app, deps) => {
   const { tokens } = deps.auth;
+  const isTrusted = trustedProxies(deps.config.trustedProxies);
   await app.register(async (scope: App) => {
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, formParser);
     scope.setErrorHandler((error: FastifyError, request, reply) => {
@@ -95,7 +102,7 @@ export const tokenRoute: RouteModule<AuthDeps> = async (app, deps) => {
           description: 'Client id and secret by HTTP Basic or in the body; form or JSON body.',
           consumes: ['application/x-www-form-urlencoded', 'application/json'],
           body: TokenRequest,
-          response: { 200: TokenAnswer, 400: OAuthProblem, 401: OAuthProblem },
+          response: { 200: TokenAnswer, 400: OAuthProblem, 401: OAuthProblem, 429: OAuthProblem },
         },
       },
       async (request, reply) => {
@@ -112,10 +119,23 @@ export const tokenRoute: RouteModule<AuthDeps> = async (app, deps) => {
         }
         const badClient = new OAuthError(401, 'invalid_client', 'Client authentication failed.');
         if (typeof id !== 'string' || typeof secret !== 'string' || id.length > 200) throw badClient;
+        // Counted before the secret is checked, like a login (throttle.ts).
+        const attempt = await deps.auth.throttles.token
+          .attempt(id, clientAddress(request, isTrusted))
+          .catch((error) => {
+            if (!(error instanceof HeraldError)) throw error;
+            throw new OAuthError(
+              429,
+              'temporarily_unavailable',
+              error.detail ?? error.message,
+              headersOf(error),
+            );
+          });
         const client = await deps.store.auth.findClient(id);
         // An unknown id is checked against the dummy hash, like an unknown email at login.
         const ok = await verifySecret(client?.secretHash, secret);
         if (!client || !ok || client.disabled) throw badClient;
+        await attempt.succeeded();
         let scopes = client.scopes;
         if (typeof body.scope === 'string' && body.scope.trim()) {
           const asked = [...new Set(body.scope.split(' ').filter(Boolean))];

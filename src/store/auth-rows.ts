@@ -56,3 +56,21 @@ export const toClient = (r: ClientRow): ClientRecord => ({
   disabled: r.disabled === 1,
   createdAt: r.created_at,
 });
+
+/**
+ * The throttle's verdict from the recent attempts (times, newest first, at most the limit) of a
+ * subject and of an address: `undefined` when both are under their limits, else the time of the
+ * attempt whose leaving the window frees a place (the later of the two when both are full).
+ */
+export function blockingAttempt(
+  subject: readonly number[],
+  address: readonly number[],
+  limits: { subject: number; address: number },
+): number | undefined {
+  const full = (times: readonly number[], limit: number) =>
+    times.length >= limit ? times[limit - 1] : undefined;
+  const a = full(subject, limits.subject);
+  const b = full(address, limits.address);
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.max(a, b);
+}

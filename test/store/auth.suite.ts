@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DuplicateError, type SigningKeyRecord } from '../../src/store/port/auth.ts';
+import { type AttemptClaim, DuplicateError, type SigningKeyRecord } from '../../src/store/port/auth.ts';
 import type { Store } from '../../src/store/port/index.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -103,31 +103,36 @@ export function authStoreSuite(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(await store.auth.listClients('default'), []);
     });
 
-    it('answers recent login failures newest first within the window, and prunes old ones', async () => {
-      for (const at of [T0, T0 + 10, T0 + 20, T0 + 30])
-        await store.auth.recordLoginFailure('a@x.test', '10.0.0.1', at);
-      await store.auth.recordLoginFailure('b@x.test', '10.0.0.1', T0 + 40);
-      assert.deepEqual(await store.auth.recentLoginFailures('email', 'a@x.test', T0 + 5, 10), [
-        T0 + 30,
-        T0 + 20,
-        T0 + 10,
-      ]);
-      assert.deepEqual(await store.auth.recentLoginFailures('email', 'a@x.test', T0 - 1, 2), [
-        T0 + 30,
-        T0 + 20,
-      ]);
-      assert.deepEqual(await store.auth.recentLoginFailures('address', '10.0.0.1', T0 - 1, 10), [
-        T0 + 40,
-        T0 + 30,
-        T0 + 20,
-        T0 + 10,
-        T0,
-      ]);
-      await store.auth.pruneLoginFailures(T0 + 25);
-      assert.deepEqual(await store.auth.recentLoginFailures('address', '10.0.0.1', T0 - 1, 10), [
-        T0 + 40,
-        T0 + 30,
-      ]);
+    it('counts attempts up to the limits of the subject and the address, and says which must leave first', async () => {
+      const claim = (subject: string, at: number, over: Partial<AttemptClaim> = {}) =>
+        store.auth.claimAttempt({
+          scope: 'login',
+          subject,
+          address: '10.0.0.1',
+          now: at,
+          since: T0 - 1,
+          limits: { subject: 3, address: 4 },
+          ...over,
+        });
+      const ids: number[] = [];
+      for (const at of [T0, T0 + 10, T0 + 20]) {
+        const counted = await claim('a@x.test', at);
+        assert.ok('id' in counted);
+        ids.push(counted.id);
+      }
+      // The subject is full: the oldest of its three newest must leave the window first.
+      assert.deepEqual(await claim('a@x.test', T0 + 30), { blockedBy: T0 });
+      // Another scope counts apart.
+      assert.ok('id' in (await claim('a@x.test', T0 + 30, { scope: 'token' })));
+      // Another subject from the same address: the address has one place left.
+      assert.ok('id' in (await claim('b@x.test', T0 + 40)));
+      assert.deepEqual(await claim('c@x.test', T0 + 50), { blockedBy: T0 });
+      // A success is uncounted; a window that has moved on forgets.
+      await store.auth.dropAttempt(ids[0] as number);
+      assert.ok('id' in (await claim('a@x.test', T0 + 60)));
+      assert.ok('id' in (await claim('d@x.test', T0 + 70, { since: T0 + 25 })));
+      await store.auth.pruneAttempts(T0 + 45);
+      assert.ok('id' in (await claim('a@x.test', T0 + 80)));
     });
   });
 }

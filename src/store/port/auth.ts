@@ -62,15 +62,28 @@ export interface AuthStore {
   findClient(id: string): Promise<ClientRecord | undefined>;
   listClients(tenant?: string): Promise<ClientRecord[]>;
 
-  /** Records one failed login for the (normalised) email and the client address. */
-  recordLoginFailure(email: string, address: string, at: number): Promise<void>;
   /**
-   * Times (ms, newest first, at most `limit`) of failed logins after `since` for one email or one
-   * address. With `limit` entries the caller is throttled until the last one leaves the window.
+   * Counts one attempt of `scope` for `subject` (an email, a client id) and `address`, atomically
+   * with reading how many they already have after `since` (attempts in flight included), unless
+   * either is at its limit. Returns the new attempt's id, or, when refused, the time of the
+   * attempt that must leave the window before another may be counted.
    */
-  recentLoginFailures(by: 'email' | 'address', key: string, since: number, limit: number): Promise<number[]>;
-  /** Forgets failures older than `before`. */
-  pruneLoginFailures(before: number): Promise<void>;
+  claimAttempt(attempt: AttemptClaim): Promise<{ id: number } | { blockedBy: number }>;
+  /** Removes a counted attempt (it succeeded: a success neither counts nor resets). */
+  dropAttempt(id: number): Promise<void>;
+  /** Forgets attempts older than `before`. */
+  pruneAttempts(before: number): Promise<void>;
+}
+
+/** One attempt to count (AuthStore.claimAttempt). */
+export interface AttemptClaim {
+  scope: 'login' | 'token';
+  subject: string;
+  address: string;
+  now: number;
+  /** Attempts at or before this time no longer count. */
+  since: number;
+  limits: { subject: number; address: number };
 }
 
 /** A unique constraint refused an insert (e.g. an email already in use). */

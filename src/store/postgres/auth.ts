@@ -1,10 +1,18 @@
-import { type ClientRow, type KeyRow, toClient, toKey, toUser, type UserRow } from '../auth-rows.ts';
+import {
+  blockingAttempt,
+  type ClientRow,
+  type KeyRow,
+  toClient,
+  toKey,
+  toUser,
+  type UserRow,
+} from '../auth-rows.ts';
 import { type AuthStore, DuplicateError, type SigningKeyRecord } from '../port/auth.ts';
 import type { Sql } from './connect.ts';
 import { isUniqueViolation } from './errors.ts';
 
 /**
- * The PostgreSQL implementation of the auth port. Keys and the login-failure log live here so
+ * The PostgreSQL implementation of the auth port. Keys and the throttled attempts live here so
  * every auth instance signs with the same key and throttles on the same counts.
  */
 export function createPostgresAuthStore(sql: Sql): AuthStore {
@@ -81,20 +89,36 @@ export function createPostgresAuthStore(sql: Sql): AuthStore {
         : await sql<ClientRow[]>`SELECT * FROM clients ORDER BY created_at, id`;
       return rows.map(toClient);
     },
-    async recordLoginFailure(email, address, at) {
-      await sql`INSERT INTO login_failures (email, address, at) VALUES (${email}, ${address}, ${at})`;
+    claimAttempt: (a) =>
+      sql.begin(async (transaction) => {
+        const tx = transaction as unknown as Sql;
+        // Both keys locked, always in the same order, for this transaction: a second instance
+        // claiming for the same subject or address waits here until this one has committed.
+        for (const key of [`${a.scope}:s:${a.subject}`, `${a.scope}:a:${a.address}`].sort()) {
+          await tx`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
+        }
+        const times = (rows: { at: string | number }[]) => rows.map((row) => Number(row.at));
+        const blockedBy = blockingAttempt(
+          times(
+            await tx`SELECT at FROM auth_attempts WHERE scope = ${a.scope} AND subject = ${a.subject}
+            AND at > ${a.since} ORDER BY at DESC LIMIT ${a.limits.subject}`,
+          ),
+          times(
+            await tx`SELECT at FROM auth_attempts WHERE scope = ${a.scope} AND address = ${a.address}
+            AND at > ${a.since} ORDER BY at DESC LIMIT ${a.limits.address}`,
+          ),
+          a.limits,
+        );
+        if (blockedBy !== undefined) return { blockedBy };
+        const [row] = await tx<{ id: string }[]>`INSERT INTO auth_attempts (scope, subject, address, at)
+          VALUES (${a.scope}, ${a.subject}, ${a.address}, ${a.now}) RETURNING id`;
+        return { id: Number(row?.id) };
+      }),
+    async dropAttempt(id) {
+      await sql`DELETE FROM auth_attempts WHERE id = ${id}`;
     },
-    async recentLoginFailures(by, key, since, limit) {
-      const rows =
-        by === 'email'
-          ? await sql<{ at: number }[]>`SELECT at FROM login_failures
-              WHERE email = ${key} AND at > ${since} ORDER BY at DESC LIMIT ${limit}`
-          : await sql<{ at: number }[]>`SELECT at FROM login_failures
-              WHERE address = ${key} AND at > ${since} ORDER BY at DESC LIMIT ${limit}`;
-      return rows.map((row) => row.at);
-    },
-    async pruneLoginFailures(before) {
-      await sql`DELETE FROM login_failures WHERE at < ${before}`;
+    async pruneAttempts(before) {
+      await sql`DELETE FROM auth_attempts WHERE at < ${before}`;
     },
   };
 }

@@ -1,5 +1,13 @@
-import { type ClientRow, type KeyRow, toClient, toKey, toUser, type UserRow } from '../auth-rows.ts';
-import { type AuthStore, DuplicateError, type SigningKeyRecord } from '../port/auth.ts';
+import {
+  blockingAttempt,
+  type ClientRow,
+  type KeyRow,
+  toClient,
+  toKey,
+  toUser,
+  type UserRow,
+} from '../auth-rows.ts';
+import { type AttemptClaim, type AuthStore, DuplicateError, type SigningKeyRecord } from '../port/auth.ts';
 import type { SqliteDb } from './open.ts';
 
 function isUniqueViolation(error: unknown): boolean {
@@ -26,13 +34,32 @@ export function createSqliteAuthStore(db: SqliteDb): AuthStore {
   const userByEmail = db.prepare('SELECT * FROM users WHERE email = ?');
   const userById = db.prepare('SELECT * FROM users WHERE id = ?');
   const clientById = db.prepare('SELECT * FROM clients WHERE id = ?');
-  const recentByEmail = db.prepare(
-    'SELECT at FROM login_failures WHERE email = ? AND at > ? ORDER BY at DESC LIMIT ?',
+  const recentBySubject = db
+    .prepare(
+      'SELECT at FROM auth_attempts WHERE scope = ? AND subject = ? AND at > ? ORDER BY at DESC LIMIT ?',
+    )
+    .pluck();
+  const recentByAddress = db
+    .prepare(
+      'SELECT at FROM auth_attempts WHERE scope = ? AND address = ? AND at > ? ORDER BY at DESC LIMIT ?',
+    )
+    .pluck();
+  const insertAttempt = db.prepare(
+    'INSERT INTO auth_attempts (scope, subject, address, at) VALUES (?, ?, ?, ?)',
   );
-  const recentByAddress = db.prepare(
-    'SELECT at FROM login_failures WHERE address = ? AND at > ? ORDER BY at DESC LIMIT ?',
-  );
-  const insertFailure = db.prepare('INSERT INTO login_failures (email, address, at) VALUES (?, ?, ?)');
+  // IMMEDIATE: the write lock is taken before the counts are read, so another process on the
+  // same file (the CLI, a second instance) cannot count between the read and the insert.
+  const claim = db.transaction((a: AttemptClaim): { id: number } | { blockedBy: number } => {
+    const blockedBy = blockingAttempt(
+      recentBySubject.all(a.scope, a.subject, a.since, a.limits.subject) as number[],
+      recentByAddress.all(a.scope, a.address, a.since, a.limits.address) as number[],
+      a.limits,
+    );
+    if (blockedBy !== undefined) return { blockedBy };
+    return { id: Number(insertAttempt.run(a.scope, a.subject, a.address, a.now).lastInsertRowid) };
+  });
+  const dropAttempt = db.prepare('DELETE FROM auth_attempts WHERE id = ?');
+  const pruneAttempts = db.prepare('DELETE FROM auth_attempts WHERE at < ?');
 
   return {
     async listSigningKeys() {
@@ -106,15 +133,14 @@ export function createSqliteAuthStore(db: SqliteDb): AuthStore {
         : db.prepare('SELECT * FROM clients ORDER BY created_at, id').all();
       return (rows as ClientRow[]).map(toClient);
     },
-    async recordLoginFailure(email, address, at) {
-      insertFailure.run(email, address, at);
+    async claimAttempt(attempt) {
+      return claim.immediate(attempt);
     },
-    async recentLoginFailures(by, key, since, limit) {
-      const statement = by === 'email' ? recentByEmail : recentByAddress;
-      return (statement.all(key, since, limit) as Array<{ at: number }>).map((row) => row.at);
+    async dropAttempt(id) {
+      dropAttempt.run(id);
     },
-    async pruneLoginFailures(before) {
-      db.prepare('DELETE FROM login_failures WHERE at < ?').run(before);
+    async pruneAttempts(before) {
+      pruneAttempts.run(before);
     },
   };
 }
