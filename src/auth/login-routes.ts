@@ -37,11 +37,16 @@ export const loginRoutes: RouteModule<AuthDeps> = (app, deps) => {
       const attempt = await throttles.login.attempt(email, address);
       const user = await deps.store.auth.findUserByEmail(email);
       // Unknown emails are checked against the dummy hash: the same argon2 work either way.
-      const passwordOk = await verifySecret(user?.passwordHash, request.body.password);
+      const passwordOk = await verifySecret(user?.passwordHash, request.body.password).catch(
+        async (error) => {
+          await attempt.uncount(); // a 503: the password was never checked
+          throw error;
+        },
+      );
       if (!user || !passwordOk || user.disabled) {
         throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'The email or password is wrong.');
       }
-      await attempt.succeeded();
+      await attempt.uncount();
       return sendPair(reply, user, nowS());
     },
   );

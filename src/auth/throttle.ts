@@ -3,10 +3,10 @@ import { HeraldError } from '../errors.ts';
 import type { AttemptClaim, AuthStore } from '../store/port/auth.ts';
 import { throttleKey } from './client-address.ts';
 
-/** A counted attempt: it stays counted (a failure) unless it succeeds. */
+/** A counted attempt: it stays counted (a failure) unless uncounted. */
 export interface Attempt {
-  /** Uncounts it: a success neither counts nor resets the count. */
-  succeeded(): Promise<void>;
+  /** Uncounts it: a success (which neither counts nor resets), or a try never checked (503). */
+  uncount(): Promise<void>;
 }
 
 /**
@@ -58,7 +58,7 @@ export function createThrottle(store: AuthStore, clock: Clock, options: Throttle
           retryAfterS: Math.max(1, claim.blockedBy + options.windowMs - now) / 1000,
         });
       }
-      return { succeeded: () => store.dropAttempt(claim.id) };
+      return { uncount: () => store.dropAttempt(claim.id) };
     },
   };
 }

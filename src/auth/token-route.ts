@@ -69,6 +69,13 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   }
 }
 
+/** A throttled (429) or overloaded (503) try, in the OAuth form: `temporarily_unavailable`. */
+function unavailable(error: unknown): unknown {
+  if (!(error instanceof HeraldError)) return error;
+  const status = error.code === 'RATE_LIMITED' ? 429 : 503;
+  return new OAuthError(status, 'temporarily_unavailable', error.detail ?? error.message, headersOf(error));
+}
+
 function sendOAuthError(reply: FastifyReply, error: OAuthError) {
   if (error.error === 'invalid_client') reply.header('WWW-Authenticate', 'Basic realm="herald"');
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
@@ -102,7 +109,13 @@ export const tokenRoute: RouteModule<AuthDeps> = async (app, deps) => {
           description: 'Client id and secret by HTTP Basic or in the body; form or JSON body.',
           consumes: ['application/x-www-form-urlencoded', 'application/json'],
           body: TokenRequest,
-          response: { 200: TokenAnswer, 400: OAuthProblem, 401: OAuthProblem, 429: OAuthProblem },
+          response: {
+            200: TokenAnswer,
+            400: OAuthProblem,
+            401: OAuthProblem,
+            429: OAuthProblem,
+            503: OAuthProblem,
+          },
         },
       },
       async (request, reply) => {
@@ -123,19 +136,16 @@ export const tokenRoute: RouteModule<AuthDeps> = async (app, deps) => {
         const attempt = await deps.auth.throttles.token
           .attempt(id, clientAddress(request, isTrusted))
           .catch((error) => {
-            if (!(error instanceof HeraldError)) throw error;
-            throw new OAuthError(
-              429,
-              'temporarily_unavailable',
-              error.detail ?? error.message,
-              headersOf(error),
-            );
+            throw unavailable(error);
           });
         const client = await deps.store.auth.findClient(id);
         // An unknown id is checked against the dummy hash, like an unknown email at login.
-        const ok = await verifySecret(client?.secretHash, secret);
+        const ok = await verifySecret(client?.secretHash, secret).catch(async (error) => {
+          await attempt.uncount(); // a 503: the secret was never checked
+          throw unavailable(error);
+        });
         if (!client || !ok || client.disabled) throw badClient;
-        await attempt.succeeded();
+        await attempt.uncount();
         let scopes = client.scopes;
         if (typeof body.scope === 'string' && body.scope.trim()) {
           const asked = [...new Set(body.scope.split(' ').filter(Boolean))];
