@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { argon2Operations } from './auth/passwords.ts';
 
 /**
  * Herald's Prometheus metrics, one registry per process (tests build several apps in one
@@ -8,6 +9,7 @@ export interface Metrics {
   registry: Registry;
   accepted: Counter<'channel' | 'priority'>;
   outcomes: Counter<'provider' | 'outcome'>;
+  argon2: Counter;
   /** Seconds from acceptance to the provider call, by priority (the isolation bench's figure). */
   pickupLatency: Histogram<'priority'>;
 }
@@ -28,6 +30,15 @@ export function createMetrics(): Metrics {
       help: 'Provider call outcomes (sent, delivered, transient, permanent, config)',
       labelNames: ['provider', 'outcome'],
       registers: [registry],
+    }),
+    argon2: new Counter({
+      name: 'herald_argon2_operations_total',
+      help: 'argon2id hashes and verifications (logins, password changes; never client secrets)',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(argon2Operations());
+      },
     }),
     pickupLatency: new Histogram({
       name: 'herald_pickup_latency_seconds',

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { AuthStore, ClientRecord, UserRecord } from '../store/port/auth.ts';
+import type { ClientSecrets } from './client-secrets.ts';
 import { hashSecret } from './passwords.ts';
 import { ROLE_SCOPES, type UserRole } from './principal.ts';
 
@@ -57,16 +58,17 @@ export async function createUser(
 export async function createClient(
   store: AuthStore,
   clock: Clock,
+  secrets: ClientSecrets,
   input: { name: string; scopes: string[]; tenant: string },
 ): Promise<{ client: ClientRecord; secret: string }> {
   const now = clock.now();
   await store.ensureTenant(input.tenant, now);
-  // 256 bits of randomness: guessing is hopeless, so argon2 here guards only a stolen database.
+  // 256 bits of randomness: guessing is hopeless, so a keyed digest is enough (client-secrets.ts).
   const secret = randomBytes(32).toString('base64url');
   const client: ClientRecord = {
     id: `cli_${randomBytes(12).toString('hex')}`,
     name: input.name,
-    secretHash: await hashSecret(secret),
+    secretHash: await secrets.digest(secret),
     scopes: [...new Set(input.scopes)],
     tenant: input.tenant,
     disabled: false,

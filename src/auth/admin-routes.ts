@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import { type ClientRecord, DuplicateError, type UserRecord } from '../store/port/auth.ts';
 import { createClient, createUser, isOperator } from './accounts.ts';
 import type { Principal } from './principal.ts';
 import { ClientView, CreateClientBody, CreateUserBody, TenantQuery, UserView } from './schemas.ts';
+import type { AuthDeps } from './service.ts';
 
 /**
  * The tenant an admin acts on: its own by default. Admins of `default` may name any tenant (a
@@ -45,7 +45,7 @@ const admin = { scope: 'admin' };
 const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
 /** /admin/users and /admin/clients (protected, scope `admin`). */
-export const adminAccountRoutes: RouteModule<CoreDeps> = (app, deps) => {
+export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
   const store = deps.store.auth;
 
   app.post(
@@ -104,7 +104,10 @@ export const adminAccountRoutes: RouteModule<CoreDeps> = (app, deps) => {
     },
     async (request, reply) => {
       const tenant = targetTenant(request.principal, request.body.tenant);
-      const { client, secret } = await createClient(store, deps.clock, { ...request.body, tenant });
+      const { client, secret } = await createClient(store, deps.clock, deps.auth.clientSecrets, {
+        ...request.body,
+        tenant,
+      });
       // The secret is shown here once; only its argon2id hash is stored.
       reply.header('Cache-Control', 'no-store');
       return reply.code(201).send({ ...clientView(client), client_secret: secret });

@@ -20,6 +20,13 @@ const WAITING = 64;
 let running = 0;
 const waiting: Array<() => void> = [];
 
+let operations = 0;
+
+/** argon2 hashes and verifications run by this process (the herald_argon2_operations_total metric). */
+export function argon2Operations(): number {
+  return operations;
+}
+
 async function gated<T>(work: () => Promise<T>): Promise<T> {
   if (running >= RUNNING) {
     if (waiting.length >= WAITING) {
@@ -30,6 +37,7 @@ async function gated<T>(work: () => Promise<T>): Promise<T> {
     // The releasing caller hands its place over: `running` does not change.
     await new Promise<void>((resolve) => waiting.push(resolve));
   } else running++;
+  operations++;
   try {
     return await work();
   } finally {

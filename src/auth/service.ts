@@ -2,6 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import type { CoreDeps } from '../deps.ts';
 import type { Store } from '../store/port/index.ts';
+import { type ClientSecrets, createClientSecrets } from './client-secrets.ts';
 import { createKeyring, type Keyring } from './keys.ts';
 import type { AccessTokenVerifier } from './principal.ts';
 import { createAuthThrottles, type Throttle } from './throttle.ts';
@@ -14,6 +15,7 @@ export interface AuthService {
   tokens: TokenService;
   verifier: CachingVerifier;
   throttles: Record<'login' | 'token', Throttle>;
+  clientSecrets: ClientSecrets;
 }
 
 /** The keyring of the configured store and secret: the one way the service and the CLI build it. */
@@ -46,6 +48,7 @@ export function createAuthService(config: Config, store: Store, clock: Clock): A
     tokens: createTokenService(config, keyring, clock),
     verifier,
     throttles: createAuthThrottles(store.auth, clock, config.auth),
+    clientSecrets: createClientSecrets(store.auth, clock, config.keyEncryptionSecret),
   };
 }
 

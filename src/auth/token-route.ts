@@ -4,7 +4,6 @@ import { HeraldError } from '../errors.ts';
 import { headersOf } from '../http/problem.ts';
 import type { App, RouteModule } from '../http/types.ts';
 import { clientAddress, trustedProxies } from './client-address.ts';
-import { verifySecret } from './passwords.ts';
 import type { AuthDeps } from './service.ts';
 
 /** An OAuth 2.0 error answer (RFC 6749 section 5.2): this endpoint's only error shape. */
@@ -139,13 +138,16 @@ export const tokenRoute: RouteModule<AuthDeps> = async (app, deps) => {
             throw unavailable(error);
           });
         const client = await deps.store.auth.findClient(id);
-        // An unknown id is checked against the dummy hash, like an unknown email at login.
-        const ok = await verifySecret(client?.secretHash, secret).catch(async (error) => {
-          await attempt.uncount(); // a 503: the secret was never checked
-          throw unavailable(error);
-        });
-        if (!client || !ok || client.disabled) throw badClient;
+        // An unknown id costs the same digest as a known one (client-secrets.ts).
+        const checked = await deps.auth.clientSecrets
+          .verify(client?.secretHash, secret)
+          .catch(async (error) => {
+            await attempt.uncount(); // a 503 from a legacy argon2 hash: the secret was never checked
+            throw unavailable(error);
+          });
+        if (!client || !checked.ok || client.disabled) throw badClient;
         await attempt.uncount();
+        if (checked.upgrade) await deps.store.auth.setClientSecret(client.id, checked.upgrade);
         let scopes = client.scopes;
         if (typeof body.scope === 'string' && body.scope.trim()) {
           const asked = [...new Set(body.scope.split(' ').filter(Boolean))];

@@ -1,4 +1,5 @@
 import { createClient, DEFAULT_TENANT, TENANT_NAME } from '../auth/accounts.ts';
+import { createClientSecrets } from '../auth/client-secrets.ts';
 import { SCOPES } from '../auth/principal.ts';
 import { parseOptions, row, runCli, UsageError } from './support.ts';
 
@@ -9,7 +10,7 @@ Scopes: ${SCOPES.join(', ')}`;
 
 /** `herald clients add|list`: service clients for the client-credentials grant. */
 export function runClients(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  return runCli(env, USAGE, async ({ store, clock, out }) => {
+  return runCli(env, USAGE, async ({ config, store, clock, out }) => {
     const [action, ...rest] = args;
     const { values } = parseOptions(rest, OPTIONS);
     if (action === 'add') {
@@ -22,10 +23,11 @@ export function runClients(args: string[], env: NodeJS.ProcessEnv): Promise<numb
       if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}`);
       if (!TENANT_NAME.test(tenant))
         throw new UsageError('--tenant must be lowercase letters, digits, . _ -');
-      const { client, secret } = await createClient(store.auth, clock, { name, scopes, tenant });
+      const secrets = createClientSecrets(store.auth, clock, config.keyEncryptionSecret);
+      const { client, secret } = await createClient(store.auth, clock, secrets, { name, scopes, tenant });
       out(`client_id: ${client.id}`);
       out(`client_secret: ${secret}`);
-      out('The secret is shown only now; Herald keeps only its hash.');
+      out('The secret is shown only now; Herald keeps only a keyed digest of it.');
       return 0;
     }
     if (action === 'list') {

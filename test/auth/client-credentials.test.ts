@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { createClient } from '../../src/auth/accounts.ts';
+import { argon2Operations, hashSecret } from '../../src/auth/passwords.ts';
 import { authTestApp } from '../helpers/auth.ts';
 
 describe('POST /auth/token (client credentials)', () => {
@@ -10,7 +11,7 @@ describe('POST /auth/token (client credentials)', () => {
   let secret: string;
   before(async () => {
     t = await authTestApp();
-    const made = await createClient(t.deps.store.auth, t.deps.clock, {
+    const made = await createClient(t.deps.store.auth, t.deps.clock, t.deps.auth.clientSecrets, {
       name: 'billing',
       scopes: ['notifications:send', 'notifications:read'],
       tenant: 'acme',
@@ -116,5 +117,79 @@ describe('POST /auth/token (client credentials)', () => {
     });
     assert.equal(response.statusCode, 415);
     assert.equal(response.json().code, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+  it('stores a keyed digest, not an argon2 hash, and checks a bad secret or an unknown client without argon2', async () => {
+    const stored = await t.deps.store.auth.findClient(id);
+    assert.match(stored?.secretHash ?? '', /^hmac-sha256:[\w-]{43}$/);
+    const before = argon2Operations();
+    for (let i = 0; i < 5; i++) {
+      assert.equal(
+        (await form({ grant_type: 'client_credentials' }, basic(id, `wrong${i}`))).statusCode,
+        401,
+      );
+    }
+    assert.equal(
+      (await form({ grant_type: 'client_credentials' }, basic('cli_nobody', secret))).statusCode,
+      401,
+    );
+    assert.equal((await form({ grant_type: 'client_credentials' }, basic(id, secret))).statusCode, 200);
+    assert.equal(argon2Operations(), before, 'no argon2 hash or verification ran');
+  });
+
+  it('checks a secret stored with argon2 before once more, then replaces it with the digest', async () => {
+    const legacy = `legacy-secret-${'x'.repeat(32)}`;
+    await t.deps.store.auth.createClient({
+      id: 'cli_legacy',
+      name: 'legacy',
+      secretHash: await hashSecret(legacy),
+      scopes: ['notifications:send'],
+      tenant: 'acme',
+      disabled: false,
+      createdAt: t.clock.now(),
+    });
+    assert.equal(
+      (await form({ grant_type: 'client_credentials' }, basic('cli_legacy', 'wrong'))).statusCode,
+      401,
+    );
+    assert.match((await t.deps.store.auth.findClient('cli_legacy'))?.secretHash ?? '', /^\$argon2id\$/);
+    assert.equal(
+      (await form({ grant_type: 'client_credentials' }, basic('cli_legacy', legacy))).statusCode,
+      200,
+    );
+    assert.match((await t.deps.store.auth.findClient('cli_legacy'))?.secretHash ?? '', /^hmac-sha256:/);
+    const before = argon2Operations();
+    assert.equal(
+      (await form({ grant_type: 'client_credentials' }, basic('cli_legacy', legacy))).statusCode,
+      200,
+    );
+    assert.equal(argon2Operations(), before);
+  });
+
+  it('keeps the digest key sealed when HERALD_KEY_ENCRYPTION_SECRET is set', async () => {
+    const sealed = await authTestApp({
+      HERALD_KEY_ENCRYPTION_SECRET: 'a long key encryption secret for tests',
+    });
+    try {
+      const made = await createClient(
+        sealed.deps.store.auth,
+        sealed.deps.clock,
+        sealed.deps.auth.clientSecrets,
+        {
+          name: 'sealed',
+          scopes: ['notifications:send'],
+          tenant: 'acme',
+        },
+      );
+      const key = await sealed.deps.store.auth.serverSecret('client-secret-mac', 'unused', 0);
+      assert.match(key, /^enc:v1:/);
+      const answer = await sealed.app.inject({
+        method: 'POST',
+        url: '/auth/token',
+        payload: { grant_type: 'client_credentials', client_id: made.client.id, client_secret: made.secret },
+      });
+      assert.equal(answer.statusCode, 200);
+    } finally {
+      await sealed.close();
+    }
   });
 });

@@ -58,7 +58,7 @@ describe('logs', () => {
       headers: { authorization: `Bearer ${access}` },
     });
     await app.inject({ method: 'GET', url: '/auth/me', headers: { authorization: `Bearer ${access}x` } });
-    const { client, secret } = await createClient(deps.store.auth, deps.clock, {
+    const { client, secret } = await createClient(deps.store.auth, deps.clock, deps.auth.clientSecrets, {
       name: 'l',
       scopes: ['admin'],
       tenant: 'default',

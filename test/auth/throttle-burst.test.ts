@@ -59,11 +59,16 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     });
 
     it('throttles /auth/token per client id in the OAuth form, a right secret past the limit too', async () => {
-      const made = await createClient(on(0).deps.store.auth, on(0).deps.clock, {
-        name: 'billing',
-        scopes: ['notifications:send'],
-        tenant: 'acme',
-      });
+      const made = await createClient(
+        on(0).deps.store.auth,
+        on(0).deps.clock,
+        on(0).deps.auth.clientSecrets,
+        {
+          name: 'billing',
+          scopes: ['notifications:send'],
+          tenant: 'acme',
+        },
+      );
       const token = (i: number, secret: string) =>
         on(i).app.inject({
           method: 'POST',

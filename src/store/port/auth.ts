@@ -59,6 +59,10 @@ export interface AuthStore {
   setUserDisabled(id: string, disabled: boolean): Promise<boolean>;
 
   createClient(client: ClientRecord): Promise<void>;
+  /** Replaces a client's stored secret digest (an upgrade from argon2, a rotation). */
+  setClientSecret(id: string, secretHash: string): Promise<void>;
+  /** The stored value of a server secret, storing `value` first if there is none yet. */
+  serverSecret(name: string, value: string, now: number): Promise<string>;
   findClient(id: string): Promise<ClientRecord | undefined>;
   listClients(tenant?: string): Promise<ClientRecord[]>;
 

@@ -89,6 +89,15 @@ export function createPostgresAuthStore(sql: Sql): AuthStore {
         : await sql<ClientRow[]>`SELECT * FROM clients ORDER BY created_at, id`;
       return rows.map(toClient);
     },
+    async setClientSecret(id, secretHash) {
+      await sql`UPDATE clients SET secret_hash = ${secretHash} WHERE id = ${id}`;
+    },
+    async serverSecret(name, value, now) {
+      await sql`INSERT INTO server_secrets (name, value, created_at) VALUES (${name}, ${value}, ${now})
+        ON CONFLICT DO NOTHING`;
+      const [row] = await sql<{ value: string }[]>`SELECT value FROM server_secrets WHERE name = ${name}`;
+      return row?.value as string;
+    },
     claimAttempt: (a) =>
       sql.begin(async (transaction) => {
         const tx = transaction as unknown as Sql;

@@ -59,6 +59,11 @@ export function createSqliteAuthStore(db: SqliteDb): AuthStore {
     return { id: Number(insertAttempt.run(a.scope, a.subject, a.address, a.now).lastInsertRowid) };
   });
   const dropAttempt = db.prepare('DELETE FROM auth_attempts WHERE id = ?');
+  const setClientSecret = db.prepare('UPDATE clients SET secret_hash = ? WHERE id = ?');
+  const insertSecret = db.prepare(
+    'INSERT INTO server_secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+  );
+  const secretByName = db.prepare('SELECT value FROM server_secrets WHERE name = ?').pluck();
   const pruneAttempts = db.prepare('DELETE FROM auth_attempts WHERE at < ?');
 
   return {
@@ -132,6 +137,13 @@ export function createSqliteAuthStore(db: SqliteDb): AuthStore {
         ? db.prepare('SELECT * FROM clients WHERE tenant = ? ORDER BY created_at, id').all(tenant)
         : db.prepare('SELECT * FROM clients ORDER BY created_at, id').all();
       return (rows as ClientRow[]).map(toClient);
+    },
+    async setClientSecret(id, secretHash) {
+      setClientSecret.run(secretHash, id);
+    },
+    async serverSecret(name, value, now) {
+      insertSecret.run(name, value, now);
+      return secretByName.get(name) as string;
     },
     async claimAttempt(attempt) {
       return claim.immediate(attempt);

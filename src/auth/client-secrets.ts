@@ -1,0 +1,66 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import type { AuthStore } from '../store/port/auth.ts';
+import { openPrivateKey, sealPrivateKey } from './key-crypto.ts';
+import { verifySecret } from './passwords.ts';
+
+const PREFIX = 'hmac-sha256:';
+/** The server secret the digests are keyed with (server_secrets, sealed like a signing key). */
+const KEY_NAME = 'client-secret-mac';
+
+/**
+ * Client secrets are 256 random bits, so a slow password hash adds nothing against guessing and
+ * makes every bad secret cost argon2. They are stored as HMAC-SHA-256 digests keyed by a server
+ * secret (a stolen database alone does not let anyone check a guess) and compared in constant
+ * time. Digests stored with argon2 before this are checked once more with argon2 and replaced.
+ */
+export interface ClientSecrets {
+  /** The stored form of a secret. */
+  digest(secret: string): Promise<string>;
+  /**
+   * Whether `secret` matches `stored` (an unknown client, `undefined`, costs the same digest);
+   * `upgrade` is the digest to store in place of an argon2 hash that matched.
+   */
+  verify(stored: string | undefined, secret: string): Promise<{ ok: boolean; upgrade?: string }>;
+}
+
+export function createClientSecrets(
+  store: AuthStore,
+  clock: Clock,
+  encryptionSecret: string | undefined,
+): ClientSecrets {
+  let key: Promise<Buffer> | undefined;
+  const keyOf = () => {
+    key ??= (async () => {
+      const fresh = sealPrivateKey(randomBytes(32).toString('base64url'), KEY_NAME, encryptionSecret);
+      const stored = await store.serverSecret(KEY_NAME, fresh, clock.now());
+      return Buffer.from(openPrivateKey(stored, KEY_NAME, encryptionSecret), 'base64url');
+    })().catch((error) => {
+      key = undefined; // try again next time (a database hiccup is not forever)
+      throw error;
+    });
+    return key;
+  };
+  const mac = async (secret: string) =>
+    createHmac('sha256', await keyOf())
+      .update(secret)
+      .digest();
+
+  return {
+    async digest(secret) {
+      return PREFIX + (await mac(secret)).toString('base64url');
+    },
+    async verify(stored, secret) {
+      if (stored !== undefined && !stored.startsWith(PREFIX)) {
+        const ok = await verifySecret(stored, secret);
+        return ok ? { ok, upgrade: await this.digest(secret) } : { ok };
+      }
+      const given = await mac(secret);
+      const expected =
+        stored === undefined ? undefined : Buffer.from(stored.slice(PREFIX.length), 'base64url');
+      // Compared even for an unknown client (against itself), so both cost the same.
+      const same = timingSafeEqual(given, expected?.length === given.length ? expected : given);
+      return { ok: same && expected !== undefined && expected.length === given.length };
+    },
+  };
+}
