@@ -2,7 +2,7 @@ import { bootstrapAdmin } from './auth/accounts.ts';
 import { protect } from './auth/bearer.ts';
 import { oidcRoutes } from './auth/oidc/routes.ts';
 import type { AccessTokenVerifier } from './auth/principal.ts';
-import { adminAccountRoutes, authPublicRoutes, meRoute } from './auth/routes.ts';
+import { adminAccountRoutes, authPublicRoutes, meRoute, sessionRoutes } from './auth/routes.ts';
 import { type AuthService, createAuthService, startVerifier } from './auth/service.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config/config.ts';
@@ -74,7 +74,7 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
   if (roles.has('auth')) {
     // Login, refresh, client credentials, JWKS; OpenID Connect sign-in (404 unless configured).
     routes.public.push(bind(authPublicRoutes, deps), bind(oidcRoutes, deps));
-    routes.protected.push(bind(meRoute, deps));
+    routes.protected.push(bind(meRoute, deps), bind(sessionRoutes, deps));
   }
   if (roles.has('api')) {
     routes.protected.push(

@@ -49,6 +49,7 @@ export async function createUser(
     tenant: input.tenant,
     disabled: false,
     createdAt: now,
+    sessionsValidAfter: null,
   };
   await store.createUser(user);
   return user;
@@ -63,8 +64,7 @@ export async function createClient(
 ): Promise<{ client: ClientRecord; secret: string }> {
   const now = clock.now();
   await store.ensureTenant(input.tenant, now);
-  // 256 bits of randomness: guessing is hopeless, so a keyed digest is enough (client-secrets.ts).
-  const secret = randomBytes(32).toString('base64url');
+  const secret = newClientSecret();
   const client: ClientRecord = {
     id: `cli_${randomBytes(12).toString('hex')}`,
     name: input.name,
@@ -76,6 +76,28 @@ export async function createClient(
   };
   await store.createClient(client);
   return { client, secret };
+}
+
+/** Disables a user and ends its sessions: it can neither log in nor refresh. */
+export async function disableUser(store: AuthStore, clock: Clock, id: string): Promise<void> {
+  await store.setUserDisabled(id, true);
+  await store.revokeSessions(id, clock.now());
+}
+
+/** Gives a client a new secret; returns it (shown once). The old one is refused from then on. */
+export async function rotateClientSecret(
+  store: AuthStore,
+  secrets: ClientSecrets,
+  id: string,
+): Promise<string> {
+  const secret = newClientSecret();
+  await store.setClientSecret(id, await secrets.digest(secret));
+  return secret;
+}
+
+/** 256 bits of randomness: guessing is hopeless, so a keyed digest is enough (client-secrets.ts). */
+function newClientSecret(): string {
+  return randomBytes(32).toString('base64url');
 }
 
 /**

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import { type ClientRecord, DuplicateError, type UserRecord } from '../store/port/auth.ts';
-import { createClient, createUser, isOperator } from './accounts.ts';
+import { createClient, createUser, disableUser, isOperator, rotateClientSecret } from './accounts.ts';
 import type { Principal } from './principal.ts';
 import { ClientView, CreateClientBody, CreateUserBody, TenantQuery, UserView } from './schemas.ts';
 import type { AuthDeps } from './service.ts';
@@ -38,6 +38,7 @@ const clientView = (c: ClientRecord) => ({
   name: c.name,
   scopes: c.scopes,
   tenant: c.tenant,
+  disabled: c.disabled,
   createdAt: new Date(c.createdAt).toISOString(),
 });
 
@@ -47,6 +48,20 @@ const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 /** /admin/users and /admin/clients (protected, scope `admin`). */
 export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
   const store = deps.store.auth;
+
+  // Another tenant's user or client answers 404, exactly like an unknown one.
+  const visible = (principal: Principal, tenant: string) =>
+    isOperator(principal) || tenant === principal.tenant;
+  async function visibleUser(principal: Principal, id: string): Promise<UserRecord> {
+    const user = await store.findUserById(id);
+    if (!user || !visible(principal, user.tenant)) throw new HeraldError('NOT_FOUND', 'No such user.');
+    return user;
+  }
+  async function visibleClient(principal: Principal, id: string): Promise<ClientRecord> {
+    const client = await store.findClient(id);
+    if (!client || !visible(principal, client.tenant)) throw new HeraldError('NOT_FOUND', 'No such client.');
+    return client;
+  }
 
   app.post(
     '/admin/users',
@@ -83,12 +98,27 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
     '/admin/users/:id/disable',
     { config: admin, schema: { tags: ['admin'], params: IdParams, response: { 200: UserView } } },
     async (request) => {
-      const user = await store.findUserById(request.params.id);
-      // Another tenant's user answers 404, exactly like an unknown one.
-      const visible = user && (isOperator(request.principal) || user.tenant === request.principal.tenant);
-      if (!user || !visible) throw new HeraldError('NOT_FOUND', 'No such user.');
-      await store.setUserDisabled(user.id, true);
+      const user = await visibleUser(request.principal, request.params.id);
+      await disableUser(store, deps.clock, user.id);
       return userView({ ...user, disabled: true });
+    },
+  );
+
+  app.post(
+    '/admin/users/:id/revoke-sessions',
+    {
+      config: admin,
+      schema: {
+        tags: ['admin'],
+        summary: 'Sign a user out everywhere: every refresh token it holds stops working',
+        params: IdParams,
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      const user = await visibleUser(request.principal, request.params.id);
+      await store.revokeSessions(user.id, deps.clock.now());
+      return reply.code(204).send(null);
     },
   );
 
@@ -108,9 +138,46 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
         ...request.body,
         tenant,
       });
-      // The secret is shown here once; only its argon2id hash is stored.
+      // The secret is shown here once; only its keyed digest is stored.
       reply.header('Cache-Control', 'no-store');
       return reply.code(201).send({ ...clientView(client), client_secret: secret });
+    },
+  );
+
+  app.post(
+    '/admin/clients/:id/rotate',
+    {
+      config: admin,
+      schema: {
+        tags: ['admin'],
+        summary: 'Give a client a new secret; the old one is refused from then on',
+        params: IdParams,
+        response: { 200: Type.Object({ client_id: Type.String(), client_secret: Type.String() }) },
+      },
+    },
+    async (request, reply) => {
+      const client = await visibleClient(request.principal, request.params.id);
+      const secret = await rotateClientSecret(store, deps.auth.clientSecrets, client.id);
+      reply.header('Cache-Control', 'no-store');
+      return { client_id: client.id, client_secret: secret };
+    },
+  );
+
+  app.post(
+    '/admin/clients/:id/disable',
+    {
+      config: admin,
+      schema: {
+        tags: ['admin'],
+        summary: 'Disable a client: it gets no more tokens',
+        params: IdParams,
+        response: { 200: ClientView },
+      },
+    },
+    async (request) => {
+      const client = await visibleClient(request.principal, request.params.id);
+      await store.setClientDisabled(client.id, true);
+      return clientView({ ...client, disabled: true });
     },
   );
 

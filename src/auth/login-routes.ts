@@ -13,12 +13,11 @@ import { sendTokenPair } from './token-pair.ts';
 export const loginRoutes: RouteModule<AuthDeps> = (app, deps) => {
   const { tokens, throttles } = deps.auth;
   const isTrusted = trustedProxies(deps.config.trustedProxies);
-  const nowS = () => Math.floor(deps.clock.now() / 1000);
   // Made now rather than on the first unknown email, whose answer would otherwise be slower.
   dummyHash().catch(() => undefined);
 
-  const sendPair = (reply: FastifyReply, user: UserRecord, authTime: number) =>
-    sendTokenPair(reply, tokens, user, authTime);
+  const sendPair = (reply: FastifyReply, user: UserRecord, loginMs: number) =>
+    sendTokenPair(reply, tokens, user, loginMs);
 
   app.post(
     '/auth/login',
@@ -47,7 +46,7 @@ export const loginRoutes: RouteModule<AuthDeps> = (app, deps) => {
         throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'The email or password is wrong.');
       }
       await attempt.uncount();
-      return sendPair(reply, user, nowS());
+      return sendPair(reply, user, deps.clock.now());
     },
   );
 
@@ -72,9 +71,12 @@ export const loginRoutes: RouteModule<AuthDeps> = (app, deps) => {
         throw refreshRefused();
       });
       const user = await deps.store.auth.findUserById(claims.sub);
-      // The user is re-read on every refresh: a disabled or moved user gets no new tokens.
+      // The user is re-read on every refresh: a disabled or moved user gets no new tokens, and a
+      // session that began before the user signed out everywhere is over.
       if (!user || user.disabled || user.tenant !== claims.tenant) throw refreshRefused();
-      return sendPair(reply, user, claims.authTime);
+      if (user.sessionsValidAfter !== null && claims.loginMs < user.sessionsValidAfter)
+        throw refreshRefused();
+      return sendPair(reply, user, claims.loginMs);
     },
   );
 };

@@ -4,7 +4,7 @@ import { HeraldError } from '../errors.ts';
 /** Longest password accepted, in characters: argon2 would hash megabytes, so the length is capped first. */
 export const MAX_PASSWORD_LENGTH = 1024;
 /** Shortest password accepted when a user is created. */
-export const MIN_PASSWORD_LENGTH = 8;
+export const MIN_PASSWORD_LENGTH = 12;
 
 // OWASP's argon2id baseline: 19 MiB, 2 passes, 1 lane (about 10 ms here).
 // `algorithm: 2` is Argon2id (a const enum, which verbatimModuleSyntax cannot import).

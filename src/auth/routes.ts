@@ -6,6 +6,7 @@ import { tokenRoute } from './token-route.ts';
 
 export { adminAccountRoutes } from './admin-routes.ts';
 export { meRoute } from './me-route.ts';
+export { sessionRoutes } from './session-routes.ts';
 
 /** The auth role's public routes: login, refresh, client credentials and the JWKS. */
 export const authPublicRoutes: RouteModule<AuthDeps> = async (app, deps) => {

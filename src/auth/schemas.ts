@@ -66,6 +66,7 @@ export const ClientView = Type.Object({
   name: Type.String(),
   scopes: Type.Array(Type.String()),
   tenant: Type.String(),
+  disabled: Type.Boolean(),
   createdAt: Type.String(),
 });
 

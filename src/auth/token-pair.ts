@@ -6,14 +6,14 @@ import type { TokenService } from './tokens.ts';
 
 /**
  * The answer of every user sign-in (password login, refresh, OpenID Connect): a new access and
- * refresh token for `user`, whose refresh chain is capped from `authTime` (the original sign-in,
- * epoch seconds). Token answers are never cached.
+ * refresh token for `user`, whose refresh chain is capped from `loginMs` (the original sign-in,
+ * epoch ms). Token answers are never cached.
  */
 export async function sendTokenPair(
   reply: FastifyReply,
   tokens: TokenService,
   user: UserRecord,
-  authTime: number,
+  loginMs: number,
 ) {
   const access = await tokens.issueAccess({
     sub: user.id,
@@ -21,7 +21,7 @@ export async function sendTokenPair(
     scopes: scopesOfRole(user.role),
     role: user.role,
   });
-  const refresh = await tokens.issueRefresh({ sub: user.id, tenant: user.tenant, authTime });
+  const refresh = await tokens.issueRefresh({ sub: user.id, tenant: user.tenant, loginMs });
   if (!refresh) throw invalidToken();
   reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
   return {

@@ -25,14 +25,18 @@ export interface IssuedToken {
 export interface RefreshClaims {
   sub: string;
   tenant: string;
-  /** When the user logged in with a password (epoch s): the absolute cap counts from here. */
-  authTime: number;
+  /**
+   * When the user signed in (epoch ms): the absolute cap counts from here, and signing out
+   * everywhere ends the chains that began before the user's sessionsValidAfter. Carried as
+   * `auth_time` (seconds, RFC 9068) and, to the millisecond, as `login_ms`.
+   */
+  loginMs: number;
 }
 
 /** Issues access and refresh tokens with the keyring's active key, and checks refresh tokens. */
 export interface TokenService {
   issueAccess(subject: AccessSubject, ttl?: number): Promise<IssuedToken>;
-  /** A refresh token whose sliding lifetime never passes `authTime + refreshMaxAge`; undefined when the cap is reached. */
+  /** A refresh token whose sliding lifetime never passes `loginMs + refreshMaxAge`; undefined when the cap is reached. */
   issueRefresh(claims: RefreshClaims): Promise<IssuedToken | undefined>;
   verifyRefresh(token: string): Promise<RefreshClaims>;
 }
@@ -67,12 +71,13 @@ export function createTokenService(config: Config, keyring: Keyring, clock: Cloc
       if (subject.clientId) claims.client_id = subject.clientId;
       return { token: await sign(claims, ACCESS_TYP, audience, subject.sub, ttl), expiresIn: ttl };
     },
-    async issueRefresh({ sub, tenant, authTime }) {
+    async issueRefresh({ sub, tenant, loginMs }) {
+      const authTime = Math.floor(loginMs / 1000);
       const left = authTime + config.auth.refreshMaxAge - nowS();
       const ttl = Math.min(config.auth.refreshTtl, left);
       if (ttl <= 0) return undefined;
       const token = await sign(
-        { tid: tenant, auth_time: authTime },
+        { tid: tenant, auth_time: authTime, login_ms: loginMs },
         REFRESH_TYP,
         refreshAudience(config),
         sub,
@@ -88,12 +93,13 @@ export function createTokenService(config: Config, keyring: Keyring, clock: Cloc
         typ: REFRESH_TYP,
         clock,
       });
-      const { sub, tid, auth_time: authTime } = payload as Record<string, unknown>;
+      const { sub, tid, auth_time: authTime, login_ms: loginMs } = payload as Record<string, unknown>;
       if (typeof sub !== 'string' || typeof tid !== 'string' || typeof authTime !== 'number')
         throw invalidToken();
       // The absolute cap: no refresh past refreshMaxAge after the password login.
       if (authTime + config.auth.refreshMaxAge <= nowS()) throw invalidToken();
-      return { sub, tenant: tid, authTime };
+      // Tokens from before login_ms existed count from the start of their second.
+      return { sub, tenant: tid, loginMs: typeof loginMs === 'number' ? loginMs : authTime * 1000 };
     },
   };
 }

@@ -1,4 +1,4 @@
-import { createClient, DEFAULT_TENANT, TENANT_NAME } from '../auth/accounts.ts';
+import { createClient, DEFAULT_TENANT, rotateClientSecret, TENANT_NAME } from '../auth/accounts.ts';
 import { createClientSecrets } from '../auth/client-secrets.ts';
 import { SCOPES } from '../auth/principal.ts';
 import { parseOptions, row, runCli, UsageError } from './support.ts';
@@ -6,9 +6,11 @@ import { parseOptions, row, runCli, UsageError } from './support.ts';
 const USAGE = `Usage:
   herald clients add --name N --scopes "s1 s2" [--tenant T]
   herald clients list [--tenant T]
+  herald clients rotate --id ID     (prints a new secret; the old one is refused from then on)
+  herald clients disable --id ID    (no more tokens for it)
 Scopes: ${SCOPES.join(', ')}`;
 
-/** `herald clients add|list`: service clients for the client-credentials grant. */
+/** `herald clients add|list|rotate|disable`: service clients for the client-credentials grant. */
 export function runClients(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return runCli(env, USAGE, async ({ config, store, clock, out }) => {
     const [action, ...rest] = args;
@@ -30,6 +32,24 @@ export function runClients(args: string[], env: NodeJS.ProcessEnv): Promise<numb
       out('The secret is shown only now; Herald keeps only a keyed digest of it.');
       return 0;
     }
+    if (action === 'rotate' || action === 'disable') {
+      const id = values.id;
+      if (!id) throw new UsageError('--id is required');
+      if (!(await store.auth.findClient(id))) {
+        console.error(`No client ${id}.`);
+        return 1;
+      }
+      if (action === 'disable') {
+        await store.auth.setClientDisabled(id, true);
+        out(`Client ${id} disabled: it gets no more tokens.`);
+        return 0;
+      }
+      const secrets = createClientSecrets(store.auth, clock, config.keyEncryptionSecret);
+      out(`client_id: ${id}`);
+      out(`client_secret: ${await rotateClientSecret(store.auth, secrets, id)}`);
+      out('The secret is shown only now; the old one is refused from now on.');
+      return 0;
+    }
     if (action === 'list') {
       const widths = [28, 24, 16];
       out(row(['CLIENT_ID', 'NAME', 'TENANT', 'SCOPES'], widths));
@@ -42,4 +62,9 @@ export function runClients(args: string[], env: NodeJS.ProcessEnv): Promise<numb
   });
 }
 
-const OPTIONS = { name: { type: 'string' }, scopes: { type: 'string' }, tenant: { type: 'string' } } as const;
+const OPTIONS = {
+  id: { type: 'string' },
+  name: { type: 'string' },
+  scopes: { type: 'string' },
+  tenant: { type: 'string' },
+} as const;

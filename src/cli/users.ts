@@ -1,4 +1,11 @@
-import { createUser, DEFAULT_TENANT, isRole, normalizeEmail, TENANT_NAME } from '../auth/accounts.ts';
+import {
+  createUser,
+  DEFAULT_TENANT,
+  disableUser,
+  isRole,
+  normalizeEmail,
+  TENANT_NAME,
+} from '../auth/accounts.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
 import { DuplicateError } from '../store/port/auth.ts';
 import { parseOptions, readStdinLine, row, runCli, UsageError } from './support.ts';
@@ -52,7 +59,7 @@ export function runUsers(args: string[], env: NodeJS.ProcessEnv): Promise<number
           : undefined;
       if (!values.id && !values.email) throw new UsageError('give --email or --id');
       if (!user) throw new Error('no such user');
-      await store.auth.setUserDisabled(user.id, true);
+      await disableUser(store.auth, clock, user.id);
       out(`disabled user ${user.id} ${user.email}`);
       return 0;
     }

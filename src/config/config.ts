@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Static } from '@sinclair/typebox';
+import { MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
 import { ConfigError, type Env, readSection } from './read.ts';
 import { AuthSchema, DispatchSchema, FIXED, ProvidersSchema, ServerSchema } from './schema.ts';
 
@@ -35,6 +36,9 @@ export function loadConfig(env: Env): Config {
       'HERALD_ADMIN_PASSWORD',
       'HERALD_ADMIN_EMAIL and HERALD_ADMIN_PASSWORD go together',
     );
+  }
+  if (auth.adminPassword && auth.adminPassword.length < MIN_PASSWORD_LENGTH) {
+    throw new ConfigError('HERALD_ADMIN_PASSWORD', `must have at least ${MIN_PASSWORD_LENGTH} characters`);
   }
   // Defaults computed from other variables (the schema marks them `derived`).
   const host = server.host.includes(':') ? `[${server.host}]` : server.host;

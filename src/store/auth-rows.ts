@@ -18,6 +18,7 @@ export interface UserRow {
   tenant: string;
   disabled: number;
   created_at: number;
+  sessions_valid_after: number | string | null;
 }
 export interface ClientRow {
   id: string;
@@ -46,6 +47,7 @@ export const toUser = (r: UserRow): UserRecord => ({
   tenant: r.tenant,
   disabled: r.disabled === 1,
   createdAt: r.created_at,
+  sessionsValidAfter: r.sessions_valid_after === null ? null : Number(r.sessions_valid_after),
 });
 export const toClient = (r: ClientRow): ClientRecord => ({
   id: r.id,

@@ -77,7 +77,7 @@ describe('/admin/users and /admin/clients', () => {
     assert.equal(own.json().tenant, 'acme');
     const foreign = await post(
       '/admin/users',
-      { email: 'x@other.test', password: 'x-password', role: 'viewer', tenant: 'other' },
+      { email: 'x@other.test', password: 'x-password-long', role: 'viewer', tenant: 'other' },
       acme,
     );
     assert.equal(foreign.statusCode, 403);
@@ -99,9 +99,9 @@ describe('/admin/users and /admin/clients', () => {
   it('refuses bad bodies with 400 and unknown fields', async () => {
     for (const payload of [
       { email: 'a@b.c', password: 'short', role: 'admin' },
-      { email: 'a@b.c', password: 'long-enough', role: 'root' },
-      { email: 'a@b.c', password: 'long-enough', role: 'admin', extra: 1 },
-      { email: 'a@b.c', password: 'long-enough', role: 'admin', tenant: 'Bad Tenant' },
+      { email: 'a@b.c', password: 'long-enough-pw', role: 'root' },
+      { email: 'a@b.c', password: 'long-enough-pw', role: 'admin', extra: 1 },
+      { email: 'a@b.c', password: 'long-enough-pw', role: 'admin', tenant: 'Bad Tenant' },
     ]) {
       const response = await post('/admin/users', payload, root);
       assert.equal(response.statusCode, 400, JSON.stringify(payload));
@@ -143,6 +143,7 @@ describe('/admin/users and /admin/clients', () => {
       'client_id',
       'client_secret',
       'createdAt',
+      'disabled',
       'name',
       'scopes',
       'tenant',

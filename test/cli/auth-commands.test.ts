@@ -91,7 +91,7 @@ describe('herald users, clients and keys', () => {
     assert.match(config.err, /HERALD_JWT_ALG/);
   });
 
-  it('adds a client whose printed secret works at /auth/token, and lists it without the secret', async () => {
+  it('adds a client whose printed secret works at /auth/token, lists it without the secret, rotates and disables it', async () => {
     const env = { HERALD_DATA_DIR: tempDir() };
     const add = await herald(
       ['clients', 'add', '--name', 'prometheus', '--scopes', 'admin notifications:read'],
@@ -103,19 +103,34 @@ describe('herald users, clients and keys', () => {
     const list = await herald(['clients', 'list'], env);
     assert.match(list.out, new RegExp(`${id}\\s+prometheus\\s+default\\s+admin notifications:read`));
     assert.equal(list.out.includes(secret), false);
-    const deps = await createDeps(testConfig(env));
-    const app = await buildApi(deps);
-    try {
-      const response = await app.inject({
-        method: 'POST',
-        url: '/auth/token',
-        payload: { grant_type: 'client_credentials', client_id: id, client_secret: secret },
-      });
-      assert.equal(response.statusCode, 200);
-    } finally {
-      await app.close();
-      await deps.store.close();
-    }
+    const token = async (clientSecret: string) => {
+      const deps = await createDeps(testConfig(env));
+      const app = await buildApi(deps);
+      try {
+        const response = await app.inject({
+          method: 'POST',
+          url: '/auth/token',
+          payload: { grant_type: 'client_credentials', client_id: id, client_secret: clientSecret },
+        });
+        return response.statusCode;
+      } finally {
+        await app.close();
+        await deps.store.close();
+      }
+    };
+    assert.equal(await token(secret), 200);
+    // Rotate: a new secret is printed, and the old one is refused from then on.
+    const rotated = await herald(['clients', 'rotate', '--id', id], env);
+    assert.equal(rotated.code, 0, rotated.err);
+    const fresh = /client_secret: (\S+)/.exec(rotated.out)?.[1] as string;
+    assert.notEqual(fresh, secret);
+    assert.equal(await token(secret), 401);
+    assert.equal(await token(fresh), 200);
+    // Disable: no more tokens, whatever the secret.
+    assert.equal((await herald(['clients', 'disable', '--id', id], env)).code, 0);
+    assert.equal(await token(fresh), 401);
+    assert.equal((await herald(['clients', 'rotate', '--id', 'cli_nobody'], env)).code, 1);
+    assert.equal((await herald(['clients', 'disable'], env)).code, 2);
   });
 
   it('rotates keys, keeping the retired key published, and removes a retired key', async () => {

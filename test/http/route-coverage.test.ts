@@ -7,8 +7,11 @@ import { buildApi, createDeps } from '../../src/main.ts';
 import { tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
 
-/** Protected routes open to any valid token, whatever its scopes: the caller asking who it is. */
-const ANY_SCOPE = new Set(['GET /auth/me']);
+/**
+ * Protected routes open to any valid token, whatever its scopes: the caller asking who it is,
+ * signing itself out everywhere, changing its own password.
+ */
+const ANY_SCOPE = new Set(['GET /auth/me', 'POST /auth/logout-all', 'POST /auth/password']);
 
 /**
  * The public routes of the contract (README, "Authentication"). Every other route must answer 401

@@ -53,7 +53,13 @@ export function authStoreSuite(name: string, open: () => Promise<Store>): void {
       await store.auth.ensureTenant('acme', T0);
       await store.auth.ensureTenant('acme', T0);
       await store.auth.ensureTenant('default', T0);
-      const user = { passwordHash: '$argon2id$x', role: 'sender', disabled: false, createdAt: T0 };
+      const user = {
+        passwordHash: '$argon2id$x',
+        role: 'sender',
+        disabled: false,
+        createdAt: T0,
+        sessionsValidAfter: null,
+      };
       await store.auth.createUser({ ...user, id: 'u1', email: 'a@x.test', tenant: 'acme' });
       await store.auth.createUser({
         ...user,
@@ -80,6 +86,13 @@ export function authStoreSuite(name: string, open: () => Promise<Store>): void {
       assert.equal(await store.auth.setUserDisabled('u1', true), true);
       assert.equal((await store.auth.findUserById('u1'))?.disabled, true);
       assert.equal(await store.auth.setUserDisabled('nope', true), false);
+      assert.equal((await store.auth.findUserById('u2'))?.sessionsValidAfter, null);
+      assert.equal(await store.auth.revokeSessions('u2', T0 + 50), true);
+      assert.equal((await store.auth.findUserById('u2'))?.sessionsValidAfter, T0 + 50);
+      assert.equal(await store.auth.revokeSessions('nope', T0 + 50), false);
+      await store.auth.setUserPassword('u2', '$argon2id$y', T0 + 60);
+      const changed = await store.auth.findUserById('u2');
+      assert.deepEqual([changed?.passwordHash, changed?.sessionsValidAfter], ['$argon2id$y', T0 + 60]);
     });
 
     it('stores clients with their scopes', async () => {

@@ -104,7 +104,9 @@ export async function call<T>(path: string, options: CallOptions = {}): Promise<
     throw new ProblemError({ status: 401, code: 'AUTH_INVALID_TOKEN', detail: 'Please sign in.' });
   }
   let response = await send(path, options, session);
-  if (response.status === 401) {
+  // Only a refused token (a Bearer challenge) means refresh and retry; another 401 (a wrong
+  // current password) is an answer like any other.
+  if (response.status === 401 && /^Bearer/i.test(response.headers.get('www-authenticate') ?? '')) {
     session = await refreshSession();
     if (!session)
       throw new ProblemError({ status: 401, code: 'AUTH_INVALID_TOKEN', detail: 'Please sign in.' });

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useSyncExternalStore } from 'react';
 import { SESSION_ENDED, scheduleRefresh } from './api.ts';
+import { AccountPage } from './pages/account.tsx';
 import { AdminPage } from './pages/admin.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
 import { LoginPage } from './pages/login.tsx';
@@ -69,6 +70,7 @@ function page(path: string): ReactNode {
   if (path === '/templates') return <TemplatesPage />;
   if (path === '/sandbox') return <SandboxPage />;
   if (path === '/admin') return <AdminPage />;
+  if (path === '/account') return <AccountPage />;
   return <p>Nothing here.</p>;
 }
 
@@ -104,6 +106,8 @@ function Layout(props: { children: ReactNode }) {
           {can('admin') ? <Link to="/admin">Admin</Link> : null}
         </nav>
         <span className="who">{claims.tid ? `tenant ${claims.tid}` : ''}</span>
+        {/* Users only: a service client has no password or sessions. */}
+        {claims.role ? <Link to="/account">Account</Link> : null}
         <button type="button" className="link" onClick={logout}>
           Log out
         </button>

@@ -72,11 +72,11 @@ export function accessUsable(session: Session, now = Date.now()): boolean {
 }
 
 /** The claims of the access token, for display only (the server verifies; the browser never trusts these). */
-export function tokenClaims(session: Session): { sub?: string; scope?: string; tid?: string } {
+export function tokenClaims(session: Session): { sub?: string; scope?: string; tid?: string; role?: string } {
   try {
     const payload = session.accessToken.split('.')[1] ?? '';
     const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
-    return JSON.parse(json) as { sub?: string; scope?: string; tid?: string };
+    return JSON.parse(json) as { sub?: string; scope?: string; tid?: string; role?: string };
   } catch {
     return {};
   }

@@ -90,7 +90,7 @@ export const oidcRoutes: RouteModule<AuthDeps> = (app, deps) => {
       }
       request.log.info({ user: user.id }, 'signed in through the identity provider');
       // The absolute refresh cap counts from this sign-in, as from a password login.
-      return sendTokenPair(reply, deps.auth.tokens, user, nowS());
+      return sendTokenPair(reply, deps.auth.tokens, user, deps.clock.now());
     },
   );
 };

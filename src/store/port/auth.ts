@@ -22,9 +22,11 @@ export interface UserRecord {
   tenant: string;
   disabled: boolean;
   createdAt: number;
+  /** Sessions (refresh-token chains) that began before this (epoch ms) are over; null: none ended. */
+  sessionsValidAfter: number | null;
 }
 
-/** A service client as stored; `secretHash` is argon2id (PHC string). */
+/** A service client as stored; `secretHash` is a keyed digest (or argon2id from before it). */
 export interface ClientRecord {
   id: string;
   name: string;
@@ -57,10 +59,16 @@ export interface AuthStore {
   listUsers(tenant?: string): Promise<UserRecord[]>;
   /** Sets the disabled flag; false when no such user. */
   setUserDisabled(id: string, disabled: boolean): Promise<boolean>;
+  /** Ends every session of the user that began before `at` (epoch ms); false when no such user. */
+  revokeSessions(id: string, at: number): Promise<boolean>;
+  /** Replaces the password hash and ends every session that began before `at`. */
+  setUserPassword(id: string, passwordHash: string, at: number): Promise<void>;
 
   createClient(client: ClientRecord): Promise<void>;
   /** Replaces a client's stored secret digest (an upgrade from argon2, a rotation). */
   setClientSecret(id: string, secretHash: string): Promise<void>;
+  /** Sets a client's disabled flag; false when no such client. */
+  setClientDisabled(id: string, disabled: boolean): Promise<boolean>;
   /** The stored value of a server secret, storing `value` first if there is none yet. */
   serverSecret(name: string, value: string, now: number): Promise<string>;
   findClient(id: string): Promise<ClientRecord | undefined>;

@@ -72,6 +72,15 @@ export function createPostgresAuthStore(sql: Sql): AuthStore {
         : await sql<UserRow[]>`SELECT * FROM users ORDER BY created_at, id`;
       return rows.map(toUser);
     },
+    async revokeSessions(id, at) {
+      return (await sql`UPDATE users SET sessions_valid_after = ${at} WHERE id = ${id}`).count > 0;
+    },
+    async setUserPassword(id, passwordHash, at) {
+      await sql`UPDATE users SET password_hash = ${passwordHash}, sessions_valid_after = ${at} WHERE id = ${id}`;
+    },
+    async setClientDisabled(id, disabled) {
+      return (await sql`UPDATE clients SET disabled = ${disabled ? 1 : 0} WHERE id = ${id}`).count > 0;
+    },
     async setUserDisabled(id, disabled) {
       return (await sql`UPDATE users SET disabled = ${disabled ? 1 : 0} WHERE id = ${id}`).count > 0;
     },

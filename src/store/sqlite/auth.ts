@@ -119,6 +119,19 @@ export function createSqliteAuthStore(db: SqliteDb): AuthStore {
         : db.prepare('SELECT * FROM users ORDER BY created_at, id').all();
       return (rows as UserRow[]).map(toUser);
     },
+    async revokeSessions(id, at) {
+      return db.prepare('UPDATE users SET sessions_valid_after = ? WHERE id = ?').run(at, id).changes > 0;
+    },
+    async setUserPassword(id, passwordHash, at) {
+      db.prepare('UPDATE users SET password_hash = ?, sessions_valid_after = ? WHERE id = ?').run(
+        passwordHash,
+        at,
+        id,
+      );
+    },
+    async setClientDisabled(id, disabled) {
+      return db.prepare('UPDATE clients SET disabled = ? WHERE id = ?').run(disabled ? 1 : 0, id).changes > 0;
+    },
     async setUserDisabled(id, disabled) {
       return db.prepare('UPDATE users SET disabled = ? WHERE id = ?').run(disabled ? 1 : 0, id).changes > 0;
     },

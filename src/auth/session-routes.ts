@@ -1,0 +1,78 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { HeraldError } from '../errors.ts';
+import type { RouteModule } from '../http/types.ts';
+import type { UserRecord } from '../store/port/auth.ts';
+import { clientAddress, trustedProxies } from './client-address.ts';
+import { hashSecret, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifySecret } from './passwords.ts';
+import type { AuthDeps } from './service.ts';
+
+const PasswordChange = Type.Object(
+  {
+    currentPassword: Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }),
+    newPassword: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * POST /auth/logout-all and POST /auth/password (protected, users only): a signed-in user ends
+ * every session it has, or changes its password, which ends them too (README, "Authentication").
+ * Access tokens already issued live until they expire.
+ */
+export const sessionRoutes: RouteModule<AuthDeps> = (app, deps) => {
+  const isTrusted = trustedProxies(deps.config.trustedProxies);
+
+  /** The caller's user record; a service client has none (403). */
+  async function callingUser(request: FastifyRequest): Promise<UserRecord> {
+    const p = request.principal;
+    if (p.kind !== 'user') throw new HeraldError('FORBIDDEN', 'Only users have sessions and passwords.');
+    const user = await deps.store.auth.findUserById(p.sub);
+    if (!user || user.disabled || user.tenant !== p.tenant) {
+      throw new HeraldError('AUTH_INVALID_TOKEN', 'The user of this token no longer exists.');
+    }
+    return user;
+  }
+
+  app.post(
+    '/auth/logout-all',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Sign out everywhere: every refresh token of the caller stops working',
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      const user = await callingUser(request);
+      await deps.store.auth.revokeSessions(user.id, deps.clock.now());
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/auth/password',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Change the caller’s password (ends every session)',
+        body: PasswordChange,
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      const user = await callingUser(request);
+      // A wrong current password is a failed login for this email (counted before the check).
+      const attempt = await deps.auth.throttles.login.attempt(user.email, clientAddress(request, isTrusted));
+      const ok = await verifySecret(user.passwordHash, request.body.currentPassword).catch(async (error) => {
+        await attempt.uncount();
+        throw error;
+      });
+      if (!ok) throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'The current password is wrong.');
+      await attempt.uncount();
+      const hash = await hashSecret(request.body.newPassword);
+      await deps.store.auth.setUserPassword(user.id, hash, deps.clock.now());
+      return reply.code(204).send(null);
+    },
+  );
+};
