@@ -166,6 +166,11 @@ export async function startHerald(config: Config, clock: Clock = systemClock): P
     if (roles.has('api') || roles.has('auth')) {
       const api = await buildApi(deps);
       await api.listen({ host: config.host, port: config.apiPort });
+      if (roles.has('auth') && !config.keyEncryptionSecret) {
+        api.log.warn(
+          'HERALD_KEY_ENCRYPTION_SECRET is not set: the signing keys are stored unencrypted; set it in production',
+        );
+      }
       herald.api = api;
       herald.apiUrl = listenUrl(api);
       closers.push(() => api.close());

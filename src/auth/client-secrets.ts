@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { AuthStore } from '../store/port/auth.ts';
-import { openPrivateKey, sealPrivateKey } from './key-crypto.ts';
+import { isSealed, openPrivateKey, sealPrivateKey } from './key-crypto.ts';
 import { verifySecret } from './passwords.ts';
 
 const PREFIX = 'hmac-sha256:';
@@ -22,6 +22,8 @@ export interface ClientSecrets {
    * `upgrade` is the digest to store in place of an argon2 hash that matched.
    */
   verify(stored: string | undefined, secret: string): Promise<{ ok: boolean; upgrade?: string }>;
+  /** With an encryption secret, seals the digest key if it was stored in plaintext; whether it did. */
+  sealAtRest(): Promise<boolean>;
 }
 
 export function createClientSecrets(
@@ -30,10 +32,16 @@ export function createClientSecrets(
   encryptionSecret: string | undefined,
 ): ClientSecrets {
   let key: Promise<Buffer> | undefined;
+  /** The stored key, made (sealed when a secret is set) by whichever instance needs it first. */
+  const storedKey = () =>
+    store.serverSecret(
+      KEY_NAME,
+      sealPrivateKey(randomBytes(32).toString('base64url'), KEY_NAME, encryptionSecret),
+      clock.now(),
+    );
   const keyOf = () => {
     key ??= (async () => {
-      const fresh = sealPrivateKey(randomBytes(32).toString('base64url'), KEY_NAME, encryptionSecret);
-      const stored = await store.serverSecret(KEY_NAME, fresh, clock.now());
+      const stored = await storedKey();
       return Buffer.from(openPrivateKey(stored, KEY_NAME, encryptionSecret), 'base64url');
     })().catch((error) => {
       key = undefined; // try again next time (a database hiccup is not forever)
@@ -49,6 +57,13 @@ export function createClientSecrets(
   return {
     async digest(secret) {
       return PREFIX + (await mac(secret)).toString('base64url');
+    },
+    async sealAtRest() {
+      if (!encryptionSecret) return false;
+      const stored = await storedKey();
+      if (isSealed(stored)) return false;
+      await store.setServerSecret(KEY_NAME, sealPrivateKey(stored, KEY_NAME, encryptionSecret));
+      return true;
     },
     async verify(stored, secret) {
       if (stored !== undefined && !stored.startsWith(PREFIX)) {

@@ -37,9 +37,14 @@ export function sealPrivateKey(json: string, kid: string, secret: string | undef
   return PREFIX + parts.join(':');
 }
 
+/** Whether a stored value is sealed (by `sealPrivateKey` with a secret). */
+export function isSealed(stored: string): boolean {
+  return stored.startsWith(PREFIX);
+}
+
 /** Opens what `sealPrivateKey` stored; throws KeyDecryptionError when the secret is missing or wrong. */
 export function openPrivateKey(stored: string, kid: string, secret: string | undefined): string {
-  if (!stored.startsWith(PREFIX)) return stored;
+  if (!isSealed(stored)) return stored;
   if (!secret) {
     throw new KeyDecryptionError(
       'is not set, but the signing keys in the store are encrypted: set it to the secret they were stored with.',

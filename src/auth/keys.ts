@@ -9,7 +9,7 @@ import {
 import type { Clock } from '../clock.ts';
 import type { JwtAlg } from '../config/config.ts';
 import type { AuthStore, SigningKeyRecord } from '../store/port/auth.ts';
-import { openPrivateKey, sealPrivateKey } from './key-crypto.ts';
+import { isSealed, openPrivateKey, sealPrivateKey } from './key-crypto.ts';
 
 /** Accepted token lateness: a token is valid until 30 s after its `exp` (and from 30 s before `nbf`/`iat`). */
 export const CLOCK_TOLERANCE_S = 30;
@@ -55,6 +55,8 @@ export interface Keyring {
   jwks(): Promise<JWK[]>;
   /** Makes a new active key; the old one stays published until its last token expired. */
   rotate(): Promise<{ kid: string; retired: string | undefined }>;
+  /** With a secret, seals every private key stored in plaintext (an earlier start without one); how many. */
+  sealAtRest(): Promise<number>;
 }
 
 /** Generates a key pair for `alg` and returns the record to store (private part sealed). */
@@ -164,6 +166,20 @@ export function createKeyring(options: KeyringOptions): Keyring {
       await this.refreshIfStale();
       const now = clock.now();
       return [...keys.values()].filter((key) => published(key, now)).map((key) => key.publicJwk);
+    },
+    async sealAtRest() {
+      if (!options.secret) return 0;
+      let sealed = 0;
+      for (const record of await store.listSigningKeys()) {
+        if (isSealed(record.privateJwk)) continue;
+        await store.setSigningKeyPrivate(
+          record.kid,
+          sealPrivateKey(record.privateJwk, record.kid, options.secret),
+        );
+        sealed++;
+      }
+      if (sealed > 0) await reload();
+      return sealed;
     },
     async rotate() {
       const now = clock.now();

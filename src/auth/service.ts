@@ -66,6 +66,7 @@ export async function startVerifier(
     return createRemoteVerifier({
       jwksUrl: config.auth.jwksUrl,
       cooldownMs: config.auth.jwksCooldownMs,
+      maxAgeMs: config.auth.jwksMaxAgeMs,
       issuer: config.auth.issuer,
       audience: config.auth.audience,
       clock,
@@ -74,6 +75,9 @@ export async function startVerifier(
   }
   if (config.roles.includes('auth')) {
     await auth.keyring.ensureActive();
+    // Keys stored in plaintext before a secret was set are sealed now (README, "Keys at rest").
+    await auth.keyring.sealAtRest();
+    await auth.clientSecrets.sealAtRest();
     // Opens the private key now: a wrong HERALD_KEY_ENCRYPTION_SECRET fails start-up, not the first login.
     await auth.keyring.signingKey();
   } else await auth.keyring.refreshIfStale();

@@ -81,16 +81,23 @@ export function createLocalVerifier(options: VerifierOptions & { keyring: Keyrin
 
 /**
  * Verifies with a remote key set (HERALD_JWKS_URL), for an `api` process without the `auth`
- * role. jose caches the set for 10 minutes, refetches on an unknown kid at most once per
- * cooldown (HERALD_JWKS_COOLDOWN_MS, 30 s by default), and gives up on a slow server after 5 s.
+ * role. The set is fetched again once it is older than HERALD_JWKS_MAX_AGE_MS (30 s by default),
+ * in the background, so a removed key is refused within that time, cached verifications included
+ * (a cached token counts only while its kid is in the set). jose refetches on an unknown kid at
+ * most once per cooldown (HERALD_JWKS_COOLDOWN_MS) and gives up on a slow server after 5 s.
  */
 export function createRemoteVerifier(
-  options: VerifierOptions & { jwksUrl: string; cooldownMs?: number },
+  options: VerifierOptions & { jwksUrl: string; cooldownMs?: number; maxAgeMs?: number },
 ): CachingVerifier {
   const jwks = createRemoteJWKSet(new URL(options.jwksUrl), {
-    cacheMaxAge: 10 * 60_000,
+    cacheMaxAge: options.maxAgeMs ?? 30_000,
     cooldownDuration: options.cooldownMs ?? 30_000,
     timeoutDuration: 5_000,
   });
-  return cachingVerifier(options, jwks);
+  const refreshInBackground = async () => {
+    // An unreachable auth service keeps the last set in use; jose retries at the next call.
+    if (!jwks.fresh && !jwks.reloading) jwks.reload().catch(() => undefined);
+  };
+  const published = (kid: string) => jwks.jwks()?.keys.some((key) => key.kid === kid) ?? false;
+  return cachingVerifier(options, jwks, refreshInBackground, published);
 }

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { App } from '../../src/http/types.ts';
 import type { HeraldDeps } from '../../src/main.ts';
 import { buildApi, createDeps, type Herald, startHerald } from '../../src/main.ts';
 import { createUser, loginAs, tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
+import { eventually } from '../providers/sms/wait.ts';
 
 describe('an api process without the auth role verifies with HERALD_JWKS_URL', () => {
   let auth: Herald;
@@ -13,10 +14,14 @@ describe('an api process without the auth role verifies with HERALD_JWKS_URL', (
   let apiDeps: HeraldDeps;
 
   before(async () => {
-    auth = await startHerald(testConfig({ HERALD_ROLES: 'auth' }));
+    auth = await startHerald(testConfig({ HERALD_ROLES: 'auth', HERALD_KEY_RELOAD_MS: '200' }));
     // Its own data directory: the keys can only come from the auth process over HTTP.
     apiDeps = await createDeps(
-      testConfig({ HERALD_ROLES: 'api', HERALD_JWKS_URL: `${auth.apiUrl}/.well-known/jwks.json` }),
+      testConfig({
+        HERALD_ROLES: 'api',
+        HERALD_JWKS_URL: `${auth.apiUrl}/.well-known/jwks.json`,
+        HERALD_JWKS_MAX_AGE_MS: '1000',
+      }),
     );
     api = await buildApi(apiDeps);
   });
@@ -61,5 +66,20 @@ describe('an api process without the auth role verifies with HERALD_JWKS_URL', (
     const response = await listUsers(forged);
     assert.equal(response.statusCode, 401);
     assert.equal(response.json().code, 'AUTH_INVALID_TOKEN');
+  });
+
+  it('refuses tokens of a removed key once the key set is fetched again, cached ones included', async () => {
+    const admin = await tokenFor(auth.deps, { scopes: ['admin'] });
+    assert.equal((await listUsers(admin)).statusCode, 200);
+    const kid = decodeProtectedHeader(admin).kid as string;
+    await auth.deps.auth.keyring.rotate();
+    assert.ok(await auth.deps.store.auth.deleteSigningKey(kid));
+    // Within HERALD_JWKS_MAX_AGE_MS (1 s here; 30 s by default) and one background fetch.
+    await eventually(
+      async () => (await listUsers(admin)).statusCode === 401,
+      10_000,
+      'the removed key refused',
+    );
+    assert.equal((await listUsers(await tokenFor(auth.deps, { scopes: ['admin'] }))).statusCode, 200);
   });
 });

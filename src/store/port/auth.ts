@@ -48,6 +48,8 @@ export interface AuthStore {
   deleteExpiredSigningKeys(now: number): Promise<string[]>;
   /** Deletes one key at once (a compromised key); true if it existed. */
   deleteSigningKey(kid: string): Promise<boolean>;
+  /** Replaces a key's stored private part (sealing a plaintext one at start-up). */
+  setSigningKeyPrivate(kid: string, privateJwk: string): Promise<void>;
 
   /** Creates the tenant if it does not exist yet. */
   ensureTenant(name: string, now: number): Promise<void>;
@@ -71,6 +73,8 @@ export interface AuthStore {
   setClientDisabled(id: string, disabled: boolean): Promise<boolean>;
   /** The stored value of a server secret, storing `value` first if there is none yet. */
   serverSecret(name: string, value: string, now: number): Promise<string>;
+  /** Replaces a server secret's stored value (sealing a plaintext one at start-up). */
+  setServerSecret(name: string, value: string): Promise<void>;
   findClient(id: string): Promise<ClientRecord | undefined>;
   listClients(tenant?: string): Promise<ClientRecord[]>;
 

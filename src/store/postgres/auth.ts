@@ -98,6 +98,12 @@ export function createPostgresAuthStore(sql: Sql): AuthStore {
         : await sql<ClientRow[]>`SELECT * FROM clients ORDER BY created_at, id`;
       return rows.map(toClient);
     },
+    async setSigningKeyPrivate(kid, privateJwk) {
+      await sql`UPDATE signing_keys SET private_jwk = ${privateJwk} WHERE kid = ${kid}`;
+    },
+    async setServerSecret(name, value) {
+      await sql`UPDATE server_secrets SET value = ${value} WHERE name = ${name}`;
+    },
     async setClientSecret(id, secretHash) {
       await sql`UPDATE clients SET secret_hash = ${secretHash} WHERE id = ${id}`;
     },

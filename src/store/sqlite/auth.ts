@@ -151,6 +151,12 @@ export function createSqliteAuthStore(db: SqliteDb): AuthStore {
         : db.prepare('SELECT * FROM clients ORDER BY created_at, id').all();
       return (rows as ClientRow[]).map(toClient);
     },
+    async setSigningKeyPrivate(kid, privateJwk) {
+      db.prepare('UPDATE signing_keys SET private_jwk = ? WHERE kid = ?').run(privateJwk, kid);
+    },
+    async setServerSecret(name, value) {
+      db.prepare('UPDATE server_secrets SET value = ? WHERE name = ?').run(value, name);
+    },
     async setClientSecret(id, secretHash) {
       setClientSecret.run(secretHash, id);
     },

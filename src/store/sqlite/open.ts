@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -16,8 +16,9 @@ const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
  * that to one fsync per batch rather than per request.
  */
 export function openSqlite(dataDir: string, fileName = 'herald.db'): SqliteDb {
-  mkdirSync(dataDir, { recursive: true });
-  const db = new Database(join(dataDir, fileName));
+  const file = join(dataDir, fileName);
+  ownerOnly(dataDir, file);
+  const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
@@ -29,6 +30,29 @@ export function openSqlite(dataDir: string, fileName = 'herald.db'): SqliteDb {
   db.pragma('temp_store = MEMORY');
   migrate(db);
   return db;
+}
+
+/**
+ * The data directory 0700 and the database files 0600: they hold the signing keys, the users and
+ * every recipient. The database file is made before SQLite opens it, because SQLite gives its
+ * -wal and -shm files the database file's mode. An existing directory or file is tightened too,
+ * where this process may (it may not own a directory it was given).
+ */
+function ownerOnly(dataDir: string, file: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
+  for (const [path, mode] of [
+    [dataDir, 0o700],
+    [file, 0o600],
+    [`${file}-wal`, 0o600],
+    [`${file}-shm`, 0o600],
+  ] as const) {
+    try {
+      chmodSync(path, mode);
+    } catch {
+      // Missing (-wal, -shm before the first write) or not ours: nothing to tighten.
+    }
+  }
 }
 
 /** Applies every `migrations/NNN_name.sql` not applied yet, each in its own transaction, in name order. */
