@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/port/index.ts';
 import type { ReportOutcome } from '../store/port/reports.ts';
@@ -11,6 +12,22 @@ export interface DeliveryReport {
   /** When the provider says it happened, epoch ms. */
   at: number;
   source: 'webhook' | 'receipt';
+  /**
+   * What identifies this report at its provider when `at` is not the provider's own time of it
+   * (a Twilio status has none): the event and what else tells it apart. By default a report is
+   * told apart by what it says and when the provider says it happened.
+   */
+  identity?: string;
+}
+
+/**
+ * The identity of a report for its notification: the same report delivered again (a provider's
+ * retry, a replay) leaves one event and is applied once (README, "Delivery reports").
+ */
+export function reportKey(report: DeliveryReport): string {
+  if (report.identity !== undefined) return report.identity.slice(0, 200);
+  const said = `${report.outcome}\u0000${report.at}\u0000${report.detail ?? ''}`;
+  return createHash('sha256').update(said).digest('base64url');
 }
 
 /** Where providers hand asynchronous reports (SMPP receipts); webhooks use the same path. */
@@ -24,22 +41,45 @@ export interface ReportService extends ReportSink {
 }
 
 /** Pending reports whose message id was never recorded are dropped after this long. */
-const PENDING_REPORT_TTL_MS = 7 * 24 * 3600_000;
+const PENDING_REPORT_TTL_MS = 24 * 3600_000;
+/** At most this many pending reports per provider: past it, unmatched reports are not kept. */
+export const PENDING_REPORT_CAP = 100_000;
 const PURGE_EVERY_MS = 3600_000;
+/** How long a provider's pending count is trusted before it is counted again. */
+const RECOUNT_EVERY_MS = 10_000;
 
 /**
  * The one path every delivery report takes, from a webhook or an SMPP receipt: matched by
  * (provider, provider message id), forward-only, kept pending when the id is not recorded yet.
  * Strays (ids never recorded, e.g. a message sent outside Herald) are purged now and then.
  */
-export function createReportService(store: Pick<Store, 'reports'>, clock: Clock): ReportService {
+export function createReportService(
+  store: Pick<Store, 'reports'>,
+  clock: Clock,
+  cap = PENDING_REPORT_CAP,
+): ReportService {
   let lastPurge = 0;
+  // Per provider: the pending count as last read, plus what this process kept since.
+  const counts = new Map<string, { n: number; at: number }>();
+  const mayKeep = async (provider: string, now: number) => {
+    let count = counts.get(provider);
+    if (!count || now - count.at >= RECOUNT_EVERY_MS) {
+      count = { n: await store.reports.pendingCount(provider), at: now };
+      counts.set(provider, count);
+    }
+    return count.n < cap;
+  };
   const apply = async (report: DeliveryReport) => {
     const now = clock.now();
-    const outcome = await store.reports.apply(report, now);
-    if (outcome === 'pending' && now - lastPurge >= PURGE_EVERY_MS) {
-      lastPurge = now;
-      await store.reports.purgePending(now - PENDING_REPORT_TTL_MS);
+    const outcome = await store.reports.apply(report, now, await mayKeep(report.provider, now));
+    if (outcome === 'pending') {
+      const count = counts.get(report.provider);
+      if (count) count.n += 1;
+      if (now - lastPurge >= PURGE_EVERY_MS) {
+        lastPurge = now;
+        await store.reports.purgePending(now - PENDING_REPORT_TTL_MS);
+        counts.clear();
+      }
     }
     return outcome;
   };

@@ -146,6 +146,7 @@ export interface PendingReportRow {
   detail: string | null;
   source: DeliveryReport['source'];
   reported_at: number;
+  report_key: string | null;
 }
 
 /** Turns a kept report back into the report it was. */
@@ -158,8 +159,10 @@ export function reportFromPending(
     provider,
     providerMessageId,
     outcome: row.outcome,
-    at: row.reported_at,
+    at: Number(row.reported_at),
     source: row.source,
     ...(row.detail === null ? {} : { detail: row.detail }),
+    // The key it was kept under, so it is applied under the same one.
+    ...(row.report_key === null ? {} : { identity: row.report_key }),
   };
 }

@@ -75,7 +75,8 @@ export function mailgunParse(body: unknown, now: number): MailgunParse {
       b.event,
       b.severity,
       bareMessageId(b.herald_message_id) ?? bareMessageId(b['Message-Id'] ?? b['message-id']),
-      now,
+      // The legacy form has no event time: the signed timestamp is the closest thing to one.
+      Number.isFinite(Number(b.timestamp)) ? Number(b.timestamp) * 1000 : now,
       typeof b.error === 'string' ? b.error : undefined,
     ),
   };

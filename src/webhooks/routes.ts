@@ -4,7 +4,14 @@ import type { App, RouteModule } from '../http/types.ts';
 import type { DeliveryReport, ReportService } from '../notifications/reports.ts';
 import { mailgunParse } from './mailgun.ts';
 import { sendgridReport } from './sendgrid.ts';
-import { sendgridPublicKey, verifyMailgun, verifySendgrid, verifyTwilio } from './signatures.ts';
+import {
+  isFresh,
+  sendgridPublicKey,
+  verifyMailgun,
+  verifySendgrid,
+  verifyTwilio,
+  WEBHOOK_FRESHNESS_S,
+} from './signatures.ts';
 import { twilioReport } from './twilio.ts';
 
 /**
@@ -15,6 +22,14 @@ function badSignature(provider: string): HeraldError {
   return new HeraldError(
     'WEBHOOK_SIGNATURE_INVALID',
     `The ${provider} signature is missing or does not match.`,
+  );
+}
+
+/** 401 for a signed timestamp outside the freshness window (an old report replayed). */
+function staleSignature(provider: string): HeraldError {
+  return new HeraldError(
+    'WEBHOOK_SIGNATURE_INVALID',
+    `The ${provider} signature timestamp is more than ${WEBHOOK_FRESHNESS_S / 60} minutes from now.`,
   );
 }
 
@@ -52,7 +67,7 @@ export const webhookRoutes: RouteModule<CoreDeps & { reports: ReportService }> =
     ? sendgridPublicKey(providers.sendgridWebhookPublicKey)
     : undefined;
   const applyAll = async (reports: DeliveryReport[]) => {
-    const outcomes = { applied: 0, unchanged: 0, pending: 0 };
+    const outcomes = { applied: 0, unchanged: 0, pending: 0, duplicate: 0, dropped: 0 };
     for (const report of reports) outcomes[await sink.apply(report)] += 1;
     return outcomes;
   };
@@ -85,15 +100,17 @@ export const webhookRoutes: RouteModule<CoreDeps & { reports: ReportService }> =
     scope.post('/webhooks/sendgrid', docs('SendGrid signed event webhook'), async (request, reply) => {
       const raw = request.body as Buffer;
       const events = parseJson(raw);
+      const timestamp = header(request.headers['x-twilio-email-event-webhook-timestamp']);
       const ok =
         sendgridKey &&
         verifySendgrid(
           sendgridKey,
-          header(request.headers['x-twilio-email-event-webhook-timestamp']),
+          timestamp,
           raw,
           header(request.headers['x-twilio-email-event-webhook-signature']),
         );
       if (!ok) throw badSignature('SendGrid');
+      if (!isFresh(timestamp, deps.clock.now())) throw staleSignature('SendGrid');
       if (!Array.isArray(events))
         throw new HeraldError('VALIDATION_FAILED', 'SendGrid posts an array of events.', {
           errors: [{ path: 'body', message: 'must be an array' }],
@@ -112,8 +129,20 @@ export const webhookRoutes: RouteModule<CoreDeps & { reports: ReportService }> =
       const key = providers.mailgunWebhookSigningKey;
       const { timestamp, token, signature } = parsed.signature;
       if (!key || !verifyMailgun(key, timestamp, token, signature)) throw badSignature('Mailgun');
+      const now = deps.clock.now();
+      if (!isFresh(timestamp, now)) throw staleSignature('Mailgun');
+      // Each signature token once (kept for the freshness window, past which it is stale anyway).
+      const used = String(token);
+      if (!(await deps.store.reports.useToken('mailgun', used, now, now - WEBHOOK_FRESHNESS_S * 2000)))
+        throw new HeraldError('WEBHOOK_SIGNATURE_INVALID', 'This Mailgun signature token was used before.');
       const reports = parsed.report ? [parsed.report] : [];
-      return reply.code(200).send({ ...(await applyAll(reports)), ignored: 1 - reports.length });
+      try {
+        return reply.code(200).send({ ...(await applyAll(reports)), ignored: 1 - reports.length });
+      } catch (error) {
+        // Not applied: Mailgun's retry with the same token must be accepted.
+        await deps.store.reports.forgetToken('mailgun', used);
+        throw error;
+      }
     });
   });
 };

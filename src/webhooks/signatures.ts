@@ -24,6 +24,19 @@ export function verifyTwilio(
   return safeEqual(twilioSignature(authToken, url, params), signature);
 }
 
+/** How far a signed webhook timestamp may be from now, either way, in seconds. */
+export const WEBHOOK_FRESHNESS_S = 300;
+
+/**
+ * Whether a signed timestamp (Unix seconds, as a string or number) is within the freshness
+ * window of `now` (epoch ms): an old signed report replayed later is refused.
+ */
+export function isFresh(timestamp: unknown, now: number): boolean {
+  const seconds =
+    typeof timestamp === 'string' && /^\d{1,12}$/.test(timestamp) ? Number(timestamp) : timestamp;
+  return typeof seconds === 'number' && Math.abs(now / 1000 - seconds) <= WEBHOOK_FRESHNESS_S;
+}
+
 /** Mailgun's webhook signature: hex HMAC-SHA256 of timestamp + token, keyed by the signing key. */
 function mailgunSignature(signingKey: string, timestamp: string, token: string): string {
   return createHmac('sha256', signingKey)

@@ -35,6 +35,8 @@ export function twilioReport(params: URLSearchParams, now: number): TwilioParse 
       detail: errorCode ? `${status} (error ${errorCode})` : status,
       at: now,
       source: 'webhook',
+      // A status callback carries no time of its own: a status reported again is the same report.
+      identity: `twilio:${status}:${errorCode ?? ''}`,
     },
   };
 }

@@ -97,7 +97,7 @@ export function reportsSuite(name: string, open: () => Promise<Store>): void {
       const sid = `SM${randomUUID()}`;
       const id = await seed(store, 'SENT', 'twilio', sid);
       assert.equal(
-        await store.reports.apply(report(sid, 'DELIVERED', { detail: 'delivered' }), T0 + 5),
+        await store.reports.apply(report(sid, 'DELIVERED', { detail: 'delivered' }), T0 + 5, true),
         'applied',
       );
       const { record, events } = await view(id);
@@ -114,8 +114,11 @@ export function reportsSuite(name: string, open: () => Promise<Store>): void {
     it('records a repeated report as a WEBHOOK event without changing the status', async () => {
       const sid = `SM${randomUUID()}`;
       const id = await seed(store, 'SENT', 'twilio', sid);
-      await store.reports.apply(report(sid, 'DELIVERED'), T0 + 1);
-      assert.equal(await store.reports.apply(report(sid, 'DELIVERED'), T0 + 2), 'unchanged');
+      await store.reports.apply(report(sid, 'DELIVERED'), T0 + 1, true);
+      assert.equal(
+        await store.reports.apply(report(sid, 'DELIVERED', { at: T0 + 1 }), T0 + 2, true),
+        'unchanged',
+      );
       const { record, events } = await view(id);
       assert.equal(record.status, 'DELIVERED');
       assert.deepEqual(
@@ -127,9 +130,12 @@ export function reportsSuite(name: string, open: () => Promise<Store>): void {
     it('never takes DELIVERED back when an older report arrives late', async () => {
       const sid = `SM${randomUUID()}`;
       const id = await seed(store, 'SENT', 'twilio', sid);
-      await store.reports.apply(report(sid, 'DELIVERED'), T0 + 1);
-      assert.equal(await store.reports.apply(report(sid, 'SENT', { detail: 'sent' }), T0 + 2), 'unchanged');
-      assert.equal(await store.reports.apply(report(sid, 'FAILED'), T0 + 3), 'unchanged');
+      await store.reports.apply(report(sid, 'DELIVERED'), T0 + 1, true);
+      assert.equal(
+        await store.reports.apply(report(sid, 'SENT', { detail: 'sent' }), T0 + 2, true),
+        'unchanged',
+      );
+      assert.equal(await store.reports.apply(report(sid, 'FAILED'), T0 + 3, true), 'unchanged');
       const { record, events } = await view(id);
       assert.equal(record.status, 'DELIVERED');
       assert.equal(events.at(-2)?.type, 'WEBHOOK');
@@ -139,7 +145,10 @@ export function reportsSuite(name: string, open: () => Promise<Store>): void {
     it('fails a SENT notification on a FAILED report', async () => {
       const sid = `SM${randomUUID()}`;
       const id = await seed(store, 'SENT', 'twilio', sid);
-      assert.equal(await store.reports.apply(report(sid, 'FAILED', { source: 'receipt' }), T0), 'applied');
+      assert.equal(
+        await store.reports.apply(report(sid, 'FAILED', { source: 'receipt' }), T0, true),
+        'applied',
+      );
       const { record, events } = await view(id);
       assert.equal(record.status, 'FAILED');
       assert.equal(events.at(-1)?.source, 'receipt');
@@ -148,8 +157,11 @@ export function reportsSuite(name: string, open: () => Promise<Store>): void {
     it('keeps a report for an unrecorded message id and applies it once the id is recorded', async () => {
       const sid = `SM${randomUUID()}`;
       const id = await seed(store, 'PROCESSING');
-      assert.equal(await store.reports.apply(report(sid, 'SENT'), T0 + 1), 'pending');
-      assert.equal(await store.reports.apply(report(sid, 'DELIVERED', { at: T0 + 2 }), T0 + 2), 'pending');
+      assert.equal(await store.reports.apply(report(sid, 'SENT'), T0 + 1, true), 'pending');
+      assert.equal(
+        await store.reports.apply(report(sid, 'DELIVERED', { at: T0 + 2 }), T0 + 2, true),
+        'pending',
+      );
       assert.equal((await view(id)).events.length, 0);
       await record(store, id, 'SENT', 'twilio', sid);
       assert.equal(await store.reports.applyPending('twilio', [sid, 'SM-unknown'], T0 + 10), 2);
@@ -166,8 +178,8 @@ export function reportsSuite(name: string, open: () => Promise<Store>): void {
     it('applies pending reports in the order the provider sent them', async () => {
       const sid = `SM${randomUUID()}`;
       const id = await seed(store, 'PROCESSING');
-      await store.reports.apply(report(sid, 'DELIVERED', { at: T0 + 9 }), T0 + 1);
-      await store.reports.apply(report(sid, 'SENT', { at: T0 + 3 }), T0 + 2);
+      await store.reports.apply(report(sid, 'DELIVERED', { at: T0 + 9 }), T0 + 1, true);
+      await store.reports.apply(report(sid, 'SENT', { at: T0 + 3 }), T0 + 2, true);
       await record(store, id, 'SENT', 'twilio', sid);
       await store.reports.applyPending('twilio', [sid], T0 + 10);
       const { record: after, events } = await view(id);
@@ -181,14 +193,14 @@ export function reportsSuite(name: string, open: () => Promise<Store>): void {
     it('matches by provider as well as message id', async () => {
       const sid = `same-${randomUUID()}`;
       const id = await seed(store, 'SENT', 'smpp', sid);
-      assert.equal(await store.reports.apply(report(sid, 'DELIVERED'), T0), 'pending');
+      assert.equal(await store.reports.apply(report(sid, 'DELIVERED'), T0, true), 'pending');
       assert.equal((await view(id)).record.status, 'SENT');
     });
 
     it('records but does not apply a report while an attempt holds the notification', async () => {
       const sid = `SM${randomUUID()}`;
       const id = await seed(store, 'RETRYING', 'twilio', sid);
-      assert.equal(await store.reports.apply(report(sid, 'DELIVERED'), T0), 'unchanged');
+      assert.equal(await store.reports.apply(report(sid, 'DELIVERED'), T0, true), 'unchanged');
       const { record, events } = await view(id);
       assert.equal(record.status, 'RETRYING');
       assert.match(events.at(-1)?.detail ?? '', /attempt in progress/);
@@ -197,14 +209,66 @@ export function reportsSuite(name: string, open: () => Promise<Store>): void {
     it('purges pending reports received before a cut-off', async () => {
       const old = `SM${randomUUID()}`;
       const fresh = `SM${randomUUID()}`;
-      await store.reports.apply(report(old, 'DELIVERED'), T0 - 1000);
-      await store.reports.apply(report(fresh, 'DELIVERED'), T0 + 1000);
+      await store.reports.apply(report(old, 'DELIVERED'), T0 - 1000, true);
+      await store.reports.apply(report(fresh, 'DELIVERED'), T0 + 1000, true);
       assert.ok((await store.reports.purgePending(T0)) >= 1);
       const id = await seed(store, 'SENT', 'twilio', fresh);
       const oldId = await seed(store, 'SENT', 'twilio', old);
       await store.reports.applyPending('twilio', [fresh, old], T0 + 2000);
       assert.equal((await view(id)).record.status, 'DELIVERED');
       assert.equal((await view(oldId)).record.status, 'SENT');
+    });
+
+    it('applies the same report delivered again once: no second event, not kept twice', async () => {
+      const sid = `SM${randomUUID()}`;
+      const id = await seed(store, 'SENT', 'twilio', sid);
+      const same = report(sid, 'DELIVERED', { detail: 'delivered' });
+      assert.equal(await store.reports.apply(same, T0 + 1, true), 'applied');
+      assert.equal(await store.reports.apply(same, T0 + 2, true), 'duplicate');
+      assert.equal(
+        await store.reports.apply({ ...same, outcome: 'SENT', identity: 'twilio:sent:' }, T0 + 3, true),
+        'unchanged',
+      );
+      assert.equal(
+        await store.reports.apply(
+          { ...same, outcome: 'SENT', identity: 'twilio:sent:', at: T0 + 9 },
+          T0 + 4,
+          true,
+        ),
+        'duplicate',
+        'an identity given by the provider parser wins over the time',
+      );
+      assert.deepEqual(
+        (await view(id)).events.map((e) => e.type).filter((t) => t !== 'QUEUED'),
+        ['DELIVERED', 'WEBHOOK'],
+      );
+      const early = `SM${randomUUID()}`;
+      assert.equal(await store.reports.apply(report(early, 'DELIVERED'), T0, true), 'pending');
+      assert.equal(await store.reports.apply(report(early, 'DELIVERED'), T0 + 1, true), 'duplicate');
+    });
+
+    it('keeps no pending report past the cap, and counts them per provider', async () => {
+      const before = await store.reports.pendingCount('capped');
+      assert.equal(
+        await store.reports.apply({ ...report(`SM${randomUUID()}`, 'SENT'), provider: 'capped' }, T0, true),
+        'pending',
+      );
+      assert.equal(await store.reports.pendingCount('capped'), before + 1);
+      assert.equal(
+        await store.reports.apply({ ...report(`SM${randomUUID()}`, 'SENT'), provider: 'capped' }, T0, false),
+        'dropped',
+      );
+      assert.equal(await store.reports.pendingCount('capped'), before + 1);
+    });
+
+    it('accepts a single-use token once, forgets it on request or once old', async () => {
+      const token = randomUUID();
+      assert.equal(await store.reports.useToken('mailgun', token, T0, T0 - 600_000), true);
+      assert.equal(await store.reports.useToken('mailgun', token, T0 + 1, T0 - 600_000), false);
+      await store.reports.forgetToken('mailgun', token);
+      assert.equal(await store.reports.useToken('mailgun', token, T0 + 2, T0 - 600_000), true);
+      // Seen at T0 + 2: forgotten once the cut-off passes it.
+      assert.equal(await store.reports.useToken('mailgun', token, T0 + 700_000, T0 + 100_000), true);
     });
   });
 }

@@ -1,4 +1,4 @@
-import { createHmac, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import { createHmac, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
 import { manualClock } from '../../src/clock.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { App } from '../../src/http/types.ts';
@@ -15,7 +15,7 @@ export const MAILGUN_KEY = 'key-mailgun-signing-for-tests';
 /** An app serving only the webhook routes, over a real SQLite store, with the providers' secrets set. */
 export async function webhookApp(
   shared?: Store,
-): Promise<{ app: App; store: Store; sendgridKey: KeyObject }> {
+): Promise<{ app: App; store: Store; sendgridKey: KeyObject; clock: ReturnType<typeof manualClock> }> {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const config = testConfig({
     HERALD_PUBLIC_URL: PUBLIC_URL,
@@ -41,7 +41,7 @@ export async function webhookApp(
       if (!shared) await store.close();
     },
   });
-  return { app, store, sendgridKey: privateKey };
+  return { app, store, sendgridKey: privateKey, clock };
 }
 
 /** Twilio's documented algorithm, written out independently of the code under test. */
@@ -61,8 +61,12 @@ export function signSendgrid(key: KeyObject, body: string, timestamp = '17672256
   };
 }
 
-/** Mailgun's `signature` object for a webhook body. */
-export function signMailgun(token = 'a'.repeat(50), timestamp = '1767225600', key = MAILGUN_KEY) {
+/** Mailgun's `signature` object for a webhook body; a fresh token each time, as Mailgun sends. */
+export function signMailgun(
+  token = randomBytes(25).toString('hex'),
+  timestamp = '1767225600',
+  key = MAILGUN_KEY,
+) {
   return {
     timestamp,
     token,

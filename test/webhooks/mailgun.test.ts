@@ -8,8 +8,9 @@ import { signMailgun, webhookApp } from './harness.ts';
 describe('POST /webhooks/mailgun', () => {
   let app: App;
   let store: Store;
+  let clock: Awaited<ReturnType<typeof webhookApp>>['clock'];
   before(async () => {
-    ({ app, store } = await webhookApp());
+    ({ app, store, clock } = await webhookApp());
   });
   after(() => app.close());
 
@@ -94,5 +95,35 @@ describe('POST /webhooks/mailgun', () => {
     await record(store, id, 'SENT', 'smtp', 'm6@mail.example.com');
     assert.equal(await store.reports.applyPending('smtp', ['m6@mail.example.com'], Date.UTC(2026, 0, 2)), 1);
     assert.equal((await view(id)).record.status, 'DELIVERED');
+  });
+
+  it('refuses an old signed timestamp and a signature token used before, changing nothing', async () => {
+    const id = await seed(store, 'SENT', 'smtp', 'm9@mail.example.com');
+    const now = Math.floor(clock.now() / 1000);
+    // A triple signed in 2001, as in the finding: valid HMAC, far too old.
+    const old = {
+      ...webhook('m9@mail.example.com', 'delivered'),
+      signature: signMailgun(undefined, '978307200'),
+    };
+    const stale = await post(old);
+    assert.equal(stale.statusCode, 401);
+    assert.match(stale.json().detail, /5 minutes/);
+    assert.equal(
+      (await post({ ...old, signature: signMailgun(undefined, String(now + 301)) })).statusCode,
+      401,
+    );
+    assert.equal((await view(id)).record.status, 'SENT');
+    const fresh = webhook('m9@mail.example.com', 'delivered');
+    assert.equal((await post(fresh)).statusCode, 200);
+    const replayed = await post(fresh);
+    assert.equal(replayed.statusCode, 401);
+    assert.match(replayed.json().detail, /used before/);
+    assert.deepEqual(
+      (await view(id)).events.map((e) => e.type),
+      ['DELIVERED'],
+    );
+    // The same event signed again with a new token (Mailgun's own retry) adds nothing either.
+    const retried = await post(webhook('m9@mail.example.com', 'delivered'));
+    assert.deepEqual([retried.statusCode, retried.json().duplicate], [200, 1]);
   });
 });

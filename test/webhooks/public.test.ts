@@ -39,7 +39,7 @@ describe('webhooks on the full API', () => {
     assert.equal(unsigned.headers['www-authenticate'], undefined);
     const signed = await post(signTwilio(`${PUBLIC_URL}/webhooks/twilio`, form));
     assert.equal(signed.statusCode, 200);
-    assert.deepEqual(signed.json(), { applied: 0, unchanged: 0, pending: 1 });
+    assert.deepEqual(signed.json(), { applied: 0, unchanged: 0, pending: 1, duplicate: 0, dropped: 0 });
   });
 
   it('answers a webhook for a provider without a configured secret with 401', async () => {

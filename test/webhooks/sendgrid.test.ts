@@ -10,8 +10,9 @@ describe('POST /webhooks/sendgrid', () => {
   let app: App;
   let store: Store;
   let key: KeyObject;
+  let clock: Awaited<ReturnType<typeof webhookApp>>['clock'];
   before(async () => {
-    ({ app, store, sendgridKey: key } = await webhookApp());
+    ({ app, store, sendgridKey: key, clock } = await webhookApp());
   });
   after(() => app.close());
 
@@ -42,7 +43,14 @@ describe('POST /webhooks/sendgrid', () => {
     ]);
     const response = await post(body, signSendgrid(key, body));
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { applied: 2, unchanged: 1, pending: 0, ignored: 0 });
+    assert.deepEqual(response.json(), {
+      applied: 2,
+      unchanged: 1,
+      pending: 0,
+      duplicate: 0,
+      dropped: 0,
+      ignored: 0,
+    });
     assert.equal((await view(delivered)).record.status, 'DELIVERED');
     const failed = await view(bounced);
     assert.equal(failed.record.status, 'FAILED');
@@ -107,6 +115,42 @@ describe('POST /webhooks/sendgrid', () => {
     assert.equal(record.status, 'DELIVERED');
     assert.deepEqual(
       events.map((e) => e.type),
+      ['DELIVERED', 'WEBHOOK'],
+    );
+  });
+
+  it('refuses a report signed more than 5 minutes from now, changing nothing', async () => {
+    const id = await seed(store, 'SENT', 'smtp', 'n9@mail.example.com');
+    const body = JSON.stringify([event('n9@mail.example.com', 'delivered')]);
+    const now = Math.floor(clock.now() / 1000);
+    for (const timestamp of [String(now - 301), String(now + 301), '978307200']) {
+      const response = await post(body, signSendgrid(key, body, timestamp));
+      assert.equal(response.statusCode, 401, timestamp);
+      assert.equal(response.json().code, 'WEBHOOK_SIGNATURE_INVALID');
+    }
+    assert.equal((await view(id)).record.status, 'SENT');
+    assert.equal((await post(body, signSendgrid(key, body, String(now - 299)))).statusCode, 200);
+    assert.equal((await view(id)).record.status, 'DELIVERED');
+  });
+
+  it('records the same report delivered again (a retry, a replay) once', async () => {
+    const id = await seed(store, 'SENT', 'smtp', 'n10@mail.example.com');
+    const body = JSON.stringify([
+      event('n10@mail.example.com', 'open'),
+      event('n10@mail.example.com', 'open'),
+    ]);
+    const first = await post(body, signSendgrid(key, body));
+    assert.deepEqual([first.json().applied, first.json().duplicate], [1, 1]);
+    const again = await post(body, signSendgrid(key, body));
+    assert.deepEqual([again.json().applied, again.json().duplicate], [0, 2]);
+    const later = JSON.stringify([event('n10@mail.example.com', 'open', { timestamp: 1767225700 })]);
+    assert.equal(
+      (await post(later, signSendgrid(key, later))).json().unchanged,
+      1,
+      'another open is another report',
+    );
+    assert.deepEqual(
+      (await view(id)).events.map((e) => e.type),
       ['DELIVERED', 'WEBHOOK'],
     );
   });

@@ -1,4 +1,4 @@
-import type { DeliveryReport } from '../../notifications/reports.ts';
+import { type DeliveryReport, reportKey } from '../../notifications/reports.ts';
 import { reportEffect, type ReportTarget as Target } from '../../notifications/status.ts';
 import type { ReportOutcome, ReportStore } from '../port/reports.ts';
 import { type PendingReportRow as PendingRow, reportFromPending } from '../rows.ts';
@@ -19,14 +19,17 @@ async function findLocked(tx: Sql, provider: string, messageId: string): Promise
   return row;
 }
 
-/** Applies one report to a matched notification, by the rule in notifications/status.ts. */
+/** Applies one report to a matched notification, by the rule in notifications/status.ts, once per key. */
 async function applyTo(tx: Sql, target: Target, report: DeliveryReport, now: number): Promise<ReportOutcome> {
   const { moveTo, event } = reportEffect(target, report);
+  const added =
+    await tx`INSERT INTO notification_events (notification_seq, type, at, provider, detail, source, report_key)
+    VALUES (${target.seq}, ${event.type}, ${now}, ${report.provider}, ${event.detail}, ${report.source}, ${reportKey(report)})
+    ON CONFLICT DO NOTHING`;
+  if (added.count === 0) return 'duplicate';
   if (moveTo)
     await tx`UPDATE notifications SET status = ${moveTo}, updated_at = ${now} WHERE seq = ${target.seq}`;
   else await tx`UPDATE notifications SET updated_at = ${now} WHERE seq = ${target.seq}`;
-  await tx`INSERT INTO notification_events (notification_seq, type, at, provider, detail, source)
-           VALUES (${target.seq}, ${event.type}, ${now}, ${report.provider}, ${event.detail}, ${report.source})`;
   return moveTo ? 'applied' : 'unchanged';
 }
 
@@ -44,7 +47,9 @@ async function applyPendingReportsIn(
   // Sorted, so two transactions locking overlapping ids cannot deadlock.
   for (const messageId of [...new Set(providerMessageIds)].sort()) {
     await lockMessage(tx, provider, messageId);
-    const rows = await tx<PendingRow[]>`SELECT id, outcome, detail, source, reported_at FROM pending_reports
+    const rows = await tx<
+      PendingRow[]
+    >`SELECT id, outcome, detail, source, reported_at, report_key FROM pending_reports
       WHERE provider = ${provider} AND provider_message_id = ${messageId} ORDER BY reported_at, id`;
     for (const row of rows) {
       const target = await findLocked(tx, provider, messageId);
@@ -61,17 +66,37 @@ async function applyPendingReportsIn(
 /** The PostgreSQL implementation of the report port. */
 export function createPostgresReports(sql: Sql): ReportStore {
   return {
-    apply(report, now) {
-      return sql.begin(async (transaction) => {
+    apply(report, now, mayKeep) {
+      return sql.begin(async (transaction): Promise<ReportOutcome> => {
         const tx = transaction as unknown as Sql;
         await lockMessage(tx, report.provider, report.providerMessageId);
         const target = await findLocked(tx, report.provider, report.providerMessageId);
         if (target) return applyTo(tx, target, report, now);
-        await tx`INSERT INTO pending_reports (provider, provider_message_id, outcome, detail, source, reported_at, received_at)
+        if (!mayKeep) return 'dropped';
+        const kept =
+          await tx`INSERT INTO pending_reports (provider, provider_message_id, outcome, detail, source,
+            reported_at, received_at, report_key)
           VALUES (${report.provider}, ${report.providerMessageId}, ${report.outcome}, ${report.detail ?? null},
-                  ${report.source}, ${report.at}, ${now})`;
-        return 'pending' as const;
+                  ${report.source}, ${report.at}, ${now}, ${reportKey(report)})
+          ON CONFLICT DO NOTHING`;
+        return kept.count > 0 ? 'pending' : 'duplicate';
       });
+    },
+    async pendingCount(provider) {
+      const [row] = await sql<
+        { n: number }[]
+      >`SELECT count(*)::int AS n FROM pending_reports WHERE provider = ${provider}`;
+      return row?.n ?? 0;
+    },
+    async useToken(provider, token, now, forgetBefore) {
+      await sql`DELETE FROM webhook_tokens WHERE seen_at < ${forgetBefore}`;
+      const added =
+        await sql`INSERT INTO webhook_tokens (provider, token, seen_at) VALUES (${provider}, ${token}, ${now})
+        ON CONFLICT DO NOTHING`;
+      return added.count > 0;
+    },
+    async forgetToken(provider, token) {
+      await sql`DELETE FROM webhook_tokens WHERE provider = ${provider} AND token = ${token}`;
     },
     applyPending(provider, providerMessageIds, now) {
       return sql.begin((tx) =>

@@ -1,4 +1,4 @@
-import type { DeliveryReport } from '../../notifications/reports.ts';
+import { type DeliveryReport, reportKey } from '../../notifications/reports.ts';
 import { reportEffect, type ReportTarget as Target } from '../../notifications/status.ts';
 import type { ReportOutcome, ReportStore } from '../port/reports.ts';
 import { type PendingReportRow as PendingRow, reportFromPending } from '../rows.ts';
@@ -14,17 +14,26 @@ function prepare(db: SqliteDb) {
       'UPDATE notifications SET status = ?, updated_at = ? WHERE seq = ?',
     ),
     touch: db.prepare<[number, number]>('UPDATE notifications SET updated_at = ? WHERE seq = ?'),
-    event: db.prepare<[number, string, number, string, string | null, string]>(
-      'INSERT INTO notification_events (notification_seq, type, at, provider, detail, source) VALUES (?, ?, ?, ?, ?, ?)',
+    // One event per report key: a repeated report inserts nothing (ON CONFLICT with the partial
+    // unique index of migration 110).
+    event: db.prepare<[number, string, number, string, string | null, string, string]>(
+      `INSERT INTO notification_events (notification_seq, type, at, provider, detail, source, report_key)
+       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
-    keep: db.prepare<[string, string, string, string | null, string, number, number]>(
-      `INSERT INTO pending_reports (provider, provider_message_id, outcome, detail, source, reported_at, received_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    keep: db.prepare<[string, string, string, string | null, string, number, number, string]>(
+      `INSERT INTO pending_reports (provider, provider_message_id, outcome, detail, source, reported_at, received_at, report_key)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
     pending: db.prepare<[string, string], PendingRow>(
-      `SELECT id, outcome, detail, source, reported_at FROM pending_reports
+      `SELECT id, outcome, detail, source, reported_at, report_key FROM pending_reports
        WHERE provider = ? AND provider_message_id = ? ORDER BY reported_at, id`,
     ),
+    count: db.prepare<[string], number>('SELECT count(*) FROM pending_reports WHERE provider = ?').pluck(),
+    useToken: db.prepare<[string, string, number]>(
+      'INSERT INTO webhook_tokens (provider, token, seen_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+    ),
+    forgetTokens: db.prepare<[number]>('DELETE FROM webhook_tokens WHERE seen_at < ?'),
+    forgetToken: db.prepare<[string, string]>('DELETE FROM webhook_tokens WHERE provider = ? AND token = ?'),
     forget: db.prepare<[number]>('DELETE FROM pending_reports WHERE id = ?'),
     purge: db.prepare<[number]>('DELETE FROM pending_reports WHERE received_at < ?'),
   };
@@ -42,12 +51,14 @@ function statements(db: SqliteDb): Statements {
   return prepared;
 }
 
-/** Applies one report to a matched notification, by the rule in notifications/status.ts. */
+/** Applies one report to a matched notification, by the rule in notifications/status.ts, once per key. */
 function applyTo(s: Statements, target: Target, report: DeliveryReport, now: number): ReportOutcome {
   const effect = reportEffect(target, report);
+  const { type, detail } = effect.event;
+  const added = s.event.run(target.seq, type, now, report.provider, detail, report.source, reportKey(report));
+  if (added.changes === 0) return 'duplicate';
   if (effect.moveTo) s.move.run(effect.moveTo, now, target.seq);
   else s.touch.run(now, target.seq);
-  s.event.run(target.seq, effect.event.type, now, report.provider, effect.event.detail, report.source);
   return effect.moveTo ? 'applied' : 'unchanged';
 }
 
@@ -78,10 +89,11 @@ function applyPendingReportsSync(
 /** The SQLite implementation of the report port. */
 export function createSqliteReports(db: SqliteDb): ReportStore {
   const s = statements(db);
-  const applyOne = db.transaction((report: DeliveryReport, now: number): ReportOutcome => {
+  const applyOne = db.transaction((report: DeliveryReport, now: number, mayKeep: boolean): ReportOutcome => {
     const target = s.find.get(report.provider, report.providerMessageId);
     if (target) return applyTo(s, target, report, now);
-    s.keep.run(
+    if (!mayKeep) return 'dropped';
+    const kept = s.keep.run(
       report.provider,
       report.providerMessageId,
       report.outcome,
@@ -89,13 +101,24 @@ export function createSqliteReports(db: SqliteDb): ReportStore {
       report.source,
       report.at,
       now,
+      reportKey(report),
     );
-    return 'pending';
+    return kept.changes > 0 ? 'pending' : 'duplicate';
   });
   const applyMany = db.transaction(applyPendingReportsSync);
   return {
-    async apply(report, now) {
-      return applyOne(report, now);
+    async apply(report, now, mayKeep) {
+      return applyOne(report, now, mayKeep);
+    },
+    async pendingCount(provider) {
+      return s.count.get(provider) as number;
+    },
+    async useToken(provider, token, now, forgetBefore) {
+      s.forgetTokens.run(forgetBefore);
+      return s.useToken.run(provider, token, now).changes > 0;
+    },
+    async forgetToken(provider, token) {
+      s.forgetToken.run(provider, token);
     },
     async applyPending(provider, providerMessageIds, now) {
       return applyMany(db, provider, providerMessageIds, now);
