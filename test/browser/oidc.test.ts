@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { Herald } from '../../src/main.ts';
+import { createUser } from '../helpers/auth.ts';
 import {
   ADMIN,
   browserSkip,
@@ -120,5 +121,54 @@ describe('OIDC sign-in in Chromium against a real local OpenID provider', { skip
     const callback = await signInAtProvider(page, 'stranger@example.com');
     await expectRefused(page, callback, /No enabled Herald user/);
     await page.close();
+  });
+
+  /** Signs in at the provider as `login` and follows the callback; the Herald user's email, or the refusal. */
+  async function signInAs(login: string): Promise<string> {
+    const page = await browser.newPage();
+    try {
+      await page.goto(await signInAtProvider(page, login));
+      const outcome = await Promise.race([
+        page.waitForURL(`${base}/`).then(() => 'in'),
+        page
+          .getByRole('alert')
+          .waitFor()
+          .then(() => 'refused'),
+      ]);
+      if (outcome === 'refused') return `refused: ${await page.getByRole('alert').textContent()}`;
+      const session = await storedSession(page);
+      const me = await fetch(`${base}/api/auth/me`, {
+        headers: { authorization: `Bearer ${session?.accessToken}` },
+      });
+      return (await me.json()).email;
+    } finally {
+      await page.close();
+    }
+  }
+
+  it('links the identity at the first sign-in and matches on issuer and subject afterwards', async () => {
+    const accounts = (idp as TestIdp).accounts;
+    await createUser((herald as Herald).deps, { email: 'lin@example.com', role: 'viewer' });
+    accounts.set('lin-at-idp', { email: 'lin@example.com' });
+    assert.equal(await signInAs('lin-at-idp'), 'lin@example.com');
+    // The email changes at the provider: the link, not the email, decides.
+    accounts.set('lin-at-idp', { email: 'lin.new@example.com' });
+    assert.equal(await signInAs('lin-at-idp'), 'lin@example.com');
+  });
+
+  it('does not let another identity take over a linked account by showing its email', async () => {
+    const accounts = (idp as TestIdp).accounts;
+    await createUser((herald as Herald).deps, { email: 'max@example.com', role: 'viewer' });
+    accounts.set('max-at-idp', { email: 'max@example.com' });
+    assert.equal(await signInAs('max-at-idp'), 'max@example.com');
+    accounts.set('intruder-at-idp', { email: 'max@example.com' });
+    assert.match(await signInAs('intruder-at-idp'), /refused: .*linked to another identity/);
+  });
+
+  it('reads the email at the userinfo endpoint when the ID token has none', async () => {
+    const accounts = (idp as TestIdp).accounts;
+    await createUser((herald as Herald).deps, { email: 'uma@example.com', role: 'viewer' });
+    accounts.set('uma-at-idp', { email: 'uma@example.com', userinfoOnly: true });
+    assert.equal(await signInAs('uma-at-idp'), 'uma@example.com');
   });
 });

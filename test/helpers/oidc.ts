@@ -7,6 +7,12 @@ export interface TestIdp {
   issuer: string;
   clientId: string;
   clientSecret: string;
+  /**
+   * What the provider says about an account (by login, which is its `sub`): its email, and
+   * whether it tells it only at the userinfo endpoint. By default the login is the email, in the
+   * ID token.
+   */
+  accounts: Map<string, { email: string; userinfoOnly?: boolean }>;
   /** Registers the client once the redirect URI (the gateway's address) is known. */
   configure(redirectUri: string): void;
   close(): Promise<void>;
@@ -29,10 +35,12 @@ export async function startIdp(): Promise<TestIdp> {
   const issuer = `http://127.0.0.1:${address.port}`;
   const clientId = 'herald-ui';
   const clientSecret = randomBytes(24).toString('base64url');
+  const accounts = new Map<string, { email: string; userinfoOnly?: boolean }>();
   return {
     issuer,
     clientId,
     clientSecret,
+    accounts,
     configure(redirectUri: string) {
       const provider = new Provider(issuer, {
         clients: [
@@ -48,13 +56,15 @@ export async function startIdp(): Promise<TestIdp> {
         async findAccount(_ctx: unknown, id: string) {
           return {
             accountId: id,
-            async claims() {
-              return { sub: id, email: id, email_verified: true };
+            async claims(use: string) {
+              const account = accounts.get(id) ?? { email: id };
+              if (account.userinfoOnly && use === 'id_token') return { sub: id };
+              return { sub: id, email: account.email, email_verified: true };
             },
           };
         },
         claims: { openid: ['sub'], email: ['email', 'email_verified'] },
-        // Put the email claims in the ID token itself (Herald reads no userinfo).
+        // Put the email claims in the ID token itself, unless the account says userinfo only.
         conformIdTokenClaims: false,
         pkce: { required: () => true },
         cookies: { keys: [randomBytes(32).toString('hex')] },

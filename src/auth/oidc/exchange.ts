@@ -15,7 +15,7 @@ export async function exchangeCode(
   tokenEndpoint: string,
   client: OidcClient,
   grant: { code: string; codeVerifier: string; redirectUri: string },
-): Promise<string> {
+): Promise<{ idToken: string; accessToken?: string }> {
   const body = new URLSearchParams({
     grant_type: 'authorization_code',
     code: grant.code,
@@ -45,10 +45,12 @@ export async function exchangeCode(
   } catch {
     throw new HeraldError('BAD_GATEWAY', 'The identity provider cannot be reached.');
   }
-  const answer = (await response.json().catch(() => ({}))) as { id_token?: unknown };
+  const answer = (await response.json().catch(() => ({}))) as { id_token?: unknown; access_token?: unknown };
   if (!response.ok || typeof answer.id_token !== 'string') {
     // invalid_grant: a used, expired or forged code, or a verifier that does not match.
     throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'The identity provider refused the sign-in code.');
   }
-  return answer.id_token;
+  // The access token serves only to read the userinfo endpoint, when the ID token has no email.
+  const accessToken = typeof answer.access_token === 'string' ? answer.access_token : undefined;
+  return { idToken: answer.id_token, ...(accessToken ? { accessToken } : {}) };
 }

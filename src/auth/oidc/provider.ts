@@ -13,6 +13,7 @@ export interface ProviderMetadata {
   issuer: string;
   authorizationEndpoint: string;
   tokenEndpoint: string;
+  userinfoEndpoint?: string;
   algorithms: string[];
   jwks: JWTVerifyGetKey;
 }
@@ -48,6 +49,7 @@ export function createProvider(issuer: string): () => Promise<ProviderMetadata> 
       issuer,
       authorizationEndpoint: String(doc.authorization_endpoint),
       tokenEndpoint: String(doc.token_endpoint),
+      ...(typeof doc.userinfo_endpoint === 'string' ? { userinfoEndpoint: doc.userinfo_endpoint } : {}),
       algorithms: PINNED_ALGS.filter((alg) => advertised.includes(alg)),
       jwks: createRemoteJWKSet(new URL(String(doc.jwks_uri)), { timeoutDuration: FETCH_TIMEOUT_MS }),
     };

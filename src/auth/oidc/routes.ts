@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { HeraldError } from '../../errors.ts';
 import type { RouteModule } from '../../http/types.ts';
+import type { UserRecord } from '../../store/port/auth.ts';
 import { normalizeEmail } from '../accounts.ts';
 import { TokenPair } from '../schemas.ts';
 import type { AuthDeps } from '../service.ts';
 import { sendTokenPair } from '../token-pair.ts';
 import { exchangeCode } from './exchange.ts';
-import { verifyIdToken } from './id-token.ts';
+import { type Identity, userinfoEmail, verifyIdToken } from './id-token.ts';
 import { createProvider } from './provider.ts';
 
 /** POST /auth/oidc/callback body: what the browser kept in sessionStorage, plus the code it got. */
@@ -31,14 +32,45 @@ const OidcConfigView = Type.Object({
 /**
  * Sign-in through an external OpenID provider (README, "Sign-in with an OpenID provider"), public routes of the auth role:
  * `GET /auth/oidc/config` tells the UI where to send the browser; `POST /auth/oidc/callback`
- * exchanges the code (with the PKCE verifier), validates the ID token, maps its verified email to
- * an enabled Herald user, and answers Herald's own token pair exactly as login does. No user is
- * created on the fly: an identity without a Herald account is refused.
+ * exchanges the code (with the PKCE verifier), validates the ID token, maps the identity to an
+ * enabled Herald user (linked by issuer and subject; by verified email at the first sign-in), and
+ * answers Herald's own token pair exactly as login does. No user is created on the fly: an
+ * identity without a Herald account is refused.
  */
 export const oidcRoutes: RouteModule<AuthDeps> = (app, deps) => {
   const oidc = deps.config.auth.oidc;
   const provider = oidc ? createProvider(oidc.issuer) : undefined;
   const nowS = () => Math.floor(deps.clock.now() / 1000);
+  const store = deps.store.auth;
+  const refused = (detail: string) => new HeraldError('AUTH_INVALID_CREDENTIALS', detail);
+
+  /**
+   * The Herald user of an identity: the one linked to (iss, sub); at the first sign-in, the
+   * enabled user with the verified email (from the ID token, else userinfo), which is then linked.
+   * A user already linked to another identity at this issuer is not taken over by a second one
+   * that happens to show the same email.
+   */
+  async function userOf(
+    identity: Identity,
+    fetchEmail: () => Promise<string | undefined>,
+  ): Promise<UserRecord> {
+    const linked = await store.findUserByIdentity(identity.iss, identity.sub);
+    if (linked) {
+      if (linked.disabled) throw refused('This Herald user is disabled.');
+      return linked;
+    }
+    const email = identity.email ?? (await fetchEmail());
+    if (!email) throw refused('The identity provider did not assert a verified email.');
+    const user = await store.findUserByEmail(normalizeEmail(email));
+    if (!user || user.disabled) throw refused('No enabled Herald user has this email.');
+    if (!(await store.linkIdentity(identity.iss, identity.sub, user.id, deps.clock.now()))) {
+      // A concurrent first sign-in of the same identity may have linked it a moment ago.
+      const now = await store.findUserByIdentity(identity.iss, identity.sub);
+      if (now?.id !== user.id)
+        throw refused('This Herald user is linked to another identity at the identity provider.');
+    }
+    return user;
+  }
 
   app.get(
     '/auth/oidc/config',
@@ -74,20 +106,19 @@ export const oidcRoutes: RouteModule<AuthDeps> = (app, deps) => {
     async (request, reply) => {
       if (!oidc || !provider) throw new HeraldError('NOT_FOUND', 'External sign-in is not configured.');
       const metadata = await provider();
-      const idToken = await exchangeCode(metadata.tokenEndpoint, oidc, {
+      const tokens = await exchangeCode(metadata.tokenEndpoint, oidc, {
         code: request.body.code,
         codeVerifier: request.body.code_verifier,
         redirectUri: request.body.redirect_uri,
       });
-      const identity = await verifyIdToken(idToken, metadata, {
+      const identity = await verifyIdToken(tokens.idToken, metadata, {
         clientId: oidc.clientId,
         nonce: request.body.nonce,
         nowS: nowS(),
       });
-      const user = await deps.store.auth.findUserByEmail(normalizeEmail(identity.email));
-      if (!user || user.disabled) {
-        throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'No enabled Herald user has this email.');
-      }
+      const user = await userOf(identity, () =>
+        userinfoEmail(metadata.userinfoEndpoint, tokens.accessToken, identity),
+      );
       request.log.info({ user: user.id }, 'signed in through the identity provider');
       // The absolute refresh cap counts from this sign-in, as from a password login.
       return sendTokenPair(reply, deps.auth.tokens, user, deps.clock.now());

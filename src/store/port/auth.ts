@@ -61,6 +61,13 @@ export interface AuthStore {
   listUsers(tenant?: string): Promise<UserRecord[]>;
   /** Sets the disabled flag; false when no such user. */
   setUserDisabled(id: string, disabled: boolean): Promise<boolean>;
+  /** The user linked to an external identity (OpenID issuer and subject), if any. */
+  findUserByIdentity(issuer: string, subject: string): Promise<UserRecord | undefined>;
+  /**
+   * Links an external identity to a user; false when the identity is linked already or the user
+   * already has another identity at that issuer (nothing changes then).
+   */
+  linkIdentity(issuer: string, subject: string, userId: string, now: number): Promise<boolean>;
   /** Ends every session of the user that began before `at` (epoch ms); false when no such user. */
   revokeSessions(id: string, at: number): Promise<boolean>;
   /** Replaces the password hash and ends every session that began before `at`. */

@@ -72,6 +72,17 @@ export function createPostgresAuthStore(sql: Sql): AuthStore {
         : await sql<UserRow[]>`SELECT * FROM users ORDER BY created_at, id`;
       return rows.map(toUser);
     },
+    async findUserByIdentity(issuer, subject) {
+      const [row] = await sql<UserRow[]>`SELECT users.* FROM user_identities
+        JOIN users ON users.id = user_identities.user_id
+        WHERE user_identities.issuer = ${issuer} AND user_identities.subject = ${subject}`;
+      return row ? toUser(row) : undefined;
+    },
+    async linkIdentity(issuer, subject, userId, now) {
+      const added = await sql`INSERT INTO user_identities (issuer, subject, user_id, linked_at)
+        VALUES (${issuer}, ${subject}, ${userId}, ${now}) ON CONFLICT DO NOTHING`;
+      return added.count > 0;
+    },
     async revokeSessions(id, at) {
       return (await sql`UPDATE users SET sessions_valid_after = ${at} WHERE id = ${id}`).count > 0;
     },

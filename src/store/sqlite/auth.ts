@@ -119,6 +119,21 @@ export function createSqliteAuthStore(db: SqliteDb): AuthStore {
         : db.prepare('SELECT * FROM users ORDER BY created_at, id').all();
       return (rows as UserRow[]).map(toUser);
     },
+    async findUserByIdentity(issuer, subject) {
+      const row = db
+        .prepare(
+          `SELECT users.* FROM user_identities JOIN users ON users.id = user_identities.user_id
+           WHERE user_identities.issuer = ? AND user_identities.subject = ?`,
+        )
+        .get(issuer, subject) as UserRow | undefined;
+      return row ? toUser(row) : undefined;
+    },
+    async linkIdentity(issuer, subject, userId, now) {
+      const insert = db.prepare(
+        'INSERT INTO user_identities (issuer, subject, user_id, linked_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      );
+      return insert.run(issuer, subject, userId, now).changes > 0;
+    },
     async revokeSessions(id, at) {
       return db.prepare('UPDATE users SET sessions_valid_after = ? WHERE id = ?').run(at, id).changes > 0;
     },
