@@ -2,6 +2,8 @@ import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:
 import { ConfigError } from '../config/config.ts';
 
 const PREFIX = 'enc:v1:';
+/** AES-GCM's full 128-bit tag, written and required. */
+const TAG_BYTES = 16;
 
 /**
  * The stored private key could not be read: encrypted without a secret, or with another one.
@@ -30,7 +32,7 @@ export function sealPrivateKey(json: string, kid: string, secret: string | undef
   if (!secret) return json;
   const salt = randomBytes(16);
   const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', derive(secret, salt), iv);
+  const cipher = createCipheriv('aes-256-gcm', derive(secret, salt), iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(Buffer.from(kid));
   const body = Buffer.concat([cipher.update(json, 'utf8'), cipher.final()]);
   const parts = [salt, iv, cipher.getAuthTag(), body].map((part) => part.toString('base64url'));
@@ -54,10 +56,11 @@ export function openPrivateKey(stored: string, kid: string, secret: string | und
     .slice(PREFIX.length)
     .split(':')
     .map((part) => Buffer.from(part, 'base64url'));
-  if (!salt || !iv || !tag || !body)
+  // The tag length is pinned: a shorter tag would be checked only as far as it goes.
+  if (!salt || !iv || iv.length !== 12 || !tag || tag.length !== TAG_BYTES || !body)
     throw new KeyDecryptionError(`cannot read signing key ${kid}: the stored value is corrupt.`);
   try {
-    const decipher = createDecipheriv('aes-256-gcm', derive(secret, salt), iv);
+    const decipher = createDecipheriv('aes-256-gcm', derive(secret, salt), iv, { authTagLength: TAG_BYTES });
     decipher.setAAD(Buffer.from(kid));
     decipher.setAuthTag(tag);
     return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');

@@ -14,7 +14,7 @@ export interface AuthService {
   keyring: Keyring;
   tokens: TokenService;
   verifier: CachingVerifier;
-  throttles: Record<'login' | 'token', Throttle>;
+  throttles: Record<'login' | 'token' | 'oidc', Throttle>;
   clientSecrets: ClientSecrets;
 }
 

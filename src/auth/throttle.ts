@@ -63,7 +63,7 @@ export function createThrottle(store: AuthStore, clock: Clock, options: Throttle
   };
 }
 
-/** The login and /auth/token throttles, both with the login limits (HERALD_LOGIN_MAX_FAILURES...). */
+/** The login, /auth/token and OpenID callback throttles, all with the login limits (HERALD_LOGIN_MAX_FAILURES...). */
 export function createAuthThrottles(
   store: AuthStore,
   clock: Clock,
@@ -83,6 +83,14 @@ export function createAuthThrottles(
       windowMs,
       limits,
       message: 'Too many failed client authentications; try again later.',
+    }),
+    // An OpenID callback names no account before the code is exchanged: counted per address
+    // (the caller passes the address as the subject too).
+    oidc: createThrottle(store, clock, {
+      scope: 'oidc',
+      windowMs,
+      limits,
+      message: 'Too many failed sign-ins; try again later.',
     }),
   };
 }

@@ -8,6 +8,21 @@ import { sendProblem } from '../http/problem.ts';
 /** Where `vite build` writes the UI (web/dist, git-ignored). */
 export const DEFAULT_WEB_ROOT = resolve(fileURLToPath(new URL('../../web/dist', import.meta.url)));
 
+/** The path with its percent-encoding undone, as many times as it nests; the raw path if it is not valid. */
+function safeDecode(path: string): string {
+  let current = path;
+  for (let i = 0; i < 3; i++) {
+    try {
+      const next = decodeURIComponent(current);
+      if (next === current) break;
+      current = next;
+    } catch {
+      break;
+    }
+  }
+  return current;
+}
+
 /**
  * Serves the built UI. Hashed files under /assets/ are cached for good; index.html is always
  * revalidated so a new build is picked up at once. Any other GET (not an API path, not a file name) gets
@@ -35,6 +50,10 @@ export async function registerStaticUi(app: FastifyInstance, webRoot: string): P
   });
   app.get('/*', (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
+    // A path that climbs (`..`, encoded or not) or uses backslashes names no page: 404.
+    if (/(^|\/|\\)\.\.($|\/|\\)|\\/.test(safeDecode(path))) {
+      return sendProblem(reply, 'NOT_FOUND', `No route for ${request.method} ${path}`);
+    }
     if (!/\.[a-z0-9]+$/i.test(path)) {
       if (!built) return sendProblem(reply, 'UNAVAILABLE', 'The web UI is not built.');
       reply.header('cache-control', 'no-cache');

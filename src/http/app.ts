@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { installErrorHandler } from './error-handler.ts';
 import { loggerOptions } from './logger.ts';
+import { refuseNul } from './nul.ts';
 import { hardenServer, serverLimits } from './server-options.ts';
 import type { App, Routes } from './types.ts';
 
@@ -47,6 +48,7 @@ export async function buildApp(spec: AppSpec, options: FastifyServerOptions = {}
     // The OpenAPI UI holds no data, but must not be framed (clickjacking).
     if (request.url.startsWith('/docs')) reply.header('content-security-policy', "frame-ancestors 'none'");
   });
+  app.addHook('preValidation', refuseNul);
   installErrorHandler(app);
   // JSON only: a text/plain body is a wrong content type (415), not a string to validate.
   app.removeContentTypeParser('text/plain');

@@ -59,6 +59,20 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
 }
 
 /** Installs the single error handler and the not-found handler on an app. */
+/**
+ * Errors Fastify raises before any route or hook runs (FastifyServerOptions.frameworkErrors):
+ * a path that is not valid percent-encoding, or an encoded `..` or byte the router refuses, is
+ * no route of Herald's (404), not a malformed body; a bad Content-Type header is a wrong media
+ * type (415). Answered as problem+json, like every other error.
+ */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_ASYNC_CONSTRAINT') {
+    return sendProblem(reply, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`);
+  }
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE');
+  return handleError(error, request, reply);
+}
+
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) =>

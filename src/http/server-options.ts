@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { FastifyServerOptions } from 'fastify';
+import { frameworkError } from './error-handler.ts';
 import { PROBLEM_JSON, problem } from './problem.ts';
 
 /**
@@ -17,6 +18,8 @@ export function serverLimits(requestTimeoutMs: number): FastifyServerOptions {
   return {
     requestTimeout: requestTimeoutMs,
     keepAliveTimeout: Math.min(KEEP_ALIVE_MS, requestTimeoutMs),
+    // Errors before routing (an undecodable path) answer problem+json too.
+    frameworkErrors: frameworkError,
     ...({ http } as FastifyServerOptions),
   };
 }

@@ -27,7 +27,8 @@ export const notificationIngestRoutes: RouteModule<{ config: Config; ingest: Ing
   app.post(
     '/notifications',
     {
-      config: { scope: 'notifications:send' },
+      // Each item is checked for U+0000 by validate.ts, so a batch can answer 207 per item.
+      config: { scope: 'notifications:send', checksNulInBody: true },
       schema: {
         tags: ['notifications'],
         summary: 'Accept one notification; 201 only after it is durably committed',
@@ -57,7 +58,8 @@ export const notificationIngestRoutes: RouteModule<{ config: Config; ingest: Ing
   app.post(
     '/notifications/batch',
     {
-      config: { scope: 'notifications:send' },
+      // Each item is checked for U+0000 by validate.ts, so a batch can answer 207 per item.
+      config: { scope: 'notifications:send', checksNulInBody: true },
       bodyLimit: deps.config.batchBodyLimit,
       schema: {
         tags: ['notifications'],

@@ -3,7 +3,7 @@ import { chmodSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { decodeProtectedHeader } from 'jose';
-import { KeyDecryptionError } from '../../src/auth/key-crypto.ts';
+import { KeyDecryptionError, openPrivateKey, sealPrivateKey } from '../../src/auth/key-crypto.ts';
 import { manualClock } from '../../src/clock.ts';
 import { buildApi, createDeps } from '../../src/main.ts';
 import { authTestApp, tokenFor } from '../helpers/auth.ts';
@@ -148,6 +148,27 @@ describe('signing keys', () => {
     await again.store.close();
     assert.equal(statSync(dataDir).mode & 0o777, 0o700);
     assert.equal(statSync(join(dataDir, 'herald.db')).mode & 0o777, 0o600);
+  });
+});
+
+describe('sealed keys', () => {
+  it('refuses a sealed value whose GCM tag was cut short, or changed', () => {
+    const sealed = sealPrivateKey('{"d":"secret"}', 'kid-1', 'the secret');
+    assert.equal(openPrivateKey(sealed, 'kid-1', 'the secret'), '{"d":"secret"}');
+    const [salt, iv, tag, body] = sealed.slice('enc:v1:'.length).split(':') as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    const tagBytes = Buffer.from(tag, 'base64url');
+    const short = `enc:v1:${[salt, iv, tagBytes.subarray(0, 4).toString('base64url'), body].join(':')}`;
+    assert.throws(() => openPrivateKey(short, 'kid-1', 'the secret'), KeyDecryptionError);
+    tagBytes[0] = (tagBytes[0] as number) ^ 1;
+    const changed = `enc:v1:${[salt, iv, tagBytes.toString('base64url'), body].join(':')}`;
+    assert.throws(() => openPrivateKey(changed, 'kid-1', 'the secret'), KeyDecryptionError);
+    // Bound to its kid: moved onto another key's row, it does not open.
+    assert.throws(() => openPrivateKey(sealed, 'kid-2', 'the secret'), KeyDecryptionError);
   });
 });
 

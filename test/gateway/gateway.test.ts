@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -168,6 +169,39 @@ describe('gateway (BFF)', () => {
     assert.match(asset.headers.get('cache-control') ?? '', /immutable/);
     const missing = await fetch(`${base}/assets/nope.js`);
     assert.equal(missing.status, 404);
+  });
+
+  it('answers path traversal and undecodable paths with 404 problem+json, sent exactly as written', async () => {
+    // node:http with a `path` option sends it as given (a URL string or fetch would normalise it).
+    const raw = (path: string) =>
+      new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+        const { hostname, port } = new URL(base);
+        const request = httpGet({ hostname, port, path }, (response) => {
+          let body = '';
+          response.on('data', (chunk) => {
+            body += chunk;
+          });
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, type: response.headers['content-type'] ?? '', body }),
+          );
+        });
+        request.on('error', reject);
+      });
+    for (const path of [
+      '/../../etc/passwd',
+      '/assets/../../package.json',
+      '/%2e%2e/%2e%2e/etc/passwd',
+      '/%252e%252e/etc/passwd',
+      '/a/..%5c..%5cwin.ini',
+      '/%',
+      '/assets/%c0%af',
+      '/api/%',
+    ]) {
+      const answer = await raw(path);
+      assert.equal(answer.status, 404, path);
+      assert.match(answer.type, /application\/problem\+json/, path);
+      assert.equal(JSON.parse(answer.body).code, 'NOT_FOUND', path);
+    }
   });
 });
 

@@ -3,6 +3,7 @@ import { HeraldError } from '../../errors.ts';
 import type { RouteModule } from '../../http/types.ts';
 import type { UserRecord } from '../../store/port/auth.ts';
 import { normalizeEmail } from '../accounts.ts';
+import { clientAddress, trustedProxies } from '../client-address.ts';
 import { TokenPair } from '../schemas.ts';
 import type { AuthDeps } from '../service.ts';
 import { sendTokenPair } from '../token-pair.ts';
@@ -42,6 +43,7 @@ export const oidcRoutes: RouteModule<AuthDeps> = (app, deps) => {
   const provider = oidc ? createProvider(oidc.issuer) : undefined;
   const nowS = () => Math.floor(deps.clock.now() / 1000);
   const store = deps.store.auth;
+  const isTrusted = trustedProxies(deps.config.trustedProxies);
   const refused = (detail: string) => new HeraldError('AUTH_INVALID_CREDENTIALS', detail);
 
   /**
@@ -105,6 +107,9 @@ export const oidcRoutes: RouteModule<AuthDeps> = (app, deps) => {
     },
     async (request, reply) => {
       if (!oidc || !provider) throw new HeraldError('NOT_FOUND', 'External sign-in is not configured.');
+      // Counted before the code is exchanged, like a login; uncounted when the sign-in succeeds.
+      const address = clientAddress(request, isTrusted);
+      const attempt = await deps.auth.throttles.oidc.attempt(address, address);
       const metadata = await provider();
       const tokens = await exchangeCode(metadata.tokenEndpoint, oidc, {
         code: request.body.code,
@@ -119,6 +124,7 @@ export const oidcRoutes: RouteModule<AuthDeps> = (app, deps) => {
       const user = await userOf(identity, () =>
         userinfoEmail(metadata.userinfoEndpoint, tokens.accessToken, identity),
       );
+      await attempt.uncount();
       request.log.info({ user: user.id }, 'signed in through the identity provider');
       // The absolute refresh cap counts from this sign-in, as from a password login.
       return sendTokenPair(reply, deps.auth.tokens, user, deps.clock.now());

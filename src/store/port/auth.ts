@@ -100,7 +100,7 @@ export interface AuthStore {
 
 /** One attempt to count (AuthStore.claimAttempt). */
 export interface AttemptClaim {
-  scope: 'login' | 'token';
+  scope: 'login' | 'token' | 'oidc';
   subject: string;
   address: string;
   now: number;
