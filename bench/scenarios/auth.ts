@@ -75,31 +75,71 @@ async function verifications(options: BenchOptions): Promise<Row[]> {
   }
 }
 
-/** Over HTTP: POST /auth/login with the admin's credentials; bounded by argon2id. */
+/**
+ * Over HTTP: POST /auth/login with the admin's credentials (bounded by argon2id), and
+ * POST /auth/token with a service client's credentials (a keyed digest, no argon2), in
+ * alternating rounds on one Herald; then logins again while /auth/token is loaded beside them,
+ * so what one kind of call costs the other shows.
+ */
 async function logins(options: BenchOptions): Promise<Row[]> {
   const herald = await deploy('sqlite', { roles: 'auth,api' });
   try {
     const { login, loginConnections, rounds } = { ...options.sizes.auth, rounds: options.sizes.rounds };
-    const spec = {
+    const made = await herald.api.request('POST', '/admin/clients', {
+      name: 'bench',
+      scopes: ['notifications:send'],
+    });
+    const client = made.body as { client_id: string; client_secret: string };
+    if (made.status !== 201) throw new Error(`client creation failed: ${made.status}`);
+    const load = (path: string, body: unknown, connections: number) => ({
       urls: herald.urls,
       method: 'POST' as const,
-      path: '/auth/login',
-      body: JSON.stringify(ADMIN),
-      connections: loginConnections,
+      path,
+      body: JSON.stringify(body),
+      connections,
       seconds: login.seconds,
       amount: login.amount,
-    };
-    const results: number[] = [];
-    const p99: number[] = [];
+    });
+    const loginSpec = load('/auth/login', ADMIN, loginConnections);
+    const tokenSpec = load(
+      '/auth/token',
+      { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret },
+      loginConnections,
+    );
+    const loginRps: number[] = [];
+    const loginP99: number[] = [];
+    const tokenRps: number[] = [];
+    const tokenP99: number[] = [];
+    const besideP99: number[] = [];
     for (let i = 0; i < rounds; i++) {
-      const result = await runLoad(spec);
-      assertStatus(result, 200, 'logins');
-      results.push(result.rps);
-      p99.push(result.latency.p99);
+      const logged = await runLoad(loginSpec);
+      assertStatus(logged, 200, 'logins');
+      loginRps.push(logged.rps);
+      loginP99.push(logged.latency.p99);
+      const tokens = await runLoad(tokenSpec);
+      assertStatus(tokens, 200, '/auth/token');
+      tokenRps.push(tokens.rps);
+      tokenP99.push(tokens.latency.p99);
+      const [beside] = await Promise.all([
+        runLoad(loginSpec),
+        runLoad(load(tokenSpec.path, JSON.parse(tokenSpec.body), 60)),
+      ]);
+      assertStatus(beside, 200, 'logins beside /auth/token');
+      besideP99.push(beside.latency.p99);
+      progress(
+        `auth round ${i + 1}: ${Math.round(logged.rps)} logins/s, ${Math.round(tokens.rps)} /auth/token/s, login p99 ${beside.latency.p99} ms beside 60 token connections`,
+      );
     }
+    const note = `${loginConnections} connections, median of ${rounds} rounds`;
     return [
-      measured('auth', 'logins/s over HTTP', median(results), '/s', {
-        note: `argon2id, ${loginConnections} connections, median of ${rounds} rounds; p99 ${median(p99)} ms`,
+      measured('auth', 'logins/s over HTTP', median(loginRps), '/s', {
+        note: `argon2id, ${note}; p99 ${median(loginP99)} ms`,
+      }),
+      measured('auth', '/auth/token calls/s over HTTP', median(tokenRps), '/s', {
+        note: `keyed digest, ${note}; p99 ${median(tokenP99)} ms`,
+      }),
+      measured('auth', 'login p99 while 60 connections call /auth/token', median(besideP99), 'ms', {
+        note: `the same login load; alone its p99 is ${median(loginP99)} ms`,
       }),
     ];
   } finally {
@@ -128,6 +168,6 @@ async function run(options: BenchOptions): Promise<Row[]> {
 
 export const authScenario: Scenario = {
   name: 'auth',
-  title: '7. Auth: verifications/s with and without the cache, logins/s',
+  title: '7. Auth: verifications/s with and without the cache, logins/s, /auth/token calls/s',
   run,
 };
