@@ -6,6 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { createClient } from '../../src/auth/accounts.ts';
 import { throttleKey } from '../../src/auth/client-address.ts';
 import { authTestApp, createUser } from '../helpers/auth.ts';
+import { tempDir } from '../helpers/config.ts';
+import { type HeraldProcess, startHeraldProcess } from '../helpers/herald-process.ts';
 import { type PostgresServer, sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -111,5 +113,40 @@ describe('throttleKey', () => {
     assert.equal(throttleKey('::1'), '0:0:0:0::/64');
     assert.equal(throttleKey('fe80::1%eth0'), 'fe80:0:0:0::/64');
     assert.equal(throttleKey('64:ff9b::192.0.2.1'), '64:ff9b:0:0::/64');
+  });
+});
+
+describe('throttles shared by two API processes on PostgreSQL', () => {
+  let server: PostgresServer;
+  const processes: HeraldProcess[] = [];
+  after(async () => {
+    for (const p of processes) await p.stop();
+    await stopSharedPostgres();
+  });
+
+  it('lets a burst split across two processes check at most the allowance', async () => {
+    server = await sharedPostgres();
+    const env = {
+      DATABASE_URL: await server.createDatabase('herald_two_processes'),
+      HERALD_ROLES: 'auth',
+      HERALD_API_PORT: '0',
+      HERALD_DATA_DIR: tempDir(),
+      HERALD_JWT_ISSUER: 'http://herald-two.test',
+      HERALD_ADMIN_EMAIL: 'root@example.com',
+      HERALD_ADMIN_PASSWORD: PASSWORD,
+      LOG_LEVEL: 'warn',
+      ...LIMITS,
+    };
+    processes.push(await startHeraldProcess('auth-1', env));
+    processes.push(await startHeraldProcess('auth-2', env));
+    const burst = Array.from({ length: 30 }, (_, i) =>
+      fetch(`${processes[i % 2]?.apiUrl}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': `10.5.0.${i}` },
+        body: JSON.stringify({ email: 'root@example.com', password: i === 29 ? PASSWORD : 'wrong password' }),
+      }).then((r) => r.status),
+    );
+    const statuses = await Promise.all(burst);
+    assert.equal(statuses.filter((s) => s !== 429).length, 3, `statuses: ${statuses.join(',')}`);
   });
 });
