@@ -16,7 +16,9 @@ export function runKeys(args: string[], env: NodeJS.ProcessEnv): Promise<number>
       const { kid, retired } = await keyring.rotate();
       out(`new signing key ${kid} (${config.auth.alg})`);
       if (retired) out(`retired key ${retired} stays published until its last token has expired`);
-      out('Running instances pick the new key up within a minute.');
+      out(
+        `Running instances sign with it within ${config.auth.keyReloadMs / 1000} s (HERALD_KEY_RELOAD_MS).`,
+      );
       return 0;
     }
     if (action === 'list') {
@@ -41,7 +43,10 @@ export function runKeys(args: string[], env: NodeJS.ProcessEnv): Promise<number>
       );
       if (active) throw new Error('that is the active key: run `herald keys rotate` first');
       if (!(await store.auth.deleteSigningKey(kid))) throw new Error(`no key ${kid}`);
-      out(`removed key ${kid}; tokens it signed no longer verify (within a minute on running instances)`);
+      out(
+        `removed key ${kid}; tokens it signed no longer verify: within ${config.auth.keyReloadMs / 1000} s on running instances, ` +
+          `within ${config.auth.jwksMaxAgeMs / 1000} s on those verifying with HERALD_JWKS_URL`,
+      );
       return 0;
     }
     throw new UsageError(action ? `unknown action "${action}"` : 'missing action');
