@@ -33,19 +33,13 @@ export const loginRoutes: RouteModule<AuthDeps> = (app, deps) => {
       const email = normalizeEmail(request.body.email);
       const address = clientAddress(request, isTrusted);
       // Counted before the password is checked, so parallel tries cannot outrun the limit.
-      const attempt = await throttles.login.attempt(email, address);
-      const user = await deps.store.auth.findUserByEmail(email);
-      // Unknown emails are checked against the dummy hash: the same argon2 work either way.
-      const passwordOk = await verifySecret(user?.passwordHash, request.body.password).catch(
-        async (error) => {
-          await attempt.uncount(); // a 503: the password was never checked
-          throw error;
-        },
-      );
-      if (!user || !passwordOk || user.disabled) {
-        throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'The email or password is wrong.');
-      }
-      await attempt.uncount();
+      const user = await throttles.login.checked(email, address, async () => {
+        const found = await deps.store.auth.findUserByEmail(email);
+        // Unknown emails are checked against the dummy hash: the same argon2 work either way.
+        const passwordOk = await verifySecret(found?.passwordHash, request.body.password);
+        return found && passwordOk && !found.disabled ? found : undefined;
+      });
+      if (!user) throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'The email or password is wrong.');
       return sendPair(reply, user, deps.clock.now());
     },
   );

@@ -63,13 +63,10 @@ export const sessionRoutes: RouteModule<AuthDeps> = (app, deps) => {
     async (request, reply) => {
       const user = await callingUser(request);
       // A wrong current password is a failed login for this email (counted before the check).
-      const attempt = await deps.auth.throttles.login.attempt(user.email, clientAddress(request, isTrusted));
-      const ok = await verifySecret(user.passwordHash, request.body.currentPassword).catch(async (error) => {
-        await attempt.uncount();
-        throw error;
-      });
+      const ok = await deps.auth.throttles.login.checked(user.email, clientAddress(request, isTrusted), () =>
+        verifySecret(user.passwordHash, request.body.currentPassword),
+      );
       if (!ok) throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'The current password is wrong.');
-      await attempt.uncount();
       const hash = await hashSecret(request.body.newPassword);
       await deps.store.auth.setUserPassword(user.id, hash, deps.clock.now());
       return reply.code(204).send(null);

@@ -21,6 +21,12 @@ export interface Throttle {
    * RATE_LIMITED with Retry-After when either is at its limit within the window.
    */
   attempt(subject: string, address: string): Promise<Attempt>;
+  /**
+   * An attempt around one credential check: counted before `check` runs, uncounted when it
+   * passes (a truthy result) or could not run (it threw: a 503, a database error); a falsy
+   * result is a failure and stays counted.
+   */
+  checked<T>(subject: string, address: string, check: () => Promise<T>): Promise<T>;
 }
 
 export interface ThrottleOptions {
@@ -59,6 +65,18 @@ export function createThrottle(store: AuthStore, clock: Clock, options: Throttle
         });
       }
       return { uncount: () => store.dropAttempt(claim.id) };
+    },
+    async checked(subject, address, check) {
+      const attempt = await this.attempt(subject, address);
+      let result: Awaited<ReturnType<typeof check>>;
+      try {
+        result = await check();
+      } catch (error) {
+        await attempt.uncount();
+        throw error;
+      }
+      if (result) await attempt.uncount();
+      return result;
     },
   };
 }

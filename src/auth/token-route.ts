@@ -131,23 +131,22 @@ export const tokenRoute: RouteModule<AuthDeps> = async (app, deps) => {
         }
         const badClient = new OAuthError(401, 'invalid_client', 'Client authentication failed.');
         if (typeof id !== 'string' || typeof secret !== 'string' || id.length > 200) throw badClient;
-        // Counted before the secret is checked, like a login (throttle.ts).
-        const attempt = await deps.auth.throttles.token
-          .attempt(id, clientAddress(request, isTrusted))
+        // Counted before the secret is checked, like a login (throttle.ts). An unknown id costs
+        // the same digest as a known one (client-secrets.ts).
+        const checked = await deps.auth.throttles.token
+          .checked(id, clientAddress(request, isTrusted), async () => {
+            const found = await deps.store.auth.findClient(id);
+            const verdict = await deps.auth.clientSecrets.verify(found?.secretHash, secret);
+            return found && verdict.ok && !found.disabled
+              ? { client: found, upgrade: verdict.upgrade }
+              : undefined;
+          })
           .catch((error) => {
             throw unavailable(error);
           });
-        const client = await deps.store.auth.findClient(id);
-        // An unknown id costs the same digest as a known one (client-secrets.ts).
-        const checked = await deps.auth.clientSecrets
-          .verify(client?.secretHash, secret)
-          .catch(async (error) => {
-            await attempt.uncount(); // a 503 from a legacy argon2 hash: the secret was never checked
-            throw unavailable(error);
-          });
-        if (!client || !checked.ok || client.disabled) throw badClient;
-        await attempt.uncount();
-        if (checked.upgrade) await deps.store.auth.setClientSecret(client.id, checked.upgrade);
+        if (!checked) throw badClient;
+        const { client, upgrade } = checked;
+        if (upgrade) await deps.store.auth.setClientSecret(client.id, upgrade);
         let scopes = client.scopes;
         if (typeof body.scope === 'string' && body.scope.trim()) {
           const asked = [...new Set(body.scope.split(' ').filter(Boolean))];
