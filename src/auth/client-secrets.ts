@@ -1,5 +1,6 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
+import { safeEqual } from '../safe-equal.ts';
 import type { AuthStore } from '../store/port/auth.ts';
 import { isSealed, openPrivateKey, sealPrivateKey } from './key-crypto.ts';
 import { verifySecret } from './passwords.ts';
@@ -49,14 +50,14 @@ export function createClientSecrets(
     });
     return key;
   };
-  const mac = async (secret: string) =>
-    createHmac('sha256', await keyOf())
-      .update(secret)
-      .digest();
-
   return {
     async digest(secret) {
-      return PREFIX + (await mac(secret)).toString('base64url');
+      return (
+        PREFIX +
+        createHmac('sha256', await keyOf())
+          .update(secret)
+          .digest('base64url')
+      );
     },
     async sealAtRest() {
       if (!encryptionSecret) return false;
@@ -70,12 +71,9 @@ export function createClientSecrets(
         const ok = await verifySecret(stored, secret);
         return ok ? { ok, upgrade: await this.digest(secret) } : { ok };
       }
-      const given = await mac(secret);
-      const expected =
-        stored === undefined ? undefined : Buffer.from(stored.slice(PREFIX.length), 'base64url');
+      const given = await this.digest(secret);
       // Compared even for an unknown client (against itself), so both cost the same.
-      const same = timingSafeEqual(given, expected?.length === given.length ? expected : given);
-      return { ok: same && expected !== undefined && expected.length === given.length };
+      return { ok: safeEqual(given, stored ?? given) && stored !== undefined };
     },
   };
 }
