@@ -1,5 +1,6 @@
-import type { Api, NotificationView } from '../lib/api.ts';
+import { type Api, getNotification } from '../lib/api.ts';
 import { progress } from '../lib/log.ts';
+import type { PacedResult } from '../lib/paced.ts';
 
 /** Acceptance-to-provider-call latencies of the given notifications, from their events. */
 export interface Latencies {
@@ -9,22 +10,24 @@ export interface Latencies {
 }
 
 /**
- * Polls GET /notifications/{id} until each has a PROCESSING event (or `deadlineMs` passes),
- * then takes PROCESSING.at - createdAt for each: the figure the issue asks for.
+ * Polls GET /notifications/{id} for every CRITICAL the paced sender got accepted until each has
+ * a PROCESSING event (or `deadlineMs` passes), then takes PROCESSING.at - createdAt for each:
+ * the figure the issue asks for. None accepted is a failed run, with the sender's failures.
  */
 export async function criticalLatencies(
   api: Api,
-  ids: readonly string[],
-  get: (api: Api, id: string) => Promise<NotificationView>,
+  critical: PacedResult,
   deadlineMs = 60_000,
 ): Promise<Latencies> {
+  if (critical.accepted.length === 0)
+    throw new Error(`no CRITICAL accepted: ${critical.failures.join('; ')}`);
   const values: number[] = [];
-  let waiting = [...ids];
+  let waiting = critical.accepted.map((c) => c.id);
   const deadline = Date.now() + deadlineMs;
   while (waiting.length > 0) {
     const still: string[] = [];
     for (let i = 0; i < waiting.length; i += 16) {
-      const views = await Promise.all(waiting.slice(i, i + 16).map((id) => get(api, id)));
+      const views = await Promise.all(waiting.slice(i, i + 16).map((id) => getNotification(api, id)));
       for (const view of views) {
         const processing = view.events.find((e) => e.type === 'PROCESSING');
         if (processing) values.push(Date.parse(processing.at) - Date.parse(view.createdAt));
