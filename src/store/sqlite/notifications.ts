@@ -96,18 +96,25 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
       createdAt: n.createdAt,
       laneRank,
     };
-    const joined = () => {
-      if (!waiting) lines.set(line, laneRank + 1);
-      return undefined;
-    };
-    if (insert.run(params).changes === 1) return joined();
+    const hit = insertOrHit(params, n, since);
+    if (!hit && !waiting) lines.set(line, laneRank + 1);
+    return hit;
+  };
+
+  /** Inserts the row, unless its idempotency key is live: then the notification that holds it. */
+  const insertOrHit = (
+    params: Record<string, unknown>,
+    n: EncodedNotification,
+    since: number,
+  ): IdempotentHit | undefined => {
+    if (insert.run(params).changes === 1) return undefined;
     if (n.idempotencyKey === null) throw new Error(`notification id collision: ${n.id}`);
     const existing = byKey.get(n.tenant, n.idempotencyKey) as NotificationRow;
     if (existing.created_at >= since) return hitOf(existing);
     // The key's 24 h are over: release it from the old notification and take it.
     releaseKey.run(existing.seq);
     insert.run(params);
-    return joined();
+    return undefined;
   };
 
   const insertAll = db.transaction((items: EncodedNotification[], since: number) => {
