@@ -15,6 +15,7 @@ export function runClients(args: string[], env: NodeJS.ProcessEnv): Promise<numb
   return runCli(env, USAGE, async ({ config, store, clock, out }) => {
     const [action, ...rest] = args;
     const { values } = parseOptions(rest, OPTIONS);
+    const secrets = createClientSecrets(store.auth, clock, config.keyEncryptionSecret);
     if (action === 'add') {
       const name = values.name?.trim();
       const scopes = (values.scopes ?? '').split(/[\s,]+/).filter(Boolean);
@@ -25,7 +26,6 @@ export function runClients(args: string[], env: NodeJS.ProcessEnv): Promise<numb
       if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}`);
       if (!TENANT_NAME.test(tenant))
         throw new UsageError('--tenant must be lowercase letters, digits, . _ -');
-      const secrets = createClientSecrets(store.auth, clock, config.keyEncryptionSecret);
       const { client, secret } = await createClient(store.auth, clock, secrets, { name, scopes, tenant });
       out(`client_id: ${client.id}`);
       out(`client_secret: ${secret}`);
@@ -44,7 +44,6 @@ export function runClients(args: string[], env: NodeJS.ProcessEnv): Promise<numb
         out(`Client ${id} disabled: it gets no more tokens.`);
         return 0;
       }
-      const secrets = createClientSecrets(store.auth, clock, config.keyEncryptionSecret);
       out(`client_id: ${id}`);
       out(`client_secret: ${await rotateClientSecret(store.auth, secrets, id)}`);
       out('The secret is shown only now; the old one is refused from now on.');
