@@ -43,7 +43,7 @@ export interface ReportService extends ReportSink {
 /** Pending reports whose message id was never recorded are dropped after this long. */
 const PENDING_REPORT_TTL_MS = 24 * 3600_000;
 /** At most this many pending reports per provider: past it, unmatched reports are not kept. */
-export const PENDING_REPORT_CAP = 100_000;
+const PENDING_REPORT_CAP = 100_000;
 const PURGE_EVERY_MS = 3600_000;
 /** How long a provider's pending count is trusted before it is counted again. */
 const RECOUNT_EVERY_MS = 10_000;
