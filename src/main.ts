@@ -9,6 +9,7 @@ import type { Config } from './config/config.ts';
 import type { CoreDeps } from './deps.ts';
 import { queueAdminRoutes } from './dispatch/admin-routes.ts';
 import { startDispatch } from './dispatch/start.ts';
+import { type DispatchThread, startDispatchThread, wantsDispatchThread } from './dispatch/thread.ts';
 import { buildApp } from './http/app.ts';
 import { healthRoutes } from './http/health.ts';
 import { metricsRoutes } from './http/metrics-routes.ts';
@@ -42,8 +43,13 @@ export interface HeraldDeps extends CoreDeps {
   ingest: Ingest;
   /** The one path of delivery reports: webhooks and SMPP receipts. */
   reports: ReportService;
-  /** Ingest signals it after each commit; the in-process worker waits on it. */
+  /**
+   * Ingest signals it after each commit; the in-process worker waits on it. With a dispatch
+   * thread, `notify` wakes the thread's worker.
+   */
   wakeup: Wakeup;
+  /** The worker role of this process when it runs in a thread of its own (dispatch/thread.ts). */
+  dispatchThread?: DispatchThread;
   metrics: Metrics;
   /** Liquid rendering in worker threads, for the worker's sends and the API's previews. */
   renderer: Renderer;
@@ -93,26 +99,37 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
 }
 
 /** Opens the store and builds, once, every part the roles share. */
-export async function createDeps(config: Config, clock: Clock = systemClock): Promise<HeraldDeps> {
+export async function createDeps(
+  config: Config,
+  clock: Clock = systemClock,
+  onThreadExit: (error: Error) => void = defaultThreadExit,
+): Promise<HeraldDeps> {
   const store = await createStore(config);
+  let thread: DispatchThread | undefined;
   try {
     const auth = createAuthService(config, store, clock);
     const verifier = await startVerifier(config, auth, clock);
     // HERALD_ADMIN_EMAIL/PASSWORD: the first admin, created once, in tenant `default`.
     await bootstrapAdmin(store.auth, clock, config.auth.adminEmail, config.auth.adminPassword);
-    const wakeup = createWakeup();
+    // The worker role runs in its own thread when this process also serves HTTP (the store has
+    // been migrated above, before the thread opens its connection); else here, if asked for.
+    if (wantsDispatchThread(config)) thread = await startDispatchThread(config, onThreadExit);
+    const wakeup: Wakeup = thread ? { ...createWakeup(), notify: thread.wakeup.notify } : createWakeup();
     // Ingest in other processes wakes this worker through the database (PostgreSQL NOTIFY);
-    // the subscription ends with the store's connections.
-    if (config.roles.includes('worker')) await store.wakeups.subscribe(() => wakeup.notify());
-    const metrics = createMetrics();
+    // the subscription ends with the store's connections (a dispatch thread subscribes on its own).
+    if (!thread && config.roles.includes('worker')) await store.wakeups.subscribe(() => wakeup.notify());
+    const metrics = createMetrics({ peer: thread?.metrics });
     const core = { config, store, clock };
+    // On SQLite the dispatch thread's connection commits new notifications: one writer.
+    const writer = thread && store.kind === 'sqlite' ? thread.insertMany : undefined;
     return {
       ...core,
       verifier,
       auth,
       wakeup,
+      dispatchThread: thread,
       metrics,
-      ingest: createIngest({ ...core, wakeup, metrics }),
+      ingest: createIngest({ ...core, wakeup, metrics, writer }),
       renderer: createRenderer(
         store,
         createRenderPool({ threads: config.renderThreads, timeoutMs: config.renderTimeoutMs }),
@@ -121,9 +138,20 @@ export async function createDeps(config: Config, clock: Clock = systemClock): Pr
     };
   } catch (error) {
     // A failed start (bad key secret, unreachable JWKS) must not leave the database open.
+    await thread?.close();
     await store.close();
     throw error;
   }
+}
+
+/**
+ * A dispatch thread that ends on its own (an uncaught error there) leaves a process that accepts
+ * notifications it can no longer commit or deliver: stop it, so that its supervisor restarts it.
+ * What was accepted is in the database, and leases the thread held expire and are retried.
+ */
+function defaultThreadExit(error: Error): void {
+  console.error(`Herald: ${error.message}; stopping`);
+  process.exit(1);
 }
 
 /** Builds the API/auth app (not listening) for the config's roles; tests use it with inject. */
@@ -157,6 +185,8 @@ export async function startHerald(config: Config, clock: Clock = systemClock): P
     deps,
     async close() {
       for (const close of closers.reverse()) await close();
+      // After the API's last commit (its close drains ingest through the thread).
+      await deps.dispatchThread?.close();
       await deps.renderer.close();
       await deps.store.close();
     },
@@ -177,7 +207,10 @@ export async function startHerald(config: Config, clock: Clock = systemClock): P
     }
     // worker role: the scheduler starts here and is stopped (gracefully) by a closer. Closers run
     // in reverse, so the worker stops before the API; in-flight sends finish or are released.
-    if (roles.has('worker')) {
+    if (deps.dispatchThread) {
+      const thread = deps.dispatchThread;
+      closers.push(() => thread.stop());
+    } else if (roles.has('worker')) {
       const dispatch = await startDispatch(deps);
       closers.push(() => dispatch.close());
     }

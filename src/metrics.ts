@@ -1,4 +1,12 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import {
+  AggregatorRegistry,
+  Counter,
+  collectDefaultMetrics,
+  Histogram,
+  type MetricObjectWithValues,
+  type MetricValue,
+  Registry,
+} from 'prom-client';
 import { argon2Operations } from './auth/passwords.ts';
 
 /**
@@ -7,6 +15,8 @@ import { argon2Operations } from './auth/passwords.ts';
  */
 export interface Metrics {
   registry: Registry;
+  /** The Prometheus text of this registry and of the peer's (the dispatch thread's), summed by name and labels. */
+  exposition(): Promise<string>;
   accepted: Counter<'channel' | 'priority'>;
   outcomes: Counter<'provider' | 'outcome'>;
   argon2: Counter;
@@ -14,11 +24,28 @@ export interface Metrics {
   pickupLatency: Histogram<'priority'>;
 }
 
-export function createMetrics(): Metrics {
+/** A registry's metrics as JSON: what a thread sends its peer. */
+export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[];
+
+export interface MetricsOptions {
+  /** The process's CPU, memory and event-loop metrics (off in a thread: the main thread reports them). */
+  processMetrics?: boolean;
+  /** Another thread's metrics, merged into `exposition()`. */
+  peer?: () => Promise<MetricsSnapshot>;
+}
+
+export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  const peer = options.peer;
   return {
     registry,
+    async exposition() {
+      if (!peer) return registry.metrics();
+      // Every counter and histogram exists in both threads (zero where unused): their sums are the process's.
+      const own = (await registry.getMetricsAsJSON()) as MetricsSnapshot;
+      return AggregatorRegistry.aggregate([own, await peer()]).metrics();
+    },
     accepted: new Counter({
       name: 'herald_notifications_accepted_total',
       help: 'Notifications durably accepted',

@@ -122,10 +122,13 @@ export function spawnNode(args: string[], env: NodeJS.ProcessEnv, name: string):
   };
 }
 
-/** The environment every child starts from: only what Node needs, none of the caller's Herald settings. */
+/**
+ * The environment every child starts from: only what Node needs and none of the caller's Herald
+ * settings, except HERALD_DISPATCH_THREAD (`=false npm run bench` measures the one-thread layout).
+ */
 export function baseEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'NODE_EXTRA_CA_CERTS']) {
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'NODE_EXTRA_CA_CERTS', 'HERALD_DISPATCH_THREAD']) {
     if (process.env[name] !== undefined) env[name] = process.env[name];
   }
   return env;

@@ -93,6 +93,12 @@ export const ServerSchema = Type.Object({
     60_000,
     'rendering time of all the fields of one notification or preview, enforced by ending the thread',
   ),
+  dispatchThread: Type.Boolean({
+    env: 'HERALD_DISPATCH_THREAD',
+    default: true,
+    description:
+      'a process that serves HTTP runs its worker role in a thread of its own, on another core ([dispatch.md](dispatch.md))',
+  }),
   renderThreads: int('HERALD_RENDER_THREADS', 2, 1, 64, 'worker threads that render Liquid templates'),
   ingestMaxPending: int(
     'HERALD_INGEST_MAX_PENDING',

@@ -4,7 +4,7 @@ import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import { CHANNELS, type Channel, PRIORITIES, type Priority, priorityRank } from '../notifications/model.ts';
-import type { Wakeup } from '../notifications/wakeup.ts';
+import type { WakeSignal } from '../notifications/wakeup.ts';
 import { queuesView } from './queues-view.ts';
 
 const QueueRow = Type.Object({
@@ -25,7 +25,7 @@ const Selector = Type.Object(
 );
 
 /** GET /admin/queues and POST /admin/queues/pause|resume, scope admin. */
-export const queueAdminRoutes: RouteModule<CoreDeps & { wakeup: Wakeup }> = (app, deps) => {
+export const queueAdminRoutes: RouteModule<CoreDeps & { wakeup: WakeSignal }> = (app, deps) => {
   app.get(
     '/admin/queues',
     {

@@ -9,7 +9,7 @@ export function metricsRoutes(metrics: Metrics): Routes {
       { config: { scope: 'admin' }, schema: { tags: ['ops'], summary: 'Prometheus metrics' } },
       async (_request, reply) => {
         reply.type(metrics.registry.contentType);
-        return metrics.registry.metrics();
+        return metrics.exposition();
       },
     );
   };

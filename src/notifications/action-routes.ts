@@ -4,10 +4,10 @@ import type { RouteModule } from '../http/types.ts';
 import { notificationNotFound } from './read-routes.ts';
 import { NotificationIdParam } from './schemas.ts';
 import { detailView } from './view.ts';
-import type { Wakeup } from './wakeup.ts';
+import type { WakeSignal } from './wakeup.ts';
 
 /** Cancel and redrive of one notification, within the caller's tenant. */
-export const notificationActionRoutes: RouteModule<CoreDeps & { wakeup: Wakeup }> = (app, deps) => {
+export const notificationActionRoutes: RouteModule<CoreDeps & { wakeup: WakeSignal }> = (app, deps) => {
   const { store, clock } = deps;
   const action = (path: string, scope: string, summary: string, run: 'cancel' | 'redrive', wrong: string) =>
     app.post(

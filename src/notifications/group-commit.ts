@@ -15,6 +15,11 @@ export interface GroupCommitOptions<T, R> {
   maxPending?: number;
   /** Called after each successful commit (e.g. to wake the worker). */
   afterCommit?(): void;
+  /**
+   * Flushes that may be under way at once (default 1). More than one only where the writer
+   * behind `flush` commits in the order it was called (the dispatch thread's port does).
+   */
+  inFlight?: number;
 }
 
 /** The batcher's counters (tests read them through Ingest.stats). */
@@ -45,9 +50,10 @@ interface Pending<T, R> {
 
 /**
  * A group-commit batcher. Items submitted during one event-loop turn (every request whose body
- * was parsed in that turn) are flushed together on setImmediate; while one flush runs, new items
- * queue for the next. Only one flush runs at a time: SQLite has one writer anyway, and on
- * PostgreSQL it keeps commits in acceptance order.
+ * was parsed in that turn) are flushed together on setImmediate; while a flush runs, new items
+ * queue for the next. One flush runs at a time (`inFlight` 1): SQLite has one writer anyway, and
+ * on PostgreSQL it keeps commits in acceptance order. Handing rows to the dispatch thread keeps a
+ * few in flight, so the round trip to a thread busy with a claim does not idle the requests.
  */
 export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): GroupCommit<T, R> {
   const maxBatch = options.maxBatch ?? 10_000;
@@ -55,19 +61,22 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
   const weigh = options.weight ?? (() => 1);
   let queue: Pending<T, R>[] = [];
   let pendingWeight = 0;
+  const inFlight = options.inFlight ?? 1;
   let scheduled = false;
-  let running: Promise<void> | undefined;
+  const running = new Set<Promise<void>>();
   const stats = { flushes: 0, items: 0 };
 
   const schedule = () => {
-    if (scheduled || running) return;
+    if (scheduled || running.size >= inFlight) return;
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
-      running = flushOnce().finally(() => {
-        running = undefined;
+      const flush: Promise<void> = flushOnce().finally(() => {
+        running.delete(flush);
         if (queue.length > 0) schedule();
       });
+      running.add(flush);
+      if (queue.length > 0) schedule();
     });
   };
 
@@ -145,10 +154,20 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
       return { ...stats, pending: pendingWeight };
     },
     async drain() {
-      while (queue.length > 0 || running || scheduled) {
-        if (running) await running;
+      while (queue.length > 0 || running.size > 0 || scheduled) {
+        if (running.size > 0) await Promise.all(running);
         else await new Promise((resolve) => setImmediate(resolve));
       }
     },
   };
+}
+
+/** Cuts the results of one flush of several multi-row items back into one array per item. */
+export function resultsPerItem<R>(results: R[], sizes: number[]): R[][] {
+  let offset = 0;
+  return sizes.map((size) => {
+    const part = results.slice(offset, offset + size);
+    offset += size;
+    return part;
+  });
 }

@@ -3,11 +3,16 @@ import { HeraldError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 import { type EncodedNotification, encodeColumns, type IdempotentHit } from '../store/port/notifications.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
-import { createGroupCommit, type GroupCommit, type GroupCommitStats } from './group-commit.ts';
+import {
+  createGroupCommit,
+  type GroupCommit,
+  type GroupCommitStats,
+  resultsPerItem,
+} from './group-commit.ts';
 import { notificationId, requestHash } from './ids.ts';
 import { type ValidNotification, validateNotification } from './validate.ts';
 import { acceptedView } from './view.ts';
-import type { Wakeup } from './wakeup.ts';
+import type { WakeSignal } from './wakeup.ts';
 
 /** How long an Idempotency-Key holds: a replay within 24 h returns the first notification. */
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -34,8 +39,18 @@ export interface Ingest {
   drain(): Promise<void>;
 }
 
-/** What ingest is built from: the store, and the worker's wake-up it signals after each commit. */
-export type IngestDeps = CoreDeps & { wakeup: Wakeup; metrics?: Metrics };
+/** Commits accepted rows in one transaction: one result per row, a live idempotent twin or nothing. */
+export type CommitRows = (
+  rows: EncodedNotification[],
+  since: number,
+) => Promise<Array<IdempotentHit | undefined>>;
+
+/**
+ * What ingest is built from: the store, and the worker's wake-up it signals after each commit.
+ * `writer` commits instead of the store when another thread owns the writes and wakes its own
+ * worker (the dispatch thread on SQLite, dispatch/thread.ts).
+ */
+export type IngestDeps = CoreDeps & { wakeup: WakeSignal; metrics?: Metrics; writer?: CommitRows };
 
 function templateMismatch(key: string, v: ValidNotification, at = 'body'): HeraldError {
   return new HeraldError('TEMPLATE_NOT_FOUND', `No ${v.channel} template "${key}" exists in your tenant.`, {
@@ -89,6 +104,8 @@ function countAccepted(
 /** Builds the ingest path on the store, with a group-commit batcher that wakes the worker after each commit. */
 export function createIngest(deps: IngestDeps): Ingest {
   const { store, clock } = deps;
+  const commitRows: CommitRows =
+    deps.writer ?? ((rows, since) => store.notifications.insertMany(rows, since));
   const pushAllowedHosts = deps.config.providers.pushAllowedHosts ?? [];
   const batcher: GroupCommit<EncodedNotification[], Array<IdempotentHit | undefined>> = createGroupCommit({
     weight: (rows) => rows.length,
@@ -96,16 +113,16 @@ export function createIngest(deps: IngestDeps): Ingest {
     maxPending: deps.config.ingestMaxPending,
     async flush(groups) {
       const rows = groups.flat();
-      const results = await store.notifications.insertMany(rows, clock.now() - IDEMPOTENCY_WINDOW_MS);
+      const results = await commitRows(rows, clock.now() - IDEMPOTENCY_WINDOW_MS);
       if (deps.metrics) countAccepted(deps.metrics, rows, results);
-      let offset = 0;
-      return groups.map((rows) => {
-        const part = results.slice(offset, offset + rows.length);
-        offset += rows.length;
-        return part;
-      });
+      return resultsPerItem(
+        results,
+        groups.map((rows) => rows.length),
+      );
     },
-    afterCommit: () => deps.wakeup.notify(),
+    afterCommit: deps.writer ? undefined : () => deps.wakeup.notify(),
+    // The dispatch thread commits requests in the order they arrive: a few may be on their way.
+    inFlight: deps.writer ? 4 : 1,
   });
 
   const replay = (hit: IdempotentHit, hash: string) => {

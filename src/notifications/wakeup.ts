@@ -9,6 +9,9 @@ export interface Wakeup {
   wait(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+/** The side of a wake-up that ingest and the admin routes use: they signal, the worker waits. */
+export type WakeSignal = Pick<Wakeup, 'notify'>;
+
 export function createWakeup(): Wakeup {
   let waiters: Array<() => void> = [];
   let pending = false;

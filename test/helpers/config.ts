@@ -16,6 +16,9 @@ export function testConfig(env: Env = {}): Config {
     HERALD_API_PORT: '0',
     HERALD_GATEWAY_PORT: '0',
     LOG_LEVEL: 'silent',
+    // In-process tests drive the worker on the test's thread (and clock); the dispatch thread is
+    // tested through real processes (test/dispatch/thread.test.ts and every startHeraldProcess).
+    HERALD_DISPATCH_THREAD: 'false',
     ...env,
   });
 }

@@ -127,6 +127,42 @@ describe('createGroupCommit', () => {
     assert.deepEqual(sizes, [5, 1, 6]);
   });
 
+  it('keeps up to inFlight flushes under way, later items going out while earlier ones commit, and drains them all', async () => {
+    let running = 0;
+    let maxRunning = 0;
+    const started: number[][] = [];
+    const gates: Array<() => void> = [];
+    const batcher = createGroupCommit<number, number>({
+      inFlight: 2,
+      flush: async (items) => {
+        started.push(items);
+        running += 1;
+        maxRunning = Math.max(maxRunning, running);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        running -= 1;
+        return items.map((x) => -x);
+      },
+    });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const results: Array<Promise<number>> = [batcher.submit(1)];
+    await turn();
+    results.push(batcher.submit(2));
+    await turn();
+    results.push(batcher.submit(3)); // a third must wait: two flushes are under way
+    await turn();
+    assert.deepEqual(started, [[1], [2]]);
+    gates.shift()?.();
+    assert.equal(await results[0], -1);
+    for (let i = 0; i < 5 && started.length < 3; i++) await turn();
+    assert.deepEqual(started, [[1], [2], [3]]);
+    const drained = batcher.drain();
+    for (const open of gates.splice(0)) open();
+    await drained;
+    assert.deepEqual(await Promise.all(results), [-1, -2, -3]);
+    assert.equal(maxRunning, 2);
+    assert.deepEqual(batcher.stats(), { flushes: 3, items: 3, pending: 0 });
+  });
+
   it('rejects every item when the store itself fails (the batch, then each item alone) and counts no commit', async () => {
     let calls = 0;
     const batcher = createGroupCommit<number, number>({

@@ -80,7 +80,7 @@ export function createSqliteAuthStore(db: SqliteDb): AuthStore {
       }
     },
     async rotateSigningKey(key, retiredAt, publishUntil) {
-      rotate(key, retiredAt, publishUntil);
+      rotate.immediate(key, retiredAt, publishUntil);
     },
     async deleteExpiredSigningKeys(now) {
       const rows = db

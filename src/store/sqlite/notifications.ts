@@ -134,7 +134,7 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
 
   return {
     async insertMany(items, since) {
-      return insertAll(items, since);
+      return insertAll.immediate(items, since);
     },
     async findIdempotent(tenant, key, since) {
       const row = byKey.get(tenant, key) as NotificationRow | undefined;
@@ -168,10 +168,10 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
       return (statement.all([...params, limit]) as NotificationRow[]).map(notificationFromRow);
     },
     async cancel(tenant, id, now) {
-      return cancelTx(tenant, id, now);
+      return cancelTx.immediate(tenant, id, now);
     },
     async redrive(tenant, id, now) {
-      return redriveTx(tenant, id, now);
+      return redriveTx.immediate(tenant, id, now);
     },
   };
 }

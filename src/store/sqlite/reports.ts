@@ -108,7 +108,7 @@ export function createSqliteReports(db: SqliteDb): ReportStore {
   const applyMany = db.transaction(applyPendingReportsSync);
   return {
     async apply(report, now, mayKeep) {
-      return applyOne(report, now, mayKeep);
+      return applyOne.immediate(report, now, mayKeep);
     },
     async pendingCount(provider) {
       return s.count.get(provider) as number;
@@ -121,7 +121,7 @@ export function createSqliteReports(db: SqliteDb): ReportStore {
       s.forgetToken.run(provider, token);
     },
     async applyPending(provider, providerMessageIds, now) {
-      return applyMany(db, provider, providerMessageIds, now);
+      return applyMany.immediate(db, provider, providerMessageIds, now);
     },
     async purgePending(before) {
       return s.purge.run(before).changes;

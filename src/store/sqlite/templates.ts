@@ -51,10 +51,10 @@ export function createSqliteTemplates(db: SqliteDb): TemplateStore {
 
   return {
     async create(tenant, key, channel, content, now) {
-      return save('create', tenant, key, channel, content, now);
+      return save.immediate('create', tenant, key, channel, content, now);
     },
     async update(tenant, key, channel, content, now) {
-      return save('update', tenant, key, channel, content, now);
+      return save.immediate('update', tenant, key, channel, content, now);
     },
     async get(tenant, key) {
       return toRecord(current.get(tenant, key) as Row | undefined);

@@ -1,0 +1,93 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { systemClock } from '../clock.ts';
+import type { Config } from '../config/config.ts';
+import { createMetrics } from '../metrics.ts';
+import { createGroupCommit, resultsPerItem } from '../notifications/group-commit.ts';
+import { createReportService } from '../notifications/reports.ts';
+import { createWakeup } from '../notifications/wakeup.ts';
+import { createStore } from '../store/create.ts';
+import type { IdempotentHit } from '../store/port/notifications.ts';
+import { createRenderer } from '../templates/render.ts';
+import { createRenderPool } from '../templates/render-pool.ts';
+import { startDispatch } from './start.ts';
+import type { ThreadReply, ThreadRequest } from './thread.ts';
+
+/**
+ * The dispatch thread's side (thread.ts has the main thread's): its own store connection, render
+ * pool, reports service and metrics, and the worker role on them. On SQLite its connection is
+ * the one that commits new notifications too (the `insert` requests), so every frequent write of
+ * the process goes through one connection and never waits on SQLite's busy handler.
+ */
+const port = parentPort;
+if (!port) throw new Error('thread-body.ts runs in a worker thread');
+const { config } = workerData as { config: Config };
+const post = (reply: ThreadReply) => port.postMessage(reply);
+
+try {
+  const store = await createStore(config);
+  const wakeup = createWakeup();
+  if (store.kind === 'postgres') await store.wakeups.subscribe(() => wakeup.notify());
+  const renderer = createRenderer(
+    store,
+    createRenderPool({ threads: config.renderThreads, timeoutMs: config.renderTimeoutMs }),
+  );
+  const metrics = createMetrics({ processMetrics: false });
+  const dispatch = await startDispatch({
+    config,
+    store,
+    clock: systemClock,
+    wakeup,
+    reports: createReportService(store, systemClock),
+    renderer,
+    metrics,
+  });
+
+  // Insert requests that arrive together share one transaction (the main thread keeps a few in
+  // flight); each resolves with its own rows' results.
+  const inserts = createGroupCommit<
+    Extract<ThreadRequest, { type: 'insert' }>,
+    Array<IdempotentHit | undefined>
+  >({
+    weight: (request) => request.rows.length,
+    maxPending: Number.MAX_SAFE_INTEGER,
+    async flush(requests) {
+      const results = await store.notifications.insertMany(
+        requests.flatMap((r) => r.rows),
+        Math.min(...requests.map((r) => r.since)),
+      );
+      return resultsPerItem(
+        results,
+        requests.map((r) => r.rows.length),
+      );
+    },
+    afterCommit: () => wakeup.notify(),
+  });
+
+  const answer = async (request: Exclude<ThreadRequest, { type: 'wake' }>): Promise<unknown> => {
+    switch (request.type) {
+      case 'insert':
+        return inserts.submit(request);
+      case 'metrics':
+        return metrics.registry.getMetricsAsJSON();
+      case 'stop':
+        return dispatch.close();
+      case 'close':
+        await renderer.close();
+        return store.close();
+    }
+  };
+
+  port.on('message', (request: ThreadRequest) => {
+    if (request.type === 'wake') {
+      wakeup.notify();
+      return;
+    }
+    answer(request).then(
+      (value) => post({ type: 'reply', id: request.id, ok: true, value }),
+      (error: unknown) => post({ type: 'reply', id: request.id, ok: false, error }),
+    );
+  });
+  post({ type: 'started' });
+} catch (error) {
+  post({ type: 'failed', error });
+}

@@ -1,0 +1,114 @@
+import { Worker } from 'node:worker_threads';
+import type { Config } from '../config/config.ts';
+import type { MetricsSnapshot } from '../metrics.ts';
+import type { WakeSignal } from '../notifications/wakeup.ts';
+import type { EncodedNotification, IdempotentHit } from '../store/port/notifications.ts';
+
+/**
+ * The worker role in a thread of its own (docs/dispatch.md, "Threads"). With `npm start` the
+ * HTTP roles keep the main thread and the scheduler, its providers and (on SQLite) the one
+ * writer of new notifications run here, on the second core. This module is the main thread's
+ * side; thread-body.ts is the thread's.
+ */
+export interface DispatchThread {
+  /**
+   * Commits accepted rows in the thread's transaction (SQLite: the thread's connection is the
+   * one that writes notifications, so ingest and claims never wait on each other's lock). The
+   * thread wakes its worker after the commit.
+   */
+  insertMany(rows: EncodedNotification[], since: number): Promise<Array<IdempotentHit | undefined>>;
+  /** Wakes the thread's worker (a redrive, a resumed queue, a commit made here). */
+  wakeup: WakeSignal;
+  /** The thread's metrics (sends, outcomes, pickup latency), for this process's /metrics. */
+  metrics(): Promise<MetricsSnapshot>;
+  /** Graceful stop of the worker: no more claims, in-flight sends finish or are released. */
+  stop(): Promise<void>;
+  /** Closes the thread's store and ends the thread (after the API has committed its last rows). */
+  close(): Promise<void>;
+}
+
+/** What the main thread asks. Every request but `wake` is answered once, by id. */
+export type ThreadRequest =
+  | { type: 'insert'; id: number; rows: EncodedNotification[]; since: number }
+  | { type: 'metrics'; id: number }
+  | { type: 'stop'; id: number }
+  | { type: 'close'; id: number }
+  | { type: 'wake' };
+
+/** What the thread answers: `started` once, then one reply per request. */
+export type ThreadReply =
+  | { type: 'started' }
+  | { type: 'failed'; error: unknown }
+  | { type: 'reply'; id: number; ok: true; value: unknown }
+  | { type: 'reply'; id: number; ok: false; error: unknown };
+
+const ENTRY = new URL('./thread-entry.js', import.meta.url);
+
+/** Whether this process runs its worker role in a thread: it does when it also serves HTTP. */
+export function wantsDispatchThread(config: Config): boolean {
+  const roles = new Set(config.roles);
+  return config.dispatchThread && roles.has('worker') && (roles.has('api') || roles.has('auth'));
+}
+
+/**
+ * Starts the thread and resolves once its worker runs. `onExit` is told if the thread ends
+ * before `close()` (a crash there): the process can no longer deliver, and should stop.
+ */
+export async function startDispatchThread(
+  config: Config,
+  onExit: (error: Error) => void,
+): Promise<DispatchThread> {
+  const worker = new Worker(ENTRY, { workerData: { config } });
+  const waiting = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
+  let nextId = 1;
+  let closing = false;
+
+  const failAll = (error: Error) => {
+    for (const w of waiting.values()) w.reject(error);
+    waiting.clear();
+  };
+  const started = new Promise<void>((resolve, reject) => {
+    worker.on('message', (message: ThreadReply) => {
+      if (message.type === 'started') resolve();
+      else if (message.type === 'failed') reject(message.error);
+      else {
+        const w = waiting.get(message.id);
+        waiting.delete(message.id);
+        if (message.ok) w?.resolve(message.value);
+        else w?.reject(message.error);
+      }
+    });
+    worker.on('error', reject);
+    worker.on('exit', (code) => {
+      const error = new Error(`the dispatch thread ended (exit code ${code})`);
+      reject(error);
+      failAll(error);
+      if (!closing) onExit(error);
+    });
+  });
+  try {
+    await started;
+  } catch (error) {
+    closing = true;
+    await worker.terminate();
+    throw error;
+  }
+
+  const ask = <T>(request: Exclude<ThreadRequest, { type: 'wake' }>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      waiting.set(request.id, { resolve: resolve as (value: unknown) => void, reject });
+      worker.postMessage(request);
+    });
+
+  return {
+    insertMany: (rows, since) => ask({ type: 'insert', id: nextId++, rows, since }),
+    wakeup: { notify: () => worker.postMessage({ type: 'wake' } satisfies ThreadRequest) },
+    metrics: () => ask({ type: 'metrics', id: nextId++ }),
+    stop: () => ask({ type: 'stop', id: nextId++ }),
+    async close() {
+      closing = true;
+      await ask({ type: 'close', id: nextId++ });
+      await worker.terminate();
+    },
+  };
+}
