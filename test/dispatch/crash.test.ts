@@ -142,8 +142,13 @@ describe('crash safety', () => {
       const missing = ids.filter((id) => status.get(id) === undefined);
       assert.deepEqual(missing, [], 'every acknowledged ID exists');
       assert.deepEqual(open, [], 'every acknowledged ID reaches a terminal status');
-      const delivered = ids.filter((id) => status.get(id) === 'DELIVERED').length;
-      assert.equal(delivered, ids.length, 'the sandbox delivers all of them in the end');
+      const events = conn.prepare(
+        'SELECT e.type, e.detail FROM notification_events e JOIN notifications n ON n.seq = e.notification_seq WHERE n.id = ? ORDER BY e.id',
+      );
+      const undelivered = ids
+        .filter((id) => status.get(id) !== 'DELIVERED')
+        .map((id) => ({ id, status: status.get(id), events: events.all(id) }));
+      assert.deepEqual(undelivered, [], 'the sandbox delivers all of them in the end');
       // Duplicates: a message stored by the sandbox more than once, or sent (PROCESSING) more
       // often than its injected failures explain. Allowed only for leases in flight at a kill.
       const stored = conn
