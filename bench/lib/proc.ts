@@ -48,11 +48,17 @@ export function killChildren(): void {
 
 /** Spawns `node --import tsx <script> ...args` (or plain node args) from the repository root. */
 export function spawnNode(args: string[], env: NodeJS.ProcessEnv, name: string): Child {
-  const child = spawn(
+  return spawnProgram(
     process.execPath,
     name === 'herald' && process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof', ...args] : args,
-    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    env,
+    name,
   );
+}
+
+/** Spawns `command` (a program on the PATH, e.g. redis-server) from the repository root. */
+export function spawnProgram(command: string, args: string[], env: NodeJS.ProcessEnv, name: string): Child {
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   if (child.pid === undefined) throw new Error(`could not start ${name}`);
   live.add(child);
   child.once('exit', () => live.delete(child));

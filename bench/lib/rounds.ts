@@ -23,6 +23,8 @@ export async function alternate(
   herald: Omit<LoadSpec, 'seconds' | 'amount'>,
   reference: Omit<LoadSpec, 'seconds' | 'amount'>,
   expected: { herald: number; reference: number },
+  /** What the progress lines call the reference. */
+  referenceName = 'bare',
 ): Promise<Rounds> {
   const run = async (
     spec: Omit<LoadSpec, 'seconds' | 'amount'>,
@@ -38,17 +40,17 @@ export async function alternate(
   };
   progress(`${label}: warm-up`);
   await run(herald, warmup, expected.herald, `${label} warm-up (Herald)`);
-  await run(reference, warmup, expected.reference, `${label} warm-up (bare)`);
+  await run(reference, warmup, expected.reference, `${label} warm-up (${referenceName})`);
   const out: Rounds = { herald: [], reference: [], ratios: [] };
   for (let i = 1; i <= rounds; i++) {
     const h = await run(herald, size, expected.herald, `${label} round ${i} (Herald)`);
-    const r = await run(reference, size, expected.reference, `${label} round ${i} (bare)`);
+    const r = await run(reference, size, expected.reference, `${label} round ${i} (${referenceName})`);
     out.herald.push(h);
     out.reference.push(r);
     out.ratios.push(h.rps / r.rps);
     progress(
       `${label} round ${i}/${rounds}: Herald ${Math.round(h.rps)}/s p99 ${h.latency.p99} ms, ` +
-        `bare ${Math.round(r.rps)}/s, ratio ${(h.rps / r.rps).toFixed(3)}`,
+        `${referenceName} ${Math.round(r.rps)}/s, ratio ${(h.rps / r.rps).toFixed(3)}`,
     );
   }
   return out;

@@ -6,6 +6,7 @@ import { dispatchScenario } from './dispatch.ts';
 import { ingestApiOnlyScenario, ingestScenario } from './ingest.ts';
 import { isolationScenario } from './isolation.ts';
 import { memoryScenario } from './memory.ts';
+import { peerScenario } from './peer.ts';
 import { renderScenario } from './render.ts';
 import type { Scenario } from './types.ts';
 
@@ -13,6 +14,7 @@ import type { Scenario } from './types.ts';
 export const SCENARIOS: Scenario[] = [
   ingestScenario,
   ingestApiOnlyScenario,
+  peerScenario,
   batchScenario,
   batchApiOnlyScenario,
   isolationScenario,

@@ -1,0 +1,119 @@
+import { execFileSync } from 'node:child_process';
+import { connect, createServer } from 'node:net';
+import { join } from 'node:path';
+import { Unavailable } from './api.ts';
+import { baseEnv, type Child, spawnNode, spawnProgram } from './proc.ts';
+import { tempDir } from './tmp.ts';
+
+/**
+ * The peer of issue 13 (bench/peer/, from ../shared/peer-bench): what a user would build instead
+ * of Herald. A Fastify 5 API checking the body with a JSON schema and the ES256 token with jose
+ * on every request, one BullMQ queue on a redis-server with `appendfsync always` (so its 201
+ * means stored, as Herald's does), and a BullMQ worker draining to a null provider meanwhile.
+ */
+export interface Peer {
+  url: string;
+  /** redis-server's version and its appendfsync setting, for the note. */
+  redis: string;
+  stop(): Promise<void>;
+}
+
+/** What the peer's API verifies tokens with: Herald's own key set and claims, so one token serves both. */
+export interface PeerAuth {
+  jwks: unknown;
+  issuer: string;
+  audience: string;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** redis-server's version, or Unavailable saying how to get it (`.ci/run` does not install it). */
+function redisVersion(): string {
+  try {
+    return /v=(\S+)/.exec(execFileSync('redis-server', ['--version']).toString())?.[1] ?? 'unknown';
+  } catch {
+    throw new Unavailable(
+      'redis-server is not on the PATH, so the BullMQ peer cannot run (apt-get install -y redis-server)',
+    );
+  }
+}
+
+/** Starts a private redis-server (AOF, fsync on every write, no snapshots), the peer's API and its worker. */
+export async function startPeer(auth: PeerAuth): Promise<Peer> {
+  const version = redisVersion();
+  const port = await freePort();
+  const dir = tempDir('redis');
+  const children: Child[] = [];
+  const stop = async () => {
+    for (const child of children.reverse()) await child.stop(5000);
+  };
+  try {
+    const redis = spawnProgram(
+      'redis-server',
+      [
+        ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
+        ...['--appendonly', 'yes', '--appendfsync', 'always', '--save', ''],
+        ...['--maxmemory-policy', 'noeviction', '--daemonize', 'no', '--logfile', join(dir, 'redis.log')],
+      ],
+      baseEnv(),
+      'redis-server',
+    );
+    children.push(redis);
+    // With --logfile the server prints nothing; wait until its port answers.
+    await waitForPort(port, 10_000);
+    const env = {
+      ...baseEnv(),
+      REDIS_HOST: '127.0.0.1',
+      REDIS_PORT: String(port),
+      LOG_LEVEL: 'warn',
+      PEER_DRAIN_MODE: 'none',
+    };
+    const worker = spawnNode(['bench/peer/worker.mjs'], env, 'peer worker');
+    children.push(worker);
+    await worker.waitForLine(/^PEER WORKER ready/, 30_000);
+    const api = spawnNode(
+      ['bench/peer/server.mjs'],
+      {
+        ...env,
+        PORT: '0',
+        PEER_JWKS: JSON.stringify(auth.jwks),
+        PEER_ISSUER: auth.issuer,
+        PEER_AUDIENCE: auth.audience,
+      },
+      'peer api',
+    );
+    children.push(api);
+    const match = await api.waitForLine(/^PEER (http:\/\/\S+)/, 30_000);
+    return { url: match[1] as string, redis: `redis ${version}, appendfsync always`, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline)
+      throw new Error(`redis-server did not listen on ${port} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
