@@ -2,11 +2,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import { createMetrics } from '../metrics.ts';
-import { createGroupCommit, resultsPerItem } from '../notifications/group-commit.ts';
 import { createReportService } from '../notifications/reports.ts';
 import { createWakeup } from '../notifications/wakeup.ts';
 import { createStore } from '../store/create.ts';
-import type { IdempotentHit } from '../store/port/notifications.ts';
 import { createRenderer } from '../templates/render.ts';
 import { createRenderPool } from '../templates/render-pool.ts';
 import { startDispatch } from './start.ts';
@@ -42,31 +40,15 @@ try {
     metrics,
   });
 
-  // Insert requests that arrive together share one transaction (the main thread keeps a few in
-  // flight); each resolves with its own rows' results.
-  const inserts = createGroupCommit<
-    Extract<ThreadRequest, { type: 'insert' }>,
-    Array<IdempotentHit | undefined>
-  >({
-    weight: (request) => request.rows.length,
-    maxPending: Number.MAX_SAFE_INTEGER,
-    async flush(requests) {
-      const results = await store.notifications.insertMany(
-        requests.flatMap((r) => r.rows),
-        Math.min(...requests.map((r) => r.since)),
-      );
-      return resultsPerItem(
-        results,
-        requests.map((r) => r.rows.length),
-      );
-    },
-    afterCommit: () => wakeup.notify(),
-  });
-
   const answer = async (request: Exclude<ThreadRequest, { type: 'wake' }>): Promise<unknown> => {
     switch (request.type) {
-      case 'insert':
-        return inserts.submit(request);
+      case 'insert': {
+        // At once, in the poll phase that brought the request: the worker's next step (queued
+        // behind setImmediate) then claims these rows, rather than the step after it.
+        const results = await store.notifications.insertMany(request.rows, request.since);
+        wakeup.notify();
+        return results;
+      }
       case 'metrics':
         return metrics.registry.getMetricsAsJSON();
       case 'stop':
