@@ -104,7 +104,8 @@ export async function createDeps(
   clock: Clock = systemClock,
   onThreadExit: (error: Error) => void = defaultThreadExit,
 ): Promise<HeraldDeps> {
-  const store = await createStore(config);
+  const threaded = wantsDispatchThread(config);
+  const store = await createStore(config, { claims: !threaded });
   let thread: DispatchThread | undefined;
   try {
     const auth = createAuthService(config, store, clock);
@@ -113,7 +114,7 @@ export async function createDeps(
     await bootstrapAdmin(store.auth, clock, config.auth.adminEmail, config.auth.adminPassword);
     // The worker role runs in its own thread when this process also serves HTTP (the store has
     // been migrated above, before the thread opens its connection); else here, if asked for.
-    if (wantsDispatchThread(config)) thread = await startDispatchThread(config, onThreadExit);
+    if (threaded) thread = await startDispatchThread(config, onThreadExit);
     const wakeup: Wakeup = thread ? { ...createWakeup(), notify: thread.wakeup.notify } : createWakeup();
     // Ingest in other processes wakes this worker through the database (PostgreSQL NOTIFY);
     // the subscription ends with the store's connections (a dispatch thread subscribes on its own).

@@ -58,7 +58,12 @@ export async function startDispatchThread(
   config: Config,
   onExit: (error: Error) => void,
 ): Promise<DispatchThread> {
-  const worker = new Worker(ENTRY, { workerData: { config } });
+  const worker = new Worker(ENTRY, {
+    workerData: { config },
+    // A small young generation: the thread's objects are short-lived rows and completions, and
+    // peak RSS with 1M queued fell from 385 to 339 MB with it (dispatch went no slower).
+    resourceLimits: { maxYoungGenerationSizeMb: 8 },
+  });
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
   let nextId = 1;
   let closing = false;

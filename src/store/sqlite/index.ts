@@ -9,8 +9,8 @@ import { createSqliteSandbox } from './sandbox.ts';
 import { createSqliteTemplates } from './templates.ts';
 
 /** The embedded SQLite adapter: one file under the data directory, WAL, synchronous=FULL. */
-export function createSqliteStore(dataDir: string): Store & { db: SqliteDb } {
-  const db = openSqlite(dataDir);
+export function createSqliteStore(dataDir: string, cacheMiB?: number): Store & { db: SqliteDb } {
+  const db = openSqlite(dataDir, undefined, cacheMiB);
   const pingStatement = db.prepare('SELECT 1');
   return {
     kind: 'sqlite',

@@ -11,11 +11,20 @@ export type SqliteDb = Pick<
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 
 /**
+ * The page cache of the connection that claims: 32 MiB holds the hot index pages of a
+ * million-row backlog, so `npm run bench -- --scenario claim` stays flat (1.11x from 10k to 1M
+ * ready), and peak RSS with 1M queued fell from 320 MB (64 MiB cache) to 261 MB. A connection
+ * that never claims (the main thread's, beside a dispatch thread) needs far less.
+ */
+export const QUEUE_CACHE_MIB = 32;
+export const READER_CACHE_MIB = 8;
+
+/**
  * Opens (creating if needed) the database file under `dataDir` with the durability Herald promises:
  * WAL with synchronous=FULL, so a committed transaction survives a power cut; group commit keeps
  * that to one fsync per batch rather than per request.
  */
-export function openSqlite(dataDir: string, fileName = 'herald.db'): SqliteDb {
+export function openSqlite(dataDir: string, fileName = 'herald.db', cacheMiB = QUEUE_CACHE_MIB): SqliteDb {
   const file = join(dataDir, fileName);
   ownerOnly(dataDir, file);
   const db = new Database(file);
@@ -23,10 +32,7 @@ export function openSqlite(dataDir: string, fileName = 'herald.db'): SqliteDb {
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  // A 32 MiB page cache holds the hot index pages of a million-row backlog: `npm run bench --
-  // --scenario claim` stays flat (1.11x from 10k to 1M ready), and peak RSS with 1M queued fell
-  // from 320 MB (64 MiB cache) to 261 MB (`--scenario memory`), under the 300 MB goal.
-  db.pragma('cache_size = -32768');
+  db.pragma(`cache_size = -${cacheMiB * 1024}`);
   db.pragma('temp_store = MEMORY');
   migrate(db);
   return db;
