@@ -1,6 +1,10 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
+// @ts-expect-error: the peer's plain JavaScript module has no type declarations
+import { JOB_OPTIONS, PRIORITY, QUEUE } from '../peer/queue.mjs';
 import { Unavailable } from './api.ts';
 import { baseEnv, type Child, spawnNode, spawnProgram } from './proc.ts';
 import { tempDir } from './tmp.ts';
@@ -15,8 +19,20 @@ export interface Peer {
   url: string;
   /** redis-server's version and its appendfsync setting, for the note. */
   redis: string;
+  /** Queues `count` jobs of `body` at LOW straight into Redis (BullMQ addBulk, 1000 a call, 4 at once). */
+  preload(count: number, body: Record<string, unknown>): Promise<void>;
+  /** LOW jobs still waiting. */
+  lowWaiting(): Promise<number>;
+  /** For each CRITICAL job the worker called its provider for: acceptance to that call, ms. */
+  criticalLatencies(): Map<string, number>;
   stop(): Promise<void>;
 }
+
+/**
+ * How the peer's worker drains: as fast as it can (`none`), or through BullMQ's rate limiter
+ * at 2,000 jobs/s in 100 ms windows (`limiter`: the usual way to respect a provider's rate).
+ */
+export type PeerDrain = 'none' | 'limiter';
 
 /** What the peer's API verifies tokens with: Herald's own key set and claims, so one token serves both. */
 export interface PeerAuth {
@@ -48,26 +64,33 @@ function redisVersion(): string {
 }
 
 /** Starts a private redis-server (AOF, fsync on every write, no snapshots), the peer's API and its worker. */
-export async function startPeer(auth: PeerAuth): Promise<Peer> {
+export async function startPeer(auth: PeerAuth, drain: PeerDrain = 'none'): Promise<Peer> {
   const version = redisVersion();
   const port = await freePort();
   const dir = tempDir('redis');
-  const children: Child[] = [];
+  const callLog = join(dir, 'critical-calls.jsonl');
+  // Stopped in reverse: the queue client, the API, the worker, then redis-server.
+  const closers: Array<() => Promise<void>> = [];
+  const started = (child: Child) => {
+    closers.push(() => child.stop(5000));
+    return child;
+  };
   const stop = async () => {
-    for (const child of children.reverse()) await child.stop(5000);
+    for (const close of closers.reverse()) await close();
   };
   try {
-    const redis = spawnProgram(
-      'redis-server',
-      [
-        ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
-        ...['--appendonly', 'yes', '--appendfsync', 'always', '--save', ''],
-        ...['--maxmemory-policy', 'noeviction', '--daemonize', 'no', '--logfile', join(dir, 'redis.log')],
-      ],
-      baseEnv(),
-      'redis-server',
+    started(
+      spawnProgram(
+        'redis-server',
+        [
+          ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
+          ...['--appendonly', 'yes', '--appendfsync', 'always', '--save', ''],
+          ...['--maxmemory-policy', 'noeviction', '--daemonize', 'no', '--logfile', join(dir, 'redis.log')],
+        ],
+        baseEnv(),
+        'redis-server',
+      ),
     );
-    children.push(redis);
     // With --logfile the server prints nothing; wait until its port answers.
     await waitForPort(port, 10_000);
     const env = {
@@ -75,25 +98,68 @@ export async function startPeer(auth: PeerAuth): Promise<Peer> {
       REDIS_HOST: '127.0.0.1',
       REDIS_PORT: String(port),
       LOG_LEVEL: 'warn',
-      PEER_DRAIN_MODE: 'none',
+      PEER_DRAIN_MODE: drain,
+      PEER_DRAIN_RATE: '2000',
+      PEER_DRAIN_WINDOW_MS: '100',
+      PEER_CALL_LOG: callLog,
     };
-    const worker = spawnNode(['bench/peer/worker.mjs'], env, 'peer worker');
-    children.push(worker);
+    const worker = started(spawnNode(['bench/peer/worker.mjs'], env, 'peer worker'));
     await worker.waitForLine(/^PEER WORKER ready/, 30_000);
-    const api = spawnNode(
-      ['bench/peer/server.mjs'],
-      {
-        ...env,
-        PORT: '0',
-        PEER_JWKS: JSON.stringify(auth.jwks),
-        PEER_ISSUER: auth.issuer,
-        PEER_AUDIENCE: auth.audience,
-      },
-      'peer api',
+    const api = started(
+      spawnNode(
+        ['bench/peer/server.mjs'],
+        {
+          ...env,
+          PORT: '0',
+          PEER_JWKS: JSON.stringify(auth.jwks),
+          PEER_ISSUER: auth.issuer,
+          PEER_AUDIENCE: auth.audience,
+        },
+        'peer api',
+      ),
     );
-    children.push(api);
     const match = await api.waitForLine(/^PEER (http:\/\/\S+)/, 30_000);
-    return { url: match[1] as string, redis: `redis ${version}, appendfsync always`, stop };
+    const queue = new Queue(QUEUE, {
+      connection: { host: '127.0.0.1', port, maxRetriesPerRequest: null },
+      defaultJobOptions: JOB_OPTIONS,
+    });
+    closers.push(() => queue.close());
+    return {
+      url: match[1] as string,
+      redis: `redis ${version}, appendfsync always`,
+      async preload(count, body) {
+        const data = { ...body, tid: 'default' };
+        let next = 0;
+        const one = async () => {
+          while (next < count) {
+            const n = Math.min(1000, count - next);
+            next += n;
+            await queue.addBulk(
+              Array.from({ length: n }, () => ({
+                name: String(body.channel),
+                data,
+                opts: { priority: PRIORITY.LOW },
+              })),
+            );
+          }
+        };
+        await Promise.all([one(), one(), one(), one()]);
+      },
+      async lowWaiting() {
+        return queue.getPrioritizedCount();
+      },
+      criticalLatencies() {
+        const latencies = new Map<string, number>();
+        if (!existsSync(callLog)) return latencies;
+        for (const line of readFileSync(callLog, 'utf8').split('\n')) {
+          if (!line) continue;
+          const call = JSON.parse(line) as { id: string; calledAt: number; acceptedAt: number };
+          if (!latencies.has(call.id)) latencies.set(call.id, call.calledAt - call.acceptedAt);
+        }
+        return latencies;
+      },
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

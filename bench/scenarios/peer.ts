@@ -1,11 +1,15 @@
-import { requireRoute } from '../lib/api.ts';
+import { queues, requireRoute } from '../lib/api.ts';
 import { notification } from '../lib/bodies.ts';
 import { deploy } from '../lib/deploy.ts';
+import { fillBacklog } from '../lib/fill.ts';
+import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
-import { startPeer } from '../lib/peer.ts';
+import { runPaced } from '../lib/paced.ts';
+import { type PeerAuth, startPeer } from '../lib/peer.ts';
 import { measured, type Row } from '../lib/report.ts';
 import { alternate, shedNote } from '../lib/rounds.ts';
-import { median } from '../lib/stats.ts';
+import { median, percentile } from '../lib/stats.ts';
+import { criticalLatencies } from './isolation-latency.ts';
 import type { Scenario } from './types.ts';
 
 /** The issuer every benched Herald signs with (bench/lib/herald.ts) and the default audience. */
@@ -18,11 +22,15 @@ const AUDIENCE = 'herald-api';
  * body, the same token (the peer verifies with Herald's key set) and 64 connections.
  */
 async function run(options: BenchOptions): Promise<Row[]> {
+  const rows = await ingestRounds(options);
+  return [...rows, ...(await criticalUnderBacklog(options))];
+}
+
+async function ingestRounds(options: BenchOptions): Promise<Row[]> {
   const { ingest, rounds } = options.sizes;
   const herald = await deploy('sqlite');
   try {
-    const jwks = await (await fetch(`${herald.urls[0]}/.well-known/jwks.json`)).json();
-    const peer = await startPeer({ jwks, issuer: ISSUER, audience: AUDIENCE });
+    const peer = await startPeer(await peerAuth(herald.urls[0] as string));
     try {
       await requireRoute(herald.api, 'POST', '/notifications', notification(), 'the notifications API');
       const load = {
@@ -62,6 +70,88 @@ async function run(options: BenchOptions): Promise<Row[]> {
     }
   } finally {
     await herald.stop();
+  }
+}
+
+/** The peer verifies Herald's tokens: Herald's key set, issuer and audience. */
+async function peerAuth(heraldUrl: string): Promise<PeerAuth> {
+  const jwks = await (await fetch(`${heraldUrl}/.well-known/jwks.json`)).json();
+  return { jwks, issuer: ISSUER, audience: AUDIENCE };
+}
+
+/** p50, p99 and max of a set of latencies, for a note. */
+const spread = (values: number[]) =>
+  `p50 ${percentile(values, 50)} ms, p99 ${percentile(values, 99)} ms, max ${Math.max(...values)} ms`;
+
+/**
+ * CRITICAL beside a LOW backlog, the same on both: N LOW queued (Herald: the batch endpoint;
+ * the peer: BullMQ addBulk), then one CRITICAL POST every `everyMs` from a separate process.
+ * Herald drains at its own pace, the peer through BullMQ's rate limiter at 2,000/s (a provider's
+ * rate limit, the usual setup). Latency: acceptance to the provider call (Herald: createdAt to
+ * the PROCESSING event; the peer: job.timestamp to the null provider's call).
+ */
+async function criticalUnderBacklog(options: BenchOptions): Promise<Row[]> {
+  const { everyMs, forMs } = options.sizes.isolation;
+  const backlog = Math.min(options.sizes.isolation.backlog, 200_000);
+  const paced = (url: string, auth: Record<string, string>) =>
+    runPaced({
+      url,
+      path: '/notifications',
+      headers: auth,
+      body: JSON.stringify(notification('CRITICAL')),
+      everyMs,
+      forMs,
+      collect: true,
+    });
+
+  const herald = await deploy('sqlite');
+  let heraldLatencies: number[];
+  let heraldNote: string;
+  let auth: PeerAuth;
+  try {
+    auth = await peerAuth(herald.urls[0] as string);
+    await fillBacklog(herald.api, backlog, 'LOW', 'peer: Herald backlog');
+    const critical = await paced(herald.urls[0] as string, herald.api.auth);
+    const lowLeft = (await queues(herald.api))
+      .filter((q) => q.priority === 'LOW')
+      .reduce((n, q) => n + q.depth, 0);
+    const latencies = await criticalLatencies(herald.api, critical);
+    heraldLatencies = latencies.values;
+    heraldNote = `Herald ${spread(heraldLatencies)}, ${lowLeft.toLocaleString('en-US')} LOW left at the end`;
+  } finally {
+    await herald.stop();
+  }
+
+  const peer = await startPeer(auth, 'limiter');
+  try {
+    progress(`peer: queueing ${backlog.toLocaleString('en-US')} LOW in the peer`);
+    await peer.preload(backlog, notification('LOW'));
+    const critical = await paced(peer.url, herald.api.auth);
+    if (critical.accepted.length === 0)
+      throw new Error(`peer accepted no CRITICAL: ${critical.failures.join('; ')}`);
+    const lowLeft = await peer.lowWaiting();
+    const deadline = Date.now() + 60_000;
+    let calls = peer.criticalLatencies();
+    while (critical.accepted.some((c) => !calls.has(c.id)) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      calls = peer.criticalLatencies();
+    }
+    const peerLatencies = critical.accepted.flatMap((c) => calls.get(c.id) ?? []);
+    const peerP99 = percentile(peerLatencies, 99);
+    const heraldP99 = percentile(heraldLatencies, 99);
+    const note =
+      `${backlog.toLocaleString('en-US')} LOW queued first, then one CRITICAL every ${everyMs} ms for ${forMs / 1000} s; ` +
+      `${heraldNote}; peer ${spread(peerLatencies)} (${peerLatencies.length} of ${critical.accepted.length} reached ` +
+      `its provider), ${lowLeft.toLocaleString('en-US')} LOW left at the end`;
+    return [
+      measured('peer', 'CRITICAL p99 beside a LOW backlog: Herald', heraldP99, 'ms', {
+        target: { bound: peerP99, better: 'lower', text: `below the peer's ${peerP99} ms` },
+        note,
+      }),
+      measured('peer', 'CRITICAL p99 beside a LOW backlog: peer', peerP99, 'ms'),
+    ];
+  } finally {
+    await peer.stop();
   }
 }
 
