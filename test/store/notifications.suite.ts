@@ -116,6 +116,24 @@ export function notificationStoreSuite(name: string, open: () => Promise<Store>)
       assert.equal(await store.notifications.findIdempotent('t2', 'k-1', T0 - DAY), null);
     });
 
+    it('keeps acceptance order in a long batch that mixes rows with and without idempotency keys', async () => {
+      const plain = (n: number) => Array.from({ length: n }, () => item({ tenant: 'mixed' }));
+      const keyed = item({ tenant: 'mixed', idempotencyKey: 'mix-1', requestHash: 'h' });
+      const replay = item({ tenant: 'mixed', idempotencyKey: 'mix-1', requestHash: 'h' });
+      const rows = [...plain(37), keyed, ...plain(3), replay, ...plain(20)];
+      const hits = await store.notifications.insertMany(rows, T0 - DAY);
+      assert.deepEqual(
+        hits.map((hit, i) => (hit ? i : -1)).filter((i) => i >= 0),
+        [41],
+      );
+      assert.equal(hits[41]?.record.id, keyed.id);
+      const stored = await store.notifications.list('mixed', {}, 100);
+      assert.deepEqual(
+        stored.map((n) => n.id).reverse(),
+        rows.filter((row) => row !== replay).map((row) => row.id),
+      );
+    });
+
     it('releases an idempotency key after its window', async () => {
       const old = item({ idempotencyKey: 'k-old', requestHash: 'h' });
       await store.notifications.insertMany([old], T0 - DAY);
