@@ -54,7 +54,7 @@ export async function dispatchOn(engine: Engine, options: BenchOptions): Promise
         perSecond,
         '/s',
         {
-          target: { bound: 10_000, better: 'higher', text: '>= 10,000/s' },
+          target: { bound: 30_000, better: 'higher', text: '>= 30,000/s' },
           note: engine === 'postgres' ? `${source}; ${postgresNote(2)}` : source,
         },
       ),

@@ -52,7 +52,11 @@ export async function ingestOn(engine: Engine, options: BenchOptions, apiOnly = 
     const p99 = median(result.herald.map((r) => r.latency.p99));
     return [
       measured(name, 'requests/s ratio to bare Fastify', median(result.ratios), 'x', {
-        target: { bound: 0.5, better: 'higher', text: '>= 0.5' },
+        // Issue 13: one process at half the bare server; two API processes on PostgreSQL at 0.4.
+        target:
+          engine === 'postgres'
+            ? { bound: 0.4, better: 'higher', text: '>= 0.4' }
+            : { bound: 0.5, better: 'higher', text: '>= 0.5' },
         note:
           `median of ${rounds} alternating rounds, ${ingest.connections} connections; per round: ` +
           `${result.ratios.map((r) => r.toFixed(3)).join(', ')}; ` +
@@ -62,7 +66,7 @@ export async function ingestOn(engine: Engine, options: BenchOptions, apiOnly = 
       measured(name, 'Herald requests/s', heraldRps, '/s'),
       measured(name, 'bare Fastify requests/s', bareRps, '/s'),
       measured(name, 'Herald p99 latency', p99, 'ms', {
-        target: { bound: 20, better: 'lower', text: '<= 20 ms' },
+        target: { bound: 10, better: 'lower', text: '<= 10 ms' },
       }),
     ];
   } finally {

@@ -64,7 +64,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
     const rejected = critical.sent - critical.accepted.length;
     return [
       measured('isolation', 'CRITICAL p99, acceptance to provider call', p99, 'ms', {
-        target: { bound: 10, better: 'lower', text: '<= 10 ms' },
+        target: { bound: 5, better: 'lower', text: '<= 5 ms' },
         note:
           `${latencies.values.length} of ${critical.sent} CRITICAL processed (${rejected} refused at ingest, ` +
           `${latencies.unprocessed} never processed); p50 ${percentile(latencies.values, 50)} ms, ` +
