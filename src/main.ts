@@ -131,10 +131,13 @@ export async function createDeps(
       dispatchThread: thread,
       metrics,
       ingest: createIngest({ ...core, wakeup, metrics, writer }),
-      renderer: createRenderer(
-        store,
-        createRenderPool({ threads: config.renderThreads, timeoutMs: config.renderTimeoutMs }),
-      ),
+      // With a dispatch thread the process's one render pool is there (previews go to it).
+      renderer:
+        thread?.renderer ??
+        createRenderer(
+          store,
+          createRenderPool({ threads: config.renderThreads, timeoutMs: config.renderTimeoutMs }),
+        ),
       reports: createReportService(store, clock),
     };
   } catch (error) {

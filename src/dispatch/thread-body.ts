@@ -5,10 +5,10 @@ import { createMetrics } from '../metrics.ts';
 import { createReportService } from '../notifications/reports.ts';
 import { createWakeup } from '../notifications/wakeup.ts';
 import { createStore } from '../store/create.ts';
-import { createRenderer } from '../templates/render.ts';
+import { createRenderer, RenderError } from '../templates/render.ts';
 import { createRenderPool } from '../templates/render-pool.ts';
 import { startDispatch } from './start.ts';
-import type { ThreadReply, ThreadRequest } from './thread.ts';
+import type { PreviewReply, ThreadReply, ThreadRequest } from './thread.ts';
 
 /**
  * The dispatch thread's side (thread.ts has the main thread's): its own store connection, render
@@ -49,6 +49,16 @@ try {
         wakeup.notify();
         return results;
       }
+      case 'preview':
+        try {
+          return {
+            content: await renderer.preview(request.template, request.variables),
+          } satisfies PreviewReply;
+        } catch (error) {
+          if (!(error instanceof RenderError)) throw error;
+          const { message, field, limit } = error;
+          return { renderError: { message, field, limit } } satisfies PreviewReply;
+        }
       case 'metrics':
         return metrics.registry.getMetricsAsJSON();
       case 'stop':

@@ -1,8 +1,11 @@
 import { Worker } from 'node:worker_threads';
+import type { Content } from '../channels.ts';
 import type { Config } from '../config/config.ts';
 import type { MetricsSnapshot } from '../metrics.ts';
 import type { WakeSignal } from '../notifications/wakeup.ts';
 import type { EncodedNotification, IdempotentHit } from '../store/port/notifications.ts';
+import type { TemplateRecord } from '../store/port/templates.ts';
+import { RenderError, type Renderer } from '../templates/render.ts';
 
 /**
  * The worker role in a thread of its own (docs/dispatch.md, "Threads"). With `npm start` the
@@ -19,6 +22,12 @@ export interface DispatchThread {
   insertMany(rows: EncodedNotification[], since: number): Promise<Array<IdempotentHit | undefined>>;
   /** Wakes the thread's worker (a redrive, a resumed queue, a commit made here). */
   wakeup: WakeSignal;
+  /**
+   * The process's one render pool lives in the thread: previews (POST /templates/{key}/preview)
+   * are rendered there too, so previews and sends share its threads and its reserve, as they
+   * do in one thread. Only `preview` is served; deliveries render inside the thread.
+   */
+  renderer: Renderer;
   /** The thread's metrics (sends, outcomes, pickup latency), for this process's /metrics. */
   metrics(): Promise<MetricsSnapshot>;
   /** Graceful stop of the worker: no more claims, in-flight sends finish or are released. */
@@ -30,10 +39,16 @@ export interface DispatchThread {
 /** What the main thread asks. Every request but `wake` is answered once, by id. */
 export type ThreadRequest =
   | { type: 'insert'; id: number; rows: EncodedNotification[]; since: number }
+  | { type: 'preview'; id: number; template: TemplateRecord; variables: Record<string, unknown> }
   | { type: 'metrics'; id: number }
   | { type: 'stop'; id: number }
   | { type: 'close'; id: number }
   | { type: 'wake' };
+
+/** A preview's answer: the content, or the render error (a class does not cross threads). */
+export type PreviewReply =
+  | { content: Content }
+  | { renderError: { message: string; field: string | undefined; limit: boolean } };
 
 /** What the thread answers: `started` once, then one reply per request. */
 export type ThreadReply =
@@ -108,6 +123,16 @@ export async function startDispatchThread(
   return {
     insertMany: (rows, since) => ask({ type: 'insert', id: nextId++, rows, since }),
     wakeup: { notify: () => worker.postMessage({ type: 'wake' } satisfies ThreadRequest) },
+    renderer: {
+      async preview(template, variables) {
+        const reply = await ask<PreviewReply>({ type: 'preview', id: nextId++, template, variables });
+        if ('content' in reply) return reply.content;
+        const { message, field, limit } = reply.renderError;
+        throw new RenderError(message, field, limit);
+      },
+      render: () => Promise.reject(new Error('deliveries are rendered in the dispatch thread')),
+      close: async () => undefined,
+    },
     metrics: () => ask({ type: 'metrics', id: nextId++ }),
     stop: () => ask({ type: 'stop', id: nextId++ }),
     async close() {

@@ -124,6 +124,29 @@ describe('the dispatch thread (npm start layout, one real process)', () => {
     assert.equal(new Set(answers.map((a) => a.id)).size, 1);
   });
 
+  it("previews in the dispatch thread's render pool, its render errors answered as on one thread", async () => {
+    assert.equal(
+      (
+        await call('POST', '/templates', {
+          key: 'loop',
+          channel: 'sms',
+          text: '{% for i in (1..n) %}{{ i }}{% endfor %}',
+        })
+      ).status,
+      201,
+    );
+    const fine = await call('POST', '/templates/loop/preview', { variables: { n: 3 } });
+    assert.equal(fine.status, 200);
+    assert.deepEqual(fine.body.content, { text: '123' });
+    const limit = await call('POST', '/templates/loop/preview', { variables: { n: 40_000_000 } });
+    assert.equal(limit.status, 422);
+    assert.equal(limit.body.code, 'RENDER_LIMIT');
+    assert.match(String(limit.body.detail), /a loop over 40000000 items is over the limit/);
+    const missing = await call('POST', '/templates/loop/preview', { variables: {} });
+    assert.equal(missing.status, 400);
+    assert.match(String(missing.body.detail), /undefined variable: n/);
+  });
+
   it("reports the dispatch thread's sends in the process's /metrics, and the process metrics once", async () => {
     const response = await fetch(`${api}/metrics`, { headers });
     assert.equal(response.status, 200);
