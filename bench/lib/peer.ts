@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
+import { freePort } from '../../test/helpers/ports.ts';
 // @ts-expect-error: the peer's plain JavaScript module has no type declarations
 import { JOB_OPTIONS, PRIORITY, QUEUE } from '../peer/queue.mjs';
 import { Unavailable } from './api.ts';
@@ -39,17 +40,6 @@ export interface PeerAuth {
   jwks: unknown;
   issuer: string;
   audience: string;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** redis-server's version, or Unavailable saying how to get it (`.ci/run` does not install it). */

@@ -1,11 +1,10 @@
-import { requireRoute } from '../lib/api.ts';
 import { startBare } from '../lib/bare.ts';
-import { notification } from '../lib/bodies.ts';
 import { deploy, type Engine, workerNote } from '../lib/deploy.ts';
+import { alternateIngest } from '../lib/ingest-rounds.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { postgresNote } from '../lib/postgres.ts';
 import { measured, type Row } from '../lib/report.ts';
-import { alternate, shedNote } from '../lib/rounds.ts';
+import { shedNote } from '../lib/rounds.ts';
 import { median } from '../lib/stats.ts';
 import type { Scenario } from './types.ts';
 
@@ -22,31 +21,7 @@ export async function ingestOn(engine: Engine, options: BenchOptions, apiOnly = 
   });
   const bare = await startBare();
   try {
-    const probe = await requireRoute(
-      herald.api,
-      'POST',
-      '/notifications',
-      notification(),
-      'the notifications API',
-    );
-    if (probe.status !== 201)
-      throw new Error(`POST /notifications: ${probe.status} ${JSON.stringify(probe.body)}`);
-    const load = {
-      method: 'POST' as const,
-      path: '/notifications',
-      headers: herald.api.auth,
-      body: JSON.stringify(notification()),
-      connections: ingest.connections,
-    };
-    const result = await alternate(
-      name,
-      rounds,
-      ingest.warmup,
-      ingest.round,
-      { ...load, urls: herald.urls },
-      { ...load, urls: [bare.url] },
-      { herald: 201, reference: 201 },
-    );
+    const result = await alternateIngest(name, herald, bare.url, options);
     const heraldRps = median(result.herald.map((r) => r.rps));
     const bareRps = median(result.reference.map((r) => r.rps));
     const p99 = median(result.herald.map((r) => r.latency.p99));

@@ -1,13 +1,14 @@
-import { queues, requireRoute } from '../lib/api.ts';
+import { queues } from '../lib/api.ts';
 import { notification } from '../lib/bodies.ts';
 import { deploy } from '../lib/deploy.ts';
 import { fillBacklog } from '../lib/fill.ts';
+import { alternateIngest } from '../lib/ingest-rounds.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { runPaced } from '../lib/paced.ts';
 import { type PeerAuth, startPeer } from '../lib/peer.ts';
 import { measured, type Row } from '../lib/report.ts';
-import { alternate, shedNote } from '../lib/rounds.ts';
+import { shedNote } from '../lib/rounds.ts';
 import { median, percentile } from '../lib/stats.ts';
 import { criticalLatencies } from './isolation-latency.ts';
 import type { Scenario } from './types.ts';
@@ -32,24 +33,7 @@ async function ingestRounds(options: BenchOptions): Promise<Row[]> {
   try {
     const peer = await startPeer(await peerAuth(herald.urls[0] as string));
     try {
-      await requireRoute(herald.api, 'POST', '/notifications', notification(), 'the notifications API');
-      const load = {
-        method: 'POST' as const,
-        path: '/notifications',
-        headers: herald.api.auth,
-        body: JSON.stringify(notification()),
-        connections: ingest.connections,
-      };
-      const result = await alternate(
-        'peer',
-        rounds,
-        ingest.warmup,
-        ingest.round,
-        { ...load, urls: herald.urls },
-        { ...load, urls: [peer.url] },
-        { herald: 201, reference: 201 },
-        'peer',
-      );
+      const result = await alternateIngest('peer', herald, peer.url, options, 'peer');
       const heraldRps = median(result.herald.map((r) => r.rps));
       const peerRps = median(result.reference.map((r) => r.rps));
       return [

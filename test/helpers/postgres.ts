@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
+import { freePort } from './ports.ts';
 import { ensurePostgresUser, loadEmbeddedPostgres } from './postgres-binaries.ts';
 
 /**
@@ -25,19 +25,6 @@ export interface PostgresServer {
 }
 
 const EXTERNAL_URL_VARIABLE = 'HERALD_TEST_DATABASE_URL';
-
-/** A TCP port free right now on 127.0.0.1 (the server binds it a moment later; start retries on a clash). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Server flags for a throwaway test cluster. Durability is off (fsync, full page writes): a test
