@@ -99,11 +99,7 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
 }
 
 /** Opens the store and builds, once, every part the roles share. */
-export async function createDeps(
-  config: Config,
-  clock: Clock = systemClock,
-  onThreadExit: (error: Error) => void = defaultThreadExit,
-): Promise<HeraldDeps> {
+export async function createDeps(config: Config, clock: Clock = systemClock): Promise<HeraldDeps> {
   const threaded = wantsDispatchThread(config);
   const store = await createStore(config, { claims: !threaded });
   let thread: DispatchThread | undefined;
@@ -114,7 +110,7 @@ export async function createDeps(
     await bootstrapAdmin(store.auth, clock, config.auth.adminEmail, config.auth.adminPassword);
     // The worker role runs in its own thread when this process also serves HTTP (the store has
     // been migrated above, before the thread opens its connection); else here, if asked for.
-    if (threaded) thread = await startDispatchThread(config, onThreadExit);
+    if (threaded) thread = await startDispatchThread(config, stopOnThreadExit);
     const wakeup: Wakeup = thread ? { ...createWakeup(), notify: thread.wakeup.notify } : createWakeup();
     // Ingest in other processes wakes this worker through the database (PostgreSQL NOTIFY);
     // the subscription ends with the store's connections (a dispatch thread subscribes on its own).
@@ -153,7 +149,7 @@ export async function createDeps(
  * notifications it can no longer commit or deliver: stop it, so that its supervisor restarts it.
  * What was accepted is in the database, and leases the thread held expire and are retried.
  */
-function defaultThreadExit(error: Error): void {
+function stopOnThreadExit(error: Error): void {
   console.error(`Herald: ${error.message}; stopping`);
   process.exit(1);
 }

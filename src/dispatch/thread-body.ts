@@ -24,7 +24,8 @@ const post = (reply: ThreadReply) => port.postMessage(reply);
 try {
   const store = await createStore(config);
   const wakeup = createWakeup();
-  if (store.kind === 'postgres') await store.wakeups.subscribe(() => wakeup.notify());
+  // Ingest in other processes wakes this worker through the database (silent on SQLite).
+  await store.wakeups.subscribe(() => wakeup.notify());
   const renderer = createRenderer(
     store,
     createRenderPool({ threads: config.renderThreads, timeoutMs: config.renderTimeoutMs }),

@@ -16,7 +16,7 @@ const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
  * ready), and peak RSS with 1M queued fell from 320 MB (64 MiB cache) to 261 MB. A connection
  * that never claims (the main thread's, beside a dispatch thread) needs far less.
  */
-export const QUEUE_CACHE_MIB = 32;
+const QUEUE_CACHE_MIB = 32;
 export const READER_CACHE_MIB = 8;
 
 /**
