@@ -1,7 +1,11 @@
 #!/usr/bin/env node
-// Runs Herald's TypeScript sources through tsx's loader, so there is no build step to forget.
-import { register } from 'tsx/esm/api';
+// The `herald` command runs the compiled sources in dist/ (built by `npm run build`, which
+// `npm install` runs through `prepare`) with plain node.
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../src/cli/main.ts');
-process.exitCode = await main(process.argv.slice(2), process.env);
+const entry = new URL('../dist/cli/run.js', import.meta.url);
+if (!existsSync(entry)) {
+  console.error('Herald is not built: dist/ is missing. Run `npm run build` (npm install runs it).');
+  process.exit(1);
+}
+await import(entry.href);

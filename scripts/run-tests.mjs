@@ -25,6 +25,11 @@ function extraCaCerts() {
   return bundle;
 }
 
+// Tests that start Herald as a user does (`node bin/herald.js start`) run the compiled dist/:
+// compile the current sources first, so that they never test a stale build.
+const build = spawnSync(process.execPath, ['scripts/build.mjs', '--server'], { stdio: 'inherit' });
+if (build.status !== 0) process.exit(build.status ?? 1);
+
 const filters = process.argv.slice(2);
 const files = find('test')
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))

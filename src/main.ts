@@ -110,7 +110,8 @@ export async function createDeps(config: Config, clock: Clock = systemClock): Pr
     await bootstrapAdmin(store.auth, clock, config.auth.adminEmail, config.auth.adminPassword);
     // The worker role runs in its own thread when this process also serves HTTP (the store has
     // been migrated above, before the thread opens its connection); else here, if asked for.
-    if (threaded) thread = await startDispatchThread(config, stopOnThreadExit);
+    // startHerald waits for `thread.started` before listening: the API is built meanwhile.
+    if (threaded) thread = startDispatchThread(config, stopOnThreadExit);
     const wakeup: Wakeup = thread ? { ...createWakeup(), notify: thread.wakeup.notify } : createWakeup();
     // Ingest in other processes wakes this worker through the database (PostgreSQL NOTIFY);
     // the subscription ends with the store's connections (a dispatch thread subscribes on its own).
@@ -195,6 +196,9 @@ export async function startHerald(config: Config, clock: Clock = systemClock): P
     const roles = new Set(config.roles);
     if (roles.has('api') || roles.has('auth')) {
       const api = await buildApi(deps);
+      closers.push(() => api.close());
+      await api.ready();
+      await deps.dispatchThread?.started;
       await api.listen({ host: config.host, port: config.apiPort });
       if (roles.has('auth') && !config.keyEncryptionSecret) {
         api.log.warn(
@@ -203,12 +207,12 @@ export async function startHerald(config: Config, clock: Clock = systemClock): P
       }
       herald.api = api;
       herald.apiUrl = listenUrl(api);
-      closers.push(() => api.close());
     }
     // worker role: the scheduler starts here and is stopped (gracefully) by a closer. Closers run
     // in reverse, so the worker stops before the API; in-flight sends finish or are released.
     if (deps.dispatchThread) {
       const thread = deps.dispatchThread;
+      await thread.started;
       closers.push(() => thread.stop());
     } else if (roles.has('worker')) {
       const dispatch = await startDispatch(deps);

@@ -4,4 +4,4 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('./thread-body.ts');
+await import('./thread-entry.ts');

@@ -11,7 +11,7 @@ import { RenderError, type Renderer } from '../templates/render.ts';
  * The worker role in a thread of its own (docs/dispatch.md, "Threads"). With `npm start` the
  * HTTP roles keep the main thread and the scheduler, its providers and (on SQLite) the one
  * writer of new notifications run here, on the second core. This module is the main thread's
- * side; thread-body.ts is the thread's.
+ * side; thread-entry.ts is the thread's.
  */
 export interface DispatchThread {
   /**
@@ -30,6 +30,11 @@ export interface DispatchThread {
   renderer: Renderer;
   /** The thread's metrics (sends, outcomes, pickup latency), for this process's /metrics. */
   metrics(): Promise<MetricsSnapshot>;
+  /**
+   * Resolves once the thread's worker runs; rejects if the thread could not start. The handle is
+   * usable before (messages wait for the thread), so the API is built while the thread loads.
+   */
+  started: Promise<void>;
   /** Graceful stop of the worker: no more claims, in-flight sends finish or are released. */
   stop(): Promise<void>;
   /** Closes the thread's store and ends the thread (after the API has committed its last rows). */
@@ -66,13 +71,11 @@ export function wantsDispatchThread(config: Config): boolean {
 }
 
 /**
- * Starts the thread and resolves once its worker runs. `onExit` is told if the thread ends
- * before `close()` (a crash there): the process can no longer deliver, and should stop.
+ * Starts the thread; `started` resolves once its worker runs. `onExit` is told if the thread
+ * ends after it started and before `close()` (a crash there): the process can no longer deliver,
+ * and should stop.
  */
-export async function startDispatchThread(
-  config: Config,
-  onExit: (error: Error) => void,
-): Promise<DispatchThread> {
+export function startDispatchThread(config: Config, onExit: (error: Error) => void): DispatchThread {
   const worker = new Worker(ENTRY, {
     workerData: { config },
     // A small young generation: the thread's objects are short-lived rows and completions, and
@@ -82,6 +85,8 @@ export async function startDispatchThread(
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
   let nextId = 1;
   let closing = false;
+  let running = false;
+  let ended: Error | undefined;
 
   const failAll = (error: Error) => {
     for (const w of waiting.values()) w.reject(error);
@@ -89,8 +94,10 @@ export async function startDispatchThread(
   };
   const started = new Promise<void>((resolve, reject) => {
     worker.on('message', (message: ThreadReply) => {
-      if (message.type === 'started') resolve();
-      else if (message.type === 'failed') reject(message.error);
+      if (message.type === 'started') {
+        running = true;
+        resolve();
+      } else if (message.type === 'failed') reject(message.error);
       else {
         const w = waiting.get(message.id);
         waiting.delete(message.id);
@@ -101,21 +108,18 @@ export async function startDispatchThread(
     worker.on('error', reject);
     worker.on('exit', (code) => {
       const error = new Error(`the dispatch thread ended (exit code ${code})`);
+      ended = error;
       reject(error);
       failAll(error);
-      if (!closing) onExit(error);
+      if (running && !closing) onExit(error);
     });
   });
-  try {
-    await started;
-  } catch (error) {
-    closing = true;
-    await worker.terminate();
-    throw error;
-  }
+  // A thread that failed to start is ended here; the caller sees the error through `started`.
+  started.catch(() => worker.terminate());
 
   const ask = <T>(request: Exclude<ThreadRequest, { type: 'wake' }>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
+      if (ended) return reject(ended);
       waiting.set(request.id, { resolve: resolve as (value: unknown) => void, reject });
       worker.postMessage(request);
     });
@@ -133,10 +137,12 @@ export async function startDispatchThread(
       render: () => Promise.reject(new Error('deliveries are rendered in the dispatch thread')),
       close: async () => undefined,
     },
+    started,
     metrics: () => ask({ type: 'metrics', id: nextId++ }),
     stop: () => ask({ type: 'stop', id: nextId++ }),
     async close() {
       closing = true;
+      if (ended) return;
       await ask({ type: 'close', id: nextId++ });
       await worker.terminate();
     },

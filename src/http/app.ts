@@ -38,7 +38,13 @@ export async function buildApp(spec: AppSpec, options: FastifyServerOptions = {}
     return503OnClosing: true,
     ...serverLimits(spec.requestTimeoutMs),
     ajv: {
-      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
+      customOptions: {
+        removeAdditional: false,
+        coerceTypes: 'array',
+        useDefaults: true,
+        allErrors: false,
+        validateSchema: false,
+      },
     },
     ...options,
   }).withTypeProvider<TypeBoxTypeProvider>();

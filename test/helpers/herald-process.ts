@@ -19,7 +19,7 @@ export interface HeraldProcess {
 }
 
 /**
- * Runs `node bin/herald.js <args>` with `env` on top of this process's environment, waiting for
+ * Runs `node bin/herald.js <args>` (or another `bin`, e.g. an installed package's) with `env` on top of this process's environment, waiting for
  * `herald start` to print its "Herald running" line (up to `timeoutMs`). A process that exits or
  * stays silent fails with its own output in the message, so a missing role reads clearly.
  */
@@ -27,8 +27,9 @@ export async function startHeraldProcess(
   name: string,
   env: Record<string, string>,
   timeoutMs = 60_000,
+  bin = BIN,
 ): Promise<HeraldProcess> {
-  const child = spawn(process.execPath, [BIN, 'start'], {
+  const child = spawn(process.execPath, [bin, 'start'], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -17,7 +17,7 @@ import type { PreviewReply, ThreadReply, ThreadRequest } from './thread.ts';
  * the process goes through one connection and never waits on SQLite's busy handler.
  */
 const port = parentPort;
-if (!port) throw new Error('thread-body.ts runs in a worker thread');
+if (!port) throw new Error('thread-entry.ts runs in a worker thread');
 const { config } = workerData as { config: Config };
 const post = (reply: ThreadReply) => port.postMessage(reply);
 
