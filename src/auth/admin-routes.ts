@@ -65,7 +65,15 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
 
   app.post(
     '/admin/users',
-    { config: admin, schema: { tags: ['admin'], body: CreateUserBody, response: { 201: UserView } } },
+    {
+      config: admin,
+      schema: {
+        tags: ['admin'],
+        summary: 'Create a user',
+        body: CreateUserBody,
+        response: { 201: UserView },
+      },
+    },
     async (request, reply) => {
       const tenant = targetTenant(request.principal, request.body.tenant);
       try {
@@ -85,6 +93,7 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
       config: admin,
       schema: {
         tags: ['admin'],
+        summary: 'List users',
         querystring: TenantQuery,
         response: { 200: Type.Object({ items: Type.Array(UserView) }) },
       },
@@ -96,7 +105,15 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
 
   app.post(
     '/admin/users/:id/disable',
-    { config: admin, schema: { tags: ['admin'], params: IdParams, response: { 200: UserView } } },
+    {
+      config: admin,
+      schema: {
+        tags: ['admin'],
+        summary: 'Disable a user: it can no longer log in or refresh',
+        params: IdParams,
+        response: { 200: UserView },
+      },
+    },
     async (request) => {
       const user = await visibleUser(request.principal, request.params.id);
       await disableUser(store, deps.clock, user.id);
@@ -128,6 +145,7 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
       config: admin,
       schema: {
         tags: ['admin'],
+        summary: 'Create a service client; its secret is shown once',
         body: CreateClientBody,
         response: { 201: Type.Composite([ClientView, Type.Object({ client_secret: Type.String() })]) },
       },
@@ -187,6 +205,7 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
       config: admin,
       schema: {
         tags: ['admin'],
+        summary: 'List service clients',
         querystring: TenantQuery,
         response: { 200: Type.Object({ items: Type.Array(ClientView) }) },
       },

@@ -3,15 +3,19 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
+import { VERSION } from '../version.ts';
 import { installErrorHandler } from './error-handler.ts';
 import { loggerOptions } from './logger.ts';
 import { refuseNul } from './nul.ts';
+import { openapiOptions } from './openapi.ts';
 import { hardenServer, serverLimits } from './server-options.ts';
 import type { App, Routes } from './types.ts';
 
 /** What the API/auth app is built from: its route modules (dependencies bound) and how to protect them. */
 export interface AppSpec {
   logLevel: string;
+  /** HERALD_PUBLIC_URL: the document's server. */
+  publicUrl?: string;
   bodyLimit: number;
   /** HERALD_REQUEST_TIMEOUT_MS: headers and body must arrive within it. */
   requestTimeoutMs: number;
@@ -58,23 +62,14 @@ export async function buildApp(spec: AppSpec, options: FastifyServerOptions = {}
   installErrorHandler(app);
   // JSON only: a text/plain body is a wrong content type (415), not a string to validate.
   app.removeContentTypeParser('text/plain');
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Herald',
-        version: '0.1.0',
-        description: 'Notification delivery with stateless JWT auth.',
-      },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-    },
-  });
+  await app.register(swagger, openapiOptions(spec.publicUrl, VERSION));
   await app.register(swaggerUi, { routePrefix: '/docs' });
   for (const routes of spec.public) await routes(app);
   await app.register(async (scope) => {
     spec.protect(scope as App);
     scope.addHook('onRoute', (route) => {
-      route.schema = { ...route.schema, security: [{ bearer: [] }] };
+      const scopes = route.config?.scope ? [route.config.scope] : [];
+      route.schema = { ...route.schema, security: [{ bearer: [] }, { clientCredentials: scopes }] };
     });
     for (const routes of spec.protected) await routes(scope as App);
   });

@@ -6,7 +6,19 @@ export function metricsRoutes(metrics: Metrics): Routes {
   return (app) => {
     app.get(
       '/metrics',
-      { config: { scope: 'admin' }, schema: { tags: ['ops'], summary: 'Prometheus metrics' } },
+      {
+        config: { scope: 'admin' },
+        schema: {
+          tags: ['ops'],
+          summary: 'Prometheus metrics',
+          response: {
+            200: {
+              description: 'The Prometheus text exposition format',
+              content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } },
+            },
+          },
+        },
+      },
       async (_request, reply) => {
         reply.type(metrics.registry.contentType);
         return metrics.exposition();

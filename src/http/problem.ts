@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AuthChallenge, ErrorCode, FieldError, HeraldError } from '../errors.ts';
 
@@ -49,6 +50,23 @@ const TITLE: Record<ErrorCode, string> = {
   WEBHOOK_SIGNATURE_INVALID: 'Invalid webhook signature',
   INTERNAL: 'Internal server error',
 };
+
+/** The RFC 9457 body every error answer carries, as the OpenAPI document describes it. */
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ format: 'uri' }),
+    title: Type.String(),
+    status: Type.Integer({ minimum: 400, maximum: 599 }),
+    detail: Type.String(),
+    code: Type.Union(Object.keys(STATUS).map((code) => Type.Literal(code))),
+    errors: Type.Optional(
+      Type.Array(
+        Type.Object({ path: Type.String(), message: Type.String() }, { additionalProperties: true }),
+      ),
+    ),
+  },
+  { title: 'Problem', additionalProperties: true },
+);
 
 /** The RFC 9457 body every error answer carries. */
 export interface Problem {

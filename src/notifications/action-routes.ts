@@ -2,7 +2,7 @@ import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import { notificationNotFound } from './read-routes.ts';
-import { NotificationIdParam } from './schemas.ts';
+import { NotificationDetail, NotificationIdParam } from './schemas.ts';
 import { detailView } from './view.ts';
 import type { WakeSignal } from './wakeup.ts';
 
@@ -12,7 +12,15 @@ export const notificationActionRoutes: RouteModule<CoreDeps & { wakeup: WakeSign
   const action = (path: string, scope: string, summary: string, run: 'cancel' | 'redrive', wrong: string) =>
     app.post(
       path,
-      { config: { scope }, schema: { tags: ['notifications'], summary, params: NotificationIdParam } },
+      {
+        config: { scope },
+        schema: {
+          tags: ['notifications'],
+          summary,
+          params: NotificationIdParam,
+          response: { 200: NotificationDetail },
+        },
+      },
       async (request) => {
         const { tenant } = request.principal;
         const outcome = await store.notifications[run](tenant, request.params.id, clock.now());

@@ -4,7 +4,7 @@ import { HeraldError } from '../errors.ts';
 import { numericCursor, pageOf } from '../http/page.ts';
 import type { RouteModule } from '../http/types.ts';
 import { CHANNELS, type Channel, PRIORITIES, type Priority, STATUSES, type Status } from './model.ts';
-import { NotificationIdParam } from './schemas.ts';
+import { NotificationDetail, NotificationIdParam, NotificationPage } from './schemas.ts';
 import { detailView, etagOf, matchesEtag, summaryView } from './view.ts';
 
 const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
@@ -50,6 +50,10 @@ export const notificationReadRoutes: RouteModule<CoreDeps> = (app, deps) => {
         tags: ['notifications'],
         summary: 'Status and events; ETag for cheap polling',
         params: NotificationIdParam,
+        response: {
+          200: NotificationDetail,
+          304: { description: 'Unchanged since the ETag in If-None-Match', type: 'null' },
+        },
       },
     },
     async (request, reply) => {
@@ -71,6 +75,7 @@ export const notificationReadRoutes: RouteModule<CoreDeps> = (app, deps) => {
         tags: ['notifications'],
         summary: 'Newest first, filtered, cursor-paginated',
         querystring: ListQuery,
+        response: { 200: NotificationPage },
       },
     },
     async (request) => {

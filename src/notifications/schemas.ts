@@ -1,7 +1,8 @@
-import { type TObject, type TProperties, Type } from '@sinclair/typebox';
+import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { CHANNELS } from '../channels.ts';
 import { TemplateKey } from '../templates/key.ts';
-import { PRIORITIES } from './model.ts';
+import { PRIORITIES, STATUSES } from './model.ts';
 
 // Schemas of one notification body, one per channel (push has two recipient forms). Compiled
 // once with TypeBox's compiler: a Check is a few property tests, which the batch endpoint's
@@ -101,6 +102,60 @@ export const Accepted = Type.Object({
   channel: Type.String(),
   priority: Type.String(),
   createdAt: Type.String(),
+});
+
+const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Time = Type.String({ format: 'date-time' });
+
+/** Rendered (or template) content as the API shows it (channels.ts Content). */
+export const ContentView = Type.Object({
+  subject: Type.Optional(Type.String()),
+  text: Type.Optional(Type.String()),
+  html: Type.Optional(Type.String()),
+  title: Type.Optional(Type.String()),
+  body: Type.Optional(Type.String()),
+  data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+/** A notification as GET /notifications lists it (view.ts summaryView): recipient masked. */
+export const NotificationSummary = Type.Object({
+  notificationId: Type.String(),
+  status: Type.Union(STATUSES.map((s) => Type.Literal(s))),
+  channel: Type.Union(CHANNELS.map((c) => Type.Literal(c))),
+  priority: Type.Union(PRIORITIES.map((p) => Type.Literal(p))),
+  recipient: Type.Record(Type.String(), Type.Unknown(), { description: 'masked' }),
+  template: nullable(Type.String()),
+  templateVersion: nullable(Type.Integer()),
+  metadata: Type.Unknown(),
+  attempts: Type.Integer(),
+  createdAt: Time,
+  updatedAt: Time,
+  scheduledAt: nullable(Time),
+  expiresAt: nullable(Time),
+  nextAttemptAt: nullable(Time),
+  provider: nullable(Type.String()),
+  providerMessageId: nullable(Type.String()),
+});
+
+/** One event of a notification's history, oldest first. */
+const NotificationEvent = Type.Object({
+  type: Type.String(),
+  at: Time,
+  attempt: Type.Optional(Type.Integer()),
+  provider: Type.Optional(Type.String()),
+  detail: Type.Optional(Type.String()),
+  source: Type.Optional(Type.String()),
+});
+
+/** GET /notifications/{id}: the summary and every event (view.ts detailView). */
+export const NotificationDetail = Type.Composite([
+  NotificationSummary,
+  Type.Object({ events: Type.Array(NotificationEvent) }),
+]);
+
+export const NotificationPage = Type.Object({
+  items: Type.Array(NotificationSummary),
+  nextCursor: nullable(Type.String()),
 });
 
 /** `:id` of one notification. No length bound: any unknown ID, however long, answers 404 like every other. */

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { maskRecipient } from './mask.ts';
 import type { EventRecord, NotificationRecord } from './model.ts';
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const iso = (ms: number) => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 /** The 201 body of POST /notifications (and its idempotent replay). */
 export function acceptedView(n: Pick<NotificationRecord, 'id' | 'channel' | 'priority' | 'createdAt'>) {
@@ -11,7 +12,7 @@ export function acceptedView(n: Pick<NotificationRecord, 'id' | 'channel' | 'pri
     status: 'QUEUED',
     channel: n.channel,
     priority: n.priority,
-    createdAt: new Date(n.createdAt).toISOString(),
+    createdAt: iso(n.createdAt),
   };
 }
 
@@ -29,9 +30,9 @@ export function summaryView(n: NotificationRecord) {
     attempts: n.attempts,
     createdAt: iso(n.createdAt),
     updatedAt: iso(n.updatedAt),
-    scheduledAt: iso(n.scheduledAt),
-    expiresAt: iso(n.expiresAt),
-    nextAttemptAt: iso(n.nextAttemptAt),
+    scheduledAt: isoOrNull(n.scheduledAt),
+    expiresAt: isoOrNull(n.expiresAt),
+    nextAttemptAt: isoOrNull(n.nextAttemptAt),
     provider: n.provider,
     providerMessageId: n.providerMessageId,
   };

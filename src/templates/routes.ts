@@ -4,6 +4,7 @@ import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import { pageOf, textCursor } from '../http/page.ts';
 import type { RouteModule } from '../http/types.ts';
+import { ContentView } from '../notifications/schemas.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
 import { TEMPLATE_KEY, TemplateKey } from './key.ts';
 import { RenderError, type Renderer } from './render.ts';
@@ -26,6 +27,25 @@ const PreviewBody = Type.Object(
   strict,
 );
 const KeyParam = Type.Object({ key: TemplateKey });
+/** A template as the API shows it (view below). */
+const TemplateView = Type.Object({
+  key: Type.String(),
+  channel: ChannelSchema,
+  version: Type.Integer(),
+  ...ContentView.properties,
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+const TemplateList = Type.Object({
+  items: Type.Array(TemplateView),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+const Preview = Type.Object({
+  key: Type.String(),
+  channel: ChannelSchema,
+  version: Type.Integer(),
+  content: ContentView,
+});
 const ListQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
@@ -63,7 +83,12 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer }> = (a
   const write = { config: { scope: 'templates:write' } };
   const tags = ['templates'];
 
-  app.post('/templates', { ...write, schema: { tags, body: CreateBody } }, async (request, reply) => {
+  const created = {
+    summary: 'Create a template (version 1)',
+    body: CreateBody,
+    response: { 201: TemplateView },
+  };
+  app.post('/templates', { ...write, schema: { tags, ...created } }, async (request, reply) => {
     const { key, channel } = request.body;
     const content = check(channel as Channel, request.body);
     const created = await store.templates.create(
@@ -77,7 +102,8 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer }> = (a
     return reply.code(201).header('location', `/templates/${key}`).send(view(created));
   });
 
-  app.get('/templates', { ...read, schema: { tags, querystring: ListQuery } }, async (request) => {
+  const list = { summary: 'List templates by key', querystring: ListQuery, response: { 200: TemplateList } };
+  app.get('/templates', { ...read, schema: { tags, ...list } }, async (request) => {
     const limit = request.query.limit ?? 50;
     const after = cursor.decode(request.query.cursor) ?? '';
     const items = await store.templates.list(request.principal.tenant, limit + 1, after);
@@ -85,7 +111,8 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer }> = (a
     return { items: page.map(view), nextCursor };
   });
 
-  app.get('/templates/:key', { ...read, schema: { tags, params: KeyParam } }, async (request) => {
+  const one = { summary: "A template's current version", params: KeyParam, response: { 200: TemplateView } };
+  app.get('/templates/:key', { ...read, schema: { tags, ...one } }, async (request) => {
     const found = await store.templates.get(request.principal.tenant, request.params.key);
     if (!found) throw notFound(request.params.key);
     return view(found);
@@ -93,7 +120,16 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer }> = (a
 
   app.put(
     '/templates/:key',
-    { ...write, schema: { tags, params: KeyParam, body: UpdateBody } },
+    {
+      ...write,
+      schema: {
+        tags,
+        summary: 'Save a new version; notifications accepted earlier keep theirs',
+        params: KeyParam,
+        body: UpdateBody,
+        response: { 200: TemplateView },
+      },
+    },
     async (request) => {
       const { tenant } = request.principal;
       const { key } = request.params;
@@ -108,15 +144,25 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer }> = (a
     },
   );
 
-  app.delete('/templates/:key', { ...write, schema: { tags, params: KeyParam } }, async (request, reply) => {
+  const remove = { summary: 'Delete a template', params: KeyParam, response: { 204: Type.Null() } };
+  app.delete('/templates/:key', { ...write, schema: { tags, ...remove } }, async (request, reply) => {
     const deleted = await store.templates.delete(request.principal.tenant, request.params.key);
     if (!deleted) throw notFound(request.params.key);
-    return reply.code(204).send();
+    return reply.code(204).send(null);
   });
 
   app.post(
     '/templates/:key/preview',
-    { ...read, schema: { tags, params: KeyParam, body: PreviewBody } },
+    {
+      ...read,
+      schema: {
+        tags,
+        summary: 'Render a template with sample variables (422 RENDER_LIMIT past the limits)',
+        params: KeyParam,
+        body: PreviewBody,
+        response: { 200: Preview },
+      },
+    },
     async (request) => {
       const found = await store.templates.get(request.principal.tenant, request.params.key);
       if (!found) throw notFound(request.params.key);

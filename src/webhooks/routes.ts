@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import type { App, RouteModule } from '../http/types.ts';
@@ -45,10 +46,21 @@ const header = (value: string | string[] | undefined) => (Array.isArray(value) ?
 const isForm = (contentType: string | undefined) =>
   /^application\/x-www-form-urlencoded/i.test(contentType ?? '');
 
+/** What a webhook call did with its reports (ReportService outcomes), and how many it ignored. */
+const Outcomes = Type.Object({
+  applied: Type.Integer(),
+  unchanged: Type.Integer(),
+  pending: Type.Integer(),
+  duplicate: Type.Integer(),
+  dropped: Type.Integer(),
+  ignored: Type.Optional(Type.Integer()),
+});
+
 const docs = (summary: string) => ({
   schema: {
     tags: ['webhooks'],
     summary,
+    response: { 200: Outcomes },
     description:
       'Authenticated by the provider signature, not a bearer token. 401 when it is bad or missing.',
   },

@@ -5,6 +5,7 @@ import type { CoreDeps } from '../../deps.ts';
 import { numericCursor, pageOf } from '../../http/page.ts';
 import type { RouteModule } from '../../http/types.ts';
 import { maskRecipient } from '../../notifications/mask.ts';
+import { ContentView } from '../../notifications/schemas.ts';
 
 const Query = Type.Object(
   {
@@ -15,6 +16,19 @@ const Query = Type.Object(
   },
   { additionalProperties: false },
 );
+
+const SandboxPage = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      notificationId: Type.String(),
+      channel: Type.Union(CHANNELS.map((c) => Type.Literal(c))),
+      recipient: Type.Record(Type.String(), Type.Unknown(), { description: 'masked' }),
+      content: ContentView,
+      at: Type.String({ format: 'date-time' }),
+    }),
+  ),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
 
 /** The id of the last message shown. */
 const cursor = numericCursor('m');
@@ -29,7 +43,12 @@ export const sandboxRoutes: RouteModule<CoreDeps> = (app, deps) => {
     '/admin/sandbox',
     {
       config: { scope: 'admin' },
-      schema: { tags: ['admin'], summary: 'Messages delivered by the sandbox providers', querystring: Query },
+      schema: {
+        tags: ['admin'],
+        summary: 'Messages delivered by the sandbox providers',
+        querystring: Query,
+        response: { 200: SandboxPage },
+      },
     },
     async (request) => {
       const q = request.query as {
