@@ -1,5 +1,6 @@
 import { runClients } from './clients.ts';
 import { runKeys } from './keys.ts';
+import { runOpenapi } from './openapi.ts';
 import { runQueues } from './queues.ts';
 import { runStart } from './start.ts';
 import { runUsers } from './users.ts';
@@ -17,6 +18,7 @@ const USAGE = `Usage: herald <command>
   clients list [--tenant T]
   keys rotate | list | remove --kid K
   queues pause|resume [--priority P] [--channel C]
+  openapi                                 print the OpenAPI document (JSON)
 
 Configuration comes from the environment (see README.md).`;
 
@@ -26,6 +28,7 @@ const commands: Record<string, Command> = {
   clients: runClients,
   keys: runKeys,
   queues: runQueues,
+  openapi: runOpenapi,
 };
 
 /** Entry point of the `herald` binary. */

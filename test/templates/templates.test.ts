@@ -118,7 +118,9 @@ describe('templates API', () => {
 describe('pinned template versions at delivery', () => {
   let t: T;
   before(async () => {
-    t = await notificationsApp();
+    // A roomier render deadline than the default 100 ms, so that on a busy machine each limit
+    // case reaches its own limit (a loop's length, the output size) before the time limit.
+    t = await notificationsApp({ HERALD_RENDER_TIMEOUT_MS: '2000' });
   });
   after(() => t.close());
 
