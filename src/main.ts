@@ -160,6 +160,7 @@ export function buildApi(deps: HeraldDeps, options: Parameters<typeof buildApp>[
   return buildApp(
     {
       logLevel: deps.config.logLevel,
+      logFormat: deps.config.logFormat,
       publicUrl: deps.config.publicUrl,
       bodyLimit: deps.config.bodyLimit,
       requestTimeoutMs: deps.config.requestTimeoutMs,

@@ -3,16 +3,20 @@ import { createClientSecrets } from '../auth/client-secrets.ts';
 import { SCOPES } from '../auth/principal.ts';
 import { parseOptions, row, runCli, UsageError } from './support.ts';
 
-const USAGE = `Usage:
+export const CLIENTS_HELP = `Usage:
   herald clients add --name N --scopes "s1 s2" [--tenant T]
   herald clients list [--tenant T]
   herald clients rotate --id ID     (prints a new secret; the old one is refused from then on)
   herald clients disable --id ID    (no more tokens for it)
-Scopes: ${SCOPES.join(', ')}`;
+Scopes: ${SCOPES.join(', ')}
+
+Examples:
+  herald clients add --name billing --scopes "notifications:send notifications:read"
+  herald clients rotate --id 0193…   (then give the service its new secret)`;
 
 /** `herald clients add|list|rotate|disable`: service clients for the client-credentials grant. */
 export function runClients(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  return runCli(env, USAGE, async ({ config, store, clock, out }) => {
+  return runCli(env, CLIENTS_HELP, async ({ config, store, clock, out }) => {
     const [action, ...rest] = args;
     const { values } = parseOptions(rest, OPTIONS);
     const secrets = createClientSecrets(store.auth, clock, config.keyEncryptionSecret);

@@ -2,14 +2,18 @@ import { parseArgs } from 'node:util';
 import { configuredKeyring } from '../auth/service.ts';
 import { row, runCli, UsageError } from './support.ts';
 
-const USAGE = `Usage:
+export const KEYS_HELP = `Usage:
   herald keys rotate          make a new signing key; the old one stays published until its tokens expired
   herald keys list            the keys in the store and until when retired ones stay published
-  herald keys remove --kid K  drop a key at once (a compromised key): its tokens stop verifying`;
+  herald keys remove --kid K  drop a key at once (a compromised key): its tokens stop verifying
+
+Examples:
+  herald keys rotate          (scheduled, e.g. monthly; running processes pick the new key up)
+  herald keys list`;
 
 /** `herald keys rotate|list|remove`: signing-key management in the shared store. */
 export function runKeys(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  return runCli(env, USAGE, async ({ config, store, clock, out }) => {
+  return runCli(env, KEYS_HELP, async ({ config, store, clock, out }) => {
     const [action, ...rest] = args;
     const keyring = configuredKeyring(config, store, clock);
     if (action === 'rotate') {

@@ -3,8 +3,12 @@ import { queuesView } from '../dispatch/queues-view.ts';
 import { CHANNELS, type Channel, PRIORITIES, type Priority, priorityRank } from '../notifications/model.ts';
 import { row, runCli } from './support.ts';
 
-const USAGE =
-  'Usage: herald queues pause|resume [--priority CRITICAL|HIGH|NORMAL|LOW] [--channel email|sms|push]';
+export const QUEUES_HELP = `Usage: herald queues [list] | pause|resume [--priority CRITICAL|HIGH|NORMAL|LOW] [--channel email|sms|push]
+
+Examples:
+  herald queues                             (the queues, their depth and pauses)
+  herald queues pause --priority LOW        (hold newsletters; every worker stops claiming them)
+  herald queues resume --priority LOW`;
 
 /**
  * `herald queues pause|resume [--priority P] [--channel C]`: writes the pause to the database,
@@ -16,10 +20,10 @@ export async function runQueues(args: string[], env: NodeJS.ProcessEnv): Promise
   try {
     parsed = parse(args);
   } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
+    console.error(`${(error as Error).message}\n${QUEUES_HELP}`);
     return 2;
   }
-  return runCli(env, USAGE, async ({ store, clock, out }) => {
+  return runCli(env, QUEUES_HELP, async ({ store, clock, out }) => {
     if (parsed.action !== 'list') {
       const selector = {
         priority: parsed.priority === undefined ? undefined : priorityRank(parsed.priority),

@@ -1,6 +1,28 @@
 import { ConfigError, loadConfig } from '../config/config.ts';
 import { type Herald, startHerald } from '../main.ts';
 
+export const START_HELP = `Usage: herald start
+
+Runs the roles named in HERALD_ROLES (default auth,api,worker,gateway) until SIGTERM or SIGINT,
+then stops gracefully. Everything else comes from the environment (docs/configuration.md):
+HERALD_DATA_DIR (SQLite, default ./data) or DATABASE_URL (PostgreSQL), ports, providers.
+
+Examples:
+  herald start                                              (all roles, SQLite in ./data)
+  HERALD_ADMIN_EMAIL=you@example.com HERALD_ADMIN_PASSWORD='a long passphrase' herald start
+  DATABASE_URL=postgres://herald@db/herald HERALD_ROLES=worker herald start
+  HERALD_LOG_FORMAT=json herald start                       (JSON logs on a terminal too)`;
+
+/** What an empty store's first start says: nobody can sign in yet, and how to change that. */
+function firstRunHint(url: string | undefined): string {
+  return `
+No user can sign in yet. Create the first admin, then sign in${url ? ` at ${url}` : ''}:
+  npm run herald -- users add --email you@example.com --password-stdin --role admin
+  (from an installed package: npx herald users add …; the password is read from stdin)
+or start once with HERALD_ADMIN_EMAIL and HERALD_ADMIN_PASSWORD set.
+`;
+}
+
 /** `herald start`: runs the configured roles until SIGTERM or SIGINT, then shuts down gracefully. */
 export async function runStart(_args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let config: ReturnType<typeof loadConfig>;
@@ -17,6 +39,9 @@ export async function runStart(_args: string[], env: NodeJS.ProcessEnv): Promise
     throw error;
   }
   const where = [herald.apiUrl && `API ${herald.apiUrl}`, herald.gatewayUrl && `UI ${herald.gatewayUrl}`];
+  if (config.roles.includes('auth') && (await herald.store.auth.listUsers()).length === 0) {
+    console.log(firstRunHint(herald.gatewayUrl ?? herald.apiUrl));
+  }
   console.log(`Herald running (${config.roles.join(',')}) ${where.filter(Boolean).join(', ')}`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

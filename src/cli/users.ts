@@ -10,14 +10,19 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
 import { DuplicateError } from '../store/port/auth.ts';
 import { parseOptions, readStdinLine, row, runCli, UsageError } from './support.ts';
 
-const USAGE = `Usage:
+export const USERS_HELP = `Usage:
   herald users add --email E (--password P | --password-stdin) --role admin|sender|viewer [--tenant T]
   herald users list [--tenant T]
-  herald users disable --email E | --id ID`;
+  herald users disable --email E | --id ID
+
+Examples:
+  herald users add --email you@example.com --password-stdin --role admin   (the first admin)
+  herald users add --email ops@acme.test --password-stdin --role viewer --tenant acme
+  herald users list`;
 
 /** `herald users add|list|disable`: manages users directly in the store. */
 export function runUsers(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  return runCli(env, USAGE, async ({ store, clock, out }) => {
+  return runCli(env, USERS_HELP, async ({ store, clock, out }) => {
     const [action, ...rest] = args;
     const { values } = parseOptions(rest, OPTIONS);
     if (action === 'add') {

@@ -11,8 +11,10 @@ export { JWT_ALGS, type JwtAlg, ROLES, type Role } from './schema.ts';
  * The one validated view of the environment, typed by the schemas in schema.ts. Built by
  * `loadConfig`; nothing else reads `process.env`.
  */
-export type Config = Static<typeof ServerSchema> &
+export type Config = Omit<Static<typeof ServerSchema>, 'logFormat'> &
   Pick<typeof FIXED, 'ingestMaxBatch' | 'webhookBodyLimit'> & {
+    /** HERALD_LOG_FORMAT with `auto` resolved for this process's stdout. */
+    logFormat: 'pretty' | 'json';
     auth: Static<typeof AuthSchema> & Pick<typeof FIXED, 'loginWindowSeconds'>;
     dispatch: Static<typeof DispatchSchema> & { circuit: CircuitOptions; maxHolds: number };
     providers: Static<typeof ProvidersSchema>;
@@ -49,6 +51,8 @@ export function loadConfig(env: Env): Config {
     ...server,
     dataDir: resolve(server.dataDir),
     publicUrl,
+    // Decided here, in the main thread: a worker thread's stdout is never a terminal.
+    logFormat: server.logFormat === 'auto' ? (process.stdout.isTTY ? 'pretty' : 'json') : server.logFormat,
     authUrl: trimSlash(server.authUrl ?? localApi),
     apiUrl: trimSlash(server.apiUrl ?? localApi),
     ingestMaxBatch: FIXED.ingestMaxBatch,

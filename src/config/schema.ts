@@ -77,6 +77,12 @@ export const ServerSchema = Type.Object({
     description: 'addresses or CIDR ranges whose X-Forwarded-For is believed',
   }),
   logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info', 'pino level'),
+  logFormat: oneOf(
+    'HERALD_LOG_FORMAT',
+    ['auto', 'pretty', 'json'] as const,
+    'auto',
+    'pretty: one readable line per entry; json: one JSON object per line; auto: pretty when stdout is a terminal',
+  ),
   bodyLimit: int('HERALD_BODY_LIMIT', 64 * 1024, 1024, 16 * MiB, 'largest request body, bytes'),
   batchBodyLimit: int('HERALD_BATCH_BODY_LIMIT', 8 * MiB, 1024, 256 * MiB, 'largest batch body, bytes'),
   requestTimeoutMs: int(

@@ -1,6 +1,5 @@
-import pino from 'pino';
 import type { CoreDeps } from '../deps.ts';
-import { loggerOptions } from '../http/logger.ts';
+import { createLogger } from '../http/logger.ts';
 import type { Metrics } from '../metrics.ts';
 import type { ReportSink } from '../notifications/reports.ts';
 import type { Wakeup } from '../notifications/wakeup.ts';
@@ -35,7 +34,7 @@ export type WorkerDeps = CoreDeps & {
 
 /** Starts the worker role: its providers, scheduler and loop. */
 export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
-  const log = pino(loggerOptions(deps.config.logLevel)).child({ role: 'worker' });
+  const log = createLogger(deps.config.logLevel, deps.config.logFormat).child({ role: 'worker' });
   const providerDeps: ProviderDeps = { config: deps.config, clock: deps.clock, reports: deps.reports, log };
   const providers = createProviderRegistry(providerDeps, await configuredProviderFactories(deps.config));
   const scheduler = createScheduler({

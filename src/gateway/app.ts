@@ -54,7 +54,7 @@ function gatewayRoutes(config: Config): Route[] {
  */
 export async function buildGateway(config: Config, options: GatewayOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: loggerOptions(config.logLevel),
+    logger: loggerOptions(config.logLevel, config.logFormat),
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     // The gateway is the edge: the socket's peer is the client, whatever headers say.

@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { VERSION } from '../version.ts';
 import { installErrorHandler } from './error-handler.ts';
-import { loggerOptions } from './logger.ts';
+import { type LogFormat, loggerOptions } from './logger.ts';
 import { refuseNul } from './nul.ts';
 import { openapiOptions } from './openapi.ts';
 import { hardenServer, serverLimits } from './server-options.ts';
@@ -14,6 +14,8 @@ import type { App, Routes } from './types.ts';
 /** What the API/auth app is built from: its route modules (dependencies bound) and how to protect them. */
 export interface AppSpec {
   logLevel: string;
+  /** HERALD_LOG_FORMAT as resolved (JSON when absent). */
+  logFormat?: LogFormat;
   /** HERALD_PUBLIC_URL: the document's server. */
   publicUrl?: string;
   bodyLimit: number;
@@ -34,7 +36,7 @@ export interface AppSpec {
 /** Builds the API/auth app (not listening): the composition root (main.ts) listens. */
 export async function buildApp(spec: AppSpec, options: FastifyServerOptions = {}): Promise<App> {
   const app = Fastify({
-    logger: loggerOptions(spec.logLevel),
+    logger: loggerOptions(spec.logLevel, spec.logFormat),
     bodyLimit: spec.bodyLimit,
     genReqId: () => randomUUID(),
     requestIdHeader: false,

@@ -14,7 +14,12 @@ export async function openapiDocument(env: NodeJS.ProcessEnv): Promise<Record<st
   try {
     const own = { ...env };
     for (const name of ['DATABASE_URL', 'HERALD_ADMIN_EMAIL', 'HERALD_ADMIN_PASSWORD']) delete own[name];
-    const config = loadConfig({ ...own, HERALD_DATA_DIR: dataDir, HERALD_ROLES: 'auth,api', LOG_LEVEL: 'silent' });
+    const config = loadConfig({
+      ...own,
+      HERALD_DATA_DIR: dataDir,
+      HERALD_ROLES: 'auth,api',
+      LOG_LEVEL: 'silent',
+    });
     const deps = await createDeps(config);
     const app = await buildApi(deps);
     try {
