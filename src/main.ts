@@ -15,6 +15,7 @@ import { healthRoutes } from './http/health.ts';
 import { metricsRoutes } from './http/metrics-routes.ts';
 import type { App, Routes } from './http/types.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+import { clusterExposition, startMetricsPublisher } from './metrics-publisher.ts';
 import { notificationActionRoutes } from './notifications/action-routes.ts';
 import { createIngest, type Ingest } from './notifications/ingest.ts';
 import { notificationReadRoutes } from './notifications/read-routes.ts';
@@ -91,7 +92,7 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(templateRoutes, deps),
       bind(queueAdminRoutes, deps),
       bind(sandboxRoutes, deps),
-      metricsRoutes(deps.metrics),
+      metricsRoutes(deps.metrics, () => clusterExposition(deps)),
     );
     routes.public.push(bind(webhookRoutes, deps));
   }
@@ -196,6 +197,9 @@ export async function startHerald(config: Config, clock: Clock = systemClock): P
   };
   try {
     const roles = new Set(config.roles);
+    // Closed last (closers run in reverse): its final act removes this process's row.
+    const publisher = startMetricsPublisher(deps, config.roles);
+    closers.push(() => publisher.close());
     if (roles.has('api') || roles.has('auth')) {
       const api = await buildApi(deps);
       closers.push(() => api.close());

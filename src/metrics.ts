@@ -17,6 +17,8 @@ export interface Metrics {
   registry: Registry;
   /** The Prometheus text of this registry and of the peer's (the dispatch thread's), summed by name and labels. */
   exposition(): Promise<string>;
+  /** Herald's own metrics (herald_*) of this process, its dispatch thread's included, as JSON. */
+  heraldSnapshot(): Promise<MetricsSnapshot>;
   accepted: Counter<'channel' | 'priority'>;
   outcomes: Counter<'provider' | 'outcome'>;
   argon2: Counter;
@@ -38,13 +40,19 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
   const peer = options.peer;
+  // Every counter and histogram exists in both threads (zero where unused): their sums are the process's.
+  const merged = async () =>
+    AggregatorRegistry.aggregate(
+      [(await registry.getMetricsAsJSON()) as MetricsSnapshot].concat(peer ? [await peer()] : []),
+    );
   return {
     registry,
     async exposition() {
-      if (!peer) return registry.metrics();
-      // Every counter and histogram exists in both threads (zero where unused): their sums are the process's.
-      const own = (await registry.getMetricsAsJSON()) as MetricsSnapshot;
-      return AggregatorRegistry.aggregate([own, await peer()]).metrics();
+      return peer ? (await merged()).metrics() : registry.metrics();
+    },
+    async heraldSnapshot() {
+      const all = (await (await merged()).getMetricsAsJSON()) as MetricsSnapshot;
+      return all.filter((metric) => metric.name.startsWith('herald_'));
     },
     accepted: new Counter({
       name: 'herald_notifications_accepted_total',

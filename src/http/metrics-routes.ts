@@ -1,27 +1,45 @@
 import type { Metrics } from '../metrics.ts';
 import type { Routes } from './types.ts';
 
-/** `GET /metrics` in Prometheus text format; protected (scope admin), scraped with client credentials. */
-export function metricsRoutes(metrics: Metrics): Routes {
+const PROMETHEUS_TEXT = {
+  200: {
+    description: 'The Prometheus text exposition format',
+    content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } },
+  },
+};
+
+/**
+ * `GET /metrics` in Prometheus text format: this process (and its dispatch thread); and
+ * `GET /metrics/cluster`: Herald's own metrics summed over every live process of the deployment
+ * (metrics-publisher.ts), what the dashboard charts. Protected (scope admin), scraped with
+ * client credentials.
+ */
+export function metricsRoutes(metrics: Metrics, cluster: () => Promise<string>): Routes {
   return (app) => {
     app.get(
       '/metrics',
       {
         config: { scope: 'admin' },
-        schema: {
-          tags: ['ops'],
-          summary: 'Prometheus metrics',
-          response: {
-            200: {
-              description: 'The Prometheus text exposition format',
-              content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } },
-            },
-          },
-        },
+        schema: { tags: ['ops'], summary: 'Prometheus metrics of this process', response: PROMETHEUS_TEXT },
       },
       async (_request, reply) => {
         reply.type(metrics.registry.contentType);
         return metrics.exposition();
+      },
+    );
+    app.get(
+      '/metrics/cluster',
+      {
+        config: { scope: 'admin' },
+        schema: {
+          tags: ['ops'],
+          summary: "Herald's metrics summed over every process of the deployment (2 s old at most)",
+          response: PROMETHEUS_TEXT,
+        },
+      },
+      async (_request, reply) => {
+        reply.type(metrics.registry.contentType);
+        return cluster();
       },
     );
   };

@@ -228,6 +228,8 @@ async function exercise(
   await expect(anonymous('GET', '/ready'), 200);
   await expect(call('GET', '/metrics'), 200);
   await expect(anonymous('GET', '/metrics'), 401);
+  await expect(call('GET', '/metrics/cluster'), 200);
+  await expect(anonymous('GET', '/metrics/cluster'), 401);
 
   // auth
   await createUser(deps, {

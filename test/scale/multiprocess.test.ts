@@ -164,6 +164,24 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
       [],
       `LOW claimed while an older CRITICAL waited > ${CLAIM_CYCLE_MS} ms`,
     );
+
+    // The dashboard's figures: the workers serve no port, yet an API process sums what every
+    // process published (GET /metrics/cluster), while its own /metrics saw no delivery.
+    const outcomes = async (path: string) => {
+      const text = await (await get(`${apis[1]?.apiUrl}${path}`, token)).text();
+      return [
+        ...text.matchAll(/^herald_delivery_outcomes_total\{[^}]*outcome="(?:sent|delivered)"[^}]*\} (\d+)/gm),
+      ]
+        .map((m) => Number(m[1]))
+        .reduce((a, b) => a + b, 0);
+    };
+    await waitFor(
+      15_000,
+      'the cluster metrics to show 5,000 deliveries',
+      async () => (await outcomes('/metrics/cluster')) >= 5000,
+      200,
+    );
+    assert.equal(await outcomes('/metrics'), 0);
   });
 
   it('lets the surviving worker finish the leases of a worker killed with SIGKILL mid-delivery', async () => {

@@ -1,6 +1,7 @@
 import type { AuthStore } from './auth.ts';
 import type { LimitStore } from './limits.ts';
 import type { NotificationStore } from './notifications.ts';
+import type { ProcessMetricsStore } from './process-metrics.ts';
 import type { QueueStore } from './queue.ts';
 import type { ReportStore } from './reports.ts';
 import type { SandboxStore } from './sandbox.ts';
@@ -29,6 +30,8 @@ export interface Store {
   queue: QueueStore;
   /** Messages the sandbox providers delivered (GET /admin/sandbox). */
   sandbox: SandboxStore;
+  /** Each process's latest metrics, for the deployment's dashboard (src/metrics-publisher.ts). */
+  processMetrics: ProcessMetricsStore;
   readonly kind: 'sqlite' | 'postgres';
   /** Cheap liveness query for /ready. */
   ping(): Promise<void>;

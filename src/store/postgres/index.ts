@@ -4,6 +4,7 @@ import { type ConnectOptions, connectPostgres, type Sql } from './connect.ts';
 import { createPostgresLimits } from './limits.ts';
 import { migratePostgres } from './migrate.ts';
 import { createPostgresNotifications } from './notifications.ts';
+import { createPostgresProcessMetrics } from './process-metrics.ts';
 import { createPostgresQueue } from './queue.ts';
 import { createPostgresReports } from './reports.ts';
 import { createPostgresSandbox } from './sandbox.ts';
@@ -36,6 +37,7 @@ export async function createPostgresStore(
     queue: createPostgresQueue(sql),
     sandbox: createPostgresSandbox(sql),
     limits: createPostgresLimits(sql),
+    processMetrics: createPostgresProcessMetrics(sql),
     wakeups: createPostgresWakeups(sql),
     async ping() {
       await sql`SELECT 1`;

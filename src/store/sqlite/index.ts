@@ -3,6 +3,7 @@ import { createSqliteAuthStore } from './auth.ts';
 import { createSqliteLimits } from './limits.ts';
 import { createSqliteNotifications } from './notifications.ts';
 import { openSqlite, type SqliteDb } from './open.ts';
+import { createSqliteProcessMetrics } from './process-metrics.ts';
 import { createSqliteQueue } from './queue.ts';
 import { createSqliteReports } from './reports.ts';
 import { createSqliteSandbox } from './sandbox.ts';
@@ -22,6 +23,7 @@ export function createSqliteStore(dataDir: string, cacheMiB?: number): Store & {
     queue: createSqliteQueue(db),
     sandbox: createSqliteSandbox(db),
     limits: createSqliteLimits(db),
+    processMetrics: createSqliteProcessMetrics(db),
     // One process: the in-process signal already wakes the worker.
     wakeups: { subscribe: async () => async () => undefined },
     async ping() {

@@ -63,7 +63,7 @@ export function DashboardPage() {
   });
   const metrics = useQuery({
     queryKey: ['metrics'],
-    queryFn: () => get<string>('/metrics'),
+    queryFn: () => get<string>('/metrics/cluster'),
     refetchInterval: POLL_MS,
   });
   const [history, setHistory] = useState<Point[]>([]);
