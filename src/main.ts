@@ -102,17 +102,24 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
 /** Opens the store and builds, once, every part the roles share. */
 export async function createDeps(config: Config, clock: Clock = systemClock): Promise<HeraldDeps> {
   const threaded = wantsDispatchThread(config);
-  const store = await createStore(config, { claims: !threaded });
-  let thread: DispatchThread | undefined;
+  // The worker role runs in its own thread when this process also serves HTTP; else here, if
+  // asked for. The thread starts first and loads its modules while this thread opens (and
+  // migrates) the store; it opens its own connection when told, after the migrations.
+  const thread = threaded ? startDispatchThread(config, stopOnThreadExit) : undefined;
+  let store: Store;
+  try {
+    store = await createStore(config, { claims: !threaded });
+  } catch (error) {
+    await thread?.close();
+    throw error;
+  }
+  thread?.open();
   try {
     const auth = createAuthService(config, store, clock);
     const verifier = await startVerifier(config, auth, clock);
     // HERALD_ADMIN_EMAIL/PASSWORD: the first admin, created once, in tenant `default`.
     await bootstrapAdmin(store.auth, clock, config.auth.adminEmail, config.auth.adminPassword);
-    // The worker role runs in its own thread when this process also serves HTTP (the store has
-    // been migrated above, before the thread opens its connection); else here, if asked for.
     // startHerald waits for `thread.started` before listening: the API is built meanwhile.
-    if (threaded) thread = startDispatchThread(config, stopOnThreadExit);
     const wakeup: Wakeup = thread ? { ...createWakeup(), notify: thread.wakeup.notify } : createWakeup();
     // Ingest in other processes wakes this worker through the database (PostgreSQL NOTIFY);
     // the subscription ends with the store's connections (a dispatch thread subscribes on its own).

@@ -8,6 +8,7 @@ import { isolationScenario } from './isolation.ts';
 import { memoryScenario } from './memory.ts';
 import { peerScenario } from './peer.ts';
 import { renderScenario } from './render.ts';
+import { startupScenario } from './startup.ts';
 import type { Scenario } from './types.ts';
 
 /** Every scenario of the issue, in its order. */
@@ -24,4 +25,5 @@ export const SCENARIOS: Scenario[] = [
   memoryScenario,
   renderScenario,
   authScenario,
+  startupScenario,
 ];

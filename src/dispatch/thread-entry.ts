@@ -21,7 +21,23 @@ if (!port) throw new Error('thread-entry.ts runs in a worker thread');
 const { config } = workerData as { config: Config };
 const post = (reply: ThreadReply) => port.postMessage(reply);
 
+// One listener from the start: requests that arrive before the worker runs wait for it, and
+// `open` (the main thread has migrated the store) lets this thread open its connection. The
+// modules above loaded meanwhile, in parallel with the main thread's start-up.
+const early: Array<Exclude<ThreadRequest, { type: 'open' }>> = [];
+let handle: ((request: Exclude<ThreadRequest, { type: 'open' }>) => void) | undefined;
+let opened: () => void = () => undefined;
+const open = new Promise<void>((resolve) => {
+  opened = resolve;
+});
+port.on('message', (request: ThreadRequest) => {
+  if (request.type === 'open') opened();
+  else if (handle) handle(request);
+  else early.push(request);
+});
+
 try {
+  await open;
   const store = await createStore(config);
   const wakeup = createWakeup();
   // Ingest in other processes wakes this worker through the database (silent on SQLite).
@@ -41,7 +57,7 @@ try {
     metrics,
   });
 
-  const answer = async (request: Exclude<ThreadRequest, { type: 'wake' }>): Promise<unknown> => {
+  const answer = async (request: Exclude<ThreadRequest, { type: 'wake' | 'open' }>): Promise<unknown> => {
     switch (request.type) {
       case 'insert': {
         // At once, in the poll phase that brought the request: the worker's next step (queued
@@ -70,7 +86,7 @@ try {
     }
   };
 
-  port.on('message', (request: ThreadRequest) => {
+  handle = (request) => {
     if (request.type === 'wake') {
       wakeup.notify();
       return;
@@ -79,7 +95,8 @@ try {
       (value) => post({ type: 'reply', id: request.id, ok: true, value }),
       (error: unknown) => post({ type: 'reply', id: request.id, ok: false, error }),
     );
-  });
+  };
+  for (const request of early.splice(0)) handle(request);
   post({ type: 'started' });
 } catch (error) {
   post({ type: 'failed', error });

@@ -31,6 +31,11 @@ export interface DispatchThread {
   /** The thread's metrics (sends, outcomes, pickup latency), for this process's /metrics. */
   metrics(): Promise<MetricsSnapshot>;
   /**
+   * Lets the thread open its store connection: called once the main thread has migrated the
+   * store. The thread loads its modules before, in parallel with the main thread's start-up.
+   */
+  open(): void;
+  /**
    * Resolves once the thread's worker runs; rejects if the thread could not start. The handle is
    * usable before (messages wait for the thread), so the API is built while the thread loads.
    */
@@ -41,14 +46,15 @@ export interface DispatchThread {
   close(): Promise<void>;
 }
 
-/** What the main thread asks. Every request but `wake` is answered once, by id. */
+/** What the main thread asks. Every request but `wake` and `open` is answered once, by id. */
 export type ThreadRequest =
   | { type: 'insert'; id: number; rows: EncodedNotification[]; since: number }
   | { type: 'preview'; id: number; template: TemplateRecord; variables: Record<string, unknown> }
   | { type: 'metrics'; id: number }
   | { type: 'stop'; id: number }
   | { type: 'close'; id: number }
-  | { type: 'wake' };
+  | { type: 'wake' }
+  | { type: 'open' };
 
 /** A preview's answer: the content, or the render error (a class does not cross threads). */
 export type PreviewReply =
@@ -87,6 +93,7 @@ export function startDispatchThread(config: Config, onExit: (error: Error) => vo
   let closing = false;
   let running = false;
   let ended: Error | undefined;
+  let opened = false;
 
   const failAll = (error: Error) => {
     for (const w of waiting.values()) w.reject(error);
@@ -117,9 +124,14 @@ export function startDispatchThread(config: Config, onExit: (error: Error) => vo
   // A thread that failed to start is ended here; the caller sees the error through `started`.
   started.catch(() => worker.terminate());
 
-  const ask = <T>(request: Exclude<ThreadRequest, { type: 'wake' }>): Promise<T> =>
+  const ask = <T>(request: Exclude<ThreadRequest, { type: 'wake' | 'open' }>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       if (ended) return reject(ended);
+      // Never opened (the main thread's own store failed): nothing to close but the thread.
+      if (request.type === 'close' && !opened) {
+        void worker.terminate().then(() => resolve(undefined as T));
+        return;
+      }
       waiting.set(request.id, { resolve: resolve as (value: unknown) => void, reject });
       worker.postMessage(request);
     });
@@ -136,6 +148,10 @@ export function startDispatchThread(config: Config, onExit: (error: Error) => vo
       },
       render: () => Promise.reject(new Error('deliveries are rendered in the dispatch thread')),
       close: async () => undefined,
+    },
+    open() {
+      opened = true;
+      worker.postMessage({ type: 'open' } satisfies ThreadRequest);
     },
     started,
     metrics: () => ask({ type: 'metrics', id: nextId++ }),
