@@ -5,7 +5,8 @@ import { row, runCli, UsageError } from './support.ts';
 export const KEYS_HELP = `Usage:
   herald keys rotate          make a new signing key; the old one stays published until its tokens expired
   herald keys list            the keys in the store and until when retired ones stay published
-  herald keys remove --kid K  drop a key at once (a compromised key): its tokens stop verifying
+  herald keys remove --kid=K  drop a key at once (a compromised key): its tokens stop verifying
+                              (write --kid=K: a key id may begin with "-")
 
 Examples:
   herald keys rotate          (scheduled, e.g. monthly; running processes pick the new key up)

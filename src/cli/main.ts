@@ -16,7 +16,7 @@ const USAGE = `Usage: herald <command> [--help]
   users disable --email E | --id ID
   clients add --name N --scopes "s1 s2" [--tenant T]
   clients list [--tenant T]
-  keys rotate | list | remove --kid K
+  keys rotate | list | remove --kid=K
   queues pause|resume [--priority P] [--channel C]
   openapi                                 print the OpenAPI document (JSON)
 

@@ -145,9 +145,10 @@ describe('herald users, clients and keys', () => {
     assert.match(list.out, /active/);
     assert.match(list.out, new RegExp(`${first?.kid}\\s+ES256\\s+retired\\s+\\d{4}-`));
     const activeKid = /new signing key (\S+)/.exec(rotate.out)?.[1] as string;
-    const refuse = await herald(['keys', 'remove', '--kid', activeKid], env);
+    // `--kid=`: a key id may begin with '-' (base64url), which parseArgs would read as an option.
+    const refuse = await herald(['keys', 'remove', `--kid=${activeKid}`], env);
     assert.equal(refuse.code, 1);
-    const remove = await herald(['keys', 'remove', '--kid', first?.kid as string], env);
+    const remove = await herald(['keys', 'remove', `--kid=${first?.kid}`], env);
     assert.equal(remove.code, 0, remove.err);
     assert.doesNotMatch((await herald(['keys', 'list'], env)).out, new RegExp(first?.kid as string));
   });
