@@ -6,3 +6,28 @@
 export { SCOPES } from '../../src/auth/principal.ts';
 export { CHANNELS, type Channel } from '../../src/channels.ts';
 export { PRIORITIES, type Priority, STATUSES } from '../../src/notifications/model.ts';
+
+/**
+ * The API's answers as the OpenAPI document describes them, from the types generated for
+ * @herald/client (`npm run client:generate`): a change of a route's schema fails the UI's
+ * typecheck instead of drifting from it.
+ */
+type Paths = import('../../clients/typescript/src/schema.ts').paths;
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+
+/** A row of GET /notifications. */
+export type NotificationSummary = Json<Paths['/notifications']['get']['responses'][200]>['items'][number];
+/** GET /notifications/{id}: the summary and its events. */
+export type NotificationDetail = Json<Paths['/notifications/{id}']['get']['responses'][200]>;
+/** One row of GET /admin/queues. */
+export type QueueRow = Json<Paths['/admin/queues']['get']['responses'][200]>['queues'][number];
+/** A message of GET /admin/sandbox. */
+export type SandboxItem = Json<Paths['/admin/sandbox']['get']['responses'][200]>['items'][number];
+/** A template as GET /templates/{key} shows it. */
+export type TemplateView = Json<Paths['/templates/{key}']['get']['responses'][200]>;
+/** A user of GET /admin/users. */
+export type UserView = Json<Paths['/admin/users']['get']['responses'][200]>['items'][number];
+/** A service client of GET /admin/clients. */
+export type ClientView = Json<Paths['/admin/clients']['get']['responses'][200]>['items'][number];
+/** POST /admin/clients: the client and its secret, shown once. */
+export type CreatedClient = Json<Paths['/admin/clients']['post']['responses'][201]>;

@@ -2,22 +2,15 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { get, mutate } from '../api.ts';
 import { fieldErrors, ProblemView } from '../components/problem.tsx';
-import { CHANNELS, PRIORITIES, SCOPES } from '../contract.ts';
-import type { QueueRow } from './dashboard.tsx';
-
-interface User {
-  id: string;
-  email: string;
-  role: string;
-  tenant: string;
-  disabled: boolean;
-}
-interface Client {
-  client_id: string;
-  name: string;
-  scopes: string[];
-  tenant: string;
-}
+import {
+  CHANNELS,
+  type ClientView as Client,
+  type CreatedClient,
+  PRIORITIES,
+  type QueueRow,
+  SCOPES,
+  type UserView as User,
+} from '../contract.ts';
 
 function Queues() {
   const client = useQueryClient();
@@ -190,7 +183,7 @@ function Clients() {
   const [scopes, setScopes] = useState<string[]>(['notifications:send']);
   const [secret, setSecret] = useState<{ id: string; secret: string } | null>(null);
   const add = useMutation({
-    mutationFn: () => mutate<Client & { client_secret: string }>('POST', '/admin/clients', { name, scopes }),
+    mutationFn: () => mutate<CreatedClient>('POST', '/admin/clients', { name, scopes }),
     onSuccess: (c) => {
       setSecret({ id: c.client_id, secret: c.client_secret });
       setName('');

@@ -3,18 +3,8 @@ import { useEffect, useRef, useState } from 'react';
 import { get } from '../api.ts';
 import { BarChart, LineChart } from '../components/charts.tsx';
 import { ProblemView } from '../components/problem.tsx';
-import { PRIORITIES } from '../contract.ts';
+import { PRIORITIES, type QueueRow } from '../contract.ts';
 import { parsePrometheus, type Sample, sum } from '../prometheus.ts';
-
-/** One row of GET /admin/queues. */
-export interface QueueRow {
-  priority: 'CRITICAL' | 'HIGH' | 'NORMAL' | 'LOW';
-  channel: 'email' | 'sms' | 'push';
-  depth: number;
-  oldestAgeMs: number | null;
-  inFlight: number;
-  paused: boolean;
-}
 
 const POLL_MS = 2000;
 const HISTORY = 60;

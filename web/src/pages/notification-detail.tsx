@@ -1,29 +1,12 @@
 import { useEffect, useRef, useState } from 'react';
 import { call, mutate } from '../api.ts';
 import { ProblemView } from '../components/problem.tsx';
+import type { NotificationDetail as Detail } from '../contract.ts';
 import { Link } from '../router.tsx';
-import { recipientText, type Summary } from './notifications.tsx';
+import { recipientText } from './notifications.tsx';
 
 const TERMINAL = new Set(['DELIVERED', 'FAILED', 'CANCELLED', 'EXPIRED']);
 const POLL_MS = 1000;
-
-interface EventRow {
-  type: string;
-  at: string;
-  attempt?: number;
-  provider?: string;
-  detail?: string;
-  source?: string;
-}
-
-interface Detail extends Summary {
-  attempts: number;
-  nextAttemptAt: string | null;
-  provider: string | null;
-  providerMessageId: string | null;
-  metadata: Record<string, unknown>;
-  events: EventRow[];
-}
 
 /**
  * Polls GET /notifications/{id} with If-None-Match (a 304 costs the server almost nothing) and

@@ -2,20 +2,8 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { get } from '../api.ts';
 import { ProblemView } from '../components/problem.tsx';
-import { CHANNELS, PRIORITIES, STATUSES } from '../contract.ts';
+import { CHANNELS, type NotificationSummary, PRIORITIES, STATUSES } from '../contract.ts';
 import { Link } from '../router.tsx';
-
-/** A summary row of GET /notifications. */
-export interface Summary {
-  notificationId: string;
-  status: string;
-  channel: string;
-  priority: string;
-  recipient: Record<string, unknown>;
-  template?: string | null;
-  createdAt: string;
-  updatedAt?: string;
-}
 
 /** The masked recipient as one line of text. */
 export function recipientText(recipient: Record<string, unknown> | undefined): string {
@@ -38,7 +26,8 @@ export function NotificationsPage() {
   if (cursor) query.set('cursor', cursor);
   const list = useQuery({
     queryKey: ['notifications', query.toString()],
-    queryFn: () => get<{ items: Summary[]; nextCursor: string | null }>(`/notifications?${query}`),
+    queryFn: () =>
+      get<{ items: NotificationSummary[]; nextCursor: string | null }>(`/notifications?${query}`),
     placeholderData: keepPreviousData,
     refetchInterval: 5000,
   });

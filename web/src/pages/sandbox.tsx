@@ -3,17 +3,9 @@ import { useState } from 'react';
 import { get } from '../api.ts';
 import { ContentPreview } from '../components/previews.tsx';
 import { ProblemView } from '../components/problem.tsx';
-import { CHANNELS } from '../contract.ts';
+import { CHANNELS, type SandboxItem } from '../contract.ts';
 import { Link } from '../router.tsx';
 import { recipientText } from './notifications.tsx';
-
-interface SandboxItem {
-  notificationId: string;
-  channel: string;
-  recipient: Record<string, unknown>;
-  content: { subject?: string; text?: string; html?: string; title?: string; body?: string };
-  at: string;
-}
 
 /** The sandbox inbox: what Herald "delivered" with no provider configured (docs/sandbox.md). */
 export function SandboxPage() {

@@ -3,15 +3,8 @@ import { useEffect, useState } from 'react';
 import { get, mutate } from '../api.ts';
 import { ContentPreview } from '../components/previews.tsx';
 import { ProblemView } from '../components/problem.tsx';
-import { CHANNELS } from '../contract.ts';
+import { CHANNELS, type TemplateView as Template } from '../contract.ts';
 import { type Fields, renderDraft } from '../liquid.ts';
-
-interface Template extends Fields {
-  key: string;
-  channel: string;
-  version: number;
-  updatedAt: string;
-}
 
 const FIELDS: Record<string, (keyof Fields)[]> = {
   email: ['subject', 'text', 'html'],
