@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { literals } from '../http/schema.ts';
 import { TENANT_NAME } from './accounts.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
 import { SCOPES } from './principal.ts';
@@ -31,7 +32,7 @@ export const TokenPair = Type.Object({
 /** A tenant name: lowercase, URL-safe. */
 export const TenantName = Type.String({ pattern: TENANT_NAME.source });
 
-export const ScopeName = Type.Union(SCOPES.map((scope) => Type.Literal(scope)));
+export const ScopeName = literals(SCOPES);
 
 export const CreateUserBody = Type.Object(
   {

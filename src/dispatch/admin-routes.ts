@@ -2,24 +2,25 @@ import { Type } from '@sinclair/typebox';
 import { DEFAULT_TENANT, isOperator } from '../auth/accounts.ts';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
+import { literals, nullable } from '../http/schema.ts';
 import type { RouteModule } from '../http/types.ts';
 import { CHANNELS, type Channel, PRIORITIES, type Priority, priorityRank } from '../notifications/model.ts';
 import type { WakeSignal } from '../notifications/wakeup.ts';
 import { queuesView } from './queues-view.ts';
 
 const QueueRow = Type.Object({
-  priority: Type.Union(PRIORITIES.map((p) => Type.Literal(p))),
-  channel: Type.Union(CHANNELS.map((c) => Type.Literal(c))),
+  priority: literals(PRIORITIES),
+  channel: literals(CHANNELS),
   depth: Type.Integer(),
-  oldestAgeMs: Type.Union([Type.Integer(), Type.Null()]),
+  oldestAgeMs: nullable(Type.Integer()),
   inFlight: Type.Integer(),
   paused: Type.Boolean(),
 });
 const QueuesBody = Type.Object({ queues: Type.Array(QueueRow) });
 const Selector = Type.Object(
   {
-    priority: Type.Optional(Type.Union(PRIORITIES.map((p) => Type.Literal(p)))),
-    channel: Type.Optional(Type.Union(CHANNELS.map((c) => Type.Literal(c)))),
+    priority: Type.Optional(literals(PRIORITIES)),
+    channel: Type.Optional(literals(CHANNELS)),
   },
   { additionalProperties: false },
 );

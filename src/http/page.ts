@@ -1,4 +1,6 @@
+import { type TSchema, Type } from '@sinclair/typebox';
 import { HeraldError } from '../errors.ts';
+import { nullable } from './schema.ts';
 
 /**
  * Cursor pagination, the one way every list route pages: the route asks the store for
@@ -56,3 +58,7 @@ export function pageOf<T, K>(
   const last = page.at(-1);
   return { page, nextCursor: rows.length > limit && last !== undefined ? cursor.encode(keyOf(last)) : null };
 }
+
+/** The answer of a list route (`pageOf`): a page of `item`s and the next cursor, null on the last page. */
+export const PageSchema = <T extends TSchema>(item: T) =>
+  Type.Object({ items: Type.Array(item), nextCursor: nullable(Type.String()) });

@@ -1,6 +1,7 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AuthChallenge, ErrorCode, FieldError, HeraldError } from '../errors.ts';
+import { literals } from './schema.ts';
 
 export const PROBLEM_JSON = 'application/problem+json';
 
@@ -51,14 +52,14 @@ const TITLE: Record<ErrorCode, string> = {
   INTERNAL: 'Internal server error',
 };
 
-/** The RFC 9457 body every error answer carries, as the OpenAPI document describes it. */
+/** The RFC 9457 body every error answer carries; the OpenAPI document describes it with this. */
 export const ProblemSchema = Type.Object(
   {
     type: Type.String({ format: 'uri' }),
     title: Type.String(),
     status: Type.Integer({ minimum: 400, maximum: 599 }),
     detail: Type.String(),
-    code: Type.Union(Object.keys(STATUS).map((code) => Type.Literal(code))),
+    code: literals(Object.keys(STATUS) as ErrorCode[]),
     errors: Type.Optional(
       Type.Array(
         Type.Object({ path: Type.String(), message: Type.String() }, { additionalProperties: true }),
@@ -68,15 +69,7 @@ export const ProblemSchema = Type.Object(
   { title: 'Problem', additionalProperties: true },
 );
 
-/** The RFC 9457 body every error answer carries. */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: ErrorCode;
-  errors?: FieldError[];
-}
+export type Problem = Static<typeof ProblemSchema>;
 
 /** Builds the problem body for a code; 5xx bodies never carry internal detail. */
 export function problem(code: ErrorCode, detail?: string, errors?: FieldError[]): Problem {

@@ -2,12 +2,12 @@ import { Type } from '@sinclair/typebox';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import { numericCursor, pageOf } from '../http/page.ts';
+import { literals } from '../http/schema.ts';
 import type { RouteModule } from '../http/types.ts';
 import { CHANNELS, type Channel, PRIORITIES, type Priority, STATUSES, type Status } from './model.ts';
 import { NotificationDetail, NotificationIdParam, NotificationPage } from './schemas.ts';
 import { detailView, etagOf, matchesEtag, summaryView } from './view.ts';
 
-const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 const ListQuery = Type.Object(
   {
     status: Type.Optional(literals(STATUSES)),

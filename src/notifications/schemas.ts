@@ -1,6 +1,8 @@
-import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import { type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { CHANNELS } from '../channels.ts';
+import { PageSchema } from '../http/page.ts';
+import { literals, nullable } from '../http/schema.ts';
 import { TemplateKey } from '../templates/key.ts';
 import { PRIORITIES, STATUSES } from './model.ts';
 
@@ -67,7 +69,7 @@ function body(channel: string, recipient: TObject, content: TObject): TObject<TP
   return Type.Object(
     {
       channel: Type.Literal(channel),
-      priority: Type.Optional(Type.Union(PRIORITIES.map((p) => Type.Literal(p)))),
+      priority: Type.Optional(literals(PRIORITIES)),
       recipient,
       template: Type.Optional(TemplateKey),
       content: Type.Optional(content),
@@ -104,7 +106,6 @@ export const Accepted = Type.Object({
   createdAt: Type.String(),
 });
 
-const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Time = Type.String({ format: 'date-time' });
 
 /** Rendered (or template) content as the API shows it (channels.ts Content). */
@@ -120,9 +121,9 @@ export const ContentView = Type.Object({
 /** A notification as GET /notifications lists it (view.ts summaryView): recipient masked. */
 export const NotificationSummary = Type.Object({
   notificationId: Type.String(),
-  status: Type.Union(STATUSES.map((s) => Type.Literal(s))),
-  channel: Type.Union(CHANNELS.map((c) => Type.Literal(c))),
-  priority: Type.Union(PRIORITIES.map((p) => Type.Literal(p))),
+  status: literals(STATUSES),
+  channel: literals(CHANNELS),
+  priority: literals(PRIORITIES),
   recipient: Type.Record(Type.String(), Type.Unknown(), { description: 'masked' }),
   template: nullable(Type.String()),
   templateVersion: nullable(Type.Integer()),
@@ -153,10 +154,7 @@ export const NotificationDetail = Type.Composite([
   Type.Object({ events: Type.Array(NotificationEvent) }),
 ]);
 
-export const NotificationPage = Type.Object({
-  items: Type.Array(NotificationSummary),
-  nextCursor: nullable(Type.String()),
-});
+export const NotificationPage = PageSchema(NotificationSummary);
 
 /** `:id` of one notification. No length bound: any unknown ID, however long, answers 404 like every other. */
 export const NotificationIdParam = Type.Object({ id: Type.String({ minLength: 1 }) });

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { CHANNELS, type Channel } from '../channels.ts';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
-import { pageOf, textCursor } from '../http/page.ts';
+import { PageSchema, pageOf, textCursor } from '../http/page.ts';
+import { literals } from '../http/schema.ts';
 import type { RouteModule } from '../http/types.ts';
 import { ContentView } from '../notifications/schemas.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
@@ -18,7 +19,7 @@ const Fields = {
   title: Type.Optional(Source),
   body: Type.Optional(Source),
 };
-const ChannelSchema = Type.Union(CHANNELS.map((c) => Type.Literal(c)));
+const ChannelSchema = literals(CHANNELS);
 const strict = { additionalProperties: false } as const;
 const CreateBody = Type.Object({ key: TemplateKey, channel: ChannelSchema, ...Fields }, strict);
 const UpdateBody = Type.Object({ channel: Type.Optional(ChannelSchema), ...Fields }, strict);
@@ -36,10 +37,7 @@ const TemplateView = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
-const TemplateList = Type.Object({
-  items: Type.Array(TemplateView),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
+const TemplateList = PageSchema(TemplateView);
 const Preview = Type.Object({
   key: Type.String(),
   channel: ChannelSchema,

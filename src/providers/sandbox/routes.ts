@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { isOperator } from '../../auth/accounts.ts';
 import { CHANNELS, type Channel } from '../../channels.ts';
 import type { CoreDeps } from '../../deps.ts';
-import { numericCursor, pageOf } from '../../http/page.ts';
+import { numericCursor, PageSchema, pageOf } from '../../http/page.ts';
+import { literals } from '../../http/schema.ts';
 import type { RouteModule } from '../../http/types.ts';
 import { maskRecipient } from '../../notifications/mask.ts';
 import { ContentView } from '../../notifications/schemas.ts';
@@ -11,24 +12,21 @@ const Query = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
-    channel: Type.Optional(Type.Union(CHANNELS.map((c) => Type.Literal(c)))),
+    channel: Type.Optional(literals(CHANNELS)),
     notificationId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   },
   { additionalProperties: false },
 );
 
-const SandboxPage = Type.Object({
-  items: Type.Array(
-    Type.Object({
-      notificationId: Type.String(),
-      channel: Type.Union(CHANNELS.map((c) => Type.Literal(c))),
-      recipient: Type.Record(Type.String(), Type.Unknown(), { description: 'masked' }),
-      content: ContentView,
-      at: Type.String({ format: 'date-time' }),
-    }),
-  ),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
+const SandboxPage = PageSchema(
+  Type.Object({
+    notificationId: Type.String(),
+    channel: literals(CHANNELS),
+    recipient: Type.Record(Type.String(), Type.Unknown(), { description: 'masked' }),
+    content: ContentView,
+    at: Type.String({ format: 'date-time' }),
+  }),
+);
 
 /** The id of the last message shown. */
 const cursor = numericCursor('m');
