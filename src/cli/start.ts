@@ -39,7 +39,7 @@ export async function runStart(_args: string[], env: NodeJS.ProcessEnv): Promise
     throw error;
   }
   const where = [herald.apiUrl && `API ${herald.apiUrl}`, herald.gatewayUrl && `UI ${herald.gatewayUrl}`];
-  if (config.roles.includes('auth') && (await herald.store.auth.listUsers()).length === 0) {
+  if (config.roles.includes('auth') && !(await herald.store.auth.hasUsers())) {
     console.log(firstRunHint(herald.gatewayUrl ?? herald.apiUrl));
   }
   console.log(`Herald running (${config.roles.join(',')}) ${where.filter(Boolean).join(', ')}`);

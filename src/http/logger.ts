@@ -90,8 +90,6 @@ export function loggerOptions(level: string, format: LogFormat = 'json') {
 
 /** A logger outside the HTTP apps (the worker), with the same options. */
 export function createLogger(level: string, format: LogFormat = 'json'): Logger {
-  const { stream, ...options } = loggerOptions(level, format) as ReturnType<typeof loggerOptions> & {
-    stream?: ReturnType<typeof prettyStream>;
-  };
+  const { stream, ...options } = loggerOptions(level, format);
   return stream ? pino(options, stream) : pino(options);
 }

@@ -60,7 +60,9 @@ export function authStoreSuite(name: string, open: () => Promise<Store>): void {
         createdAt: T0,
         sessionsValidAfter: null,
       };
+      assert.equal(await store.auth.hasUsers(), false);
       await store.auth.createUser({ ...user, id: 'u1', email: 'a@x.test', tenant: 'acme' });
+      assert.equal(await store.auth.hasUsers(), true);
       await store.auth.createUser({
         ...user,
         id: 'u2',

@@ -59,6 +59,8 @@ export interface AuthStore {
   findUserByEmail(email: string): Promise<UserRecord | undefined>;
   findUserById(id: string): Promise<UserRecord | undefined>;
   listUsers(tenant?: string): Promise<UserRecord[]>;
+  /** Whether any user exists, in any tenant (the first start's hint), without reading them. */
+  hasUsers(): Promise<boolean>;
   /** Sets the disabled flag; false when no such user. */
   setUserDisabled(id: string, disabled: boolean): Promise<boolean>;
   /** The user linked to an external identity (OpenID issuer and subject), if any. */

@@ -72,6 +72,9 @@ export function createPostgresAuthStore(sql: Sql): AuthStore {
         : await sql<UserRow[]>`SELECT * FROM users ORDER BY created_at, id`;
       return rows.map(toUser);
     },
+    async hasUsers() {
+      return (await sql`SELECT 1 FROM users LIMIT 1`).length > 0;
+    },
     async findUserByIdentity(issuer, subject) {
       const [row] = await sql<UserRow[]>`SELECT users.* FROM user_identities
         JOIN users ON users.id = user_identities.user_id

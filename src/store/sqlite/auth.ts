@@ -119,6 +119,9 @@ export function createSqliteAuthStore(db: SqliteDb): AuthStore {
         : db.prepare('SELECT * FROM users ORDER BY created_at, id').all();
       return (rows as UserRow[]).map(toUser);
     },
+    async hasUsers() {
+      return db.prepare('SELECT 1 FROM users LIMIT 1').get() !== undefined;
+    },
     async findUserByIdentity(issuer, subject) {
       const row = db
         .prepare(
