@@ -11,6 +11,7 @@ import { queueAdminRoutes } from './dispatch/admin-routes.ts';
 import { startDispatch } from './dispatch/start.ts';
 import { type DispatchThread, startDispatchThread, wantsDispatchThread } from './dispatch/thread.ts';
 import { buildApp } from './http/app.ts';
+import { createLogger } from './http/logger.ts';
 import { healthRoutes } from './http/health.ts';
 import { metricsRoutes } from './http/metrics-routes.ts';
 import type { App, Routes } from './http/types.ts';
@@ -21,6 +22,8 @@ import { createIngest, type Ingest } from './notifications/ingest.ts';
 import { notificationReadRoutes } from './notifications/read-routes.ts';
 import { createReportService, type ReportService } from './notifications/reports.ts';
 import { notificationIngestRoutes } from './notifications/routes.ts';
+import { createStatusHub, type StatusHub } from './notifications/stream-hub.ts';
+import { notificationStreamRoute } from './notifications/stream-route.ts';
 import { createWakeup, type Wakeup } from './notifications/wakeup.ts';
 import { sandboxRoutes } from './providers/sandbox/routes.ts';
 import { createStore } from './store/create.ts';
@@ -54,6 +57,8 @@ export interface HeraldDeps extends CoreDeps {
   metrics: Metrics;
   /** Liquid rendering in worker threads, for the worker's sends and the API's previews. */
   renderer: Renderer;
+  /** The one reader of the status log behind this process's live streams (GET /notifications/stream). */
+  statusHub: StatusHub;
 }
 
 /** A running Herald: the roles its config asked for, and how to stop them. */
@@ -88,6 +93,7 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(adminAccountRoutes, deps),
       bind(notificationIngestRoutes, deps),
       bind(notificationReadRoutes, deps),
+      bind(notificationStreamRoute, deps),
       bind(notificationActionRoutes, deps),
       bind(templateRoutes, deps),
       bind(queueAdminRoutes, deps),
@@ -144,6 +150,11 @@ export async function createDeps(config: Config, clock: Clock = systemClock): Pr
           createRenderPool({ threads: config.renderThreads, timeoutMs: config.renderTimeoutMs }),
         ),
       reports: createReportService(store, clock),
+      statusHub: createStatusHub({
+        store,
+        clock,
+        log: createLogger(config.logLevel, config.logFormat).child({ role: 'api' }),
+      }),
     };
   } catch (error) {
     // A failed start (bad key secret, unreachable JWKS) must not leave the database open.
@@ -198,6 +209,7 @@ export async function startHerald(config: Config, clock: Clock = systemClock): P
       for (const close of closers.reverse()) await close();
       // After the API's last commit (its close drains ingest through the thread).
       await deps.dispatchThread?.close();
+      await deps.statusHub.close();
       await deps.renderer.close();
       await deps.store.close();
     },

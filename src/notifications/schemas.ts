@@ -139,7 +139,7 @@ export const NotificationSummary = Type.Object({
 });
 
 /** One event of a notification's history, oldest first. */
-const NotificationEvent = Type.Object({
+export const NotificationEvent = Type.Object({
   type: Type.String(),
   at: Time,
   attempt: Type.Optional(Type.Integer()),

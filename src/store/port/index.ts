@@ -1,10 +1,12 @@
 import type { AuthStore } from './auth.ts';
+import type { CallbackStore } from './callbacks.ts';
 import type { LimitStore } from './limits.ts';
 import type { NotificationStore } from './notifications.ts';
 import type { ProcessMetricsStore } from './process-metrics.ts';
 import type { QueueStore } from './queue.ts';
 import type { ReportStore } from './reports.ts';
 import type { SandboxStore } from './sandbox.ts';
+import type { StatusLogStore } from './status-log.ts';
 import type { TemplateStore } from './templates.ts';
 import type { WakeupChannel } from './wakeups.ts';
 
@@ -32,6 +34,15 @@ export interface Store {
   sandbox: SandboxStore;
   /** Each process's latest metrics, for the deployment's dashboard (src/metrics-publisher.ts). */
   processMetrics: ProcessMetricsStore;
+  /** Every status change in commit order: live streams and the callback fan-out read it. */
+  statusLog: StatusLogStore;
+  /** Status callbacks, their outbox of messages and attempts (src/callbacks). */
+  callbacks: CallbackStore;
+  /**
+   * Calls `onChange` soon after any process commits status changes (PostgreSQL LISTEN/NOTIFY);
+   * on SQLite, readers poll. A hint only: the log is the truth.
+   */
+  statusChanges: WakeupChannel;
   readonly kind: 'sqlite' | 'postgres';
   /** Cheap liveness query for /ready. */
   ping(): Promise<void>;

@@ -1,5 +1,6 @@
 import type { Store } from '../port/index.ts';
 import { createPostgresAuthStore } from './auth.ts';
+import { createPostgresCallbacks } from './callbacks.ts';
 import { type ConnectOptions, connectPostgres, type Sql } from './connect.ts';
 import { createPostgresLimits } from './limits.ts';
 import { migratePostgres } from './migrate.ts';
@@ -8,8 +9,9 @@ import { createPostgresProcessMetrics } from './process-metrics.ts';
 import { createPostgresQueue } from './queue.ts';
 import { createPostgresReports } from './reports.ts';
 import { createPostgresSandbox } from './sandbox.ts';
+import { createPostgresStatusLog } from './status-log.ts';
 import { createPostgresTemplates } from './templates.ts';
-import { createPostgresWakeups } from './wakeups.ts';
+import { createPostgresWakeups, STATUS_CHANNEL, WAKEUP_CHANNEL } from './wakeups.ts';
 
 /**
  * The PostgreSQL adapter: the shared database of a scaled-out Herald. Every area's state lives
@@ -38,7 +40,10 @@ export async function createPostgresStore(
     sandbox: createPostgresSandbox(sql),
     limits: createPostgresLimits(sql),
     processMetrics: createPostgresProcessMetrics(sql),
-    wakeups: createPostgresWakeups(sql),
+    statusLog: createPostgresStatusLog(sql),
+    callbacks: createPostgresCallbacks(sql),
+    wakeups: createPostgresWakeups(sql, WAKEUP_CHANNEL),
+    statusChanges: createPostgresWakeups(sql, STATUS_CHANNEL),
     async ping() {
       await sql`SELECT 1`;
     },

@@ -4,11 +4,14 @@ import type { Sql } from './connect.ts';
 /** The NOTIFY channel ingest signals on (in its transaction, so the hint arrives after commit). */
 export const WAKEUP_CHANNEL = 'herald_wakeup';
 
+/** The channel a trigger on notification_events signals, once per transaction (migration 140). */
+export const STATUS_CHANNEL = 'herald_status';
+
 /** LISTEN on a connection of its own; postgres.js re-listens after a reconnect. */
-export function createPostgresWakeups(sql: Sql): WakeupChannel {
+export function createPostgresWakeups(sql: Sql, channel: string): WakeupChannel {
   return {
     async subscribe(onWake) {
-      const { unlisten } = await sql.listen(WAKEUP_CHANNEL, () => onWake());
+      const { unlisten } = await sql.listen(channel, () => onWake());
       return unlisten;
     },
   };

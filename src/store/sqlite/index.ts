@@ -1,5 +1,6 @@
 import type { Store } from '../port/index.ts';
 import { createSqliteAuthStore } from './auth.ts';
+import { createSqliteCallbacks } from './callbacks.ts';
 import { createSqliteLimits } from './limits.ts';
 import { createSqliteNotifications } from './notifications.ts';
 import { openSqlite, type SqliteDb } from './open.ts';
@@ -7,7 +8,10 @@ import { createSqliteProcessMetrics } from './process-metrics.ts';
 import { createSqliteQueue } from './queue.ts';
 import { createSqliteReports } from './reports.ts';
 import { createSqliteSandbox } from './sandbox.ts';
+import { createSqliteStatusLog } from './status-log.ts';
 import { createSqliteTemplates } from './templates.ts';
+
+const silent = { subscribe: async () => async () => undefined };
 
 /** The embedded SQLite adapter: one file under the data directory, WAL, synchronous=FULL. */
 export function createSqliteStore(dataDir: string, cacheMiB?: number): Store & { db: SqliteDb } {
@@ -24,8 +28,11 @@ export function createSqliteStore(dataDir: string, cacheMiB?: number): Store & {
     sandbox: createSqliteSandbox(db),
     limits: createSqliteLimits(db),
     processMetrics: createSqliteProcessMetrics(db),
-    // One process: the in-process signal already wakes the worker.
-    wakeups: { subscribe: async () => async () => undefined },
+    statusLog: createSqliteStatusLog(db),
+    callbacks: createSqliteCallbacks(db),
+    // One process: the in-process signal already wakes the worker, and status readers poll.
+    wakeups: silent,
+    statusChanges: silent,
     async ping() {
       pingStatement.get();
     },

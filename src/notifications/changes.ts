@@ -1,0 +1,45 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { literals } from '../http/schema.ts';
+import type { LoggedStatus } from '../store/port/status-log.ts';
+import { STATUSES, type Status } from './model.ts';
+import { NotificationEvent } from './schemas.ts';
+
+/**
+ * A status change as callbacks and the live stream report it (API.md §10): the `data` of a
+ * callback body and of an SSE `status` event. Made here, once, from the status log.
+ */
+export const StatusChangeSchema = Type.Object(
+  {
+    notificationId: Type.String(),
+    status: literals(STATUSES),
+    previousStatus: literals(STATUSES),
+    /** The event that made the change, as GET /notifications/{id} lists it. */
+    event: NotificationEvent,
+    metadata: Type.Unknown(),
+  },
+  { description: 'One status change of a notification' },
+);
+export type StatusChange = Static<typeof StatusChangeSchema>;
+
+/**
+ * The change a logged status event reports, or null when it changes nothing a client sees: a
+ * claim after a hold (a rate limit or an open circuit gave the notification back before any
+ * provider call, without a status event) logs PROCESSING again after PROCESSING.
+ */
+export function changeOf(logged: LoggedStatus): StatusChange | null {
+  // Acceptance (QUEUED) is the 201 itself and is not logged, so a first status event follows it.
+  const previousStatus: Status = logged.previous ?? 'QUEUED';
+  if (previousStatus === logged.type) return null;
+  const event: StatusChange['event'] = { type: logged.type, at: new Date(logged.at).toISOString() };
+  if (logged.attempt !== null) event.attempt = logged.attempt;
+  if (logged.provider !== null) event.provider = logged.provider;
+  if (logged.detail !== null) event.detail = logged.detail;
+  if (logged.source !== null) event.source = logged.source;
+  return {
+    notificationId: logged.notificationId,
+    status: logged.type,
+    previousStatus,
+    event,
+    metadata: logged.metadata,
+  };
+}

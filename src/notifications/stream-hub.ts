@@ -1,0 +1,178 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import type { Store } from '../store/port/index.ts';
+import { changeOf, type StatusChange } from './changes.ts';
+
+/** How far back a reconnecting client is caught up (API.md §10: the last 24 hours). */
+export const REPLAY_MS = 24 * 60 * 60 * 1000;
+/** Log rows one read takes; a full page is followed at once by the next. */
+const PAGE = 1000;
+
+/** One live stream: whose changes it wants and where they go. */
+export interface StreamSubscriber {
+  tenant: string;
+  /** Only these notifications, when given. */
+  notificationIds?: ReadonlySet<string>;
+  /** The last change the client has (its Last-Event-ID): it gets every later one first. */
+  after?: string;
+  send(cursor: string, change: StatusChange): void;
+}
+
+/** Every live stream of this process, fed by one reader of the status log. */
+export interface StatusHub {
+  /** Starts the stream; resolves once it is live (after the replay). Call the result to stop it. */
+  subscribe(subscriber: StreamSubscriber): Promise<() => void>;
+  /** Streams open now. */
+  size(): number;
+  close(): Promise<void>;
+}
+
+export interface StatusHubDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  /** How often the log is read while streams are open (PostgreSQL's NOTIFY wakes it sooner). */
+  pollMs?: number;
+}
+
+/**
+ * The process's one reader of the status log for its live streams: however many clients are
+ * connected, the log is read once per poll (or NOTIFY), and each change goes to the streams of
+ * its tenant. It runs only while a stream is open.
+ *
+ * No gap and no duplicate on reconnect: a new stream notes the reader's position H and joins at
+ * once, buffering what the reader delivers after H; it replays (Last-Event-ID, H] from the log,
+ * then the buffer. Reader position and delivery change together, synchronously, so every change
+ * lands either in the replay or in the buffer, never in both.
+ */
+export function createStatusHub(deps: StatusHubDeps): StatusHub {
+  const pollMs = deps.pollMs ?? 250;
+  const subscribers = new Set<Entry>();
+  let position: string | undefined;
+  let starting: Promise<string> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let unlisten: (() => Promise<void>) | undefined;
+  let reading = false;
+  const log = deps.store.statusLog;
+  let again = false;
+
+  interface Entry {
+    subscriber: StreamSubscriber;
+    /** Changes delivered while the replay runs; undefined once live. */
+    buffer?: Array<[string, StatusChange]>;
+    /**
+     * The client's Last-Event-ID: nothing at or before it is sent. Another process's stream can
+     * be ahead of this reader (PostgreSQL), so the reader may still deliver changes it has.
+     */
+    floor?: string;
+  }
+
+  const wanted = (s: StreamSubscriber, tenant: string, id: string) =>
+    s.tenant === tenant && (!s.notificationIds || s.notificationIds.has(id));
+
+  async function read(): Promise<void> {
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = true;
+    try {
+      do {
+        again = false;
+        if (position === undefined) return;
+        const rows = await deps.store.statusLog.read(position, { limit: PAGE });
+        if (subscribers.size === 0 || position === undefined) return;
+        // Synchronously from here: the position moves with the deliveries (see above).
+        for (const row of rows) {
+          const change = changeOf(row);
+          if (!change) continue;
+          for (const entry of subscribers) {
+            if (!wanted(entry.subscriber, row.tenant, row.notificationId)) continue;
+            if (entry.floor !== undefined && log.compare(row.cursor, entry.floor) <= 0) continue;
+            if (entry.buffer) entry.buffer.push([row.cursor, change]);
+            else entry.subscriber.send(row.cursor, change);
+          }
+        }
+        const last = rows.at(-1);
+        if (last) position = last.cursor;
+        if (rows.length === PAGE) again = true;
+      } while (again);
+    } catch (error) {
+      deps.log.warn({ err: error }, 'status stream: reading the status log failed; retrying');
+    } finally {
+      reading = false;
+    }
+  }
+
+  function start(): Promise<string> {
+    if (position !== undefined) return Promise.resolve(position);
+    starting ??= (async () => {
+      const head = await deps.store.statusLog.head();
+      position = head;
+      timer = setInterval(() => void read(), pollMs);
+      timer.unref();
+      unlisten = await deps.store.statusChanges.subscribe(() => void read());
+      return head;
+    })().finally(() => {
+      starting = undefined;
+    });
+    return starting;
+  }
+
+  async function stopIfIdle(): Promise<void> {
+    if (subscribers.size > 0) return;
+    clearInterval(timer);
+    timer = undefined;
+    position = undefined;
+    const stop = unlisten;
+    unlisten = undefined;
+    await stop?.();
+  }
+
+  async function replay(entry: Entry, after: string, until: string): Promise<void> {
+    const since = deps.clock.now() - REPLAY_MS;
+    let from = after;
+    for (;;) {
+      const rows = await deps.store.statusLog.read(from, { until, since, limit: PAGE });
+      for (const row of rows) {
+        const change = changeOf(row);
+        if (change && wanted(entry.subscriber, row.tenant, row.notificationId))
+          entry.subscriber.send(row.cursor, change);
+      }
+      const last = rows.at(-1);
+      if (!last || rows.length < PAGE) return;
+      from = last.cursor;
+    }
+  }
+
+  return {
+    async subscribe(subscriber) {
+      await start();
+      const entry: Entry = { subscriber, floor: subscriber.after };
+      const until = position as string;
+      const after = subscriber.after;
+      const behind = after !== undefined && log.compare(after, until) < 0;
+      if (behind) entry.buffer = [];
+      subscribers.add(entry);
+      const stop = () => {
+        if (subscribers.delete(entry)) void stopIfIdle();
+      };
+      if (behind) {
+        try {
+          await replay(entry, after, until);
+        } catch (error) {
+          stop();
+          throw error;
+        }
+        for (const [cursor, change] of entry.buffer ?? []) subscriber.send(cursor, change);
+        entry.buffer = undefined;
+      }
+      return stop;
+    },
+    size: () => subscribers.size,
+    async close() {
+      subscribers.clear();
+      await stopIfIdle();
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import { PassThrough } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import type { CoreDeps } from '../deps.ts';
+import { HeraldError } from '../errors.ts';
+import type { RouteModule } from '../http/types.ts';
+import type { StatusChange } from './changes.ts';
+import type { StatusHub } from './stream-hub.ts';
+
+/** A comment line at least this often, so proxies and clients see the stream is alive (§10: 15 s). */
+export const HEARTBEAT_MS = 15_000;
+/**
+ * A client that reads slower than its changes arrive is disconnected once this much waits for
+ * it, instead of buffering without bound; it reconnects with Last-Event-ID and is caught up.
+ */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** How long a browser waits before it reconnects (the SSE `retry` field). */
+const RETRY_MS = 2000;
+
+const StreamQuery = Type.Object(
+  {
+    notificationId: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        maxItems: 100,
+        description: 'Only these notifications (repeatable)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const frame = (cursor: string, change: StatusChange) =>
+  `event: status\nid: ${cursor}\ndata: ${JSON.stringify(change)}\n\n`;
+
+/** GET /notifications/stream: the tenant's status changes as Server-Sent Events (API.md §10). */
+export const notificationStreamRoute: RouteModule<CoreDeps & { statusHub: StatusHub }> = (app, deps) => {
+  const open = new Set<PassThrough>();
+  // Streams never end on their own: end them before the server waits for its connections.
+  app.addHook('preClose', async () => {
+    for (const stream of open) stream.end();
+  });
+
+  app.get(
+    '/notifications/stream',
+    {
+      config: { scope: 'notifications:read' },
+      schema: {
+        tags: ['notifications'],
+        summary: 'Live status changes (Server-Sent Events), resumable with Last-Event-ID',
+        description:
+          'One `status` event per status change of the caller\'s notifications (`data`: a StatusChange, `id`: an opaque cursor), and a comment line at least every 15 s. A reconnect with `Last-Event-ID` first gets every change missed in the last 24 hours, with no gap and no duplicate. See docs/status-stream.md.',
+        querystring: StreamQuery,
+        headers: Type.Object({
+          'last-event-id': Type.Optional(Type.String({ maxLength: 100, description: 'Resume after this event' })),
+        }),
+        response: {
+          200: {
+            description: 'An endless text/event-stream',
+            content: { 'text/event-stream': { schema: Type.String() } },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const after = request.headers['last-event-id'];
+      if (after !== undefined && !deps.store.statusLog.isCursor(after)) {
+        throw new HeraldError('VALIDATION_FAILED', 'Last-Event-ID is not an event id of this stream.', {
+          errors: [{ path: 'headers/last-event-id', message: 'use the id of an event this stream sent' }],
+        });
+      }
+      const ids = request.query.notificationId;
+      const stream = new PassThrough();
+      open.add(stream);
+      let stop: (() => void) | undefined;
+      const heartbeat = setInterval(() => stream.write(': ping\n\n'), HEARTBEAT_MS);
+      stream.on('close', () => {
+        clearInterval(heartbeat);
+        open.delete(stream);
+        stop?.();
+      });
+      reply
+        .header('content-type', 'text/event-stream; charset=utf-8')
+        .header('cache-control', 'no-store, no-transform')
+        // Tells nginx-style proxies not to buffer the stream.
+        .header('x-accel-buffering', 'no');
+      stream.write(`retry: ${RETRY_MS}\n: connected\n\n`);
+      // The schema documents the text; what is sent is the stream that writes it.
+      reply.send(stream as unknown as string);
+      deps.statusHub
+        .subscribe({
+          tenant: request.principal.tenant,
+          notificationIds: ids && new Set(ids),
+          after,
+          send(cursor, change) {
+            if (stream.writableLength > MAX_BUFFERED_BYTES) stream.destroy();
+            else stream.write(frame(cursor, change));
+          },
+        })
+        .then(
+          (unsubscribe) => {
+            if (stream.destroyed || stream.writableEnded) unsubscribe();
+            else stop = unsubscribe;
+          },
+          (error) => {
+            request.log.warn({ err: error }, 'status stream could not start');
+            stream.destroy();
+          },
+        );
+      return reply;
+    },
+  );
+};

@@ -1,0 +1,127 @@
+import type { CallbackStore, LeasedMessage } from '../port/callbacks.ts';
+import { type AttemptRow, attemptFromRow, type CallbackRow, callbackFromRow } from '../rows-status.ts';
+import type { Sql } from './connect.ts';
+
+const json = (value: unknown) => JSON.stringify(value);
+
+interface LeasedRow {
+  id: string;
+  callback_id: string;
+  notification_id: string;
+  body: string;
+  attempts: number;
+  created_at: number;
+}
+
+/**
+ * The PostgreSQL callbacks store. Several workers send: a claim locks its messages with
+ * FOR UPDATE SKIP LOCKED and leases them, so each attempt is made by exactly one worker, and
+ * the order rule (no message while an earlier one of its notification is pending) holds across
+ * workers because a leased message stays pending until its attempt is recorded.
+ */
+export function createPostgresCallbacks(sql: Sql): CallbackStore {
+  return {
+    async create(c) {
+      await sql`INSERT INTO callbacks (id, tenant, url, events, secret, created_at)
+        VALUES (${c.id}, ${c.tenant}, ${c.url}, ${json(c.events)}, ${c.secret}, ${c.createdAt})`;
+    },
+    async list(tenant) {
+      const rows = await sql<CallbackRow[]>`SELECT * FROM callbacks WHERE tenant = ${tenant} ORDER BY created_at, id`;
+      return rows.map(callbackFromRow);
+    },
+    async get(tenant, id) {
+      const [row] = await sql<CallbackRow[]>`SELECT * FROM callbacks WHERE tenant = ${tenant} AND id = ${id}`;
+      return row && callbackFromRow(row);
+    },
+    async enabled() {
+      const rows = await sql<CallbackRow[]>`SELECT * FROM callbacks WHERE disabled_at IS NULL ORDER BY created_at, id`;
+      return rows.map(callbackFromRow);
+    },
+    async remove(tenant, id) {
+      return sql.begin(async (tx) => {
+        const gone = await tx`DELETE FROM callbacks WHERE tenant = ${tenant} AND id = ${id}`;
+        if (gone.count === 0) return false;
+        await tx`DELETE FROM callback_messages WHERE callback_id = ${id}`;
+        await tx`DELETE FROM callback_attempts WHERE callback_id = ${id}`;
+        return true;
+      });
+    },
+    async rotateSecret(tenant, id, secret, now) {
+      const done = await sql`UPDATE callbacks SET previous_secret = secret, secret = ${secret}, rotated_at = ${now}
+        WHERE tenant = ${tenant} AND id = ${id}`;
+      return done.count > 0;
+    },
+    async disable(id, reason, now) {
+      await sql.begin(async (tx) => {
+        await tx`UPDATE callbacks SET disabled_at = ${now}, disabled_reason = ${reason}
+          WHERE id = ${id} AND disabled_at IS NULL`;
+        await tx`UPDATE callback_messages SET state = 'failed' WHERE callback_id = ${id} AND state = 'pending'`;
+      });
+    },
+    async fanoutCursor() {
+      const [row] = await sql<{ cursor: string | null }[]>`SELECT cursor FROM callback_fanout WHERE id = 1`;
+      return row?.cursor ?? null;
+    },
+    async fanOut(from, to, messages, now) {
+      return sql.begin(async (tx) => {
+        const moved = await tx`UPDATE callback_fanout SET cursor = ${to}
+          WHERE id = 1 AND cursor IS NOT DISTINCT FROM ${from}`;
+        if (moved.count === 0) return false;
+        if (messages.length > 0) {
+          await tx`INSERT INTO callback_messages (id, callback_id, notification_id, body, state, attempts, due_at, created_at)
+            SELECT id, "callbackId", "notificationId", body, 'pending', 0, ${now}::bigint, ${now}::bigint
+            FROM json_to_recordset(${json(messages)}::text::json)
+              AS m(id text, "callbackId" text, "notificationId" text, body text)`;
+        }
+        return true;
+      });
+    },
+    async dueCallbacks(now, limit) {
+      const rows = await sql<{ callback_id: string }[]>`SELECT callback_id FROM callback_messages
+        WHERE state = 'pending' AND due_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now})
+        GROUP BY callback_id ORDER BY min(due_at) LIMIT ${limit}`;
+      return rows.map((row) => row.callback_id);
+    },
+    async claim(callbackId, owner, now, leaseUntil, limit) {
+      const rows = await sql<LeasedRow[]>`WITH c AS (
+          SELECT m.seq FROM callback_messages m
+           WHERE m.callback_id = ${callbackId} AND m.state = 'pending' AND m.due_at <= ${now}
+             AND (m.lease_until IS NULL OR m.lease_until <= ${now})
+             AND NOT EXISTS (SELECT 1 FROM callback_messages p WHERE p.callback_id = m.callback_id
+                   AND p.notification_id = m.notification_id AND p.state = 'pending' AND p.seq < m.seq)
+           ORDER BY m.due_at, m.seq LIMIT ${limit}
+           FOR UPDATE SKIP LOCKED)
+        UPDATE callback_messages m SET lease_owner = ${owner}, lease_until = ${leaseUntil}, attempts = m.attempts + 1
+          FROM c WHERE m.seq = c.seq
+        RETURNING m.id, m.callback_id, m.notification_id, m.body, m.attempts, m.created_at`;
+      return rows.map(
+        (row): LeasedMessage => ({
+          id: row.id,
+          callbackId: row.callback_id,
+          notificationId: row.notification_id,
+          body: row.body,
+          attempt: row.attempts,
+          createdAt: Number(row.created_at),
+        }),
+      );
+    },
+    async complete(message, owner, outcome, attempt, now) {
+      const state = outcome.kind === 'retry' ? 'pending' : outcome.kind;
+      const dueAt = outcome.kind === 'retry' ? outcome.retryAt : now;
+      await sql.begin(async (tx) => {
+        await tx`UPDATE callback_messages SET state = ${state}, due_at = ${dueAt}, lease_owner = NULL, lease_until = NULL
+          WHERE id = ${message.id} AND lease_owner = ${owner} AND attempts = ${message.attempt} AND state = 'pending'`;
+        await tx`INSERT INTO callback_attempts (callback_id, message_id, notification_id, attempt, status_code, error, at)
+          VALUES (${message.callbackId}, ${message.id}, ${message.notificationId}, ${message.attempt},
+                  ${attempt.statusCode}, ${attempt.error}, ${now})`;
+      });
+    },
+    async deliveries(tenant, id, before, limit) {
+      const [owned] = await sql`SELECT 1 FROM callbacks WHERE tenant = ${tenant} AND id = ${id}`;
+      if (!owned) return undefined;
+      const rows = await sql<AttemptRow[]>`SELECT * FROM callback_attempts
+        WHERE callback_id = ${id} AND id < ${before ?? Number.MAX_SAFE_INTEGER} ORDER BY id DESC LIMIT ${limit}`;
+      return rows.map(attemptFromRow);
+    },
+  };
+}

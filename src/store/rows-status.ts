@@ -1,0 +1,92 @@
+import type { Status } from '../notifications/model.ts';
+import type { AttemptRecord, CallbackRecord } from './port/callbacks.ts';
+import type { LoggedStatus } from './port/status-log.ts';
+
+/** A status-log row as both adapters select it (`cursor` is built by each adapter). */
+export interface LoggedRow {
+  notification_id: string;
+  tenant: string;
+  metadata: string | null;
+  type: string;
+  previous: string | null;
+  at: number | string;
+  attempt: number | null;
+  provider: string | null;
+  detail: string | null;
+  source: string | null;
+}
+
+export function loggedFromRow(row: LoggedRow, cursor: string): LoggedStatus {
+  return {
+    cursor,
+    notificationId: row.notification_id,
+    tenant: row.tenant,
+    metadata: row.metadata === null ? null : JSON.parse(row.metadata),
+    type: row.type as Status,
+    previous: row.previous as Status | null,
+    at: Number(row.at),
+    attempt: row.attempt,
+    provider: row.provider,
+    detail: row.detail,
+    source: row.source,
+  };
+}
+
+/** The columns of a log query: the event, its notification, and the status before it. */
+export function loggedColumns(statusTypes: string): string {
+  return `n.id AS notification_id, n.tenant, n.metadata, e.type, e.at, e.attempt, e.provider, e.detail, e.source,
+    (SELECT p.type FROM notification_events p WHERE p.notification_seq = e.notification_seq AND p.id < e.id
+       AND p.type IN (${statusTypes}) ORDER BY p.id DESC LIMIT 1) AS previous`;
+}
+
+/** A callbacks row as both adapters read it. */
+export interface CallbackRow {
+  id: string;
+  tenant: string;
+  url: string;
+  events: string;
+  secret: string;
+  previous_secret: string | null;
+  rotated_at: number | string | null;
+  disabled_at: number | string | null;
+  disabled_reason: string | null;
+  created_at: number | string;
+}
+
+const numberOrNull = (v: number | string | null) => (v === null ? null : Number(v));
+
+export function callbackFromRow(row: CallbackRow): CallbackRecord {
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    url: row.url,
+    events: JSON.parse(row.events) as Status[],
+    secret: row.secret,
+    previousSecret: row.previous_secret,
+    rotatedAt: numberOrNull(row.rotated_at),
+    disabledAt: numberOrNull(row.disabled_at),
+    disabledReason: row.disabled_reason,
+    createdAt: Number(row.created_at),
+  };
+}
+
+/** A callback_attempts row. */
+export interface AttemptRow {
+  id: number;
+  message_id: string;
+  notification_id: string;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  at: number;
+}
+
+export const attemptFromRow = (row: AttemptRow): AttemptRecord => ({
+  seq: Number(row.id),
+  messageId: row.message_id,
+  notificationId: row.notification_id,
+  attempt: row.attempt,
+  statusCode: row.status_code,
+  error: row.error,
+  at: Number(row.at),
+});

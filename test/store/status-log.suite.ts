@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import type { Store } from '../../src/store/port/index.ts';
+import { everyPriority } from '../../src/store/port/queue.ts';
+import type { Sql } from '../../src/store/postgres/connect.ts';
+import { newNotification, seedMany, T0 } from './queue-fixtures.ts';
+
+const ALL = {
+  perPriority: [100, 100, 100, 100],
+  sharedLimit: 100,
+  perChannel: everyPriority({ email: 100, sms: 100, push: 100 }),
+};
+
+/** The status log (API.md §10): commit order, previous status, bounds, and no gap on PostgreSQL. */
+export function statusLogSuite(name: string, open: () => Promise<Store>): void {
+  describe(`status log (${name})`, () => {
+    const stores: Store[] = [];
+    const fresh = async () => {
+      const store = await open();
+      stores.push(store);
+      return store;
+    };
+    after(async () => {
+      for (const store of stores) await store.close();
+    });
+
+    /** Claims everything ready, then completes each claimed one as sent and delivered. */
+    async function deliverAll(store: Store, now = T0 + 1000) {
+      const claimed = (
+        await store.queue.cycle({
+          owner: 'w1',
+          now,
+          leaseUntil: now + 30_000,
+          completions: [],
+          maxAttempts: 3,
+          claim: ALL,
+        })
+      ).claimed;
+      await store.queue.cycle({
+        owner: 'w1',
+        now: now + 10,
+        leaseUntil: now + 30_000,
+        maxAttempts: 3,
+        completions: claimed.map((n) => ({
+          seq: n.seq,
+          attempt: n.attempts,
+          kind: 'delivered' as const,
+          provider: 'sandbox',
+        })),
+      });
+      return claimed;
+    }
+
+    it('reads status events after a cursor, in commit order, with the status before each', async () => {
+      const store = await fresh();
+      const start = await store.statusLog.head();
+      const [a, b] = await seedMany(store, [
+        newNotification({ tenant: 'acme', metadata: { ref: 'A' } }),
+        newNotification({ tenant: 'other' }),
+      ]);
+      await deliverAll(store);
+      const rows = await store.statusLog.read(start, { limit: 100 });
+      const ofA = rows.filter((r) => r.notificationId === a);
+      assert.deepEqual(
+        ofA.map((r) => `${r.previous}>${r.type}`),
+        ['null>PROCESSING', 'PROCESSING>SENT', 'SENT>DELIVERED'],
+      );
+      assert.ok(ofA.every((r) => r.tenant === 'acme'));
+      assert.deepEqual(ofA[0]?.metadata, { ref: 'A' });
+      assert.equal(ofA[1]?.provider, 'sandbox');
+      assert.equal(rows.filter((r) => r.notificationId === b).length, 3);
+      // Cursors are strictly increasing, and valid ones are recognised.
+      for (let i = 1; i < rows.length; i++) {
+        assert.ok(
+          store.statusLog.compare(
+            (rows[i - 1] as { cursor: string }).cursor,
+            (rows[i] as { cursor: string }).cursor,
+          ) < 0,
+        );
+      }
+      assert.ok(rows.every((r) => store.statusLog.isCursor(r.cursor)));
+      assert.equal(store.statusLog.isCursor('x1'), false);
+      // Paging: after the third row, until the fifth.
+      const page = await store.statusLog.read((rows[2] as { cursor: string }).cursor, {
+        until: (rows[4] as { cursor: string }).cursor,
+        limit: 100,
+      });
+      assert.deepEqual(
+        page.map((r) => r.cursor),
+        rows.slice(3, 5).map((r) => r.cursor),
+      );
+      // `since` leaves out older events; the head is the last one.
+      assert.equal((await store.statusLog.read(start, { since: T0 + 5000, limit: 100 })).length, 0);
+      assert.equal(await store.statusLog.head(), rows.at(-1)?.cursor);
+      assert.equal((await store.statusLog.read(await store.statusLog.head(), { limit: 10 })).length, 0);
+    });
+
+    if (name === 'postgres') {
+      it('does not read past a transaction still open, so a late commit leaves no gap', async () => {
+        const store = await fresh();
+        const sql = (store as Store & { sql: Sql }).sql;
+        const start = await store.statusLog.head();
+        const [early, later] = await seedMany(store, [newNotification(), newNotification()]);
+        const seqOf = async (id: string) =>
+          ((await sql`SELECT seq FROM notifications WHERE id = ${id as string}`)[0] as { seq: number }).seq;
+        // A transaction takes an event id first and commits last.
+        const reserved = await sql.reserve();
+        await reserved`BEGIN`;
+        await reserved`INSERT INTO notification_events (notification_seq, type, at) VALUES (${await seqOf(early as string)}, 'CANCELLED', ${T0})`;
+        await sql`INSERT INTO notification_events (notification_seq, type, at) VALUES (${await seqOf(later as string)}, 'CANCELLED', ${T0})`;
+        const whileOpen = await store.statusLog.read(start, { limit: 100 });
+        assert.deepEqual(whileOpen, [], 'nothing after the open transaction is read yet');
+        await reserved`COMMIT`;
+        reserved.release();
+        const after = await store.statusLog.read(start, { limit: 100 });
+        assert.deepEqual(
+          after.map((r) => r.notificationId),
+          [early, later],
+        );
+      });
+    }
+  });
+}

@@ -1,0 +1,140 @@
+// GET /notifications/stream (API.md §10) against a real Herald (API and worker in one process,
+// the sandbox provider), read with the `eventsource` package.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type Herald, startHerald } from '../../src/main.ts';
+import { tokenFor } from '../helpers/auth.ts';
+import { testConfig } from '../helpers/config.ts';
+import { eventually } from '../providers/sms/wait.ts';
+import { openStream, type Received, type StreamClient } from './sse-client.ts';
+
+describe('live status stream', () => {
+  let herald: Herald;
+  let acme: string;
+  let mallory: string;
+  const clients: StreamClient[] = [];
+  before(async () => {
+    herald = await startHerald(testConfig({ HERALD_ROLES: 'auth,api,worker' }));
+    acme = await tokenFor(herald.deps, { role: 'sender', tenant: 'acme' });
+    mallory = await tokenFor(herald.deps, { role: 'sender', tenant: 'mallory' });
+  });
+  after(async () => {
+    for (const client of clients) client.close();
+    await herald.close();
+  });
+
+  const url = (query = '') => `${herald.apiUrl}/notifications/stream${query}`;
+  const open = (token: string, query = '', lastEventId?: string) => {
+    const client = openStream(url(query), token, lastEventId);
+    clients.push(client);
+    return client;
+  };
+
+  async function send(token: string, metadata: object = {}): Promise<string> {
+    const response = await fetch(`${herald.apiUrl}/notifications`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        channel: 'email',
+        recipient: { email: 'someone@example.com' },
+        content: { subject: 'Hi', text: 'Hello' },
+        metadata,
+      }),
+    });
+    assert.equal(response.status, 201);
+    return ((await response.json()) as { notificationId: string }).notificationId;
+  }
+
+  /** Waits until the client has the notification's DELIVERED change. */
+  const deliveredTo = (client: StreamClient, id: string) =>
+    eventually(
+      () => client.received.some((r) => r.change.notificationId === id && r.change.status === 'DELIVERED'),
+      15_000,
+      `DELIVERED of ${id} on the stream`,
+    );
+
+  const of = (received: Received[], id: string) =>
+    received.filter((r) => r.change.notificationId === id).map((r) => `${r.change.previousStatus}>${r.change.status}`);
+
+  it('sends each status change of the caller\'s notifications, in order, with the event and metadata', async () => {
+    const client = open(acme);
+    await client.opened;
+    const id = await send(acme, { order: 'A-1' });
+    await deliveredTo(client, id);
+    assert.deepEqual(of(client.received, id), ['QUEUED>PROCESSING', 'PROCESSING>SENT', 'SENT>DELIVERED']);
+    const sent = client.received.find((r) => r.change.notificationId === id && r.change.status === 'SENT');
+    assert.deepEqual(sent?.change.metadata, { order: 'A-1' });
+    assert.equal(sent?.change.event.type, 'SENT');
+    assert.equal(sent?.change.event.provider, 'sandbox');
+    assert.ok(!Number.isNaN(Date.parse(sent?.change.event.at ?? '')));
+  });
+
+  it("never shows another tenant's changes", async () => {
+    const client = open(acme);
+    await client.opened;
+    const theirs = await send(mallory);
+    const ours = await send(acme);
+    await deliveredTo(client, ours);
+    const own = open(mallory);
+    await own.opened;
+    assert.ok(client.received.every((r) => r.change.notificationId !== theirs));
+    assert.ok(client.received.some((r) => r.change.notificationId === ours));
+  });
+
+  it('narrows to the notifications named with ?notificationId=', async () => {
+    const first = await send(acme);
+    const second = await send(acme);
+    // Both were accepted before the stream opened: resume from before them to see all of it.
+    const client = open(acme, `?notificationId=${second}`);
+    await client.opened;
+    const third = await send(acme);
+    const everything = open(acme);
+    await everything.opened;
+    const fourth = await send(acme);
+    await deliveredTo(everything, fourth);
+    assert.ok(client.received.every((r) => r.change.notificationId === second));
+    assert.ok(![first, third, fourth].some((id) => client.received.some((r) => r.change.notificationId === id)));
+  });
+
+  it('replays what a dropped client missed after its Last-Event-ID, with no gap and no duplicate', async () => {
+    const first = open(acme);
+    await first.opened;
+    const a = await send(acme);
+    await deliveredTo(first, a);
+    const lastSeen = first.received.at(-1) as Received;
+    first.close();
+    // Changes while the client is away.
+    const b = await send(acme);
+    const c = await send(acme);
+    const watcher = open(acme);
+    await watcher.opened;
+    await deliveredTo(watcher, c);
+    await eventually(
+      () => watcher.received.some((r) => r.change.notificationId === b && r.change.status === 'DELIVERED'),
+      15_000,
+      'b delivered',
+    );
+    const resumed = open(acme, '', lastSeen.id);
+    await resumed.opened;
+    await deliveredTo(resumed, c);
+    const d = await send(acme);
+    await deliveredTo(resumed, d);
+    const ids = resumed.received.map((r) => r.id);
+    assert.equal(new Set(ids).size, ids.length, 'no duplicate');
+    assert.ok(resumed.received.every((r) => r.change.notificationId !== a), 'nothing from before Last-Event-ID');
+    for (const id of [b, c, d]) {
+      assert.deepEqual(of(resumed.received, id), ['QUEUED>PROCESSING', 'PROCESSING>SENT', 'SENT>DELIVERED']);
+    }
+  });
+
+  it('refuses a Last-Event-ID it never sent, and a caller without notifications:read', async () => {
+    const bad = await fetch(url(), { headers: { authorization: `Bearer ${acme}`, 'last-event-id': 'nope' } });
+    assert.equal(bad.status, 400);
+    assert.match(bad.headers.get('content-type') ?? '', /problem\+json/);
+    const none = await fetch(url());
+    assert.equal(none.status, 401);
+    const noScope = await tokenFor(herald.deps, { tenant: 'acme', scopes: ['notifications:write'] });
+    const forbidden = await fetch(url(), { headers: { authorization: `Bearer ${noScope}` } });
+    assert.equal(forbidden.status, 403);
+  });
+});
