@@ -4,6 +4,7 @@ import { oidcRoutes } from './auth/oidc/routes.ts';
 import type { AccessTokenVerifier } from './auth/principal.ts';
 import { adminAccountRoutes, authPublicRoutes, meRoute, sessionRoutes } from './auth/routes.ts';
 import { type AuthService, createAuthService, startVerifier } from './auth/service.ts';
+import { callbackRoutes } from './callbacks/routes.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config/config.ts';
 import type { CoreDeps } from './deps.ts';
@@ -11,8 +12,8 @@ import { queueAdminRoutes } from './dispatch/admin-routes.ts';
 import { startDispatch } from './dispatch/start.ts';
 import { type DispatchThread, startDispatchThread, wantsDispatchThread } from './dispatch/thread.ts';
 import { buildApp } from './http/app.ts';
-import { createLogger } from './http/logger.ts';
 import { healthRoutes } from './http/health.ts';
+import { createLogger } from './http/logger.ts';
 import { metricsRoutes } from './http/metrics-routes.ts';
 import type { App, Routes } from './http/types.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -94,6 +95,7 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(notificationIngestRoutes, deps),
       bind(notificationReadRoutes, deps),
       bind(notificationStreamRoute, deps),
+      bind(callbackRoutes, deps),
       bind(notificationActionRoutes, deps),
       bind(templateRoutes, deps),
       bind(queueAdminRoutes, deps),

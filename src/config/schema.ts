@@ -105,6 +105,12 @@ export const ServerSchema = Type.Object({
     description:
       'a process that serves HTTP runs its worker role in a thread of its own, on another core ([dispatch.md](dispatch.md))',
   }),
+  callbackAllowedHosts: Type.Optional(
+    Type.Array(Type.String(), {
+      env: 'HERALD_CALLBACK_ALLOWED_HOSTS',
+      description: 'private hosts (name or host:port) that status callback URLs may name',
+    }),
+  ),
   renderThreads: int('HERALD_RENDER_THREADS', 2, 1, 64, 'worker threads that render Liquid templates'),
   ingestMaxPending: int(
     'HERALD_INGEST_MAX_PENDING',

@@ -1,3 +1,4 @@
+import { startCallbackSender } from '../callbacks/sender.ts';
 import type { CoreDeps } from '../deps.ts';
 import { createLogger } from '../http/logger.ts';
 import type { Metrics } from '../metrics.ts';
@@ -54,6 +55,15 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     log,
   });
   worker.start();
+  // Status callbacks go out from the worker role too: on SQLite, through the connection that
+  // already writes, so their bookkeeping never waits on another connection's write lock.
+  const callbacks = startCallbackSender({
+    store: deps.store,
+    clock: deps.clock,
+    log: log.child({ part: 'callbacks' }),
+    allowedHosts: deps.config.callbackAllowedHosts ?? [],
+    keyEncryptionSecret: deps.config.keyEncryptionSecret,
+  });
   log.info(
     { owner: scheduler.owner, providers: providers.all().map((p) => `${p.channel}:${p.name}`) },
     'worker started',
@@ -63,6 +73,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     providers,
     async close() {
       await worker.stop(Math.min(deps.config.dispatch.leaseMs, 10_000));
+      await callbacks.close();
       await providers.close();
     },
   };

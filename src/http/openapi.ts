@@ -7,6 +7,11 @@ const TAGS = [
   { name: 'auth', description: 'Login, refresh, client credentials, keys, sessions' },
   { name: 'notifications', description: 'Accept notifications and follow their status' },
   { name: 'templates', description: 'Versioned Liquid templates and previews' },
+  {
+    name: 'callbacks',
+    description:
+      'Signed status callbacks (Standard Webhooks), per tenant, scope admin: see docs/callbacks.md for verifying them',
+  },
   { name: 'admin', description: 'Users, clients, queues and the sandbox (scope admin)' },
   { name: 'webhooks', description: 'Delivery reports from providers, authenticated by their signatures' },
   { name: 'ops', description: 'Health, readiness and metrics' },

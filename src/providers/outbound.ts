@@ -64,8 +64,12 @@ export function isAllowedHost(url: URL, allowedHosts: readonly string[]): boolea
   return allowedHosts.some((h) => h.toLowerCase() === host || h.toLowerCase() === hostPort);
 }
 
-/** Why a caller-chosen URL may not be called, or undefined when it may. */
-export function refusedUrl(raw: string, allowedHosts: readonly string[]): string | undefined {
+/** Why a caller-chosen URL may not be called, or undefined when it may; `variable` lists exceptions. */
+export function refusedUrl(
+  raw: string,
+  allowedHosts: readonly string[],
+  variable = 'HERALD_PUSH_ALLOWED_HOSTS',
+): string | undefined {
   let url: URL;
   try {
     url = new URL(raw);
@@ -76,7 +80,7 @@ export function refusedUrl(raw: string, allowedHosts: readonly string[]): string
   if (isAllowedHost(url, allowedHosts)) return undefined;
   const host = bareHost(url);
   if (isLoopbackHost(host) || isPrivateAddress(host)) {
-    return 'must not name a loopback, private, link-local or unspecified address (HERALD_PUSH_ALLOWED_HOSTS lists exceptions)';
+    return `must not name a loopback, private, link-local or unspecified address (${variable} lists exceptions)`;
   }
   return undefined;
 }

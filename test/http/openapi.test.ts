@@ -388,6 +388,33 @@ async function exercise(
   await expect(call('DELETE', '/templates/doc-welcome'), 404);
   await expect(call('POST', '/templates/doc-welcome/preview', {}), 404);
 
+  // the live stream: its headers and first bytes (the stream itself never ends)
+  const stream = await app.inject({
+    method: 'GET',
+    url: '/notifications/stream',
+    headers: admin,
+    payloadAsStream: true,
+  });
+  assert.equal(stream.statusCode, 200);
+  assert.match(String(stream.headers['content-type']), /^text\/event-stream/);
+  stream.stream().destroy();
+  await expect(call('GET', '/notifications/stream', undefined, { 'last-event-id': 'x' }), 400);
+
+  // callbacks (to a status no notification here reaches, so nothing is sent)
+  const hook = await expect(
+    call('POST', '/callbacks', { url: 'https://hooks.example.com/herald', events: ['EXPIRED'] }),
+    201,
+  );
+  await expect(call('POST', '/callbacks', { url: 'http://hooks.example.com/herald' }), 400);
+  await expect(call('GET', '/callbacks'), 200);
+  await expect(call('POST', `/callbacks/${hook.id}/rotate-secret`), 200);
+  await expect(call('POST', '/callbacks/unknown/rotate-secret'), 404);
+  await expect(call('GET', `/callbacks/${hook.id}/deliveries`), 200);
+  await expect(call('GET', '/callbacks/unknown/deliveries'), 404);
+  await expect(call('DELETE', `/callbacks/${hook.id}`), 204);
+  await expect(call('DELETE', `/callbacks/${hook.id}`), 404);
+  await expect(anonymous('GET', '/callbacks'), 401);
+
   // queues and the sandbox
   await expect(call('GET', '/admin/queues'), 200);
   await expect(anonymous('GET', '/admin/queues'), 401);

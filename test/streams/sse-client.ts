@@ -28,7 +28,9 @@ export function openStream(url: string, token: string, lastEventId?: string): St
         headers: {
           ...init.headers,
           authorization: `Bearer ${token}`,
-          ...(lastEventId && !('last-event-id' in (init.headers ?? {})) ? { 'last-event-id': lastEventId } : {}),
+          ...(lastEventId && !('last-event-id' in (init.headers ?? {}))
+            ? { 'last-event-id': lastEventId }
+            : {}),
         },
       }),
   });

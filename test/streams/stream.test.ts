@@ -54,9 +54,11 @@ describe('live status stream', () => {
     );
 
   const of = (received: Received[], id: string) =>
-    received.filter((r) => r.change.notificationId === id).map((r) => `${r.change.previousStatus}>${r.change.status}`);
+    received
+      .filter((r) => r.change.notificationId === id)
+      .map((r) => `${r.change.previousStatus}>${r.change.status}`);
 
-  it('sends each status change of the caller\'s notifications, in order, with the event and metadata', async () => {
+  it("sends each status change of the caller's notifications, in order, with the event and metadata", async () => {
     const client = open(acme);
     await client.opened;
     const id = await send(acme, { order: 'A-1' });
@@ -93,7 +95,9 @@ describe('live status stream', () => {
     const fourth = await send(acme);
     await deliveredTo(everything, fourth);
     assert.ok(client.received.every((r) => r.change.notificationId === second));
-    assert.ok(![first, third, fourth].some((id) => client.received.some((r) => r.change.notificationId === id)));
+    assert.ok(
+      ![first, third, fourth].some((id) => client.received.some((r) => r.change.notificationId === id)),
+    );
   });
 
   it('replays what a dropped client missed after its Last-Event-ID, with no gap and no duplicate', async () => {
@@ -121,7 +125,10 @@ describe('live status stream', () => {
     await deliveredTo(resumed, d);
     const ids = resumed.received.map((r) => r.id);
     assert.equal(new Set(ids).size, ids.length, 'no duplicate');
-    assert.ok(resumed.received.every((r) => r.change.notificationId !== a), 'nothing from before Last-Event-ID');
+    assert.ok(
+      resumed.received.every((r) => r.change.notificationId !== a),
+      'nothing from before Last-Event-ID',
+    );
     for (const id of [b, c, d]) {
       assert.deepEqual(of(resumed.received, id), ['QUEUED>PROCESSING', 'PROCESSING>SENT', 'SENT>DELIVERED']);
     }

@@ -36,10 +36,7 @@ export interface LeasedMessage {
 }
 
 /** How an attempt ended: the receiver took it, try again at `retryAt`, or give it up. */
-export type MessageOutcome =
-  | { kind: 'delivered' }
-  | { kind: 'retry'; retryAt: number }
-  | { kind: 'failed' };
+export type MessageOutcome = { kind: 'delivered' } | { kind: 'retry'; retryAt: number } | { kind: 'failed' };
 
 /** What one attempt got, for GET /callbacks/{id}/deliveries. */
 export interface AttemptRecord {
@@ -73,7 +70,12 @@ export interface CallbackStore {
    * Adds the messages and moves the fan-out's cursor from `from` to `to`, in one transaction;
    * false (and nothing added) when another process moved it first.
    */
-  fanOut(from: string | null, to: string, messages: readonly NewCallbackMessage[], now: number): Promise<boolean>;
+  fanOut(
+    from: string | null,
+    to: string,
+    messages: readonly NewCallbackMessage[],
+    now: number,
+  ): Promise<boolean>;
   /** Callbacks with a message due by `now` and not leased, oldest due first. */
   dueCallbacks(now: number, limit: number): Promise<string[]>;
   /**
@@ -81,7 +83,13 @@ export interface CallbackStore {
    * A message is due only when no earlier message of its notification to this callback is still
    * pending, so the messages of one notification go out in status order.
    */
-  claim(callbackId: string, owner: string, now: number, leaseUntil: number, limit: number): Promise<LeasedMessage[]>;
+  claim(
+    callbackId: string,
+    owner: string,
+    now: number,
+    leaseUntil: number,
+    limit: number,
+  ): Promise<LeasedMessage[]>;
   /** Records an attempt and applies its outcome, if the lease is still `owner`'s. */
   complete(
     message: LeasedMessage,
@@ -91,5 +99,10 @@ export interface CallbackStore {
     now: number,
   ): Promise<void>;
   /** A tenant's callback's attempts, newest first, below `before`; undefined when no such callback. */
-  deliveries(tenant: string, id: string, before: number | undefined, limit: number): Promise<AttemptRecord[] | undefined>;
+  deliveries(
+    tenant: string,
+    id: string,
+    before: number | undefined,
+    limit: number,
+  ): Promise<AttemptRecord[] | undefined>;
 }

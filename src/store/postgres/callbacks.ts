@@ -26,7 +26,9 @@ export function createPostgresCallbacks(sql: Sql): CallbackStore {
         VALUES (${c.id}, ${c.tenant}, ${c.url}, ${json(c.events)}, ${c.secret}, ${c.createdAt})`;
     },
     async list(tenant) {
-      const rows = await sql<CallbackRow[]>`SELECT * FROM callbacks WHERE tenant = ${tenant} ORDER BY created_at, id`;
+      const rows = await sql<
+        CallbackRow[]
+      >`SELECT * FROM callbacks WHERE tenant = ${tenant} ORDER BY created_at, id`;
       return rows.map(callbackFromRow);
     },
     async get(tenant, id) {
@@ -34,7 +36,9 @@ export function createPostgresCallbacks(sql: Sql): CallbackStore {
       return row && callbackFromRow(row);
     },
     async enabled() {
-      const rows = await sql<CallbackRow[]>`SELECT * FROM callbacks WHERE disabled_at IS NULL ORDER BY created_at, id`;
+      const rows = await sql<
+        CallbackRow[]
+      >`SELECT * FROM callbacks WHERE disabled_at IS NULL ORDER BY created_at, id`;
       return rows.map(callbackFromRow);
     },
     async remove(tenant, id) {
@@ -47,7 +51,8 @@ export function createPostgresCallbacks(sql: Sql): CallbackStore {
       });
     },
     async rotateSecret(tenant, id, secret, now) {
-      const done = await sql`UPDATE callbacks SET previous_secret = secret, secret = ${secret}, rotated_at = ${now}
+      const done =
+        await sql`UPDATE callbacks SET previous_secret = secret, secret = ${secret}, rotated_at = ${now}
         WHERE tenant = ${tenant} AND id = ${id}`;
       return done.count > 0;
     },

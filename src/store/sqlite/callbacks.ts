@@ -20,7 +20,9 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
   const disable = db.prepare(
     'UPDATE callbacks SET disabled_at = ?, disabled_reason = ? WHERE id = ? AND disabled_at IS NULL',
   );
-  const abandon = db.prepare("UPDATE callback_messages SET state = 'failed' WHERE callback_id = ? AND state = 'pending'");
+  const abandon = db.prepare(
+    "UPDATE callback_messages SET state = 'failed' WHERE callback_id = ? AND state = 'pending'",
+  );
   const cursor = db.prepare('SELECT cursor FROM callback_fanout WHERE id = 1').pluck();
   const moveCursor = db.prepare('UPDATE callback_fanout SET cursor = ? WHERE id = 1 AND cursor IS ?');
   const addMessage = db.prepare(
@@ -65,7 +67,12 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
     if (moveCursor.run(to, from).changes === 0) return false;
     for (const m of messages) addMessage.run(m.id, m.callbackId, m.notificationId, m.body, now, now);
     return true;
-  }) as (from: string | null, to: string, messages: Parameters<CallbackStore['fanOut']>[2], now: number) => boolean;
+  }) as (
+    from: string | null,
+    to: string,
+    messages: Parameters<CallbackStore['fanOut']>[2],
+    now: number,
+  ) => boolean;
 
   return {
     async create(callback) {

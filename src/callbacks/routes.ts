@@ -1,0 +1,213 @@
+import { randomBytes } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { sealPrivateKey } from '../auth/key-crypto.ts';
+import type { CoreDeps } from '../deps.ts';
+import { HeraldError } from '../errors.ts';
+import { numericCursor, PageSchema, pageOf } from '../http/page.ts';
+import { literals, nullable } from '../http/schema.ts';
+import type { RouteModule } from '../http/types.ts';
+import { STATUSES, type Status } from '../notifications/model.ts';
+import { refusedUrl } from '../providers/outbound.ts';
+import type { AttemptRecord, CallbackRecord } from '../store/port/callbacks.ts';
+import { newSecret } from './signing.ts';
+
+const admin = { scope: 'admin' };
+const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+
+const CreateCallbackBody = Type.Object(
+  {
+    url: Type.String({
+      minLength: 1,
+      maxLength: 2000,
+      description: 'https:// receiver (API.md §7 outbound rules)',
+    }),
+    events: Type.Optional(
+      Type.Array(literals(STATUSES), {
+        minItems: 1,
+        uniqueItems: true,
+        description: 'The statuses to report; every status when absent',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const CallbackView = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  events: Type.Array(literals(STATUSES)),
+  enabled: Type.Boolean(),
+  disabledReason: nullable(Type.String()),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+const CreatedCallback = Type.Composite([
+  CallbackView,
+  Type.Object({ secret: Type.String({ description: 'whsec_…: shown only here and on rotation' }) }),
+]);
+const RotatedSecret = Type.Object({ id: Type.String(), secret: Type.String() });
+const Delivery = Type.Object({
+  messageId: Type.String({ description: 'The webhook-id' }),
+  notificationId: Type.String(),
+  attempt: Type.Integer(),
+  statusCode: nullable(Type.Integer()),
+  error: nullable(Type.String()),
+  at: Type.String({ format: 'date-time' }),
+});
+const DeliveriesQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+const view = (c: CallbackRecord) => ({
+  id: c.id,
+  url: c.url,
+  events: c.events,
+  enabled: c.disabledAt === null,
+  disabledReason: c.disabledReason,
+  createdAt: new Date(c.createdAt).toISOString(),
+});
+const deliveryView = (a: AttemptRecord) => ({
+  messageId: a.messageId,
+  notificationId: a.notificationId,
+  attempt: a.attempt,
+  statusCode: a.statusCode,
+  error: a.error,
+  at: new Date(a.at).toISOString(),
+});
+
+const notFound = () => new HeraldError('NOT_FOUND', 'No such callback.');
+const cursor = numericCursor('a');
+
+/** /callbacks (API.md §10): a tenant's status callbacks, scope `admin`, always within its tenant. */
+export const callbackRoutes: RouteModule<CoreDeps> = (app, deps) => {
+  const { store, clock, config } = deps;
+  const seal = (secret: string, id: string) => sealPrivateKey(secret, id, config.keyEncryptionSecret);
+
+  app.post(
+    '/callbacks',
+    {
+      config: admin,
+      schema: {
+        tags: ['callbacks'],
+        summary: 'Register a status callback; its signing secret is in this answer only',
+        body: CreateCallbackBody,
+        response: { 201: CreatedCallback },
+      },
+    },
+    async (request, reply) => {
+      const refused = refusedUrl(
+        request.body.url,
+        config.callbackAllowedHosts ?? [],
+        'HERALD_CALLBACK_ALLOWED_HOSTS',
+      );
+      if (refused) {
+        throw new HeraldError('VALIDATION_FAILED', `The callback URL ${refused}.`, {
+          errors: [{ path: 'body/url', message: refused }],
+        });
+      }
+      const id = `cb_${randomBytes(12).toString('base64url')}`;
+      const secret = newSecret();
+      const callback: CallbackRecord = {
+        id,
+        tenant: request.principal.tenant,
+        url: request.body.url,
+        events: (request.body.events as Status[] | undefined) ?? [...STATUSES],
+        secret: seal(secret, id),
+        previousSecret: null,
+        rotatedAt: null,
+        disabledAt: null,
+        disabledReason: null,
+        createdAt: clock.now(),
+      };
+      await store.callbacks.create(callback);
+      return reply
+        .code(201)
+        .header('location', `/callbacks/${id}`)
+        .send({ ...view(callback), secret });
+    },
+  );
+
+  app.get(
+    '/callbacks',
+    {
+      config: admin,
+      schema: {
+        tags: ['callbacks'],
+        summary: "The tenant's status callbacks",
+        response: { 200: Type.Object({ items: Type.Array(CallbackView) }) },
+      },
+    },
+    async (request) => ({ items: (await store.callbacks.list(request.principal.tenant)).map(view) }),
+  );
+
+  app.delete(
+    '/callbacks/:id',
+    {
+      config: admin,
+      schema: {
+        tags: ['callbacks'],
+        summary: 'Remove a callback and its pending messages',
+        params: IdParams,
+        response: { 204: { description: 'Removed', type: 'null' } },
+      },
+    },
+    async (request, reply) => {
+      if (!(await store.callbacks.remove(request.principal.tenant, request.params.id))) throw notFound();
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/callbacks/:id/rotate-secret',
+    {
+      config: admin,
+      schema: {
+        tags: ['callbacks'],
+        summary: 'New signing secret; the old one still signs for 24 hours',
+        params: IdParams,
+        response: { 200: RotatedSecret },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const secret = newSecret();
+      const done = await store.callbacks.rotateSecret(
+        request.principal.tenant,
+        id,
+        seal(secret, id),
+        clock.now(),
+      );
+      if (!done) throw notFound();
+      return { id, secret };
+    },
+  );
+
+  app.get(
+    '/callbacks/:id/deliveries',
+    {
+      config: admin,
+      schema: {
+        tags: ['callbacks'],
+        summary: 'Recent attempts, newest first',
+        params: IdParams,
+        querystring: DeliveriesQuery,
+        response: { 200: PageSchema(Delivery) },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? 50;
+      const rows = await store.callbacks.deliveries(
+        request.principal.tenant,
+        request.params.id,
+        cursor.decode(request.query.cursor),
+        limit + 1,
+      );
+      if (!rows) throw notFound();
+      const { page, nextCursor } = pageOf(rows, limit, cursor, (a) => a.seq);
+      return { items: page.map(deliveryView), nextCursor };
+    },
+  );
+};

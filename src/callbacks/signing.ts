@@ -1,0 +1,36 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+/**
+ * Standard Webhooks signing (https://www.standardwebhooks.com): a secret is `whsec_` + base64 of
+ * random bytes, and a message's signature is `v1,` + base64 of HMAC-SHA256 over
+ * `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret's decoded bytes. Receivers
+ * verify with the `standardwebhooks` libraries; test/callbacks does exactly that.
+ */
+const PREFIX = 'whsec_';
+/** 32 random bytes: the specification asks for 24 to 64. */
+const SECRET_BYTES = 32;
+
+/** A new callback secret. */
+export function newSecret(): string {
+  return PREFIX + randomBytes(SECRET_BYTES).toString('base64');
+}
+
+/** The `webhook-signature` header: one `v1,` signature per secret, space-separated (rotation). */
+export function signatureHeader(
+  secrets: readonly string[],
+  id: string,
+  timestamp: number,
+  body: string,
+): string {
+  return secrets
+    .map((secret) => {
+      const key = Buffer.from(secret.slice(PREFIX.length), 'base64');
+      return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+    })
+    .join(' ');
+}
+
+/** A message id (`webhook-id`): the same on every attempt, so receivers de-duplicate on it. */
+export function messageId(): string {
+  return `msg_${randomBytes(15).toString('base64url')}`;
+}
