@@ -10,7 +10,9 @@ import { connectPostgres } from '../../src/store/postgres/connect.ts';
 import { createPostgresStore } from '../../src/store/postgres/index.ts';
 import { tempDir } from '../helpers/config.ts';
 import { type HeraldProcess, runHerald, startHeraldProcess } from '../helpers/herald-process.ts';
+import { type CallbackReceiver, startCallbackReceiver } from '../helpers/peers/callback-receiver.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres.ts';
+import { openStream, type StreamClient } from '../streams/sse-client.ts';
 import { bodies, CLAIM_CYCLE_MS, priorityInversions, waitFor } from './multiprocess-fixtures.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'correct horse battery staple' };
@@ -24,6 +26,8 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
   let apis: HeraldProcess[] = [];
   let workers: HeraldProcess[] = [];
   let gateway: HeraldProcess;
+  let receiver: CallbackReceiver;
+  const streams: StreamClient[] = [];
   // Every process that started, at once: a failure part-way through `before` must not leak one.
   const started: HeraldProcess[] = [];
   const start = async (name: string, env: Record<string, string>) => {
@@ -43,6 +47,7 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
   const dataDir = tempDir('herald-scale-');
   before(async () => {
     server = await startPostgres();
+    receiver = await startCallbackReceiver();
     const url = await server.createDatabase('herald_scale');
     // Migrate once up front; the processes would also do it, one at a time under the advisory lock.
     await (await createPostgresStore(url)).close();
@@ -62,6 +67,7 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
       HERALD_SANDBOX_FAILURES: 'true',
       HERALD_KEY_RELOAD_MS: '1000',
       HERALD_JWKS_COOLDOWN_MS: '1000',
+      HERALD_CALLBACK_ALLOWED_HOSTS: receiver.host,
     };
     auth = await start('auth', {
       ...common,
@@ -86,7 +92,9 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
   });
 
   after(async () => {
+    for (const stream of streams) stream.close();
     await Promise.all(all().map((p) => p.stop()));
+    await receiver?.close();
     await sql?.end({ timeout: 1 });
     await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -120,6 +128,18 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
 
   it('delivers 5,000 notifications of every priority and channel exactly once, in priority order across two workers', async () => {
     const token = await login(auth.apiUrl as string);
+    // Their DELIVERED changes go to one callback (sent by both workers) and to live streams on
+    // the second API process and through the gateway (to the first): changes made elsewhere.
+    const hook = await fetch(`${apis[0]?.apiUrl}/callbacks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${receiver.origin}/scale`, events: ['DELIVERED'] }),
+    });
+    assert.equal(hook.status, 201, await hook.clone().text());
+    const onApi2 = openStream(`${apis[1]?.apiUrl}/notifications/stream`, token);
+    const onGateway = openStream(`${gateway.gatewayUrl}/api/notifications/stream`, token);
+    streams.push(onApi2, onGateway);
+    await Promise.all([onApi2.opened, onGateway.opened]);
     // The backlog is stored before any worker runs, so both start on the same full queue.
     for (let batch = 0; batch < 5; batch++) {
       const api = apis[batch % 2] as HeraldProcess;
@@ -182,6 +202,23 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
       200,
     );
     assert.equal(await outcomes('/metrics'), 0);
+
+    // Callbacks: each DELIVERED once at the receiver, though two workers send; the streams saw all.
+    const deliveredIds = (list: Array<{ change: { status: string; notificationId: string } }>) =>
+      new Set(list.filter((r) => r.change.status === 'DELIVERED').map((r) => r.change.notificationId));
+    await waitFor(60_000, '5,000 callbacks', async () => receiver.at('/scale').length >= 5000, 100);
+    await waitFor(30_000, 'both streams to show 5,000 deliveries', async () =>
+      [onApi2, onGateway].every((s) => deliveredIds(s.received).size === 5000),
+    );
+    const webhookIds = receiver.at('/scale').map((r) => r.headers['webhook-id']);
+    assert.equal(webhookIds.length, 5000, 'a callback message was sent twice');
+    assert.equal(new Set(webhookIds).size, 5000);
+    const notified = new Set(receiver.at('/scale').map((r) => JSON.parse(r.body).data.notificationId));
+    assert.equal(notified.size, 5000);
+    for (const stream of [onApi2, onGateway]) {
+      const ids = stream.received.map((r) => r.id);
+      assert.equal(new Set(ids).size, ids.length, 'a stream sent a change twice');
+    }
   });
 
   it('lets the surviving worker finish the leases of a worker killed with SIGKILL mid-delivery', async () => {
