@@ -155,4 +155,40 @@ describe('web UI in Chromium: sign in, send, watch delivery', { skip: browserSki
       [],
     );
   });
+
+  it('shows a status change on the detail page from the live stream, without polling or a reload', async () => {
+    const session = await storedSession(page);
+    const scheduledAt = new Date(Date.now() + 5000).toISOString();
+    const response = await fetch(`${base}/api/notifications`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session?.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        channel: 'email',
+        recipient: { email: 'later@example.com' },
+        content: { subject: 'Later', text: 'In a few seconds' },
+        scheduledAt,
+      }),
+    });
+    const { notificationId } = (await response.json()) as { notificationId: string };
+    await page.goto(`${base}/notifications/${notificationId}`);
+    await page.getByText('(live)').waitFor();
+    assert.equal(await page.getByTestId('status').textContent(), 'QUEUED');
+    const detail = `/api/notifications/${notificationId}`;
+    const fetches = () => watch.urls.filter((u) => new URL(u).pathname === detail).length;
+    assert.ok(watch.urls.some((u) => new URL(u).pathname === '/api/notifications/stream'));
+    // Live: no polling while nothing changes.
+    const quiet = fetches();
+    await page.waitForTimeout(2000);
+    assert.equal(fetches(), quiet);
+    const navigations = watch.urls.filter(
+      (u) => new URL(u).pathname === `/notifications/${notificationId}`,
+    ).length;
+    await page.getByTestId('status').filter({ hasText: 'DELIVERED' }).waitFor({ timeout: 20_000 });
+    assert.match((await page.locator('.timeline').textContent()) ?? '', /PROCESSING[\s\S]*DELIVERED/);
+    assert.equal(
+      watch.urls.filter((u) => new URL(u).pathname === `/notifications/${notificationId}`).length,
+      navigations,
+      'the page was not reloaded',
+    );
+  });
 });

@@ -70,7 +70,7 @@ function endSession(): void {
 }
 
 /** A usable session, refreshed first when 80% of the access token's life has passed. */
-async function usableSession(): Promise<Session | null> {
+export async function usableSession(): Promise<Session | null> {
   const session = loadSession();
   if (!session) return null;
   if (accessUsable(session)) return session;

@@ -31,3 +31,5 @@ export type UserView = Json<Paths['/admin/users']['get']['responses'][200]>['ite
 export type ClientView = Json<Paths['/admin/clients']['get']['responses'][200]>['items'][number];
 /** POST /admin/clients: the client and its secret, shown once. */
 export type CreatedClient = Json<Paths['/admin/clients']['post']['responses'][201]>;
+/** One status change, as GET /notifications/stream sends it (the `data` of a `status` event). */
+export type { StatusChange } from '../../src/notifications/changes.ts';

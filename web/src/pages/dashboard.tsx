@@ -3,8 +3,10 @@ import { useEffect, useRef, useState } from 'react';
 import { get } from '../api.ts';
 import { BarChart, LineChart } from '../components/charts.tsx';
 import { ProblemView } from '../components/problem.tsx';
-import { PRIORITIES, type QueueRow } from '../contract.ts';
+import { PRIORITIES, type QueueRow, type StatusChange } from '../contract.ts';
 import { parsePrometheus, type Sample, sum } from '../prometheus.ts';
+import { Link } from '../router.tsx';
+import { useStatusStream } from '../stream.ts';
 
 const POLL_MS = 2000;
 const HISTORY = 60;
@@ -45,6 +47,9 @@ function rates(points: Point[], pick: (p: Point) => number): number[] {
 const ageFormat = (ms: number) =>
   ms >= 60_000 ? `${(ms / 60_000).toFixed(1)} min` : `${(ms / 1000).toFixed(1)} s`;
 
+/** Status changes the dashboard lists. */
+const RECENT = 12;
+
 export function DashboardPage() {
   const queues = useQuery({
     queryKey: ['queues'],
@@ -64,6 +69,10 @@ export function DashboardPage() {
     const next = point(parsePrometheus(metrics.data));
     setHistory((h) => [...h, next].slice(-HISTORY));
   }, [metrics.data]);
+
+  // The latest status changes of the tenant, from the live stream (not polled).
+  const [recent, setRecent] = useState<StatusChange[]>([]);
+  const live = useStatusStream((change) => setRecent((r) => [change, ...r].slice(0, RECENT)));
 
   const rows = queues.data?.queues ?? [];
   const depthBars = rows.map((q) => ({
@@ -90,7 +99,9 @@ export function DashboardPage() {
   return (
     <section>
       <h1>Dashboard</h1>
-      <p className="muted">Live: refreshed every {POLL_MS / 1000} s.</p>
+      <p className="muted">
+        Charts refreshed every {POLL_MS / 1000} s; status changes {live ? 'live' : 'reconnecting…'}.
+      </p>
       <ProblemView error={queues.error ?? metrics.error} />
       <div className="grid">
         <div className="card">
@@ -119,6 +130,22 @@ export function DashboardPage() {
             bars={latencyBars}
             format={(v) => `${v.toFixed(v < 10 ? 1 : 0)} ms`}
           />
+        </div>
+        <div className="card">
+          <h2>Status changes</h2>
+          <ol className="timeline" data-testid="recent-changes">
+            {recent.map((c) => (
+              <li
+                key={`${c.notificationId}-${c.status}-${c.event.at}`}
+                className={`event event-${c.status.toLowerCase()}`}
+              >
+                <span className="event-type">{c.status}</span>
+                <time>{new Date(c.event.at).toLocaleTimeString(undefined, { hour12: false })}</time>
+                <Link to={`/notifications/${c.notificationId}`}>{c.notificationId.slice(-8)}</Link>
+              </li>
+            ))}
+          </ol>
+          {recent.length === 0 ? <p className="muted">None since this page opened.</p> : null}
         </div>
       </div>
     </section>

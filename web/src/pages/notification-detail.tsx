@@ -1,27 +1,42 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { call, mutate } from '../api.ts';
 import { ProblemView } from '../components/problem.tsx';
 import type { NotificationDetail as Detail } from '../contract.ts';
 import { Link } from '../router.tsx';
+import { useStatusStream } from '../stream.ts';
 import { recipientText } from './notifications.tsx';
 
 const TERMINAL = new Set(['DELIVERED', 'FAILED', 'CANCELLED', 'EXPIRED']);
 const POLL_MS = 1000;
 
 /**
- * Polls GET /notifications/{id} with If-None-Match (a 304 costs the server almost nothing) and
- * stops once the status is terminal.
+ * Follows one notification: GET /notifications/{id} once, then again (with If-None-Match) on each
+ * change the live stream reports for it; while the stream is down, polls instead. Stops at a
+ * terminal status.
  */
 function useNotification(id: string) {
   const [detail, setDetail] = useState<Detail | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [polls, setPolls] = useState(0);
+  const [changes, setChanges] = useState(0);
   const etag = useRef<string | undefined>(undefined);
+  /** Set once a terminal status is shown: nothing can change after it, so nothing is fetched. */
+  const final = useRef(false);
+  const terminal = detail ? TERMINAL.has(detail.status) : false;
+  const ids = useMemo(() => [id], [id]);
+  // Another notification (same page, new id): start over. Declared first, so it runs first.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `id` is the trigger
   useEffect(() => {
+    final.current = false;
+    etag.current = undefined;
+  }, [id]);
+  const live = useStatusStream(() => setChanges((n) => n + 1), ids, !terminal);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `changes` is the trigger: one fetch per reported change
+  useEffect(() => {
+    if (final.current) return;
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    etag.current = undefined;
-    const poll = async () => {
+    const fetchOnce = async () => {
       try {
         const result = await call<Detail>(`/notifications/${encodeURIComponent(id)}`, { etag: etag.current });
         if (stopped) return;
@@ -30,25 +45,29 @@ function useNotification(id: string) {
           etag.current = result.etag ?? undefined;
           setDetail(result.data);
           setError(null);
-          if (TERMINAL.has(result.data.status)) return;
+          if (TERMINAL.has(result.data.status)) {
+            final.current = true;
+            return;
+          }
         }
       } catch (e) {
         if (stopped) return;
         setError(e);
       }
-      timer = setTimeout(poll, POLL_MS);
+      // Without the stream, poll; with it, the next change triggers the next fetch.
+      if (!live) timer = setTimeout(fetchOnce, POLL_MS);
     };
-    void poll();
+    void fetchOnce();
     return () => {
       stopped = true;
       clearTimeout(timer);
     };
-  }, [id]);
-  return { detail, error, polls };
+  }, [id, live, changes]);
+  return { detail, error, polls, live };
 }
 
 export function NotificationDetailPage(props: { id: string }) {
-  const { detail, error, polls } = useNotification(props.id);
+  const { detail, error, polls, live } = useNotification(props.id);
   const [actionError, setActionError] = useState<unknown>(null);
   const terminal = detail ? TERMINAL.has(detail.status) : false;
   const act = (what: 'cancel' | 'retry') =>
@@ -73,7 +92,9 @@ export function NotificationDetailPage(props: { id: string }) {
                 <span className={`status status-${detail.status.toLowerCase()}`} data-testid="status">
                   {detail.status}
                 </span>{' '}
-                <span className="muted">{terminal ? '(final)' : `(watching, ${polls} polls)`}</span>
+                <span className="muted">
+                  {terminal ? '(final)' : live ? '(live)' : `(watching, ${polls} polls)`}
+                </span>
               </dd>
               <dt>Channel</dt>
               <dd>{detail.channel}</dd>

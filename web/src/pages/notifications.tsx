@@ -1,9 +1,10 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useRef, useState } from 'react';
 import { get } from '../api.ts';
 import { ProblemView } from '../components/problem.tsx';
 import { CHANNELS, type NotificationSummary, PRIORITIES, STATUSES } from '../contract.ts';
 import { Link } from '../router.tsx';
+import { useStatusStream } from '../stream.ts';
 
 /** The masked recipient as one line of text. */
 export function recipientText(recipient: Record<string, unknown> | undefined): string {
@@ -24,12 +25,22 @@ export function NotificationsPage() {
     query.set(k, k.startsWith('created') ? new Date(v).toISOString() : v);
   }
   if (cursor) query.set('cursor', cursor);
+  // With the live stream, the list is read again when something changes (at most once a
+  // second); without it, every 5 s.
+  const client = useQueryClient();
+  const pending = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const live = useStatusStream(() => {
+    pending.current ??= setTimeout(() => {
+      pending.current = undefined;
+      void client.invalidateQueries({ queryKey: ['notifications'] });
+    }, 1000);
+  });
   const list = useQuery({
     queryKey: ['notifications', query.toString()],
     queryFn: () =>
       get<{ items: NotificationSummary[]; nextCursor: string | null }>(`/notifications?${query}`),
     placeholderData: keepPreviousData,
-    refetchInterval: 5000,
+    refetchInterval: live ? false : 5000,
   });
   const setFilter = (name: string) => (e: { target: { value: string } }) => {
     setFilters({ ...filters, [name]: e.target.value });
