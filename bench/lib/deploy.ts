@@ -23,6 +23,8 @@ export interface DeploySpec {
   workers?: number;
   /** For PostgreSQL: reuse this database (a restart); a fresh one by default. */
   databaseUrl?: string;
+  /** Extra variables for SQLite's process. */
+  env?: Record<string, string>;
 }
 
 /** Says whether the worker drained in the benched process while ingest was measured. */
@@ -46,7 +48,7 @@ export async function deploy(
   spec: DeploySpec = {},
 ): Promise<Deployment & { databaseUrl?: string }> {
   if (engine === 'sqlite') {
-    const herald = await startHerald({ roles: spec.roles, dataDir: spec.dataDir });
+    const herald = await startHerald({ roles: spec.roles, dataDir: spec.dataDir, env: spec.env });
     try {
       const api = await login(herald.url);
       return { engine, urls: [herald.url], api, processes: [herald], stop: () => herald.stop() };

@@ -13,6 +13,7 @@ export interface Sizes {
   batch: { size: number; connections: number; warmup: RoundSize; round: RoundSize };
   isolation: { backlog: number; everyMs: number; forMs: number; lowRate: number };
   dispatch: { count: number };
+  callbacks: { count: number; streams: number };
   claim: { sizes: number[]; claimsPerSize: number; claimBatch: number };
   memory: { backlog: number; drainSeconds: number };
   auth: { verifySeconds: number; login: RoundSize; loginConnections: number };
@@ -38,6 +39,7 @@ const FULL: Sizes = {
   batch: { size: 1000, connections: 4, warmup: { seconds: 2 }, round: { seconds: 5 } },
   isolation: { backlog: 1_000_000, everyMs: 10, forMs: 10_000, lowRate: 2000 },
   dispatch: { count: 200_000 },
+  callbacks: { count: 100_000, streams: 100 },
   claim: { sizes: [10_000, 100_000, 1_000_000], claimsPerSize: 50, claimBatch: 128 },
   memory: { backlog: 1_000_000, drainSeconds: 10 },
   auth: { verifySeconds: 3, login: { seconds: 5 }, loginConnections: 4 },
@@ -50,6 +52,7 @@ const QUICK: Sizes = {
   batch: { size: 50, connections: 2, warmup: { amount: 2 }, round: { amount: 6 } },
   isolation: { backlog: 2000, everyMs: 10, forMs: 500, lowRate: 200 },
   dispatch: { count: 1000 },
+  callbacks: { count: 500, streams: 5 },
   claim: { sizes: [200, 1000, 4000], claimsPerSize: 5, claimBatch: 16 },
   memory: { backlog: 2000, drainSeconds: 1 },
   auth: { verifySeconds: 0.2, login: { amount: 20 }, loginConnections: 2 },

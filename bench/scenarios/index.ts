@@ -1,6 +1,7 @@
 import { abuseScenario } from './abuse.ts';
 import { authScenario } from './auth.ts';
 import { batchApiOnlyScenario, batchScenario } from './batch.ts';
+import { callbacksScenario } from './callbacks.ts';
 import { claimScenario } from './claim.ts';
 import { dispatchScenario } from './dispatch.ts';
 import { ingestApiOnlyScenario, ingestScenario } from './ingest.ts';
@@ -21,6 +22,7 @@ export const SCENARIOS: Scenario[] = [
   isolationScenario,
   abuseScenario,
   dispatchScenario,
+  callbacksScenario,
   claimScenario,
   memoryScenario,
   renderScenario,

@@ -2,12 +2,12 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
- * Where outbound requests to caller-chosen URLs (Web Push endpoints) may not go: loopback,
+ * Where outbound requests to caller-chosen URLs (Web Push endpoints, status callbacks) may not go: loopback,
  * private, link-local, unique-local and unspecified addresses, and `localhost`. Checked twice:
  * at acceptance on the URL's host (refusedUrl), and at connect time on the addresses the host
  * resolves to (publicOnlyLookup), so a name that resolves elsewhere later (DNS rebinding) does
- * not get through. Hosts listed in HERALD_PUSH_ALLOWED_HOSTS (a name, or `host:port`) are
- * exempt from both, for private push services and tests.
+ * not get through. Hosts listed in HERALD_PUSH_ALLOWED_HOSTS or HERALD_CALLBACK_ALLOWED_HOSTS (a
+ * name, or `host:port`) are exempt from both, for private services and tests.
  */
 const PRIVATE = new BlockList();
 for (const [net, bits] of [

@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { EventSource } from 'eventsource';
+import { requireRoute } from '../lib/api.ts';
+import { deploy } from '../lib/deploy.ts';
+import { deliveredSpan, watchDrain } from '../lib/drain.ts';
+import { fillBacklog } from '../lib/fill.ts';
+import { progress } from '../lib/log.ts';
+import type { BenchOptions } from '../lib/options.ts';
+import { measured, type Row } from '../lib/report.ts';
+import { percentile } from '../lib/stats.ts';
+import type { Scenario } from './types.ts';
+
+const FIXTURES = join(import.meta.dirname, '../../test/fixtures/push');
+
+/** A receiver that answers 204 at once and keeps, per message, status change to receipt in ms. */
+async function startReceiver() {
+  const lags: number[] = [];
+  const server = createServer(
+    { key: readFileSync(join(FIXTURES, 'server.key')), cert: readFileSync(join(FIXTURES, 'server.pem')) },
+    (request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (c: Buffer) => chunks.push(c));
+      request.on('end', () => {
+        const at = Date.now();
+        const body = JSON.parse(Buffer.concat(chunks).toString()) as { timestamp: string };
+        lags.push(at - Date.parse(body.timestamp));
+        response.writeHead(204).end();
+      });
+    },
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    lags,
+    url: `https://localhost:${port}/bench`,
+    host: `localhost:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface Drained {
+  perSecond: number;
+  lags: number[];
+  streamed: number;
+}
+
+/**
+ * Drains `count` NORMAL to the sandbox on `npm start`'s layout (one process), with or without one
+ * callback (DELIVERED) and `streams` live streams connected, and measures the drain rate from the
+ * store's DELIVERED events, and each callback's lag from the change to its receipt.
+ */
+async function drain(count: number, streams: number, extras: boolean): Promise<Drained> {
+  const receiver = extras ? await startReceiver() : undefined;
+  const env: Record<string, string> = receiver
+    ? { HERALD_CALLBACK_ALLOWED_HOSTS: receiver.host, NODE_EXTRA_CA_CERTS: join(FIXTURES, 'ca.pem') }
+    : {};
+  const label = extras ? 'callbacks + streams' : 'baseline';
+  const filler = await deploy('sqlite', { roles: 'auth,api', env });
+  const dataDir = filler.processes[0]?.dataDir as string;
+  try {
+    await requireRoute(filler.api, 'GET', '/callbacks', undefined, 'status callbacks');
+    if (receiver) {
+      const created = await filler.api.request('POST', '/callbacks', {
+        url: receiver.url,
+        events: ['DELIVERED'],
+      });
+      if (created.status !== 201)
+        throw new Error(`POST /callbacks: ${created.status} ${JSON.stringify(created.body)}`);
+    }
+    await fillBacklog(filler.api, count, 'NORMAL', `callbacks (${label}) backlog`, filler.urls);
+  } finally {
+    await filler.stop();
+  }
+  progress(`callbacks (${label}): draining ${count.toLocaleString('en-US')}`);
+  const runner = await deploy('sqlite', { dataDir, env });
+  const sources: EventSource[] = [];
+  let streamed = 0;
+  try {
+    if (extras) {
+      for (let i = 0; i < streams; i++) {
+        const source = new EventSource(`${runner.api.url}/notifications/stream`, {
+          fetch: (input, init) => fetch(input, { ...init, headers: { ...init.headers, ...runner.api.auth } }),
+        });
+        source.addEventListener('status', () => {
+          streamed += 1;
+        });
+        sources.push(source);
+      }
+    }
+    const drained = await watchDrain(runner.api, Math.max(120_000, count), `callbacks (${label})`);
+    if (drained.left > 0) throw new Error(`${drained.left} still outstanding`);
+    if (receiver) {
+      const deadline = Date.now() + Math.max(60_000, count);
+      while (receiver.lags.length < count && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 200));
+    }
+    const span = await deliveredSpan({ dataDir });
+    return { perSecond: span?.perSecond ?? drained.perSecond, lags: receiver?.lags ?? [], streamed };
+  } finally {
+    for (const source of sources) source.close();
+    await runner.stop();
+    await receiver?.close();
+  }
+}
+
+export const callbacksScenario: Scenario = {
+  name: 'callbacks',
+  title: '15. Callbacks and live streams: lag, and their cost to dispatch',
+  async run(options: BenchOptions): Promise<Row[]> {
+    const { count, streams } = options.sizes.callbacks;
+    const baseline = await drain(count, streams, false);
+    const withExtras = await drain(count, streams, true);
+    const ratio = withExtras.perSecond / baseline.perSecond;
+    const n = count.toLocaleString('en-US');
+    const received = `${withExtras.lags.length.toLocaleString('en-US')} of ${n} callbacks received`;
+    return [
+      measured(
+        'callbacks',
+        `callback lag p50, change to receipt (${n} NORMAL, one receiver)`,
+        percentile(withExtras.lags, 50),
+        'ms',
+        {
+          note: received,
+        },
+      ),
+      measured('callbacks', 'callback lag p99, change to receipt', percentile(withExtras.lags, 99), 'ms', {
+        target: { bound: 1000, better: 'lower', text: '<= 1 s' },
+        note: received,
+      }),
+      measured('callbacks', `dispatch with a callback and ${streams} streams vs without`, ratio, '×', {
+        target: { bound: 0.9, better: 'higher', text: '>= 0.9× (<= 10% less)' },
+        note: `${Math.round(withExtras.perSecond).toLocaleString('en-US')}/s against ${Math.round(baseline.perSecond).toLocaleString('en-US')}/s without, from the store's DELIVERED events; the streams received ${withExtras.streamed.toLocaleString('en-US')} changes in all`,
+      }),
+    ];
+  },
+};
