@@ -111,6 +111,20 @@ export const ServerSchema = Type.Object({
       description: 'private hosts (name or host:port) that status callback URLs may name',
     }),
   ),
+  callbackConcurrency: int(
+    'HERALD_CALLBACK_CONCURRENCY',
+    32,
+    1,
+    1000,
+    'requests in flight to one status callback, per worker process',
+  ),
+  callbackRate: int(
+    'HERALD_CALLBACK_RATE',
+    2000,
+    1,
+    1_000_000,
+    'requests a second to one status callback, per worker process',
+  ),
   renderThreads: int('HERALD_RENDER_THREADS', 2, 1, 64, 'worker threads that render Liquid templates'),
   ingestMaxPending: int(
     'HERALD_INGEST_MAX_PENDING',

@@ -63,6 +63,8 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     log: log.child({ part: 'callbacks' }),
     allowedHosts: deps.config.callbackAllowedHosts ?? [],
     keyEncryptionSecret: deps.config.keyEncryptionSecret,
+    concurrency: deps.config.callbackConcurrency,
+    ratePerSecond: deps.config.callbackRate,
   });
   log.info(
     { owner: scheduler.owner, providers: providers.all().map((p) => `${p.channel}:${p.name}`) },

@@ -15,8 +15,16 @@ export interface StreamSubscriber {
   notificationIds?: ReadonlySet<string>;
   /** The last change the client has (its Last-Event-ID): it gets every later one first. */
   after?: string;
-  send(cursor: string, change: StatusChange): void;
+  /**
+   * Sends changes as SSE text: one or more `status` events (many at once when a page of the log
+   * has several for this stream, so a busy log costs one write per stream and page).
+   */
+  send(frames: string): void;
 }
+
+/** One change as an SSE `status` event; serialised once per change, whatever the streams. */
+export const sseFrame = (cursor: string, change: StatusChange) =>
+  `event: status\nid: ${cursor}\ndata: ${JSON.stringify(change)}\n\n`;
 
 /** Every live stream of this process, fed by one reader of the status log. */
 export interface StatusHub {
@@ -58,8 +66,10 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
 
   interface Entry {
     subscriber: StreamSubscriber;
-    /** Changes delivered while the replay runs; undefined once live. */
-    buffer?: Array<[string, StatusChange]>;
+    /** Frames delivered while the replay runs; undefined once live. */
+    buffer?: string[];
+    /** This page's frames for the stream, sent together at the page's end. */
+    page: string;
     /**
      * The client's Last-Event-ID: nothing at or before it is sent. Another process's stream can
      * be ahead of this reader (PostgreSQL), so the reader may still deliver changes it has.
@@ -86,12 +96,19 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
         for (const row of rows) {
           const change = changeOf(row);
           if (!change) continue;
+          let frame: string | undefined;
           for (const entry of subscribers) {
             if (!wanted(entry.subscriber, row.tenant, row.notificationId)) continue;
             if (entry.floor !== undefined && log.compare(row.cursor, entry.floor) <= 0) continue;
-            if (entry.buffer) entry.buffer.push([row.cursor, change]);
-            else entry.subscriber.send(row.cursor, change);
+            frame ??= sseFrame(row.cursor, change);
+            entry.page += frame;
           }
+        }
+        for (const entry of subscribers) {
+          if (!entry.page) continue;
+          if (entry.buffer) entry.buffer.push(entry.page);
+          else entry.subscriber.send(entry.page);
+          entry.page = '';
         }
         const last = rows.at(-1);
         if (last) position = last.cursor;
@@ -134,11 +151,13 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
     let from = after;
     for (;;) {
       const rows = await deps.store.statusLog.read(from, { until, since, limit: PAGE });
+      let frames = '';
       for (const row of rows) {
         const change = changeOf(row);
         if (change && wanted(entry.subscriber, row.tenant, row.notificationId))
-          entry.subscriber.send(row.cursor, change);
+          frames += sseFrame(row.cursor, change);
       }
+      if (frames) entry.subscriber.send(frames);
       const last = rows.at(-1);
       if (!last || rows.length < PAGE) return;
       from = last.cursor;
@@ -148,7 +167,7 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
   return {
     async subscribe(subscriber) {
       await start();
-      const entry: Entry = { subscriber, floor: subscriber.after };
+      const entry: Entry = { subscriber, floor: subscriber.after, page: '' };
       const until = position as string;
       const after = subscriber.after;
       const behind = after !== undefined && log.compare(after, until) < 0;
@@ -164,7 +183,7 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
           stop();
           throw error;
         }
-        for (const [cursor, change] of entry.buffer ?? []) subscriber.send(cursor, change);
+        for (const frames of entry.buffer ?? []) subscriber.send(frames);
         entry.buffer = undefined;
       }
       return stop;

@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
-import type { StatusChange } from './changes.ts';
 import type { StatusHub } from './stream-hub.ts';
 
 /** A comment line at least this often, so proxies and clients see the stream is alive (§10: 15 s). */
@@ -27,9 +26,6 @@ const StreamQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-
-const frame = (cursor: string, change: StatusChange) =>
-  `event: status\nid: ${cursor}\ndata: ${JSON.stringify(change)}\n\n`;
 
 /** GET /notifications/stream: the tenant's status changes as Server-Sent Events (API.md §10). */
 export const notificationStreamRoute: RouteModule<CoreDeps & { statusHub: StatusHub }> = (app, deps) => {
@@ -92,9 +88,9 @@ export const notificationStreamRoute: RouteModule<CoreDeps & { statusHub: Status
           tenant: request.principal.tenant,
           notificationIds: ids && new Set(ids),
           after,
-          send(cursor, change) {
+          send(frames) {
             if (stream.writableLength > MAX_BUFFERED_BYTES) stream.destroy();
-            else stream.write(frame(cursor, change));
+            else stream.write(frames);
           },
         })
         .then(

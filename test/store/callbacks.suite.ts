@@ -98,17 +98,13 @@ export function callbacksSuite(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(await store.callbacks.claim('cb1', 'w2', T0 + 1, T0 + 30_000, 10), []);
       const [a1, b1] = first as [(typeof first)[0], (typeof first)[0]];
       await store.callbacks.complete(
-        a1,
         'w1',
-        { kind: 'retry', retryAt: T0 + 1000 },
-        { statusCode: 500, error: null },
+        [{ message: a1, outcome: { kind: 'retry', retryAt: T0 + 1000 }, statusCode: 500, error: null }],
         T0 + 2,
       );
       await store.callbacks.complete(
-        b1,
         'w1',
-        { kind: 'delivered' },
-        { statusCode: 204, error: null },
+        [{ message: b1, outcome: { kind: 'delivered' }, statusCode: 204, error: null }],
         T0 + 2,
       );
       // a1 waits for its retry; a2 still waits behind it.
@@ -120,18 +116,21 @@ export function callbacksSuite(name: string, open: () => Promise<Store>): void {
       );
       // A completion from the first lease's owner is stale now and changes nothing.
       await store.callbacks.complete(
-        a1,
         'w1',
-        { kind: 'delivered' },
-        { statusCode: 204, error: null },
+        [{ message: a1, outcome: { kind: 'delivered' }, statusCode: 204, error: null }],
         T0 + 1001,
       );
       assert.deepEqual(await store.callbacks.claim('cb1', 'w3', T0 + 1002, T0 + 31_000, 10), []);
       await store.callbacks.complete(
-        again[0] as (typeof again)[0],
         'w2',
-        { kind: 'delivered' },
-        { statusCode: 200, error: null },
+        [
+          {
+            message: again[0] as (typeof again)[0],
+            outcome: { kind: 'delivered' },
+            statusCode: 200,
+            error: null,
+          },
+        ],
         T0 + 1003,
       );
       assert.deepEqual(

@@ -6,8 +6,16 @@ import {
   encodeNotification,
   type NewNotification,
 } from '../../src/store/port/notifications.ts';
+import { type ClaimBudget, everyPriority } from '../../src/store/port/queue.ts';
 
 export const T0 = Date.UTC(2026, 0, 1);
+
+/** A claim budget with room for everything: 100 of each priority and channel. */
+export const ALL: ClaimBudget = {
+  perPriority: [100, 100, 100, 100],
+  sharedLimit: 100,
+  perChannel: everyPriority({ email: 100, sms: 100, push: 100 }),
+};
 
 const RECIPIENT: Record<Channel, Recipient> = {
   email: { email: 'ada@example.com' },

@@ -1,14 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
-import { type ClaimBudget, type CycleInput, everyPriority } from '../../src/store/port/queue.ts';
-import { newNotification, read, seedMany, T0 } from './queue-fixtures.ts';
-
-const ALL: ClaimBudget = {
-  perPriority: [100, 100, 100, 100],
-  sharedLimit: 100,
-  perChannel: everyPriority({ email: 100, sms: 100, push: 100 }),
-};
+import { type CycleInput, everyPriority } from '../../src/store/port/queue.ts';
+import { ALL, newNotification, read, seedMany, T0 } from './queue-fixtures.ts';
 
 /** The queue's behaviour (claim order, fencing, promotion, reaper, pauses, stats) on any adapter. */
 export function queueSuite(name: string, open: () => Promise<Store>): void {

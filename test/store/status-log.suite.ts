@@ -1,15 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
-import { everyPriority } from '../../src/store/port/queue.ts';
 import type { Sql } from '../../src/store/postgres/connect.ts';
-import { newNotification, seedMany, T0 } from './queue-fixtures.ts';
-
-const ALL = {
-  perPriority: [100, 100, 100, 100],
-  sharedLimit: 100,
-  perChannel: everyPriority({ email: 100, sms: 100, push: 100 }),
-};
+import { ALL, newNotification, seedMany, T0 } from './queue-fixtures.ts';
 
 /** The status log (API.md §10): commit order, previous status, bounds, and no gap on PostgreSQL. */
 export function statusLogSuite(name: string, open: () => Promise<Store>): void {

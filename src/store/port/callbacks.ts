@@ -38,6 +38,14 @@ export interface LeasedMessage {
 /** How an attempt ended: the receiver took it, try again at `retryAt`, or give it up. */
 export type MessageOutcome = { kind: 'delivered' } | { kind: 'retry'; retryAt: number } | { kind: 'failed' };
 
+/** One finished attempt of a leased message, as the sender reports it. */
+export interface FinishedAttempt {
+  message: LeasedMessage;
+  outcome: MessageOutcome;
+  statusCode: number | null;
+  error: string | null;
+}
+
 /** What one attempt got, for GET /callbacks/{id}/deliveries. */
 export interface AttemptRecord {
   /** The row's key in the attempts list, newest highest (the page cursor). */
@@ -90,14 +98,11 @@ export interface CallbackStore {
     leaseUntil: number,
     limit: number,
   ): Promise<LeasedMessage[]>;
-  /** Records an attempt and applies its outcome, if the lease is still `owner`'s. */
-  complete(
-    message: LeasedMessage,
-    owner: string,
-    outcome: MessageOutcome,
-    attempt: { statusCode: number | null; error: string | null },
-    now: number,
-  ): Promise<void>;
+  /**
+   * Records attempts and applies their outcomes, each only if its lease is still `owner`'s, in
+   * one transaction: the sender commits a pass's attempts together, not one fsync each.
+   */
+  complete(owner: string, attempts: readonly FinishedAttempt[], now: number): Promise<void>;
   /** A tenant's callback's attempts, newest first, below `before`; undefined when no such callback. */
   deliveries(
     tenant: string,

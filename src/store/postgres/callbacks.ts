@@ -110,15 +110,27 @@ export function createPostgresCallbacks(sql: Sql): CallbackStore {
         }),
       );
     },
-    async complete(message, owner, outcome, attempt, now) {
-      const state = outcome.kind === 'retry' ? 'pending' : outcome.kind;
-      const dueAt = outcome.kind === 'retry' ? outcome.retryAt : now;
+    async complete(owner, attempts, now) {
+      if (attempts.length === 0) return;
+      const rows = attempts.map(({ message, outcome, statusCode, error }) => ({
+        id: message.id,
+        callback: message.callbackId,
+        notification: message.notificationId,
+        attempt: message.attempt,
+        state: outcome.kind === 'retry' ? 'pending' : outcome.kind,
+        due: outcome.kind === 'retry' ? outcome.retryAt : now,
+        code: statusCode,
+        error,
+      }));
+      const input = json(rows);
       await sql.begin(async (tx) => {
-        await tx`UPDATE callback_messages SET state = ${state}, due_at = ${dueAt}, lease_owner = NULL, lease_until = NULL
-          WHERE id = ${message.id} AND lease_owner = ${owner} AND attempts = ${message.attempt} AND state = 'pending'`;
+        await tx`UPDATE callback_messages m SET state = a.state, due_at = a.due, lease_owner = NULL, lease_until = NULL
+          FROM json_to_recordset(${input}::text::json) AS a(id text, attempt int, state text, due bigint)
+          WHERE m.id = a.id AND m.lease_owner = ${owner} AND m.attempts = a.attempt AND m.state = 'pending'`;
         await tx`INSERT INTO callback_attempts (callback_id, message_id, notification_id, attempt, status_code, error, at)
-          VALUES (${message.callbackId}, ${message.id}, ${message.notificationId}, ${message.attempt},
-                  ${attempt.statusCode}, ${attempt.error}, ${now})`;
+          SELECT callback, id, notification, attempt, code, error, ${now}::bigint
+          FROM json_to_recordset(${input}::text::json)
+            AS a(id text, callback text, notification text, attempt int, code int, error text)`;
       });
     },
     async deliveries(tenant, id, before, limit) {

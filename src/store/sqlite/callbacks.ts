@@ -74,6 +74,25 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
     now: number,
   ) => boolean;
 
+  const completeAll = db.transaction(
+    (owner: string, attempts: Parameters<CallbackStore['complete']>[1], now: number) => {
+      for (const { message, outcome, statusCode, error } of attempts) {
+        const state = outcome.kind === 'retry' ? 'pending' : outcome.kind;
+        const dueAt = outcome.kind === 'retry' ? outcome.retryAt : now;
+        settle.run(state, dueAt, message.id, owner, message.attempt);
+        record.run(
+          message.callbackId,
+          message.id,
+          message.notificationId,
+          message.attempt,
+          statusCode,
+          error,
+          now,
+        );
+      }
+    },
+  );
+
   return {
     async create(callback) {
       insert.run({ ...callback, events: JSON.stringify(callback.events) });
@@ -137,21 +156,8 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
         });
       })();
     },
-    async complete(message, owner, outcome, attempt, now) {
-      db.transaction(() => {
-        const state = outcome.kind === 'retry' ? 'pending' : outcome.kind;
-        const dueAt = outcome.kind === 'retry' ? outcome.retryAt : now;
-        settle.run(state, dueAt, message.id, owner, message.attempt);
-        record.run(
-          message.callbackId,
-          message.id,
-          message.notificationId,
-          message.attempt,
-          attempt.statusCode,
-          attempt.error,
-          now,
-        );
-      })();
+    async complete(owner, attempts, now) {
+      completeAll(owner, attempts, now);
     },
     async deliveries(tenant, id, before, limit) {
       if (!get.get(tenant, id)) return undefined;
