@@ -26,6 +26,9 @@ interface Body {
   };
 }
 
+/** Requests in flight per callback in this test's Herald (HERALD_CALLBACK_CONCURRENCY). */
+const SLOTS = 4;
+
 describe('status callbacks', () => {
   let herald: Herald;
   let receiver: CallbackReceiver;
@@ -34,7 +37,11 @@ describe('status callbacks', () => {
   before(async () => {
     receiver = await startCallbackReceiver();
     herald = await startHerald(
-      testConfig({ HERALD_ROLES: 'auth,api,worker', HERALD_CALLBACK_ALLOWED_HOSTS: receiver.host }),
+      testConfig({
+        HERALD_ROLES: 'auth,api,worker',
+        HERALD_CALLBACK_ALLOWED_HOSTS: receiver.host,
+        HERALD_CALLBACK_CONCURRENCY: String(SLOTS),
+      }),
     );
     acme = await tokenFor(herald.deps, { role: 'admin', tenant: 'acme' });
     mallory = await tokenFor(herald.deps, { role: 'admin', tenant: 'mallory' });
@@ -153,6 +160,22 @@ describe('status callbacks', () => {
         [2, 503],
         [3, 204],
       ],
+    );
+  });
+
+  it("holds a slow receiver's messages in its own slots, never another callback's", async () => {
+    // Another tenant, so that nothing else here is reported to either path.
+    const tenant = await tokenFor(herald.deps, { role: 'admin', tenant: 'slowpoke' });
+    receiver.hold('/slow', 8000);
+    await register(tenant, '/slow');
+    await register(tenant, '/fast');
+    const ids = await Promise.all(Array.from({ length: 10 }, () => send(tenant)));
+    for (const id of ids) await delivered('/fast', id, 3);
+    // Every change reached the fast receiver while the slow one holds only its own slots.
+    assert.equal(receiver.at('/fast').length, 30);
+    assert.ok(
+      receiver.at('/slow').length <= SLOTS,
+      `${receiver.at('/slow').length} requests at the slow receiver`,
     );
   });
 

@@ -24,6 +24,8 @@ export interface CallbackReceiver {
   host: string;
   received: ReceivedCallback[];
   script(path: string, ...statuses: number[]): void;
+  /** Answers this path's requests only after `ms` (a slow receiver); they count as received at once. */
+  hold(path: string, ms: number): void;
   /** What one path got. */
   at(path: string): ReceivedCallback[];
   close(): Promise<void>;
@@ -32,6 +34,7 @@ export interface CallbackReceiver {
 export async function startCallbackReceiver(): Promise<CallbackReceiver> {
   const received: ReceivedCallback[] = [];
   const scripts = new Map<string, number[]>();
+  const holds = new Map<string, number>();
   const server = createServer(peerTls(), (request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -45,7 +48,9 @@ export async function startCallbackReceiver(): Promise<CallbackReceiver> {
         status,
         at: Date.now(),
       });
-      response.writeHead(status).end();
+      const wait = holds.get(path) ?? 0;
+      if (wait === 0) response.writeHead(status).end();
+      else setTimeout(() => response.writeHead(status).end(), wait).unref();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -55,6 +60,7 @@ export async function startCallbackReceiver(): Promise<CallbackReceiver> {
     host: `localhost:${port}`,
     received,
     script: (path, ...statuses) => scripts.set(path, statuses),
+    hold: (path, ms) => holds.set(path, ms),
     at: (path) => received.filter((r) => r.path === path),
     close: () =>
       new Promise((resolve) => {
