@@ -32,7 +32,8 @@ const PASS_GAP_MS = 10;
 const RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000];
 
 const timedOut = (error: unknown) =>
-  (error as Error).name === 'TimeoutError' || /TIMEOUT/.test(String((error as { code?: unknown }).code ?? ''));
+  (error as Error).name === 'TimeoutError' ||
+  /TIMEOUT/.test(String((error as { code?: unknown }).code ?? ''));
 
 export function retryDelayOf(attempt: number): number {
   const base = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1] ?? 7_200_000;

@@ -84,7 +84,7 @@ export interface CallbackStore {
     messages: readonly NewCallbackMessage[],
     now: number,
   ): Promise<boolean>;
-  /** Callbacks with a message due by `now` and not leased, oldest due first. */
+  /** Enabled callbacks with a message due by `now` and not leased, oldest callback first. */
   dueCallbacks(now: number, limit: number): Promise<string[]>;
   /**
    * Leases up to `limit` due messages of one callback until `leaseUntil`, one more attempt each.

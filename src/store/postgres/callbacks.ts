@@ -82,10 +82,14 @@ export function createPostgresCallbacks(sql: Sql): CallbackStore {
       });
     },
     async dueCallbacks(now, limit) {
-      const rows = await sql<{ callback_id: string }[]>`SELECT callback_id FROM callback_messages
-        WHERE state = 'pending' AND due_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now})
-        GROUP BY callback_id ORDER BY min(due_at) LIMIT ${limit}`;
-      return rows.map((row) => row.callback_id);
+      // One index seek per enabled callback, never a scan of the outbox (see the SQLite adapter).
+      const rows = await sql<
+        { id: string }[]
+      >`SELECT c.id FROM callbacks c WHERE c.disabled_at IS NULL AND EXISTS (
+          SELECT 1 FROM callback_messages m WHERE m.callback_id = c.id AND m.state = 'pending'
+             AND m.due_at <= ${now} AND (m.lease_until IS NULL OR m.lease_until <= ${now}))
+        ORDER BY c.created_at, c.id LIMIT ${limit}`;
+      return rows.map((row) => row.id);
     },
     async claim(callbackId, owner, now, leaseUntil, limit) {
       const rows = await sql<LeasedRow[]>`WITH c AS (

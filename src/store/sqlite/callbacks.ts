@@ -29,11 +29,15 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
     `INSERT INTO callback_messages (id, callback_id, notification_id, body, state, attempts, due_at, created_at)
      VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
   );
+  // Per enabled callback, one index seek for a due message: never a scan of the whole outbox,
+  // which holds every message not yet delivered (100,000 after a burst; grouping them on every
+  // pass took most of the dispatch thread).
   const due = db
     .prepare(
-      `SELECT callback_id FROM callback_messages
-        WHERE state = 'pending' AND due_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
-        GROUP BY callback_id ORDER BY min(due_at) LIMIT ?`,
+      `SELECT c.id FROM callbacks c WHERE c.disabled_at IS NULL AND EXISTS (
+         SELECT 1 FROM callback_messages m WHERE m.callback_id = c.id AND m.state = 'pending'
+            AND m.due_at <= @now AND (m.lease_until IS NULL OR m.lease_until <= @now))
+       ORDER BY c.created_at, c.id LIMIT @limit`,
     )
     .pluck();
   // The first pending message of each notification, if due and not leased: the order rule.
@@ -131,7 +135,7 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
       return fanOut(from, to, messages, now);
     },
     async dueCallbacks(now, limit) {
-      return due.all(now, now, limit) as string[];
+      return due.all({ now, limit }) as string[];
     },
     async claim(callbackId, owner, now, leaseUntil, limit) {
       return db.transaction(() => {

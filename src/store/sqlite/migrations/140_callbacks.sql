@@ -32,7 +32,7 @@ CREATE TABLE callback_messages (
 -- Pending messages in log order per callback and notification: the order rule's look-up.
 CREATE INDEX callback_messages_pending ON callback_messages (callback_id, notification_id, seq)
   WHERE state = 'pending';
-CREATE INDEX callback_messages_due ON callback_messages (callback_id, due_at) WHERE state = 'pending';
+CREATE INDEX callback_messages_due ON callback_messages (callback_id, due_at, seq) WHERE state = 'pending';
 
 CREATE TABLE callback_attempts (
   id INTEGER PRIMARY KEY,
