@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import { changeOf } from '../notifications/changes.ts';
+import { changeOf, type StatusChange } from '../notifications/changes.ts';
 import type { CallbackRecord, NewCallbackMessage } from '../store/port/callbacks.ts';
 import type { Store } from '../store/port/index.ts';
 import { messageId } from './signing.ts';
@@ -7,8 +7,8 @@ import { messageId } from './signing.ts';
 /** Log rows one fan-out step reads. */
 export const FANOUT_PAGE = 1000;
 
-/** The body of a callback message (API.md §10), fixed when the message is made. */
-export function callbackBody(change: NonNullable<ReturnType<typeof changeOf>>): string {
+/** The body of a callback message: `{ type, timestamp, data }`, fixed when the message is made. */
+function callbackBody(change: StatusChange): string {
   return JSON.stringify({ type: 'notification.status', timestamp: change.event.at, data: change });
 }
 
@@ -17,12 +17,16 @@ export function callbackBody(change: NonNullable<ReturnType<typeof changeOf>>): 
  * matching callback, added with the cursor's move in one transaction (CallbackStore.fanOut). The
  * log is the outbox: a status change and its event commit together, so a crash between the
  * change and this step loses nothing, and a crash inside it repeats it whole. With several
- * workers the cursor's compare-and-set lets one of them win each step. Returns the rows read.
+ * workers the cursor's compare-and-set lets one of them win each step. `callbacks` are the
+ * enabled ones, read once by the caller's pass. Returns the rows read.
  */
-export async function fanOutStep(store: Store, clock: Clock): Promise<number> {
+export async function fanOutStep(
+  store: Store,
+  clock: Clock,
+  callbacks: readonly CallbackRecord[],
+): Promise<number> {
   const from = await store.callbacks.fanoutCursor();
   const now = clock.now();
-  const callbacks = from === null ? [] : await store.callbacks.enabled();
   if (from === null || callbacks.length === 0) {
     // Nothing to report to: keep up with the log without reading it, so a callback made later
     // gets changes from its creation on, not the history before it.

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { Agent } from 'undici';
 import { openPrivateKey } from '../auth/key-crypto.ts';
 import type { Clock } from '../clock.ts';
+import { createRateWindow, type RateLimiter } from '../dispatch/rate-window.ts';
 import { isAllowedHost, publicOnlyLookup, refusedAtConnect, refusedUrl } from '../providers/outbound.ts';
 import type {
   CallbackRecord,
@@ -68,9 +69,12 @@ interface Lane {
   callback: CallbackRecord;
   waiting: LeasedMessage[];
   inFlight: number;
-  /** Start times of the last second's requests (the rate limit). */
-  recent: number[];
+  /** HERALD_CALLBACK_RATE, through the one rate limiter dispatch uses for providers. */
+  rate: RateLimiter;
 }
+
+/** Callbacks have no priorities: every request takes the limiter's full rate (rank 0). */
+const ANY = 0;
 
 /**
  * The worker role's sender of status callbacks: fans the status log out to messages, claims
@@ -163,17 +167,9 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
 
   /** Starts what the lane's slots and rate allow now; needs no database. */
   function pump(lane: Lane): void {
-    const now = clock.now();
-    lane.recent = lane.recent.filter((t) => t > now - 1000);
-    while (
-      lane.waiting.length > 0 &&
-      lane.inFlight < deps.concurrency &&
-      lane.recent.length < deps.ratePerSecond &&
-      !closed
-    ) {
+    while (lane.waiting.length > 0 && lane.inFlight < deps.concurrency && !closed && lane.rate.tryTake(ANY)) {
       const message = lane.waiting.shift() as LeasedMessage;
       lane.inFlight += 1;
-      lane.recent.push(now);
       const task = attempt(lane.callback, message)
         .then((result) => {
           finished.push(result);
@@ -199,22 +195,29 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
         log.warn({ callback: gone.message.callbackId }, 'callback disabled: its receiver answered 410');
       }
     }
-    while ((await fanOutStep(store, clock)) === FANOUT_PAGE && !closed);
-    const enabled = new Map((await store.callbacks.enabled()).map((c) => [c.id, c]));
+    const callbacks = await store.callbacks.enabled();
+    while ((await fanOutStep(store, clock, callbacks)) === FANOUT_PAGE && !closed);
+    const enabled = new Map(callbacks.map((c) => [c.id, c]));
     for (const id of lanes.keys()) if (!enabled.has(id)) lanes.delete(id);
     const now = clock.now();
     for (const id of await store.callbacks.dueCallbacks(now, 1000)) {
       const callback = enabled.get(id);
       if (!callback || closed) continue;
-      const lane = lanes.get(id) ?? { callback, waiting: [], inFlight: 0, recent: [] };
+      const lane = lanes.get(id) ?? {
+        callback,
+        waiting: [],
+        inFlight: 0,
+        rate: createRateWindow(clock, deps.ratePerSecond),
+      };
       lane.callback = callback;
       lanes.set(id, lane);
       // Claim enough for a second at the lane's rate, beyond what it holds already.
       const room = Math.min(deps.ratePerSecond, deps.concurrency * 4) - lane.waiting.length - lane.inFlight;
-      if (room <= 0) continue;
-      lane.waiting.push(...(await store.callbacks.claim(id, owner, now, now + LEASE_MS, room)));
-      pump(lane);
+      if (room > 0) lane.waiting.push(...(await store.callbacks.claim(id, owner, now, now + LEASE_MS, room)));
     }
+    // Every lane, not only the ones just claimed for: one that its rate held with nothing in
+    // flight has no completion to start it again, and its leased messages are not due.
+    for (const lane of lanes.values()) pump(lane);
   }
 
   /** Runs a pass soon: at once when idle, else PASS_GAP_MS after the last one began. */
