@@ -19,7 +19,8 @@ const CreateCallbackBody = Type.Object(
     url: Type.String({
       minLength: 1,
       maxLength: 2000,
-      description: 'https:// receiver (API.md §7 outbound rules)',
+      description:
+        'An https:// receiver; no loopback, private or link-local address unless HERALD_CALLBACK_ALLOWED_HOSTS lists its host',
     }),
     events: Type.Optional(
       Type.Array(literals(STATUSES), {
@@ -81,7 +82,7 @@ const deliveryView = (a: AttemptRecord) => ({
 const notFound = () => new HeraldError('NOT_FOUND', 'No such callback.');
 const cursor = numericCursor('a');
 
-/** /callbacks (API.md §10): a tenant's status callbacks, scope `admin`, always within its tenant. */
+/** /callbacks: a tenant's status callbacks (docs/callbacks.md), scope `admin`, always within its tenant. */
 export const callbackRoutes: RouteModule<CoreDeps> = (app, deps) => {
   const { store, clock, config } = deps;
   const seal = (secret: string, id: string) => sealPrivateKey(secret, id, config.keyEncryptionSecret);

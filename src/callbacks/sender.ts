@@ -15,12 +15,12 @@ import type { Store } from '../store/port/index.ts';
 import { FANOUT_PAGE, fanOutStep } from './fanout.ts';
 import { signatureHeader } from './signing.ts';
 
-/** No answer within this is a failed attempt (API.md §10). */
-export const CALLBACK_TIMEOUT_MS = 10_000;
+/** No answer within 10 s is a failed attempt, retried like any other. */
+const CALLBACK_TIMEOUT_MS = 10_000;
 /** Messages are retried for this long after the status change, then given up. */
-export const CALLBACK_RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const CALLBACK_RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** After a rotation the old secret still signs (a second signature) for this long. */
-export const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000;
+const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000;
 /** A leased message whose worker died is attempted again after this. */
 const LEASE_MS = CALLBACK_TIMEOUT_MS * 3;
 /**
@@ -36,7 +36,7 @@ const timedOut = (error: unknown) =>
   (error as Error).name === 'TimeoutError' ||
   /TIMEOUT/.test(String((error as { code?: unknown }).code ?? ''));
 
-export function retryDelayOf(attempt: number): number {
+function retryDelayOf(attempt: number): number {
   const base = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1] ?? 7_200_000;
   // Up to 20% jitter spreads a burst of failures.
   return Math.round(base * (1 + Math.random() * 0.2));

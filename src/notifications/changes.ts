@@ -1,11 +1,13 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { literals } from '../http/schema.ts';
 import type { LoggedStatus } from '../store/port/status-log.ts';
+import { eventFromRow } from '../store/rows.ts';
 import { STATUSES, type Status } from './model.ts';
 import { NotificationEvent } from './schemas.ts';
+import { eventView } from './view.ts';
 
 /**
- * A status change as callbacks and the live stream report it (API.md §10): the `data` of a
+ * A status change as callbacks and the live stream report it (docs/callbacks.md): the `data` of a
  * callback body and of an SSE `status` event. Made here, once, from the status log.
  */
 export const StatusChangeSchema = Type.Object(
@@ -30,16 +32,11 @@ export function changeOf(logged: LoggedStatus): StatusChange | null {
   // Acceptance (QUEUED) is the 201 itself and is not logged, so a first status event follows it.
   const previousStatus: Status = logged.previous ?? 'QUEUED';
   if (previousStatus === logged.type) return null;
-  const event: StatusChange['event'] = { type: logged.type, at: new Date(logged.at).toISOString() };
-  if (logged.attempt !== null) event.attempt = logged.attempt;
-  if (logged.provider !== null) event.provider = logged.provider;
-  if (logged.detail !== null) event.detail = logged.detail;
-  if (logged.source !== null) event.source = logged.source;
   return {
     notificationId: logged.notificationId,
     status: logged.type,
     previousStatus,
-    event,
+    event: eventView(eventFromRow(logged)),
     metadata: logged.metadata,
   };
 }

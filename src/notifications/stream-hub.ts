@@ -3,8 +3,8 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../store/port/index.ts';
 import { changeOf, type StatusChange } from './changes.ts';
 
-/** How far back a reconnecting client is caught up (API.md §10: the last 24 hours). */
-export const REPLAY_MS = 24 * 60 * 60 * 1000;
+/** How far back a reconnecting client is caught up: the last 24 hours. */
+const REPLAY_MS = 24 * 60 * 60 * 1000;
 /** Log rows one read takes; a full page is followed at once by the next. */
 const PAGE = 1000;
 
@@ -23,15 +23,13 @@ export interface StreamSubscriber {
 }
 
 /** One change as an SSE `status` event; serialised once per change, whatever the streams. */
-export const sseFrame = (cursor: string, change: StatusChange) =>
+const sseFrame = (cursor: string, change: StatusChange) =>
   `event: status\nid: ${cursor}\ndata: ${JSON.stringify(change)}\n\n`;
 
 /** Every live stream of this process, fed by one reader of the status log. */
 export interface StatusHub {
   /** Starts the stream; resolves once it is live (after the replay). Call the result to stop it. */
   subscribe(subscriber: StreamSubscriber): Promise<() => void>;
-  /** Streams open now. */
-  size(): number;
   close(): Promise<void>;
 }
 
@@ -61,8 +59,8 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
   let timer: NodeJS.Timeout | undefined;
   let unlisten: (() => Promise<void>) | undefined;
   let reading = false;
-  const log = deps.store.statusLog;
   let again = false;
+  const log = deps.store.statusLog;
 
   interface Entry {
     subscriber: StreamSubscriber;
@@ -71,8 +69,8 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
     /** This page's frames for the stream, sent together at the page's end. */
     page: string;
     /**
-     * The client's Last-Event-ID: nothing at or before it is sent. Another process's stream can
-     * be ahead of this reader (PostgreSQL), so the reader may still deliver changes it has.
+     * A Last-Event-ID ahead of this reader (another process's reader on PostgreSQL was further
+     * on): nothing at or before it is sent, and it is dropped once the reader passes it.
      */
     floor?: string;
   }
@@ -90,7 +88,7 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
       do {
         again = false;
         if (position === undefined) return;
-        const rows = await deps.store.statusLog.read(position, { limit: PAGE });
+        const rows = await log.read(position, { limit: PAGE });
         if (subscribers.size === 0 || position === undefined) return;
         // Synchronously from here: the position moves with the deliveries (see above).
         for (const row of rows) {
@@ -98,8 +96,11 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
           if (!change) continue;
           let frame: string | undefined;
           for (const entry of subscribers) {
+            if (entry.floor !== undefined) {
+              if (log.compare(row.cursor, entry.floor) <= 0) continue;
+              entry.floor = undefined;
+            }
             if (!wanted(entry.subscriber, row.tenant, row.notificationId)) continue;
-            if (entry.floor !== undefined && log.compare(row.cursor, entry.floor) <= 0) continue;
             frame ??= sseFrame(row.cursor, change);
             entry.page += frame;
           }
@@ -124,7 +125,7 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
   function start(): Promise<string> {
     if (position !== undefined) return Promise.resolve(position);
     starting ??= (async () => {
-      const head = await deps.store.statusLog.head();
+      const head = await log.head();
       position = head;
       timer = setInterval(() => void read(), pollMs);
       timer.unref();
@@ -150,7 +151,7 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
     const since = deps.clock.now() - REPLAY_MS;
     let from = after;
     for (;;) {
-      const rows = await deps.store.statusLog.read(from, { until, since, limit: PAGE });
+      const rows = await log.read(from, { until, since, limit: PAGE });
       let frames = '';
       for (const row of rows) {
         const change = changeOf(row);
@@ -167,11 +168,13 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
   return {
     async subscribe(subscriber) {
       await start();
-      const entry: Entry = { subscriber, floor: subscriber.after, page: '' };
       const until = position as string;
       const after = subscriber.after;
       const behind = after !== undefined && log.compare(after, until) < 0;
-      if (behind) entry.buffer = [];
+      // Behind the reader: replay up to it, buffering what it delivers meanwhile. Ahead: a floor.
+      const entry: Entry = behind
+        ? { subscriber, buffer: [], page: '' }
+        : { subscriber, floor: after, page: '' };
       subscribers.add(entry);
       const stop = () => {
         if (subscribers.delete(entry)) void stopIfIdle();
@@ -188,7 +191,6 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
       }
       return stop;
     },
-    size: () => subscribers.size,
     async close() {
       subscribers.clear();
       await stopIfIdle();

@@ -6,7 +6,7 @@ import type { RouteModule } from '../http/types.ts';
 import type { StatusHub } from './stream-hub.ts';
 
 /** A comment line at least this often, so proxies and clients see the stream is alive (§10: 15 s). */
-export const HEARTBEAT_MS = 15_000;
+const HEARTBEAT_MS = 15_000;
 /**
  * A client that reads slower than its changes arrive is disconnected once this much waits for
  * it, instead of buffering without bound; it reconnects with Last-Event-ID and is caught up.
@@ -27,7 +27,7 @@ const StreamQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** GET /notifications/stream: the tenant's status changes as Server-Sent Events (API.md §10). */
+/** GET /notifications/stream: the tenant's status changes as Server-Sent Events (docs/callbacks.md). */
 export const notificationStreamRoute: RouteModule<CoreDeps & { statusHub: StatusHub }> = (app, deps) => {
   const open = new Set<PassThrough>();
   // Streams never end on their own: end them before the server waits for its connections.

@@ -38,11 +38,14 @@ export function summaryView(n: NotificationRecord) {
   };
 }
 
+/** An event as the API shows it: its time in ISO 8601. */
+export const eventView = (e: EventRecord) => ({ ...e, at: iso(e.at) });
+
 /** The full view with events: the implied QUEUED at acceptance first, then the stored ones in order. */
 export function detailView(n: NotificationRecord, events: EventRecord[]) {
   return {
     ...summaryView(n),
-    events: [{ type: 'QUEUED', at: iso(n.createdAt) }, ...events.map((e) => ({ ...e, at: iso(e.at) }))],
+    events: [{ type: 'QUEUED', at: iso(n.createdAt) }, ...events.map(eventView)],
   };
 }
 

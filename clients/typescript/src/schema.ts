@@ -2269,7 +2269,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description https:// receiver (API.md §7 outbound rules) */
+                    /** @description An https:// receiver; no loopback, private or link-local address unless HERALD_CALLBACK_ALLOWED_HOSTS lists its host */
                     url: string;
                     /** @description The statuses to report; every status when absent */
                     events?: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED")[];

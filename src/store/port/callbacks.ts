@@ -1,6 +1,6 @@
 import type { Status } from '../../notifications/model.ts';
 
-/** A tenant's status callback (API.md §10). Secrets are stored sealed; the adapter never opens them. */
+/** A tenant's status callback (docs/callbacks.md). Secrets are stored sealed; the adapter never opens them. */
 export interface CallbackRecord {
   id: string;
   tenant: string;

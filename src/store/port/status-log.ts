@@ -1,7 +1,7 @@
 import { STATUSES, type Status } from '../../notifications/model.ts';
 
 /**
- * The status log (API.md §10): every status event of every notification, in commit order,
+ * The status log (docs/callbacks.md): every status event of every notification, in commit order,
  * read by the live streams and by the callback fan-out. It is the notification_events table
  * itself (a status change and its event are committed together), read with an opaque cursor
  * that each adapter makes gap-free for its database.

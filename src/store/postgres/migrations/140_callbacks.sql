@@ -1,4 +1,4 @@
--- Status callbacks and live status (API.md §10). The status log is notification_events: a status
+-- Status callbacks and live status (docs/callbacks.md). The status log is notification_events: a status
 -- change and its event are committed together, so the event table is the outbox. Identity ids
 -- are handed out before commit and commit out of order across transactions, so the log is read
 -- in (tx, id) order and only up to the oldest transaction still running (pg_snapshot_xmin):

@@ -1,4 +1,4 @@
--- Status callbacks (API.md §10). The status log itself is notification_events: a status change
+-- Status callbacks and live status (docs/callbacks.md). The status log itself is notification_events: a status change
 -- and its event are committed together, so the event table is the outbox, and a row's id is its
 -- place in the log (one writer at a time, so ids commit in order). callback_messages is the
 -- fan-out of that log to each callback; callback_attempts keeps what each attempt got.
