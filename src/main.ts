@@ -29,6 +29,9 @@ import { createWakeup, type Wakeup } from './notifications/wakeup.ts';
 import { sandboxRoutes } from './providers/sandbox/routes.ts';
 import { createStore } from './store/create.ts';
 import type { Store } from './store/port/index.ts';
+import { suppressionRoutes } from './suppressions/routes.ts';
+import { unsubscribeRoutes } from './suppressions/unsubscribe-routes.ts';
+import { createUnsubscribeTokens, type UnsubscribeTokens } from './suppressions/unsubscribe-token.ts';
 import { createRenderer, type Renderer } from './templates/render.ts';
 import { createRenderPool } from './templates/render-pool.ts';
 import { templateRoutes } from './templates/routes.ts';
@@ -60,6 +63,8 @@ export interface HeraldDeps extends CoreDeps {
   renderer: Renderer;
   /** The one reader of the status log behind this process's live streams (GET /notifications/stream). */
   statusHub: StatusHub;
+  /** One-click unsubscribe links: made by the worker, opened by /unsubscribe/{token}. */
+  unsubscribe: UnsubscribeTokens;
 }
 
 /** A running Herald: the roles its config asked for, and how to stop them. */
@@ -96,13 +101,14 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(notificationReadRoutes, deps),
       bind(notificationStreamRoute, deps),
       bind(callbackRoutes, deps),
+      bind(suppressionRoutes, deps),
       bind(notificationActionRoutes, deps),
       bind(templateRoutes, deps),
       bind(queueAdminRoutes, deps),
       bind(sandboxRoutes, deps),
       metricsRoutes(deps.metrics, () => clusterExposition(deps)),
     );
-    routes.public.push(bind(webhookRoutes, deps));
+    routes.public.push(bind(webhookRoutes, deps), bind(unsubscribeRoutes, deps));
   }
   return routes;
 }
@@ -152,6 +158,7 @@ export async function createDeps(config: Config, clock: Clock = systemClock): Pr
           createRenderPool({ threads: config.renderThreads, timeoutMs: config.renderTimeoutMs }),
         ),
       reports: createReportService(store, clock),
+      unsubscribe: createUnsubscribeTokens(store.auth, clock, config.keyEncryptionSecret),
       statusHub: createStatusHub({
         store,
         clock,

@@ -39,6 +39,12 @@ export function loadConfig(env: Env): Config {
       'HERALD_ADMIN_EMAIL and HERALD_ADMIN_PASSWORD go together',
     );
   }
+  if (providers.smtpFallbackUrl && !providers.smtp) {
+    throw new ConfigError('SMTP_FALLBACK_URL', 'needs SMTP_URL (the primary) and EMAIL_FROM');
+  }
+  if (new Set(providers.smsProviders).size !== providers.smsProviders.length) {
+    throw new ConfigError('HERALD_SMS_PROVIDERS', 'names a provider twice');
+  }
   if (auth.adminPassword && auth.adminPassword.length < MIN_PASSWORD_LENGTH) {
     throw new ConfigError('HERALD_ADMIN_PASSWORD', `must have at least ${MIN_PASSWORD_LENGTH} characters`);
   }

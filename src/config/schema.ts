@@ -46,6 +46,9 @@ export type Role = (typeof ROLES)[number];
 export const JWT_ALGS = ['ES256', 'EdDSA', 'RS256'] as const;
 export type JwtAlg = (typeof JWT_ALGS)[number];
 
+/** The SMS providers HERALD_SMS_PROVIDERS can order. */
+const SMS_PROVIDERS = ['twilio', 'smpp'] as const;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const MiB = 1024 * 1024;
@@ -202,6 +205,10 @@ export const ProvidersSchema = Type.Object({
     url: url('SMTP_URL', 'smtp:// or smtps:// with credentials and pool options'),
     from: needed('EMAIL_FROM', 'the From address'),
   }),
+  smtpFallbackUrl: maybeUrl(
+    'SMTP_FALLBACK_URL',
+    'a second SMTP provider (same form as SMTP_URL): attempts go there while the first fails',
+  ),
   twilio: group('TWILIO_ACCOUNT_SID', {
     accountSid: needed('TWILIO_ACCOUNT_SID', 'Twilio account'),
     authToken: needed('TWILIO_AUTH_TOKEN', 'Twilio auth token (also checks its webhooks)'),
@@ -211,6 +218,11 @@ export const ProvidersSchema = Type.Object({
   smpp: group('SMPP_URL', {
     url: url('SMPP_URL', 'smpp://system_id:password@host:port'),
     sourceAddr: needed('SMPP_SOURCE_ADDR', 'source address'),
+  }),
+  smsProviders: Type.Array(Type.Union(SMS_PROVIDERS.map((p) => Type.Literal(p))), {
+    env: 'HERALD_SMS_PROVIDERS',
+    default: [...SMS_PROVIDERS],
+    description: 'the order of the configured SMS providers: the first is the primary, the next its fallback',
   }),
   vapid: group('VAPID_PUBLIC_KEY', {
     publicKey: needed('VAPID_PUBLIC_KEY', 'Web Push VAPID public key'),

@@ -4,9 +4,11 @@ import type { Metrics } from '../metrics.ts';
 import { type NotificationRecord, priorityRank } from '../notifications/model.ts';
 import type { Completion } from '../notifications/status.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
-import type { SendResult } from '../providers/types.ts';
+import type { Provider, SendResult } from '../providers/types.ts';
+import { suppressionKey } from '../suppressions/model.ts';
 import { RenderError, type Renderer } from '../templates/render.ts';
 import { type RetryPolicy, retryDelay } from './backoff.ts';
+import { chooseProvider, fallbackReady } from './failover.ts';
 import type { createProviderStates } from './provider-state.ts';
 
 /** What delivering one claimed notification needs. */
@@ -18,6 +20,8 @@ export interface DeliverDeps {
   policy: RetryPolicy & Pick<Config['dispatch'], 'maxHolds'>;
   random: () => number;
   metrics?: Metrics;
+  /** The one-click unsubscribe link of a LOW email's recipient (suppressions/unsubscribe.ts). */
+  unsubscribeUrl?: (record: NotificationRecord) => Promise<string>;
 }
 
 /** A send in progress; `released` is set when shutdown gives the lease back instead of waiting. */
@@ -40,20 +44,21 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
   const { record } = flight;
   const lease = { seq: record.seq, attempt: record.attempts };
   const now = () => deps.clock.now();
-  const provider = deps.providers.pick(record.channel, record.recipient);
-  if (!provider) {
+  const alternatives = deps.providers.alternatives(record.channel, record.recipient);
+  if (alternatives.length === 0) {
     return {
       ...lease,
       kind: 'failed',
       detail: `no configured ${record.channel} provider accepts this recipient`,
     };
   }
+  const provider = chooseProvider(alternatives, deps.states, record);
   // A hold gives the notification back without a provider call. Past the cap of consecutive
   // holds it counts as a failed attempt instead (backoff, and FAILED once attempts run out), so
   // no notification is held for ever, nor made the probe after every pause of a provider.
   const hold = (until: number, detail: string): Completion =>
     record.holds >= deps.policy.maxHolds
-      ? retryOrFail(deps, record, provider.name, `held ${record.holds} times in a row: ${detail}`)
+      ? retryOrFail(deps, record, provider, `held ${record.holds} times in a row: ${detail}`)
       : { ...lease, kind: 'hold', provider: provider.name, until, detail, repeat: record.holds > 0 };
   // The provider slot is taken before rendering and kept until the answer, so the claim (which
   // plans by free slots) never hands out more than the provider may run, at each priority.
@@ -68,8 +73,12 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
       content = await deps.renderer.render(record);
     } catch (error) {
       if (error instanceof RenderError) return { ...lease, kind: 'failed', detail: error.message };
-      return retryOrFail(deps, record, provider.name, `rendering failed: ${message(error)}`);
+      return retryOrFail(deps, record, provider, `rendering failed: ${message(error)}`);
     }
+    const unsubscribeUrl =
+      record.priority === 'LOW' && record.channel === 'email' && deps.unsubscribeUrl
+        ? await deps.unsubscribeUrl(record)
+        : undefined;
     if (!state.rate.tryTake(rank)) {
       return hold(now() + Math.max(state.rate.waitMs(rank), 10), `rate limit of provider ${provider.name}`);
     }
@@ -88,6 +97,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
           recipient: record.recipient,
           content,
           attempt: record.attempts,
+          unsubscribeUrl,
         },
         flight.controller.signal,
       );
@@ -122,37 +132,52 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
   if (result.kind === 'permanent') {
     // The provider answered: it works, the message is what is wrong.
     circuit.success();
-    // A push subscription or device token that is gone for good (404/410, Unregistered) is
-    // reported in the event detail, so the sender knows to drop it rather than send again.
-    const detail = result.unregistered
-      ? `${result.detail}; recipient unregistered: remove this subscription or device token`
-      : result.detail;
-    return { ...lease, kind: 'failed', provider: provider.name, detail };
+    // A recipient gone for good (a hard bounce, a gone push target, an opt-out) is suppressed
+    // with this FAILED, so the next notification to it makes no provider call.
+    const key = result.suppress ? suppressionKey(record.recipient) : undefined;
+    if (result.suppress && key !== undefined) {
+      const suppress = {
+        tenant: record.tenant,
+        channel: record.channel,
+        recipient: key,
+        reason: result.suppress,
+      };
+      const detail = `${result.detail}; recipient suppressed (${result.suppress})`;
+      return { ...lease, kind: 'failed', provider: provider.name, detail, suppress };
+    }
+    return { ...lease, kind: 'failed', provider: provider.name, detail: result.detail };
   }
   circuit.failure();
-  return retryOrFail(deps, record, provider.name, result.detail, result.retryAfterMs);
+  // With a healthy fallback, the next attempt goes there at once instead of after a backoff.
+  const at = fallbackReady(alternatives, deps.states, record, provider) ? now() : undefined;
+  return retryOrFail(deps, record, provider, result.detail, result.retryAfterMs, at);
 }
 
-/** A transient failure: retry after backoff, or fail once attempts are used up. */
+/**
+ * A transient failure: retry after backoff (or at `at`, when a fallback can take it now), or
+ * fail once attempts are used up.
+ */
 function retryOrFail(
   deps: DeliverDeps,
   record: NotificationRecord,
-  provider: string,
+  provider: Provider,
   detail: string,
   retryAfterMs?: number,
+  at?: number,
 ): Completion {
   const lease = { seq: record.seq, attempt: record.attempts };
   if (record.attempts >= deps.policy.retryMaxAttempts) {
     return {
       ...lease,
       kind: 'failed',
-      provider,
+      provider: provider.name,
       detail: `attempts exhausted (${record.attempts}): ${detail}`,
     };
   }
-  const delay = retryDelay(deps.policy, record.priority, record.attempts, retryAfterMs, deps.random);
-  let next = deps.clock.now() + delay;
+  let next =
+    at ??
+    deps.clock.now() + retryDelay(deps.policy, record.priority, record.attempts, retryAfterMs, deps.random);
   // No point waiting past expiry: come back then, and the claim marks it EXPIRED.
   if (record.expiresAt !== null && next > record.expiresAt) next = record.expiresAt;
-  return { ...lease, kind: 'retry', provider, detail, nextAttemptAt: next };
+  return { ...lease, kind: 'retry', provider: provider.name, detail, nextAttemptAt: next };
 }

@@ -1,3 +1,4 @@
+import { reportingName } from '../notifications/reports.ts';
 import type { ProviderDeps } from '../providers/types.ts';
 import type { Store } from '../store/port/index.ts';
 import type { Completion } from '../store/port/queue.ts';
@@ -17,9 +18,11 @@ export async function followUp(
   const ids = new Map<string, string[]>();
   for (const c of completions) {
     if (c.kind !== 'sent' || !c.providerMessageId || skip.has(c.seq)) continue;
-    const list = ids.get(c.provider) ?? [];
+    // Reports wait under the name they arrive with (a fallback's, under its primary's).
+    const provider = reportingName(c.provider);
+    const list = ids.get(provider) ?? [];
     list.push(c.providerMessageId);
-    ids.set(c.provider, list);
+    ids.set(provider, list);
   }
   for (const [provider, list] of ids) {
     try {

@@ -93,10 +93,17 @@ export function createProviderStates(
      */
     channelCapacity(channel: Channel, rank: Rank, cap: number): number {
       let room = 0;
+      // Of the providers that stand in for each other (one route), only the one the next send
+      // goes to counts: the primary, or its fallback while the primary's circuit is open.
+      const planned = new Set<string>();
       for (const provider of registry.forChannel(channel)) {
+        const route = provider.route ?? provider.name;
+        if (planned.has(route)) continue;
         const s = this.of(provider);
-        const free = Math.min(s.circuit.capacity(), s.room(rank), s.rate.available(rank));
-        room += Math.max(0, free);
+        const circuit = s.circuit.capacity();
+        if (circuit <= 0) continue;
+        planned.add(route);
+        room += Math.max(0, Math.min(circuit, s.room(rank), s.rate.available(rank)));
         if (room >= cap) return cap;
       }
       return room;

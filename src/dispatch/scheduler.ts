@@ -12,7 +12,7 @@ import type { ClaimBudget, CycleResult } from '../store/port/queue.ts';
 import type { Renderer } from '../templates/render.ts';
 import { DEFAULT_SHARES, priorityBudget, type SlotShares } from './budget.ts';
 import type { CircuitOptions } from './circuit.ts';
-import { deliver, type Flight } from './deliver.ts';
+import { type DeliverDeps, deliver, type Flight } from './deliver.ts';
 import { followUp } from './follow-up.ts';
 import { createProviderStates } from './provider-state.ts';
 import { createSharedLimits } from './shared-limits.ts';
@@ -32,6 +32,8 @@ export interface SchedulerDeps {
   circuit?: CircuitOptions;
   shares?: SlotShares;
   metrics?: Metrics;
+  /** The one-click unsubscribe link of a LOW email (absent: LOW email carries none). */
+  unsubscribeUrl?: DeliverDeps['unsubscribeUrl'];
 }
 
 /** One scheduler step's outcome, for tests and the run loop. */
@@ -69,7 +71,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   const shared =
     store.kind === 'postgres' ? createSharedLimits(store.limits, clock, config.claimBatch) : undefined;
   const states = createProviderStates(deps.providers, clock, deps.circuit ?? config.circuit, shared);
-  const deliverDeps = {
+  const deliverDeps: DeliverDeps = {
+    unsubscribeUrl: deps.unsubscribeUrl,
     providers: deps.providers,
     states,
     renderer: deps.renderer,

@@ -2,6 +2,7 @@ import { startCallbackSender } from '../callbacks/sender.ts';
 import type { CoreDeps } from '../deps.ts';
 import { createLogger } from '../http/logger.ts';
 import type { Metrics } from '../metrics.ts';
+import type { NotificationRecord } from '../notifications/model.ts';
 import type { ReportSink } from '../notifications/reports.ts';
 import type { Wakeup } from '../notifications/wakeup.ts';
 import {
@@ -10,6 +11,8 @@ import {
   type ProviderRegistry,
 } from '../providers/registry.ts';
 import type { ProviderDeps } from '../providers/types.ts';
+import { suppressionKey } from '../suppressions/model.ts';
+import { createUnsubscribeTokens } from '../suppressions/unsubscribe-token.ts';
 import type { Renderer } from '../templates/render.ts';
 import { createScheduler } from './scheduler.ts';
 import { createWorker, type Worker } from './worker.ts';
@@ -33,6 +36,16 @@ export type WorkerDeps = CoreDeps & {
   metrics?: Metrics;
 };
 
+/** The one-click unsubscribe link of a notification's recipient, under HERALD_PUBLIC_URL. */
+function unsubscribeLinks(deps: WorkerDeps) {
+  const tokens = createUnsubscribeTokens(deps.store.auth, deps.clock, deps.config.keyEncryptionSecret);
+  return async (record: NotificationRecord) => {
+    const recipient = suppressionKey(record.recipient) ?? '';
+    const token = await tokens.make({ tenant: record.tenant, channel: record.channel, recipient });
+    return `${deps.config.publicUrl}/unsubscribe/${token}`;
+  };
+}
+
 /** Starts the worker role: its providers, scheduler and loop. */
 export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
   const log = createLogger(deps.config.logLevel, deps.config.logFormat).child({ role: 'worker' });
@@ -46,6 +59,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     config: deps.config.dispatch,
     log,
     metrics: deps.metrics,
+    unsubscribeUrl: unsubscribeLinks(deps),
   });
   const worker = createWorker({
     scheduler,

@@ -57,8 +57,9 @@ export function prettyStream(out: { write(text: string): unknown } = process.std
 }
 
 /**
- * pino options shared by every app. The request serializer drops the query string and all
- * headers, so tokens (even ones wrongly sent in a URL), passwords and secrets never reach a log.
+ * pino options shared by every app. The request serializer drops the query string, all headers
+ * and an unsubscribe token, so tokens (even ones wrongly sent in a URL), passwords and secrets
+ * never reach a log.
  * With the pretty format, entries go through prettyStream.
  */
 export function loggerOptions(level: string, format: LogFormat = 'json') {
@@ -80,7 +81,8 @@ export function loggerOptions(level: string, format: LogFormat = 'json') {
         return {
           id: request.id,
           method: request.method,
-          url: request.url.split('?')[0],
+          // An unsubscribe link's token is a credential for that recipient.
+          url: request.url.split('?')[0]?.replace(/^\/unsubscribe\/[^/]+/, '/unsubscribe/[redacted]'),
           remoteAddress: request.ip,
         };
       },

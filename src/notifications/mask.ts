@@ -1,4 +1,4 @@
-import type { Recipient } from './model.ts';
+import type { Channel, Recipient } from './model.ts';
 
 /** `ada@example.com` → `a***@example.com`: the first character and the domain stay. */
 function maskEmail(email: string): string {
@@ -30,4 +30,11 @@ export function maskRecipient(recipient: Recipient): Record<string, unknown> {
     return { deviceToken: maskTail(recipient.deviceToken), platform: recipient.platform };
   }
   return {};
+}
+
+/** A suppression key as responses show it: masked like the recipient it came from. */
+export function maskKey(channel: Channel, key: string): string {
+  if (channel === 'email') return maskEmail(key);
+  if (channel === 'sms') return maskPhone(key);
+  return maskTail(key);
 }

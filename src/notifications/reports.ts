@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/port/index.ts';
 import type { ReportOutcome } from '../store/port/reports.ts';
+import type { SuppressionReason } from '../suppressions/model.ts';
 
 /** A delivery report from a provider (webhook or SMPP receipt), matched by the provider's message id. */
 export interface DeliveryReport {
@@ -18,6 +19,8 @@ export interface DeliveryReport {
    * told apart by what it says and when the provider says it happened.
    */
   identity?: string;
+  /** What the report says about the recipient for good (a hard bounce, a complaint, an opt-out). */
+  suppress?: SuppressionReason;
 }
 
 /**
@@ -28,6 +31,23 @@ export function reportKey(report: DeliveryReport): string {
   if (report.identity !== undefined) return report.identity.slice(0, 200);
   const said = `${report.outcome}\u0000${report.at}\u0000${report.detail ?? ''}`;
   return createHash('sha256').update(said).digest('base64url');
+}
+
+/**
+ * A provider's fallback is named `<primary>-fallback` (SMTP_FALLBACK_URL's is `smtp-fallback`):
+ * the relays' webhooks (SendGrid, Mailgun) report for the channel's SMTP providers under the
+ * primary's name, so a report is matched against both.
+ */
+export const FALLBACK_SUFFIX = '-fallback';
+
+/** The provider names a report of `provider` may be matched to. */
+export function matchedProviders(provider: string): [string, string] {
+  return [provider, `${provider}${FALLBACK_SUFFIX}`];
+}
+
+/** The name reports of `provider` arrive under (its primary's, for a fallback). */
+export function reportingName(provider: string): string {
+  return provider.endsWith(FALLBACK_SUFFIX) ? provider.slice(0, -FALLBACK_SUFFIX.length) : provider;
 }
 
 /** Where providers hand asynchronous reports (SMPP receipts); webhooks use the same path. */

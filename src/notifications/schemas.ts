@@ -20,22 +20,25 @@ const IsoTime = Type.String({
 });
 const Bag = Type.Record(Type.String(), Type.Unknown());
 
+/** What each channel's recipient must look like (the suppression routes check against them too). */
+export const RECIPIENT_PATTERNS = {
+  email:
+    '^[^\\s@<>(),;:"\\[\\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$',
+  phone: '^\\+[1-9][0-9]{6,14}$',
+  endpoint: '^https://[^\\s]+$',
+  deviceToken: '^[A-Za-z0-9_:.=+/-]+$',
+} as const;
+
 const EmailRecipient = Type.Object(
-  {
-    email: Type.String({
-      maxLength: 254,
-      pattern:
-        '^[^\\s@<>(),;:"\\[\\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$',
-    }),
-  },
+  { email: Type.String({ maxLength: 254, pattern: RECIPIENT_PATTERNS.email }) },
   strict,
 );
-const SmsRecipient = Type.Object({ phone: Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$' }) }, strict);
+const SmsRecipient = Type.Object({ phone: Type.String({ pattern: RECIPIENT_PATTERNS.phone }) }, strict);
 const WebPushRecipient = Type.Object(
   {
     subscription: Type.Object(
       {
-        endpoint: Type.String({ maxLength: 2048, pattern: '^https://[^\\s]+$' }),
+        endpoint: Type.String({ maxLength: 2048, pattern: RECIPIENT_PATTERNS.endpoint }),
         expirationTime: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
         keys: Type.Object(
           {
@@ -52,7 +55,7 @@ const WebPushRecipient = Type.Object(
 );
 const DeviceRecipient = Type.Object(
   {
-    deviceToken: Type.String({ minLength: 8, maxLength: 4096, pattern: '^[A-Za-z0-9_:.=+/-]+$' }),
+    deviceToken: Type.String({ minLength: 8, maxLength: 4096, pattern: RECIPIENT_PATTERNS.deviceToken }),
     platform: Type.Union([Type.Literal('apns'), Type.Literal('fcm')]),
   },
   strict,

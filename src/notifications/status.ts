@@ -1,4 +1,10 @@
 import type { Channel, Content } from '../channels.ts';
+import {
+  type Suppression,
+  type SuppressionRecord,
+  suppressedDetail,
+  suppressionKey,
+} from '../suppressions/model.ts';
 import { type EventType, priorityOf, type Recipient, type Status, TERMINAL_STATUSES } from './model.ts';
 import type { DeliveryReport } from './reports.ts';
 
@@ -77,13 +83,22 @@ export type Completion = LeaseRef &
         copy?: SandboxCopy;
       }
     | {
-        /** ATTEMPT_FAILED then RETRYING; parked until nextAttemptAt, keeping its seq. */
+        /**
+         * ATTEMPT_FAILED then RETRYING; parked until nextAttemptAt, keeping its seq. The row
+         * records `provider` as the one that failed, so the next attempt can go to its fallback.
+         */
         kind: 'retry';
         provider?: string;
         detail: string;
         nextAttemptAt: number;
       }
-    | { /** ATTEMPT_FAILED then FAILED. */ kind: 'failed'; provider?: string; detail: string }
+    | {
+        /** ATTEMPT_FAILED then FAILED; `suppress` when the answer says the recipient is gone for good. */
+        kind: 'failed';
+        provider?: string;
+        detail: string;
+        suppress?: Suppression;
+      }
     | {
         /**
          * Un-claims without using up the attempt (open circuit, rate limit, shutdown): RETRYING,
@@ -111,6 +126,8 @@ export interface RowChange {
   hold: boolean;
   /** Set on a send: the provider and its message id (null when it gave none). */
   sent?: { provider: string; providerMessageId: string | null };
+  /** Set on a retry: the provider whose failure it follows (the next attempt prefers another). */
+  tried?: string;
 }
 
 /** A change with nothing left to wait for: out of the queue (`null`) or ready again at once. */
@@ -127,6 +144,8 @@ export interface Transition {
   change: RowChange;
   events: EventInput[];
   copy?: SandboxCopy;
+  /** A suppression the outcome adds, committed with it. */
+  suppress?: Suppression;
 }
 
 /**
@@ -164,6 +183,7 @@ export function effectOf(owner: string, c: Completion, now: number): Transition 
           nextAttemptAt: c.nextAttemptAt,
           attemptsDelta: 0,
           hold: false,
+          tried: c.provider,
         },
         events: [failedAttempt(c), { seq, type: 'RETRYING', attempt }],
       };
@@ -174,6 +194,7 @@ export function effectOf(owner: string, c: Completion, now: number): Transition 
         attempt,
         change: settled('FAILED', null),
         events: [failedAttempt(c), { seq, type: 'FAILED', attempt, detail: c.detail }],
+        suppress: c.suppress,
       };
     case 'hold': {
       // A hold gives the attempt back: the claim counted it, but no provider was called.
@@ -209,6 +230,27 @@ const failedAttempt = (c: Extract<Completion, { kind: 'retry' | 'failed' }>): Ev
   provider: c.provider ?? null,
   detail: c.detail,
 });
+
+/**
+ * A claimed notification whose recipient is suppressed: FAILED at once, in the claim's own
+ * transaction, with no provider call (so the attempt the claim counted is given back).
+ */
+export function suppressedEffect(
+  owner: string,
+  seq: number,
+  attempt: number,
+  hit: SuppressionRecord,
+): Transition {
+  return {
+    seq,
+    owner,
+    attempt,
+    change: { ...settled('FAILED', null), attemptsDelta: -1 },
+    events: [
+      { seq, type: 'FAILED', detail: suppressedDetail(hit.reason, hit.createdAt), source: 'suppression' },
+    ],
+  };
+}
 
 /** A lease that ran out (its worker died or stalled), as the store found it. */
 export interface ExpiredLease {
@@ -266,12 +308,26 @@ export function pauseEvent(seq: number, pause: PauseEntry, createdAt: number): E
 export interface ReportTarget {
   seq: number;
   status: Status;
+  tenant: string;
+  channel: Channel;
+  /** The stored recipient (JSON). */
+  recipient: string;
 }
 
 /** What applying a report does: the status it moves to (or none) and the event it appends. */
 export interface ReportEffect {
   moveTo: Status | null;
   event: { type: EventType; detail: string | null };
+  /** The suppression the report adds (a bounce, a complaint, an opt-out), whatever the status. */
+  suppress?: Suppression;
+}
+
+/** The suppression a report asks for, of the notification it was matched to. */
+function reportSuppression(target: ReportTarget, report: DeliveryReport): Suppression | undefined {
+  if (!report.suppress) return undefined;
+  const recipient = suppressionKey(JSON.parse(target.recipient) as Recipient);
+  if (recipient === undefined) return undefined;
+  return { tenant: target.tenant, channel: target.channel, recipient, reason: report.suppress };
 }
 
 /**
@@ -282,13 +338,15 @@ export interface ReportEffect {
  */
 export function reportEffect(target: ReportTarget, report: DeliveryReport): ReportEffect {
   const detail = report.detail ?? null;
+  const suppress = reportSuppression(target, report);
   if (target.status === 'SENT' && canMove(target.status, report.outcome)) {
-    return { moveTo: report.outcome, event: { type: report.outcome, detail } };
+    return { moveTo: report.outcome, event: { type: report.outcome, detail }, suppress };
   }
   const why =
     TERMINAL_STATUSES.has(target.status) || target.status === 'SENT' ? '' : ' (attempt in progress)';
   return {
     moveTo: null,
     event: { type: 'WEBHOOK', detail: `${report.outcome} reported${why}${detail ? `: ${detail}` : ''}` },
+    suppress,
   };
 }

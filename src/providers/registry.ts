@@ -24,8 +24,11 @@ export async function configuredProviderFactories(config: Config): Promise<Provi
 export interface ProviderRegistry {
   /** The providers of a channel: the configured ones, or the sandbox when none is. */
   forChannel(channel: Channel): readonly Provider[];
-  /** The first provider of the channel that accepts this recipient; undefined if none does. */
-  pick(channel: Channel, recipient: Recipient): Provider | undefined;
+  /**
+   * The providers of the channel that accept this recipient, primary first: more than one when
+   * a fallback is configured (SMTP_FALLBACK_URL, HERALD_SMS_PROVIDERS). Empty if none does.
+   */
+  alternatives(channel: Channel, recipient: Recipient): readonly Provider[];
   all(): readonly Provider[];
   close(): Promise<void>;
 }
@@ -33,7 +36,7 @@ export interface ProviderRegistry {
 /**
  * Builds every configured provider once. A channel with no configured provider falls back to its
  * sandbox; a channel with some configured never silently sandboxes a recipient they cannot reach
- * (pick answers undefined and the notification fails with a clear detail).
+ * (alternatives answers none and the notification fails with a clear detail).
  */
 export function createProviderRegistry(
   deps: ProviderDeps,
@@ -56,11 +59,11 @@ export function createProviderRegistry(
   const all = [...byChannel.values()].flat();
   return {
     forChannel: (channel) => byChannel.get(channel) ?? [],
-    pick(channel, recipient) {
+    alternatives(channel, recipient) {
       const list = byChannel.get(channel) ?? [];
       // Fast path: one provider per channel is the common case (and always so for the sandbox).
-      if (list.length === 1) return list[0]?.accepts(recipient) ? list[0] : undefined;
-      return list.find((p) => p.accepts(recipient));
+      if (list.length === 1) return list[0]?.accepts(recipient) ? list : [];
+      return list.filter((p) => p.accepts(recipient));
     },
     all: () => all,
     async close() {

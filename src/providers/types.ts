@@ -3,6 +3,7 @@ import type { Config } from '../config/config.ts';
 import type { Channel, Content, Priority, Recipient } from '../notifications/model.ts';
 import type { ReportSink } from '../notifications/reports.ts';
 import type { SandboxCopy } from '../notifications/status.ts';
+import type { SuppressionReason } from '../suppressions/model.ts';
 
 /** What a provider is asked to send: the notification, already rendered. */
 export interface OutgoingMessage {
@@ -14,6 +15,8 @@ export interface OutgoingMessage {
   content: Content;
   /** 1 for the first attempt. */
   attempt: number;
+  /** Email of LOW priority: the one-click unsubscribe link (List-Unsubscribe, RFC 8058). */
+  unsubscribeUrl?: string;
 }
 
 /**
@@ -44,8 +47,11 @@ export type SendResult =
       /** From a Retry-After or equivalent; the backoff never retries sooner. */
       retryAfterMs?: number;
       providerMessageId?: string;
-      /** The push subscription or device token is gone for good (404/410, Unregistered). */
-      unregistered?: boolean;
+      /**
+       * What the answer says about the recipient for good (a push target gone, a hard bounce, an
+       * SMS opt-out): Herald suppresses it, committed with this FAILED.
+       */
+      suppress?: SuppressionReason;
     };
 
 /** Limits the scheduler enforces per provider: concurrent sends and a token bucket. */
@@ -67,6 +73,11 @@ export interface Provider {
   readonly name: string;
   readonly channel: Channel;
   readonly limits: ProviderLimits;
+  /**
+   * Providers of one channel with the same route reach the same recipients and stand in for
+   * each other, in the registry's order (SMTP and its fallback; Twilio and SMPP). Absent: its name.
+   */
+  readonly route?: string;
   /** Whether this provider can reach the recipient (push: web subscription vs. APNs vs. FCM token). */
   accepts(recipient: Recipient): boolean;
   /**

@@ -7,9 +7,12 @@ import {
   pauseEvent,
   reapEffect,
   type SandboxCopy,
+  suppressedEffect,
   type Transition,
 } from '../notifications/status.ts';
+import { blocks, type Suppression, type SuppressionRecord, suppressionKey } from '../suppressions/model.ts';
 import type { ClaimBudget, CycleInput, CycleResult, QueueSelector, QueueStat } from './port/queue.ts';
+import type { SuppressionKey } from './port/suppressions.ts';
 
 /**
  * The queue's policy, written once for both databases: the order of a cycle's phases, the
@@ -73,6 +76,10 @@ export interface QueueDriver {
   appendEvents(events: readonly EventInput[], now: number): Awaitable<void>;
   /** Stores the sandbox's copies of delivered messages. */
   storeCopies(copies: readonly CopyRow[], now: number): Awaitable<void>;
+  /** Adds (or widens) suppressions, by the rule of the suppression port. */
+  suppress(entries: readonly Suppression[], now: number): Awaitable<void>;
+  /** The suppressions among these keys: one statement for a whole claim. */
+  suppressions(keys: readonly SuppressionKey[]): Awaitable<SuppressionRecord[]>;
   /** Waiting rows due by `now` back to ready, keeping their seq; at most `limit`. */
   promote(now: number, limit: number): Awaitable<number>;
   /** Leases that ran out before `now`, oldest first, at most `limit` (locked for this transaction). */
@@ -164,11 +171,13 @@ function* applyTransitions(transitions: readonly Transition[], now: number): Pro
   for (const row of applied) rows.set(row.seq, row);
   const events: EventInput[] = [];
   const copies: CopyRow[] = [];
+  const suppress: Suppression[] = [];
   // A plain loop: this runs for every completion, thousands a second.
   for (const t of transitions) {
     const row = rows.get(t.seq);
     if (!row) continue;
     for (const event of t.events) events.push(event);
+    if (t.suppress) suppress.push(t.suppress);
     const copy = t.copy;
     if (copy) {
       copies.push({
@@ -184,6 +193,7 @@ function* applyTransitions(transitions: readonly Transition[], now: number): Pro
   }
   if (events.length > 0) yield* call((d) => d.appendEvents(events, now));
   if (copies.length > 0) yield* call((d) => d.storeCopies(copies, now));
+  if (suppress.length > 0) yield* call((d) => d.suppress(suppress, now));
   return new Set(rows.keys());
 }
 
@@ -197,9 +207,10 @@ function* claimInOrder(
   now: number,
   leaseUntil: number,
   budget: ClaimBudget,
-): Program<{ claimed: NotificationRecord[]; expired: number; backlog: boolean[] }> {
+): Program<{ claimed: NotificationRecord[]; expired: number; backlog: boolean[]; suppressed: number }> {
   const view = pauseView(yield* call((d) => d.pauses(PAUSE_HISTORY)));
   const claimed: NotificationRecord[] = [];
+  const taken: NotificationRecord[] = [];
   const backlog = [false, false, false, false];
   const used: Record<Channel, number> = { email: 0, sms: 0, push: 0 };
   const events: EventInput[] = [];
@@ -227,15 +238,52 @@ function* claimInOrder(
       if (held && !(yield* call((d) => d.hasThrottled(record.seq, held.pausedAt)))) {
         events.push(pauseEvent(record.seq, held, record.createdAt));
       }
-      events.push({ seq: record.seq, type: 'PROCESSING', attempt: record.attempts });
       used[record.channel] += 1;
-      claimed.push(record);
+      taken.push(record);
     }
     if (priority > 0) shared += result.claimed.length;
     if (result.backlog && result.claimed.length >= limit) stop = true;
   }
+  const stopped = yield* suppressedAmong(owner, taken);
+  for (const record of taken) {
+    if (stopped.has(record.seq)) continue;
+    events.push({ seq: record.seq, type: 'PROCESSING', attempt: record.attempts });
+    claimed.push(record);
+  }
   if (events.length > 0) yield* call((d) => d.appendEvents(events, now));
-  return { claimed, expired, backlog };
+  yield* applyTransitions([...stopped.values()], now);
+  return { claimed, expired, backlog, suppressed: stopped.size };
+}
+
+/**
+ * The claimed rows a suppression stops, as transitions to FAILED: one look-up for the whole
+ * claim (CRITICAL rows are not looked up, since nothing stops them), and the rule of what a
+ * suppression stops in suppressions/model.ts.
+ */
+function* suppressedAmong(
+  owner: string,
+  taken: readonly NotificationRecord[],
+): Program<Map<number, Transition>> {
+  const stopped = new Map<number, Transition>();
+  const keys: SuppressionKey[] = [];
+  const keyed: Array<{ record: NotificationRecord; recipient: string }> = [];
+  for (const record of taken) {
+    if (record.priority === 'CRITICAL') continue;
+    const recipient = suppressionKey(record.recipient);
+    if (recipient === undefined) continue;
+    keys.push({ tenant: record.tenant, channel: record.channel, recipient });
+    keyed.push({ record, recipient });
+  }
+  if (keys.length === 0) return stopped;
+  const hits = yield* call((d) => d.suppressions(keys));
+  if (hits.length === 0) return stopped;
+  const found = new Map(hits.map((h) => [`${h.tenant}\u0000${h.channel}\u0000${h.recipient}`, h]));
+  for (const { record, recipient } of keyed) {
+    const hit = found.get(`${record.tenant}\u0000${record.channel}\u0000${recipient}`);
+    if (hit && blocks(hit.reason, record.priority))
+      stopped.set(record.seq, suppressedEffect(owner, record.seq, record.attempts, hit));
+  }
+  return stopped;
 }
 
 /** One scheduler step in one transaction: complete, promote, reap, claim (see CycleInput). */
@@ -251,7 +299,7 @@ export function* cycleProgram(input: CycleInput): Program<CycleResult> {
   );
   const outcome = input.claim
     ? yield* claimInOrder(owner, now, input.leaseUntil, input.claim)
-    : { claimed: [], expired: 0, backlog: [false, false, false, false] };
+    : { claimed: [], expired: 0, backlog: [false, false, false, false], suppressed: 0 };
   const stale = input.completions.filter((c) => !applied.has(c.seq)).map((c) => c.seq);
   return {
     ...outcome,

@@ -7,6 +7,7 @@ import {
   type Status,
 } from '../notifications/model.ts';
 import type { DeliveryReport } from '../notifications/reports.ts';
+import type { SuppressionReason } from '../suppressions/model.ts';
 import type { SandboxMessage } from './port/sandbox.ts';
 import type { TemplateContent, TemplateRecord } from './port/templates.ts';
 
@@ -147,6 +148,7 @@ export interface PendingReportRow {
   source: DeliveryReport['source'];
   reported_at: number;
   report_key: string | null;
+  suppress: string | null;
 }
 
 /** Turns a kept report back into the report it was. */
@@ -164,5 +166,6 @@ export function reportFromPending(
     ...(row.detail === null ? {} : { detail: row.detail }),
     // The key it was kept under, so it is applied under the same one.
     ...(row.report_key === null ? {} : { identity: row.report_key }),
+    ...(row.suppress === null ? {} : { suppress: row.suppress as SuppressionReason }),
   };
 }

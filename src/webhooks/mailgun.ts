@@ -1,5 +1,6 @@
 import type { DeliveryReport } from '../notifications/reports.ts';
 import { bareMessageId } from '../providers/email/message-id.ts';
+import type { SuppressionReason } from '../suppressions/model.ts';
 
 type Outcome = DeliveryReport['outcome'];
 
@@ -35,6 +36,14 @@ function outcomeOf(event: string, severity: unknown): Outcome | undefined {
     default:
       return undefined;
   }
+}
+
+/** What an event says about the recipient for good: a permanent failure, a complaint, an unsubscribe. */
+function suppressionOf(event: string, severity: unknown): SuppressionReason | undefined {
+  if (event === 'failed') return severity === 'temporary' ? undefined : 'bounce';
+  if (event === 'complained') return 'complaint';
+  if (event === 'unsubscribed') return 'unsubscribe';
+  return undefined;
 }
 
 const record = (value: unknown): Record<string, unknown> =>
@@ -92,6 +101,7 @@ function build(
   if (typeof event !== 'string' || !messageId) return undefined;
   const outcome = outcomeOf(event, severity);
   if (!outcome) return undefined;
+  const suppress = suppressionOf(event, severity);
   return {
     provider: 'smtp',
     providerMessageId: messageId,
@@ -99,5 +109,6 @@ function build(
     detail: `mailgun ${event}${reason ? `: ${reason.slice(0, 200)}` : ''}`,
     at,
     source: 'webhook',
+    ...(suppress ? { suppress } : {}),
   };
 }

@@ -1,7 +1,10 @@
 import type { DeliveryReport } from '../notifications/reports.ts';
 import { bareMessageId } from '../providers/email/message-id.ts';
+import type { SuppressionReason } from '../suppressions/model.ts';
 
 type Outcome = DeliveryReport['outcome'];
+
+const optional = (suppress: SuppressionReason | undefined) => (suppress ? { suppress } : {});
 
 /**
  * SendGrid event types and what each says about delivery. Opens and clicks prove delivery;
@@ -21,6 +24,17 @@ const EVENTS: Record<string, Outcome> = {
   group_unsubscribe: 'SENT',
   group_resubscribe: 'SENT',
 };
+
+/**
+ * What an event says about the recipient for good: a bounce (not a `blocked` one, which SendGrid
+ * marks as temporary), a spam report, an unsubscribe from SendGrid's own link.
+ */
+function suppressionOf(e: Record<string, unknown>, type: string): SuppressionReason | undefined {
+  if (type === 'bounce') return e.type === 'blocked' ? undefined : 'bounce';
+  if (type === 'spamreport') return 'complaint';
+  if (type === 'unsubscribe' || type === 'group_unsubscribe') return 'unsubscribe';
+  return undefined;
+}
 
 /**
  * Turns one SendGrid event into a report for the SMTP provider (SendGrid is used as the SMTP
@@ -44,5 +58,6 @@ export function sendgridReport(event: unknown, now: number): DeliveryReport | un
     detail: `sendgrid ${type}${reason ? `: ${reason.slice(0, 200)}` : ''}`,
     at: typeof e.timestamp === 'number' ? e.timestamp * 1000 : now,
     source: 'webhook',
+    ...optional(suppressionOf(e, type)),
   };
 }

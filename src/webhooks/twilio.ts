@@ -1,4 +1,5 @@
 import type { DeliveryReport } from '../notifications/reports.ts';
+import { OPTED_OUT } from '../providers/sms/twilio-errors.ts';
 
 type Outcome = DeliveryReport['outcome'];
 
@@ -37,6 +38,8 @@ export function twilioReport(params: URLSearchParams, now: number): TwilioParse 
       source: 'webhook',
       // A status callback carries no time of its own: a status reported again is the same report.
       identity: `twilio:${status}:${errorCode ?? ''}`,
+      // The recipient replied STOP: Twilio reports undelivered with error 21610.
+      ...(Number(errorCode) === OPTED_OUT ? { suppress: 'opt_out' as const } : {}),
     },
   };
 }

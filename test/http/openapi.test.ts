@@ -415,6 +415,24 @@ async function exercise(
   await expect(call('DELETE', `/callbacks/${hook.id}`), 404);
   await expect(anonymous('GET', '/callbacks'), 401);
 
+  // suppressions and one-click unsubscribe
+  await expect(call('POST', '/suppressions', { channel: 'sms', recipient: '+15550100999' }), 201);
+  await expect(call('POST', '/suppressions', { channel: 'sms', recipient: 'ada@example.com' }), 400);
+  await expect(call('GET', '/suppressions?channel=sms'), 200);
+  await expect(call('GET', '/suppressions?recipient=%2B15550100999'), 400);
+  await expect(call('DELETE', `/suppressions/sms/${encodeURIComponent('+15550100999')}`), 204);
+  await expect(call('DELETE', `/suppressions/sms/${encodeURIComponent('+15550100999')}`), 404);
+  const token = await deps.unsubscribe.make({
+    tenant: 'default',
+    channel: 'email',
+    recipient: 'ada@example.com',
+  });
+  const oneClick = { 'content-type': 'application/x-www-form-urlencoded' };
+  await expect(anonymous('GET', `/unsubscribe/${token}`), 200);
+  await expect(anonymous('GET', `/unsubscribe/${token.slice(0, -2)}AA`), 404);
+  await expect(anonymous('POST', `/unsubscribe/${token}`, 'List-Unsubscribe=One-Click', oneClick), 200);
+  await expect(anonymous('POST', `/unsubscribe/${token}`, 'List-Unsubscribe=No', oneClick), 400);
+
   // queues and the sandbox
   await expect(call('GET', '/admin/queues'), 200);
   await expect(anonymous('GET', '/admin/queues'), 401);

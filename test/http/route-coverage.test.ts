@@ -29,6 +29,10 @@ const PUBLIC: Array<[method: string, path: RegExp]> = [
   // answers with Herald's tokens as login does; the config route holds only public settings.
   ['GET', /^\/auth\/oidc\/config$/],
   ['POST', /^\/auth\/oidc\/callback$/],
+  // One-click unsubscribe (RFC 8058): the link's authenticated token is the credential.
+  ['GET', /^\/unsubscribe\/[^/]+$/],
+  ['HEAD', /^\/unsubscribe\/[^/]+$/],
+  ['POST', /^\/unsubscribe\/[^/]+$/],
 ];
 
 /**

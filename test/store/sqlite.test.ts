@@ -1,24 +1,21 @@
-// Runs every store behaviour suite against the embedded SQLite adapter. Each area appends one line.
+// Runs every store behaviour suite (test/store/*.suite.ts) against the embedded SQLite adapter.
+// Suites are found by file name, as test/store/postgres.test.ts finds them, so an area's new
+// suite runs on both databases without an edit.
+import { readdirSync } from 'node:fs';
+import type { Store } from '../../src/store/port/index.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { tempDir } from '../helpers/config.ts';
-import { authStoreSuite } from './auth.suite.ts';
-import { lanesSuite } from './lanes.suite.ts';
-import { limitsSuite } from './limits.suite.ts';
-import { notificationStoreSuite } from './notifications.suite.ts';
-import { processMetricsSuite } from './process-metrics.suite.ts';
-import { queueSuite } from './queue.suite.ts';
-import { reportsSuite } from './reports.suite.ts';
-import { sandboxSuite } from './sandbox.suite.ts';
-import { templateStoreSuite } from './templates.suite.ts';
 
-const openSqlite = async () => createSqliteStore(tempDir());
+type Suite = (name: string, open: () => Promise<Store>) => void;
 
-reportsSuite('sqlite', openSqlite);
-notificationStoreSuite('sqlite', openSqlite);
-templateStoreSuite('sqlite', openSqlite);
-queueSuite('sqlite', openSqlite);
-lanesSuite('sqlite', openSqlite);
-sandboxSuite('sqlite', openSqlite);
-limitsSuite('sqlite', openSqlite);
-authStoreSuite('sqlite', openSqlite);
-processMetricsSuite('sqlite', openSqlite);
+const openSqlite = async (): Promise<Store> => createSqliteStore(tempDir());
+
+const dir = new URL('./', import.meta.url);
+for (const file of readdirSync(dir)
+  .filter((name) => name.endsWith('.suite.ts'))
+  .sort()) {
+  const module = (await import(new URL(file, dir).href)) as Record<string, unknown>;
+  for (const [name, value] of Object.entries(module)) {
+    if (name.endsWith('Suite') && typeof value === 'function') (value as Suite)('sqlite', openSqlite);
+  }
+}

@@ -34,7 +34,12 @@ export function classifySmtpError(error: SmtpErrorLike): Failure {
       detail: 'SMTP server did not accept STARTTLS, which SMTP_URL requires',
     };
   }
-  if (reply && reply >= 500 && reply < 600) return { ok: false, kind: 'permanent', detail: text };
+  if (reply && reply >= 500 && reply < 600) {
+    // A 5xx to RCPT TO is about the recipient (no such mailbox, refused): a hard bounce.
+    return error.command === 'RCPT TO'
+      ? { ok: false, kind: 'permanent', detail: text, suppress: 'bounce' }
+      : { ok: false, kind: 'permanent', detail: text };
+  }
   if (reply && reply >= 400 && reply < 500) return { ok: false, kind: 'transient', detail: text };
   return { ok: false, kind: 'transient', detail: `${error.code ?? 'ERROR'}: ${text}` };
 }

@@ -38,7 +38,7 @@ function abortable(work: () => Promise<SendResult>, signal: AbortSignal): Promis
  * of the same notification carries the same Message-ID (receivers and relays can deduplicate)
  * and webhooks from SMTP relays (SendGrid, Mailgun) find the notification by it.
  */
-export function createSmtpProvider(config: SmtpConfig, deps: ProviderDeps): Provider {
+export function createSmtpProvider(config: SmtpConfig, deps: ProviderDeps, name = 'smtp'): Provider {
   const options = parseSmtpUrl(config.url);
   const domain = fromDomain(config.from);
   const transport = nodemailer.createTransport({
@@ -58,7 +58,13 @@ export function createSmtpProvider(config: SmtpConfig, deps: ProviderDeps): Prov
     debug: false,
   });
 
-  async function deliver(to: string, messageId: string, notificationId: string, content: SendInput) {
+  async function deliver(
+    to: string,
+    messageId: string,
+    notificationId: string,
+    content: SendInput,
+    unsubscribeUrl: string | undefined,
+  ) {
     const refs = { herald_notification_id: notificationId, herald_message_id: bareMessageId(messageId) };
     try {
       const info = await transport.sendMail({
@@ -73,6 +79,13 @@ export function createSmtpProvider(config: SmtpConfig, deps: ProviderDeps): Prov
           // SendGrid and Mailgun echo these back in their event webhooks.
           'X-SMTPAPI': JSON.stringify({ unique_args: refs }),
           'X-Mailgun-Variables': JSON.stringify(refs),
+          // RFC 8058 one-click unsubscribe (bulk mail: what Gmail and Yahoo require of senders).
+          ...(unsubscribeUrl === undefined
+            ? {}
+            : {
+                'List-Unsubscribe': `<${unsubscribeUrl}>`,
+                'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+              }),
         },
       });
       // A recipient refused at RCPT fails this notification even if the transaction went through.
@@ -93,7 +106,7 @@ export function createSmtpProvider(config: SmtpConfig, deps: ProviderDeps): Prov
       const failure = classifySmtpError(error as SmtpErrorLike);
       if (failure.kind === 'config') {
         deps.log.error(
-          { provider: 'smtp', host: options.host, code: (error as SmtpErrorLike).code },
+          { provider: name, host: options.host, code: (error as SmtpErrorLike).code },
           failure.detail,
         );
       }
@@ -102,7 +115,8 @@ export function createSmtpProvider(config: SmtpConfig, deps: ProviderDeps): Prov
   }
 
   return {
-    name: 'smtp',
+    name,
+    route: 'smtp',
     channel: 'email',
     limits: {
       concurrency: options.maxConnections,
@@ -114,7 +128,10 @@ export function createSmtpProvider(config: SmtpConfig, deps: ProviderDeps): Prov
       const to = message.recipient.email;
       if (!to) return { ok: false, kind: 'permanent', detail: 'no email address' };
       const messageId = `<${message.notificationId}@${domain}>`;
-      return abortable(() => deliver(to, messageId, message.notificationId, message.content), signal);
+      return abortable(
+        () => deliver(to, messageId, message.notificationId, message.content, message.unsubscribeUrl),
+        signal,
+      );
     },
     async close() {
       transport.close();

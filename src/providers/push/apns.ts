@@ -114,7 +114,9 @@ function resultOf(answer: Http2Answer, deps: ProviderDeps): SendResult {
   }
   const detail = `${reason} (${answer.status})`;
   const status = answer.status;
-  if (status === 410) return { ok: false, kind: 'permanent', detail, unregistered: true };
+  // Unregistered (410) and BadDeviceToken: the token will never take a push again.
+  if (status === 410 || reason === 'BadDeviceToken')
+    return { ok: false, kind: 'permanent', detail, suppress: 'unregistered' };
   if (status === 429 || status >= 500 || reason === 'ExpiredProviderToken') {
     return {
       ok: false,
@@ -124,7 +126,7 @@ function resultOf(answer: Http2Answer, deps: ProviderDeps): SendResult {
     };
   }
   if (CONFIG_REASONS.has(reason) || status === 403) return { ok: false, kind: 'config', detail };
-  // BadDeviceToken, DeviceTokenNotForTopic, PayloadTooLarge, BadPath and other 4xx: this message only.
+  // DeviceTokenNotForTopic, PayloadTooLarge, BadPath and other 4xx: this message only.
   return { ok: false, kind: 'permanent', detail };
 }
 

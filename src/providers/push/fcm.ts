@@ -118,7 +118,7 @@ function resultOf(response: Response, text: string, deps: ProviderDeps): SendRes
   const code = errorCodeOf(error.details) ?? error.status ?? `HTTP_${response.status}`;
   const detail = `${code} (${response.status})${error.message ? `: ${shortText(error.message)}` : ''}`;
   const status = response.status;
-  if (code === 'UNREGISTERED') return { ok: false, kind: 'permanent', detail, unregistered: true };
+  if (code === 'UNREGISTERED') return { ok: false, kind: 'permanent', detail, suppress: 'unregistered' };
   if (TRANSIENT.has(code) || status === 429 || status >= 500) {
     return {
       ok: false,

@@ -186,7 +186,7 @@ function resultOf(response: Pick<Response, 'status' | 'headers'>, deps: Provider
       ok: false,
       kind: 'permanent',
       detail: `push service answered ${status}: subscription gone`,
-      unregistered: true,
+      suppress: 'unregistered',
     };
   }
   if (status === 429 || status >= 500) {

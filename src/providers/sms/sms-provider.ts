@@ -13,6 +13,8 @@ export function smsProvider(options: {
 }): Provider {
   return {
     name: options.name,
+    // Every SMS provider reaches any phone number: they stand in for each other.
+    route: 'sms',
     channel: 'sms',
     limits: options.limits,
     accepts: (recipient) => typeof recipient.phone === 'string' && recipient.phone.length > 0,

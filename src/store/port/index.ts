@@ -7,6 +7,7 @@ import type { QueueStore } from './queue.ts';
 import type { ReportStore } from './reports.ts';
 import type { SandboxStore } from './sandbox.ts';
 import type { StatusLogStore } from './status-log.ts';
+import type { SuppressionStore } from './suppressions.ts';
 import type { TemplateStore } from './templates.ts';
 import type { WakeupChannel } from './wakeups.ts';
 
@@ -38,6 +39,8 @@ export interface Store {
   statusLog: StatusLogStore;
   /** Status callbacks, their outbox of messages and attempts (src/callbacks). */
   callbacks: CallbackStore;
+  /** Recipients each tenant no longer sends to, per channel (src/suppressions). */
+  suppressions: SuppressionStore;
   /**
    * Calls `onChange` soon after any process commits status changes (PostgreSQL LISTEN/NOTIFY);
    * on SQLite, readers poll. A hint only: the log is the truth.

@@ -45,6 +45,8 @@ export interface CycleResult {
   /** Seqs of the completions whose fence failed. */
   stale: number[];
   expired: number;
+  /** Claimed rows a suppression stopped: FAILED in the claim's transaction, not in `claimed`. */
+  suppressed: number;
   promoted: number;
   reaped: number;
   /** Index = priority rank: ready rows of that priority remain unclaimed in unpaused queues. */

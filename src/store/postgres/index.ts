@@ -10,6 +10,7 @@ import { createPostgresQueue } from './queue.ts';
 import { createPostgresReports } from './reports.ts';
 import { createPostgresSandbox } from './sandbox.ts';
 import { createPostgresStatusLog } from './status-log.ts';
+import { createPostgresSuppressions } from './suppressions.ts';
 import { createPostgresTemplates } from './templates.ts';
 import { createPostgresWakeups, STATUS_CHANNEL, WAKEUP_CHANNEL } from './wakeups.ts';
 
@@ -42,6 +43,7 @@ export async function createPostgresStore(
     processMetrics: createPostgresProcessMetrics(sql),
     statusLog: createPostgresStatusLog(sql),
     callbacks: createPostgresCallbacks(sql),
+    suppressions: createPostgresSuppressions(sql),
     wakeups: createPostgresWakeups(sql, WAKEUP_CHANNEL),
     statusChanges: createPostgresWakeups(sql, STATUS_CHANNEL),
     async ping() {

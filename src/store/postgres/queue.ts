@@ -12,6 +12,7 @@ import {
 import type { Sql } from './connect.ts';
 import { frontRank, joinRank, joins } from './lanes.ts';
 import { claimPriorityOn } from './queue-claim.ts';
+import { addSuppressionsOn, matchOn } from './suppressions.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
 
@@ -34,7 +35,7 @@ function driverOn(tx: Sql): QueueDriver {
         delta: t.change.attemptsDelta,
         hold: t.change.hold,
         sent: t.change.sent !== undefined,
-        provider: t.change.sent?.provider ?? null,
+        provider: t.change.sent?.provider ?? t.change.tried ?? null,
         message_id: t.change.sent?.providerMessageId ?? null,
       }));
       // MATERIALIZED: parsed once. Inline, the planner may rescan the function for every leased
@@ -50,7 +51,7 @@ function driverOn(tx: Sql): QueueDriver {
                       ELSE n.lane_rank END,
           next_attempt_at = c.next_attempt_at, attempts = n.attempts + c.delta,
           holds = CASE WHEN c.hold THEN n.holds + 1 ELSE 0 END,
-          provider = CASE WHEN c.sent THEN c.provider ELSE n.provider END,
+          provider = COALESCE(c.provider, n.provider),
           provider_message_id = CASE WHEN c.sent THEN c.message_id ELSE n.provider_message_id END,
           lease_owner = NULL, lease_until = NULL, updated_at = ${now}
         FROM c
@@ -65,6 +66,10 @@ function driverOn(tx: Sql): QueueDriver {
           AS e(seq bigint, type text, at bigint, attempt int, provider text, detail text, source text, ord int)
         ORDER BY ord`;
     },
+    async suppress(entries, now) {
+      await addSuppressionsOn(tx, entries, now);
+    },
+    suppressions: (keys) => matchOn(tx, keys),
     async storeCopies(copies, now) {
       const rows = copies.map((c) => ({ ...c, recipient: json(c.recipient), content: json(c.content) }));
       await tx`INSERT INTO sandbox_messages (notification_seq, notification_id, tenant, channel, recipient, content, attempt, at)

@@ -1,8 +1,9 @@
-import { type DeliveryReport, reportKey } from '../../notifications/reports.ts';
+import { type DeliveryReport, matchedProviders, reportKey } from '../../notifications/reports.ts';
 import { reportEffect, type ReportTarget as Target } from '../../notifications/status.ts';
 import type { ReportOutcome, ReportStore } from '../port/reports.ts';
 import { type PendingReportRow as PendingRow, reportFromPending } from '../rows.ts';
 import type { Sql } from './connect.ts';
+import { addSuppressionsOn } from './suppressions.ts';
 
 /**
  * Serialises a report and the worker's commit of the same message id. SQLite runs one writer at
@@ -14,19 +15,21 @@ async function lockMessage(tx: Sql, provider: string, messageId: string): Promis
 }
 
 async function findLocked(tx: Sql, provider: string, messageId: string): Promise<Target | undefined> {
-  const [row] = await tx<Target[]>`SELECT seq, status FROM notifications
-    WHERE provider = ${provider} AND provider_message_id = ${messageId} FOR UPDATE`;
+  const [a, b] = matchedProviders(provider);
+  const [row] = await tx<Target[]>`SELECT seq, status, tenant, channel, recipient FROM notifications
+    WHERE provider IN (${a}, ${b}) AND provider_message_id = ${messageId} FOR UPDATE`;
   return row;
 }
 
 /** Applies one report to a matched notification, by the rule in notifications/status.ts, once per key. */
 async function applyTo(tx: Sql, target: Target, report: DeliveryReport, now: number): Promise<ReportOutcome> {
-  const { moveTo, event } = reportEffect(target, report);
+  const { moveTo, event, suppress } = reportEffect(target, report);
   const added =
     await tx`INSERT INTO notification_events (notification_seq, type, at, provider, detail, source, report_key)
     VALUES (${target.seq}, ${event.type}, ${now}, ${report.provider}, ${event.detail}, ${report.source}, ${reportKey(report)})
     ON CONFLICT DO NOTHING`;
   if (added.count === 0) return 'duplicate';
+  if (suppress) await addSuppressionsOn(tx, [suppress], now);
   if (moveTo)
     await tx`UPDATE notifications SET status = ${moveTo}, updated_at = ${now} WHERE seq = ${target.seq}`;
   else await tx`UPDATE notifications SET updated_at = ${now} WHERE seq = ${target.seq}`;
@@ -49,7 +52,7 @@ async function applyPendingReportsIn(
     await lockMessage(tx, provider, messageId);
     const rows = await tx<
       PendingRow[]
-    >`SELECT id, outcome, detail, source, reported_at, report_key FROM pending_reports
+    >`SELECT id, outcome, detail, source, reported_at, report_key, suppress FROM pending_reports
       WHERE provider = ${provider} AND provider_message_id = ${messageId} ORDER BY reported_at, id`;
     for (const row of rows) {
       const target = await findLocked(tx, provider, messageId);
@@ -75,9 +78,9 @@ export function createPostgresReports(sql: Sql): ReportStore {
         if (!mayKeep) return 'dropped';
         const kept =
           await tx`INSERT INTO pending_reports (provider, provider_message_id, outcome, detail, source,
-            reported_at, received_at, report_key)
+            reported_at, received_at, report_key, suppress)
           VALUES (${report.provider}, ${report.providerMessageId}, ${report.outcome}, ${report.detail ?? null},
-                  ${report.source}, ${report.at}, ${now}, ${reportKey(report)})
+                  ${report.source}, ${report.at}, ${now}, ${reportKey(report)}, ${report.suppress ?? null})
           ON CONFLICT DO NOTHING`;
         return kept.count > 0 ? 'pending' : 'duplicate';
       });

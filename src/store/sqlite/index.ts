@@ -9,6 +9,7 @@ import { createSqliteQueue } from './queue.ts';
 import { createSqliteReports } from './reports.ts';
 import { createSqliteSandbox } from './sandbox.ts';
 import { createSqliteStatusLog } from './status-log.ts';
+import { createSqliteSuppressions } from './suppressions.ts';
 import { createSqliteTemplates } from './templates.ts';
 
 const silent = { subscribe: async () => async () => undefined };
@@ -30,6 +31,7 @@ export function createSqliteStore(dataDir: string, cacheMiB?: number): Store & {
     processMetrics: createSqliteProcessMetrics(db),
     statusLog: createSqliteStatusLog(db),
     callbacks: createSqliteCallbacks(db),
+    suppressions: createSqliteSuppressions(db),
     // One process: the in-process signal already wakes the worker, and status readers poll.
     wakeups: silent,
     statusChanges: silent,

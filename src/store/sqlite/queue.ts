@@ -12,6 +12,7 @@ import {
 import { frontRank, joinRank, joins } from './lanes.ts';
 import type { SqliteDb } from './open.ts';
 import { createClaimPriority } from './queue-claim.ts';
+import { addSuppressionsSync, matchSuppressionsSync } from './suppressions.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
 
@@ -33,7 +34,7 @@ function createDriver(db: SqliteDb): QueueDriver {
   // A row given back to ready (a hold, an expired lease) had its turn: front of the line.
   const other = db.prepare(
     `UPDATE notifications SET status = ?, queue_state = ?, due_at = ?, next_attempt_at = ?,
-       attempts = attempts + ?, holds = CASE WHEN ? THEN holds + 1 ELSE 0 END,
+       attempts = attempts + ?, holds = CASE WHEN ? THEN holds + 1 ELSE 0 END, provider = COALESCE(?, provider),
        lane_rank = CASE WHEN ? = 'ready' THEN ${frontRank(...ROW)} ELSE lane_rank END,
        lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
   );
@@ -94,6 +95,7 @@ function createDriver(db: SqliteDb): QueueDriver {
                 c.nextAttemptAt,
                 c.attemptsDelta,
                 c.hold ? 1 : 0,
+                c.tried ?? null,
                 c.queueState,
                 now,
                 ...fence,
@@ -121,6 +123,10 @@ function createDriver(db: SqliteDb): QueueDriver {
         copy.run(c.seq, c.id, c.tenant, c.channel, json(c.recipient), json(c.content), c.attempt, now);
       }
     },
+    suppress(entries, now) {
+      addSuppressionsSync(db, entries, now);
+    },
+    suppressions: (keys) => matchSuppressionsSync(db, keys),
     promote(now, limit) {
       const seqs = due.all(now, limit) as number[];
       for (const seq of seqs) promoteRow.run(seq);

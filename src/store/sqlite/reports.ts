@@ -1,14 +1,16 @@
-import { type DeliveryReport, reportKey } from '../../notifications/reports.ts';
+import { type DeliveryReport, matchedProviders, reportKey } from '../../notifications/reports.ts';
 import { reportEffect, type ReportTarget as Target } from '../../notifications/status.ts';
 import type { ReportOutcome, ReportStore } from '../port/reports.ts';
 import { type PendingReportRow as PendingRow, reportFromPending } from '../rows.ts';
 import type { SqliteDb } from './open.ts';
+import { addSuppressionsSync } from './suppressions.ts';
 
 /** The statements behind reports, prepared once per database. */
 function prepare(db: SqliteDb) {
   return {
-    find: db.prepare<[string, string], Target>(
-      'SELECT seq, status FROM notifications WHERE provider = ? AND provider_message_id = ?',
+    find: db.prepare<[string, string, string], Target>(
+      `SELECT seq, status, tenant, channel, recipient FROM notifications
+       WHERE provider IN (?, ?) AND provider_message_id = ?`,
     ),
     move: db.prepare<[string, number, number]>(
       'UPDATE notifications SET status = ?, updated_at = ? WHERE seq = ?',
@@ -20,12 +22,12 @@ function prepare(db: SqliteDb) {
       `INSERT INTO notification_events (notification_seq, type, at, provider, detail, source, report_key)
        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
-    keep: db.prepare<[string, string, string, string | null, string, number, number, string]>(
-      `INSERT INTO pending_reports (provider, provider_message_id, outcome, detail, source, reported_at, received_at, report_key)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    keep: db.prepare<[string, string, string, string | null, string, number, number, string, string | null]>(
+      `INSERT INTO pending_reports (provider, provider_message_id, outcome, detail, source, reported_at, received_at, report_key, suppress)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
     pending: db.prepare<[string, string], PendingRow>(
-      `SELECT id, outcome, detail, source, reported_at, report_key FROM pending_reports
+      `SELECT id, outcome, detail, source, reported_at, report_key, suppress FROM pending_reports
        WHERE provider = ? AND provider_message_id = ? ORDER BY reported_at, id`,
     ),
     count: db.prepare<[string], number>('SELECT count(*) FROM pending_reports WHERE provider = ?').pluck(),
@@ -51,12 +53,22 @@ function statements(db: SqliteDb): Statements {
   return prepared;
 }
 
-/** Applies one report to a matched notification, by the rule in notifications/status.ts, once per key. */
-function applyTo(s: Statements, target: Target, report: DeliveryReport, now: number): ReportOutcome {
+/**
+ * Applies one report to a matched notification, by the rule in notifications/status.ts, once per
+ * key, with the suppression it asks for in the same transaction.
+ */
+function applyTo(
+  db: SqliteDb,
+  s: Statements,
+  target: Target,
+  report: DeliveryReport,
+  now: number,
+): ReportOutcome {
   const effect = reportEffect(target, report);
   const { type, detail } = effect.event;
   const added = s.event.run(target.seq, type, now, report.provider, detail, report.source, reportKey(report));
   if (added.changes === 0) return 'duplicate';
+  if (effect.suppress) addSuppressionsSync(db, [effect.suppress], now);
   if (effect.moveTo) s.move.run(effect.moveTo, now, target.seq);
   else s.touch.run(now, target.seq);
   return effect.moveTo ? 'applied' : 'unchanged';
@@ -71,14 +83,15 @@ function applyPendingReportsSync(
 ): number {
   const s = statements(db);
   let applied = 0;
+  const names = matchedProviders(provider);
   for (const messageId of providerMessageIds) {
-    const target = s.find.get(provider, messageId);
+    const target = s.find.get(...names, messageId);
     if (!target) continue;
     for (const row of s.pending.all(provider, messageId)) {
       const report = reportFromPending(provider, messageId, row);
       // Re-read between reports: the first may have moved the status the second is judged by.
-      const current = s.find.get(provider, messageId) ?? target;
-      applyTo(s, current, report, now);
+      const current = s.find.get(...names, messageId) ?? target;
+      applyTo(db, s, current, report, now);
       s.forget.run(row.id);
       applied += 1;
     }
@@ -90,8 +103,8 @@ function applyPendingReportsSync(
 export function createSqliteReports(db: SqliteDb): ReportStore {
   const s = statements(db);
   const applyOne = db.transaction((report: DeliveryReport, now: number, mayKeep: boolean): ReportOutcome => {
-    const target = s.find.get(report.provider, report.providerMessageId);
-    if (target) return applyTo(s, target, report, now);
+    const target = s.find.get(...matchedProviders(report.provider), report.providerMessageId);
+    if (target) return applyTo(db, s, target, report, now);
     if (!mayKeep) return 'dropped';
     const kept = s.keep.run(
       report.provider,
@@ -102,6 +115,7 @@ export function createSqliteReports(db: SqliteDb): ReportStore {
       report.at,
       now,
       reportKey(report),
+      report.suppress ?? null,
     );
     return kept.changes > 0 ? 'pending' : 'duplicate';
   });

@@ -125,15 +125,22 @@ describe('APNs provider against a local HTTP/2 APNs', () => {
     const token = deviceToken();
     peer.script(token, { status: 410, reason: 'Unregistered' });
     const { result } = await send(token);
-    assert.ok(!result.ok && result.kind === 'permanent' && result.unregistered === true);
+    assert.ok(!result.ok && result.kind === 'permanent' && result.suppress === 'unregistered');
     assert.match(!result.ok ? result.detail : '', /Unregistered/);
   });
 
-  it('fails permanently on 400 BadDeviceToken without claiming the device is gone', async () => {
+  it('fails permanently on 400 BadDeviceToken and suppresses the token (it never takes a push)', async () => {
     const token = deviceToken();
     peer.script(token, { status: 400, reason: 'BadDeviceToken' });
     const { result } = await send(token);
-    assert.ok(!result.ok && result.kind === 'permanent' && !result.unregistered);
+    assert.ok(!result.ok && result.kind === 'permanent' && result.suppress === 'unregistered');
+  });
+
+  it('fails permanently on 400 DeviceTokenNotForTopic without suppressing the token', async () => {
+    const token = deviceToken();
+    peer.script(token, { status: 400, reason: 'DeviceTokenNotForTopic' });
+    const { result } = await send(token);
+    assert.ok(!result.ok && result.kind === 'permanent' && result.suppress === undefined);
   });
 
   it('fails permanently for a token that is not hexadecimal, without calling APNs', async () => {

@@ -84,7 +84,7 @@ describe('FCM HTTP v1 provider against a local OAuth + FCM peer', () => {
     const token = registration();
     peer.script(token, { status: 404, errorStatus: 'NOT_FOUND', errorCode: 'UNREGISTERED' });
     const { result } = await send(token);
-    assert.ok(!result.ok && result.kind === 'permanent' && result.unregistered === true);
+    assert.ok(!result.ok && result.kind === 'permanent' && result.suppress === 'unregistered');
     assert.match(!result.ok ? result.detail : '', /UNREGISTERED/);
   });
 
@@ -92,7 +92,7 @@ describe('FCM HTTP v1 provider against a local OAuth + FCM peer', () => {
     const token = registration();
     peer.script(token, { status: 400, errorStatus: 'INVALID_ARGUMENT', errorCode: 'INVALID_ARGUMENT' });
     const { result } = await send(token);
-    assert.ok(!result.ok && result.kind === 'permanent' && !result.unregistered);
+    assert.ok(!result.ok && result.kind === 'permanent' && result.suppress === undefined);
   });
 
   for (const [status, errorStatus, errorCode] of [

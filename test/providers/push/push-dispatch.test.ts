@@ -165,7 +165,7 @@ describe('push providers behind the scheduler', () => {
     assert.equal(failed.record.status, 'FAILED');
     assert.equal(failed.record.attempts, 1);
     const failure = failed.events.find((e) => e.type === 'FAILED');
-    assert.match(failure?.detail ?? '', /recipient unregistered: remove this subscription/);
+    assert.match(failure?.detail ?? '', /recipient suppressed \(unregistered\)/);
     const waiting = await read(env.store, busyId as string);
     assert.equal(waiting.record.status, 'RETRYING');
     assert.ok((waiting.record.nextAttemptAt ?? 0) >= env.clock.now() + 120_000);

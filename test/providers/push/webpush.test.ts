@@ -71,7 +71,7 @@ describe('Web Push provider against a local push service', () => {
       peer.script(subscription.endpoint, { status, body: 'subscription expired' });
       const { result } = await send(subscription);
       assert.equal(result.ok, false);
-      assert.ok(!result.ok && result.kind === 'permanent' && result.unregistered === true);
+      assert.ok(!result.ok && result.kind === 'permanent' && result.suppress === 'unregistered');
     });
   }
 
@@ -90,7 +90,7 @@ describe('Web Push provider against a local push service', () => {
       const subscription = peer.subscribe(vapid.publicKey);
       peer.script(subscription.endpoint, { status });
       const { result } = await send(subscription);
-      assert.ok(!result.ok && result.kind === 'transient' && !result.unregistered);
+      assert.ok(!result.ok && result.kind === 'transient' && result.suppress === undefined);
     });
   }
 
@@ -98,7 +98,7 @@ describe('Web Push provider against a local push service', () => {
     const subscription = peer.subscribe(vapid.publicKey);
     peer.script(subscription.endpoint, { status: 413 });
     const { result } = await send(subscription);
-    assert.ok(!result.ok && result.kind === 'permanent' && !result.unregistered);
+    assert.ok(!result.ok && result.kind === 'permanent' && result.suppress === undefined);
   });
 
   it('fails permanently for a subscription made for another VAPID key', async () => {

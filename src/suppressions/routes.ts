@@ -1,0 +1,153 @@
+import { Type } from '@sinclair/typebox';
+import type { CoreDeps } from '../deps.ts';
+import { HeraldError } from '../errors.ts';
+import { numericCursor, PageSchema, pageOf } from '../http/page.ts';
+import { literals } from '../http/schema.ts';
+import type { RouteModule } from '../http/types.ts';
+import { maskKey } from '../notifications/mask.ts';
+import { CHANNELS, type Channel } from '../notifications/model.ts';
+import { RECIPIENT_PATTERNS } from '../notifications/schemas.ts';
+import { keyOfText, SUPPRESSION_REASONS, type SuppressionRecord } from './model.ts';
+
+const RecipientText = Type.String({
+  minLength: 1,
+  maxLength: 4096,
+  description:
+    'email: the address; sms: the E.164 number; push: the Web Push endpoint or the APNs/FCM device token',
+});
+const SuppressionView = Type.Object({
+  channel: literals(CHANNELS),
+  recipient: Type.String({ description: 'Masked like every recipient Herald shows' }),
+  reason: literals(SUPPRESSION_REASONS),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+const CreateBody = Type.Object(
+  {
+    channel: literals(CHANNELS),
+    recipient: RecipientText,
+    reason: Type.Optional(literals(SUPPRESSION_REASONS)),
+  },
+  { additionalProperties: false },
+);
+const ListQuery = Type.Object(
+  {
+    channel: Type.Optional(literals(CHANNELS)),
+    recipient: Type.Optional({
+      ...RecipientText,
+      description: 'Only this recipient (exact, unmasked): is it suppressed?',
+    }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+const KeyParams = Type.Object({ channel: literals(CHANNELS), recipient: RecipientText });
+
+const cursor = numericCursor('s');
+const view = (s: SuppressionRecord) => ({
+  channel: s.channel,
+  recipient: maskKey(s.channel, s.recipient),
+  reason: s.reason,
+  createdAt: new Date(s.createdAt).toISOString(),
+});
+
+const PATTERNS: Record<Channel, RegExp[]> = {
+  email: [new RegExp(RECIPIENT_PATTERNS.email)],
+  sms: [new RegExp(RECIPIENT_PATTERNS.phone)],
+  push: [new RegExp(RECIPIENT_PATTERNS.endpoint), new RegExp(RECIPIENT_PATTERNS.deviceToken)],
+};
+
+/** The recipient's key, or VALIDATION_FAILED when it cannot be a recipient of that channel. */
+function keyOf(channel: Channel, recipient: string, path: string): string {
+  const key = keyOfText(channel, recipient);
+  if (!PATTERNS[channel].some((p) => p.test(key))) {
+    const message = `is not a ${channel} recipient (${RecipientText.description})`;
+    throw new HeraldError('VALIDATION_FAILED', `The recipient ${message}.`, { errors: [{ path, message }] });
+  }
+  return key;
+}
+
+/**
+ * /suppressions: a tenant's suppressed recipients per channel (docs/deliverability.md). Listing
+ * needs `notifications:read` and shows recipients masked; adding and removing need `admin`.
+ */
+export const suppressionRoutes: RouteModule<CoreDeps> = (app, deps) => {
+  const { store, clock } = deps;
+
+  app.get(
+    '/suppressions',
+    {
+      config: { scope: 'notifications:read' },
+      schema: {
+        tags: ['suppressions'],
+        summary: "The tenant's suppressed recipients, newest first",
+        querystring: ListQuery,
+        response: { 200: PageSchema(SuppressionView) },
+      },
+    },
+    async (request) => {
+      const { channel, limit = 50 } = request.query;
+      if (request.query.recipient !== undefined && channel === undefined) {
+        throw new HeraldError('VALIDATION_FAILED', 'A recipient filter needs its channel.', {
+          errors: [{ path: 'querystring/channel', message: 'required with recipient' }],
+        });
+      }
+      const recipient =
+        request.query.recipient === undefined || channel === undefined
+          ? undefined
+          : keyOfText(channel, request.query.recipient);
+      const rows = await store.suppressions.list(request.principal.tenant, {
+        channel,
+        recipient,
+        limit: limit + 1,
+        before: cursor.decode(request.query.cursor),
+      });
+      const { page, nextCursor } = pageOf(rows, limit, cursor, (s) => s.id);
+      return { items: page.map(view), nextCursor };
+    },
+  );
+
+  app.post(
+    '/suppressions',
+    {
+      config: { scope: 'admin' },
+      schema: {
+        tags: ['suppressions'],
+        summary: 'Suppress a recipient (reason `manual` unless given); an existing one is kept',
+        body: CreateBody,
+        response: { 201: SuppressionView },
+      },
+    },
+    async (request, reply) => {
+      const { channel, reason = 'manual' } = request.body;
+      const recipient = keyOf(channel, request.body.recipient, 'body/recipient');
+      const [stored] = await store.suppressions.add(
+        [{ tenant: request.principal.tenant, channel, recipient, reason }],
+        clock.now(),
+      );
+      return reply.code(201).send(view(stored as SuppressionRecord));
+    },
+  );
+
+  app.delete(
+    '/suppressions/:channel/:recipient',
+    {
+      config: { scope: 'admin' },
+      schema: {
+        tags: ['suppressions'],
+        summary: 'Remove a suppression: the recipient gets notifications again',
+        description: 'The recipient is the unmasked one, URL-encoded (a push endpoint is a URL itself).',
+        params: KeyParams,
+        response: { 204: { description: 'Removed', type: 'null' } },
+      },
+    },
+    async (request, reply) => {
+      const { channel } = request.params;
+      const recipient = keyOfText(channel, request.params.recipient);
+      if (!(await store.suppressions.remove({ tenant: request.principal.tenant, channel, recipient }))) {
+        throw new HeraldError('NOT_FOUND', 'That recipient is not suppressed.');
+      }
+      return reply.code(204).send(null);
+    },
+  );
+};

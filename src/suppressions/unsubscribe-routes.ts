@@ -1,0 +1,123 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CoreDeps } from '../deps.ts';
+import { HeraldError } from '../errors.ts';
+import type { App, RouteModule } from '../http/types.ts';
+import { maskKey } from '../notifications/mask.ts';
+import type { UnsubscribeTarget, UnsubscribeTokens } from './unsubscribe-token.ts';
+
+/** RFC 8058: the one key and value a one-click POST carries. */
+const ONE_CLICK = 'List-Unsubscribe=One-Click';
+
+const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 4096 }) });
+const HtmlPage = {
+  description: 'A small HTML page',
+  content: { 'text/html': { schema: { type: 'string' } } },
+};
+
+/**
+ * The page's headers: no script, no framing, no referrer (the link is a capability), no
+ * caching; the form posts only to this same URL.
+ */
+function sendPage(reply: FastifyReply, title: string, body: string) {
+  return reply
+    .type('text/html; charset=utf-8')
+    .header(
+      'content-security-policy',
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    )
+    .header('referrer-policy', 'no-referrer')
+    .header('cache-control', 'no-store')
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+        `<title>${title}</title><style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem}` +
+        `button{font:inherit;padding:.5rem 1rem}</style></head><body>${body}</body></html>`,
+    );
+}
+
+/** Text for HTML: masked recipients hold no markup, but nothing is written unescaped. */
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** A one-click POST body: urlencoded (what mail clients send) or multipart with the same field. */
+function isOneClick(request: FastifyRequest): boolean {
+  const body = typeof request.body === 'string' ? request.body : '';
+  if (/^multipart\/form-data/i.test(request.headers['content-type'] ?? '')) {
+    return /name="List-Unsubscribe"\r?\n(?:[^\r\n]+\r?\n)*\r?\nOne-Click\r?\n/i.test(body);
+  }
+  return new URLSearchParams(body).getAll('List-Unsubscribe').includes('One-Click');
+}
+
+/**
+ * /unsubscribe/{token}: RFC 8058 one-click unsubscribe, public (the token is the credential).
+ * GET shows a page with a button and changes nothing, so a mail scanner that follows links
+ * unsubscribes no one; POST with `List-Unsubscribe=One-Click` adds an `unsubscribe`
+ * suppression (LOW email only). A forged or altered token is a 404.
+ */
+export const unsubscribeRoutes: RouteModule<CoreDeps & { unsubscribe: UnsubscribeTokens }> = async (
+  app,
+  deps,
+) => {
+  const target = async (token: string): Promise<UnsubscribeTarget> => {
+    const found = await deps.unsubscribe.open(token);
+    if (!found) throw new HeraldError('NOT_FOUND', 'This unsubscribe link is not valid.');
+    return found;
+  };
+  await app.register(async (scope: App) => {
+    const asText = { parseAs: 'string' as const, bodyLimit: 4096 };
+    scope.addContentTypeParser(
+      ['application/x-www-form-urlencoded', 'multipart/form-data'],
+      asText,
+      (_request, body, done) => done(null, body),
+    );
+    scope.get(
+      '/unsubscribe/:token',
+      {
+        schema: {
+          tags: ['suppressions'],
+          summary: 'One-click unsubscribe: the confirmation page (changes nothing)',
+          security: [],
+          params: TokenParams,
+          response: { 200: HtmlPage },
+        },
+      },
+      async (request, reply) => {
+        const { channel, recipient } = await target(request.params.token);
+        return sendPage(
+          reply,
+          'Unsubscribe',
+          `<h1>Unsubscribe</h1><p>Stop newsletters and other bulk messages to <strong>${escapeHtml(maskKey(channel, recipient))}</strong>? ` +
+            'Important messages about your account still arrive.</p>' +
+            `<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
+        );
+      },
+    );
+    scope.post(
+      '/unsubscribe/:token',
+      {
+        schema: {
+          tags: ['suppressions'],
+          summary: 'One-click unsubscribe (RFC 8058): adds an `unsubscribe` suppression',
+          description: `The body is \`${ONE_CLICK}\` (form-encoded), as mail clients send it. Again: 200, nothing new.`,
+          security: [],
+          consumes: ['application/x-www-form-urlencoded', 'multipart/form-data'],
+          params: TokenParams,
+          response: { 200: HtmlPage },
+        },
+      },
+      async (request, reply) => {
+        const found = await target(request.params.token);
+        if (!isOneClick(request)) {
+          throw new HeraldError('VALIDATION_FAILED', `The body must be ${ONE_CLICK}.`, {
+            errors: [{ path: 'body', message: `must be ${ONE_CLICK}` }],
+          });
+        }
+        await deps.store.suppressions.add([{ ...found, reason: 'unsubscribe' }], deps.clock.now());
+        return sendPage(
+          reply,
+          'Unsubscribed',
+          `<h1>Unsubscribed</h1><p><strong>${escapeHtml(maskKey(found.channel, found.recipient))}</strong> gets no more newsletters or other bulk messages.</p>`,
+        );
+      },
+    );
+  });
+};

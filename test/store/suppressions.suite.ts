@@ -1,0 +1,211 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import type { Priority } from '../../src/notifications/model.ts';
+import type { Store } from '../../src/store/port/index.ts';
+import type { CycleInput } from '../../src/store/port/queue.ts';
+import { ALL, newNotification, read, seedMany, T0 } from './queue-fixtures.ts';
+import { record, seed } from './reports.suite.ts';
+
+const bounce = {
+  tenant: 't1',
+  channel: 'email' as const,
+  recipient: 'ada@example.com',
+  reason: 'bounce' as const,
+};
+
+/** Suppressions (API.md §11): the add rule, tenancy, paging, and the check at claim time. */
+export function suppressionsSuite(name: string, open: () => Promise<Store>): void {
+  describe(`suppressions store (${name})`, () => {
+    const stores: Store[] = [];
+    const fresh = async () => {
+      const store = await open();
+      stores.push(store);
+      return store;
+    };
+    after(async () => {
+      for (const store of stores) await store.close();
+    });
+    const cycle = (store: Store, over: Partial<CycleInput> = {}) =>
+      store.queue.cycle({
+        owner: 'w1',
+        now: T0 + 1000,
+        leaseUntil: T0 + 31_000,
+        completions: [],
+        maxAttempts: 3,
+        claim: ALL,
+        ...over,
+      });
+
+    it('adds once per recipient, widens an unsubscribe but never narrows, and keeps tenants apart', async () => {
+      const store = await fresh();
+      const [first] = await store.suppressions.add([{ ...bounce, reason: 'unsubscribe' }], T0);
+      assert.equal(first?.reason, 'unsubscribe');
+      // A bounce stops more than an unsubscribe (which stops LOW only): it replaces it.
+      const [widened] = await store.suppressions.add([bounce], T0 + 1);
+      assert.equal(widened?.reason, 'bounce');
+      assert.equal(widened?.createdAt, T0 + 1);
+      // An unsubscribe or another reason after a bounce changes nothing.
+      const [kept] = await store.suppressions.add(
+        [
+          { ...bounce, reason: 'unsubscribe' },
+          { ...bounce, reason: 'complaint' },
+        ],
+        T0 + 2,
+      );
+      assert.equal(kept?.reason, 'bounce');
+      await store.suppressions.add([{ ...bounce, tenant: 't2', reason: 'manual' }], T0 + 3);
+      const mine = await store.suppressions.list('t1', { limit: 10 });
+      assert.deepEqual(
+        mine.map((s) => [s.recipient, s.reason]),
+        [['ada@example.com', 'bounce']],
+      );
+      assert.equal((await store.suppressions.match([{ ...bounce, tenant: 't3' }])).length, 0);
+      assert.equal(await store.suppressions.remove({ ...bounce, tenant: 't2' }), true);
+      assert.equal(await store.suppressions.remove({ ...bounce, tenant: 't2' }), false);
+      assert.equal((await store.suppressions.list('t1', { limit: 10 })).length, 1);
+    });
+
+    it('lists newest first by cursor, by channel and by exact recipient', async () => {
+      const store = await fresh();
+      const entries = Array.from({ length: 5 }, (_, i) => ({
+        ...bounce,
+        channel: i % 2 === 0 ? ('email' as const) : ('sms' as const),
+        recipient: i % 2 === 0 ? `r${i}@example.com` : `+1555010000${i}`,
+      }));
+      await store.suppressions.add(entries, T0);
+      const page1 = await store.suppressions.list('t1', { limit: 2 });
+      assert.deepEqual(
+        page1.map((s) => s.recipient),
+        ['r4@example.com', '+15550100003'],
+      );
+      const page2 = await store.suppressions.list('t1', { limit: 5, before: page1.at(-1)?.id });
+      assert.deepEqual(
+        page2.map((s) => s.recipient),
+        ['r2@example.com', '+15550100001', 'r0@example.com'],
+      );
+      assert.equal((await store.suppressions.list('t1', { channel: 'sms', limit: 10 })).length, 2);
+      const exact = await store.suppressions.list('t1', {
+        channel: 'email',
+        recipient: 'r2@example.com',
+        limit: 10,
+      });
+      assert.deepEqual(
+        exact.map((s) => s.recipient),
+        ['r2@example.com'],
+      );
+    });
+
+    it('fails a suppressed recipient at claim time without a provider attempt; CRITICAL and unsubscribed NORMAL still go', async () => {
+      const store = await fresh();
+      await store.suppressions.add(
+        [
+          { ...bounce, recipient: 'bounced@example.com' },
+          { ...bounce, recipient: 'unsub@example.com', reason: 'unsubscribe' },
+        ],
+        T0,
+      );
+      const make = (email: string, priority: Priority) =>
+        // Case differs from the stored key: addresses compare case-insensitively.
+        newNotification({ recipient: { email }, priority });
+      const ids = await seedMany(store, [
+        make('Bounced@Example.com', 'NORMAL'),
+        make('bounced@example.com', 'CRITICAL'),
+        make('unsub@example.com', 'LOW'),
+        make('unsub@example.com', 'NORMAL'),
+        make('fine@example.com', 'LOW'),
+      ]);
+      const [normalBounced, criticalBounced, lowUnsub, normalUnsub, lowFine] = ids as [
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
+      const result = await cycle(store);
+      assert.equal(result.suppressed, 2);
+      const claimed = new Set(result.claimed.map((r) => r.id));
+      assert.deepEqual(
+        [criticalBounced, normalUnsub, lowFine].map((id) => claimed.has(id)),
+        [true, true, true],
+      );
+      for (const [id, reason] of [
+        [normalBounced, 'bounce'],
+        [lowUnsub, 'unsubscribe'],
+      ] as const) {
+        assert.ok(!claimed.has(id));
+        const { record: row, events } = await read(store, id);
+        assert.equal(row.status, 'FAILED');
+        assert.equal(row.attempts, 0, 'no provider attempt is counted');
+        assert.deepEqual(
+          events.map((e) => e.type),
+          ['FAILED'],
+        );
+        assert.match(events[0]?.detail ?? '', new RegExp(`recipient suppressed \\(${reason} since `));
+      }
+    });
+
+    it('commits the suppression a failed completion asks for with its FAILED', async () => {
+      const store = await fresh();
+      const [id] = await seedMany(store, [newNotification({ recipient: { email: 'gone@example.com' } })]);
+      const [claimed] = (await cycle(store)).claimed;
+      assert.ok(claimed);
+      await cycle(store, {
+        claim: undefined,
+        completions: [
+          {
+            seq: claimed.seq,
+            attempt: claimed.attempts,
+            kind: 'failed',
+            provider: 'smtp',
+            detail: '550 no such user',
+            suppress: { ...bounce, recipient: 'gone@example.com' },
+          },
+        ],
+      });
+      assert.equal((await read(store, id as string)).record.status, 'FAILED');
+      const [hit] = await store.suppressions.match([{ ...bounce, recipient: 'gone@example.com' }]);
+      assert.equal(hit?.reason, 'bounce');
+    });
+
+    it('adds the suppression a delivery report asks for, also when the report waited for its message id', async () => {
+      const store = await fresh();
+      await seed(store, 'SENT', 'twilio', 'SM1');
+      const report = {
+        provider: 'twilio',
+        outcome: 'FAILED' as const,
+        at: T0,
+        source: 'webhook' as const,
+        detail: 'undelivered (error 21610)',
+        suppress: 'opt_out' as const,
+      };
+      assert.equal(await store.reports.apply({ ...report, providerMessageId: 'SM1' }, T0, true), 'applied');
+      const key = { tenant: 't1', channel: 'sms' as const, recipient: '+15551234567' };
+      assert.equal((await store.suppressions.match([key]))[0]?.reason, 'opt_out');
+      await store.suppressions.remove(key);
+      // Early: kept pending with what it says, applied when the id is recorded.
+      const id = await seed(store, 'PROCESSING');
+      assert.equal(await store.reports.apply({ ...report, providerMessageId: 'SM2' }, T0, true), 'pending');
+      await record(store, id, 'SENT', 'twilio', 'SM2');
+      assert.equal(await store.reports.applyPending('twilio', ['SM2'], T0), 1);
+      assert.equal((await store.suppressions.match([key]))[0]?.reason, 'opt_out');
+    });
+
+    it("matches a fallback's messages to reports under its primary's name", async () => {
+      const store = await fresh();
+      const id = await seed(store, 'SENT', 'smtp-fallback', 'm1@mail.example.com');
+      const outcome = await store.reports.apply(
+        {
+          provider: 'smtp',
+          providerMessageId: 'm1@mail.example.com',
+          outcome: 'DELIVERED',
+          at: T0,
+          source: 'webhook',
+        },
+        T0,
+        true,
+      );
+      assert.equal(outcome, 'applied');
+      assert.equal((await read(store, id)).record.status, 'DELIVERED');
+    });
+  });
+}
