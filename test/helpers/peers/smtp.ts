@@ -35,6 +35,8 @@ export interface SmtpPeer {
   stall: Stall;
   /** AUTH commands received (credentials a client sent). */
   authAttempts: number;
+  /** Every RCPT TO address, refused ones included: what a provider call to each recipient left. */
+  rcpt: string[];
   close(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
   const mailFromAt = new Map<string, number>();
   const peer = {
     received: [] as ReceivedMail[],
+    rcpt: [] as string[],
     maxConcurrentConnections: 0,
     connections: 0,
     stall: createStall(),
@@ -90,6 +93,7 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
       callback();
     },
     onRcptTo(address, _session, callback) {
+      peer.rcpt.push(address.address.toLowerCase());
       const code = reject[address.address.toLowerCase()];
       if (!code) return callback();
       const text = code >= 500 ? '5.1.1 No such user here' : '4.2.1 Mailbox temporarily unavailable';
