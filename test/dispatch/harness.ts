@@ -88,7 +88,15 @@ export function schedulerFor(
     circuit: options.circuit,
   });
   renders.set(scheduler, renderer);
+  registries.set(scheduler, providers);
   return scheduler;
+}
+
+const registries = new WeakMap<Scheduler, { close(): Promise<void> }>();
+
+/** Closes the providers a scheduler of schedulerFor was built with (their pools and sessions). */
+export async function closeProviders(scheduler: Scheduler): Promise<void> {
+  await registries.get(scheduler)?.close();
 }
 
 /** Renders in progress per scheduler: rendering runs in worker threads, so a tick waits for it. */

@@ -20,6 +20,8 @@ export interface SmtpPeerOptions {
   rejectRecipients?: Record<string, number>;
   /** The address to listen on (default 127.0.0.1). */
   listen?: string;
+  /** The port (default: a free one); a server back on the port of one that stopped. */
+  port?: number;
 }
 
 /** A real SMTP server (smtp-server) on a free local port, recording what it receives. */
@@ -66,6 +68,8 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
     secure: false,
     disabledCommands: ['STARTTLS'],
     disableReverseLookup: true,
+    // A client's idle pooled connection does not hold a closing test up for the default 30 s.
+    closeTimeout: 500,
     allowInsecureAuth: true,
     authOptional: !options.users,
     logger: false,
@@ -119,7 +123,7 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
   const server = new SMTPServer(serverOptions);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, options.listen ?? '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, options.listen ?? '127.0.0.1', () => resolve());
   });
   const port = (server.server.address() as AddressInfo).port;
   return Object.assign(peer, {
