@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { configuredKeyring } from '../auth/service.ts';
+import { createUnsubscribeTokens } from '../suppressions/unsubscribe-token.ts';
 import { row, runCli, UsageError } from './support.ts';
 
 export const KEYS_HELP = `Usage:
@@ -7,6 +8,9 @@ export const KEYS_HELP = `Usage:
   herald keys list            the keys in the store and until when retired ones stay published
   herald keys remove --kid=K  drop a key at once (a compromised key): its tokens stop verifying
                               (write --kid=K: a key id may begin with "-")
+  herald keys rotate-unsubscribe
+                              a new key for one-click unsubscribe links; links made with the
+                              old keys keep working (they are kept)
 
 Examples:
   herald keys rotate          (scheduled, e.g. monthly; running processes pick the new key up)
@@ -24,6 +28,13 @@ export function runKeys(args: string[], env: NodeJS.ProcessEnv): Promise<number>
       out(
         `Running instances sign with it within ${config.auth.keyReloadMs / 1000} s (HERALD_KEY_RELOAD_MS).`,
       );
+      return 0;
+    }
+    if (action === 'rotate-unsubscribe') {
+      const tokens = createUnsubscribeTokens(store.auth, clock, config.keyEncryptionSecret);
+      const { kid, kept } = await tokens.rotate();
+      out(`new unsubscribe key ${kid}; ${kept} kept, so every link already sent still works`);
+      out('Running workers make new links with it within 60 s.');
       return 0;
     }
     if (action === 'list') {

@@ -153,6 +153,26 @@ describe('herald users, clients and keys', () => {
     assert.doesNotMatch((await herald(['keys', 'list'], env)).out, new RegExp(first?.kid as string));
   });
 
+  it('rotates the unsubscribe key: links made before still open, new ones use the new key', async () => {
+    const env = { HERALD_DATA_DIR: tempDir(), HERALD_KEY_ENCRYPTION_SECRET: 'a secret of sixteen or more' };
+    const deps = await createDeps(testConfig(env));
+    const target = { tenant: 'default', channel: 'email' as const, recipient: 'ada@example.com' };
+    const before = await deps.unsubscribe.make(target);
+    await deps.store.close();
+    const rotate = await herald(['keys', 'rotate-unsubscribe'], env);
+    assert.equal(rotate.code, 0, rotate.err);
+    assert.match(rotate.out, /new unsubscribe key 2; 2 kept/);
+    const again = await createDeps(testConfig(env));
+    try {
+      assert.deepEqual(await again.unsubscribe.open(before), target);
+      const after = await again.unsubscribe.make(target);
+      assert.equal(Buffer.from(after, 'base64url').readUInt16BE(0), 2);
+      assert.deepEqual(await again.unsubscribe.open(after), target);
+    } finally {
+      await again.store.close();
+    }
+  });
+
   it('works through the herald binary, reading the password from stdin', () => {
     const env = { ...process.env, HERALD_DATA_DIR: tempDir(), LOG_LEVEL: 'silent' };
     const add = spawnSync(

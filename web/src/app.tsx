@@ -10,6 +10,7 @@ import { NotificationsPage } from './pages/notifications.tsx';
 import { OidcCallbackPage } from './pages/oidc-callback.tsx';
 import { SandboxPage } from './pages/sandbox.tsx';
 import { SendPage } from './pages/send.tsx';
+import { SuppressionsPage } from './pages/suppressions.tsx';
 import { TemplatesPage } from './pages/templates.tsx';
 import { Link, match, navigate, useLocation } from './router.tsx';
 import { clearSession, loadSession, tokenClaims } from './session.ts';
@@ -68,24 +69,27 @@ function page(path: string): ReactNode {
   const detail = match('/notifications/:id', path);
   if (detail) return <NotificationDetailPage id={detail.id as string} />;
   if (path === '/templates') return <TemplatesPage />;
+  if (path === '/suppressions') return <SuppressionsPage admin={can('admin')} />;
   if (path === '/sandbox') return <SandboxPage />;
   if (path === '/admin') return <AdminPage />;
   if (path === '/account') return <AccountPage />;
   return <p>Nothing here.</p>;
 }
 
+/** Whether the session's token carries `scope` (for what to show; the API enforces scopes itself). */
+function can(scope: string): boolean {
+  const session = loadSession();
+  return session ? (tokenClaims(session).scope ?? '').split(' ').includes(scope) : false;
+}
+
 /** The dashboard for admins (its data needs the admin scope); the notification list for others. */
 function HomePage() {
-  const session = loadSession();
-  const admin = session ? (tokenClaims(session).scope ?? '').split(' ').includes('admin') : false;
-  return admin ? <DashboardPage /> : <NotificationsPage />;
+  return can('admin') ? <DashboardPage /> : <NotificationsPage />;
 }
 
 function Layout(props: { children: ReactNode }) {
   const session = loadSession();
   const claims = session ? tokenClaims(session) : {};
-  const scopes = new Set((claims.scope ?? '').split(' '));
-  const can = (scope: string) => scopes.has(scope);
   const queryClient = useQueryClient();
   const logout = () => {
     clearSession();
@@ -102,6 +106,7 @@ function Layout(props: { children: ReactNode }) {
           {can('notifications:send') ? <Link to="/send">Send</Link> : null}
           <Link to="/notifications">Notifications</Link>
           {can('templates:read') ? <Link to="/templates">Templates</Link> : null}
+          {can('notifications:read') ? <Link to="/suppressions">Suppressions</Link> : null}
           {can('admin') ? <Link to="/sandbox">Sandbox</Link> : null}
           {can('admin') ? <Link to="/admin">Admin</Link> : null}
         </nav>

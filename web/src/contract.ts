@@ -31,5 +31,7 @@ export type UserView = Json<Paths['/admin/users']['get']['responses'][200]>['ite
 export type ClientView = Json<Paths['/admin/clients']['get']['responses'][200]>['items'][number];
 /** POST /admin/clients: the client and its secret, shown once. */
 export type CreatedClient = Json<Paths['/admin/clients']['post']['responses'][201]>;
+/** A suppressed recipient of GET /suppressions (masked). */
+export type SuppressionItem = Json<Paths['/suppressions']['get']['responses'][200]>['items'][number];
 /** One status change, as GET /notifications/stream sends it (the `data` of a `status` event). */
 export type { StatusChange } from '../../src/notifications/changes.ts';
