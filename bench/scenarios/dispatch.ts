@@ -8,12 +8,20 @@ import { postgresNote } from '../lib/postgres.ts';
 import { measured, type Row } from '../lib/report.ts';
 import type { Scenario } from './types.ts';
 
+/** Where a bench deployment keeps its data: the SQLite directory or the PostgreSQL URL. */
+export type DataAt = { dataDir: string; databaseUrl?: undefined } | { databaseUrl: string };
+
 /**
  * Scenario 4: queue the NORMAL backlog with no worker running (HERALD_ROLES=auth,api), then
  * start Herald with the worker on the same data and time the drain to the sandbox provider.
+ * `prepare` runs on the stopped data in between (the suppressions scenario fills its table).
  */
-export async function dispatchOn(engine: Engine, options: BenchOptions): Promise<Row[]> {
-  const name = engine === 'sqlite' ? 'dispatch' : 'dispatch (postgres)';
+export async function dispatchOn(
+  engine: Engine,
+  options: BenchOptions,
+  prepare?: { name: string; run(at: DataAt): Promise<void> },
+): Promise<Row[]> {
+  const name = prepare?.name ?? (engine === 'sqlite' ? 'dispatch' : 'dispatch (postgres)');
   const { count } = options.sizes.dispatch;
   const filler = await deploy(engine, { roles: 'auth,api', workers: 0 });
   const dataDir = filler.processes[0]?.dataDir as string;
@@ -31,6 +39,7 @@ export async function dispatchOn(engine: Engine, options: BenchOptions): Promise
   } finally {
     await filler.stop();
   }
+  await prepare?.run(databaseUrl ? { databaseUrl } : { dataDir });
   progress(`${name}: starting Herald with the worker on the backlog`);
   const runner = await deploy(engine, { dataDir, databaseUrl, workers: 2 });
   try {

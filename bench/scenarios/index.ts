@@ -10,6 +10,7 @@ import { memoryScenario } from './memory.ts';
 import { peerScenario } from './peer.ts';
 import { renderScenario } from './render.ts';
 import { startupScenario } from './startup.ts';
+import { suppressionsScenario } from './suppressions.ts';
 import type { Scenario } from './types.ts';
 
 /** Every scenario of the issue, in its order. */
@@ -23,6 +24,7 @@ export const SCENARIOS: Scenario[] = [
   abuseScenario,
   dispatchScenario,
   callbacksScenario,
+  suppressionsScenario,
   claimScenario,
   memoryScenario,
   renderScenario,
