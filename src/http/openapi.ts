@@ -12,6 +12,11 @@ const TAGS = [
     description:
       'Signed status callbacks (Standard Webhooks), per tenant, scope admin: see docs/callbacks.md for verifying them',
   },
+  {
+    name: 'suppressions',
+    description:
+      'Recipients a tenant no longer sends to, and one-click unsubscribe: see docs/deliverability.md',
+  },
   { name: 'admin', description: 'Users, clients, queues and the sandbox (scope admin)' },
   { name: 'webhooks', description: 'Delivery reports from providers, authenticated by their signatures' },
   { name: 'ops', description: 'Health, readiness and metrics' },

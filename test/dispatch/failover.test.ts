@@ -17,20 +17,10 @@ import { type SmtpPeer, startSmtpPeer } from '../helpers/peers/smtp.ts';
 import { startTwilioPeer } from '../helpers/peers/twilio.ts';
 import { newNotification, read, seedMany } from '../store/queue-fixtures.ts';
 import { TWILIO_TOKEN } from '../webhooks/harness.ts';
-import { closeProviders, quiet, schedulerFor, setup, storeKinds } from './harness.ts';
+import { closeProviders, quiet, schedulerFor, settle, setup, storeKinds } from './harness.ts';
 
 /** Two failures open a circuit for 1 s (then 2 s, 4 s): the clock is moved past it by hand. */
 const circuit = { failureThreshold: 2, openMs: 1000, maxOpenMs: 4000, configPauseMs: 60_000 };
-
-async function settle(scheduler: Scheduler): Promise<void> {
-  for (let i = 0; i < 1000; i++) {
-    const result = await scheduler.step();
-    await scheduler.settled(20);
-    const idle = result.claimed.length === 0 && result.promoted === 0;
-    if (idle && scheduler.inFlight() === 0 && scheduler.pending() === 0) return;
-  }
-  throw new Error('scheduler did not settle');
-}
 
 /** Sends one notification and returns its events as `TYPE provider` strings (PROCESSING dropped). */
 async function attempt(
@@ -110,7 +100,8 @@ describe('provider failover', () => {
       );
     });
 
-  it('SMS: HERALD_SMS_PROVIDERS orders Twilio and SMPP; a failing primary fails over and gets its traffic back', async () => {
+  /** A Twilio peer and an SMPP peer, both configured, in `order` (HERALD_SMS_PROVIDERS). */
+  async function smsRig(order: string) {
     const twilio = await startTwilioPeer(
       'AC0123456789abcdef0123456789abcdef',
       TWILIO_TOKEN,
@@ -126,12 +117,17 @@ describe('provider failover', () => {
       TWILIO_API_BASE: twilio.apiBase,
       SMPP_URL: smsc.url(),
       SMPP_SOURCE_ADDR: 'Herald',
-      HERALD_SMS_PROVIDERS: 'twilio,smpp',
+      HERALD_SMS_PROVIDERS: order,
     });
     closers.push(() => env.store.close());
     env.clock.set(Date.now());
     const scheduler = schedulerFor(env, { factories: smsProviderFactories, circuit });
     closers.push(() => closeProviders(scheduler));
+    return { twilio, smsc, env, scheduler };
+  }
+
+  it('SMS: HERALD_SMS_PROVIDERS orders Twilio and SMPP; a failing primary fails over and gets its traffic back', async () => {
+    const { twilio, smsc, env, scheduler } = await smsRig('twilio,smpp');
     const phone = (n: number) => ({ phone: `+1555020000${n}` });
     // Twilio answers 503 (its own outage) to the first three numbers, then works again.
     for (const n of [1, 2, 3])
@@ -154,27 +150,7 @@ describe('provider failover', () => {
   });
 
   it('SMS: with HERALD_SMS_PROVIDERS=smpp,twilio, SMPP is the primary', async () => {
-    const twilio = await startTwilioPeer(
-      'AC0123456789abcdef0123456789abcdef',
-      TWILIO_TOKEN,
-      async () => undefined,
-    );
-    closers.push(() => twilio.close());
-    const smsc = await startSmppPeer({ systemId: 'herald', password: 'secret1', receipts: {} });
-    closers.push(() => smsc.close());
-    const env = await setup('sqlite', {
-      TWILIO_ACCOUNT_SID: 'AC0123456789abcdef0123456789abcdef',
-      TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
-      TWILIO_FROM: '+15550001111',
-      TWILIO_API_BASE: twilio.apiBase,
-      SMPP_URL: smsc.url(),
-      SMPP_SOURCE_ADDR: 'Herald',
-      HERALD_SMS_PROVIDERS: 'smpp,twilio',
-    });
-    closers.push(() => env.store.close());
-    env.clock.set(Date.now());
-    const scheduler = schedulerFor(env, { factories: smsProviderFactories, circuit });
-    closers.push(() => closeProviders(scheduler));
+    const { twilio, env, scheduler } = await smsRig('smpp,twilio');
     assert.deepEqual((await attempt(env, scheduler, 'sms', { phone: '+15550300001' })).trail, ['SENT smpp']);
     assert.equal(twilio.requests.length, 0);
   });

@@ -92,6 +92,20 @@ export function schedulerFor(
   return scheduler;
 }
 
+/**
+ * Steps a scheduler on real peers until nothing is claimed, promoted, in flight or waiting to be
+ * written (a retry due at once is promoted and claimed in the next steps).
+ */
+export async function settle(scheduler: Scheduler): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    const result = await scheduler.step();
+    await scheduler.settled(20);
+    const idle = result.claimed.length === 0 && result.promoted === 0;
+    if (idle && scheduler.inFlight() === 0 && scheduler.pending() === 0) return;
+  }
+  throw new Error('scheduler did not settle');
+}
+
 const registries = new WeakMap<Scheduler, { close(): Promise<void> }>();
 
 /** Closes the providers a scheduler of schedulerFor was built with (their pools and sessions). */

@@ -1,13 +1,10 @@
 // Runs every store behaviour suite (test/store/*.suite.ts) against a real PostgreSQL: the
-// embedded one the helper starts, or HERALD_TEST_DATABASE_URL. Suites are found by file name,
-// so an area's new suite runs here without an edit; each exported `...Suite(name, open)` runs.
-import { readdirSync } from 'node:fs';
+// embedded one the helper starts, or HERALD_TEST_DATABASE_URL.
 import { after } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
 import { createPostgresStore } from '../../src/store/postgres/index.ts';
 import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
-
-type Suite = (name: string, open: () => Promise<Store>) => void;
+import { runStoreSuites } from './suites.ts';
 
 const server = await sharedPostgres();
 // Migrate once into a template database; each store then gets a copy (CREATE DATABASE ...
@@ -29,12 +26,4 @@ after(async () => {
   await stopSharedPostgres();
 });
 
-const dir = new URL('./', import.meta.url);
-for (const file of readdirSync(dir)
-  .filter((name) => name.endsWith('.suite.ts'))
-  .sort()) {
-  const module = (await import(new URL(file, dir).href)) as Record<string, unknown>;
-  for (const [name, value] of Object.entries(module)) {
-    if (name.endsWith('Suite') && typeof value === 'function') (value as Suite)('postgres', openPostgres);
-  }
-}
+await runStoreSuites('postgres', openPostgres);

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import webpush from 'web-push';
-import type { Scheduler } from '../../src/dispatch/scheduler.ts';
 import type { Channel, Priority, Recipient } from '../../src/notifications/model.ts';
 import { emailProviderFactories } from '../../src/providers/email/index.ts';
 import {
@@ -13,7 +12,7 @@ import {
 import type { ProviderFactory } from '../../src/providers/registry.ts';
 import { smsProviderFactories } from '../../src/providers/sms/index.ts';
 import type { Store } from '../../src/store/port/index.ts';
-import { schedulerFor, setup } from '../dispatch/harness.ts';
+import { schedulerFor, settle, setup } from '../dispatch/harness.ts';
 import { createApnsKey, startApnsPeer } from '../helpers/peers/apns.ts';
 import { startFcmPeer } from '../helpers/peers/fcm.ts';
 import { startSmtpPeer } from '../helpers/peers/smtp.ts';
@@ -24,16 +23,6 @@ import { newNotification, read, seedMany } from '../store/queue-fixtures.ts';
 import { TWILIO_TOKEN } from '../webhooks/harness.ts';
 
 const SID = 'AC0123456789abcdef0123456789abcdef';
-
-/** Steps the scheduler until nothing is claimed, in flight or waiting to be written. */
-async function settle(scheduler: Scheduler): Promise<void> {
-  for (let i = 0; i < 1000; i++) {
-    const result = await scheduler.step();
-    await scheduler.settled(20);
-    if (result.claimed.length === 0 && scheduler.inFlight() === 0 && scheduler.pending() === 0) return;
-  }
-  throw new Error('scheduler did not settle');
-}
 
 /** A real peer that answers every send to `recipient` with the failure under test. */
 interface Source {

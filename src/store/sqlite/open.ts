@@ -84,3 +84,19 @@ export function migrate(db: SqliteDb): void {
     })();
   }
 }
+
+/**
+ * `prepare` run once per database: statements that several callers use inside one another's
+ * transactions (a report's suppression, a claim's look-up) are prepared once and shared.
+ */
+export function preparedOnce<T>(prepare: (db: SqliteDb) => T): (db: SqliteDb) => T {
+  const cache = new WeakMap<SqliteDb, T>();
+  return (db) => {
+    let prepared = cache.get(db);
+    if (prepared === undefined) {
+      prepared = prepare(db);
+      cache.set(db, prepared);
+    }
+    return prepared;
+  };
+}

@@ -2,7 +2,7 @@ import { type DeliveryReport, matchedProviders, reportKey } from '../../notifica
 import { reportEffect, type ReportTarget as Target } from '../../notifications/status.ts';
 import type { ReportOutcome, ReportStore } from '../port/reports.ts';
 import { type PendingReportRow as PendingRow, reportFromPending } from '../rows.ts';
-import type { SqliteDb } from './open.ts';
+import { preparedOnce, type SqliteDb } from './open.ts';
 import { addSuppressionsSync } from './suppressions.ts';
 
 /** The statements behind reports, prepared once per database. */
@@ -42,16 +42,7 @@ function prepare(db: SqliteDb) {
 }
 
 type Statements = ReturnType<typeof prepare>;
-const cache = new WeakMap<SqliteDb, Statements>();
-
-function statements(db: SqliteDb): Statements {
-  let prepared = cache.get(db);
-  if (!prepared) {
-    prepared = prepare(db);
-    cache.set(db, prepared);
-  }
-  return prepared;
-}
+const statements = preparedOnce(prepare);
 
 /**
  * Applies one report to a matched notification, by the rule in notifications/status.ts, once per

@@ -6,7 +6,7 @@ import {
   suppressionFromRow,
   WIDENS,
 } from '../rows-suppressions.ts';
-import type { SqliteDb } from './open.ts';
+import { preparedOnce, type SqliteDb } from './open.ts';
 
 function prepare(db: SqliteDb) {
   return {
@@ -30,17 +30,7 @@ function prepare(db: SqliteDb) {
   };
 }
 
-type Statements = ReturnType<typeof prepare>;
-const cache = new WeakMap<SqliteDb, Statements>();
-
-function statements(db: SqliteDb): Statements {
-  let prepared = cache.get(db);
-  if (!prepared) {
-    prepared = prepare(db);
-    cache.set(db, prepared);
-  }
-  return prepared;
-}
+const statements = preparedOnce(prepare);
 
 /**
  * Adds suppressions inside the caller's transaction (a completion's or a report's, so the

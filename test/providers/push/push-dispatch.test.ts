@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import webpush from 'web-push';
-import type { Scheduler } from '../../../src/dispatch/scheduler.ts';
 import type { Recipient } from '../../../src/notifications/model.ts';
 import {
   createApnsProvider,
@@ -10,7 +9,7 @@ import {
   createWebPushProvider,
 } from '../../../src/providers/push/index.ts';
 import type { ProviderFactory } from '../../../src/providers/registry.ts';
-import { schedulerFor, setup } from '../../dispatch/harness.ts';
+import { schedulerFor, settle, setup } from '../../dispatch/harness.ts';
 import { createApnsKey, startApnsPeer } from '../../helpers/peers/apns.ts';
 import { startFcmPeer } from '../../helpers/peers/fcm.ts';
 import { startWebPushPeer } from '../../helpers/peers/webpush.ts';
@@ -76,16 +75,6 @@ async function fcmRig(): Promise<Rig> {
     },
     close: () => peer.close(),
   };
-}
-
-/** Steps until a step claims nothing and no send is running or waiting to be written. */
-async function settle(scheduler: Scheduler): Promise<void> {
-  for (let i = 0; i < 1000; i++) {
-    const result = await scheduler.step();
-    await scheduler.settled(20);
-    if (result.claimed.length === 0 && scheduler.inFlight() === 0 && scheduler.pending() === 0) return;
-  }
-  throw new Error('scheduler did not settle');
 }
 
 describe('push providers behind the scheduler', () => {

@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { get } from '../api.ts';
+import { CursorPager } from '../components/pager.tsx';
 import { ContentPreview } from '../components/previews.tsx';
 import { ProblemView } from '../components/problem.tsx';
 import { CHANNELS, type SandboxItem } from '../contract.ts';
@@ -64,22 +65,7 @@ export function SandboxPage() {
             ))}
           </ul>
           {items.length === 0 ? <p className="muted">Nothing delivered to the sandbox yet.</p> : null}
-          <div className="row pager">
-            <button
-              type="button"
-              disabled={cursors.length === 0}
-              onClick={() => setCursors(cursors.slice(0, -1))}
-            >
-              Newer
-            </button>
-            <button
-              type="button"
-              disabled={!inbox.data?.nextCursor}
-              onClick={() => inbox.data?.nextCursor && setCursors([...cursors, inbox.data.nextCursor])}
-            >
-              Older
-            </button>
-          </div>
+          <CursorPager cursors={cursors} next={inbox.data?.nextCursor} onChange={setCursors} />
         </div>
         <div className="card">
           {shown ? (

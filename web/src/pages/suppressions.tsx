@@ -1,6 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { get, mutate } from '../api.ts';
+import { CursorPager } from '../components/pager.tsx';
 import { ProblemView } from '../components/problem.tsx';
 import { CHANNELS, type SuppressionItem } from '../contract.ts';
 
@@ -73,22 +74,7 @@ export function SuppressionsPage(props: { admin: boolean }) {
           </tbody>
         </table>
         {items.length === 0 ? <p className="muted">No suppressed recipients.</p> : null}
-        <div className="row pager">
-          <button
-            type="button"
-            disabled={cursors.length === 0}
-            onClick={() => setCursors(cursors.slice(0, -1))}
-          >
-            Newer
-          </button>
-          <button
-            type="button"
-            disabled={!list.data?.nextCursor}
-            onClick={() => list.data?.nextCursor && setCursors([...cursors, list.data.nextCursor])}
-          >
-            Older
-          </button>
-        </div>
+        <CursorPager cursors={cursors} next={list.data?.nextCursor} onChange={setCursors} />
       </div>
     </section>
   );
