@@ -20,7 +20,7 @@ export interface DeliverDeps {
   policy: RetryPolicy & Pick<Config['dispatch'], 'maxHolds'>;
   random: () => number;
   metrics?: Metrics;
-  /** The one-click unsubscribe link of a LOW email's recipient (suppressions/unsubscribe.ts). */
+  /** The one-click unsubscribe link of a LOW email's recipient (made in dispatch/start.ts). */
   unsubscribeUrl?: (record: NotificationRecord) => Promise<string>;
 }
 

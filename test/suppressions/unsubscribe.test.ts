@@ -168,6 +168,10 @@ describe('one-click unsubscribe', () => {
     );
     assert.equal((await send('blocked@example.com', 'NORMAL')).status, 'FAILED');
     assert.equal((await call('DELETE', '/suppressions/email/Blocked%40example.com')).status, 204);
+    // A push endpoint is a URL itself: URL-encoded in the path, it is removed like any other.
+    const endpoint = 'https://push.example.com/send/abc?x=1';
+    assert.equal((await call('POST', '/suppressions', { channel: 'push', recipient: endpoint })).status, 201);
+    assert.equal((await call('DELETE', `/suppressions/push/${encodeURIComponent(endpoint)}`)).status, 204);
     assert.equal((await send('blocked@example.com', 'NORMAL')).status, 'SENT');
   });
 });
