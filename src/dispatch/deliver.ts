@@ -4,7 +4,7 @@ import type { Metrics } from '../metrics.ts';
 import { type NotificationRecord, priorityRank } from '../notifications/model.ts';
 import type { Completion } from '../notifications/status.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
-import type { Provider, SendResult } from '../providers/types.ts';
+import type { SendResult } from '../providers/types.ts';
 import { suppressionKey } from '../suppressions/model.ts';
 import { RenderError, type Renderer } from '../templates/render.ts';
 import { type RetryPolicy, retryDelay } from './backoff.ts';
@@ -58,7 +58,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
   // no notification is held for ever, nor made the probe after every pause of a provider.
   const hold = (until: number, detail: string): Completion =>
     record.holds >= deps.policy.maxHolds
-      ? retryOrFail(deps, record, provider, `held ${record.holds} times in a row: ${detail}`)
+      ? retryOrFail(deps, record, provider.name, `held ${record.holds} times in a row: ${detail}`)
       : { ...lease, kind: 'hold', provider: provider.name, until, detail, repeat: record.holds > 0 };
   // The provider slot is taken before rendering and kept until the answer, so the claim (which
   // plans by free slots) never hands out more than the provider may run, at each priority.
@@ -73,8 +73,10 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
       content = await deps.renderer.render(record);
     } catch (error) {
       if (error instanceof RenderError) return { ...lease, kind: 'failed', detail: error.message };
-      return retryOrFail(deps, record, provider, `rendering failed: ${message(error)}`);
+      return retryOrFail(deps, record, provider.name, `rendering failed: ${message(error)}`);
     }
+    // Before the rate token and the circuit's probe are taken: a failure to make the link (its
+    // key not readable) must leave neither used up, nor count against the provider.
     const unsubscribeUrl =
       record.priority === 'LOW' && record.channel === 'email' && deps.unsubscribeUrl
         ? await deps.unsubscribeUrl(record)
@@ -150,7 +152,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
   circuit.failure();
   // With a healthy fallback, the next attempt goes there at once instead of after a backoff.
   const at = fallbackReady(alternatives, deps.states, record, provider) ? now() : undefined;
-  return retryOrFail(deps, record, provider, result.detail, result.retryAfterMs, at);
+  return retryOrFail(deps, record, provider.name, result.detail, result.retryAfterMs, at);
 }
 
 /**
@@ -160,7 +162,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
 function retryOrFail(
   deps: DeliverDeps,
   record: NotificationRecord,
-  provider: Provider,
+  provider: string,
   detail: string,
   retryAfterMs?: number,
   at?: number,
@@ -170,7 +172,7 @@ function retryOrFail(
     return {
       ...lease,
       kind: 'failed',
-      provider: provider.name,
+      provider,
       detail: `attempts exhausted (${record.attempts}): ${detail}`,
     };
   }
@@ -179,5 +181,5 @@ function retryOrFail(
     deps.clock.now() + retryDelay(deps.policy, record.priority, record.attempts, retryAfterMs, deps.random);
   // No point waiting past expiry: come back then, and the claim marks it EXPIRED.
   if (record.expiresAt !== null && next > record.expiresAt) next = record.expiresAt;
-  return { ...lease, kind: 'retry', provider: provider.name, detail, nextAttemptAt: next };
+  return { ...lease, kind: 'retry', provider, detail, nextAttemptAt: next };
 }

@@ -12,7 +12,7 @@ import {
 } from '../notifications/status.ts';
 import { blocks, type Suppression, type SuppressionRecord, suppressionKey } from '../suppressions/model.ts';
 import type { ClaimBudget, CycleInput, CycleResult, QueueSelector, QueueStat } from './port/queue.ts';
-import type { SuppressionKey } from './port/suppressions.ts';
+import { keyText, type SuppressionKey } from './port/suppressions.ts';
 
 /**
  * The queue's policy, written once for both databases: the order of a cycle's phases, the
@@ -265,21 +265,19 @@ function* suppressedAmong(
   taken: readonly NotificationRecord[],
 ): Program<Map<number, Transition>> {
   const stopped = new Map<number, Transition>();
-  const keys: SuppressionKey[] = [];
-  const keyed: Array<{ record: NotificationRecord; recipient: string }> = [];
+  const keyed: Array<{ record: NotificationRecord; key: SuppressionKey }> = [];
   for (const record of taken) {
     if (record.priority === 'CRITICAL') continue;
     const recipient = suppressionKey(record.recipient);
     if (recipient === undefined) continue;
-    keys.push({ tenant: record.tenant, channel: record.channel, recipient });
-    keyed.push({ record, recipient });
+    keyed.push({ record, key: { tenant: record.tenant, channel: record.channel, recipient } });
   }
-  if (keys.length === 0) return stopped;
-  const hits = yield* call((d) => d.suppressions(keys));
+  if (keyed.length === 0) return stopped;
+  const hits = yield* call((d) => d.suppressions(keyed.map((k) => k.key)));
   if (hits.length === 0) return stopped;
-  const found = new Map(hits.map((h) => [`${h.tenant}\u0000${h.channel}\u0000${h.recipient}`, h]));
-  for (const { record, recipient } of keyed) {
-    const hit = found.get(`${record.tenant}\u0000${record.channel}\u0000${recipient}`);
+  const found = new Map(hits.map((h) => [keyText(h), h]));
+  for (const { record, key } of keyed) {
+    const hit = found.get(keyText(key));
     if (hit && blocks(hit.reason, record.priority))
       stopped.set(record.seq, suppressedEffect(owner, record.seq, record.attempts, hit));
   }

@@ -4,6 +4,9 @@ import type { Suppression, SuppressionRecord } from '../../suppressions/model.ts
 /** What identifies one suppression: a tenant's recipient key on a channel. */
 export type SuppressionKey = Pick<Suppression, 'tenant' | 'channel' | 'recipient'>;
 
+/** A key as one string, for maps of suppressions found by a look-up. */
+export const keyText = (k: SuppressionKey) => `${k.tenant}\u0000${k.channel}\u0000${k.recipient}`;
+
 /**
  * Suppressed recipients per tenant and channel (src/suppressions). Adding one that exists keeps
  * it, except that any other reason replaces `unsubscribe` (it stops more than LOW): a

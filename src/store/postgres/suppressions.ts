@@ -1,5 +1,5 @@
 import type { Suppression, SuppressionRecord } from '../../suppressions/model.ts';
-import type { SuppressionKey, SuppressionStore } from '../port/suppressions.ts';
+import { keyText, type SuppressionKey, type SuppressionStore } from '../port/suppressions.ts';
 import {
   SUPPRESSION_COLUMNS as COLUMNS,
   type SuppressionRow as Row,
@@ -34,11 +34,9 @@ export async function addSuppressionsOn(
     ON CONFLICT (tenant, channel, recipient) DO UPDATE SET reason = excluded.reason, created_at = excluded.created_at
     WHERE ${tx.unsafe(WIDENS)}`;
   const rows = await matchOn(tx, entries);
-  const byKey = new Map(rows.map((r) => [keyOf(r), r]));
-  return entries.flatMap((e) => byKey.get(keyOf(e)) ?? []);
+  const byKey = new Map(rows.map((r) => [keyText(r), r]));
+  return entries.flatMap((e) => byKey.get(keyText(e)) ?? []);
 }
-
-const keyOf = (k: SuppressionKey) => `${k.tenant}\u0000${k.channel}\u0000${k.recipient}`;
 
 /** The suppressions among `keys`, inside the caller's transaction (the claim's). */
 export async function matchOn(tx: Sql, keys: readonly SuppressionKey[]): Promise<SuppressionRecord[]> {
