@@ -6,7 +6,7 @@ import {
   encodeNotification,
   type NewNotification,
 } from '../../src/store/port/notifications.ts';
-import { type ClaimBudget, everyPriority } from '../../src/store/port/queue.ts';
+import { type ClaimBudget, type CycleInput, everyPriority } from '../../src/store/port/queue.ts';
 
 export const T0 = Date.UTC(2026, 0, 1);
 
@@ -45,6 +45,22 @@ export function newNotification(over: Partial<NewNotification> = {}): EncodedNot
     scheduledAt: null,
     expiresAt: null,
     createdAt: T0,
+    ...over,
+  });
+}
+
+/**
+ * One queue cycle as a worker `w1` runs it at T0 + 1 s with a 30 s lease, claiming with the
+ * budget `ALL` and completing nothing, unless `over` says otherwise.
+ */
+export function cycle(store: Store, over: Partial<CycleInput> = {}) {
+  return store.queue.cycle({
+    owner: 'w1',
+    now: T0 + 1000,
+    leaseUntil: T0 + 31_000,
+    completions: [],
+    maxAttempts: 3,
+    claim: ALL,
     ...over,
   });
 }

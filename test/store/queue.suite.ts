@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
-import { type CycleInput, everyPriority } from '../../src/store/port/queue.ts';
-import { ALL, newNotification, read, seedMany, T0 } from './queue-fixtures.ts';
+import { everyPriority } from '../../src/store/port/queue.ts';
+import { ALL, cycle, newNotification, read, seedMany, T0 } from './queue-fixtures.ts';
 
 /** The queue's behaviour (claim order, fencing, promotion, reaper, pauses, stats) on any adapter. */
 export function queueSuite(name: string, open: () => Promise<Store>): void {
@@ -16,16 +16,6 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
     after(async () => {
       for (const store of stores) await store.close();
     });
-    const cycle = (store: Store, over: Partial<CycleInput> = {}) =>
-      store.queue.cycle({
-        owner: 'w1',
-        now: T0 + 1000,
-        leaseUntil: T0 + 31_000,
-        completions: [],
-        maxAttempts: 3,
-        claim: ALL,
-        ...over,
-      });
 
     it('claims in priority then acceptance order across channels', async () => {
       const store = await fresh();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
 import { everyPriority } from '../../src/store/port/queue.ts';
-import { newNotification, read, seedMany, T0 } from './queue-fixtures.ts';
+import { cycle, newNotification, read, seedMany, T0 } from './queue-fixtures.ts';
 
 /** The sandbox's stored messages: written with their DELIVERED completion, listed newest first. */
 export function sandboxSuite(name: string, open: () => Promise<Store>): void {
@@ -18,12 +18,7 @@ export function sandboxSuite(name: string, open: () => Promise<Store>): void {
     };
     const claimAll = async (store: Store) =>
       (
-        await store.queue.cycle({
-          owner: 'w1',
-          now: T0 + 1000,
-          leaseUntil: T0 + 31_000,
-          completions: [],
-          maxAttempts: 3,
+        await cycle(store, {
           claim: {
             perPriority: [9, 9, 9, 9],
             sharedLimit: 9,

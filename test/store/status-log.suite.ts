@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
 import type { Sql } from '../../src/store/postgres/connect.ts';
-import { ALL, newNotification, seedMany, T0 } from './queue-fixtures.ts';
+import { cycle, newNotification, seedMany, T0 } from './queue-fixtures.ts';
 
 /** The status log (API.md §10): commit order, previous status, bounds, and no gap on PostgreSQL. */
 export function statusLogSuite(name: string, open: () => Promise<Store>): void {
@@ -19,16 +19,7 @@ export function statusLogSuite(name: string, open: () => Promise<Store>): void {
 
     /** Claims everything ready, then completes each claimed one as sent and delivered. */
     async function deliverAll(store: Store, now = T0 + 1000) {
-      const claimed = (
-        await store.queue.cycle({
-          owner: 'w1',
-          now,
-          leaseUntil: now + 30_000,
-          completions: [],
-          maxAttempts: 3,
-          claim: ALL,
-        })
-      ).claimed;
+      const claimed = (await cycle(store, { now, leaseUntil: now + 30_000 })).claimed;
       await store.queue.cycle({
         owner: 'w1',
         now: now + 10,

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { Priority } from '../../src/notifications/model.ts';
 import type { Store } from '../../src/store/port/index.ts';
-import type { CycleInput } from '../../src/store/port/queue.ts';
-import { ALL, newNotification, read, seedMany, T0 } from './queue-fixtures.ts';
+import { cycle, newNotification, read, seedMany, T0 } from './queue-fixtures.ts';
 import { record, seed } from './reports.suite.ts';
 
 const bounce = {
@@ -25,16 +24,6 @@ export function suppressionsSuite(name: string, open: () => Promise<Store>): voi
     after(async () => {
       for (const store of stores) await store.close();
     });
-    const cycle = (store: Store, over: Partial<CycleInput> = {}) =>
-      store.queue.cycle({
-        owner: 'w1',
-        now: T0 + 1000,
-        leaseUntil: T0 + 31_000,
-        completions: [],
-        maxAttempts: 3,
-        claim: ALL,
-        ...over,
-      });
 
     it('adds once per recipient, widens an unsubscribe but never narrows, and keeps tenants apart', async () => {
       const store = await fresh();

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { App } from '../../src/http/types.ts';
 import type { Priority, Recipient } from '../../src/notifications/model.ts';
 import type { Store } from '../../src/store/port/index.ts';
-import { ALL, newNotification, seedMany, T0 } from '../store/queue-fixtures.ts';
+import { cycle, newNotification, seedMany } from '../store/queue-fixtures.ts';
 import { record } from '../store/reports.suite.ts';
 import { PUBLIC_URL, signMailgun, signSendgrid, signTwilio, webhookApp } from '../webhooks/harness.ts';
 
@@ -35,14 +35,7 @@ describe('suppressions from signed provider webhooks', () => {
       string,
       string,
     ];
-    const result = await store.queue.cycle({
-      owner: 'w1',
-      now: T0 + 1000,
-      leaseUntil: T0 + 31_000,
-      completions: [],
-      maxAttempts: 3,
-      claim: ALL,
-    });
+    const result = await cycle(store);
     const claimed = result.claimed.map((r) => r.id);
     return { normal: claimed.includes(normal), critical: claimed.includes(critical) };
   };
