@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { type Herald, startHerald } from '../../src/main.ts';
+import { apiCall } from '../helpers/api-call.ts';
 import { tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
 import {
@@ -51,15 +52,8 @@ describe('status callbacks', () => {
     await receiver.close();
   });
 
-  async function call(token: string, method: string, path: string, body?: object) {
-    const response = await fetch(`${herald.apiUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const text = await response.text();
-    return { status: response.status, json: text ? JSON.parse(text) : undefined };
-  }
+  const call = (token: string, method: string, path: string, body?: object) =>
+    apiCall(herald.apiUrl as string, token, method, path, body);
 
   async function register(
     token: string,

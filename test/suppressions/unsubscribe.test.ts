@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Herald, startHerald } from '../../src/main.ts';
+import { apiCall } from '../helpers/api-call.ts';
 import { tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
 import { type SmtpPeer, startSmtpPeer } from '../helpers/peers/smtp.ts';
@@ -32,15 +33,8 @@ describe('one-click unsubscribe', () => {
     await peer.close();
   });
 
-  async function call(method: string, path: string, body?: object, token = admin) {
-    const response = await fetch(`${herald.apiUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const text = await response.text();
-    return { status: response.status, json: text ? JSON.parse(text) : undefined };
-  }
+  const call = (method: string, path: string, body?: object, token = admin) =>
+    apiCall(herald.apiUrl as string, token, method, path, body);
 
   /** Sends an email and waits for its final status; returns it and its events. */
   async function send(to: string, priority: string) {
