@@ -1,10 +1,11 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { get } from '../api.ts';
+import { ChannelSelect } from '../components/channel-select.tsx';
 import { CursorPager } from '../components/pager.tsx';
 import { ContentPreview } from '../components/previews.tsx';
 import { ProblemView } from '../components/problem.tsx';
-import { CHANNELS, type SandboxItem } from '../contract.ts';
+import type { SandboxItem } from '../contract.ts';
 import { Link } from '../router.tsx';
 import { recipientText } from './notifications.tsx';
 
@@ -30,22 +31,15 @@ export function SandboxPage() {
     <section>
       <h1>Sandbox inbox</h1>
       <div className="row">
-        <label>
-          Channel
-          <select
-            value={channel}
-            onChange={(e) => {
-              setChannel(e.target.value);
-              setCursors([]);
-              setSelected(null);
-            }}
-          >
-            <option value="">all</option>
-            {CHANNELS.map((c) => (
-              <option key={c}>{c}</option>
-            ))}
-          </select>
-        </label>
+        <ChannelSelect
+          all
+          value={channel}
+          onChange={(value) => {
+            setChannel(value);
+            setCursors([]);
+            setSelected(null);
+          }}
+        />
       </div>
       <ProblemView error={inbox.error} />
       <div className="split two">

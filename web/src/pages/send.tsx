@@ -1,8 +1,9 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { mutate, ProblemError } from '../api.ts';
+import { ChannelSelect } from '../components/channel-select.tsx';
 import { fieldErrors, ProblemView } from '../components/problem.tsx';
-import { CHANNELS, type Channel, PRIORITIES } from '../contract.ts';
+import { type Channel, PRIORITIES } from '../contract.ts';
 import { navigate } from '../router.tsx';
 
 function FieldMessages(props: { error: unknown; field: string }) {
@@ -81,14 +82,7 @@ export function SendPage() {
       <h1>Send a notification</h1>
       <form onSubmit={submit} className="card form">
         <div className="row">
-          <label>
-            Channel
-            <select name="channel" value={channel} onChange={(e) => setChannel(e.target.value as Channel)}>
-              {CHANNELS.map((c) => (
-                <option key={c}>{c}</option>
-              ))}
-            </select>
-          </label>
+          <ChannelSelect name="channel" value={channel} onChange={(value) => setChannel(value as Channel)} />
           <label>
             Priority
             <select name="priority" value={form.priority} onChange={set('priority')}>

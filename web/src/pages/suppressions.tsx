@@ -1,9 +1,10 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { get, mutate } from '../api.ts';
+import { ChannelSelect } from '../components/channel-select.tsx';
 import { CursorPager } from '../components/pager.tsx';
 import { ProblemView } from '../components/problem.tsx';
-import { CHANNELS, type SuppressionItem } from '../contract.ts';
+import type { SuppressionItem } from '../contract.ts';
 
 type Page = { items: SuppressionItem[]; nextCursor: string | null };
 
@@ -36,21 +37,14 @@ export function SuppressionsPage(props: { admin: boolean }) {
       <Lookup admin={props.admin} onChange={() => client.invalidateQueries({ queryKey: ['suppressions'] })} />
       <div className="card">
         <div className="row">
-          <label>
-            Channel
-            <select
-              value={channel}
-              onChange={(e) => {
-                setChannel(e.target.value);
-                setCursors([]);
-              }}
-            >
-              <option value="">all</option>
-              {CHANNELS.map((c) => (
-                <option key={c}>{c}</option>
-              ))}
-            </select>
-          </label>
+          <ChannelSelect
+            all
+            value={channel}
+            onChange={(value) => {
+              setChannel(value);
+              setCursors([]);
+            }}
+          />
         </div>
         <ProblemView error={list.error} />
         <table>
@@ -114,20 +108,13 @@ function Lookup(props: { admin: boolean; onChange(): void }) {
     <div className="card">
       <h2>Look up a recipient</h2>
       <form onSubmit={submit} className="row">
-        <label>
-          Channel
-          <select
-            value={channel}
-            onChange={(e) => {
-              setChannel(e.target.value);
-              setFound(undefined);
-            }}
-          >
-            {CHANNELS.map((c) => (
-              <option key={c}>{c}</option>
-            ))}
-          </select>
-        </label>
+        <ChannelSelect
+          value={channel}
+          onChange={(value) => {
+            setChannel(value);
+            setFound(undefined);
+          }}
+        />
         <label>
           Recipient
           <input

@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { get, mutate } from '../api.ts';
+import { ChannelSelect } from '../components/channel-select.tsx';
 import { ContentPreview } from '../components/previews.tsx';
 import { ProblemView } from '../components/problem.tsx';
-import { CHANNELS, type TemplateView as Template } from '../contract.ts';
+import type { TemplateView as Template } from '../contract.ts';
 import { type Fields, renderDraft } from '../liquid.ts';
 
 const FIELDS: Record<string, (keyof Fields)[]> = {
@@ -128,14 +129,11 @@ export function TemplatesPage() {
               Key
               <input name="key" value={draft.key} onChange={set('key')} disabled={existing} required />
             </label>
-            <label>
-              Channel
-              <select name="channel" value={draft.channel} onChange={set('channel')}>
-                {CHANNELS.map((c) => (
-                  <option key={c}>{c}</option>
-                ))}
-              </select>
-            </label>
+            <ChannelSelect
+              name="channel"
+              value={draft.channel}
+              onChange={(value) => setDraft({ ...draft, channel: value })}
+            />
           </div>
           {(FIELDS[draft.channel] ?? []).map((f) =>
             f === 'html' || f === 'text' || f === 'body' ? (
