@@ -12,6 +12,7 @@ import {
   type NotificationRow,
   notificationFromRow,
 } from '../rows.ts';
+import { whereOf } from './filters.ts';
 import { joinRank } from './lanes.ts';
 import type { SqliteDb } from './open.ts';
 
@@ -179,19 +180,16 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
       return { record: notificationFromRow(row), events };
     },
     async list(tenant, filter, limit) {
-      const where = ['tenant = ?'];
-      const params: unknown[] = [tenant];
-      const add = (clause: string, value: unknown) => {
-        where.push(clause);
-        params.push(value);
-      };
-      if (filter.status !== undefined) add('status = ?', filter.status);
-      if (filter.priority !== undefined) add('priority = ?', priorityRank(filter.priority));
-      if (filter.channel !== undefined) add('channel = ?', filter.channel);
-      if (filter.createdAfter !== undefined) add('created_at > ?', filter.createdAfter);
-      if (filter.createdBefore !== undefined) add('created_at < ?', filter.createdBefore);
-      if (filter.beforeSeq !== undefined) add('seq < ?', filter.beforeSeq);
-      const sql = `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`;
+      const { where, params } = whereOf([
+        ['tenant = ?', tenant],
+        ['status = ?', filter.status],
+        ['priority = ?', filter.priority === undefined ? undefined : priorityRank(filter.priority)],
+        ['channel = ?', filter.channel],
+        ['created_at > ?', filter.createdAfter],
+        ['created_at < ?', filter.createdBefore],
+        ['seq < ?', filter.beforeSeq],
+      ]);
+      const sql = `SELECT ${NOTIFICATION_COLUMNS} FROM notifications ${where} ORDER BY seq DESC LIMIT ?`;
       let statement = listStatements.get(sql);
       if (!statement) {
         statement = db.prepare(sql);

@@ -6,6 +6,7 @@ import {
   suppressionFromRow,
   WIDENS,
 } from '../rows-suppressions.ts';
+import { whereOf } from './filters.ts';
 import { preparedOnce, type SqliteDb } from './open.ts';
 
 function prepare(db: SqliteDb) {
@@ -67,22 +68,14 @@ export function createSqliteSuppressions(db: SqliteDb): SuppressionStore {
       return s.remove.run(key.tenant, key.channel, key.recipient).changes > 0;
     },
     async list(tenant, options) {
-      const where = ['tenant = ?'];
-      const params: Array<string | number> = [tenant];
-      if (options.channel !== undefined) {
-        where.push('channel = ?');
-        params.push(options.channel);
-      }
-      if (options.recipient !== undefined) {
-        where.push('recipient = ?');
-        params.push(options.recipient);
-      }
-      if (options.before !== undefined) {
-        where.push('id < ?');
-        params.push(options.before);
-      }
+      const { where, params } = whereOf([
+        ['tenant = ?', tenant],
+        ['channel = ?', options.channel],
+        ['recipient = ?', options.recipient],
+        ['id < ?', options.before],
+      ]);
       const rows = db
-        .prepare(`SELECT ${COLUMNS} FROM suppressions WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`)
+        .prepare(`SELECT ${COLUMNS} FROM suppressions ${where} ORDER BY id DESC LIMIT ?`)
         .all(...params, options.limit) as Row[];
       return rows.map(suppressionFromRow);
     },
