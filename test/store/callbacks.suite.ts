@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { CallbackRecord } from '../../src/store/port/callbacks.ts';
 import type { Store } from '../../src/store/port/index.ts';
 import { T0 } from './queue-fixtures.ts';
+import { freshStores } from './suites.ts';
 
 const callback = (over: Partial<CallbackRecord> = {}): CallbackRecord => ({
   id: 'cb1',
@@ -28,15 +29,7 @@ const message = (id: string, notificationId: string, callbackId = 'cb1') => ({
 /** Callbacks and their outbox (API.md §10): tenancy, the fan-out cursor, claim order and leases. */
 export function callbacksSuite(name: string, open: () => Promise<Store>): void {
   describe(`callbacks store (${name})`, () => {
-    const stores: Store[] = [];
-    const fresh = async () => {
-      const store = await open();
-      stores.push(store);
-      return store;
-    };
-    after(async () => {
-      for (const store of stores) await store.close();
-    });
+    const fresh = freshStores(open);
 
     it('keeps callbacks per tenant; rotation keeps the previous secret; removal takes the messages', async () => {
       const store = await fresh();

@@ -1,22 +1,19 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
 import type { EncodedNotification } from '../../src/store/port/notifications.ts';
 import { type ClaimBudget, type CycleInput, everyPriority } from '../../src/store/port/queue.ts';
 import { newNotification, T0 } from './queue-fixtures.ts';
+import { freshStores } from './suites.ts';
 
 /** Tenant fairness (docs/dispatch.md, "Tenant lines") on any adapter. */
 export function lanesSuite(name: string, open: () => Promise<Store>): void {
   describe(`tenant lines (${name})`, () => {
-    const stores: Store[] = [];
-    after(async () => {
-      for (const store of stores) await store.close();
-    });
+    const fresh = freshStores(open);
 
     /** A fresh store, and helpers that name each claimed notification by tenant and number. */
     const setup = async () => {
-      const store = await open();
-      stores.push(store);
+      const store = await fresh();
       const names = new Map<string, string>();
       const counts = new Map<string, number>();
       const low = (tenant: string, over: Partial<EncodedNotification> = {}) => {

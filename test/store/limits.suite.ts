@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
+import { freshStores } from './suites.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 const smtp = (want: number) => ({ key: 'email:smtp', want, ratePerSecond: 10, burst: 5 });
@@ -8,15 +9,7 @@ const smtp = (want: number) => ({ key: 'email:smtp', want, ratePerSecond: 10, bu
 /** Behaviour of `store.limits` (shared provider buckets and circuits) that every adapter must show. */
 export function limitsSuite(name: string, open: () => Promise<Store>): void {
   describe(`shared provider limits (${name})`, () => {
-    const stores: Store[] = [];
-    const fresh = async () => {
-      const store = await open();
-      stores.push(store);
-      return store;
-    };
-    after(async () => {
-      for (const store of stores) await store.close();
-    });
+    const fresh = freshStores(open);
 
     it('starts a bucket full and never grants more than its burst', async () => {
       const store = await fresh();

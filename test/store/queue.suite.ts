@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
 import { everyPriority } from '../../src/store/port/queue.ts';
 import { ALL, cycle, newNotification, read, seedMany, T0 } from './queue-fixtures.ts';
+import { freshStores } from './suites.ts';
 
 /** The queue's behaviour (claim order, fencing, promotion, reaper, pauses, stats) on any adapter. */
 export function queueSuite(name: string, open: () => Promise<Store>): void {
   describe(`queue store (${name})`, () => {
-    const stores: Store[] = [];
-    const fresh = async () => {
-      const store = await open();
-      stores.push(store);
-      return store;
-    };
-    after(async () => {
-      for (const store of stores) await store.close();
-    });
+    const fresh = freshStores(open);
 
     it('claims in priority then acceptance order across channels', async () => {
       const store = await fresh();

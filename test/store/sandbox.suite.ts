@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
 import { everyPriority } from '../../src/store/port/queue.ts';
 import { cycle, newNotification, read, seedMany, T0 } from './queue-fixtures.ts';
+import { freshStores } from './suites.ts';
 
 /** The sandbox's stored messages: written with their DELIVERED completion, listed newest first. */
 export function sandboxSuite(name: string, open: () => Promise<Store>): void {
   describe(`sandbox store (${name})`, () => {
-    const stores: Store[] = [];
-    after(async () => {
-      for (const store of stores) await store.close();
-    });
-    const fresh = async () => {
-      const store = await open();
-      stores.push(store);
-      return store;
-    };
+    const fresh = freshStores(open);
     const claimAll = async (store: Store) =>
       (
         await cycle(store, {

@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
 import type { Sql } from '../../src/store/postgres/connect.ts';
 import { cycle, newNotification, seedMany, T0 } from './queue-fixtures.ts';
+import { freshStores } from './suites.ts';
 
 /** The status log (API.md §10): commit order, previous status, bounds, and no gap on PostgreSQL. */
 export function statusLogSuite(name: string, open: () => Promise<Store>): void {
   describe(`status log (${name})`, () => {
-    const stores: Store[] = [];
-    const fresh = async () => {
-      const store = await open();
-      stores.push(store);
-      return store;
-    };
-    after(async () => {
-      for (const store of stores) await store.close();
-    });
+    const fresh = freshStores(open);
 
     /** Claims everything ready, then completes each claimed one as sent and delivered. */
     async function deliverAll(store: Store, now = T0 + 1000) {

@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { after } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
 
 type Suite = (name: string, open: () => Promise<Store>) => void;
@@ -17,4 +18,20 @@ export async function runStoreSuites(name: string, open: () => Promise<Store>): 
       if (exported.endsWith('Suite') && typeof value === 'function') (value as Suite)(name, open);
     }
   }
+}
+
+/**
+ * A suite's store opener: each call opens a fresh store, and every store it opened is closed
+ * after the suite (call it inside the suite's describe).
+ */
+export function freshStores(open: () => Promise<Store>): () => Promise<Store> {
+  const stores: Store[] = [];
+  after(async () => {
+    for (const store of stores) await store.close();
+  });
+  return async () => {
+    const store = await open();
+    stores.push(store);
+    return store;
+  };
 }

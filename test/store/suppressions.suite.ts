@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Priority } from '../../src/notifications/model.ts';
 import type { Store } from '../../src/store/port/index.ts';
 import { cycle, newNotification, read, seedMany, T0 } from './queue-fixtures.ts';
 import { record, seed } from './reports.suite.ts';
+import { freshStores } from './suites.ts';
 
 const bounce = {
   tenant: 't1',
@@ -15,15 +16,7 @@ const bounce = {
 /** Suppressions (API.md §11): the add rule, tenancy, paging, and the check at claim time. */
 export function suppressionsSuite(name: string, open: () => Promise<Store>): void {
   describe(`suppressions store (${name})`, () => {
-    const stores: Store[] = [];
-    const fresh = async () => {
-      const store = await open();
-      stores.push(store);
-      return store;
-    };
-    after(async () => {
-      for (const store of stores) await store.close();
-    });
+    const fresh = freshStores(open);
 
     it('adds once per recipient, widens an unsubscribe but never narrows, and keeps tenants apart', async () => {
       const store = await fresh();
