@@ -56,9 +56,11 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
   // A hold gives the notification back without a provider call. Past the cap of consecutive
   // holds it counts as a failed attempt instead (backoff, and FAILED once attempts run out), so
   // no notification is held for ever, nor made the probe after every pause of a provider.
+  // Neither a hold past the cap nor a failure to render blames the provider (no call was made),
+  // so their retries name none: the next attempt chooses afresh instead of going to a fallback.
   const hold = (until: number, detail: string): Completion =>
     record.holds >= deps.policy.maxHolds
-      ? retryOrFail(deps, record, provider.name, `held ${record.holds} times in a row: ${detail}`)
+      ? retryOrFail(deps, record, undefined, `held ${record.holds} times in a row: ${detail}`)
       : { ...lease, kind: 'hold', provider: provider.name, until, detail, repeat: record.holds > 0 };
   // The provider slot is taken before rendering and kept until the answer, so the claim (which
   // plans by free slots) never hands out more than the provider may run, at each priority.
@@ -73,7 +75,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
       content = await deps.renderer.render(record);
     } catch (error) {
       if (error instanceof RenderError) return { ...lease, kind: 'failed', detail: error.message };
-      return retryOrFail(deps, record, provider.name, `rendering failed: ${message(error)}`);
+      return retryOrFail(deps, record, undefined, `rendering failed: ${message(error)}`);
     }
     // Before the rate token and the circuit's probe are taken: a failure to make the link (its
     // key not readable) must leave neither used up, nor count against the provider.
@@ -157,12 +159,12 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
 
 /**
  * A transient failure: retry after backoff (or at `at`, when a fallback can take it now), or
- * fail once attempts are used up.
+ * fail once attempts are used up. `provider` is the one that failed, when one did.
  */
 function retryOrFail(
   deps: DeliverDeps,
   record: NotificationRecord,
-  provider: string,
+  provider: string | undefined,
   detail: string,
   retryAfterMs?: number,
   at?: number,

@@ -12,6 +12,7 @@ import { emailProviderFactories } from '../../src/providers/email/index.ts';
 import { createProviderRegistry } from '../../src/providers/registry.ts';
 import { smsProviderFactories } from '../../src/providers/sms/index.ts';
 import type { Provider } from '../../src/providers/types.ts';
+import { createRenderer } from '../../src/templates/render.ts';
 import { startSmppPeer } from '../helpers/peers/smpp.ts';
 import { type SmtpPeer, startSmtpPeer } from '../helpers/peers/smtp.ts';
 import { startTwilioPeer } from '../helpers/peers/twilio.ts';
@@ -153,6 +154,64 @@ describe('provider failover', () => {
     const { twilio, env, scheduler } = await smsRig('smpp,twilio');
     assert.deepEqual((await attempt(env, scheduler, 'sms', { phone: '+15550300001' })).trail, ['SENT smpp']);
     assert.equal(twilio.requests.length, 0);
+  });
+
+  it('a retry after a failure to render (no provider called) goes to the primary again, not to the fallback', async () => {
+    const env = await setup();
+    closers.push(() => env.store.close());
+    const sent: string[] = [];
+    const smtp = (name: string): Provider => ({
+      name,
+      route: 'smtp',
+      channel: 'email',
+      limits: { concurrency: 10, ratePerSecond: 1000, burst: 1000 },
+      accepts: () => true,
+      send: async () => {
+        sent.push(name);
+        return { ok: true };
+      },
+    });
+    // The template store fails its first read (a fault of Herald's own, not of the message).
+    let reads = 0;
+    const templates = {
+      ...env.store.templates,
+      getVersion: (tenant: string, key: string, version: number) => {
+        reads += 1;
+        if (reads === 1) return Promise.reject(new Error('template store unavailable'));
+        return env.store.templates.getVersion(tenant, key, version);
+      },
+    };
+    const renderer = createRenderer({ ...env.store, templates });
+    const scheduler = schedulerFor(env, {
+      factories: [() => [smtp('smtp'), smtp('smtp-fallback')]],
+      circuit,
+      renderer,
+    });
+    await env.store.templates.create(
+      't1',
+      'welcome',
+      'email',
+      { subject: 'Hi', text: 'Hello' },
+      env.clock.now(),
+    );
+    const [id] = await seedMany(env.store, [
+      newNotification({
+        templateKey: 'welcome',
+        templateVersion: 1,
+        content: null,
+        createdAt: env.clock.now(),
+      }),
+    ]);
+    await settle(scheduler);
+    assert.equal((await read(env.store, id as string)).record.status, 'RETRYING');
+    env.clock.advance(60_000); // past the retry's backoff
+    await settle(scheduler);
+    const { record, events } = await read(env.store, id as string);
+    assert.equal(record.status, 'SENT');
+    assert.deepEqual(sent, ['smtp']);
+    const failed = events.find((e) => e.type === 'ATTEMPT_FAILED');
+    assert.match(failed?.detail ?? '', /rendering failed: template store unavailable/);
+    assert.equal(failed?.provider ?? null, null, 'no provider was called, so none is blamed');
   });
 
   it("plans each claim by the provider the next send goes to, with that provider's own limits", async () => {

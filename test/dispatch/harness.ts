@@ -63,6 +63,8 @@ export interface WorkerOptions {
   dispatch?: Partial<Config['dispatch']>;
   circuit?: CircuitOptions;
   random?: () => number;
+  /** The renderer, when not one on the harness's store. */
+  renderer?: Renderer;
 }
 
 /** A scheduler on the harness's store and clock; real providers from `factories`, else the sandbox. */
@@ -75,7 +77,7 @@ export function schedulerFor(
     { config, clock, reports: { report: async () => {} }, log: quiet },
     options.factories ?? [],
   );
-  const renderer = trackedRenderer(createRenderer(store));
+  const renderer = trackedRenderer(options.renderer ?? createRenderer(store));
   const scheduler = createScheduler({
     store,
     providers,
