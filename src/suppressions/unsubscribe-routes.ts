@@ -38,13 +38,19 @@ function sendPage(reply: FastifyReply, title: string, body: string) {
 /** Text for HTML: masked recipients hold no markup, but nothing is written unescaped. */
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** A one-click POST body: urlencoded (what mail clients send) or multipart with the same field. */
-function isOneClick(request: FastifyRequest): boolean {
+/**
+ * A one-click POST body: urlencoded (what mail clients send) or multipart with the same field,
+ * read by the platform's form-data parser. A malformed body is simply not one-click.
+ */
+async function isOneClick(request: FastifyRequest): Promise<boolean> {
   const body = typeof request.body === 'string' ? request.body : '';
-  if (/^multipart\/form-data/i.test(request.headers['content-type'] ?? '')) {
-    return /name="List-Unsubscribe"\r?\n(?:[^\r\n]+\r?\n)*\r?\nOne-Click\r?\n/i.test(body);
+  const type = request.headers['content-type'] ?? 'application/x-www-form-urlencoded';
+  try {
+    const form = await new Response(body, { headers: { 'content-type': type } }).formData();
+    return form.getAll('List-Unsubscribe').includes('One-Click');
+  } catch {
+    return false;
   }
-  return new URLSearchParams(body).getAll('List-Unsubscribe').includes('One-Click');
 }
 
 /**
@@ -106,7 +112,7 @@ export const unsubscribeRoutes: RouteModule<CoreDeps & { unsubscribe: Unsubscrib
       },
       async (request, reply) => {
         const found = await target(request.params.token);
-        if (!isOneClick(request)) {
+        if (!(await isOneClick(request))) {
           throw new HeraldError('VALIDATION_FAILED', `The body must be ${ONE_CLICK}.`, {
             errors: [{ path: 'body', message: `must be ${ONE_CLICK}` }],
           });

@@ -68,12 +68,18 @@ describe('one-click unsubscribe', () => {
     assert.equal(mail.headers.get('list-unsubscribe-post'), 'List-Unsubscribe=One-Click');
     return match[2] as string;
   };
-  const oneClick = (path: string, body = 'List-Unsubscribe=One-Click') =>
+  /** A one-click POST: form-encoded as mail clients send it, or multipart (FormData). */
+  const oneClick = (path: string, body: string | FormData = 'List-Unsubscribe=One-Click') =>
     fetch(`${herald.apiUrl}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      headers: typeof body === 'string' ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
       body,
     });
+  const multipart = (value: string) => {
+    const form = new FormData();
+    form.set('List-Unsubscribe', value);
+    return form;
+  };
   const suppressed = async () => (await call('GET', '/suppressions?channel=email')).json.items;
 
   it('puts both headers on LOW email only, and the one-click POST suppresses LOW for that address', async () => {
@@ -100,6 +106,7 @@ describe('one-click unsubscribe', () => {
     assert.equal((await oneClick(`/unsubscribe/${flipped}`)).status, 404);
     assert.equal((await fetch(`${herald.apiUrl}/unsubscribe/${flipped}`)).status, 404);
     assert.equal((await oneClick(path, 'List-Unsubscribe=Something')).status, 400);
+    assert.equal((await oneClick(path, multipart('Something'))).status, 400);
     assert.deepEqual(await suppressed(), []);
 
     assert.equal((await oneClick(path)).status, 200);
@@ -131,7 +138,7 @@ describe('one-click unsubscribe', () => {
       recipient: 'x@example.com',
     });
     assert.equal(Buffer.from(fresh, 'base64url').readUInt16BE(0), kid);
-    assert.equal((await oneClick(old)).status, 200);
+    assert.equal((await oneClick(old, multipart('One-Click'))).status, 200, 'multipart, as RFC 8058 allows');
     const items = await suppressed();
     assert.ok(items.some((s: { recipient: string }) => s.recipient === 'k***@example.com'));
   });
