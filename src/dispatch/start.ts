@@ -12,7 +12,7 @@ import {
 } from '../providers/registry.ts';
 import type { ProviderDeps } from '../providers/types.ts';
 import { suppressionKey } from '../suppressions/model.ts';
-import { createUnsubscribeTokens } from '../suppressions/unsubscribe-token.ts';
+import { createUnsubscribeTokens, type UnsubscribeTokens } from '../suppressions/unsubscribe-token.ts';
 import type { Renderer } from '../templates/render.ts';
 import { createScheduler } from './scheduler.ts';
 import { createWorker, type Worker } from './worker.ts';
@@ -34,11 +34,14 @@ export type WorkerDeps = CoreDeps & {
   reports: ReportSink;
   renderer: Renderer;
   metrics?: Metrics;
+  /** The process's unsubscribe tokens when the API shares this thread; else made here. */
+  unsubscribe?: UnsubscribeTokens;
 };
 
 /** The one-click unsubscribe link of a notification's recipient, under HERALD_PUBLIC_URL. */
 function unsubscribeLinks(deps: WorkerDeps) {
-  const tokens = createUnsubscribeTokens(deps.store.auth, deps.clock, deps.config.keyEncryptionSecret);
+  const tokens =
+    deps.unsubscribe ?? createUnsubscribeTokens(deps.store.auth, deps.clock, deps.config.keyEncryptionSecret);
   return async (record: NotificationRecord) => {
     const recipient = suppressionKey(record.recipient) ?? '';
     const token = await tokens.make({ tenant: record.tenant, channel: record.channel, recipient });
