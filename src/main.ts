@@ -9,8 +9,12 @@ import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config/config.ts';
 import type { CoreDeps } from './deps.ts';
 import { queueAdminRoutes } from './dispatch/admin-routes.ts';
-import { startDispatch } from './dispatch/start.ts';
-import { type DispatchThread, startDispatchThread, wantsDispatchThread } from './dispatch/thread.ts';
+import {
+  type DispatchThread,
+  startDispatchThread,
+  stopOnThreadExit,
+  wantsDispatchThread,
+} from './dispatch/thread.ts';
 import { buildApp } from './http/app.ts';
 import { healthRoutes } from './http/health.ts';
 import { createLogger } from './http/logger.ts';
@@ -113,13 +117,20 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
   return routes;
 }
 
-/** Opens the store and builds, once, every part the roles share. */
-export async function createDeps(config: Config, clock: Clock = systemClock): Promise<HeraldDeps> {
-  const threaded = wantsDispatchThread(config);
+/**
+ * Opens the store and builds, once, every part the roles share. `early` is a dispatch thread
+ * `herald start` started before loading this module (startEarly in dispatch/thread.ts).
+ */
+export async function createDeps(
+  config: Config,
+  clock: Clock = systemClock,
+  early?: DispatchThread,
+): Promise<HeraldDeps> {
+  const threaded = early !== undefined || wantsDispatchThread(config);
   // The worker role runs in its own thread when this process also serves HTTP; else here, if
   // asked for. The thread starts first and loads its modules while this thread opens (and
   // migrates) the store; it opens its own connection when told, after the migrations.
-  const thread = threaded ? startDispatchThread(config, stopOnThreadExit) : undefined;
+  const thread = early ?? (threaded ? startDispatchThread(config, stopOnThreadExit) : undefined);
   let store: Store;
   try {
     store = await createStore(config, { claims: !threaded });
@@ -173,16 +184,6 @@ export async function createDeps(config: Config, clock: Clock = systemClock): Pr
   }
 }
 
-/**
- * A dispatch thread that ends on its own (an uncaught error there) leaves a process that accepts
- * notifications it can no longer commit or deliver: stop it, so that its supervisor restarts it.
- * What was accepted is in the database, and leases the thread held expire and are retried.
- */
-function stopOnThreadExit(error: Error): void {
-  console.error(`Herald: ${error.message}; stopping`);
-  process.exit(1);
-}
-
 /** Builds the API/auth app (not listening) for the config's roles; tests use it with inject. */
 export function buildApi(deps: HeraldDeps, options: Parameters<typeof buildApp>[1] = {}): Promise<App> {
   return buildApp(
@@ -208,8 +209,12 @@ export function buildApi(deps: HeraldDeps, options: Parameters<typeof buildApp>[
 }
 
 /** Starts every role named in `config.roles` in this process. Used by `herald start` and by tests. */
-export async function startHerald(config: Config, clock: Clock = systemClock): Promise<Herald> {
-  const deps = await createDeps(config, clock);
+export async function startHerald(
+  config: Config,
+  clock: Clock = systemClock,
+  early?: DispatchThread,
+): Promise<Herald> {
+  const deps = await createDeps(config, clock, early);
   const closers: Array<() => Promise<void>> = [];
   const herald: Herald = {
     store: deps.store,
@@ -249,6 +254,8 @@ export async function startHerald(config: Config, clock: Clock = systemClock): P
       await thread.started;
       closers.push(() => thread.stop());
     } else if (roles.has('worker')) {
+      // Loaded only here: with a dispatch thread, the providers are that thread's alone.
+      const { startDispatch } = await import('./dispatch/start.ts');
       const dispatch = await startDispatch(deps);
       closers.push(() => dispatch.close());
     }

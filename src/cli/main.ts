@@ -1,10 +1,3 @@
-import { CLIENTS_HELP, runClients } from './clients.ts';
-import { KEYS_HELP, runKeys } from './keys.ts';
-import { OPENAPI_HELP, runOpenapi } from './openapi.ts';
-import { QUEUES_HELP, runQueues } from './queues.ts';
-import { runStart, START_HELP } from './start.ts';
-import { runUsers, USERS_HELP } from './users.ts';
-
 /** A CLI command: gets its arguments (after the command name) and the environment. */
 export type Command = (args: string[], env: NodeJS.ProcessEnv) => Promise<number>;
 
@@ -27,13 +20,17 @@ Examples:
 
 Configuration comes from the environment (see docs/configuration.md).`;
 
-const commands: Record<string, { run: Command; help: string }> = {
-  start: { run: runStart, help: START_HELP },
-  users: { run: runUsers, help: USERS_HELP },
-  clients: { run: runClients, help: CLIENTS_HELP },
-  keys: { run: runKeys, help: KEYS_HELP },
-  queues: { run: runQueues, help: QUEUES_HELP },
-  openapi: { run: runOpenapi, help: OPENAPI_HELP },
+/**
+ * Each command's module is loaded only when it runs: `herald start` starts its dispatch thread
+ * before the rest of Herald is loaded, and no command pays for another's modules.
+ */
+const commands: Record<string, () => Promise<{ run: Command; help: string }>> = {
+  start: () => import('./start.ts').then((m) => ({ run: m.runStart, help: m.START_HELP })),
+  users: () => import('./users.ts').then((m) => ({ run: m.runUsers, help: m.USERS_HELP })),
+  clients: () => import('./clients.ts').then((m) => ({ run: m.runClients, help: m.CLIENTS_HELP })),
+  keys: () => import('./keys.ts').then((m) => ({ run: m.runKeys, help: m.KEYS_HELP })),
+  queues: () => import('./queues.ts').then((m) => ({ run: m.runQueues, help: m.QUEUES_HELP })),
+  openapi: () => import('./openapi.ts').then((m) => ({ run: m.runOpenapi, help: m.OPENAPI_HELP })),
 };
 
 const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h' || arg === 'help';
@@ -45,11 +42,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
     console.log(USAGE);
     return name ? 0 : 1;
   }
-  const command = commands[name];
-  if (!command) {
+  const load = commands[name];
+  if (!load) {
     console.error(`Unknown command "${name}".\n\n${USAGE}`);
     return 1;
   }
+  const command = await load();
   if (rest.some(isHelp)) {
     console.log(command.help);
     return 0;

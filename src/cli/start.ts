@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '../config/config.ts';
-import { type Herald, startHerald } from '../main.ts';
+import { startDispatchThread, stopOnThreadExit, wantsDispatchThread } from '../dispatch/thread.ts';
+import type { Herald } from '../main.ts';
 
 export const START_HELP = `Usage: herald start
 
@@ -29,7 +30,11 @@ export async function runStart(_args: string[], env: NodeJS.ProcessEnv): Promise
   let herald: Herald;
   try {
     config = loadConfig(env);
-    herald = await startHerald(config);
+    // The dispatch thread starts before the rest of Herald is loaded: its modules load on the
+    // other core while this thread loads the API's (start-up to /health about 100 ms sooner).
+    const early = wantsDispatchThread(config) ? startDispatchThread(config, stopOnThreadExit) : undefined;
+    const { startHerald } = await import('../main.ts');
+    herald = await startHerald(config, undefined, early);
   } catch (error) {
     // Configuration problems (also those found at start, like a wrong key secret) get one readable line.
     if (error instanceof ConfigError) {

@@ -5,7 +5,8 @@ import type { MetricsSnapshot } from '../metrics.ts';
 import type { WakeSignal } from '../notifications/wakeup.ts';
 import type { EncodedNotification, IdempotentHit } from '../store/port/notifications.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
-import { RenderError, type Renderer } from '../templates/render.ts';
+import type { Renderer } from '../templates/render.ts';
+import { RenderError } from '../templates/render-error.ts';
 
 /**
  * The worker role in a thread of its own (docs/dispatch.md, "Threads"). With `npm start` the
@@ -74,6 +75,16 @@ const ENTRY = new URL('./thread-entry.js', import.meta.url);
 export function wantsDispatchThread(config: Config): boolean {
   const roles = new Set(config.roles);
   return config.dispatchThread && roles.has('worker') && (roles.has('api') || roles.has('auth'));
+}
+
+/**
+ * A dispatch thread that ends on its own (an uncaught error there) leaves a process that accepts
+ * notifications it can no longer commit or deliver: stop it, so that its supervisor restarts it.
+ * What was accepted is in the database, and leases the thread held expire and are retried.
+ */
+export function stopOnThreadExit(error: Error): void {
+  console.error(`Herald: ${error.message}; stopping`);
+  process.exit(1);
 }
 
 /**

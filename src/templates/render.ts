@@ -4,25 +4,8 @@ import { type Priority, priorityRank } from '../notifications/model.ts';
 import type { Store } from '../store/port/index.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
 import { hasLiquid, TEXT_FIELDS } from './liquid.ts';
+import { RenderError } from './render-error.ts';
 import { createRenderPool, type RenderPool } from './render-pool.ts';
-
-/**
- * A permanent rendering failure (missing variable, missing template version, bad syntax, or a
- * render limit: time, output size, range). The scheduler fails the notification at once, with
- * `message` as the event detail; a preview answers 400, or 422 RENDER_LIMIT when `limit`.
- */
-export class RenderError extends Error {
-  /** The content field that failed (`html`, `subject`...), when one did. */
-  readonly field: string | undefined;
-  /** A render limit (time, output size, range) rather than a template or variables problem. */
-  readonly limit: boolean;
-  constructor(message: string, field?: string, limit = false) {
-    super(message);
-    this.name = 'RenderError';
-    this.field = field;
-    this.limit = limit;
-  }
-}
 
 /** What rendering one notification reads of it (a NotificationRecord has all of it). */
 export interface RenderInput {

@@ -8,7 +8,8 @@ import type { RouteModule } from '../http/types.ts';
 import { ContentView } from '../notifications/schemas.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
 import { TEMPLATE_KEY, TemplateKey } from './key.ts';
-import { RenderError, type Renderer } from './render.ts';
+import type { Renderer } from './render.ts';
+import { RenderError } from './render-error.ts';
 import { contentOf, templateErrors } from './validate.ts';
 
 const Source = Type.String({ maxLength: 100_000 });

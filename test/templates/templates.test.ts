@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createRenderer, RenderError } from '../../src/templates/render.ts';
+import { createRenderer } from '../../src/templates/render.ts';
+import { RenderError } from '../../src/templates/render-error.ts';
 import { notificationsApp, send } from '../notifications/fixtures.ts';
 
 type T = Awaited<ReturnType<typeof notificationsApp>>;
