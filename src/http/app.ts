@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { VERSION } from '../version.ts';
 import { installErrorHandler } from './error-handler.ts';
-import { lazyValidators } from './lazy-validators.ts';
+import { lazySerializers, lazyValidators } from './lazy-compilers.ts';
 import { type LogFormat, loggerOptions } from './logger.ts';
 import { refuseNul } from './nul.ts';
 import { openapiOptions } from './openapi.ts';
@@ -44,7 +44,9 @@ export async function buildApp(spec: AppSpec, options: FastifyServerOptions = {}
     trustProxy: false,
     return503OnClosing: true,
     ...serverLimits(spec.requestTimeoutMs),
-    schemaController: { compilersFactory: { buildValidator: lazyValidators() } },
+    schemaController: {
+      compilersFactory: { buildValidator: lazyValidators(), buildSerializer: lazySerializers() },
+    },
     ajv: {
       customOptions: {
         removeAdditional: false,

@@ -1,7 +1,9 @@
 import AjvCompiler from '@fastify/ajv-compiler';
+import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 
 type BuildValidator = ReturnType<typeof AjvCompiler>;
 type Validate = ((...args: unknown[]) => unknown) & { errors?: unknown; schemaEnv?: unknown };
+type BuildSerializer = ReturnType<typeof SerializerSelector>;
 
 /**
  * Fastify's own ajv validators, each compiled on its route's first request instead of at
@@ -25,6 +27,24 @@ export function lazyValidators(): BuildValidator {
       Object.defineProperty(lazy, 'errors', { get: () => compiled().errors });
       Object.defineProperty(lazy, 'schemaEnv', { get: () => compiled().schemaEnv });
       return lazy as unknown as ReturnType<ReturnType<BuildValidator>>;
+    };
+  };
+}
+
+/**
+ * Fastify's own fast-json-stringify serializers, likewise compiled on the first response of
+ * each route and status instead of at start-up (about 40 ms of a 650 ms start, single starts on this machine).
+ */
+export function lazySerializers(): BuildSerializer {
+  const build = SerializerSelector();
+  return (externalSchemas, options) => {
+    const compile = build(externalSchemas, options);
+    return (route) => {
+      let serialize: ((doc: unknown) => string) | undefined;
+      return (doc) => {
+        serialize ??= compile(route);
+        return serialize(doc);
+      };
     };
   };
 }
