@@ -61,7 +61,10 @@ function ownerOnly(dataDir: string, file: string): void {
   }
 }
 
-/** Applies every `migrations/NNN_name.sql` not applied yet, each in its own transaction, in name order. */
+/**
+ * Applies every `migrations/NNN_name.sql` not applied yet, in name order, all in one transaction:
+ * all or none, and one fsync rather than one per file (a fresh database has 16 of them).
+ */
 export function migrate(db: SqliteDb): void {
   db.exec(
     'CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)',
@@ -75,14 +78,15 @@ export function migrate(db: SqliteDb): void {
   const files = readdirSync(MIGRATIONS_DIR)
     .filter((name) => name.endsWith('.sql'))
     .sort();
-  for (const name of files) {
-    if (applied.has(name)) continue;
-    const sql = readFileSync(new URL(name, MIGRATIONS_DIR), 'utf8');
-    db.transaction(() => {
-      db.exec(sql);
-      db.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)').run(name, Date.now());
-    })();
-  }
+  const pending = files.filter((name) => !applied.has(name));
+  if (pending.length === 0) return;
+  db.transaction(() => {
+    const record = db.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)');
+    for (const name of pending) {
+      db.exec(readFileSync(new URL(name, MIGRATIONS_DIR), 'utf8'));
+      record.run(name, Date.now());
+    }
+  })();
 }
 
 /**
