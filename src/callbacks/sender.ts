@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { Agent } from 'undici';
 import { openPrivateKey } from '../auth/key-crypto.ts';
 import type { Clock } from '../clock.ts';
 import { createRateWindow, type RateLimiter } from '../dispatch/rate-window.ts';
-import { isAllowedHost, publicOnlyLookup, refusedAtConnect, refusedUrl } from '../providers/outbound.ts';
+import { refusedUrl } from '../providers/outbound.ts';
 import type {
   CallbackRecord,
   FinishedAttempt,
@@ -13,10 +12,9 @@ import type {
 } from '../store/port/callbacks.ts';
 import type { Store } from '../store/port/index.ts';
 import { FANOUT_PAGE, fanOutStep } from './fanout.ts';
-import { signatureHeader } from './signing.ts';
+import { CALLBACK_TIMEOUT_MS } from './post.ts';
+import { createThreadedPoster } from './threaded-poster.ts';
 
-/** No answer within 10 s is a failed attempt, retried like any other. */
-const CALLBACK_TIMEOUT_MS = 10_000;
 /** Messages are retried for this long after the status change, then given up. */
 const CALLBACK_RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** After a rotation the old secret still signs (a second signature) for this long. */
@@ -31,10 +29,6 @@ const LEASE_MS = CALLBACK_TIMEOUT_MS * 3;
 const PASS_GAP_MS = 10;
 /** Delays after each failed attempt: soon once, then backing off to every two hours. */
 const RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000];
-
-const timedOut = (error: unknown) =>
-  (error as Error).name === 'TimeoutError' ||
-  /TIMEOUT/.test(String((error as { code?: unknown }).code ?? ''));
 
 function retryDelayOf(attempt: number): number {
   const base = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1] ?? 7_200_000;
@@ -84,8 +78,10 @@ const ANY = 0;
 export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
   const { store, clock, log } = deps;
   const owner = `cb-${randomUUID()}`;
-  const publicOnly = new Agent({ connect: { lookup: publicOnlyLookup } });
-  const listed = new Agent();
+  // The HTTPS requests (TLS, HTTP, signing) run in a thread of their own, never on the thread
+  // that claims and commits: with one callback on a 100,000 drain, dispatch went from 0.352x to
+  // 0.439x of its speed without callbacks (bench, 2 cores).
+  const poster = createThreadedPoster(deps.allowedHosts);
   const lanes = new Map<string, Lane>();
   const sending = new Set<Promise<void>>();
   const opened = new Map<string, string>();
@@ -126,43 +122,18 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     ) {
       secrets.push(open(callback.previousSecret, callback.id));
     }
-    try {
-      // The dispatcher's own request(), not fetch(): a callback is one small POST, and fetch's
-      // WHATWG streams cost several times more CPU per request on the thread that also dispatches.
-      const url = new URL(callback.url);
-      const dispatcher = isAllowedHost(url, deps.allowedHosts) ? listed : publicOnly;
-      const response = await dispatcher.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'Herald-Callbacks/1',
-          'webhook-id': message.id,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': signatureHeader(secrets, message.id, timestamp, message.body),
-        },
-        body: message.body,
-        headersTimeout: CALLBACK_TIMEOUT_MS,
-        bodyTimeout: CALLBACK_TIMEOUT_MS,
-        signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS),
-      });
-      // The answer is read (so the connection is reused) and dropped: never stored or logged.
-      // Redirects are not followed (a 3xx is a failed attempt).
-      await response.body.dump().catch(() => undefined);
-      const code = response.statusCode;
-      if (code >= 200 && code < 300) return done({ kind: 'delivered' }, code, null);
-      // 410: the receiver is gone for good; the pass disables the callback.
-      if (code === 410) return done({ kind: 'failed' }, code, null);
-      return done(retry(), code, null);
-    } catch (error) {
-      const detail = refusedAtConnect(error)
-        ? 'callback host resolves to a private address'
-        : timedOut(error)
-          ? `no answer within ${CALLBACK_TIMEOUT_MS / 1000} s`
-          : `request failed: ${((error as { cause?: Error }).cause ?? (error as Error)).message}`;
-      return done(retry(), null, detail);
-    }
+    const { statusCode: code, error } = await poster.post({
+      url: callback.url,
+      messageId: message.id,
+      timestamp,
+      secrets,
+      body: message.body,
+    });
+    if (code === null) return done(retry(), null, error);
+    if (code >= 200 && code < 300) return done({ kind: 'delivered' }, code, null);
+    // 410: the receiver is gone for good; the pass disables the callback.
+    if (code === 410) return done({ kind: 'failed' }, code, null);
+    return done(retry(), code, null);
   }
 
   /** Starts what the lane's slots and rate allow now; needs no database. */
@@ -196,6 +167,7 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
       }
     }
     const callbacks = await store.callbacks.enabled();
+    if (callbacks.length > 0) poster.warm();
     while ((await fanOutStep(store, clock, callbacks)) === FANOUT_PAGE && !closed);
     const enabled = new Map(callbacks.map((c) => [c.id, c]));
     for (const id of lanes.keys()) if (!enabled.has(id)) lanes.delete(id);
@@ -257,7 +229,7 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
       // What finished is recorded; what was claimed and never sent goes back when its lease ends.
       if (finished.length > 0)
         await store.callbacks.complete(owner, finished, clock.now()).catch(() => undefined);
-      await Promise.all([publicOnly.close(), listed.close()]);
+      await poster.close();
     },
   };
 }

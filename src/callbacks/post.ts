@@ -1,0 +1,83 @@
+import { Agent } from 'undici';
+import { isAllowedHost, publicOnlyLookup, refusedAtConnect } from '../providers/outbound.ts';
+import { signatureHeader } from './signing.ts';
+
+/** No answer within 10 s is a failed attempt, retried like any other. */
+export const CALLBACK_TIMEOUT_MS = 10_000;
+
+/** One signed POST of a callback message: everything the request needs, nothing of the store. */
+export interface PostRequest {
+  url: string;
+  /** The `webhook-id`, the same on every attempt. */
+  messageId: string;
+  /** Seconds since the epoch: the `webhook-timestamp`, signed with the body. */
+  timestamp: number;
+  /** The secrets that sign it (two for a day after a rotation). */
+  secrets: string[];
+  body: string;
+}
+
+/** The receiver's status code, or why there was none. */
+export interface PostAnswer {
+  statusCode: number | null;
+  error: string | null;
+}
+
+const timedOut = (error: unknown) =>
+  (error as Error).name === 'TimeoutError' ||
+  /TIMEOUT/.test(String((error as { code?: unknown }).code ?? ''));
+
+/**
+ * Sends callback messages as Standard Webhooks says: signed, one POST each, the answer read and
+ * dropped. Hosts not in `allowedHosts` are connected to only at public addresses (checked on the
+ * resolved address, so a name that resolves to a private one is refused at connect).
+ */
+export function createPoster(allowedHosts: readonly string[]) {
+  const publicOnly = new Agent({ connect: { lookup: publicOnlyLookup } });
+  const listed = new Agent();
+  return {
+    async post(request: PostRequest): Promise<PostAnswer> {
+      try {
+        // The dispatcher's own request(), not fetch(): a callback is one small POST, and fetch's
+        // WHATWG streams cost several times more CPU per request.
+        const url = new URL(request.url);
+        const dispatcher = isAllowedHost(url, allowedHosts) ? listed : publicOnly;
+        const response = await dispatcher.request({
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Herald-Callbacks/1',
+            'webhook-id': request.messageId,
+            'webhook-timestamp': String(request.timestamp),
+            'webhook-signature': signatureHeader(
+              request.secrets,
+              request.messageId,
+              request.timestamp,
+              request.body,
+            ),
+          },
+          body: request.body,
+          headersTimeout: CALLBACK_TIMEOUT_MS,
+          bodyTimeout: CALLBACK_TIMEOUT_MS,
+          signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS),
+        });
+        // The answer is read (so the connection is reused) and dropped: never stored or logged.
+        // Redirects are not followed (a 3xx is a failed attempt).
+        await response.body.dump().catch(() => undefined);
+        return { statusCode: response.statusCode, error: null };
+      } catch (error) {
+        const detail = refusedAtConnect(error)
+          ? 'callback host resolves to a private address'
+          : timedOut(error)
+            ? `no answer within ${CALLBACK_TIMEOUT_MS / 1000} s`
+            : `request failed: ${((error as { cause?: Error }).cause ?? (error as Error)).message}`;
+        return { statusCode: null, error: detail };
+      }
+    },
+    close: () => Promise.all([publicOnly.close(), listed.close()]).then(() => undefined),
+  };
+}
+
+export type Poster = ReturnType<typeof createPoster>;
