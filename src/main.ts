@@ -119,7 +119,7 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
 
 /**
  * Opens the store and builds, once, every part the roles share. `early` is a dispatch thread
- * `herald start` started before loading this module (startEarly in dispatch/thread.ts).
+ * `herald start` started before loading this module (cli/start.ts).
  */
 export async function createDeps(
   config: Config,
