@@ -49,7 +49,10 @@ export function createWorker(deps: WorkerDeps): Worker {
       try {
         await scheduler.maintainLeases();
         const result = await scheduler.step(true);
-        if (result.claimed.length > 0 || result.promoted > 0 || scheduler.pending() > 0) {
+        // A step that only ended rows (suppressed or expired) moved the queue too: more may be
+        // ready behind them, so step again instead of waiting for the next wake-up.
+        const moved = result.claimed.length + result.suppressed + result.expired + result.promoted;
+        if (moved > 0 || scheduler.pending() > 0) {
           // Let sends that answer at once (the sandbox) finish, so the next step writes them.
           await new Promise((resolve) => setImmediate(resolve));
           continue;

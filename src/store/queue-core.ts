@@ -198,9 +198,17 @@ function* applyTransitions(transitions: readonly Transition[], now: number): Pro
 }
 
 /**
+ * How many times one priority is claimed again in a step when suppressions stopped rows of its
+ * last claim (their room is given back). Bounded so that a step stays short whatever the backlog;
+ * the worker steps again at once after a step that stopped rows.
+ */
+const SUPPRESSED_ROUNDS = 4;
+
+/**
  * Claims ready rows in strict (priority, seq) order within the budget. Per priority, the driver
  * claims in seq order across the unpaused channels with room; once a priority leaves ready rows
  * behind for lack of budget, lower priorities wait (channel capacity alone does not hold them).
+ * A row a suppression stops takes no slot: its room goes to the next rows of the same priority.
  */
 function* claimInOrder(
   owner: string,
@@ -210,16 +218,16 @@ function* claimInOrder(
 ): Program<{ claimed: NotificationRecord[]; expired: number; backlog: boolean[]; suppressed: number }> {
   const view = pauseView(yield* call((d) => d.pauses(PAUSE_HISTORY)));
   const claimed: NotificationRecord[] = [];
-  const taken: NotificationRecord[] = [];
   const backlog = [false, false, false, false];
   const used: Record<Channel, number> = { email: 0, sms: 0, push: 0 };
   const events: EventInput[] = [];
+  const stopped = new Map<number, Transition>();
   let expired = 0;
   let shared = 0;
   let stop = false;
   for (const [priority, priorityLimit] of budget.perPriority.entries()) {
     const open = priority === 0 ? priorityLimit : Math.min(priorityLimit, budget.sharedLimit - shared);
-    const limit = stop ? 0 : Math.max(0, open);
+    let limit = stop ? 0 : Math.max(0, open);
     const caps: Record<Channel, number> = { email: 0, sms: 0, push: 0 };
     for (const channel of CHANNELS) {
       if (!view.isPaused(priority, channel))
@@ -228,27 +236,35 @@ function* claimInOrder(
     // Nothing to take: the backlog flag of a priority with rows but no budget is still needed,
     // so skip only when no channel has room either.
     if (limit === 0 && CHANNELS.every((c) => caps[c] === 0)) continue;
-    const result = yield* call((d) => d.claimPriority(owner, now, leaseUntil, priority, limit, caps));
-    for (const seq of result.expired) events.push({ seq, type: 'EXPIRED' });
-    expired += result.expired.length;
-    backlog[priority] = result.backlog;
-    for (const { record, touchedAt } of result.claimed) {
-      // A pause's THROTTLED event goes before the PROCESSING it delayed, once per pause.
-      const held = view.heldBy(priority, record.channel, record.createdAt, touchedAt);
-      if (held && !(yield* call((d) => d.hasThrottled(record.seq, held.pausedAt)))) {
-        events.push(pauseEvent(record.seq, held, record.createdAt));
+    for (let round = 0; round < SUPPRESSED_ROUNDS; round++) {
+      const result = yield* call((d) => d.claimPriority(owner, now, leaseUntil, priority, limit, caps));
+      for (const seq of result.expired) events.push({ seq, type: 'EXPIRED' });
+      expired += result.expired.length;
+      backlog[priority] = result.backlog;
+      const rows = result.claimed.map((c) => c.record);
+      const halted = yield* suppressedAmong(owner, rows);
+      for (const { record, touchedAt } of result.claimed) {
+        const halt = halted.get(record.seq);
+        if (halt) {
+          stopped.set(record.seq, halt);
+          continue;
+        }
+        // A pause's THROTTLED event goes before the PROCESSING it delayed, once per pause.
+        const held = view.heldBy(priority, record.channel, record.createdAt, touchedAt);
+        if (held && !(yield* call((d) => d.hasThrottled(record.seq, held.pausedAt)))) {
+          events.push(pauseEvent(record.seq, held, record.createdAt));
+        }
+        events.push({ seq: record.seq, type: 'PROCESSING', attempt: record.attempts });
+        used[record.channel] += 1;
+        caps[record.channel] -= 1;
+        claimed.push(record);
       }
-      used[record.channel] += 1;
-      taken.push(record);
+      const sendable = result.claimed.length - halted.size;
+      if (priority > 0) shared += sendable;
+      limit -= sendable;
+      if (result.backlog && limit <= 0) stop = true;
+      if (halted.size === 0 || !result.backlog || limit <= 0 || CHANNELS.every((c) => caps[c] <= 0)) break;
     }
-    if (priority > 0) shared += result.claimed.length;
-    if (result.backlog && result.claimed.length >= limit) stop = true;
-  }
-  const stopped = yield* suppressedAmong(owner, taken);
-  for (const record of taken) {
-    if (stopped.has(record.seq)) continue;
-    events.push({ seq: record.seq, type: 'PROCESSING', attempt: record.attempts });
-    claimed.push(record);
   }
   if (events.length > 0) yield* call((d) => d.appendEvents(events, now));
   yield* applyTransitions([...stopped.values()], now);

@@ -58,6 +58,25 @@ describe('worker loop', () => {
     await worker.stop(100);
   });
 
+  it('steps again at once after a step that only stopped suppressed rows', async () => {
+    const { store, wakeup, worker } = running(60_000);
+    stores.push(store);
+    await store.suppressions.add(
+      [{ tenant: 't1', channel: 'email', recipient: 'gone@example.com', reason: 'bounce' }],
+      Date.now(),
+    );
+    // More suppressed rows than one step may claim, then one that can be sent.
+    const gone = Array.from({ length: 400 }, () =>
+      newNotification({ recipient: { email: 'gone@example.com' }, createdAt: Date.now() }),
+    );
+    const [last] = (await seedMany(store, [...gone, newNotification({ createdAt: Date.now() })])).slice(-1);
+    worker.start();
+    wakeup.notify();
+    // Waiting for the one-minute poll between steps would time this out.
+    await until(async () => (await read(store, last as string)).record.status === 'DELIVERED');
+    await worker.stop(100);
+  });
+
   it('on stop, lets quick sends finish and releases slow ones without using their attempt', async () => {
     const { store, wakeup, worker } = running(50);
     stores.push(store);

@@ -126,6 +126,27 @@ export function suppressionsSuite(name: string, open: () => Promise<Store>): voi
       }
     });
 
+    it("gives a stopped row's slot to the next ready row of its priority, in the same step", async () => {
+      const store = await fresh();
+      await store.suppressions.add([{ ...bounce, recipient: 'bounced@example.com' }], T0);
+      const stoppedIds = await seedMany(
+        store,
+        Array.from({ length: 3 }, () => newNotification({ recipient: { email: 'bounced@example.com' } })),
+      );
+      const sendable = await seedMany(store, [newNotification(), newNotification()]);
+      // Room for two sends: the three stopped rows ahead of them take none of it.
+      const two = { email: 2, sms: 2, push: 2 };
+      const result = await cycle(store, {
+        claim: { perPriority: [2, 2, 2, 2], sharedLimit: 2, perChannel: [two, two, two, two] },
+      });
+      assert.equal(result.suppressed, 3);
+      assert.deepEqual(
+        result.claimed.map((r) => r.id),
+        sendable,
+      );
+      for (const id of stoppedIds) assert.equal((await read(store, id)).record.status, 'FAILED');
+    });
+
     it('commits the suppression a failed completion asks for with its FAILED', async () => {
       const store = await fresh();
       const [id] = await seedMany(store, [newNotification({ recipient: { email: 'gone@example.com' } })]);
