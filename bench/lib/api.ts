@@ -100,7 +100,7 @@ export interface NotificationView {
   status: string;
   priority: string;
   createdAt: string;
-  events: Array<{ type: string; at: string; attempt?: number }>;
+  events: Array<{ type: string; at: string; attempt?: number; provider?: string }>;
 }
 
 export async function getNotification(api: Api, id: string): Promise<NotificationView> {

@@ -14,6 +14,7 @@ export interface Sizes {
   isolation: { backlog: number; everyMs: number; forMs: number; lowRate: number };
   dispatch: { count: number };
   callbacks: { count: number; streams: number };
+  failover: { everyMs: number; downMs: number; backMs: number };
   claim: { sizes: number[]; claimsPerSize: number; claimBatch: number };
   memory: { backlog: number; drainSeconds: number };
   auth: { verifySeconds: number; login: RoundSize; loginConnections: number };
@@ -40,6 +41,7 @@ const FULL: Sizes = {
   isolation: { backlog: 1_000_000, everyMs: 10, forMs: 10_000, lowRate: 2000 },
   dispatch: { count: 200_000 },
   callbacks: { count: 100_000, streams: 100 },
+  failover: { everyMs: 10, downMs: 10_000, backMs: 15_000 },
   claim: { sizes: [10_000, 100_000, 1_000_000], claimsPerSize: 50, claimBatch: 128 },
   memory: { backlog: 1_000_000, drainSeconds: 10 },
   auth: { verifySeconds: 3, login: { seconds: 5 }, loginConnections: 4 },
@@ -53,6 +55,7 @@ const QUICK: Sizes = {
   isolation: { backlog: 2000, everyMs: 10, forMs: 500, lowRate: 200 },
   dispatch: { count: 1000 },
   callbacks: { count: 500, streams: 5 },
+  failover: { everyMs: 20, downMs: 1000, backMs: 7000 },
   claim: { sizes: [200, 1000, 4000], claimsPerSize: 5, claimBatch: 16 },
   memory: { backlog: 2000, drainSeconds: 1 },
   auth: { verifySeconds: 0.2, login: { amount: 20 }, loginConnections: 2 },
@@ -63,8 +66,9 @@ export const USAGE = `Usage: npm run bench -- [flags]
 
   --quick                  tiny sizes: checks the harness end to end in a minute or two
   --scenario NAME          run only this scenario (repeatable, or comma-separated):
-                           ingest, ingest-api-only, batch, batch-api-only, isolation,
-                           dispatch, claim, memory, auth (and ingest-postgres, dispatch-postgres)
+                           ingest, ingest-api-only, peer, batch, batch-api-only, isolation,
+                           abuse, dispatch, callbacks, suppressions, failover, claim, memory,
+                           render, auth, startup (and ingest-postgres, dispatch-postgres)
   --postgres               follow ingest and dispatch with the same on PostgreSQL (1 auth, 2 api
                            and worker processes; scenarios ingest-postgres, dispatch-postgres)
   --isolation-backlog N    LOW notifications queued before the isolation window (default 1000000)

@@ -4,6 +4,7 @@ import { batchApiOnlyScenario, batchScenario } from './batch.ts';
 import { callbacksScenario } from './callbacks.ts';
 import { claimScenario } from './claim.ts';
 import { dispatchScenario } from './dispatch.ts';
+import { failoverScenario } from './failover.ts';
 import { ingestApiOnlyScenario, ingestScenario } from './ingest.ts';
 import { isolationScenario } from './isolation.ts';
 import { memoryScenario } from './memory.ts';
@@ -25,6 +26,7 @@ export const SCENARIOS: Scenario[] = [
   dispatchScenario,
   callbacksScenario,
   suppressionsScenario,
+  failoverScenario,
   claimScenario,
   memoryScenario,
   renderScenario,

@@ -72,9 +72,12 @@ describe('worker loop', () => {
     const [last] = (await seedMany(store, [...gone, newNotification({ createdAt: Date.now() })])).slice(-1);
     worker.start();
     wakeup.notify();
-    // Waiting for the one-minute poll between steps would time this out.
-    await until(async () => (await read(store, last as string)).record.status === 'DELIVERED');
-    await worker.stop(100);
+    try {
+      // Waiting for the one-minute poll between steps would time this out.
+      await until(async () => (await read(store, last as string)).record.status === 'DELIVERED');
+    } finally {
+      await worker.stop(100);
+    }
   });
 
   it('on stop, lets quick sends finish and releases slow ones without using their attempt', async () => {
