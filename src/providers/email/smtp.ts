@@ -3,6 +3,7 @@ import type { Provider, ProviderDeps, SendResult } from '../types.ts';
 import { bareMessageId } from './message-id.ts';
 import { classifySmtpError, type SmtpErrorLike } from './smtp-errors.ts';
 import { fromDomain, parseSmtpUrl } from './smtp-options.ts';
+import { connectWithoutDelay } from './smtp-socket.ts';
 
 /** The SMTP provider's configuration (SMTP_URL, EMAIL_FROM). */
 export interface SmtpConfig {
@@ -50,6 +51,7 @@ export function createSmtpProvider(config: SmtpConfig, deps: ProviderDeps, name 
     ...(options.auth ? { auth: options.auth } : {}),
     maxConnections: options.maxConnections,
     maxMessages: options.maxMessages,
+    getSocket: connectWithoutDelay(options.host, options.port),
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
     socketTimeout: 30_000,

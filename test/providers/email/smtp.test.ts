@@ -61,15 +61,33 @@ describe('SMTP provider', () => {
     assert.equal(result.kind, 'transient');
   });
 
-  it('treats an unreachable server as transient', async () => {
+  it('treats an unreachable server as transient, and connects again once it is back', async () => {
     const closed = await startSmtpPeer();
-    const url = closed.url();
+    const port = closed.port;
     await closed.close();
-    const offline = createSmtpProvider({ url, from: FROM }, providerDeps().deps);
-    const result = await offline.send(email('ada@example.com'), never);
-    await offline.close?.();
-    assert.ok(!result.ok);
-    assert.equal(result.kind, 'transient');
+    const offline = createSmtpProvider(
+      { url: closed.url(undefined, undefined, 'maxConnections=2&rateLimit=0'), from: FROM },
+      providerDeps().deps,
+    );
+    try {
+      // More refusals than the pool has connections: none may keep a slot of the pool.
+      for (let i = 0; i < 3; i++) {
+        const result = await offline.send(email('ada@example.com'), AbortSignal.timeout(10_000));
+        assert.ok(!result.ok);
+        assert.equal(result.kind, 'transient');
+      }
+      const back = await startSmtpPeer({ port });
+      try {
+        // A pool that lost its slots would never send this; the signals end the waits.
+        const result = await offline.send(email('ada@example.com'), AbortSignal.timeout(10_000));
+        assert.equal(result.ok, true, JSON.stringify(result));
+        assert.equal(back.received.length, 1);
+      } finally {
+        await back.close();
+      }
+    } finally {
+      await offline.close?.();
+    }
   });
 
   it('reports bad credentials as a configuration error, not a recipient failure, without logging the password', async () => {
