@@ -236,7 +236,7 @@ function* claimInOrder(
     // Nothing to take: the backlog flag of a priority with rows but no budget is still needed,
     // so skip only when no channel has room either.
     if (limit === 0 && CHANNELS.every((c) => caps[c] === 0)) continue;
-    for (let round = 0; round < SUPPRESSED_ROUNDS; round++) {
+    for (let round = 1; ; round++) {
       const result = yield* call((d) => d.claimPriority(owner, now, leaseUntil, priority, limit, caps));
       for (const seq of result.expired) events.push({ seq, type: 'EXPIRED' });
       expired += result.expired.length;
@@ -264,6 +264,11 @@ function* claimInOrder(
       limit -= sendable;
       if (result.backlog && limit <= 0) stop = true;
       if (halted.size === 0 || !result.backlog || limit <= 0 || CHANNELS.every((c) => caps[c] <= 0)) break;
+      if (round === SUPPRESSED_ROUNDS) {
+        // Rows of this priority are left behind: lower priorities wait for the next step.
+        stop = true;
+        break;
+      }
     }
   }
   if (events.length > 0) yield* call((d) => d.appendEvents(events, now));

@@ -147,6 +147,30 @@ export function suppressionsSuite(name: string, open: () => Promise<Store>): voi
       for (const id of stoppedIds) assert.equal((await read(store, id)).record.status, 'FAILED');
     });
 
+    it('keeps lower priorities waiting while stopped rows of a higher one fill every round of a step', async () => {
+      const store = await fresh();
+      await store.suppressions.add([{ ...bounce, recipient: 'bounced@example.com' }], T0);
+      const gone = { recipient: { email: 'bounced@example.com' }, priority: 'NORMAL' as const };
+      await seedMany(
+        store,
+        Array.from({ length: 10 }, () => newNotification(gone)),
+      );
+      const [normal] = await seedMany(store, [newNotification({ priority: 'NORMAL' })]);
+      const [low] = await seedMany(store, [newNotification({ priority: 'LOW' })]);
+      const two = { email: 2, sms: 2, push: 2 };
+      const claim = { perPriority: [2, 2, 2, 2], sharedLimit: 4, perChannel: [two, two, two, two] };
+      // Four rounds of two stopped rows: NORMAL rows are still ready, so LOW is not claimed.
+      const first = await cycle(store, { claim });
+      assert.equal(first.suppressed, 8);
+      assert.deepEqual(first.claimed, []);
+      const second = await cycle(store, { claim });
+      assert.equal(second.suppressed, 2);
+      assert.deepEqual(
+        second.claimed.map((r) => r.id),
+        [normal, low],
+      );
+    });
+
     it('commits the suppression a failed completion asks for with its FAILED', async () => {
       const store = await fresh();
       const [id] = await seedMany(store, [newNotification({ recipient: { email: 'gone@example.com' } })]);
