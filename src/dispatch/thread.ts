@@ -95,12 +95,12 @@ export function stopOnThreadExit(error: Error): void {
 export function startDispatchThread(config: Config, onExit: (error: Error) => void): DispatchThread {
   const worker = new Worker(ENTRY, {
     workerData: { config },
-    // A bounded young generation: the thread's objects are short-lived rows and completions.
-    // 8 MiB took peak RSS with 1M queued from 385 to 339 MB, but in the abuse bench the thread
-    // then ran 618 scavenges (685 ms, the longest 23 ms) in front of CRITICAL claims; 16 MiB
-    // halved them (310, 395 ms, the longest 17 ms) for 272 -> 281 MB of peak RSS (32 MiB: 149
-    // scavenges, but 318 MB, over the 300 MB target). Idle RSS did not move (139, 140 MB).
-    resourceLimits: { maxYoungGenerationSizeMb: 16 },
+    // A small young generation: the thread's objects are short-lived rows and completions, and
+    // peak RSS with 1M queued fell from 385 to 339 MB with it (dispatch went no slower). 16 MiB
+    // halved the thread's scavenges in the abuse bench but did not reliably lower CRITICAL p99
+    // (8 to 26 ms across runs) and cost 13 to 17 MB of peak RSS, once past the 300 MB target
+    // (docs/dispatch.md).
+    resourceLimits: { maxYoungGenerationSizeMb: 8 },
   });
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
   let nextId = 1;
