@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { createStall, type Stall } from './stall.ts';
 
@@ -11,6 +13,8 @@ export interface ReceivedMail {
   headers: Map<string, string>;
   /** When its MAIL FROM arrived (the start of the transaction), epoch ms. */
   at: number;
+  /** Whether the session was encrypted (implicit TLS or after STARTTLS). */
+  secure: boolean;
 }
 
 export interface SmtpPeerOptions {
@@ -22,7 +26,14 @@ export interface SmtpPeerOptions {
   listen?: string;
   /** The port (default: a free one); a server back on the port of one that stopped. */
   port?: number;
+  /**
+   * TLS with the test CA's certificate for 127.0.0.1 (test/fixtures/push): from the first byte
+   * (`smtps://`), or offered through STARTTLS. None by default.
+   */
+  tls?: 'implicit' | 'starttls';
 }
+
+const FIXTURES = join(import.meta.dirname, '../../fixtures/push');
 
 /** A real SMTP server (smtp-server) on a free local port, recording what it receives. */
 export interface SmtpPeer {
@@ -64,9 +75,14 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
     authAttempts: 0,
   };
   const reject = options.rejectRecipients ?? {};
+  const tls =
+    options.tls === undefined
+      ? {}
+      : { key: readFileSync(join(FIXTURES, 'server.key')), cert: readFileSync(join(FIXTURES, 'server.pem')) };
   const serverOptions: SMTPServerOptions = {
-    secure: false,
-    disabledCommands: ['STARTTLS'],
+    ...tls,
+    secure: options.tls === 'implicit',
+    disabledCommands: options.tls === 'starttls' ? [] : ['STARTTLS'],
     disableReverseLookup: true,
     // A client's idle pooled connection does not hold a closing test up for the default 30 s.
     closeTimeout: 500,
@@ -115,6 +131,7 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
           raw,
           headers: parseHeaders(raw),
           at: mailFromAt.get(session.id) ?? Date.now(),
+          secure: session.secure,
         });
         callback(null, 'OK: queued as test');
       });
@@ -130,7 +147,8 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
     port,
     url(user?: string, pass?: string, query = '') {
       const auth = user ? `${encodeURIComponent(user)}:${encodeURIComponent(pass ?? '')}@` : '';
-      return `smtp://${auth}127.0.0.1:${port}${query ? `?${query}` : ''}`;
+      const scheme = options.tls === 'implicit' ? 'smtps' : 'smtp';
+      return `${scheme}://${auth}127.0.0.1:${port}${query ? `?${query}` : ''}`;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   });

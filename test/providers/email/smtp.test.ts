@@ -90,6 +90,27 @@ describe('SMTP provider', () => {
     }
   });
 
+  for (const tls of ['implicit', 'starttls'] as const)
+    it(`delivers over TLS (${tls === 'implicit' ? 'smtps://' : 'STARTTLS, tls=required'}) on the socket Herald opens`, async () => {
+      const secured = await startSmtpPeer({ tls, users: { herald: 'pw' } });
+      const query = tls === 'starttls' ? 'tls=required' : '';
+      const provider = createSmtpProvider(
+        { url: secured.url('herald', 'pw', query), from: FROM },
+        providerDeps().deps,
+      );
+      try {
+        const result = await provider.send(email('ada@example.com'), AbortSignal.timeout(10_000));
+        assert.equal(result.ok, true, JSON.stringify(result));
+        assert.deepEqual(
+          secured.received.map((m) => [m.to[0], m.secure]),
+          [['ada@example.com', true]],
+        );
+      } finally {
+        await provider.close?.();
+        await secured.close();
+      }
+    });
+
   it('reports bad credentials as a configuration error, not a recipient failure, without logging the password', async () => {
     const { deps, logged } = providerDeps();
     const wrong = createSmtpProvider({ url: peer.url('herald', 'wrong-password'), from: FROM }, deps);
