@@ -18,6 +18,11 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[rank - 1] as number;
 }
 
+/** p50, p99 and max of a set of latencies in ms, for a note. */
+export function spread(values: readonly number[]): string {
+  return `p50 ${percentile(values, 50)} ms, p99 ${percentile(values, 99)} ms, max ${Math.max(...values)} ms`;
+}
+
 /** Rounds to a number of significant digits, for readable figures in the table and JSON. */
 export function round(value: number, digits = 3): number {
   if (!Number.isFinite(value) || value === 0) return value;

@@ -1,4 +1,4 @@
-import { startSmtpPeer } from '../../test/helpers/peers/smtp.ts';
+import { type SmtpPeer, startSmtpPeer } from '../../test/helpers/peers/smtp.ts';
 import { login, type NotificationView } from '../lib/api.ts';
 import { notification } from '../lib/bodies.ts';
 import { startHerald } from '../lib/herald.ts';
@@ -6,16 +6,14 @@ import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { type PacedResult, runPaced } from '../lib/paced.ts';
 import { measured, type Row } from '../lib/report.ts';
-import { percentile } from '../lib/stats.ts';
+import { percentile, spread } from '../lib/stats.ts';
 import { sinceAcceptance, viewsWhen } from './isolation-latency.ts';
 import type { Scenario } from './types.ts';
 
 const sentBy = (view: NotificationView) => view.events.find((e) => e.type === 'SENT')?.provider;
 const failedFirst = (view: NotificationView) => view.events.some((e) => e.type === 'ATTEMPT_FAILED');
 const summary = (values: number[]) =>
-  values.length === 0
-    ? 'none'
-    : `p50 ${percentile(values, 50)} ms, p99 ${percentile(values, 99)} ms, max ${Math.max(...values)} ms, of ${values.length}`;
+  values.length === 0 ? 'none' : `${spread(values)}, of ${values.length}`;
 
 /**
  * Provider failover (issue 16): the primary SMTP server refuses every connection while one
@@ -29,7 +27,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
   const primaryPort = gone.port;
   await gone.close(); // nothing listens there now: connections are refused at once
   const fallback = await startSmtpPeer();
-  let primary: Awaited<ReturnType<typeof startSmtpPeer>> | undefined;
+  let primary: SmtpPeer | undefined;
   const herald = await startHerald({
     env: {
       // No rate limit (the default is 20/s): the paced CRITICAL load is more than that.

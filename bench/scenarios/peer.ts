@@ -9,7 +9,7 @@ import { runPaced } from '../lib/paced.ts';
 import { type PeerAuth, startPeer } from '../lib/peer.ts';
 import { measured, type Row } from '../lib/report.ts';
 import { shedNote } from '../lib/rounds.ts';
-import { median, percentile } from '../lib/stats.ts';
+import { median, percentile, spread } from '../lib/stats.ts';
 import { criticalLatencies } from './isolation-latency.ts';
 import type { Scenario } from './types.ts';
 
@@ -62,10 +62,6 @@ async function peerAuth(heraldUrl: string): Promise<PeerAuth> {
   const jwks = await (await fetch(`${heraldUrl}/.well-known/jwks.json`)).json();
   return { jwks, issuer: ISSUER, audience: AUDIENCE };
 }
-
-/** p50, p99 and max of a set of latencies, for a note. */
-const spread = (values: number[]) =>
-  `p50 ${percentile(values, 50)} ms, p99 ${percentile(values, 99)} ms, max ${Math.max(...values)} ms`;
 
 /**
  * CRITICAL beside a LOW backlog, the same on both: N LOW queued (Herald: the batch endpoint;

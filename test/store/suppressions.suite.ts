@@ -2,9 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Priority } from '../../src/notifications/model.ts';
 import type { Store } from '../../src/store/port/index.ts';
+import { everyPriority } from '../../src/store/port/queue.ts';
 import { cycle, newNotification, read, seedMany, T0 } from './queue-fixtures.ts';
 import { record, seed } from './reports.suite.ts';
 import { freshStores } from './suites.ts';
+
+/** Room for two sends on each channel. */
+const TWO_EACH = { email: 2, sms: 2, push: 2 };
 
 const bounce = {
   tenant: 't1',
@@ -135,9 +139,8 @@ export function suppressionsSuite(name: string, open: () => Promise<Store>): voi
       );
       const sendable = await seedMany(store, [newNotification(), newNotification()]);
       // Room for two sends: the three stopped rows ahead of them take none of it.
-      const two = { email: 2, sms: 2, push: 2 };
       const result = await cycle(store, {
-        claim: { perPriority: [2, 2, 2, 2], sharedLimit: 2, perChannel: [two, two, two, two] },
+        claim: { perPriority: [2, 2, 2, 2], sharedLimit: 2, perChannel: everyPriority(TWO_EACH) },
       });
       assert.equal(result.suppressed, 3);
       assert.deepEqual(
@@ -157,8 +160,7 @@ export function suppressionsSuite(name: string, open: () => Promise<Store>): voi
       );
       const [normal] = await seedMany(store, [newNotification({ priority: 'NORMAL' })]);
       const [low] = await seedMany(store, [newNotification({ priority: 'LOW' })]);
-      const two = { email: 2, sms: 2, push: 2 };
-      const claim = { perPriority: [2, 2, 2, 2], sharedLimit: 4, perChannel: [two, two, two, two] };
+      const claim = { perPriority: [2, 2, 2, 2], sharedLimit: 4, perChannel: everyPriority(TWO_EACH) };
       // Four rounds of two stopped rows: NORMAL rows are still ready, so LOW is not claimed.
       const first = await cycle(store, { claim });
       assert.equal(first.suppressed, 8);
