@@ -88,6 +88,9 @@ export function createUnsubscribeTokens(
     async open(token) {
       if (!/^[A-Za-z0-9_-]{40,2048}$/.test(token)) return undefined;
       const raw = Buffer.from(token, 'base64url');
+      // Only the one canonical spelling: base64url's last character carries spare bits that
+      // decoding ignores, so without this a few changed tokens would still open.
+      if (raw.toString('base64url') !== token) return undefined;
       if (raw.length <= 2 + IV_BYTES + TAG_BYTES) return undefined;
       const kid = raw.readUInt16BE(0);
       let key = keyOf(await keys(), kid);

@@ -143,6 +143,25 @@ describe('one-click unsubscribe', () => {
     assert.ok(items.some((s: { recipient: string }) => s.recipient === 'k***@example.com'));
   });
 
+  it("opens a token only in its own spelling: one with the last character's spare bits changed is 404", async () => {
+    // A recipient whose token length leaves spare bits in the last character (not a multiple of 4).
+    let target = { tenant: 'acme', channel: 'email' as const, recipient: '' };
+    let token = '';
+    for (let n = 1; token.length % 4 === 0; n++) {
+      target = { ...target, recipient: `${'s'.repeat(n)}@example.com` };
+      token = await herald.deps.unsubscribe.make(target);
+    }
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(token.at(-1) as string);
+    const spare = token.length % 4 === 2 ? 0b1111 : 0b11; // bits of the last character decoding drops
+    const sibling = `${token.slice(0, -1)}${alphabet[last ^ spare]}`;
+    assert.notEqual(sibling, token);
+    assert.deepEqual(Buffer.from(sibling, 'base64url'), Buffer.from(token, 'base64url'), 'same bytes');
+    assert.deepEqual(await herald.deps.unsubscribe.open(token), target);
+    assert.equal(await herald.deps.unsubscribe.open(sibling), undefined);
+    assert.equal((await oneClick(`/unsubscribe/${sibling}`)).status, 404);
+  });
+
   it('lists, checks, adds and removes suppressions by API; removal sends again; tenants stay apart', async () => {
     const other = await tokenFor(herald.deps, { role: 'admin', tenant: 'other' });
     const viewer = await tokenFor(herald.deps, { role: 'viewer', tenant: 'acme' });
