@@ -9,7 +9,7 @@ import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
 import { tempDir } from '../helpers/config.ts';
-import { type HeraldProcess, startHeraldProcess } from '../helpers/herald-process.ts';
+import { type HeraldProcess, passwordLogin, startHeraldProcess } from '../helpers/herald-process.ts';
 import { type CallbackReceiver, startCallbackReceiver } from '../helpers/peers/callback-receiver.ts';
 import { eventually } from '../providers/sms/wait.ts';
 
@@ -37,12 +37,7 @@ describe('callbacks across a crash', () => {
     };
     proc = await startHeraldProcess('crash-1', env);
     const api = proc.apiUrl as string;
-    const login = await fetch(`${api}/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    const token = ((await login.json()) as { access_token: string }).access_token;
+    const token = await passwordLogin(api, ADMIN);
     const call = (path: string, body: object) =>
       fetch(`${api}${path}`, {
         method: 'POST',

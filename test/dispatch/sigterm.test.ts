@@ -4,7 +4,7 @@ import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { tempDir } from '../helpers/config.ts';
-import { type HeraldProcess, startHeraldProcess } from '../helpers/herald-process.ts';
+import { type HeraldProcess, passwordLogin, startHeraldProcess } from '../helpers/herald-process.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'sigterm-test-password-1' };
 
@@ -28,12 +28,7 @@ describe('SIGTERM', () => {
       LOG_LEVEL: 'warn',
     });
     const api = proc.apiUrl as string;
-    const login = await fetch(`${api}/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    const token = ((await login.json()) as { access_token: string }).access_token;
+    const token = await passwordLogin(api, ADMIN);
     const notification = (local: string) => ({
       channel: 'email',
       recipient: { email: `${local}@example.com` },

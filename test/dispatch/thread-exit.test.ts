@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { tempDir } from '../helpers/config.ts';
-import { type HeraldProcess, startHeraldProcess } from '../helpers/herald-process.ts';
+import { type HeraldProcess, passwordLogin, startHeraldProcess } from '../helpers/herald-process.ts';
 import { eventually } from '../providers/sms/wait.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'thread-exit-password-1' };
@@ -69,12 +69,7 @@ describe('the dispatch thread ending on its own', () => {
   it('stops the process with code 1, and a restart delivers what was acknowledged', async () => {
     proc = await startHeraldProcess('herald', { ...env, NODE_OPTIONS: '--inspect=127.0.0.1:0' });
     const api = proc.apiUrl as string;
-    const login = await fetch(`${api}/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    const token = ((await login.json()) as { access_token: string }).access_token;
+    const token = await passwordLogin(api, ADMIN);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const accepted = await fetch(`${api}/notifications`, {
       method: 'POST',

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tempDir } from '../helpers/config.ts';
-import { type HeraldProcess, startHeraldProcess } from '../helpers/herald-process.ts';
+import { type HeraldProcess, passwordLogin, startHeraldProcess } from '../helpers/herald-process.ts';
 
 // `npm start`'s layout (docs/dispatch.md, "Threads"): HTTP on the main thread, the worker role
 // in the dispatch thread, whose SQLite connection also commits every new notification. The main
@@ -25,12 +25,7 @@ describe('the dispatch thread (npm start layout, one real process)', () => {
       LOG_LEVEL: 'warn',
     });
     api = proc.apiUrl as string;
-    const login = await fetch(`${api}/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    const token = ((await login.json()) as { access_token: string }).access_token;
+    const token = await passwordLogin(api, ADMIN);
     headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
   });
   after(async () => {

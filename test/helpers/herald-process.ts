@@ -101,3 +101,17 @@ export async function runHerald(
   const code = await new Promise<number>((resolve) => child.once('exit', (c) => resolve(c ?? 1)));
   return { code, output };
 }
+
+/** Signs in at a running Herald's API with a password; returns the access token. */
+export async function passwordLogin(
+  apiUrl: string,
+  user: { email: string; password: string },
+): Promise<string> {
+  const response = await fetch(`${apiUrl}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(user),
+  });
+  if (response.status !== 200) throw new Error(`login answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
