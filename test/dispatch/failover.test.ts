@@ -16,6 +16,7 @@ import { createRenderer } from '../../src/templates/render.ts';
 import { startSmppPeer } from '../helpers/peers/smpp.ts';
 import { type SmtpPeer, startSmtpPeer } from '../helpers/peers/smtp.ts';
 import { startTwilioPeer } from '../helpers/peers/twilio.ts';
+import { portOutsideEphemeralRange } from '../helpers/ports.ts';
 import { newNotification, read, seedMany } from '../store/queue-fixtures.ts';
 import { TWILIO_TOKEN } from '../webhooks/harness.ts';
 import { closeProviders, quiet, schedulerFor, settle, setup, storeKinds } from './harness.ts';
@@ -52,9 +53,7 @@ describe('provider failover', () => {
 
   for (const kind of kinds)
     it(`SMTP (${kind}): a primary that refuses connections hands every attempt to SMTP_FALLBACK_URL, and takes it back when up`, async () => {
-      const down = await startSmtpPeer();
-      const primaryPort = down.port;
-      await down.close(); // nothing listens there now: connections are refused
+      const primaryPort = await portOutsideEphemeralRange(); // nothing listens: connections are refused
       const fallback = await startSmtpPeer();
       closers.push(() => fallback.close());
       const env = await setup(kind, {

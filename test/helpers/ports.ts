@@ -12,3 +12,26 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** Whether a server can listen on `port` of 127.0.0.1 right now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port free on 127.0.0.1 that no other test takes meanwhile: below Linux's ephemeral range
+ * (32768 to 60999), where every `listen(0)` of the tests running beside this one lands. For a
+ * test that needs connections refused now and a server on the same port later: a port from
+ * freePort(), once closed, was taken by another test's peer (CI, Node 22: the "refused" primary
+ * answered as some other SMTP server).
+ */
+export async function portOutsideEphemeralRange(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    if (await canListen(port)) return port;
+  }
+}
