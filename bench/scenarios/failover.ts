@@ -1,4 +1,5 @@
 import { type SmtpPeer, startSmtpPeer } from '../../test/helpers/peers/smtp.ts';
+import { portOutsideEphemeralRange } from '../../test/helpers/ports.ts';
 import { login, type NotificationView } from '../lib/api.ts';
 import { notification } from '../lib/bodies.ts';
 import { startHerald } from '../lib/herald.ts';
@@ -23,9 +24,8 @@ const summary = (values: number[]) =>
  */
 async function run(options: BenchOptions): Promise<Row[]> {
   const s = options.sizes.failover;
-  const gone = await startSmtpPeer();
-  const primaryPort = gone.port;
-  await gone.close(); // nothing listens there now: connections are refused at once
+  // Nothing listens there: connections are refused at once (and no listen(0) takes the port).
+  const primaryPort = await portOutsideEphemeralRange();
   const fallback = await startSmtpPeer();
   let primary: SmtpPeer | undefined;
   const herald = await startHerald({

@@ -9,7 +9,12 @@ import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
 import { tempDir } from '../helpers/config.ts';
-import { type HeraldProcess, passwordLogin, startHeraldProcess } from '../helpers/herald-process.ts';
+import {
+  type HeraldProcess,
+  oneProcessEnv,
+  passwordLogin,
+  startHeraldProcess,
+} from '../helpers/herald-process.ts';
 import { type CallbackReceiver, startCallbackReceiver } from '../helpers/peers/callback-receiver.ts';
 import { eventually } from '../providers/sms/wait.ts';
 
@@ -26,15 +31,7 @@ describe('callbacks across a crash', () => {
   it('delivers the callback of a change committed just before a kill -9, after the restart', async () => {
     receiver = await startCallbackReceiver();
     const dataDir = tempDir('herald-callback-crash-');
-    const env = {
-      HERALD_DATA_DIR: dataDir,
-      HERALD_ROLES: 'auth,api,worker',
-      HERALD_API_PORT: '0',
-      HERALD_ADMIN_EMAIL: ADMIN.email,
-      HERALD_ADMIN_PASSWORD: ADMIN.password,
-      HERALD_CALLBACK_ALLOWED_HOSTS: receiver.host,
-      LOG_LEVEL: 'warn',
-    };
+    const env = oneProcessEnv(dataDir, ADMIN, { HERALD_CALLBACK_ALLOWED_HOSTS: receiver.host });
     proc = await startHeraldProcess('crash-1', env);
     const api = proc.apiUrl as string;
     const token = await passwordLogin(api, ADMIN);

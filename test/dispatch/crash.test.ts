@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { tempDir } from '../helpers/config.ts';
-import { type HeraldProcess, startHeraldProcess } from '../helpers/herald-process.ts';
+import { type HeraldProcess, oneProcessEnv, startHeraldProcess } from '../helpers/herald-process.ts';
 
 // Crash safety (issue 3): `kill -9` while 201s flow and while deliveries are in flight, restart
 // on the same data directory, then every acknowledged ID exists and reaches a terminal status;
@@ -13,17 +13,11 @@ const TERMINAL = new Set(['DELIVERED', 'FAILED', 'CANCELLED', 'EXPIRED']);
 
 describe('crash safety', () => {
   const dataDir = tempDir('herald-crash-');
-  const env = {
-    HERALD_DATA_DIR: dataDir,
-    HERALD_ROLES: 'auth,api,worker',
-    HERALD_API_PORT: '0',
-    HERALD_ADMIN_EMAIL: ADMIN.email,
-    HERALD_ADMIN_PASSWORD: ADMIN.password,
+  const env = oneProcessEnv(dataDir, ADMIN, {
     // Short leases so the restarted worker takes over the dead one's sends within seconds.
     HERALD_LEASE_MS: '3000',
     HERALD_SANDBOX_FAILURES: 'true',
-    LOG_LEVEL: 'warn',
-  };
+  });
   let proc: HeraldProcess | undefined;
   after(async () => {
     await proc?.stop(2000);

@@ -4,7 +4,12 @@ import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { tempDir } from '../helpers/config.ts';
-import { type HeraldProcess, passwordLogin, startHeraldProcess } from '../helpers/herald-process.ts';
+import {
+  type HeraldProcess,
+  oneProcessEnv,
+  passwordLogin,
+  startHeraldProcess,
+} from '../helpers/herald-process.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'sigterm-test-password-1' };
 
@@ -18,15 +23,10 @@ describe('SIGTERM', () => {
     timeout: 60_000,
   }, async () => {
     const dataDir = tempDir('herald-sigterm-');
-    proc = await startHeraldProcess('sigterm', {
-      HERALD_DATA_DIR: dataDir,
-      HERALD_ROLES: 'auth,api,worker',
-      HERALD_SANDBOX_FAILURES: 'true',
-      HERALD_API_PORT: '0',
-      HERALD_ADMIN_EMAIL: ADMIN.email,
-      HERALD_ADMIN_PASSWORD: ADMIN.password,
-      LOG_LEVEL: 'warn',
-    });
+    proc = await startHeraldProcess(
+      'sigterm',
+      oneProcessEnv(dataDir, ADMIN, { HERALD_SANDBOX_FAILURES: 'true' }),
+    );
     const api = proc.apiUrl as string;
     const token = await passwordLogin(api, ADMIN);
     const notification = (local: string) => ({

@@ -7,7 +7,12 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { tempDir } from '../helpers/config.ts';
-import { type HeraldProcess, passwordLogin, startHeraldProcess } from '../helpers/herald-process.ts';
+import {
+  type HeraldProcess,
+  oneProcessEnv,
+  passwordLogin,
+  startHeraldProcess,
+} from '../helpers/herald-process.ts';
 import { eventually } from '../providers/sms/wait.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'thread-exit-password-1' };
@@ -53,14 +58,7 @@ async function endThread(wsUrl: string, script: string): Promise<void> {
 
 describe('the dispatch thread ending on its own', () => {
   const dataDir = tempDir('herald-thread-exit-');
-  const env = {
-    HERALD_DATA_DIR: dataDir,
-    HERALD_ROLES: 'auth,api,worker',
-    HERALD_API_PORT: '0',
-    HERALD_ADMIN_EMAIL: ADMIN.email,
-    HERALD_ADMIN_PASSWORD: ADMIN.password,
-    LOG_LEVEL: 'warn',
-  };
+  const env = oneProcessEnv(dataDir, ADMIN);
   let proc: HeraldProcess | undefined;
   after(async () => {
     await proc?.stop(2000);

@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tempDir } from '../helpers/config.ts';
-import { type HeraldProcess, passwordLogin, startHeraldProcess } from '../helpers/herald-process.ts';
+import {
+  type HeraldProcess,
+  oneProcessEnv,
+  passwordLogin,
+  startHeraldProcess,
+} from '../helpers/herald-process.ts';
 
 // `npm start`'s layout (docs/dispatch.md, "Threads"): HTTP on the main thread, the worker role
 // in the dispatch thread, whose SQLite connection also commits every new notification. The main
@@ -16,14 +21,7 @@ describe('the dispatch thread (npm start layout, one real process)', () => {
   let headers: Record<string, string>;
 
   before(async () => {
-    proc = await startHeraldProcess('thread', {
-      HERALD_DATA_DIR: tempDir('herald-thread-'),
-      HERALD_ROLES: 'auth,api,worker',
-      HERALD_API_PORT: '0',
-      HERALD_ADMIN_EMAIL: ADMIN.email,
-      HERALD_ADMIN_PASSWORD: ADMIN.password,
-      LOG_LEVEL: 'warn',
-    });
+    proc = await startHeraldProcess('thread', oneProcessEnv(tempDir('herald-thread-'), ADMIN));
     api = proc.apiUrl as string;
     const token = await passwordLogin(api, ADMIN);
     headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };

@@ -102,6 +102,26 @@ export async function runHerald(
   return { code, output };
 }
 
+/**
+ * The environment of a `herald start` with the roles `npm start` runs bar the gateway, on
+ * `dataDir`, its API on a free port, `admin` bootstrapped, quiet logs; `extra` adds or overrides.
+ */
+export function oneProcessEnv(
+  dataDir: string,
+  admin: { email: string; password: string },
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    HERALD_DATA_DIR: dataDir,
+    HERALD_ROLES: 'auth,api,worker',
+    HERALD_API_PORT: '0',
+    HERALD_ADMIN_EMAIL: admin.email,
+    HERALD_ADMIN_PASSWORD: admin.password,
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
 /** Signs in at a running Herald's API with a password; returns the access token. */
 export async function passwordLogin(
   apiUrl: string,

@@ -23,7 +23,7 @@ function canListen(port: number): Promise<boolean> {
 }
 
 /**
- * A port free on 127.0.0.1 that no other test takes meanwhile: below Linux's ephemeral range
+ * A port free on 127.0.0.1 that nothing else here takes meanwhile: below Linux's ephemeral range
  * (32768 to 60999), where every `listen(0)` of the tests running beside this one lands. For a
  * test that needs connections refused now and a server on the same port later: a port from
  * freePort(), once closed, can be taken by another test's peer (likely why the failover test's
