@@ -3,11 +3,13 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { requireRoute } from '../lib/api.ts';
+import { notification } from '../lib/bodies.ts';
 import { deploy } from '../lib/deploy.ts';
 import { deliveredSpan, watchDrain } from '../lib/drain.ts';
 import { fillBacklog } from '../lib/fill.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
+import { runPaced } from '../lib/paced.ts';
 import { measured, type Row } from '../lib/report.ts';
 import { percentile } from '../lib/stats.ts';
 import type { Scenario } from './types.ts';
@@ -122,11 +124,56 @@ async function drain(count: number, streams: number, callback: boolean): Promise
   }
 }
 
+/**
+ * Callback lag while the receiver keeps up: notifications accepted at a steady `perSecond` (an
+ * open-loop sender in its own process) on `npm start`'s layout with one callback (DELIVERED),
+ * each callback's lag from the change to its receipt, under the default HERALD_CALLBACK_RATE
+ * (2,000/s). The burst above asks the bench's receiver, on the same 2 cores as Herald, for as
+ * many callbacks a second as dispatch makes changes.
+ */
+async function steady(perSecond: number, forMs: number): Promise<number[]> {
+  const receiver = await startReceiver();
+  const env = {
+    HERALD_CALLBACK_ALLOWED_HOSTS: receiver.host,
+    NODE_EXTRA_CA_CERTS: join(FIXTURES, 'ca.pem'),
+  };
+  const herald = await deploy('sqlite', { env });
+  try {
+    const created = await herald.api.request('POST', '/callbacks', {
+      url: receiver.url,
+      events: ['DELIVERED'],
+    });
+    if (created.status !== 201)
+      throw new Error(`POST /callbacks: ${created.status} ${JSON.stringify(created.body)}`);
+    progress(`callbacks (steady): ${perSecond.toLocaleString('en-US')}/s for ${forMs / 1000} s`);
+    const sent = await runPaced({
+      url: herald.api.url,
+      path: '/notifications',
+      headers: herald.api.auth,
+      body: JSON.stringify(notification('NORMAL')),
+      everyMs: 1000 / perSecond,
+      forMs,
+      collect: false,
+    });
+    if (sent.failures.length > 0) throw new Error(`steady sender: ${sent.failures.join('; ')}`);
+    const deadline = Date.now() + 60_000;
+    while (receiver.lags.length < sent.acceptedCount && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
+    if (receiver.lags.length < sent.acceptedCount)
+      throw new Error(`${receiver.lags.length} of ${sent.acceptedCount} callbacks received`);
+    return receiver.lags;
+  } finally {
+    await herald.stop();
+    await receiver.close();
+  }
+}
+
 export const callbacksScenario: Scenario = {
   name: 'callbacks',
   title: '15. Callbacks and live streams: lag, and their cost to dispatch',
   async run(options: BenchOptions): Promise<Row[]> {
-    const { count, streams } = options.sizes.callbacks;
+    const { count, streams, steadyPerSecond, steadyMs } = options.sizes.callbacks;
+    const steadyLags = await steady(steadyPerSecond, steadyMs);
     const baseline = await drain(count, 0, false);
     const callbackOnly = await drain(count, 0, true);
     const both = await drain(count, streams, true);
@@ -153,7 +200,27 @@ export const callbacksScenario: Scenario = {
           note: `HERALD_CALLBACK_RATE=${CALLBACK_RATE}; ${rate(d)} against ${rate(baseline)} without, from the store's DELIVERED events${extra}`,
         },
       );
+    const steadyNote = `${steadyLags.length.toLocaleString('en-US')} notifications at ${steadyPerSecond.toLocaleString('en-US')}/s, all received (the receiver keeps up with this rate)`;
     return [
+      measured(
+        'callbacks',
+        `callback lag p50, steady ${steadyPerSecond.toLocaleString('en-US')}/s`,
+        percentile(steadyLags, 50),
+        'ms',
+        {
+          note: steadyNote,
+        },
+      ),
+      measured(
+        'callbacks',
+        `callback lag p99, steady ${steadyPerSecond.toLocaleString('en-US')}/s`,
+        percentile(steadyLags, 99),
+        'ms',
+        {
+          target: { bound: 1000, better: 'lower', text: '<= 1 s' },
+          note: steadyNote,
+        },
+      ),
       ...lagRows(callbackOnly, 'one callback'),
       cost(callbackOnly, 'one callback'),
       ...lagRows(both, `one callback and ${streams} streams`),
