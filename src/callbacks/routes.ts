@@ -123,13 +123,9 @@ export const callbackRoutes: RouteModule<CoreDeps> = (app, deps) => {
         disabledReason: null,
         createdAt: clock.now(),
       };
-      // The fan-out starts at the log's head the first time; starting it now (a compare-and-set
-      // that does nothing once it runs) keeps the changes between this answer and the worker's
-      // first fan-out, which may come later (a worker process not started yet).
-      if ((await store.callbacks.fanoutCursor()) === null) {
-        await store.callbacks.fanOut(null, await store.statusLog.head(), [], callback.createdAt);
-      }
-      await store.callbacks.create(callback);
+      // It reports the changes after the log's head now: from this answer on, whenever a worker
+      // first reads for it (perhaps a worker process not started yet).
+      await store.callbacks.create(callback, await store.statusLog.head());
       return reply
         .code(201)
         .header('location', `/callbacks/${id}`)

@@ -11,7 +11,8 @@ import type {
   MessageOutcome,
 } from '../store/port/callbacks.ts';
 import type { Store } from '../store/port/index.ts';
-import { FANOUT_PAGE, fanOutStep } from './fanout.ts';
+import { createHead, type Head } from './head.ts';
+import { messagesFor } from './message.ts';
 import { CALLBACK_TIMEOUT_MS } from './post.ts';
 import { createThreadedPoster } from './threaded-poster.ts';
 
@@ -22,7 +23,19 @@ const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000;
 /** A leased message whose worker died is attempted again after this. */
 const LEASE_MS = CALLBACK_TIMEOUT_MS * 3;
 /**
- * Passes (commit the finished attempts, fan out, claim) run at most this often while busy: the
+ * A callback's head whose worker died is read by another after this; renewed on every pass that
+ * finds less than half of it left, so only a worker stalled this long loses it.
+ */
+const HEAD_LEASE_MS = 10_000;
+/** Messages of one head read and not yet recorded, at most (the log is read on as they settle). */
+const HEAD_WINDOW = 4096;
+/** Log rows one read takes, and reads per pass at most (a head catching up after a restart). */
+const LOG_PAGE = 1000;
+const PAGES_PER_PASS = 4;
+/** A head with nothing to record still moves its place over unreported changes this often. */
+const IDLE_ADVANCE_MS = 1000;
+/**
+ * Passes (record what finished, read the log, claim retries) run at most this often while busy: the
  * attempts of many sends share one transaction instead of an fsync each. Measured: one commit
  * per attempt on the dispatch thread's connection slowed a 100,000 drain to about 500/s.
  */
@@ -58,22 +71,31 @@ export interface CallbackSender {
   close(): Promise<void>;
 }
 
-/** One callback's part of the sender: its messages claimed and waiting, and those in flight. */
+/** One callback's part of the sender: its head, its retries claimed and waiting, and its sends. */
 interface Lane {
   callback: CallbackRecord;
+  /** The new changes read from the log, while this worker leases them. */
+  head?: Head;
+  headLeaseUntil: number;
+  headRecordedAt: number;
+  /** Messages from the outbox, claimed for a retry. */
   waiting: LeasedMessage[];
   inFlight: number;
   /** HERALD_CALLBACK_RATE, through the one rate limiter dispatch uses for providers. */
   rate: RateLimiter;
+  /** Its receiver answered 410. */
+  gone: boolean;
 }
 
 /** Callbacks have no priorities: every request takes the limiter's full rate (rank 0). */
 const ANY = 0;
 
 /**
- * The worker role's sender of status callbacks: fans the status log out to messages, claims
- * each callback's due messages into its own lane, and sends them signed as Standard Webhooks
- * says, within the lane's slots and rate. Finished attempts are committed together each pass.
+ * The worker role's sender of status callbacks: reads each callback's new changes from the status
+ * log (its head, leased by one worker at a time) and sends them signed as Standard Webhooks says,
+ * within the callback's slots and rate; a message whose attempt fails goes to the outbox, and
+ * the outbox's due messages are claimed and sent the same way. What finished is recorded
+ * together, once a pass.
  */
 export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
   const { store, clock, log } = deps;
@@ -136,14 +158,25 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     return done(retry(), code, null);
   }
 
-  /** Starts what the lane's slots and rate allow now; needs no database. */
+  /** Starts what the lane's slots and rate allow now, retries first; needs no database. */
   function pump(lane: Lane): void {
-    while (lane.waiting.length > 0 && lane.inFlight < deps.concurrency && !closed && lane.rate.tryTake(ANY)) {
-      const message = lane.waiting.shift() as LeasedMessage;
+    const { head } = lane;
+    // A receiver that answered 410 gets nothing more; the pass disables its callback.
+    while (
+      !lane.gone &&
+      (lane.waiting.length > 0 || head?.hasReady()) &&
+      lane.inFlight < deps.concurrency &&
+      !closed &&
+      lane.rate.tryTake(ANY)
+    ) {
+      const retry = lane.waiting.shift();
+      const message = retry ?? (head?.take() as LeasedMessage);
       lane.inFlight += 1;
       const task = attempt(lane.callback, message)
         .then((result) => {
-          finished.push(result);
+          if (result.statusCode === 410) lane.gone = true;
+          if (retry) finished.push(result);
+          else head?.finish(message, result);
         })
         .finally(() => {
           lane.inFlight -= 1;
@@ -155,40 +188,126 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     }
   }
 
+  /** Records the head's settled front and moves the callback's place past it. */
+  async function record(lane: Lane, now: number, force = false): Promise<void> {
+    const head = lane.head as Head;
+    const settled = head.settled(now);
+    if (!settled) return;
+    const { attempts, waiting } = settled.progress;
+    // Changes it does not report move its place too, but not a write every pass for them.
+    if (attempts.length + waiting.length === 0 && !force && now - lane.headRecordedAt < IDLE_ADVANCE_MS)
+      return;
+    const until = now + HEAD_LEASE_MS;
+    if (
+      await store.callbacks.advance(
+        head.callbackId,
+        owner,
+        head.cursor,
+        settled.to,
+        settled.progress,
+        now,
+        until,
+      )
+    ) {
+      head.recorded(settled);
+      lane.headLeaseUntil = until;
+      lane.headRecordedAt = now;
+    } else {
+      // Another worker leases it now (this one stalled past its lease) and reads from the place
+      // recorded: what this one sent and did not record is sent again, with the same ids.
+      lane.head = undefined;
+      log.warn({ callback: head.callbackId }, 'callback head lease lost; another worker reads it');
+    }
+  }
+
+  /** Takes or renews each lane's head lease; a new head starts at the callback's place. */
+  async function leaseHeads(now: number): Promise<void> {
+    for (const lane of lanes.values()) {
+      if (lane.head && lane.headLeaseUntil - now > HEAD_LEASE_MS / 2) continue;
+      const until = now + HEAD_LEASE_MS;
+      const cursor = await store.callbacks.leaseHead(lane.callback.id, owner, now, until);
+      if (cursor === undefined) lane.head = undefined;
+      else {
+        if (!lane.head || lane.head.cursor !== cursor) lane.head = createHead(lane.callback.id, cursor);
+        lane.headLeaseUntil = until;
+      }
+    }
+  }
+
+  /**
+   * Reads the log on for every head with room, from the least read of them: callbacks that keep
+   * up share each read. Each head takes its callback's messages past where it had read.
+   */
+  async function readLog(now: number): Promise<void> {
+    for (let page = 0; page < PAGES_PER_PASS && !closed; page++) {
+      const reading = [...lanes.values()].filter((l) => l.head && l.head.size() < HEAD_WINDOW);
+      if (reading.length === 0) return;
+      const from = reading
+        .map((l) => (l.head as Head).readTo)
+        .reduce((a, b) => (store.statusLog.compare(a, b) <= 0 ? a : b));
+      const rows = await store.statusLog.read(from, {
+        limit: LOG_PAGE,
+        since: now - CALLBACK_RETRY_WINDOW_MS,
+      });
+      const last = rows.at(-1);
+      if (!last) return;
+      for (const lane of reading) {
+        const head = lane.head as Head;
+        if (store.statusLog.compare(last.cursor, head.readTo) <= 0) continue;
+        const fresh = rows.filter((row) => store.statusLog.compare(row.cursor, head.readTo) > 0);
+        const messages = messagesFor(lane.callback, fresh);
+        const ids = [...new Set(messages.map((m) => m.message.notificationId))];
+        const pending = await store.callbacks.pendingAmong(lane.callback.id, ids);
+        // The lease may have gone while reading: the head is then another worker's.
+        if (lane.head === head) head.add(messages, last.cursor, pending);
+      }
+      if (rows.length < LOG_PAGE) return;
+    }
+  }
+
   async function pass(): Promise<void> {
+    const now = clock.now();
     if (finished.length > 0) {
       const batch = finished;
       finished = [];
-      await store.callbacks.complete(owner, batch, clock.now());
-      for (const gone of batch.filter((f) => f.statusCode === 410)) {
-        await store.callbacks.disable(gone.message.callbackId, 'the receiver answered 410 Gone', clock.now());
-        lanes.delete(gone.message.callbackId);
-        log.warn({ callback: gone.message.callbackId }, 'callback disabled: its receiver answered 410');
-      }
+      await store.callbacks.complete(owner, batch, now);
+    }
+    for (const lane of lanes.values()) if (lane.head) await record(lane, now, lane.gone);
+    for (const [id, lane] of lanes) {
+      if (!lane.gone) continue;
+      await store.callbacks.disable(id, 'the receiver answered 410 Gone', now);
+      lanes.delete(id);
+      log.warn({ callback: id }, 'callback disabled: its receiver answered 410');
     }
     const callbacks = await store.callbacks.enabled();
     if (callbacks.length > 0) poster.warm();
-    while ((await fanOutStep(store, clock, callbacks)) === FANOUT_PAGE && !closed);
     const enabled = new Map(callbacks.map((c) => [c.id, c]));
     for (const id of lanes.keys()) if (!enabled.has(id)) lanes.delete(id);
-    const now = clock.now();
+    for (const callback of callbacks) {
+      const lane = lanes.get(callback.id);
+      if (lane) lane.callback = callback;
+      else
+        lanes.set(callback.id, {
+          callback,
+          headLeaseUntil: 0,
+          headRecordedAt: now,
+          waiting: [],
+          inFlight: 0,
+          rate: createRateWindow(clock, deps.ratePerSecond),
+          gone: false,
+        });
+    }
+    await leaseHeads(now);
+    await readLog(now);
     for (const id of await store.callbacks.dueCallbacks(now, 1000)) {
-      const callback = enabled.get(id);
-      if (!callback || closed) continue;
-      const lane = lanes.get(id) ?? {
-        callback,
-        waiting: [],
-        inFlight: 0,
-        rate: createRateWindow(clock, deps.ratePerSecond),
-      };
-      lane.callback = callback;
-      lanes.set(id, lane);
+      const lane = lanes.get(id);
+      if (!lane || closed) continue;
       // Claim enough for a second at the lane's rate, beyond what it holds already.
       const room = Math.min(deps.ratePerSecond, deps.concurrency * 4) - lane.waiting.length - lane.inFlight;
       if (room > 0) lane.waiting.push(...(await store.callbacks.claim(id, owner, now, now + LEASE_MS, room)));
     }
-    // Every lane, not only the ones just claimed for: one that its rate held with nothing in
-    // flight has no completion to start it again, and its leased messages are not due.
+    // Every lane, not only the ones just read or claimed for: one that its rate held with
+    // nothing in flight has no completion to start it again.
     for (const lane of lanes.values()) pump(lane);
   }
 
@@ -226,9 +345,20 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
       clearInterval(timer);
       clearTimeout(scheduled);
       await Promise.allSettled([...sending]);
-      // What finished is recorded; what was claimed and never sent goes back when its lease ends.
-      if (finished.length > 0)
-        await store.callbacks.complete(owner, finished, clock.now()).catch(() => undefined);
+      // What finished is recorded; what was claimed and never sent goes back when its lease
+      // ends, and a head's unsent messages are read again by whichever worker leases it next.
+      const now = clock.now();
+      await Promise.resolve()
+        .then(async () => {
+          if (finished.length > 0) await store.callbacks.complete(owner, finished, now);
+          for (const lane of lanes.values()) {
+            if (!lane.head) continue;
+            await record(lane, now, true);
+            // Let go of the head at once (a lease that ends now), so a restart reads on at once.
+            if (lane.head) await store.callbacks.leaseHead(lane.callback.id, owner, now, now);
+          }
+        })
+        .catch(() => undefined);
       await poster.close();
     },
   };

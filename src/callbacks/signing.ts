@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 
 /**
  * Standard Webhooks signing (https://www.standardwebhooks.com): a secret is `whsec_` + base64 of
@@ -30,7 +30,11 @@ export function signatureHeader(
     .join(' ');
 }
 
-/** A message id (`webhook-id`): the same on every attempt, so receivers de-duplicate on it. */
-export function messageId(): string {
-  return `msg_${randomBytes(15).toString('base64url')}`;
+/**
+ * The message id (`webhook-id`) of a change for a callback: the same from every worker and on
+ * every attempt, since it comes from the callback and the change's place in the status log. A
+ * message sent again after a crash (at least once) keeps it, so receivers can de-duplicate.
+ */
+export function messageId(callbackId: string, cursor: string): string {
+  return `msg_${createHash('sha256').update(`${callbackId}\n${cursor}`).digest('base64url').slice(0, 20)}`;
 }

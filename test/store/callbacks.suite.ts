@@ -19,22 +19,36 @@ const callback = (over: Partial<CallbackRecord> = {}): CallbackRecord => ({
   ...over,
 });
 
-const message = (id: string, notificationId: string, callbackId = 'cb1') => ({
+const waiting = (id: string, notificationId: string, attempts = 0, dueAt = T0) => ({
   id,
-  callbackId,
+  callbackId: 'cb1',
   notificationId,
   body: `{"m":"${id}"}`,
+  attempts,
+  dueAt,
+  createdAt: T0,
 });
 
-/** Callbacks and their outbox (API.md §10): tenancy, the fan-out cursor, claim order and leases. */
+/** Puts messages in cb1's outbox the way the sender does: a head step that records them. */
+async function toOutbox(store: Store, messages: ReturnType<typeof waiting>[]): Promise<void> {
+  const from = await store.callbacks.leaseHead('cb1', 'head', T0, T0 + 10_000);
+  assert.ok(from !== undefined);
+  const progress = { attempts: [], waiting: messages };
+  assert.ok(await store.callbacks.advance('cb1', 'head', from, `${from}+`, progress, T0, T0 + 10_000));
+}
+
+/**
+ * Callbacks, their places in the status log and their outbox (API.md §10): tenancy, the head's
+ * lease and place, claim order and leases.
+ */
 export function callbacksSuite(name: string, open: () => Promise<Store>): void {
   describe(`callbacks store (${name})`, () => {
     const fresh = freshStores(open);
 
     it('keeps callbacks per tenant; rotation keeps the previous secret; removal takes the messages', async () => {
       const store = await fresh();
-      await store.callbacks.create(callback());
-      await store.callbacks.create(callback({ id: 'cb2', tenant: 'other' }));
+      await store.callbacks.create(callback(), 'c0');
+      await store.callbacks.create(callback({ id: 'cb2', tenant: 'other' }), 'c0');
       assert.deepEqual(
         (await store.callbacks.list('acme')).map((c) => c.id),
         ['cb1'],
@@ -48,36 +62,68 @@ export function callbacksSuite(name: string, open: () => Promise<Store>): void {
         ['whsec_y', 'whsec_x', T0 + 5],
       );
       assert.deepEqual(rotated?.events, ['SENT', 'DELIVERED']);
-      assert.ok(await store.callbacks.fanOut(null, 'c1', [message('m1', 'n1')], T0));
+      await toOutbox(store, [waiting('m1', 'n1')]);
       assert.equal(await store.callbacks.remove('other', 'cb1'), false);
       assert.equal(await store.callbacks.remove('acme', 'cb1'), true);
       assert.deepEqual(await store.callbacks.dueCallbacks(T0 + 10, 10), []);
     });
 
-    it('moves the fan-out cursor only from where the caller read it', async () => {
+    it("leases a callback's head to one worker at a time and moves its place only for that worker", async () => {
       const store = await fresh();
-      await store.callbacks.create(callback());
-      assert.equal(await store.callbacks.fanoutCursor(), null);
-      assert.equal(await store.callbacks.fanOut(null, 'c1', [message('m1', 'n1')], T0), true);
-      // A second worker that read the same cursor loses, and adds nothing.
-      assert.equal(await store.callbacks.fanOut(null, 'c1', [message('m2', 'n1')], T0), false);
-      assert.equal(await store.callbacks.fanoutCursor(), 'c1');
-      const claimed = await store.callbacks.claim('cb1', 'w1', T0, T0 + 30_000, 10);
+      await store.callbacks.create(callback(), 'c0');
+      assert.equal(await store.callbacks.leaseHead('cb1', 'w1', T0, T0 + 10_000), 'c0');
+      assert.equal(await store.callbacks.leaseHead('cb1', 'w2', T0 + 1, T0 + 10_001), undefined);
+      // Renewed by its holder; taken by another once it ran out.
+      assert.equal(await store.callbacks.leaseHead('cb1', 'w1', T0 + 2, T0 + 20_000), 'c0');
+      assert.equal(await store.callbacks.leaseHead('cb1', 'w2', T0 + 19_999, T0 + 30_000), undefined);
+      assert.equal(await store.callbacks.leaseHead('cb1', 'w2', T0 + 20_000, T0 + 30_000), 'c0');
+      const attempt = {
+        callbackId: 'cb1',
+        messageId: 'm1',
+        notificationId: 'n1',
+        attempt: 1,
+        statusCode: 204,
+        error: null,
+      };
+      const progress = { attempts: [attempt], waiting: [waiting('m2', 'n2', 1, T0 + 60_000)] };
+      // The worker whose lease ran out records nothing.
+      assert.equal(await store.callbacks.advance('cb1', 'w1', 'c0', 'c1', progress, T0, T0 + 40_000), false);
+      // Nor does one that read from another place than the one recorded.
+      assert.equal(await store.callbacks.advance('cb1', 'w2', 'c9', 'c1', progress, T0, T0 + 40_000), false);
+      assert.deepEqual(await store.callbacks.deliveries('acme', 'cb1', undefined, 10), []);
+      assert.deepEqual(await store.callbacks.dueCallbacks(T0 + 60_000, 10), []);
+      assert.equal(await store.callbacks.advance('cb1', 'w2', 'c0', 'c1', progress, T0, T0 + 40_000), true);
       assert.deepEqual(
-        claimed.map((m) => m.id),
-        ['m1'],
+        (await store.callbacks.deliveries('acme', 'cb1', undefined, 10))?.map((a) => [
+          a.messageId,
+          a.statusCode,
+        ]),
+        [['m1', 204]],
       );
+      // The message bound for a retry waits in the outbox until it is due, its attempt counted.
+      assert.deepEqual(await store.callbacks.pendingAmong('cb1', ['n1', 'n2', 'n3']), new Set(['n2']));
+      assert.deepEqual(await store.callbacks.dueCallbacks(T0 + 59_999, 10), []);
+      const [m2] = await store.callbacks.claim('cb1', 'w3', T0 + 60_000, T0 + 90_000, 10);
+      assert.deepEqual([m2?.id, m2?.attempt, m2?.body], ['m2', 2, '{"m":"m2"}']);
+      // The lease was renewed with the step; the place is where it moved to.
+      assert.equal(await store.callbacks.leaseHead('cb1', 'w1', T0 + 39_999, T0 + 50_000), undefined);
+      assert.equal(await store.callbacks.leaseHead('cb1', 'w1', T0 + 40_000, T0 + 50_000), 'c1');
+      // A lease that ends now lets another take it at once (a worker closing).
+      assert.equal(await store.callbacks.leaseHead('cb1', 'w1', T0 + 40_001, T0 + 40_001), 'c1');
+      assert.equal(await store.callbacks.leaseHead('cb1', 'w2', T0 + 40_001, T0 + 50_000), 'c1');
+      await store.callbacks.disable('cb1', '410', T0 + 40_002);
+      assert.equal(await store.callbacks.leaseHead('cb1', 'w2', T0 + 40_003, T0 + 50_000), undefined);
     });
 
     it("claims a notification's messages one at a time, in order, and fences completions by lease", async () => {
       const store = await fresh();
-      await store.callbacks.create(callback());
-      await store.callbacks.fanOut(
-        null,
-        'c1',
-        [message('a1', 'nA'), message('b1', 'nB'), message('a2', 'nA'), message('a3', 'nA')],
-        T0,
-      );
+      await store.callbacks.create(callback(), 'c0');
+      await toOutbox(store, [
+        waiting('a1', 'nA'),
+        waiting('b1', 'nB'),
+        waiting('a2', 'nA'),
+        waiting('a3', 'nA'),
+      ]);
       assert.deepEqual(await store.callbacks.dueCallbacks(T0, 10), ['cb1']);
       const first = await store.callbacks.claim('cb1', 'w1', T0, T0 + 30_000, 10);
       assert.deepEqual(
@@ -148,8 +194,8 @@ export function callbacksSuite(name: string, open: () => Promise<Store>): void {
 
     it('gives up the pending messages of a disabled callback', async () => {
       const store = await fresh();
-      await store.callbacks.create(callback());
-      await store.callbacks.fanOut(null, 'c1', [message('m1', 'n1')], T0);
+      await store.callbacks.create(callback(), 'c0');
+      await toOutbox(store, [waiting('m1', 'n1')]);
       await store.callbacks.disable('cb1', '410', T0 + 1);
       assert.deepEqual(await store.callbacks.enabled(), []);
       assert.equal((await store.callbacks.get('acme', 'cb1'))?.disabledReason, '410');

@@ -16,12 +16,37 @@ export interface CallbackRecord {
   createdAt: number;
 }
 
-/** A message the fan-out adds: one status change for one callback, its body fixed from then on. */
-export interface NewCallbackMessage {
+/**
+ * A message that waits in the outbox (callback_messages): one whose first attempt failed and is
+ * retried, or one held behind such a message of its notification. Messages whose first attempt
+ * succeeds never get a row: they are read from the status log and sent.
+ */
+export interface WaitingMessage {
   id: string;
   callbackId: string;
   notificationId: string;
   body: string;
+  /** Attempts made so far (0 when it was held without one). */
+  attempts: number;
+  dueAt: number;
+  /** When the status change happened: the 24 h of retries count from it. */
+  createdAt: number;
+}
+
+/** An attempt to record for GET /callbacks/{id}/deliveries. */
+export interface NewAttempt {
+  callbackId: string;
+  messageId: string;
+  notificationId: string;
+  attempt: number;
+  statusCode: number | null;
+  error: string | null;
+}
+
+/** What a head step settled: the attempts made and the messages that go to the outbox. */
+export interface HeadProgress {
+  attempts: readonly NewAttempt[];
+  waiting: readonly WaitingMessage[];
 }
 
 /** A message leased for one attempt, with what sending it needs. */
@@ -58,13 +83,17 @@ export interface AttemptRecord {
   at: number;
 }
 
-/** Callbacks, their outbox of messages and the attempts made (src/callbacks). */
+/**
+ * Callbacks (src/callbacks): each one's place in the status log, the messages waiting for a retry,
+ * and the attempts made.
+ */
 export interface CallbackStore {
-  create(callback: CallbackRecord): Promise<void>;
+  /** Adds a callback that reports the changes after `cursor` (the status log's head at creation). */
+  create(callback: CallbackRecord, cursor: string): Promise<void>;
   /** The tenant's callbacks, oldest first. */
   list(tenant: string): Promise<CallbackRecord[]>;
   get(tenant: string, id: string): Promise<CallbackRecord | undefined>;
-  /** Every enabled callback of every tenant (the fan-out's and the sender's view). */
+  /** Every enabled callback of every tenant (the sender's view). */
   enabled(): Promise<CallbackRecord[]>;
   /** Removes the callback with its messages and attempts; false when the tenant has no such one. */
   remove(tenant: string, id: string): Promise<boolean>;
@@ -72,18 +101,28 @@ export interface CallbackStore {
   rotateSecret(tenant: string, id: string, secret: string, now: number): Promise<boolean>;
   /** Disables the callback (its receiver answered 410) and gives up its pending messages. */
   disable(id: string, reason: string, now: number): Promise<void>;
-  /** The fan-out's place in the status log; null before the first fan-out. */
-  fanoutCursor(): Promise<string | null>;
   /**
-   * Adds the messages and moves the fan-out's cursor from `from` to `to`, in one transaction;
-   * false (and nothing added) when another process moved it first.
+   * Takes or renews the lease on reading the callback's new changes from the status log (its
+   * head) for `owner` until `leaseUntil`, and answers the callback's place in the log; undefined
+   * when another owner's lease is still running or the callback is gone or disabled.
    */
-  fanOut(
-    from: string | null,
+  leaseHead(id: string, owner: string, now: number, leaseUntil: number): Promise<string | undefined>;
+  /**
+   * Moves the callback's place in the log from `from` to `to`, renewing the lease, and records
+   * what the step settled, in one transaction; false (and nothing written) when `owner` no longer
+   * holds the lease or another owner moved the place first.
+   */
+  advance(
+    id: string,
+    owner: string,
+    from: string,
     to: string,
-    messages: readonly NewCallbackMessage[],
+    progress: HeadProgress,
     now: number,
+    leaseUntil: number,
   ): Promise<boolean>;
+  /** Which of these notifications have a message to this callback still pending in the outbox. */
+  pendingAmong(id: string, notificationIds: readonly string[]): Promise<Set<string>>;
   /** Enabled callbacks with a message due by `now` and not leased, oldest callback first. */
   dueCallbacks(now: number, limit: number): Promise<string[]>;
   /**

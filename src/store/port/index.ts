@@ -35,9 +35,9 @@ export interface Store {
   sandbox: SandboxStore;
   /** Each process's latest metrics, for the deployment's dashboard (src/metrics-publisher.ts). */
   processMetrics: ProcessMetricsStore;
-  /** Every status change in commit order: live streams and the callback fan-out read it. */
+  /** Every status change in commit order: live streams and the callback sender read it. */
   statusLog: StatusLogStore;
-  /** Status callbacks, their outbox of messages and attempts (src/callbacks). */
+  /** Status callbacks: their places in the log, outbox of retries and attempts (src/callbacks). */
   callbacks: CallbackStore;
   /** Recipients each tenant no longer sends to, per channel (src/suppressions). */
   suppressions: SuppressionStore;

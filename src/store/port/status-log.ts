@@ -2,7 +2,7 @@ import { STATUSES, type Status } from '../../notifications/model.ts';
 
 /**
  * The status log (docs/callbacks.md): every status event of every notification, in commit order,
- * read by the live streams and by the callback fan-out. It is the notification_events table
+ * read by the live streams and by the callback sender. It is the notification_events table
  * itself (a status change and its event are committed together), read with an opaque cursor
  * that each adapter makes gap-free for its database.
  */
@@ -22,7 +22,7 @@ export interface StatusLogStore {
 
 /** One status event of the log, with what a callback or a stream needs about its notification. */
 export interface LoggedStatus {
-  /** Its place in the log, opaque: the SSE event id and the fan-out's progress. */
+  /** Its place in the log, opaque: the SSE event id and a callback's progress. */
   cursor: string;
   notificationId: string;
   tenant: string;

@@ -21,9 +21,9 @@ interface LeasedRow {
  */
 export function createPostgresCallbacks(sql: Sql): CallbackStore {
   return {
-    async create(c) {
-      await sql`INSERT INTO callbacks (id, tenant, url, events, secret, created_at)
-        VALUES (${c.id}, ${c.tenant}, ${c.url}, ${json(c.events)}, ${c.secret}, ${c.createdAt})`;
+    async create(c, cursor) {
+      await sql`INSERT INTO callbacks (id, tenant, url, events, secret, created_at, cursor)
+        VALUES (${c.id}, ${c.tenant}, ${c.url}, ${json(c.events)}, ${c.secret}, ${c.createdAt}, ${cursor})`;
     },
     async list(tenant) {
       const rows = await sql<
@@ -63,23 +63,42 @@ export function createPostgresCallbacks(sql: Sql): CallbackStore {
         await tx`UPDATE callback_messages SET state = 'failed' WHERE callback_id = ${id} AND state = 'pending'`;
       });
     },
-    async fanoutCursor() {
-      const [row] = await sql<{ cursor: string | null }[]>`SELECT cursor FROM callback_fanout WHERE id = 1`;
-      return row?.cursor ?? null;
+    async leaseHead(id, owner, now, until) {
+      const [row] = await sql<{ cursor: string }[]>`UPDATE callbacks
+          SET head_owner = ${owner}, head_lease_until = ${until}
+        WHERE id = ${id} AND disabled_at IS NULL
+          AND (head_owner IS NULL OR head_owner = ${owner} OR head_lease_until <= ${now})
+        RETURNING cursor`;
+      return row?.cursor;
     },
-    async fanOut(from, to, messages, now) {
+    async advance(id, owner, from, to, progress, now, until) {
       return sql.begin(async (tx) => {
-        const moved = await tx`UPDATE callback_fanout SET cursor = ${to}
-          WHERE id = 1 AND cursor IS NOT DISTINCT FROM ${from}`;
+        const moved = await tx`UPDATE callbacks SET cursor = ${to}, head_lease_until = ${until}
+          WHERE id = ${id} AND head_owner = ${owner} AND cursor = ${from}`;
         if (moved.count === 0) return false;
-        if (messages.length > 0) {
+        if (progress.attempts.length > 0) {
+          await tx`INSERT INTO callback_attempts (callback_id, message_id, notification_id, attempt, status_code, error, at)
+            SELECT "callbackId", "messageId", "notificationId", attempt, "statusCode", error, ${now}::bigint
+            FROM json_to_recordset(${json(progress.attempts)}::text::json)
+              AS a("callbackId" text, "messageId" text, "notificationId" text, attempt int, "statusCode" int, error text)`;
+        }
+        if (progress.waiting.length > 0) {
           await tx`INSERT INTO callback_messages (id, callback_id, notification_id, body, state, attempts, due_at, created_at)
-            SELECT id, "callbackId", "notificationId", body, 'pending', 0, ${now}::bigint, ${now}::bigint
-            FROM json_to_recordset(${json(messages)}::text::json)
-              AS m(id text, "callbackId" text, "notificationId" text, body text)`;
+            SELECT id, "callbackId", "notificationId", body, 'pending', attempts, "dueAt", "createdAt"
+            FROM json_to_recordset(${json(progress.waiting)}::text::json)
+              AS m(id text, "callbackId" text, "notificationId" text, body text, attempts int, "dueAt" bigint, "createdAt" bigint)
+            ON CONFLICT (id) DO NOTHING`;
         }
         return true;
       });
+    },
+    async pendingAmong(id, notificationIds) {
+      if (notificationIds.length === 0) return new Set();
+      const rows = await sql<
+        { notification_id: string }[]
+      >`SELECT DISTINCT notification_id FROM callback_messages
+        WHERE callback_id = ${id} AND state = 'pending' AND notification_id = ANY(${notificationIds as string[]}::text[])`;
+      return new Set(rows.map((row) => row.notification_id));
     },
     async dueCallbacks(now, limit) {
       // One index seek per enabled callback, never a scan of the outbox (see the SQLite adapter).

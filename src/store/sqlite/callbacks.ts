@@ -1,12 +1,14 @@
-import type { CallbackStore } from '../port/callbacks.ts';
+import type { CallbackStore, NewAttempt } from '../port/callbacks.ts';
 import { type AttemptRow, attemptFromRow, type CallbackRow, callbackFromRow } from '../rows-status.ts';
-import type { SqliteDb } from './open.ts';
+import { relaxedSync, type SqliteDb } from './open.ts';
 
 /** The SQLite callbacks store: one connection, so a claim needs no row locks. */
 export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
+  // What the sender writes is redone if a power cut loses it (see relaxedSync): no fsync each.
+  const relaxed = relaxedSync(db);
   const insert = db.prepare(
-    `INSERT INTO callbacks (id, tenant, url, events, secret, previous_secret, rotated_at, disabled_at, disabled_reason, created_at)
-     VALUES (@id, @tenant, @url, @events, @secret, NULL, NULL, NULL, NULL, @createdAt)`,
+    `INSERT INTO callbacks (id, tenant, url, events, secret, previous_secret, rotated_at, disabled_at, disabled_reason, created_at, cursor)
+     VALUES (@id, @tenant, @url, @events, @secret, NULL, NULL, NULL, NULL, @createdAt, @cursor)`,
   );
   const list = db.prepare('SELECT * FROM callbacks WHERE tenant = ? ORDER BY created_at, id');
   const get = db.prepare('SELECT * FROM callbacks WHERE tenant = ? AND id = ?');
@@ -23,12 +25,27 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
   const abandon = db.prepare(
     "UPDATE callback_messages SET state = 'failed' WHERE callback_id = ? AND state = 'pending'",
   );
-  const cursor = db.prepare('SELECT cursor FROM callback_fanout WHERE id = 1').pluck();
-  const moveCursor = db.prepare('UPDATE callback_fanout SET cursor = ? WHERE id = 1 AND cursor IS ?');
-  const addMessage = db.prepare(
-    `INSERT INTO callback_messages (id, callback_id, notification_id, body, state, attempts, due_at, created_at)
-     VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
+  const leaseHead = db
+    .prepare(
+      `UPDATE callbacks SET head_owner = @owner, head_lease_until = @until
+        WHERE id = @id AND disabled_at IS NULL
+          AND (head_owner IS NULL OR head_owner = @owner OR head_lease_until <= @now)
+       RETURNING cursor`,
+    )
+    .pluck();
+  const moveHead = db.prepare(
+    'UPDATE callbacks SET cursor = ?, head_lease_until = ? WHERE id = ? AND head_owner = ? AND cursor = ?',
   );
+  const addWaiting = db.prepare(
+    `INSERT INTO callback_messages (id, callback_id, notification_id, body, state, attempts, due_at, created_at)
+     VALUES (?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+  );
+  const pendingAmong = db
+    .prepare(
+      `SELECT DISTINCT notification_id FROM callback_messages
+        WHERE callback_id = ? AND state = 'pending' AND notification_id IN (SELECT value FROM json_each(?))`,
+    )
+    .pluck();
   // Per enabled callback, one index seek for a due message: never a scan of the whole outbox,
   // which holds every message not yet delivered (100,000 after a burst; grouping them on every
   // pass took most of the dispatch thread).
@@ -67,16 +84,18 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
     'SELECT * FROM callback_attempts WHERE callback_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
   );
 
-  const fanOut = db.transaction((from: string | null, to: string, messages, now: number) => {
-    if (moveCursor.run(to, from).changes === 0) return false;
-    for (const m of messages) addMessage.run(m.id, m.callbackId, m.notificationId, m.body, now, now);
-    return true;
-  }) as (
-    from: string | null,
-    to: string,
-    messages: Parameters<CallbackStore['fanOut']>[2],
-    now: number,
-  ) => boolean;
+  const recordAttempt = (a: NewAttempt, now: number) =>
+    record.run(a.callbackId, a.messageId, a.notificationId, a.attempt, a.statusCode, a.error, now);
+
+  const advance = db.transaction(
+    (...[id, owner, from, to, progress, now, until]: Parameters<CallbackStore['advance']>) => {
+      if (moveHead.run(to, until, id, owner, from).changes === 0) return false;
+      for (const a of progress.attempts) recordAttempt(a, now);
+      for (const m of progress.waiting)
+        addWaiting.run(m.id, m.callbackId, m.notificationId, m.body, m.attempts, m.dueAt, m.createdAt);
+      return true;
+    },
+  );
 
   const completeAll = db.transaction(
     (owner: string, attempts: Parameters<CallbackStore['complete']>[1], now: number) => {
@@ -84,22 +103,15 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
         const state = outcome.kind === 'retry' ? 'pending' : outcome.kind;
         const dueAt = outcome.kind === 'retry' ? outcome.retryAt : now;
         settle.run(state, dueAt, message.id, owner, message.attempt);
-        record.run(
-          message.callbackId,
-          message.id,
-          message.notificationId,
-          message.attempt,
-          statusCode,
-          error,
-          now,
-        );
+        const { callbackId, id: messageId, notificationId, attempt } = message;
+        recordAttempt({ callbackId, messageId, notificationId, attempt, statusCode, error }, now);
       }
     },
   );
 
   return {
-    async create(callback) {
-      insert.run({ ...callback, events: JSON.stringify(callback.events) });
+    async create(callback, cursor) {
+      insert.run({ ...callback, events: JSON.stringify(callback.events), cursor });
     },
     async list(tenant) {
       return (list.all(tenant) as CallbackRow[]).map(callbackFromRow);
@@ -128,40 +140,46 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
         abandon.run(id);
       })();
     },
-    async fanoutCursor() {
-      return (cursor.get() as string | null) ?? null;
+    async leaseHead(id, owner, now, until) {
+      return relaxed(() => leaseHead.get({ id, owner, now, until }) as string | undefined);
     },
-    async fanOut(from, to, messages, now) {
-      return fanOut(from, to, messages, now);
+    async advance(id, owner, from, to, progress, now, until) {
+      return relaxed(() => advance(id, owner, from, to, progress, now, until));
+    },
+    async pendingAmong(id, notificationIds) {
+      if (notificationIds.length === 0) return new Set();
+      return new Set(pendingAmong.all(id, JSON.stringify(notificationIds)) as string[]);
     },
     async dueCallbacks(now, limit) {
       return due.all({ now, limit }) as string[];
     },
     async claim(callbackId, owner, now, leaseUntil, limit) {
-      return db.transaction(() => {
-        const seqs = claimable.all({ callback: callbackId, now, limit }) as number[];
-        return seqs.map((seq) => {
-          const row = lease.get(owner, leaseUntil, seq) as {
-            id: string;
-            callback_id: string;
-            notification_id: string;
-            body: string;
-            attempts: number;
-            created_at: number;
-          };
-          return {
-            id: row.id,
-            callbackId: row.callback_id,
-            notificationId: row.notification_id,
-            body: row.body,
-            attempt: row.attempts,
-            createdAt: row.created_at,
-          };
-        });
-      })();
+      return relaxed(
+        db.transaction(() => {
+          const seqs = claimable.all({ callback: callbackId, now, limit }) as number[];
+          return seqs.map((seq) => {
+            const row = lease.get(owner, leaseUntil, seq) as {
+              id: string;
+              callback_id: string;
+              notification_id: string;
+              body: string;
+              attempts: number;
+              created_at: number;
+            };
+            return {
+              id: row.id,
+              callbackId: row.callback_id,
+              notificationId: row.notification_id,
+              body: row.body,
+              attempt: row.attempts,
+              createdAt: row.created_at,
+            };
+          });
+        }),
+      );
     },
     async complete(owner, attempts, now) {
-      completeAll(owner, attempts, now);
+      relaxed(() => completeAll(owner, attempts, now));
     },
     async deliveries(tenant, id, before, limit) {
       if (!get.get(tenant, id)) return undefined;

@@ -10,7 +10,7 @@ import {
   statsGrid,
 } from '../queue-core.ts';
 import { frontRank, joinRank, joins } from './lanes.ts';
-import type { SqliteDb } from './open.ts';
+import { relaxedSync, type SqliteDb } from './open.ts';
 import { createClaimPriority } from './queue-claim.ts';
 import { addSuppressionsSync, matchSuppressionsSync } from './suppressions.ts';
 
@@ -167,31 +167,6 @@ function createStats(db: SqliteDb) {
     groups.push(...(waiting.all() as QueueGroup[]), ...(leased.all() as QueueGroup[]));
     return statsGrid(groups, paused.all() as Array<{ priority: number; channel: string }>);
   });
-}
-
-/**
- * Runs the worker's own transactions with synchronous=NORMAL instead of FULL. In WAL mode a NORMAL
- * commit survives a process crash (kill -9: the frames are in the OS already); only a power cut
- * can lose the latest ones, and what they held (claims, completions, renewals) is redone by
- * at-least-once delivery: the row is still ready or leased, so it is sent again. Acceptance keeps
- * FULL (a 201 must survive a power cut), and its next fsync of the WAL flushes these frames too.
- * Measured on the dev VM: a FULL commit waits ~4.5 ms for fsync, a NORMAL one ~0.1 ms, which is
- * most of a claim's latency and of the worker's per-cycle cost.
- */
-function relaxedSync(db: SqliteDb) {
-  const level = db.prepare('PRAGMA synchronous').pluck();
-  const normal = db.prepare('PRAGMA synchronous = NORMAL');
-  const full = db.prepare('PRAGMA synchronous = FULL');
-  return <T>(work: () => T): T => {
-    // 2 = FULL, 3 = EXTRA; anything lower (a bench's OFF) is left as it is.
-    if ((level.get() as number) < 2) return work();
-    normal.run();
-    try {
-      return work();
-    } finally {
-      full.run();
-    }
-  };
 }
 
 /** The SQLite queue: every cycle is one IMMEDIATE transaction (one commit, one fsync). */

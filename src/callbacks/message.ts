@@ -1,0 +1,38 @@
+import { changeOf } from '../notifications/changes.ts';
+import type { CallbackRecord, LeasedMessage } from '../store/port/callbacks.ts';
+import type { LoggedStatus } from '../store/port/status-log.ts';
+import { messageId } from './signing.ts';
+
+/** A callback's message for one status change, with its place in the status log. */
+export interface LogMessage {
+  cursor: string;
+  message: LeasedMessage;
+}
+
+/**
+ * The messages a page of the status log makes for one callback: its tenant's changes to the
+ * statuses it reports, made after it was created. Each body (`{ type, timestamp, data }`) is
+ * fixed here; a message that waits for a retry keeps it.
+ */
+export function messagesFor(callback: CallbackRecord, rows: readonly LoggedStatus[]): LogMessage[] {
+  const messages: LogMessage[] = [];
+  for (const row of rows) {
+    if (row.tenant !== callback.tenant || row.at < callback.createdAt) continue;
+    if (!callback.events.includes(row.type)) continue;
+    const change = changeOf(row);
+    if (!change) continue;
+    const body = JSON.stringify({ type: 'notification.status', timestamp: change.event.at, data: change });
+    messages.push({
+      cursor: row.cursor,
+      message: {
+        id: messageId(callback.id, row.cursor),
+        callbackId: callback.id,
+        notificationId: change.notificationId,
+        body,
+        attempt: 1,
+        createdAt: row.at,
+      },
+    });
+  }
+  return messages;
+}
