@@ -11,6 +11,7 @@ import type {
   MessageOutcome,
 } from '../store/port/callbacks.ts';
 import type { Store } from '../store/port/index.ts';
+import type { LoggedStatus } from '../store/port/status-log.ts';
 import { createHead, type Head } from './head.ts';
 import { messagesFor } from './message.ts';
 import { CALLBACK_TIMEOUT_MS } from './post.ts';
@@ -236,32 +237,40 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
 
   /**
    * Reads the log on for every head with room, from the least read of them: callbacks that keep
-   * up share each read. Each head takes its callback's messages past where it had read.
+   * up share each read, and the database skips the changes none of them reports (other tenants,
+   * other statuses). Each head takes its callback's messages past where it had read.
    */
   async function readLog(now: number): Promise<void> {
+    const log = store.statusLog;
     for (let page = 0; page < PAGES_PER_PASS && !closed; page++) {
       const reading = [...lanes.values()].filter((l) => l.head && l.head.size() < HEAD_WINDOW);
       if (reading.length === 0) return;
       const from = reading
         .map((l) => (l.head as Head).readTo)
-        .reduce((a, b) => (store.statusLog.compare(a, b) <= 0 ? a : b));
-      const rows = await store.statusLog.read(from, {
+        .reduce((a, b) => (log.compare(a, b) <= 0 ? a : b));
+      // Read up to the log's head as it is now: a page that is not full has seen all of it.
+      const end = await log.head();
+      if (log.compare(end, from) <= 0) return;
+      const rows = await log.read(from, {
+        until: end,
         limit: LOG_PAGE,
         since: now - CALLBACK_RETRY_WINDOW_MS,
+        types: [...new Set(reading.flatMap((l) => l.callback.events))],
+        tenants: [...new Set(reading.map((l) => l.callback.tenant))],
       });
-      const last = rows.at(-1);
-      if (!last) return;
+      const full = rows.length === LOG_PAGE;
+      const readTo = full ? (rows.at(-1) as LoggedStatus).cursor : end;
       for (const lane of reading) {
         const head = lane.head as Head;
-        if (store.statusLog.compare(last.cursor, head.readTo) <= 0) continue;
-        const fresh = rows.filter((row) => store.statusLog.compare(row.cursor, head.readTo) > 0);
+        if (log.compare(readTo, head.readTo) <= 0) continue;
+        const fresh = rows.filter((row) => log.compare(row.cursor, head.readTo) > 0);
         const messages = messagesFor(lane.callback, fresh);
         const ids = [...new Set(messages.map((m) => m.message.notificationId))];
         const pending = await store.callbacks.pendingAmong(lane.callback.id, ids);
         // The lease may have gone while reading: the head is then another worker's.
-        if (lane.head === head) head.add(messages, last.cursor, pending);
+        if (lane.head === head) head.add(messages, readTo, pending);
       }
-      if (rows.length < LOG_PAGE) return;
+      if (!full) return;
     }
   }
 

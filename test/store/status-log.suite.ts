@@ -70,6 +70,26 @@ export function statusLogSuite(name: string, open: () => Promise<Store>): void {
       assert.equal((await store.statusLog.read(start, { since: T0 + 5000, limit: 100 })).length, 0);
       assert.equal(await store.statusLog.head(), rows.at(-1)?.cursor);
       assert.equal((await store.statusLog.read(await store.statusLog.head(), { limit: 10 })).length, 0);
+      // `types` and `tenants` leave out the others' events, in the database.
+      const delivered = await store.statusLog.read(start, { limit: 100, types: ['DELIVERED'] });
+      assert.deepEqual(
+        delivered.map((r) => [r.cursor, r.type, r.previous]),
+        rows.filter((r) => r.type === 'DELIVERED').map((r) => [r.cursor, 'DELIVERED', 'SENT']),
+      );
+      assert.equal(delivered.length, 2);
+      const acme = await store.statusLog.read(start, {
+        limit: 100,
+        tenants: ['acme'],
+        types: ['SENT', 'DELIVERED'],
+      });
+      assert.deepEqual(
+        acme.map((r) => [r.notificationId, r.type]),
+        [
+          [a, 'SENT'],
+          [a, 'DELIVERED'],
+        ],
+      );
+      assert.equal((await store.statusLog.read(start, { limit: 100, tenants: ['nobody'] })).length, 0);
     });
 
     if (name === 'postgres') {

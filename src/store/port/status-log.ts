@@ -15,9 +15,18 @@ export interface StatusLogStore {
   compare(a: string, b: string): number;
   /**
    * Status events after `after`, oldest first, at most `limit`; with `until`, none after it, and
-   * with `since`, none older than it (epoch ms).
+   * with `since`, none older than it (epoch ms). With `types` or `tenants`, only events to those
+   * statuses or of those tenants' notifications (the others are skipped in the database).
    */
-  read(after: string, options: { until?: string; since?: number; limit: number }): Promise<LoggedStatus[]>;
+  read(after: string, options: LogReadOptions): Promise<LoggedStatus[]>;
+}
+
+export interface LogReadOptions {
+  until?: string;
+  since?: number;
+  limit: number;
+  types?: readonly Status[];
+  tenants?: readonly string[];
 }
 
 /** One status event of the log, with what a callback or a stream needs about its notification. */

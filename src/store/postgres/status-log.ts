@@ -36,6 +36,8 @@ export function createPostgresStatusLog(sql: Sql): StatusLogStore {
     async read(after, options) {
       const [afterTx, afterId] = parts(after);
       const [untilTx, untilId] = parts(options.until ?? MAX);
+      const types = options.types ? [...options.types] : null;
+      const tenants = options.tenants ? [...options.tenants] : null;
       const rows = await sql<Array<LoggedRow & { tx: string; id: number }>>`
         SELECT e.tx::text AS tx, e.id, ${sql.unsafe(loggedColumns(STATUS_TYPES_SQL))}
           FROM notification_events e JOIN notifications n ON n.seq = e.notification_seq
@@ -43,6 +45,8 @@ export function createPostgresStatusLog(sql: Sql): StatusLogStore {
            AND (e.tx, e.id) <= (${untilTx}::xid8, ${untilId}::bigint)
            AND e.tx < ${sql.unsafe(HORIZON)}
            AND e.at >= ${options.since ?? 0} AND e.type IN (${sql.unsafe(STATUS_TYPES_SQL)})
+           AND (${types}::text[] IS NULL OR e.type = ANY(${types}::text[]))
+           AND (${tenants}::text[] IS NULL OR n.tenant = ANY(${tenants}::text[]))
          ORDER BY e.tx, e.id LIMIT ${options.limit}`;
       return rows.map((row) => loggedFromRow(row, `${row.tx}:${row.id}`));
     },

@@ -13,6 +13,8 @@ export function createSqliteStatusLog(db: SqliteDb): StatusLogStore {
     `SELECT e.id AS cursor_id, ${loggedColumns(STATUS_TYPES_SQL)}
        FROM notification_events e JOIN notifications n ON n.seq = e.notification_seq
       WHERE e.id > @after AND e.id <= @until AND e.at >= @since AND e.type IN (${STATUS_TYPES_SQL})
+        AND (@types IS NULL OR e.type IN (SELECT value FROM json_each(@types)))
+        AND (@tenants IS NULL OR n.tenant IN (SELECT value FROM json_each(@tenants)))
       ORDER BY e.id LIMIT @limit`,
   );
   return {
@@ -27,6 +29,8 @@ export function createSqliteStatusLog(db: SqliteDb): StatusLogStore {
         until: options.until === undefined ? Number.MAX_SAFE_INTEGER : Number(options.until),
         since: options.since ?? 0,
         limit: options.limit,
+        types: options.types ? JSON.stringify(options.types) : null,
+        tenants: options.tenants ? JSON.stringify(options.tenants) : null,
       }) as Array<LoggedRow & { cursor_id: number }>;
       return rows.map((row) => loggedFromRow(row, String(row.cursor_id)));
     },
