@@ -2,16 +2,17 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { requireRoute } from '../lib/api.ts';
+import { type Api, requireRoute } from '../lib/api.ts';
 import { notification } from '../lib/bodies.ts';
-import { deploy } from '../lib/deploy.ts';
+import { type Deployment, deploy } from '../lib/deploy.ts';
 import { deliveredSpan, watchDrain } from '../lib/drain.ts';
 import { fillBacklog } from '../lib/fill.ts';
+import { acceptOrShed, runLoad } from '../lib/load.ts';
 import { progress } from '../lib/log.ts';
-import type { BenchOptions } from '../lib/options.ts';
+import type { BenchOptions, RoundSize } from '../lib/options.ts';
 import { runPaced } from '../lib/paced.ts';
 import { measured, type Row } from '../lib/report.ts';
-import { percentile } from '../lib/stats.ts';
+import { median, percentile } from '../lib/stats.ts';
 import type { Scenario } from './types.ts';
 
 const FIXTURES = join(import.meta.dirname, '../../test/fixtures/push');
@@ -41,6 +42,36 @@ async function startReceiver() {
     host: `localhost:${port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+const MARKER = Buffer.from('event: status');
+
+/**
+ * Connects `count` tenant-wide live streams to `api`: plain readers that count status events in
+ * the bytes, without decoding them (the bench shares the 2 cores with Herald, so its clients
+ * stay cheap).
+ */
+async function connectStreams(api: Api, count: number, signal: AbortSignal): Promise<{ streamed: number }> {
+  const counter = { streamed: 0 };
+  for (let i = 0; i < count; i++) {
+    const response = await fetch(`${api.url}/notifications/stream`, { headers: api.auth, signal });
+    void (async () => {
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      let tail = Buffer.alloc(0);
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        // A marker may straddle two chunks: the end of the last one is kept (too short to hold
+        // a whole marker, so none is counted twice).
+        const chunk = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+        const data = tail.length > 0 ? Buffer.concat([tail, chunk]) : chunk;
+        for (let at = data.indexOf(MARKER); at !== -1; at = data.indexOf(MARKER, at + MARKER.length))
+          counter.streamed += 1;
+        tail = Buffer.from(data.subarray(Math.max(0, data.length - MARKER.length + 1)));
+      }
+    })().catch(() => undefined);
+  }
+  return counter;
 }
 
 interface Drained {
@@ -85,29 +116,8 @@ async function drain(count: number, streams: number, callback: boolean): Promise
   progress(`callbacks (${label}): draining ${count.toLocaleString('en-US')}`);
   const runner = await deploy('sqlite', { dataDir, env });
   const streaming = new AbortController();
-  let streamed = 0;
   try {
-    // Plain readers that count events: the bench shares the machine, so its clients stay cheap.
-    for (let i = 0; i < streams; i++) {
-      const response = await fetch(`${runner.api.url}/notifications/stream`, {
-        headers: runner.api.auth,
-        signal: streaming.signal,
-      });
-      void (async () => {
-        const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-        const decoder = new TextDecoder();
-        let tail = '';
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) return;
-          // Keep the end of each chunk: a marker may straddle two.
-          const text = tail + decoder.decode(value, { stream: true });
-          streamed += text.split('event: status').length - 1;
-          const cut = text.lastIndexOf('event: status');
-          tail = text.slice(Math.max(cut + 13, text.length - 12));
-        }
-      })().catch(() => undefined);
-    }
+    const counter = await connectStreams(runner.api, streams, streaming.signal);
     const drained = await watchDrain(runner.api, Math.max(120_000, count), `callbacks (${label})`);
     if (drained.left > 0) throw new Error(`${drained.left} still outstanding`);
     if (receiver) {
@@ -116,7 +126,11 @@ async function drain(count: number, streams: number, callback: boolean): Promise
         await new Promise((r) => setTimeout(r, 200));
     }
     const span = await deliveredSpan({ dataDir });
-    return { perSecond: span?.perSecond ?? drained.perSecond, lags: receiver?.lags ?? [], streamed };
+    return {
+      perSecond: span?.perSecond ?? drained.perSecond,
+      lags: receiver?.lags ?? [],
+      streamed: counter.streamed,
+    };
   } finally {
     streaming.abort();
     await runner.stop();
@@ -168,6 +182,85 @@ async function steady(perSecond: number, forMs: number): Promise<number[]> {
   }
 }
 
+/**
+ * What one callback (every DELIVERED) and `streams` live streams cost ingest: POST
+ * /notifications rounds (the ingest scenario's connections, body and round length) against two
+ * `npm start` Heralds, one plain and one with them, in turn. After each round the Herald drains
+ * (and sends every callback) before the next round starts, so neither round pays for the other's
+ * leftovers; what a round's own deliveries and callbacks cost while it runs is the cost measured.
+ */
+async function ingestCost(
+  options: BenchOptions,
+  streams: number,
+): Promise<{ ratios: number[]; with: number[]; without: number[] }> {
+  const { ingest, rounds } = options.sizes;
+  const receiver = await startReceiver();
+  const env = {
+    HERALD_CALLBACK_ALLOWED_HOSTS: receiver.host,
+    NODE_EXTRA_CA_CERTS: join(FIXTURES, 'ca.pem'),
+    HERALD_CALLBACK_RATE: String(CALLBACK_RATE),
+  };
+  const plain = await deploy('sqlite', {});
+  const listened = await deploy('sqlite', { env });
+  const streaming = new AbortController();
+  let accepted = 0;
+  try {
+    const created = await listened.api.request('POST', '/callbacks', {
+      url: receiver.url,
+      events: ['DELIVERED'],
+    });
+    if (created.status !== 201)
+      throw new Error(`POST /callbacks: ${created.status} ${JSON.stringify(created.body)}`);
+    await connectStreams(listened.api, streams, streaming.signal);
+    const round = async (herald: Deployment, size: RoundSize, what: string) => {
+      const result = acceptOrShed(
+        await runLoad({
+          urls: herald.urls,
+          method: 'POST',
+          path: '/notifications',
+          headers: herald.api.auth,
+          body: JSON.stringify(notification()),
+          connections: ingest.connections,
+          seconds: size.seconds,
+          amount: size.amount,
+        }),
+        201,
+        what,
+      );
+      const drained = await watchDrain(herald.api, 120_000, what);
+      if (drained.left > 0) throw new Error(`${what}: ${drained.left} still outstanding`);
+      if (herald === listened) {
+        accepted += result.statusCodes['201'] ?? 0;
+        const deadline = Date.now() + 120_000;
+        while (receiver.lags.length < accepted && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 200));
+        if (receiver.lags.length < accepted)
+          throw new Error(`${what}: ${receiver.lags.length} of ${accepted} callbacks`);
+      }
+      return result.rps;
+    };
+    progress('callbacks (ingest): warm-up');
+    await round(plain, ingest.warmup, 'callbacks ingest warm-up (plain)');
+    await round(listened, ingest.warmup, 'callbacks ingest warm-up (with)');
+    const out = { ratios: [] as number[], with: [] as number[], without: [] as number[] };
+    for (let i = 1; i <= rounds; i++) {
+      const without = await round(plain, ingest.round, `callbacks ingest round ${i} (plain)`);
+      const withThem = await round(listened, ingest.round, `callbacks ingest round ${i} (with)`);
+      out.without.push(without);
+      out.with.push(withThem);
+      out.ratios.push(withThem / without);
+      progress(
+        `callbacks (ingest) round ${i}/${rounds}: ${Math.round(withThem)}/s with, ${Math.round(without)}/s without`,
+      );
+    }
+    return out;
+  } finally {
+    streaming.abort();
+    await Promise.all([plain.stop(), listened.stop()]);
+    await receiver.close();
+  }
+}
+
 export const callbacksScenario: Scenario = {
   name: 'callbacks',
   title: '15. Callbacks and live streams: lag, and their cost to dispatch',
@@ -177,6 +270,7 @@ export const callbacksScenario: Scenario = {
     const baseline = await drain(count, 0, false);
     const callbackOnly = await drain(count, 0, true);
     const both = await drain(count, streams, true);
+    const ingested = await ingestCost(options, streams);
     const n = count.toLocaleString('en-US');
     const rate = (d: Drained) => `${Math.round(d.perSecond).toLocaleString('en-US')}/s`;
     const received = (d: Drained) => `${d.lags.length.toLocaleString('en-US')} of ${n} callbacks received`;
@@ -224,6 +318,16 @@ export const callbacksScenario: Scenario = {
       ...lagRows(callbackOnly, 'one callback'),
       cost(callbackOnly, 'one callback'),
       ...lagRows(both, `one callback and ${streams} streams`),
+      measured(
+        'callbacks',
+        `ingest with one callback and ${streams} streams vs without`,
+        median(ingested.ratios),
+        '×',
+        {
+          target: { bound: 0.9, better: 'higher', text: '>= 0.9× (<= 10% less)' },
+          note: `median of ${ingested.ratios.length} rounds, ${options.sizes.ingest.connections} connections, each drained with its callbacks before the next; per round: ${ingested.ratios.map((r) => r.toFixed(3)).join(', ')}; ${ingested.with.map((r) => Math.round(r)).join(', ')}/s with, ${ingested.without.map((r) => Math.round(r)).join(', ')}/s without`,
+        },
+      ),
       cost(
         both,
         `one callback and ${streams} streams`,
