@@ -16,10 +16,11 @@ export interface StreamSubscriber {
   /** The last change the client has (its Last-Event-ID): it gets every later one first. */
   after?: string;
   /**
-   * Sends changes as SSE text: one or more `status` events (many at once when a page of the log
-   * has several for this stream, so a busy log costs one write per stream and page).
+   * Sends changes as SSE text in UTF-8: one or more `status` events (many at once when a page of
+   * the log has several for this stream, so a busy log costs one write per stream and page).
+   * Streams that want the same changes are sent the same bytes.
    */
-  send(frames: string): void;
+  send(frames: Buffer): void;
 }
 
 /** One change as an SSE `status` event; serialised once per change, whatever the streams. */
@@ -65,7 +66,7 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
   interface Entry {
     subscriber: StreamSubscriber;
     /** Frames delivered while the replay runs; undefined once live. */
-    buffer?: string[];
+    buffer?: Buffer[];
     /** This page's frames for the stream, sent together at the page's end. */
     page: string;
     /**
@@ -91,11 +92,27 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
         const rows = await log.read(position, { limit: PAGE });
         if (subscribers.size === 0 || position === undefined) return;
         // Synchronously from here: the position moves with the deliveries (see above).
+        // Tenant-wide streams (no filter, no floor) share their tenant's page, made and encoded
+        // once however many of them there are; the others get a page each.
+        const wide = new Set<Entry>();
+        const shared = new Map<string, string[]>();
+        const own: Entry[] = [];
+        for (const entry of subscribers) {
+          if (entry.floor === undefined && !entry.subscriber.notificationIds) {
+            wide.add(entry);
+            shared.set(entry.subscriber.tenant, []);
+          } else own.push(entry);
+        }
         for (const row of rows) {
           const change = changeOf(row);
           if (!change) continue;
           let frame: string | undefined;
-          for (const entry of subscribers) {
+          const tenantPage = shared.get(row.tenant);
+          if (tenantPage) {
+            frame = sseFrame(row.cursor, change);
+            tenantPage.push(frame);
+          }
+          for (const entry of own) {
             if (entry.floor !== undefined) {
               if (log.compare(row.cursor, entry.floor) <= 0) continue;
               entry.floor = undefined;
@@ -105,11 +122,17 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
             entry.page += frame;
           }
         }
+        const encoded = new Map<string, Buffer>();
+        for (const [tenant, frames] of shared)
+          if (frames.length > 0) encoded.set(tenant, Buffer.from(frames.join('')));
         for (const entry of subscribers) {
-          if (!entry.page) continue;
-          if (entry.buffer) entry.buffer.push(entry.page);
-          else entry.subscriber.send(entry.page);
+          let bytes: Buffer | undefined;
+          if (wide.has(entry)) bytes = encoded.get(entry.subscriber.tenant);
+          else if (entry.page) bytes = Buffer.from(entry.page);
           entry.page = '';
+          if (!bytes) continue;
+          if (entry.buffer) entry.buffer.push(bytes);
+          else entry.subscriber.send(bytes);
         }
         const last = rows.at(-1);
         if (last) position = last.cursor;
@@ -158,7 +181,7 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
         if (change && wanted(entry.subscriber, row.tenant, row.notificationId))
           frames += sseFrame(row.cursor, change);
       }
-      if (frames) entry.subscriber.send(frames);
+      if (frames) entry.subscriber.send(Buffer.from(frames));
       const last = rows.at(-1);
       if (!last || rows.length < PAGE) return;
       from = last.cursor;

@@ -83,6 +83,25 @@ describe('live status stream', () => {
     assert.ok(client.received.some((r) => r.change.notificationId === ours));
   });
 
+  it("gives streams of one tenant the same changes, each once, beside another tenant's", async () => {
+    // Tenant-wide streams of a tenant share one page of the log (src/notifications/stream-hub.ts).
+    const [a1, a2, m1] = [open(acme), open(acme), open(mallory)];
+    await Promise.all([a1.opened, a2.opened, m1.opened]);
+    const ours = [await send(acme), await send(acme)];
+    const theirs = await send(mallory);
+    const last = await send(acme);
+    await Promise.all([deliveredTo(a1, last), deliveredTo(a2, last), deliveredTo(m1, theirs)]);
+    const ids = (client: StreamClient) => client.received.map((r) => r.id);
+    assert.deepEqual(ids(a2), ids(a1));
+    assert.equal(new Set(ids(a1)).size, ids(a1).length, 'a change was sent twice');
+    for (const id of [...ours, last]) {
+      assert.deepEqual(of(a1.received, id), ['QUEUED>PROCESSING', 'PROCESSING>SENT', 'SENT>DELIVERED']);
+    }
+    assert.ok(a1.received.every((r) => r.change.notificationId !== theirs));
+    assert.deepEqual(of(m1.received, theirs), ['QUEUED>PROCESSING', 'PROCESSING>SENT', 'SENT>DELIVERED']);
+    assert.ok(m1.received.every((r) => ![...ours, last].includes(r.change.notificationId)));
+  });
+
   it('narrows to the notifications named with ?notificationId=', async () => {
     const first = await send(acme);
     const second = await send(acme);
