@@ -44,6 +44,28 @@ async function startReceiver() {
   };
 }
 
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/**
+ * What Herald needs to send to the bench's receiver (a private host, our CA). `rate` raises
+ * HERALD_CALLBACK_RATE: the default 2,000/s per callback would be the bottleneck of a 100,000
+ * burst; raised, the limit is the receiver's to set.
+ */
+function receiverEnv(receiver: Receiver, rate?: number): Record<string, string> {
+  return {
+    HERALD_CALLBACK_ALLOWED_HOSTS: receiver.host,
+    NODE_EXTRA_CA_CERTS: join(FIXTURES, 'ca.pem'),
+    ...(rate === undefined ? {} : { HERALD_CALLBACK_RATE: String(rate) }),
+  };
+}
+
+/** Registers the receiver as a callback for every DELIVERED. */
+async function addCallback(api: Api, receiver: Receiver): Promise<void> {
+  const created = await api.request('POST', '/callbacks', { url: receiver.url, events: ['DELIVERED'] });
+  if (created.status !== 201)
+    throw new Error(`POST /callbacks: ${created.status} ${JSON.stringify(created.body)}`);
+}
+
 const MARKER = Buffer.from('event: status');
 
 /**
@@ -87,28 +109,13 @@ interface Drained {
  */
 async function drain(count: number, streams: number, callback: boolean): Promise<Drained> {
   const receiver = callback ? await startReceiver() : undefined;
-  const env: Record<string, string> = receiver
-    ? {
-        HERALD_CALLBACK_ALLOWED_HOSTS: receiver.host,
-        NODE_EXTRA_CA_CERTS: join(FIXTURES, 'ca.pem'),
-        // The default 2,000/s per callback would be the bottleneck of a 100,000 burst; this
-        // measures what the sender does when the limit is the receiver's to set.
-        HERALD_CALLBACK_RATE: String(CALLBACK_RATE),
-      }
-    : {};
+  const env = receiver ? receiverEnv(receiver, CALLBACK_RATE) : {};
   const label = callback ? (streams > 0 ? `a callback + ${streams} streams` : 'a callback') : 'baseline';
   const filler = await deploy('sqlite', { roles: 'auth,api', env });
   const dataDir = filler.processes[0]?.dataDir as string;
   try {
     await requireRoute(filler.api, 'GET', '/callbacks', undefined, 'status callbacks');
-    if (receiver) {
-      const created = await filler.api.request('POST', '/callbacks', {
-        url: receiver.url,
-        events: ['DELIVERED'],
-      });
-      if (created.status !== 201)
-        throw new Error(`POST /callbacks: ${created.status} ${JSON.stringify(created.body)}`);
-    }
+    if (receiver) await addCallback(filler.api, receiver);
     await fillBacklog(filler.api, count, 'NORMAL', `callbacks (${label}) backlog`, filler.urls);
   } finally {
     await filler.stop();
@@ -147,18 +154,9 @@ async function drain(count: number, streams: number, callback: boolean): Promise
  */
 async function steady(perSecond: number, forMs: number): Promise<number[]> {
   const receiver = await startReceiver();
-  const env = {
-    HERALD_CALLBACK_ALLOWED_HOSTS: receiver.host,
-    NODE_EXTRA_CA_CERTS: join(FIXTURES, 'ca.pem'),
-  };
-  const herald = await deploy('sqlite', { env });
+  const herald = await deploy('sqlite', { env: receiverEnv(receiver) });
   try {
-    const created = await herald.api.request('POST', '/callbacks', {
-      url: receiver.url,
-      events: ['DELIVERED'],
-    });
-    if (created.status !== 201)
-      throw new Error(`POST /callbacks: ${created.status} ${JSON.stringify(created.body)}`);
+    await addCallback(herald.api, receiver);
     progress(`callbacks (steady): ${perSecond.toLocaleString('en-US')}/s for ${forMs / 1000} s`);
     const sent = await runPaced({
       url: herald.api.url,
@@ -195,22 +193,12 @@ async function ingestCost(
 ): Promise<{ ratios: number[]; with: number[]; without: number[] }> {
   const { ingest, rounds } = options.sizes;
   const receiver = await startReceiver();
-  const env = {
-    HERALD_CALLBACK_ALLOWED_HOSTS: receiver.host,
-    NODE_EXTRA_CA_CERTS: join(FIXTURES, 'ca.pem'),
-    HERALD_CALLBACK_RATE: String(CALLBACK_RATE),
-  };
   const plain = await deploy('sqlite', {});
-  const listened = await deploy('sqlite', { env });
+  const listened = await deploy('sqlite', { env: receiverEnv(receiver, CALLBACK_RATE) });
   const streaming = new AbortController();
   let accepted = 0;
   try {
-    const created = await listened.api.request('POST', '/callbacks', {
-      url: receiver.url,
-      events: ['DELIVERED'],
-    });
-    if (created.status !== 201)
-      throw new Error(`POST /callbacks: ${created.status} ${JSON.stringify(created.body)}`);
+    await addCallback(listened.api, receiver);
     await connectStreams(listened.api, streams, streaming.signal);
     const round = async (herald: Deployment, size: RoundSize, what: string) => {
       const result = acceptOrShed(

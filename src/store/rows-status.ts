@@ -1,5 +1,5 @@
 import type { Status } from '../notifications/model.ts';
-import type { AttemptRecord, CallbackRecord } from './port/callbacks.ts';
+import type { AttemptRecord, CallbackRecord, LeasedMessage } from './port/callbacks.ts';
 import type { LoggedStatus } from './port/status-log.ts';
 
 /** A status-log row as both adapters select it (`cursor` is built by each adapter). */
@@ -69,6 +69,25 @@ export function callbackFromRow(row: CallbackRow): CallbackRecord {
     createdAt: Number(row.created_at),
   };
 }
+
+/** A callback_messages row as a claim returns it. */
+export interface LeasedRow {
+  id: string;
+  callback_id: string;
+  notification_id: string;
+  body: string;
+  attempts: number;
+  created_at: number | string;
+}
+
+export const leasedFromRow = (row: LeasedRow): LeasedMessage => ({
+  id: row.id,
+  callbackId: row.callback_id,
+  notificationId: row.notification_id,
+  body: row.body,
+  attempt: row.attempts,
+  createdAt: Number(row.created_at),
+});
 
 /** A callback_attempts row. */
 export interface AttemptRow {

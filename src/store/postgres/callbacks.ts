@@ -1,17 +1,15 @@
-import type { CallbackStore, LeasedMessage } from '../port/callbacks.ts';
-import { type AttemptRow, attemptFromRow, type CallbackRow, callbackFromRow } from '../rows-status.ts';
+import type { CallbackStore } from '../port/callbacks.ts';
+import {
+  type AttemptRow,
+  attemptFromRow,
+  type CallbackRow,
+  callbackFromRow,
+  type LeasedRow,
+  leasedFromRow,
+} from '../rows-status.ts';
 import type { Sql } from './connect.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
-
-interface LeasedRow {
-  id: string;
-  callback_id: string;
-  notification_id: string;
-  body: string;
-  attempts: number;
-  created_at: number;
-}
 
 /**
  * The PostgreSQL callbacks store. Several workers send: a claim locks its messages with
@@ -122,16 +120,7 @@ export function createPostgresCallbacks(sql: Sql): CallbackStore {
         UPDATE callback_messages m SET lease_owner = ${owner}, lease_until = ${leaseUntil}, attempts = m.attempts + 1
           FROM c WHERE m.seq = c.seq
         RETURNING m.id, m.callback_id, m.notification_id, m.body, m.attempts, m.created_at`;
-      return rows.map(
-        (row): LeasedMessage => ({
-          id: row.id,
-          callbackId: row.callback_id,
-          notificationId: row.notification_id,
-          body: row.body,
-          attempt: row.attempts,
-          createdAt: Number(row.created_at),
-        }),
-      );
+      return rows.map(leasedFromRow);
     },
     async complete(owner, attempts, now) {
       if (attempts.length === 0) return;

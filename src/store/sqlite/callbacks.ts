@@ -1,5 +1,12 @@
 import type { CallbackStore, NewAttempt } from '../port/callbacks.ts';
-import { type AttemptRow, attemptFromRow, type CallbackRow, callbackFromRow } from '../rows-status.ts';
+import {
+  type AttemptRow,
+  attemptFromRow,
+  type CallbackRow,
+  callbackFromRow,
+  type LeasedRow,
+  leasedFromRow,
+} from '../rows-status.ts';
 import { relaxedSync, type SqliteDb } from './open.ts';
 
 /** The SQLite callbacks store: one connection, so a claim needs no row locks. */
@@ -157,24 +164,7 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
       return relaxed(
         db.transaction(() => {
           const seqs = claimable.all({ callback: callbackId, now, limit }) as number[];
-          return seqs.map((seq) => {
-            const row = lease.get(owner, leaseUntil, seq) as {
-              id: string;
-              callback_id: string;
-              notification_id: string;
-              body: string;
-              attempts: number;
-              created_at: number;
-            };
-            return {
-              id: row.id,
-              callbackId: row.callback_id,
-              notificationId: row.notification_id,
-              body: row.body,
-              attempt: row.attempts,
-              createdAt: row.created_at,
-            };
-          });
+          return seqs.map((seq) => leasedFromRow(lease.get(owner, leaseUntil, seq) as LeasedRow));
         }),
       );
     },
