@@ -36,6 +36,14 @@ const PAGES_PER_PASS = 4;
 /** A head with nothing to record still moves its place over unreported changes this often. */
 const IDLE_ADVANCE_MS = 1000;
 /**
+ * Attempts (GET /callbacks/{id}/deliveries) and settled outbox messages are kept this long, then
+ * pruned: each pass while there is more to prune, in steps of PRUNE_STEP rows a table, else once
+ * an hour.
+ */
+const CALLBACK_HISTORY_MS = 7 * 24 * 60 * 60 * 1000;
+const PRUNE_STEP = 10_000;
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/**
  * Passes (record what finished, read the log, claim retries) run at most this often while busy: the
  * attempts of many sends share one transaction instead of an fsync each. Measured: one commit
  * per attempt on the dispatch thread's connection slowed a 100,000 drain to about 500/s.
@@ -114,6 +122,7 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
   let lastPass = 0;
   let scheduled: NodeJS.Timeout | undefined;
   let closed = false;
+  let pruneAt = 0;
 
   const open = (sealed: string, id: string) => {
     let plain = opened.get(sealed);
@@ -318,6 +327,10 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     // Every lane, not only the ones just read or claimed for: one that its rate held with
     // nothing in flight has no completion to start it again.
     for (const lane of lanes.values()) pump(lane);
+    if (now >= pruneAt) {
+      const pruned = await store.callbacks.prune(now - CALLBACK_HISTORY_MS, PRUNE_STEP);
+      pruneAt = pruned > 0 ? now : now + PRUNE_EVERY_MS;
+    }
   }
 
   /** Runs a pass soon: at once when idle, else PASS_GAP_MS after the last one began. */

@@ -192,6 +192,55 @@ export function callbacksSuite(name: string, open: () => Promise<Store>): void {
       assert.deepEqual([a2?.id, a2?.attempt], ['a2', 2]);
     });
 
+    it('prunes attempts and settled messages older than the history kept, oldest first, never a pending one', async () => {
+      const store = await fresh();
+      await store.callbacks.create(callback(), 'c0');
+      await toOutbox(store, [waiting('m1', 'n1'), waiting('m2', 'n2'), waiting('m3', 'n3')]);
+      const claimed = await store.callbacks.claim('cb1', 'w1', T0, T0 + 30_000, 10);
+      const settle = (id: string, kind: 'delivered' | 'failed', at: number) =>
+        store.callbacks.complete(
+          'w1',
+          [
+            {
+              message: claimed.find((m) => m.id === id) as (typeof claimed)[0],
+              outcome: { kind },
+              statusCode: 200,
+              error: null,
+            },
+          ],
+          at,
+        );
+      await settle('m1', 'delivered', T0 + 1);
+      await settle('m2', 'failed', T0 + 2);
+      // m3 stays pending (its lease ran out): kept whatever its age.
+      const listed = async () =>
+        (await store.callbacks.deliveries('acme', 'cb1', undefined, 10))?.map((a) => a.messageId);
+      assert.deepEqual(await listed(), ['m2', 'm1']);
+      // At most `limit` rows of each table a step, oldest first.
+      assert.equal(await store.callbacks.prune(T0 + 100, 1), 2);
+      assert.deepEqual(await listed(), ['m2']);
+      assert.equal(await store.callbacks.prune(T0 + 100, 10), 2);
+      assert.deepEqual(await listed(), []);
+      assert.equal(await store.callbacks.prune(T0 + 100, 10), 0);
+      const [m3] = await store.callbacks.claim('cb1', 'w2', T0 + 40_000, T0 + 70_000, 10);
+      assert.equal(m3?.id, 'm3');
+      // Settled now, m3 goes with its change's age; its attempt, made at `before`, stays.
+      await store.callbacks.complete(
+        'w2',
+        [
+          {
+            message: m3 as (typeof claimed)[0],
+            outcome: { kind: 'delivered' },
+            statusCode: 204,
+            error: null,
+          },
+        ],
+        T0 + 40_001,
+      );
+      assert.equal(await store.callbacks.prune(T0 + 40_001, 10), 1);
+      assert.deepEqual(await listed(), ['m3']);
+    });
+
     it('gives up the pending messages of a disabled callback', async () => {
       const store = await fresh();
       await store.callbacks.create(callback(), 'c0');

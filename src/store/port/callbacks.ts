@@ -142,6 +142,12 @@ export interface CallbackStore {
    * one transaction: the sender commits a pass's attempts together, not one fsync each.
    */
   complete(owner: string, attempts: readonly FinishedAttempt[], now: number): Promise<void>;
+  /**
+   * Forgets the history older than `before`: attempts, and outbox messages that are settled
+   * (delivered or given up; pending ones stay whatever their age). Deletes the oldest rows first,
+   * at most `limit` of each table; answers how many rows went.
+   */
+  prune(before: number, limit: number): Promise<number>;
   /** A tenant's callback's attempts, newest first, below `before`; undefined when no such callback. */
   deliveries(
     tenant: string,

@@ -145,6 +145,15 @@ export function createPostgresCallbacks(sql: Sql): CallbackStore {
             AS a(id text, callback text, notification text, attempt int, code int, error text)`;
       });
     },
+    async prune(before, limit) {
+      // The oldest rows by key (see the SQLite adapter): never a scan of the whole table.
+      const attempts = await sql`DELETE FROM callback_attempts WHERE id IN (
+          SELECT id FROM callback_attempts ORDER BY id LIMIT ${limit}) AND at < ${before}`;
+      const messages = await sql`DELETE FROM callback_messages WHERE seq IN (
+          SELECT seq FROM callback_messages ORDER BY seq LIMIT ${limit})
+        AND created_at < ${before} AND state <> 'pending'`;
+      return attempts.count + messages.count;
+    },
     async deliveries(tenant, id, before, limit) {
       const [owned] = await sql`SELECT 1 FROM callbacks WHERE tenant = ${tenant} AND id = ${id}`;
       if (!owned) return undefined;

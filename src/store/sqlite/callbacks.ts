@@ -87,6 +87,15 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
     `INSERT INTO callback_attempts (callback_id, message_id, notification_id, attempt, status_code, error, at)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
+  // The oldest rows by key (rows are added in time order), so a prune reads `limit` rows, never
+  // the whole table: neither table has an index on time.
+  const pruneAttempts = db.prepare(
+    'DELETE FROM callback_attempts WHERE id IN (SELECT id FROM callback_attempts ORDER BY id LIMIT ?) AND at < ?',
+  );
+  const pruneMessages = db.prepare(
+    `DELETE FROM callback_messages WHERE seq IN (SELECT seq FROM callback_messages ORDER BY seq LIMIT ?)
+        AND created_at < ? AND state <> 'pending'`,
+  );
   const attempts = db.prepare(
     'SELECT * FROM callback_attempts WHERE callback_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
   );
@@ -170,6 +179,11 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
     },
     async complete(owner, attempts, now) {
       relaxed(() => completeAll(owner, attempts, now));
+    },
+    async prune(before, limit) {
+      return relaxed(
+        () => pruneAttempts.run(limit, before).changes + pruneMessages.run(limit, before).changes,
+      );
     },
     async deliveries(tenant, id, before, limit) {
       if (!get.get(tenant, id)) return undefined;
