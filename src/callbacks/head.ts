@@ -75,17 +75,12 @@ export function createHead(callbackId: string, cursor: string): Head {
   /** An entry settled: release the next one of its notification, or send it to the outbox too. */
   const release = (entry: Entry) => {
     let next = entry.next;
-    let waits = entry.waits;
-    while (next) {
-      if (!waits) {
-        next.state = 'ready';
-        ready.push(next);
-        return;
-      }
-      waitBehind(next);
-      waits = true;
-      next = next.next;
+    if (next && !entry.waits) {
+      next.state = 'ready';
+      ready.push(next);
+      return;
     }
+    for (; next; next = next.next) waitBehind(next);
   };
 
   const head: Head = {
