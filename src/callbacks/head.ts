@@ -1,9 +1,10 @@
-import type {
-  FinishedAttempt,
-  HeadProgress,
-  LeasedMessage,
-  NewAttempt,
-  WaitingMessage,
+import {
+  attemptOf,
+  type FinishedAttempt,
+  type HeadProgress,
+  type LeasedMessage,
+  type NewAttempt,
+  type WaitingMessage,
 } from '../store/port/callbacks.ts';
 import type { LogMessage } from './message.ts';
 
@@ -132,10 +133,7 @@ export function createHead(callbackId: string, cursor: string): Head {
       const waiting: WaitingMessage[] = [];
       for (const { message, result, waits } of entries.slice(0, count)) {
         const { id, callbackId: cb, notificationId, body, createdAt } = message;
-        if (result) {
-          const { statusCode, error } = result;
-          attempts.push({ callbackId: cb, messageId: id, notificationId, attempt: 1, statusCode, error });
-        }
+        if (result) attempts.push(attemptOf(result));
         if (waits) {
           const retry = result?.outcome.kind === 'retry' ? result.outcome.retryAt : now;
           waiting.push({

@@ -370,17 +370,17 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
       // What finished is recorded; what was claimed and never sent goes back when its lease
       // ends, and a head's unsent messages are read again by whichever worker leases it next.
       const now = clock.now();
-      await Promise.resolve()
-        .then(async () => {
-          if (finished.length > 0) await store.callbacks.complete(owner, finished, now);
-          for (const lane of lanes.values()) {
-            if (!lane.head) continue;
-            await record(lane, now, true);
-            // Let go of the head at once (a lease that ends now), so a restart reads on at once.
-            if (lane.head) await store.callbacks.leaseHead(lane.callback.id, owner, now, now);
-          }
-        })
-        .catch(() => undefined);
+      try {
+        if (finished.length > 0) await store.callbacks.complete(owner, finished, now);
+        for (const lane of lanes.values()) {
+          if (!lane.head) continue;
+          await record(lane, now, true);
+          // Let go of the head at once (a lease that ends now), so a restart reads on at once.
+          if (lane.head) await store.callbacks.leaseHead(lane.callback.id, owner, now, now);
+        }
+      } catch {
+        // Closing on a store that failed: the leases run out and the next worker sends again.
+      }
       await poster.close();
     },
   };

@@ -71,6 +71,12 @@ export interface FinishedAttempt {
   error: string | null;
 }
 
+/** The record of a finished attempt, as both stores keep it. */
+export function attemptOf({ message, statusCode, error }: FinishedAttempt): NewAttempt {
+  const { callbackId, id: messageId, notificationId, attempt } = message;
+  return { callbackId, messageId, notificationId, attempt, statusCode, error };
+}
+
 /** What one attempt got, for GET /callbacks/{id}/deliveries. */
 export interface AttemptRecord {
   /** The row's key in the attempts list, newest highest (the page cursor). */

@@ -1,4 +1,4 @@
-import type { CallbackStore } from '../port/callbacks.ts';
+import { attemptOf, type CallbackStore, type NewAttempt } from '../port/callbacks.ts';
 import {
   type AttemptRow,
   attemptFromRow,
@@ -10,6 +10,15 @@ import {
 import type { Sql } from './connect.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
+
+/** Records attempts (GET /callbacks/{id}/deliveries) in one statement of the caller's transaction. */
+async function insertAttempts(tx: Sql, attempts: readonly NewAttempt[], now: number): Promise<void> {
+  if (attempts.length === 0) return;
+  await tx`INSERT INTO callback_attempts (callback_id, message_id, notification_id, attempt, status_code, error, at)
+    SELECT "callbackId", "messageId", "notificationId", attempt, "statusCode", error, ${now}::bigint
+    FROM json_to_recordset(${json(attempts)}::text::json)
+      AS a("callbackId" text, "messageId" text, "notificationId" text, attempt int, "statusCode" int, error text)`;
+}
 
 /**
  * The PostgreSQL callbacks store. Several workers send: a claim locks its messages with
@@ -74,12 +83,7 @@ export function createPostgresCallbacks(sql: Sql): CallbackStore {
         const moved = await tx`UPDATE callbacks SET cursor = ${to}, head_lease_until = ${until}
           WHERE id = ${id} AND head_owner = ${owner} AND cursor = ${from}`;
         if (moved.count === 0) return false;
-        if (progress.attempts.length > 0) {
-          await tx`INSERT INTO callback_attempts (callback_id, message_id, notification_id, attempt, status_code, error, at)
-            SELECT "callbackId", "messageId", "notificationId", attempt, "statusCode", error, ${now}::bigint
-            FROM json_to_recordset(${json(progress.attempts)}::text::json)
-              AS a("callbackId" text, "messageId" text, "notificationId" text, attempt int, "statusCode" int, error text)`;
-        }
+        await insertAttempts(tx as unknown as Sql, progress.attempts, now);
         if (progress.waiting.length > 0) {
           await tx`INSERT INTO callback_messages (id, callback_id, notification_id, body, state, attempts, due_at, created_at)
             SELECT id, "callbackId", "notificationId", body, 'pending', attempts, "dueAt", "createdAt"
@@ -124,25 +128,17 @@ export function createPostgresCallbacks(sql: Sql): CallbackStore {
     },
     async complete(owner, attempts, now) {
       if (attempts.length === 0) return;
-      const rows = attempts.map(({ message, outcome, statusCode, error }) => ({
+      const outcomes = attempts.map(({ message, outcome }) => ({
         id: message.id,
-        callback: message.callbackId,
-        notification: message.notificationId,
         attempt: message.attempt,
         state: outcome.kind === 'retry' ? 'pending' : outcome.kind,
         due: outcome.kind === 'retry' ? outcome.retryAt : now,
-        code: statusCode,
-        error,
       }));
-      const input = json(rows);
       await sql.begin(async (tx) => {
         await tx`UPDATE callback_messages m SET state = a.state, due_at = a.due, lease_owner = NULL, lease_until = NULL
-          FROM json_to_recordset(${input}::text::json) AS a(id text, attempt int, state text, due bigint)
+          FROM json_to_recordset(${json(outcomes)}::text::json) AS a(id text, attempt int, state text, due bigint)
           WHERE m.id = a.id AND m.lease_owner = ${owner} AND m.attempts = a.attempt AND m.state = 'pending'`;
-        await tx`INSERT INTO callback_attempts (callback_id, message_id, notification_id, attempt, status_code, error, at)
-          SELECT callback, id, notification, attempt, code, error, ${now}::bigint
-          FROM json_to_recordset(${input}::text::json)
-            AS a(id text, callback text, notification text, attempt int, code int, error text)`;
+        await insertAttempts(tx as unknown as Sql, attempts.map(attemptOf), now);
       });
     },
     async prune(before, limit) {

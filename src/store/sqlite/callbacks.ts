@@ -1,4 +1,4 @@
-import type { CallbackStore, NewAttempt } from '../port/callbacks.ts';
+import { attemptOf, type CallbackStore, type NewAttempt } from '../port/callbacks.ts';
 import {
   type AttemptRow,
   attemptFromRow,
@@ -115,12 +115,12 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
 
   const completeAll = db.transaction(
     (owner: string, attempts: Parameters<CallbackStore['complete']>[1], now: number) => {
-      for (const { message, outcome, statusCode, error } of attempts) {
+      for (const finished of attempts) {
+        const { message, outcome } = finished;
         const state = outcome.kind === 'retry' ? 'pending' : outcome.kind;
         const dueAt = outcome.kind === 'retry' ? outcome.retryAt : now;
         settle.run(state, dueAt, message.id, owner, message.attempt);
-        const { callbackId, id: messageId, notificationId, attempt } = message;
-        recordAttempt({ callbackId, messageId, notificationId, attempt, statusCode, error }, now);
+        recordAttempt(attemptOf(finished), now);
       }
     },
   );
