@@ -6,16 +6,15 @@ import { createRateWindow, type RateLimiter } from '../dispatch/rate-window.ts';
 import { refusedUrl } from '../providers/outbound.ts';
 import type {
   CallbackRecord,
+  CallbackStore,
   FinishedAttempt,
   LeasedMessage,
   MessageOutcome,
 } from '../store/port/callbacks.ts';
-import type { Store } from '../store/port/index.ts';
-import type { LoggedStatus } from '../store/port/status-log.ts';
+import type { LoggedStatus, StatusLogStore } from '../store/port/status-log.ts';
 import { createHead, type Head } from './head.ts';
 import { messagesFor } from './message.ts';
-import { CALLBACK_TIMEOUT_MS } from './post.ts';
-import { createThreadedPoster } from './threaded-poster.ts';
+import { CALLBACK_TIMEOUT_MS, type Poster } from './post.ts';
 
 /** Messages are retried for this long after the status change, then given up. */
 const CALLBACK_RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -58,8 +57,25 @@ function retryDelayOf(attempt: number): number {
   return Math.round(base * (1 + Math.random() * 0.2));
 }
 
+/** What the sender uses of the callback store. */
+export type SenderCallbacks = Pick<
+  CallbackStore,
+  | 'enabled'
+  | 'pendingAmong'
+  | 'dueCallbacks'
+  | 'leaseHead'
+  | 'advance'
+  | 'claim'
+  | 'complete'
+  | 'disable'
+  | 'prune'
+>;
+
 export interface CallbackSenderDeps {
-  store: Store;
+  callbacks: SenderCallbacks;
+  statusLog: StatusLogStore;
+  /** Sends the signed requests; the sender closes it. */
+  poster: Poster;
   clock: Clock;
   log: Logger;
   /** Hosts a callback URL may name even when private (HERALD_CALLBACK_ALLOWED_HOSTS). */
@@ -100,19 +116,15 @@ interface Lane {
 const ANY = 0;
 
 /**
- * The worker role's sender of status callbacks: reads each callback's new changes from the status
- * log (its head, leased by one worker at a time) and sends them signed as Standard Webhooks says,
- * within the callback's slots and rate; a message whose attempt fails goes to the outbox, and
- * the outbox's due messages are claimed and sent the same way. What finished is recorded
- * together, once a pass.
+ * The worker role's sender of status callbacks (run in a thread of its own: threaded-sender.ts):
+ * reads each callback's new changes from the status log (its head, leased by one worker at a
+ * time) and sends them signed as Standard Webhooks says, within the callback's slots and rate; a
+ * message whose attempt fails goes to the outbox, and the outbox's due messages are claimed and
+ * sent the same way. What finished is recorded together, once a pass.
  */
 export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
-  const { store, clock, log } = deps;
+  const { callbacks: store, clock, log, poster } = deps;
   const owner = `cb-${randomUUID()}`;
-  // The HTTPS requests (TLS, HTTP, signing) run in a thread of their own, never on the thread
-  // that claims and commits: with one callback on a 100,000 drain, dispatch went from 0.352x to
-  // 0.439x of its speed without callbacks (bench, 2 cores).
-  const poster = createThreadedPoster(deps.allowedHosts);
   const lanes = new Map<string, Lane>();
   const sending = new Set<Promise<void>>();
   const opened = new Map<string, string>();
@@ -208,17 +220,7 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     if (attempts.length + waiting.length === 0 && !force && now - lane.headRecordedAt < IDLE_ADVANCE_MS)
       return;
     const until = now + HEAD_LEASE_MS;
-    if (
-      await store.callbacks.advance(
-        head.callbackId,
-        owner,
-        head.cursor,
-        settled.to,
-        settled.progress,
-        now,
-        until,
-      )
-    ) {
+    if (await store.advance(head.callbackId, owner, head.cursor, settled.to, settled.progress, now, until)) {
       head.recorded(settled);
       lane.headLeaseUntil = until;
       lane.headRecordedAt = now;
@@ -235,7 +237,7 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     for (const lane of lanes.values()) {
       if (lane.head && lane.headLeaseUntil - now > HEAD_LEASE_MS / 2) continue;
       const until = now + HEAD_LEASE_MS;
-      const cursor = await store.callbacks.leaseHead(lane.callback.id, owner, now, until);
+      const cursor = await store.leaseHead(lane.callback.id, owner, now, until);
       if (cursor === undefined) lane.head = undefined;
       else {
         if (!lane.head || lane.head.cursor !== cursor) lane.head = createHead(lane.callback.id, cursor);
@@ -250,7 +252,7 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
    * other statuses). Each head takes its callback's messages past where it had read.
    */
   async function readLog(now: number): Promise<void> {
-    const log = store.statusLog;
+    const log = deps.statusLog;
     for (let page = 0; page < PAGES_PER_PASS && !closed; page++) {
       const reading = [...lanes.values()].filter((l) => l.head && l.head.size() < HEAD_WINDOW);
       if (reading.length === 0) return;
@@ -275,7 +277,7 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
         const fresh = rows.filter((row) => log.compare(row.cursor, head.readTo) > 0);
         const messages = messagesFor(lane.callback, fresh);
         const ids = [...new Set(messages.map((m) => m.message.notificationId))];
-        const pending = await store.callbacks.pendingAmong(lane.callback.id, ids);
+        const pending = await store.pendingAmong(lane.callback.id, ids);
         // The lease may have gone while reading: the head is then another worker's.
         if (lane.head === head) head.add(messages, readTo, pending);
       }
@@ -288,17 +290,16 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     if (finished.length > 0) {
       const batch = finished;
       finished = [];
-      await store.callbacks.complete(owner, batch, now);
+      await store.complete(owner, batch, now);
     }
     for (const lane of lanes.values()) if (lane.head) await record(lane, now, lane.gone);
     for (const [id, lane] of lanes) {
       if (!lane.gone) continue;
-      await store.callbacks.disable(id, 'the receiver answered 410 Gone', now);
+      await store.disable(id, 'the receiver answered 410 Gone', now);
       lanes.delete(id);
       log.warn({ callback: id }, 'callback disabled: its receiver answered 410');
     }
-    const callbacks = await store.callbacks.enabled();
-    if (callbacks.length > 0) poster.warm();
+    const callbacks = await store.enabled();
     const enabled = new Map(callbacks.map((c) => [c.id, c]));
     for (const id of lanes.keys()) if (!enabled.has(id)) lanes.delete(id);
     for (const callback of callbacks) {
@@ -317,18 +318,18 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     }
     await leaseHeads(now);
     await readLog(now);
-    for (const id of await store.callbacks.dueCallbacks(now, 1000)) {
+    for (const id of await store.dueCallbacks(now, 1000)) {
       const lane = lanes.get(id);
       if (!lane || closed) continue;
       // Claim enough for a second at the lane's rate, beyond what it holds already.
       const room = Math.min(deps.ratePerSecond, deps.concurrency * 4) - lane.waiting.length - lane.inFlight;
-      if (room > 0) lane.waiting.push(...(await store.callbacks.claim(id, owner, now, now + LEASE_MS, room)));
+      if (room > 0) lane.waiting.push(...(await store.claim(id, owner, now, now + LEASE_MS, room)));
     }
     // Every lane, not only the ones just read or claimed for: one that its rate held with
     // nothing in flight has no completion to start it again.
     for (const lane of lanes.values()) pump(lane);
     if (now >= pruneAt) {
-      const pruned = await store.callbacks.prune(now - CALLBACK_HISTORY_MS, PRUNE_STEP);
+      const pruned = await store.prune(now - CALLBACK_HISTORY_MS, PRUNE_STEP);
       pruneAt = pruned > 0 ? now : now + PRUNE_EVERY_MS;
     }
   }
@@ -371,12 +372,12 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
       // ends, and a head's unsent messages are read again by whichever worker leases it next.
       const now = clock.now();
       try {
-        if (finished.length > 0) await store.callbacks.complete(owner, finished, now);
+        if (finished.length > 0) await store.complete(owner, finished, now);
         for (const lane of lanes.values()) {
           if (!lane.head) continue;
           await record(lane, now, true);
           // Let go of the head at once (a lease that ends now), so a restart reads on at once.
-          if (lane.head) await store.callbacks.leaseHead(lane.callback.id, owner, now, now);
+          if (lane.head) await store.leaseHead(lane.callback.id, owner, now, now);
         }
       } catch {
         // Closing on a store that failed: the leases run out and the next worker sends again.

@@ -1,4 +1,4 @@
-import { startCallbackSender } from '../callbacks/sender.ts';
+import { startCallbackThread } from '../callbacks/threaded-sender.ts';
 import type { CoreDeps } from '../deps.ts';
 import { createLogger } from '../http/logger.ts';
 import type { Metrics } from '../metrics.ts';
@@ -72,16 +72,13 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     log,
   });
   worker.start();
-  // Status callbacks go out from the worker role too: on SQLite, through the connection that
-  // already writes, so their bookkeeping never waits on another connection's write lock.
-  const callbacks = startCallbackSender({
-    store: deps.store,
-    clock: deps.clock,
+  // Status callbacks go out from the worker role too, in a thread of their own; their writes go
+  // through this store (on SQLite the connection that already writes, so their bookkeeping never
+  // waits on another connection's write lock).
+  const callbacks = startCallbackThread({
+    config: deps.config,
+    callbacks: deps.store.callbacks,
     log: log.child({ part: 'callbacks' }),
-    allowedHosts: deps.config.callbackAllowedHosts ?? [],
-    keyEncryptionSecret: deps.config.keyEncryptionSecret,
-    concurrency: deps.config.callbackConcurrency,
-    ratePerSecond: deps.config.callbackRate,
   });
   log.info(
     { owner: scheduler.owner, providers: providers.all().map((p) => `${p.channel}:${p.name}`) },

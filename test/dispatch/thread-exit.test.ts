@@ -5,8 +5,8 @@
 // dispatch thread and calls process.exit() in it (which ends that thread only).
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import WebSocket from 'ws';
 import { tempDir } from '../helpers/config.ts';
+import { endThread } from '../helpers/end-thread.ts';
 import {
   type HeraldProcess,
   oneProcessEnv,
@@ -16,45 +16,6 @@ import {
 import { eventually } from '../providers/sms/wait.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'thread-exit-password-1' };
-
-/** Ends the worker thread whose script URL ends with `script`, through the inspector at `wsUrl`. */
-async function endThread(wsUrl: string, script: string): Promise<void> {
-  const socket = new WebSocket(wsUrl);
-  await new Promise((resolve, reject) => {
-    socket.once('open', resolve);
-    socket.once('error', reject);
-  });
-  try {
-    const attached = new Promise<string>((resolve) => {
-      socket.on('message', (data) => {
-        const message = JSON.parse(String(data)) as {
-          method?: string;
-          params?: { sessionId: string; workerInfo: { url: string } };
-        };
-        if (
-          message.method === 'NodeWorker.attachedToWorker' &&
-          message.params?.workerInfo.url.endsWith(script)
-        )
-          resolve(message.params.sessionId);
-      });
-    });
-    socket.send(
-      JSON.stringify({ id: 1, method: 'NodeWorker.enable', params: { waitForDebuggerOnStart: false } }),
-    );
-    const sessionId = await attached;
-    const evaluate = { id: 1, method: 'Runtime.evaluate', params: { expression: 'process.exit(7)' } };
-    socket.send(
-      JSON.stringify({
-        id: 2,
-        method: 'NodeWorker.sendMessageToWorker',
-        params: { sessionId, message: JSON.stringify(evaluate) },
-      }),
-    );
-  } finally {
-    // The process is about to exit; the socket closes with it if not before.
-    setTimeout(() => socket.terminate(), 2000).unref();
-  }
-}
 
 describe('the dispatch thread ending on its own', () => {
   const dataDir = tempDir('herald-thread-exit-');

@@ -1,8 +1,8 @@
-// The entry of the callback sender's HTTP thread (threaded-poster.ts) when Herald runs from its
+// The entry of the callback sender's thread (threaded-sender.ts) when Herald runs from its
 // TypeScript sources (tests, `npm run dev`): worker threads do not inherit the tsx loader, so
 // this plain module registers it before loading the thread body. The build's compiled
-// post-thread.ts takes this file's place in dist/.
+// sender-thread.ts takes this file's place in dist/.
 import { register } from 'tsx/esm/api';
 
 register();
-await import('./post-thread.ts');
+await import('./sender-thread.ts');

@@ -1,0 +1,85 @@
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import { systemClock } from '../clock.ts';
+import type { Config } from '../config/config.ts';
+import { createLogger } from '../http/logger.ts';
+import { createStore } from '../store/create.ts';
+import type { CallbackStore } from '../store/port/callbacks.ts';
+import { createPoster } from './post.ts';
+import { type SenderCallbacks, startCallbackSender } from './sender.ts';
+import type { FromSender, SenderWrite, ToSender } from './threaded-sender.ts';
+
+/**
+ * The body of the callback sender's thread (threaded-sender.ts has the other side): the sender
+ * on a connection of its own for its reads, with its writes made by the starting thread.
+ */
+const port = parentPort;
+if (!port) throw new Error('sender-thread.ts runs as a worker thread');
+const { config } = workerData as { config: Config };
+const log = createLogger(config.logLevel, config.logFormat).child({ role: 'worker', part: 'callbacks' });
+
+/**
+ * The sender thread's nice value: deliveries come first. On a busy machine the scheduler gives
+ * this thread the time the dispatch and API threads leave (Linux sets nice per thread), so a
+ * burst's callbacks wait instead of slowing the burst. Bench, 100,000 NORMAL with one callback on
+ * 2 cores: dispatch at 0.71x and 0.76x of its speed without at nice 0, 0.82x at nice 10.
+ */
+const SENDER_NICE = 10;
+try {
+  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), SENDER_NICE);
+} catch {
+  // Not Linux (no /proc/thread-self): the thread keeps the process's priority.
+}
+
+const waiting = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
+let nextId = 1;
+const post = (message: FromSender) => port.postMessage(message);
+function remote<M extends SenderWrite>(method: M): CallbackStore[M] {
+  return ((...args: unknown[]) =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      waiting.set(id, { resolve, reject });
+      post({ type: 'write', id, method, args });
+    })) as unknown as CallbackStore[M];
+}
+
+// Reads only: a small pool on PostgreSQL, the reader's page cache on SQLite.
+const store = await createStore({ ...config, databasePoolSize: 2 }, { claims: false });
+const local = store.callbacks;
+const callbacks: SenderCallbacks = {
+  enabled: () => local.enabled(),
+  pendingAmong: (id, notificationIds) => local.pendingAmong(id, notificationIds),
+  dueCallbacks: (now, limit) => local.dueCallbacks(now, limit),
+  leaseHead: remote('leaseHead'),
+  advance: remote('advance'),
+  claim: remote('claim'),
+  complete: remote('complete'),
+  disable: remote('disable'),
+  prune: remote('prune'),
+};
+const sender = startCallbackSender({
+  callbacks,
+  statusLog: store.statusLog,
+  poster: createPoster(config.callbackAllowedHosts ?? []),
+  clock: systemClock,
+  log,
+  allowedHosts: config.callbackAllowedHosts ?? [],
+  keyEncryptionSecret: config.keyEncryptionSecret,
+  concurrency: config.callbackConcurrency,
+  ratePerSecond: config.callbackRate,
+});
+
+port.on('message', (message: ToSender) => {
+  if (message.type === 'reply') {
+    const call = waiting.get(message.id);
+    waiting.delete(message.id);
+    if (message.ok) call?.resolve(message.value);
+    else call?.reject(message.error);
+    return;
+  }
+  void sender
+    .close()
+    .then(() => store.close())
+    .finally(() => post({ type: 'closed' }));
+});

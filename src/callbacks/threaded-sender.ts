@@ -1,0 +1,103 @@
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.ts';
+import type { CallbackStore } from '../store/port/callbacks.ts';
+
+/**
+ * The sender's writes, made through the connection of the thread that started it (on SQLite the
+ * dispatch thread's, the process's one frequent writer): its reads (the status log, the outbox's
+ * look-ups) are made on the sender thread's own connection.
+ */
+export const SENDER_WRITES = ['leaseHead', 'advance', 'claim', 'complete', 'disable', 'prune'] as const;
+export type SenderWrite = (typeof SENDER_WRITES)[number];
+
+/** What the sender thread asks (a write) or says (it has closed). */
+export type FromSender =
+  | { type: 'write'; id: number; method: SenderWrite; args: unknown[] }
+  | { type: 'closed' };
+/** What the sender thread is told: a write's answer, or to close. */
+export type ToSender =
+  | { type: 'reply'; id: number; ok: true; value: unknown }
+  | { type: 'reply'; id: number; ok: false; error: unknown }
+  | { type: 'close' };
+
+const ENTRY = new URL('./sender-thread.js', import.meta.url);
+/** How often a worker with no sender thread looks for a first callback. */
+const LOOK_MS = 200;
+
+export interface CallbackThreadDeps {
+  config: Config;
+  /** The store of the starting thread: the sender's writes go through it. */
+  callbacks: CallbackStore;
+  log: Logger;
+}
+
+/**
+ * Runs the callback sender (sender.ts) in a thread of its own, started once a callback exists: a
+ * Herald with none never loads it. The thread reads the status log, makes, signs and sends the
+ * messages and counts their attempts on its own event loop, so a burst of callbacks costs the
+ * dispatch thread only the writes that record them. A thread that ends (it should not) is
+ * started again; what it had leased is read again by the next one once its leases end.
+ */
+export function startCallbackThread(deps: CallbackThreadDeps): { close(): Promise<void> } {
+  const { callbacks, log } = deps;
+  let worker: Worker | undefined;
+  let looking = false;
+  let closing = false;
+
+  function start(): void {
+    const started = new Worker(ENTRY, {
+      workerData: { config: deps.config },
+      resourceLimits: { maxYoungGenerationSizeMb: 8 },
+    });
+    started.unref();
+    started.on('message', (message: FromSender) => {
+      if (message.type === 'closed') {
+        void started.terminate();
+        return;
+      }
+      const { id, method, args } = message;
+      // Only the sender's writes are served, whatever the message says.
+      if (!SENDER_WRITES.includes(method)) return;
+      const call = callbacks[method] as (...a: unknown[]) => Promise<unknown>;
+      call(...args).then(
+        (value) => started.postMessage({ type: 'reply', id, ok: true, value } satisfies ToSender),
+        (error: unknown) => started.postMessage({ type: 'reply', id, ok: false, error } satisfies ToSender),
+      );
+    });
+    started.on('error', (error) => log.error({ err: error }, 'callback sender thread failed'));
+    started.on('exit', () => {
+      if (worker === started) worker = undefined;
+      if (!closing) log.warn('callback sender thread ended; starting it again');
+    });
+    worker = started;
+  }
+
+  async function look(): Promise<void> {
+    if (worker || looking || closing) return;
+    looking = true;
+    try {
+      if ((await callbacks.enabled()).length > 0 && !closing) start();
+    } catch (error) {
+      log.warn({ err: error }, 'looking for callbacks failed; retrying');
+    } finally {
+      looking = false;
+    }
+  }
+
+  const timer = setInterval(() => void look(), LOOK_MS);
+  timer.unref();
+  void look();
+  return {
+    async close() {
+      closing = true;
+      clearInterval(timer);
+      const ending = worker;
+      if (!ending) return;
+      // The thread records what it sent and lets its leases go, through this thread's store.
+      const exited = new Promise((resolve) => ending.once('exit', resolve));
+      ending.postMessage({ type: 'close' } satisfies ToSender);
+      await exited;
+    },
+  };
+}

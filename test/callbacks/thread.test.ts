@@ -1,0 +1,93 @@
+// The callback sender's thread (docs/callbacks.md, "How sending works"), in a real `herald start`
+// process: it runs at a lower priority than the threads that accept and deliver (nice 10, read
+// from /proc for each of the process's threads), and when it ends on its own (ended from outside
+// through the inspector, as a crash would end it) the process goes on and a new thread sends the
+// next callbacks. Run without a dispatch thread, so the sender's thread is the main thread's
+// child and the inspector reaches it.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { after, describe, it } from 'node:test';
+import { tempDir } from '../helpers/config.ts';
+import { endThread } from '../helpers/end-thread.ts';
+import {
+  type HeraldProcess,
+  oneProcessEnv,
+  passwordLogin,
+  startHeraldProcess,
+} from '../helpers/herald-process.ts';
+import { type CallbackReceiver, startCallbackReceiver } from '../helpers/peers/callback-receiver.ts';
+import { eventually } from '../providers/sms/wait.ts';
+
+const ADMIN = { email: 'admin@example.com', password: 'sender-thread-password-1' };
+
+/** The nice value of each thread of a process (field 19 of /proc/PID/task/TID/stat). */
+function niceOfThreads(pid: number): Map<number, number> {
+  const nice = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      nice.set(Number(tid), Number(fields[16]));
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return nice;
+}
+
+describe('the callback sender thread', () => {
+  let proc: HeraldProcess | undefined;
+  let receiver: CallbackReceiver | undefined;
+  after(async () => {
+    await proc?.stop(2000);
+    await receiver?.close();
+  });
+
+  it('runs at nice 10, and is started again when it ends', async () => {
+    receiver = await startCallbackReceiver();
+    const env = oneProcessEnv(tempDir('herald-sender-thread-'), ADMIN, {
+      HERALD_CALLBACK_ALLOWED_HOSTS: receiver.host,
+      HERALD_DISPATCH_THREAD: 'false',
+      NODE_OPTIONS: '--inspect=127.0.0.1:0',
+    });
+    proc = await startHeraldProcess('sender-thread', env);
+    const api = proc.apiUrl as string;
+    const token = await passwordLogin(api, ADMIN);
+    const call = async (path: string, body: object) => {
+      const response = await fetch(`${api}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      assert.equal(response.status, 201);
+      return (await response.json()) as { notificationId: string };
+    };
+    const send = () =>
+      call('/notifications', {
+        channel: 'email',
+        recipient: { email: 'ada@example.com' },
+        content: { subject: 'Hi', text: 'Hello' },
+      });
+    const hub = receiver;
+    const received = (id: string) => hub.at('/thread').some((r) => r.body.includes(id));
+    await call('/callbacks', { url: `${receiver.origin}/thread`, events: ['DELIVERED'] });
+
+    const first = await send();
+    await eventually(() => received(first.notificationId), 15_000, 'the first callback');
+    const nice = niceOfThreads(proc.pid);
+    assert.equal(nice.get(proc.pid), 0, 'the main thread keeps the default priority');
+    const lowered = [...nice.values()].filter((n) => n === 10).length;
+    assert.equal(lowered, 1, `one thread at nice 10: ${JSON.stringify([...nice])}`);
+
+    const inspector = /Debugger listening on (ws:\/\/\S+)/.exec(proc.output())?.[1];
+    assert.ok(inspector, `no inspector URL in: ${proc.output()}`);
+    await endThread(inspector, '/callbacks/sender-thread.js');
+    await eventually(
+      () => /callback sender thread ended; starting it again/.test(proc?.output() ?? ''),
+      10_000,
+      'the thread reported ended',
+    );
+    const second = await send();
+    await eventually(() => received(second.notificationId), 20_000, 'a callback from the new thread');
+    assert.equal(proc.child.exitCode, null, 'the process is still running');
+  });
+});
