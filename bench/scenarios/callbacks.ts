@@ -150,13 +150,23 @@ async function drain(count: number, streams: number, callback: boolean): Promise
  * open-loop sender in its own process) on `npm start`'s layout with one callback (DELIVERED),
  * each callback's lag from the change to its receipt, under the default HERALD_CALLBACK_RATE
  * (2,000/s). The burst above asks the bench's receiver, on the same 2 cores as Herald, for as
- * many callbacks a second as dispatch makes changes.
+ * many callbacks a second as dispatch makes changes. The steady rate starts once one callback
+ * has arrived: the first callback of a process waits for the sender's thread to start (reported
+ * apart, `firstMs`: from the callback's creation to the receipt of a change made right after).
  */
-async function steady(perSecond: number, forMs: number): Promise<number[]> {
+async function steady(perSecond: number, forMs: number): Promise<{ lags: number[]; firstMs: number }> {
   const receiver = await startReceiver();
   const herald = await deploy('sqlite', { env: receiverEnv(receiver) });
   try {
     await addCallback(herald.api, receiver);
+    const created = Date.now();
+    const first = await herald.api.request('POST', '/notifications', notification('NORMAL'));
+    if (first.status !== 201) throw new Error(`POST /notifications: ${first.status}`);
+    while (receiver.lags.length === 0 && Date.now() - created < 60_000)
+      await new Promise((r) => setTimeout(r, 5));
+    if (receiver.lags.length === 0) throw new Error('the first callback never arrived');
+    const firstMs = Date.now() - created;
+    receiver.lags.length = 0;
     progress(`callbacks (steady): ${perSecond.toLocaleString('en-US')}/s for ${forMs / 1000} s`);
     const sent = await runPaced({
       url: herald.api.url,
@@ -173,7 +183,7 @@ async function steady(perSecond: number, forMs: number): Promise<number[]> {
       await new Promise((r) => setTimeout(r, 200));
     if (receiver.lags.length < sent.acceptedCount)
       throw new Error(`${receiver.lags.length} of ${sent.acceptedCount} callbacks received`);
-    return receiver.lags;
+    return { lags: receiver.lags, firstMs };
   } finally {
     await herald.stop();
     await receiver.close();
@@ -254,7 +264,7 @@ export const callbacksScenario: Scenario = {
   title: '15. Callbacks and live streams: lag, and their cost to dispatch',
   async run(options: BenchOptions): Promise<Row[]> {
     const { count, streams, steadyPerSecond, steadyMs } = options.sizes.callbacks;
-    const steadyLags = await steady(steadyPerSecond, steadyMs);
+    const { lags: steadyLags, firstMs } = await steady(steadyPerSecond, steadyMs);
     const baseline = await drain(count, 0, false);
     const callbackOnly = await drain(count, 0, true);
     const both = await drain(count, streams, true);
@@ -303,6 +313,9 @@ export const callbacksScenario: Scenario = {
           note: steadyNote,
         },
       ),
+      measured('callbacks', 'first callback after the callback is created', firstMs, 'ms', {
+        note: "from POST /callbacks's answer to the receipt of a change made right after: the worker finds the callback and starts the sender's thread",
+      }),
       ...lagRows(callbackOnly, 'one callback'),
       cost(callbackOnly, 'one callback'),
       ...lagRows(both, `one callback and ${streams} streams`),
