@@ -24,6 +24,13 @@ export type ToSender =
 const ENTRY = new URL('./sender-thread.js', import.meta.url);
 /** How often a worker with no sender thread looks for a first callback. */
 const LOOK_MS = 200;
+/**
+ * After a thread ends on its own, the next one starts after this, doubled for each thread in a
+ * row that ended within RESTART_MAX_MS of its start (one that cannot open its store would
+ * otherwise be started and logged five times a second), up to RESTART_MAX_MS.
+ */
+const RESTART_MS = 1000;
+const RESTART_MAX_MS = 30_000;
 
 export interface CallbackThreadDeps {
   config: Config;
@@ -37,15 +44,20 @@ export interface CallbackThreadDeps {
  * Herald with none never loads it. The thread reads the status log, makes, signs and sends the
  * messages and counts their attempts on its own event loop, so a burst of callbacks costs the
  * dispatch thread only the writes that record them. A thread that ends (it should not) is
- * started again; what it had leased is read again by the next one once its leases end.
+ * started again, after a second and longer for one that keeps ending; what it had leased is read
+ * again by the next one once its leases end.
  */
 export function startCallbackThread(deps: CallbackThreadDeps): { close(): Promise<void> } {
   const { callbacks, log } = deps;
   let worker: Worker | undefined;
   let looking = false;
   let closing = false;
+  /** Threads in a row that ended within RESTART_MAX_MS of their start. */
+  let failures = 0;
+  let notBefore = 0;
 
   function start(): void {
+    const startedAt = Date.now();
     const started = new Worker(ENTRY, {
       workerData: { config: deps.config },
       resourceLimits: { maxYoungGenerationSizeMb: 8 },
@@ -68,13 +80,18 @@ export function startCallbackThread(deps: CallbackThreadDeps): { close(): Promis
     started.on('error', (error) => log.error({ err: error }, 'callback sender thread failed'));
     started.on('exit', () => {
       if (worker === started) worker = undefined;
-      if (!closing) log.warn('callback sender thread ended; starting it again');
+      if (closing) return;
+      const now = Date.now();
+      failures = now - startedAt < RESTART_MAX_MS ? failures + 1 : 1;
+      const delay = Math.min(RESTART_MS * 2 ** (failures - 1), RESTART_MAX_MS);
+      notBefore = now + delay;
+      log.warn({ restartInMs: delay }, 'callback sender thread ended; starting it again');
     });
     worker = started;
   }
 
   async function look(): Promise<void> {
-    if (worker || looking || closing) return;
+    if (worker || looking || closing || Date.now() < notBefore) return;
     looking = true;
     try {
       if ((await callbacks.enabled()).length > 0 && !closing) start();
