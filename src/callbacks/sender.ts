@@ -90,6 +90,11 @@ export interface CallbackSenderDeps {
   concurrency: number;
   ratePerSecond: number;
   pollMs?: number;
+  /**
+   * Told each time the sender falls behind: a head holds half its window of unsent changes (a
+   * burst), after every head had been under an eighth of it.
+   */
+  onBehind?(): void;
 }
 
 export interface CallbackSender {
@@ -135,6 +140,7 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
   let scheduled: NodeJS.Timeout | undefined;
   let closed = false;
   let pruneAt = 0;
+  let behind = false;
 
   const open = (sealed: string, id: string) => {
     let plain = opened.get(sealed);
@@ -328,10 +334,18 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     // Every lane, not only the ones just read or claimed for: one that its rate held with
     // nothing in flight has no completion to start it again.
     for (const lane of lanes.values()) pump(lane);
+    noteBehind();
     if (now >= pruneAt) {
       const pruned = await store.prune(now - CALLBACK_HISTORY_MS, PRUNE_STEP);
       pruneAt = pruned > 0 ? now : now + PRUNE_EVERY_MS;
     }
+  }
+
+  function noteBehind(): void {
+    const most = Math.max(0, ...[...lanes.values()].map((lane) => lane.head?.size() ?? 0));
+    const now = behind ? most >= HEAD_WINDOW / 8 : most >= HEAD_WINDOW / 2;
+    if (now && !behind) deps.onBehind?.();
+    behind = now;
   }
 
   /** Runs a pass soon: at once when idle, else PASS_GAP_MS after the last one began. */
