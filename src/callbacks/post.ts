@@ -79,5 +79,3 @@ export function createPoster(allowedHosts: readonly string[]) {
     close: () => Promise.all([publicOnly.close(), listed.close()]).then(() => undefined),
   };
 }
-
-export type Poster = ReturnType<typeof createPoster>;

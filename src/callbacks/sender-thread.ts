@@ -6,9 +6,9 @@ import type { Config } from '../config/config.ts';
 import { createLogger } from '../http/logger.ts';
 import { createStore } from '../store/create.ts';
 import type { CallbackStore } from '../store/port/callbacks.ts';
-import { createPoster } from './post.ts';
-import { type SenderCallbacks, startCallbackSender } from './sender.ts';
-import type { FromSender, SenderWrite, ToSender } from './threaded-sender.ts';
+import { startCallbackSender } from './sender.ts';
+import { SENDER_READS, SENDER_WRITES, type SenderCallbacks, type SenderWrite } from './sender-store.ts';
+import type { FromSender, ToSender } from './threaded-sender.ts';
 
 /**
  * The body of the callback sender's thread (threaded-sender.ts has the other side): the sender
@@ -54,21 +54,13 @@ function remote<M extends SenderWrite>(method: M): CallbackStore[M] {
 // Reads only: a small pool on PostgreSQL, the reader's page cache on SQLite.
 const store = await createStore({ ...config, databasePoolSize: 2 }, { claims: false });
 const local = store.callbacks;
-const callbacks: SenderCallbacks = {
-  enabled: () => local.enabled(),
-  pendingAmong: (id, notificationIds) => local.pendingAmong(id, notificationIds),
-  dueCallbacks: (now, limit) => local.dueCallbacks(now, limit),
-  leaseHead: remote('leaseHead'),
-  advance: remote('advance'),
-  claim: remote('claim'),
-  complete: remote('complete'),
-  disable: remote('disable'),
-  prune: remote('prune'),
-};
+const callbacks = Object.fromEntries([
+  ...SENDER_READS.map((method) => [method, local[method].bind(local)]),
+  ...SENDER_WRITES.map((method) => [method, remote(method)]),
+]) as SenderCallbacks;
 const sender = startCallbackSender({
   callbacks,
   statusLog: store.statusLog,
-  poster: createPoster(config.callbackAllowedHosts ?? []),
   clock: systemClock,
   log,
   allowedHosts: config.callbackAllowedHosts ?? [],

@@ -6,7 +6,6 @@ import { createRateWindow, type RateLimiter } from '../dispatch/rate-window.ts';
 import { refusedUrl } from '../providers/outbound.ts';
 import type {
   CallbackRecord,
-  CallbackStore,
   FinishedAttempt,
   LeasedMessage,
   MessageOutcome,
@@ -14,7 +13,8 @@ import type {
 import type { LoggedStatus, StatusLogStore } from '../store/port/status-log.ts';
 import { createHead, type Head } from './head.ts';
 import { messagesFor } from './message.ts';
-import { CALLBACK_TIMEOUT_MS, type Poster } from './post.ts';
+import { CALLBACK_TIMEOUT_MS, createPoster } from './post.ts';
+import type { SenderCallbacks } from './sender-store.ts';
 
 /** Messages are retried for this long after the status change, then given up. */
 const CALLBACK_RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -57,25 +57,9 @@ function retryDelayOf(attempt: number): number {
   return Math.round(base * (1 + Math.random() * 0.2));
 }
 
-/** What the sender uses of the callback store. */
-export type SenderCallbacks = Pick<
-  CallbackStore,
-  | 'enabled'
-  | 'pendingAmong'
-  | 'dueCallbacks'
-  | 'leaseHead'
-  | 'advance'
-  | 'claim'
-  | 'complete'
-  | 'disable'
-  | 'prune'
->;
-
 export interface CallbackSenderDeps {
   callbacks: SenderCallbacks;
   statusLog: StatusLogStore;
-  /** Sends the signed requests; the sender closes it. */
-  poster: Poster;
   clock: Clock;
   log: Logger;
   /** Hosts a callback URL may name even when private (HERALD_CALLBACK_ALLOWED_HOSTS). */
@@ -128,8 +112,9 @@ const ANY = 0;
  * sent the same way. What finished is recorded together, once a pass.
  */
 export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
-  const { callbacks: store, clock, log, poster } = deps;
+  const { callbacks: store, clock, log } = deps;
   const owner = `cb-${randomUUID()}`;
+  const poster = createPoster(deps.allowedHosts);
   const lanes = new Map<string, Lane>();
   const sending = new Set<Promise<void>>();
   const opened = new Map<string, string>();

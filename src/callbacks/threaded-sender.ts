@@ -2,14 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import type { CallbackStore } from '../store/port/callbacks.ts';
-
-/**
- * The sender's writes, made through the connection of the thread that started it (on SQLite the
- * dispatch thread's, the process's one frequent writer): its reads (the status log, the outbox's
- * look-ups) are made on the sender thread's own connection.
- */
-export const SENDER_WRITES = ['leaseHead', 'advance', 'claim', 'complete', 'disable', 'prune'] as const;
-export type SenderWrite = (typeof SENDER_WRITES)[number];
+import { SENDER_WRITES, type SenderWrite } from './sender-store.ts';
 
 /** What the sender thread asks (a write) or says (it has closed). */
 export type FromSender =
