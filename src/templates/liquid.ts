@@ -28,6 +28,9 @@ const COMMON = {
   strictFilters: true,
   ownPropertyOnly: true,
   timezoneOffset: 0,
+  // Fixed, so dates render the same on every host; and Liquid then never asks Intl for the
+  // host's default locale, which pages in about 5 MB of ICU data at start-up.
+  locale: 'en-US',
   parseLimit: 1_000_000,
   memoryLimit: 50_000_000,
 } as const;
