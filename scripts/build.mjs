@@ -41,6 +41,11 @@ function jsFiles(dir) {
  * (this machine's start-up varies by a quarter from one run to the next); idle RSS 136 to 131 MB.
  * Node opens 968 files before /health answers without these bundles, 247 with them.
  *
+ * The bundles are written without comments or indentation (`minifyWhitespace`; names are kept,
+ * so stack traces still name functions): V8 keeps each module's source in the heap for as long as
+ * the process runs, and undici's comments hold a few non-Latin-1 characters, which make V8 store
+ * its whole 1 MB chunk as two-byte. 2.2 MB less heap in the main thread at idle (2026-11-26).
+ *
  * Left out: native modules and pino (its transports start threads from files by path). The
  * bundle's CommonJS code reaches them, and Node's built-ins, through the `require` the banner
  * makes. swagger-ui serves files from its own directory: its `__dirname` is that directory in
@@ -140,6 +145,8 @@ async function vendor() {
         "const __dirname = __heraldPath(new URL('.', import.meta.url));",
       ].join(' '),
     },
+    minifyWhitespace: true,
+    legalComments: 'none',
     logLevel: 'warning',
   });
   const specifier = new RegExp(`(from\\s*|import\\(\\s*)'(${quoted})'`, 'g');
