@@ -18,7 +18,7 @@ export interface Sizes {
   claim: { sizes: number[]; claimsPerSize: number; claimBatch: number };
   memory: { backlog: number; drainSeconds: number };
   auth: { verifySeconds: number; login: RoundSize; loginConnections: number };
-  startup: { runs: number; idleSeconds: number };
+  startup: { runs: number; idleSeconds: number; settledSeconds: number };
 }
 
 /** What the flags asked for. */
@@ -45,7 +45,7 @@ const FULL: Sizes = {
   claim: { sizes: [10_000, 100_000, 1_000_000], claimsPerSize: 50, claimBatch: 128 },
   memory: { backlog: 1_000_000, drainSeconds: 10 },
   auth: { verifySeconds: 3, login: { seconds: 5 }, loginConnections: 4 },
-  startup: { runs: 5, idleSeconds: 3 },
+  startup: { runs: 5, idleSeconds: 3, settledSeconds: 15 },
 };
 
 const QUICK: Sizes = {
@@ -59,7 +59,7 @@ const QUICK: Sizes = {
   claim: { sizes: [200, 1000, 4000], claimsPerSize: 5, claimBatch: 16 },
   memory: { backlog: 2000, drainSeconds: 1 },
   auth: { verifySeconds: 0.2, login: { amount: 20 }, loginConnections: 2 },
-  startup: { runs: 1, idleSeconds: 0.5 },
+  startup: { runs: 1, idleSeconds: 0.5, settledSeconds: 1 },
 };
 
 export const USAGE = `Usage: npm run bench -- [flags]
