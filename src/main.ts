@@ -193,12 +193,6 @@ export function buildApi(deps: HeraldDeps, options: Parameters<typeof buildApp>[
       publicUrl: deps.config.publicUrl,
       bodyLimit: deps.config.bodyLimit,
       requestTimeoutMs: deps.config.requestTimeoutMs,
-      bodyLimitFor: (url) =>
-        url.startsWith('/notifications/batch')
-          ? deps.config.batchBodyLimit
-          : url.startsWith('/webhooks/')
-            ? deps.config.webhookBodyLimit
-            : deps.config.bodyLimit,
       ...apiRoutes(deps),
       protect: (scope) => protect(scope, deps.verifier),
       // Accepted notifications still in a batch are committed before the store can close.

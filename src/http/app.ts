@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { VERSION } from '../version.ts';
+import { routeBodyLimits } from './body-limits.ts';
 import { installErrorHandler } from './error-handler.ts';
 import { lazySerializers, lazyValidators } from './lazy-compilers.ts';
 import { type LogFormat, loggerOptions } from './logger.ts';
@@ -22,8 +23,6 @@ export interface AppSpec {
   bodyLimit: number;
   /** HERALD_REQUEST_TIMEOUT_MS: headers and body must arrive within it. */
   requestTimeoutMs: number;
-  /** The body limit of the route a URL names (batch and webhook routes allow more than bodyLimit). */
-  bodyLimitFor(url: string): number;
   /** Route modules outside the bearer-token hook. */
   public: Routes[];
   /** Route modules behind it. */
@@ -58,7 +57,7 @@ export async function buildApp(spec: AppSpec, options: FastifyServerOptions = {}
     },
     ...options,
   }).withTypeProvider<TypeBoxTypeProvider>();
-  hardenServer(app.server, spec.bodyLimitFor);
+  hardenServer(app.server, routeBodyLimits(app, spec.bodyLimit));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
     // The OpenAPI UI holds no data, but must not be framed (clickjacking).

@@ -73,6 +73,8 @@ const docs = (summary: string) => ({
  */
 export const webhookRoutes: RouteModule<CoreDeps & { reports: ReportService }> = async (app, deps) => {
   const sink = deps.reports;
+  // Each route states its limit, so the server's Expect: 100-continue check knows it too.
+  const route = (summary: string) => ({ ...docs(summary), bodyLimit: deps.config.webhookBodyLimit });
   const { providers, publicUrl } = deps.config;
   // Parse the key once: a malformed key fails start-up rather than every webhook.
   const sendgridKey = providers.sendgridWebhookPublicKey
@@ -88,11 +90,11 @@ export const webhookRoutes: RouteModule<CoreDeps & { reports: ReportService }> =
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
       ['application/json', 'application/x-www-form-urlencoded'],
-      { parseAs: 'buffer', bodyLimit: deps.config.webhookBodyLimit },
+      { parseAs: 'buffer' },
       (_request, body, done) => done(null, body),
     );
 
-    scope.post('/webhooks/twilio', docs('Twilio message status callback'), async (request, reply) => {
+    scope.post('/webhooks/twilio', route('Twilio message status callback'), async (request, reply) => {
       const raw = request.body as Buffer;
       if (!isForm(request.headers['content-type']))
         throw new HeraldError('UNSUPPORTED_MEDIA_TYPE', 'Twilio posts application/x-www-form-urlencoded.');
@@ -109,7 +111,7 @@ export const webhookRoutes: RouteModule<CoreDeps & { reports: ReportService }> =
       return reply.code(200).send(await applyAll([parsed.report]));
     });
 
-    scope.post('/webhooks/sendgrid', docs('SendGrid signed event webhook'), async (request, reply) => {
+    scope.post('/webhooks/sendgrid', route('SendGrid signed event webhook'), async (request, reply) => {
       const raw = request.body as Buffer;
       const events = parseJson(raw);
       const timestamp = header(request.headers['x-twilio-email-event-webhook-timestamp']);
@@ -132,7 +134,7 @@ export const webhookRoutes: RouteModule<CoreDeps & { reports: ReportService }> =
       return reply.code(200).send({ ...(await applyAll(reports)), ignored: events.length - reports.length });
     });
 
-    scope.post('/webhooks/mailgun', docs('Mailgun event webhook'), async (request, reply) => {
+    scope.post('/webhooks/mailgun', route('Mailgun event webhook'), async (request, reply) => {
       const raw = request.body as Buffer;
       const body = isForm(request.headers['content-type'])
         ? Object.fromEntries(new URLSearchParams(raw.toString('utf8')))

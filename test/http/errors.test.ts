@@ -36,7 +36,6 @@ describe('error handling', () => {
       logLevel: 'silent',
       bodyLimit: config.bodyLimit,
       requestTimeoutMs: 30_000,
-      bodyLimitFor: () => config.bodyLimit,
       public: [(scope) => healthRoutes(scope, { config, store, clock: systemClock }), echo],
       protected: [],
       protect: () => {},

@@ -61,6 +61,29 @@ function expectContinue(
   });
 }
 
+/** Announces `length` bytes with `Expect: 100-continue` and sends none: `continue`, or the status. */
+function askToUpload(url: string, path: string, length: number): Promise<'continue' | number> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'content-length': String(length),
+        expect: '100-continue',
+      },
+    });
+    req.on('continue', () => {
+      resolve('continue');
+      req.destroy();
+    });
+    req.on('response', (response) => {
+      resolve(response.statusCode ?? 0);
+      req.destroy();
+    });
+    req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
+  });
+}
+
 describe('HTTP hardening', () => {
   let herald: Herald;
   before(async () => {
@@ -90,6 +113,20 @@ describe('HTTP hardening', () => {
     const gateway = await expectContinue(herald.gatewayUrl as string, '/api/notifications', 64 * 1024 * 1024);
     assert.equal(gateway.status, 413);
     assert.equal(gateway.continued, false);
+  });
+
+  it('checks an announced body against the limit of the route it names', async () => {
+    const api = herald.apiUrl as string;
+    // 1 MiB: over the default limit (64 KiB), within the batch (8 MiB) and webhook (2 MiB) limits.
+    const mib = 1024 * 1024;
+    assert.equal(await askToUpload(api, '/notifications', mib), 413);
+    for (const path of ['/notifications/batch', '/notifications/batch?x=1', '/webhooks/twilio']) {
+      assert.equal(await askToUpload(api, path, mib), 'continue', path);
+    }
+    assert.equal(await askToUpload(api, '/notifications/batch', 9 * mib), 413);
+    assert.equal(await askToUpload(api, '/webhooks/twilio', 3 * mib), 413);
+    // A path the batch route's pattern must not take in.
+    assert.equal(await askToUpload(api, '/notifications/batchx', mib), 413);
   });
 
   it('sends nosniff on every API answer, and a frame-ancestors CSP on /docs', async () => {

@@ -116,7 +116,6 @@ describe('route coverage', () => {
       logLevel: 'silent',
       bodyLimit: deps.config.bodyLimit,
       requestTimeoutMs: 30_000,
-      bodyLimitFor: () => deps.config.bodyLimit,
       public: [
         (scope) => {
           scope.get('/admin/leak', async () => ({ secret: true }));

@@ -33,7 +33,6 @@ export async function webhookApp(
     logLevel: 'silent',
     bodyLimit: config.bodyLimit,
     requestTimeoutMs: 30_000,
-    bodyLimitFor: () => config.bodyLimit,
     public: [(scope) => webhookRoutes(scope, { config, store, clock, reports })],
     protected: [],
     protect: () => {},
