@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { tempDir } from '../helpers/config.ts';
-import { type HeraldProcess, oneProcessEnv, startHeraldProcess } from '../helpers/herald-process.ts';
+import {
+  type HeraldProcess,
+  oneProcessEnv,
+  passwordLogin,
+  startHeraldProcess,
+} from '../helpers/herald-process.ts';
 
 // Crash safety (issue 3): `kill -9` while 201s flow and while deliveries are in flight, restart
 // on the same data directory, then every acknowledged ID exists and reaches a terminal status;
@@ -41,15 +46,7 @@ describe('crash safety', () => {
     await proc?.exited;
     proc = undefined;
   };
-  const login = async (api: string): Promise<string> => {
-    const response = await fetch(`${api}/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    assert.equal(response.status, 200);
-    return ((await response.json()) as { access_token: string }).access_token;
-  };
+  const login = (api: string) => passwordLogin(api, ADMIN);
   const body = (i: number, local: string) => ({
     channel: 'email',
     priority: (['HIGH', 'NORMAL', 'LOW'] as const)[i % 3],

@@ -122,16 +122,22 @@ export function oneProcessEnv(
   };
 }
 
-/** Signs in at a running Herald's API with a password; returns the access token. */
+/**
+ * Signs in at a running Herald with a password; returns the access token. `path` is the login
+ * route of that port: `/auth/login` on the API, `/api/session` on the gateway.
+ */
 export async function passwordLogin(
-  apiUrl: string,
+  baseUrl: string,
   user: { email: string; password: string },
+  path = '/auth/login',
 ): Promise<string> {
-  const response = await fetch(`${apiUrl}/auth/login`, {
+  const response = await fetch(`${baseUrl}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(user),
   });
-  if (response.status !== 200) throw new Error(`login answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 200) {
+    throw new Error(`login at ${baseUrl}${path} answered ${response.status}: ${await response.text()}`);
+  }
   return ((await response.json()) as { access_token: string }).access_token;
 }

@@ -9,7 +9,12 @@ import type { Sql } from '../../src/store/postgres/connect.ts';
 import { connectPostgres } from '../../src/store/postgres/connect.ts';
 import { createPostgresStore } from '../../src/store/postgres/index.ts';
 import { tempDir } from '../helpers/config.ts';
-import { type HeraldProcess, runHerald, startHeraldProcess } from '../helpers/herald-process.ts';
+import {
+  type HeraldProcess,
+  passwordLogin,
+  runHerald,
+  startHeraldProcess,
+} from '../helpers/herald-process.ts';
 import { type CallbackReceiver, startCallbackReceiver } from '../helpers/peers/callback-receiver.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres.ts';
 import { openStream, type StreamClient } from '../streams/sse-client.ts';
@@ -100,15 +105,7 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const login = async (base: string, path = '/auth/login') => {
-    const response = await fetch(`${base}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    assert.equal(response.status, 200, `login at ${base}${path}: ${await response.clone().text()}`);
-    return ((await response.json()) as { access_token: string }).access_token;
-  };
+  const login = (base: string, path?: string) => passwordLogin(base, ADMIN, path);
   const get = (url: string, token: string) => fetch(url, { headers: { authorization: `Bearer ${token}` } });
 
   it('accepts a token from the auth process on both API processes and through the gateway', async () => {
