@@ -6,6 +6,7 @@ import type { Config } from '../config/config.ts';
 import { createLogger } from '../http/logger.ts';
 import { createStore } from '../store/create.ts';
 import type { CallbackStore } from '../store/port/callbacks.ts';
+import { createCalls } from '../thread-calls.ts';
 import { startCallbackSender } from './sender.ts';
 import { SENDER_READS, SENDER_WRITES, type SenderCallbacks, type SenderWrite } from './sender-store.ts';
 import type { FromSender, ToSender } from './threaded-sender.ts';
@@ -39,16 +40,11 @@ function lowerPriority(): void {
   }
 }
 
-const waiting = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
-let nextId = 1;
+const calls = createCalls();
 const post = (message: FromSender) => port.postMessage(message);
 function remote<M extends SenderWrite>(method: M): CallbackStore[M] {
   return ((...args: unknown[]) =>
-    new Promise((resolve, reject) => {
-      const id = nextId++;
-      waiting.set(id, { resolve, reject });
-      post({ type: 'write', id, method, args });
-    })) as unknown as CallbackStore[M];
+    calls.call((id) => post({ type: 'write', id, method, args }))) as unknown as CallbackStore[M];
 }
 
 // Reads only: a small pool on PostgreSQL, the reader's page cache on SQLite.
@@ -72,10 +68,7 @@ const sender = startCallbackSender({
 
 port.on('message', (message: ToSender) => {
   if (message.type === 'reply') {
-    const call = waiting.get(message.id);
-    waiting.delete(message.id);
-    if (message.ok) call?.resolve(message.value);
-    else call?.reject(message.error);
+    calls.settle(message);
     return;
   }
   void sender

@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import type { CallbackStore } from '../store/port/callbacks.ts';
+import { type CallReply, reply } from '../thread-calls.ts';
 import { SENDER_WRITES, type SenderWrite } from './sender-store.ts';
 
 /** What the sender thread asks (a write) or says (it has closed). */
@@ -9,10 +10,7 @@ export type FromSender =
   | { type: 'write'; id: number; method: SenderWrite; args: unknown[] }
   | { type: 'closed' };
 /** What the sender thread is told: a write's answer, or to close. */
-export type ToSender =
-  | { type: 'reply'; id: number; ok: true; value: unknown }
-  | { type: 'reply'; id: number; ok: false; error: unknown }
-  | { type: 'close' };
+export type ToSender = CallReply | { type: 'close' };
 
 const ENTRY = new URL('./sender-thread.js', import.meta.url);
 /** How often a worker with no sender thread looks for a first callback. */
@@ -65,10 +63,7 @@ export function startCallbackThread(deps: CallbackThreadDeps): { close(): Promis
       // Only the sender's writes are served, whatever the message says.
       if (!SENDER_WRITES.includes(method)) return;
       const call = callbacks[method] as (...a: unknown[]) => Promise<unknown>;
-      call(...args).then(
-        (value) => started.postMessage({ type: 'reply', id, ok: true, value } satisfies ToSender),
-        (error: unknown) => started.postMessage({ type: 'reply', id, ok: false, error } satisfies ToSender),
-      );
+      reply((message) => started.postMessage(message satisfies ToSender), id, call(...args));
     });
     started.on('error', (error) => log.error({ err: error }, 'callback sender thread failed'));
     started.on('exit', () => {

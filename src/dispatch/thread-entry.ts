@@ -8,8 +8,9 @@ import { createStore } from '../store/create.ts';
 import { createRenderer } from '../templates/render.ts';
 import { RenderError } from '../templates/render-error.ts';
 import { createRenderPool } from '../templates/render-pool.ts';
+import { reply } from '../thread-calls.ts';
 import { startDispatch } from './start.ts';
-import type { PreviewReply, ThreadReply, ThreadRequest } from './thread.ts';
+import type { PreviewReply, ThreadCall, ThreadReply, ThreadRequest } from './thread.ts';
 
 /**
  * The dispatch thread's side (thread.ts has the main thread's): its own store connection, render
@@ -58,7 +59,7 @@ try {
     metrics,
   });
 
-  const answer = async (request: Exclude<ThreadRequest, { type: 'wake' | 'open' }>): Promise<unknown> => {
+  const answer = async (request: ThreadCall): Promise<unknown> => {
     switch (request.type) {
       case 'insert': {
         // At once, in the poll phase that brought the request: the worker's next step (queued
@@ -92,10 +93,7 @@ try {
       wakeup.notify();
       return;
     }
-    answer(request).then(
-      (value) => post({ type: 'reply', id: request.id, ok: true, value }),
-      (error: unknown) => post({ type: 'reply', id: request.id, ok: false, error }),
-    );
+    reply(post, request.id, answer(request));
   };
   for (const request of early.splice(0)) handle(request);
   post({ type: 'started' });

@@ -7,6 +7,7 @@ import type { EncodedNotification, IdempotentHit } from '../store/port/notificat
 import type { TemplateRecord } from '../store/port/templates.ts';
 import type { Renderer } from '../templates/render.ts';
 import { RenderError } from '../templates/render-error.ts';
+import { type CallReply, createCalls } from '../thread-calls.ts';
 
 /**
  * The worker role in a thread of its own (docs/dispatch.md, "Threads"). With `npm start` the
@@ -47,15 +48,16 @@ export interface DispatchThread {
   close(): Promise<void>;
 }
 
-/** What the main thread asks. Every request but `wake` and `open` is answered once, by id. */
-export type ThreadRequest =
-  | { type: 'insert'; id: number; rows: EncodedNotification[]; since: number }
-  | { type: 'preview'; id: number; template: TemplateRecord; variables: Record<string, unknown> }
-  | { type: 'metrics'; id: number }
-  | { type: 'stop'; id: number }
-  | { type: 'close'; id: number }
-  | { type: 'wake' }
-  | { type: 'open' };
+/** What the main thread asks the thread to do and answer (a CallReply, by id). */
+type Call =
+  | { type: 'insert'; rows: EncodedNotification[]; since: number }
+  | { type: 'preview'; template: TemplateRecord; variables: Record<string, unknown> }
+  | { type: 'metrics' }
+  | { type: 'stop' }
+  | { type: 'close' };
+export type ThreadCall = Call & { id: number };
+/** Everything the main thread posts: the calls, and `wake` and `open`, which are not answered. */
+export type ThreadRequest = ThreadCall | { type: 'wake' } | { type: 'open' };
 
 /** A preview's answer: the content, or the render error (a class does not cross threads). */
 export type PreviewReply =
@@ -63,11 +65,7 @@ export type PreviewReply =
   | { renderError: { message: string; field: string | undefined; limit: boolean } };
 
 /** What the thread answers: `started` once, then one reply per request. */
-export type ThreadReply =
-  | { type: 'started' }
-  | { type: 'failed'; error: unknown }
-  | { type: 'reply'; id: number; ok: true; value: unknown }
-  | { type: 'reply'; id: number; ok: false; error: unknown };
+export type ThreadReply = { type: 'started' } | { type: 'failed'; error: unknown } | CallReply;
 
 const ENTRY = new URL('./thread-entry.js', import.meta.url);
 
@@ -102,60 +100,45 @@ export function startDispatchThread(config: Config, onExit: (error: Error) => vo
     // (docs/dispatch.md).
     resourceLimits: { maxYoungGenerationSizeMb: 8 },
   });
-  const waiting = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
-  let nextId = 1;
+  const calls = createCalls();
   let closing = false;
   let running = false;
   let ended: Error | undefined;
   let opened = false;
 
-  const failAll = (error: Error) => {
-    for (const w of waiting.values()) w.reject(error);
-    waiting.clear();
-  };
   const started = new Promise<void>((resolve, reject) => {
     worker.on('message', (message: ThreadReply) => {
       if (message.type === 'started') {
         running = true;
         resolve();
       } else if (message.type === 'failed') reject(message.error);
-      else {
-        const w = waiting.get(message.id);
-        waiting.delete(message.id);
-        if (message.ok) w?.resolve(message.value);
-        else w?.reject(message.error);
-      }
+      else calls.settle(message);
     });
     worker.on('error', reject);
     worker.on('exit', (code) => {
       const error = new Error(`the dispatch thread ended (exit code ${code})`);
       ended = error;
       reject(error);
-      failAll(error);
+      calls.failAll(error);
       if (running && !closing) onExit(error);
     });
   });
   // A thread that failed to start is ended here; the caller sees the error through `started`.
   started.catch(() => worker.terminate());
 
-  const ask = <T>(request: Exclude<ThreadRequest, { type: 'wake' | 'open' }>): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      if (ended) return reject(ended);
-      // Never opened (the main thread's own store failed): nothing to close but the thread.
-      if (request.type === 'close' && !opened) {
-        void worker.terminate().then(() => resolve(undefined as T));
-        return;
-      }
-      waiting.set(request.id, { resolve: resolve as (value: unknown) => void, reject });
-      worker.postMessage(request);
-    });
+  const ask = <T>(request: Call): Promise<T> => {
+    if (ended) return Promise.reject(ended);
+    // Never opened (the main thread's own store failed): nothing to close but the thread.
+    if (request.type === 'close' && !opened) return worker.terminate().then(() => undefined as T);
+    return calls.call<T>((id) => worker.postMessage({ ...request, id } satisfies ThreadRequest));
+  };
 
   return {
-    insertMany: (rows, since) => ask({ type: 'insert', id: nextId++, rows, since }),
+    insertMany: (rows, since) => ask({ type: 'insert', rows, since }),
     wakeup: { notify: () => worker.postMessage({ type: 'wake' } satisfies ThreadRequest) },
     renderer: {
       async preview(template, variables) {
-        const reply = await ask<PreviewReply>({ type: 'preview', id: nextId++, template, variables });
+        const reply = await ask<PreviewReply>({ type: 'preview', template, variables });
         if ('content' in reply) return reply.content;
         const { message, field, limit } = reply.renderError;
         throw new RenderError(message, field, limit);
@@ -168,12 +151,12 @@ export function startDispatchThread(config: Config, onExit: (error: Error) => vo
       worker.postMessage({ type: 'open' } satisfies ThreadRequest);
     },
     started,
-    metrics: () => ask({ type: 'metrics', id: nextId++ }),
-    stop: () => ask({ type: 'stop', id: nextId++ }),
+    metrics: () => ask({ type: 'metrics' }),
+    stop: () => ask({ type: 'stop' }),
     async close() {
       closing = true;
       if (ended) return;
-      await ask({ type: 'close', id: nextId++ });
+      await ask({ type: 'close' });
       await worker.terminate();
     },
   };
