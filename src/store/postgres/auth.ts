@@ -8,7 +8,7 @@ import {
   type UserRow,
 } from '../auth-rows.ts';
 import { type AuthStore, DuplicateError, type SigningKeyRecord } from '../port/auth.ts';
-import type { Sql } from './connect.ts';
+import type { Query, Sql } from './connect.ts';
 import { isUniqueViolation } from './errors.ts';
 
 /**
@@ -16,7 +16,7 @@ import { isUniqueViolation } from './errors.ts';
  * every auth instance signs with the same key and throttles on the same counts.
  */
 export function createPostgresAuthStore(sql: Sql): AuthStore {
-  const insertKey = (q: Sql, key: SigningKeyRecord) => q`
+  const insertKey = (q: Query, key: SigningKeyRecord) => q`
     INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk, state, created_at, retired_at, publish_until)
     VALUES (${key.kid}, ${key.alg}, ${key.publicJwk}, ${key.privateJwk}, 'active', ${key.createdAt}, NULL, NULL)`;
   return {
@@ -35,7 +35,7 @@ export function createPostgresAuthStore(sql: Sql): AuthStore {
       await sql.begin(async (tx) => {
         await tx`UPDATE signing_keys SET state = 'retired', retired_at = ${retiredAt},
                  publish_until = ${publishUntil} WHERE state = 'active'`;
-        await insertKey(tx as unknown as Sql, key);
+        await insertKey(tx, key);
       });
     },
     async deleteExpiredSigningKeys(now) {
@@ -128,8 +128,7 @@ export function createPostgresAuthStore(sql: Sql): AuthStore {
       return row?.value as string;
     },
     claimAttempt: (a) =>
-      sql.begin(async (transaction) => {
-        const tx = transaction as unknown as Sql;
+      sql.begin(async (tx) => {
         // Both keys locked, always in the same order, for this transaction: a second instance
         // claiming for the same subject or address waits here until this one has committed.
         for (const key of [`${a.scope}:s:${a.subject}`, `${a.scope}:a:${a.address}`].sort()) {

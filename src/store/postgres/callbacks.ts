@@ -7,12 +7,12 @@ import {
   type LeasedRow,
   leasedFromRow,
 } from '../rows-status.ts';
-import type { Sql } from './connect.ts';
+import type { Query, Sql } from './connect.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
 
 /** Records attempts (GET /callbacks/{id}/deliveries) in one statement of the caller's transaction. */
-async function insertAttempts(tx: Sql, attempts: readonly NewAttempt[], now: number): Promise<void> {
+async function insertAttempts(tx: Query, attempts: readonly NewAttempt[], now: number): Promise<void> {
   if (attempts.length === 0) return;
   await tx`INSERT INTO callback_attempts (callback_id, message_id, notification_id, attempt, status_code, error, at)
     SELECT "callbackId", "messageId", "notificationId", attempt, "statusCode", error, ${now}::bigint
@@ -83,7 +83,7 @@ export function createPostgresCallbacks(sql: Sql): CallbackStore {
         const moved = await tx`UPDATE callbacks SET cursor = ${to}, head_lease_until = ${until}
           WHERE id = ${id} AND head_owner = ${owner} AND cursor = ${from}`;
         if (moved.count === 0) return false;
-        await insertAttempts(tx as unknown as Sql, progress.attempts, now);
+        await insertAttempts(tx, progress.attempts, now);
         if (progress.waiting.length > 0) {
           await tx`INSERT INTO callback_messages (id, callback_id, notification_id, body, state, attempts, due_at, created_at)
             SELECT id, "callbackId", "notificationId", body, 'pending', attempts, "dueAt", "createdAt"
@@ -138,7 +138,7 @@ export function createPostgresCallbacks(sql: Sql): CallbackStore {
         await tx`UPDATE callback_messages m SET state = a.state, due_at = a.due, lease_owner = NULL, lease_until = NULL
           FROM json_to_recordset(${json(outcomes)}::text::json) AS a(id text, attempt int, state text, due bigint)
           WHERE m.id = a.id AND m.lease_owner = ${owner} AND m.attempts = a.attempt AND m.state = 'pending'`;
-        await insertAttempts(tx as unknown as Sql, attempts.map(attemptOf), now);
+        await insertAttempts(tx, attempts.map(attemptOf), now);
       });
     },
     async prune(before, limit) {

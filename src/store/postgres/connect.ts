@@ -2,6 +2,11 @@ import postgres from 'postgres';
 
 /** The postgres.js client the adapter uses; areas take it as their one dependency. */
 export type Sql = postgres.Sql<{ bigint: number }>;
+/**
+ * What runs statements: the pool (Sql) or one transaction's handle (what `sql.begin` passes).
+ * Helpers that run inside a caller's transaction take this, so both can be handed to them.
+ */
+export type Query = postgres.ISql<{ bigint: number }>;
 
 /** Pool and timeout settings; the defaults suit one Herald process. */
 export interface ConnectOptions {

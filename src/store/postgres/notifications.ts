@@ -12,7 +12,7 @@ import {
   type NotificationRow,
   notificationFromRow,
 } from '../rows.ts';
-import type { Sql } from './connect.ts';
+import type { Query, Sql } from './connect.ts';
 import { joinRank } from './lanes.ts';
 import { WAKEUP_CHANNEL } from './wakeups.ts';
 
@@ -28,7 +28,7 @@ const hitOf = (row: NotificationRow): IdempotentHit => ({
  * trip for a 1000-item batch. Rows whose idempotency key (or id) is taken are skipped by
  * ON CONFLICT; RETURNING says which went in.
  */
-async function insertRows(tx: Sql, items: EncodedNotification[]): Promise<Set<string>> {
+async function insertRows(tx: Query, items: EncodedNotification[]): Promise<Set<string>> {
   const rows = items.map((n, ord) => {
     const waiting = n.scheduledAt !== null && n.scheduledAt > n.createdAt;
     return {
@@ -81,14 +81,14 @@ async function insertRows(tx: Sql, items: EncodedNotification[]): Promise<Set<st
 
 /** The PostgreSQL notifications store: ingest (group commit + one NOTIFY), reads, cancel, redrive. */
 export function createPostgresNotifications(sql: Sql): NotificationStore {
-  const byKey = async (q: Sql, tenant: string, key: string) =>
+  const byKey = async (q: Query, tenant: string, key: string) =>
     (
       await q<NotificationRow[]>`SELECT ${q.unsafe(NOTIFICATION_COLUMNS)} FROM notifications
         WHERE tenant = ${tenant} AND idempotency_key = ${key}`
     )[0];
 
   /** Idempotency conflicts, one by one as SQLite does: reuse a live key, release an expired one. */
-  const resolveConflict = async (tx: Sql, n: EncodedNotification, since: number) => {
+  const resolveConflict = async (tx: Query, n: EncodedNotification, since: number) => {
     if (n.idempotencyKey === null) throw new Error(`notification id collision: ${n.id}`);
     const existing = await byKey(tx, n.tenant, n.idempotencyKey);
     if (!existing) throw new Error(`notification id collision: ${n.id}`);
@@ -100,8 +100,7 @@ export function createPostgresNotifications(sql: Sql): NotificationStore {
   };
 
   const act = (kind: 'cancel' | 'redrive') => (tenant: string, id: string, now: number) =>
-    sql.begin(async (transaction): Promise<ActionOutcome> => {
-      const tx = transaction as unknown as Sql;
+    sql.begin(async (tx): Promise<ActionOutcome> => {
       // The state condition sits in the UPDATE's WHERE, so a concurrent claim wins cleanly.
       const [row] =
         kind === 'cancel'
@@ -126,8 +125,7 @@ export function createPostgresNotifications(sql: Sql): NotificationStore {
   return {
     async insertMany(items, since) {
       if (items.length === 0) return [];
-      return sql.begin(async (transaction) => {
-        const tx = transaction as unknown as Sql;
+      return sql.begin(async (tx) => {
         const inserted = await insertRows(tx, items);
         const answer: Array<IdempotentHit | undefined> = [];
         for (const n of items) {

@@ -1,7 +1,7 @@
 import type { Channel } from '../../notifications/model.ts';
 import type { PriorityClaim, QueueDriver } from '../queue-core.ts';
 import { type NotificationRow, notificationFromRow } from '../rows.ts';
-import type { Sql } from './connect.ts';
+import type { Query } from './connect.ts';
 
 /**
  * claimPriority for PostgreSQL, in ONE statement. Each channel's head is read from the ready
@@ -16,7 +16,7 @@ import type { Sql } from './connect.ts';
  * at commit. Expired rows found at the head become EXPIRED instead.
  */
 export const claimPriorityOn =
-  (tx: Sql): QueueDriver['claimPriority'] =>
+  (tx: Query): QueueDriver['claimPriority'] =>
   async (owner, now, leaseUntil, priority, limit, caps): Promise<PriorityClaim> => {
     const head = (channel: Channel) => {
       const take = caps[channel] > 0 ? Math.min(limit, caps[channel]) + 1 : 0;

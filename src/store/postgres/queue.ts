@@ -9,7 +9,7 @@ import {
   runAsync,
   statsGrid,
 } from '../queue-core.ts';
-import type { Sql } from './connect.ts';
+import type { Query, Sql } from './connect.ts';
 import { frontRank, joinRank, joins } from './lanes.ts';
 import { claimPriorityOn } from './queue-claim.ts';
 import { addSuppressionsOn, matchOn } from './suppressions.ts';
@@ -21,7 +21,7 @@ const json = (value: unknown) => JSON.stringify(value);
  * transitions, events or copies is one statement whatever its size, which is what keeps
  * completion off the critical path at thousands a second.
  */
-function driverOn(tx: Sql): QueueDriver {
+function driverOn(tx: Query): QueueDriver {
   return {
     async transition(transitions, now) {
       const input = transitions.map((t) => ({
@@ -121,8 +121,7 @@ function driverOn(tx: Sql): QueueDriver {
  * decided by the same program as SQLite's; any number of worker processes run cycles at once.
  */
 export function createPostgresQueue(sql: Sql): QueueStore {
-  const inTx = <T>(work: (tx: Sql) => Promise<T>) =>
-    sql.begin((tx) => work(tx as unknown as Sql)) as Promise<T>;
+  const inTx = <T>(work: (tx: Query) => Promise<T>) => sql.begin((tx) => work(tx)) as Promise<T>;
   return {
     cycle(input) {
       return inTx(async (tx): Promise<CycleResult> => {

@@ -2,7 +2,7 @@ import { type DeliveryReport, matchedProviders, reportKey } from '../../notifica
 import { reportEffect, type ReportTarget as Target } from '../../notifications/status.ts';
 import type { ReportOutcome, ReportStore } from '../port/reports.ts';
 import { type PendingReportRow as PendingRow, reportFromPending } from '../rows.ts';
-import type { Sql } from './connect.ts';
+import type { Query, Sql } from './connect.ts';
 import { addSuppressionsOn } from './suppressions.ts';
 
 /**
@@ -10,11 +10,11 @@ import { addSuppressionsOn } from './suppressions.ts';
  * a time; here, without this, a report could miss the notification (not committed yet) while the
  * worker's commit misses the pending report (not committed yet), and the report would wait forever.
  */
-async function lockMessage(tx: Sql, provider: string, messageId: string): Promise<void> {
+async function lockMessage(tx: Query, provider: string, messageId: string): Promise<void> {
   await tx`SELECT pg_advisory_xact_lock(hashtext(${provider}), hashtext(${messageId}))`;
 }
 
-async function findLocked(tx: Sql, provider: string, messageId: string): Promise<Target | undefined> {
+async function findLocked(tx: Query, provider: string, messageId: string): Promise<Target | undefined> {
   const [a, b] = matchedProviders(provider);
   const [row] = await tx<Target[]>`SELECT seq, status, tenant, channel, recipient FROM notifications
     WHERE provider IN (${a}, ${b}) AND provider_message_id = ${messageId} FOR UPDATE`;
@@ -22,7 +22,12 @@ async function findLocked(tx: Sql, provider: string, messageId: string): Promise
 }
 
 /** Applies one report to a matched notification, by the rule in notifications/status.ts, once per key. */
-async function applyTo(tx: Sql, target: Target, report: DeliveryReport, now: number): Promise<ReportOutcome> {
+async function applyTo(
+  tx: Query,
+  target: Target,
+  report: DeliveryReport,
+  now: number,
+): Promise<ReportOutcome> {
   const { moveTo, event, suppress } = reportEffect(target, report);
   const added =
     await tx`INSERT INTO notification_events (notification_seq, type, at, provider, detail, source, report_key)
@@ -41,7 +46,7 @@ async function applyTo(tx: Sql, target: Target, report: DeliveryReport, now: num
  * scheduler calls it in the transaction that records the ids, so there is no window between.
  */
 async function applyPendingReportsIn(
-  tx: Sql,
+  tx: Query,
   provider: string,
   providerMessageIds: readonly string[],
   now: number,
@@ -70,8 +75,7 @@ async function applyPendingReportsIn(
 export function createPostgresReports(sql: Sql): ReportStore {
   return {
     apply(report, now, mayKeep) {
-      return sql.begin(async (transaction): Promise<ReportOutcome> => {
-        const tx = transaction as unknown as Sql;
+      return sql.begin(async (tx): Promise<ReportOutcome> => {
         await lockMessage(tx, report.provider, report.providerMessageId);
         const target = await findLocked(tx, report.provider, report.providerMessageId);
         if (target) return applyTo(tx, target, report, now);
@@ -102,9 +106,7 @@ export function createPostgresReports(sql: Sql): ReportStore {
       await sql`DELETE FROM webhook_tokens WHERE provider = ${provider} AND token = ${token}`;
     },
     applyPending(provider, providerMessageIds, now) {
-      return sql.begin((tx) =>
-        applyPendingReportsIn(tx as unknown as Sql, provider, providerMessageIds, now),
-      );
+      return sql.begin((tx) => applyPendingReportsIn(tx, provider, providerMessageIds, now));
     },
     async purgePending(before) {
       return (await sql`DELETE FROM pending_reports WHERE received_at < ${before}`).count;

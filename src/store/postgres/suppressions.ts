@@ -6,7 +6,7 @@ import {
   suppressionFromRow,
   WIDENS,
 } from '../rows-suppressions.ts';
-import type { Sql } from './connect.ts';
+import type { Query, Sql } from './connect.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
 
@@ -15,7 +15,7 @@ const json = (value: unknown) => JSON.stringify(value);
  * suppression commits with the status change that caused it). One statement for the batch.
  */
 export async function addSuppressionsOn(
-  tx: Sql,
+  tx: Query,
   entries: readonly Suppression[],
   now: number,
 ): Promise<SuppressionRecord[]> {
@@ -39,7 +39,7 @@ export async function addSuppressionsOn(
 }
 
 /** The suppressions among `keys`, inside the caller's transaction (the claim's). */
-export async function matchOn(tx: Sql, keys: readonly SuppressionKey[]): Promise<SuppressionRecord[]> {
+export async function matchOn(tx: Query, keys: readonly SuppressionKey[]): Promise<SuppressionRecord[]> {
   if (keys.length === 0) return [];
   const rows = await tx<Row[]>`
     SELECT s.id, s.tenant, s.channel, s.recipient, s.reason, s.created_at
@@ -51,7 +51,7 @@ export async function matchOn(tx: Sql, keys: readonly SuppressionKey[]): Promise
 /** The PostgreSQL implementation of the suppression port. */
 export function createPostgresSuppressions(sql: Sql): SuppressionStore {
   return {
-    add: (entries, now) => sql.begin((tx) => addSuppressionsOn(tx as unknown as Sql, entries, now)),
+    add: (entries, now) => sql.begin((tx) => addSuppressionsOn(tx, entries, now)),
     async remove(key) {
       const rows = await sql`DELETE FROM suppressions
         WHERE tenant = ${key.tenant} AND channel = ${key.channel} AND recipient = ${key.recipient} RETURNING id`;

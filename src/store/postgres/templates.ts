@@ -1,11 +1,11 @@
 import type { Channel } from '../../notifications/model.ts';
 import type { TemplateContent, TemplateRecord, TemplateStore } from '../port/templates.ts';
 import { type TemplateRow as Row, templateFromRow as toRecord } from '../rows.ts';
-import type { Sql } from './connect.ts';
+import type { Query, Sql } from './connect.ts';
 
 /** The PostgreSQL template store; same semantics as the SQLite one. Versions are never updated or deleted. */
 export function createPostgresTemplates(sql: Sql): TemplateStore {
-  const current = (q: Sql, tenant: string, key: string) => q<Row[]>`
+  const current = (q: Query, tenant: string, key: string) => q<Row[]>`
     SELECT t.tenant, t.key, v.channel, v.version, v.content, t.created_at, v.created_at AS updated_at
       FROM templates t JOIN template_versions v
         ON v.tenant = t.tenant AND v.key = t.key AND v.version = t.current_version
@@ -19,8 +19,7 @@ export function createPostgresTemplates(sql: Sql): TemplateStore {
     content: TemplateContent,
     now: number,
   ) =>
-    sql.begin(async (transaction) => {
-      const tx = transaction as unknown as Sql;
+    sql.begin(async (tx) => {
       // SQLite serialises writers; here two instances saving one key at once would pick the same
       // next version, so each key's saves take turns on a transaction-scoped advisory lock.
       await tx`SELECT pg_advisory_xact_lock(hashtext(${tenant}), hashtext(${key}))`;
