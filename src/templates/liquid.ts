@@ -14,6 +14,7 @@ import {
 } from 'liquidjs';
 import type { Content } from '../channels.ts';
 import type { FieldError } from '../errors.ts';
+import { hasLiquid, TEXT_FIELDS, type TextField } from './fields.ts';
 import { RENDER_LIMITS } from './limits.ts';
 
 // One set of options for both engines. `templates: {}` swaps the file system for an empty
@@ -110,10 +111,6 @@ const textEngine = engine(COMMON);
 /** The html field: every `{{ }}` output is HTML-escaped unless the author writes `| raw`. */
 const htmlEngine = engine({ ...COMMON, outputEscape: 'escape' });
 
-/** The Liquid source fields a template or inline content may carry. */
-export const TEXT_FIELDS = ['subject', 'text', 'html', 'title', 'body'] as const;
-export type TextField = (typeof TEXT_FIELDS)[number];
-
 /** Parsed fields, ready to render many times. */
 export type ParsedContent = Partial<Record<TextField, Template[]>> & { data?: Record<string, unknown> };
 
@@ -148,11 +145,6 @@ export class LiquidFieldError extends Error {
     this.name = 'LiquidFieldError';
     this.field = field;
   }
-}
-
-/** Whether a source has Liquid markup at all (most inline content has none). */
-export function hasLiquid(source: string): boolean {
-  return /{[{%]/.test(source);
 }
 
 /** Syntax problems of every field, as field errors under `prefix` (e.g. `body/content`); empty when all parse. */

@@ -3,7 +3,7 @@ import { ServerSchema } from '../config/schema.ts';
 import { type Priority, priorityRank } from '../notifications/model.ts';
 import type { Store } from '../store/port/index.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
-import { hasLiquid, TEXT_FIELDS } from './liquid.ts';
+import { hasLiquid, TEXT_FIELDS } from './fields.ts';
 import { RenderError } from './render-error.ts';
 import { createRenderPool, type RenderPool } from './render-pool.ts';
 

@@ -1,7 +1,8 @@
 import type { Channel } from '../channels.ts';
 import type { FieldError } from '../errors.ts';
 import type { TemplateContent } from '../store/port/templates.ts';
-import { syntaxErrors, TEXT_FIELDS } from './liquid.ts';
+import { TEXT_FIELDS } from './fields.ts';
+import { syntaxErrors } from './liquid.ts';
 
 /** Which fields a template of each channel uses; the first group is required. */
 const FIELDS: Record<Channel, { required: string[]; anyOf?: string[]; allowed: string[] }> = {
