@@ -30,21 +30,21 @@ function slowBody(url: string): Promise<{ closed: boolean; answer: string }> {
   });
 }
 
-/** A POST with `Expect: 100-continue` announcing `length` bytes: did the server ask for the body? */
+/** A POST announcing `length` bytes with `Expect: 100-continue`, its body not sent yet. */
+const announce = (url: string, path: string, length: number) =>
+  request(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': String(length), expect: '100-continue' },
+  });
+
+/** Announces `length` bytes, sends 10 if asked to: did the server ask for the body, and its answer. */
 function expectContinue(
   url: string,
   path: string,
   length: number,
 ): Promise<{ status: number; continued: boolean; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'content-length': String(length),
-        expect: '100-continue',
-      },
-    });
+    const req = announce(url, path, length);
     let continued = false;
     req.on('continue', () => {
       continued = true;
@@ -64,14 +64,7 @@ function expectContinue(
 /** Announces `length` bytes with `Expect: 100-continue` and sends none: `continue`, or the status. */
 function askToUpload(url: string, path: string, length: number): Promise<'continue' | number> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'content-length': String(length),
-        expect: '100-continue',
-      },
-    });
+    const req = announce(url, path, length);
     req.on('continue', () => {
       resolve('continue');
       req.destroy();
