@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.ts';
+import { routeBodyLimits } from '../http/body-limits.ts';
 import { installErrorHandler } from '../http/error-handler.ts';
 import { loggerOptions } from '../http/logger.ts';
 import { hardenServer, serverLimits } from '../http/server-options.ts';
@@ -62,7 +63,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     return503OnClosing: true,
     ...serverLimits(config.requestTimeoutMs),
   });
-  hardenServer(app.server, () => config.batchBodyLimit);
+  hardenServer(app.server, routeBodyLimits(app, config.bodyLimit));
   installErrorHandler(app);
   await registerSecurityHeaders(app);
   // Token answers must never be stored by a browser or a shared cache, including error answers.

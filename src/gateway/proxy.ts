@@ -36,10 +36,15 @@ function splitUrl(url: string): { origin: string; path: string } {
 export async function registerRoute(app: FastifyInstance, route: Route, hop: HopOptions): Promise<void> {
   const { origin, path } = splitUrl(route.upstream);
   await app.register(async (scope) => {
+    // The rule's limit is each of its routes' own, so the server's Expect: 100-continue check
+    // (http/body-limits.ts) refuses a larger announced body before it is uploaded.
+    scope.addHook('onRoute', (options) => {
+      options.bodyLimit = route.bodyLimit;
+    });
     scope.removeAllContentTypeParsers();
     // Read whole under the limit (a 413 comes from here, before any byte goes upstream), then
     // handed on as a stream: reply-from pipes streams as they are but re-encodes parsed JSON.
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: route.bodyLimit }, (_req, body, done) =>
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) =>
       done(null, Readable.from([body])),
     );
     await scope.register(httpProxy, {

@@ -1,18 +1,36 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 
 const SPECIAL = /[.*+?^${}()|[\]\\]/g;
 
+/** A route URL (`/webhooks/:provider`, `/api/*`) as a pattern for request URLs, query allowed. */
+function pattern(url: string): RegExp {
+  const path = url
+    .replace(SPECIAL, '\\$&')
+    .replace(/:[^/]+/g, '[^/]+')
+    .replace(/\\\*/g, '.*');
+  return new RegExp(`^${path}(?:\\?|$)`);
+}
+
 /**
- * The body limit of the route a URL names, as the routes declare it (`bodyLimit` in their
- * options), for checks made before Fastify routes a request: the server's answer to
- * `Expect: 100-continue` (server-options.ts). Must be called before the routes are added.
+ * The body limit of the route a request names, as the route declares it (`bodyLimit` in its
+ * options, or the server's), for checks made before Fastify routes a request: the server's answer
+ * to `Expect: 100-continue` (server-options.ts). Where several routes match (`/api/*` and
+ * `/api/notifications/batch`), the longest route URL decides. Must be called before the routes
+ * are added; a route's options are read when a request asks, so a limit set by a later onRoute
+ * hook (the gateway's rules) counts.
  */
-export function routeBodyLimits(app: FastifyInstance, fallback: number): (url: string) => number {
-  const routes: { path: RegExp; limit: number }[] = [];
-  app.addHook('onRoute', (route) => {
-    if (route.bodyLimit === undefined) return;
-    const path = route.url.replace(SPECIAL, '\\$&').replace(/:[^/]+/g, '[^/]+');
-    routes.push({ path: new RegExp(`^${path}(?:[?#]|$)`), limit: route.bodyLimit });
+export function routeBodyLimits(
+  app: FastifyInstance,
+  fallback: number,
+): (method: string, url: string) => number {
+  const routes: { path: RegExp; options: RouteOptions }[] = [];
+  app.addHook('onRoute', (options) => {
+    routes.push({ path: pattern(options.url), options });
+    routes.sort((a, b) => b.options.url.length - a.options.url.length);
   });
-  return (url) => routes.find((route) => route.path.test(url))?.limit ?? fallback;
+  const allows = (options: RouteOptions, method: string) =>
+    Array.isArray(options.method) ? options.method.includes(method) : options.method === method;
+  return (method, url) =>
+    routes.find((route) => allows(route.options, method) && route.path.test(url))?.options.bodyLimit ??
+    fallback;
 }

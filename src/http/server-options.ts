@@ -36,11 +36,11 @@ const MAX_CONNECTIONS = 10_000;
  * `100 Continue` on its own, take the whole upload, and only then refuse it). Otherwise it
  * sends `100 Continue` and hands the request to the app as usual.
  */
-export function hardenServer(server: Server, limitFor: (url: string) => number): void {
+export function hardenServer(server: Server, limitFor: (method: string, url: string) => number): void {
   server.maxConnections = MAX_CONNECTIONS;
   server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
     const length = Number(request.headers['content-length']);
-    if (Number.isFinite(length) && length > limitFor(request.url ?? '/')) {
+    if (Number.isFinite(length) && length > limitFor(request.method ?? 'POST', request.url ?? '/')) {
       const body = JSON.stringify(problem('PAYLOAD_TOO_LARGE', 'The request body is larger than allowed.'));
       response.writeHead(413, {
         'content-type': PROBLEM_JSON,

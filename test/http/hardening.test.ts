@@ -120,6 +120,12 @@ describe('HTTP hardening', () => {
     assert.equal(await askToUpload(api, '/webhooks/twilio', 3 * mib), 413);
     // A path the batch route's pattern must not take in.
     assert.equal(await askToUpload(api, '/notifications/batchx', mib), 413);
+    // The gateway's rules have the same limits.
+    const gateway = herald.gatewayUrl as string;
+    assert.equal(await askToUpload(gateway, '/api/notifications', mib), 413);
+    assert.equal(await askToUpload(gateway, '/api/notifications/batch', mib), 'continue');
+    assert.equal(await askToUpload(gateway, '/api/notifications/batch', 9 * mib), 413);
+    assert.equal(await askToUpload(gateway, '/api/session', mib), 413);
   });
 
   it('sends nosniff on every API answer, and a frame-ancestors CSP on /docs', async () => {
