@@ -13,7 +13,7 @@ function pattern(url: string): RegExp {
 
 /**
  * The body limit of the route a request names, as the route declares it (`bodyLimit` in its
- * options, or the server's), for checks made before Fastify routes a request: the server's answer
+ * options; `fallback` when it declares none), for checks made before Fastify routes a request: the server's answer
  * to `Expect: 100-continue` (server-options.ts). Where several routes match (`/api/*` and
  * `/api/notifications/batch`), the longest route URL decides. Must be called before the routes
  * are added; a route's options are read when a request asks, so a limit set by a later onRoute
@@ -24,13 +24,17 @@ export function routeBodyLimits(
   fallback: number,
 ): (method: string, url: string) => number {
   const routes: { path: RegExp; options: RouteOptions }[] = [];
+  let sorted = false;
   app.addHook('onRoute', (options) => {
     routes.push({ path: pattern(options.url), options });
-    routes.sort((a, b) => b.options.url.length - a.options.url.length);
+    sorted = false;
   });
   const allows = (options: RouteOptions, method: string) =>
     Array.isArray(options.method) ? options.method.includes(method) : options.method === method;
-  return (method, url) =>
-    routes.find((route) => allows(route.options, method) && route.path.test(url))?.options.bodyLimit ??
-    fallback;
+  return (method, url) => {
+    if (!sorted) routes.sort((a, b) => b.options.url.length - a.options.url.length);
+    sorted = true;
+    const route = routes.find((r) => allows(r.options, method) && r.path.test(url));
+    return route?.options.bodyLimit ?? fallback;
+  };
 }
