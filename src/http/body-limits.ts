@@ -23,17 +23,21 @@ export function routeBodyLimits(
   app: FastifyInstance,
   fallback: number,
 ): (method: string, url: string) => number {
-  const routes: { path: RegExp; options: RouteOptions }[] = [];
-  let sorted = false;
+  // The URL is copied when the route is added: Fastify may hand the same options on for another
+  // URL (a prefix's route with and without its trailing slash).
+  const added: { url: string; options: RouteOptions }[] = [];
+  // Built at the first lookup (not at start-up), again after a route is added.
+  let routes: { path: RegExp; url: string; options: RouteOptions }[] | undefined;
   app.addHook('onRoute', (options) => {
-    routes.push({ path: pattern(options.url), options });
-    sorted = false;
+    added.push({ url: options.url, options });
+    routes = undefined;
   });
   const allows = (options: RouteOptions, method: string) =>
     Array.isArray(options.method) ? options.method.includes(method) : options.method === method;
   return (method, url) => {
-    if (!sorted) routes.sort((a, b) => b.options.url.length - a.options.url.length);
-    sorted = true;
+    routes ??= added
+      .map((route) => ({ ...route, path: pattern(route.url) }))
+      .sort((a, b) => b.url.length - a.url.length);
     const route = routes.find((r) => allows(r.options, method) && r.path.test(url));
     return route?.options.bodyLimit ?? fallback;
   };
