@@ -318,16 +318,20 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     }
     // Every lane, not only the ones just read or claimed for: one that its rate held with
     // nothing in flight has no completion to start it again.
-    for (const lane of lanes.values()) pump(lane);
-    noteBehind();
+    let most = 0;
+    for (const lane of lanes.values()) {
+      pump(lane);
+      most = Math.max(most, lane.head?.size() ?? 0);
+    }
+    noteBehind(most);
     if (now >= pruneAt) {
       const pruned = await store.prune(now - CALLBACK_HISTORY_MS, PRUNE_STEP);
       pruneAt = pruned > 0 ? now : now + PRUNE_EVERY_MS;
     }
   }
 
-  function noteBehind(): void {
-    const most = Math.max(0, ...[...lanes.values()].map((lane) => lane.head?.size() ?? 0));
+  /** `most`: the unsent changes of the fullest head. */
+  function noteBehind(most: number): void {
     const now = behind ? most >= HEAD_WINDOW / 8 : most >= HEAD_WINDOW / 2;
     if (now && !behind) deps.onBehind?.();
     behind = now;
