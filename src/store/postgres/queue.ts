@@ -121,7 +121,7 @@ function driverOn(tx: Query): QueueDriver {
  * decided by the same program as SQLite's; any number of worker processes run cycles at once.
  */
 export function createPostgresQueue(sql: Sql): QueueStore {
-  const inTx = <T>(work: (tx: Query) => Promise<T>) => sql.begin((tx) => work(tx)) as Promise<T>;
+  const inTx = <T>(work: (tx: Query) => Promise<T>) => sql.begin(work) as Promise<T>;
   return {
     cycle(input) {
       return inTx(async (tx): Promise<CycleResult> => {
