@@ -121,12 +121,35 @@ const ownDirectory = {
   },
 };
 
+/**
+ * undici's cookie helpers check their argument against both its own `Headers` and the global one,
+ * and read `globalThis.Headers` when the module loads. That getter makes Node load and compile its
+ * own copy of undici (its fetch), about 10 MB of RSS in a bare `node` and the largest part of it
+ * in Herald's main thread, which loads undici only for the gateway's proxy and never calls the
+ * cookie helpers. The check list is built at the first call instead; what it accepts is
+ * unchanged. The build fails if undici's line changes, so an upgrade cannot drop this silently.
+ */
+const UNDICI_COOKIES = /node_modules[\\/]undici[\\/]lib[\\/]web[\\/]cookies[\\/]index\.js$/;
+const EAGER_CHECK = 'const brandChecks = webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean))';
+const LAZY_CHECK =
+  'let checks; const brandChecks = (headers) => (checks ??= webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean)))(headers)';
+const lazyGlobalHeaders = {
+  name: 'lazy-global-headers',
+  setup(b) {
+    b.onLoad({ filter: UNDICI_COOKIES }, ({ path }) => {
+      const source = readFileSync(path, 'utf8');
+      if (!source.includes(EAGER_CHECK)) throw new Error(`${path}: its global Headers check changed`);
+      return { contents: source.replace(EAGER_CHECK, LAZY_CHECK), loader: 'js' };
+    });
+  },
+};
+
 async function vendor() {
   await build({
     entryPoints: Object.fromEntries(
       Object.entries(VENDORED).map(([spec, file]) => [file.slice(0, -3), `vendor:${spec}`]),
     ),
-    plugins: [wrappers, ownDirectory],
+    plugins: [wrappers, ownDirectory, lazyGlobalHeaders],
     bundle: true,
     splitting: true,
     format: 'esm',
