@@ -130,7 +130,8 @@ const ownDirectory = {
  * unchanged. The build fails if undici's line changes, so an upgrade cannot drop this silently.
  */
 const UNDICI_COOKIES = /node_modules[\\/]undici[\\/]lib[\\/]web[\\/]cookies[\\/]index\.js$/;
-const EAGER_CHECK = 'const brandChecks = webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean))';
+const EAGER_CHECK =
+  'const brandChecks = webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean))';
 const LAZY_CHECK =
   'let checks; const brandChecks = (headers) => (checks ??= webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean)))(headers)';
 const lazyGlobalHeaders = {
