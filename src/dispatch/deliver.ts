@@ -28,6 +28,7 @@ export interface DeliverDeps {
 /** A send in progress; `released` is set when shutdown gives the lease back instead of waiting. */
 export interface Flight {
   record: NotificationRecord;
+  /** Shared by the sends one step started (they time out together). */
   controller: AbortController;
   startedAt: number;
   released: boolean;

@@ -98,6 +98,49 @@ for (const kind of storeKinds())
       assert.equal(record.status, 'RETRYING');
     });
 
+    it("aborts at once every send a step started, and none of a later step's", async () => {
+      const env = await fresh({ HERALD_LEASE_MS: '30000' });
+      const warnings: Error[] = [];
+      const warned = (warning: Error) => warnings.push(warning);
+      process.on('warning', warned);
+      try {
+        const hang = scriptedProvider(
+          'email',
+          (_m, signal) =>
+            new Promise<SendResult>((resolve) =>
+              signal.addEventListener('abort', () =>
+                resolve({ ok: false, kind: 'transient', detail: 'aborted' }),
+              ),
+            ),
+        );
+        const early = await seedMany(
+          env.store,
+          Array.from({ length: 20 }, () => newNotification()),
+        );
+        const a = schedulerFor(env, { factories: [() => hang] });
+        await tick(a);
+        assert.equal(hang.calls.length, 20, 'one step started all twenty');
+        env.clock.advance(10_000);
+        const [late] = await seedMany(env.store, [newNotification()]);
+        await tick(a);
+        assert.equal(hang.calls.length, 21);
+        env.clock.advance(20_000);
+        await a.maintainLeases();
+        await new Promise((resolve) => setImmediate(resolve));
+        await a.step(false);
+        for (const id of early) assert.equal((await read(env.store, id)).record.status, 'RETRYING');
+        assert.equal((await read(env.store, late as string)).record.status, 'PROCESSING');
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.deepEqual(
+          warnings.map((w) => w.name),
+          [],
+          'twenty listeners on one step signal are expected, not a leak',
+        );
+      } finally {
+        process.off('warning', warned);
+      }
+    });
+
     it('never gives one notification to two workers sharing the store', async () => {
       const env = await fresh({ HERALD_CLAIM_BATCH: '16' });
       const ids = await seedMany(
