@@ -4,6 +4,16 @@ import type { SendResult } from '../../src/providers/types.ts';
 import { newNotification, read, seedMany } from '../store/queue-fixtures.ts';
 import { schedulerFor, scriptedProvider, storeKinds, suiteStores, tick } from './harness.ts';
 
+/** An email provider whose sends hang until their signal aborts, then fail as transient. */
+const untilAborted = () =>
+  scriptedProvider(
+    'email',
+    (_m, signal) =>
+      new Promise<SendResult>((resolve) =>
+        signal.addEventListener('abort', () => resolve({ ok: false, kind: 'transient', detail: 'aborted' })),
+      ),
+  );
+
 for (const kind of storeKinds())
   describe(`leases (${kind})`, () => {
     const fresh = suiteStores(kind);
@@ -78,15 +88,7 @@ for (const kind of storeKinds())
 
     it('aborts a send that outlives its lease and retries it', async () => {
       const env = await fresh({ HERALD_LEASE_MS: '30000' });
-      const hang = scriptedProvider(
-        'email',
-        (_m, signal) =>
-          new Promise<SendResult>((resolve) =>
-            signal.addEventListener('abort', () =>
-              resolve({ ok: false, kind: 'transient', detail: 'aborted' }),
-            ),
-          ),
-      );
+      const hang = untilAborted();
       const [id] = await seedMany(env.store, [newNotification()]);
       const a = schedulerFor(env, { factories: [() => hang] });
       await tick(a);
@@ -104,15 +106,7 @@ for (const kind of storeKinds())
       const warned = (warning: Error) => warnings.push(warning);
       process.on('warning', warned);
       try {
-        const hang = scriptedProvider(
-          'email',
-          (_m, signal) =>
-            new Promise<SendResult>((resolve) =>
-              signal.addEventListener('abort', () =>
-                resolve({ ok: false, kind: 'transient', detail: 'aborted' }),
-              ),
-            ),
-        );
+        const hang = untilAborted();
         const early = await seedMany(
           env.store,
           Array.from({ length: 20 }, () => newNotification()),
