@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Agent } from 'undici';
 import { isAllowedHost, publicOnlyLookup, refusedAtConnect } from '../providers/outbound.ts';
 import { signatureHeader } from './signing.ts';
@@ -27,14 +28,42 @@ const timedOut = (error: unknown) =>
   (error as Error).name === 'TimeoutError' ||
   /TIMEOUT/.test(String((error as { code?: unknown }).code ?? ''));
 
+/** Requests that start within this long of each other share one timeout signal. */
+const SHARE_DEADLINE_MS = 100;
+
+/**
+ * The signal that ends a request with no answer after CALLBACK_TIMEOUT_MS, headers and body in
+ * all. One AbortSignal.timeout() a request was about 6 µs of CPU, and 4% of the sender thread's
+ * time in a burst (a CPU profile of the callbacks bench), so the requests that start within
+ * SHARE_DEADLINE_MS share one; it fires that much later, so each still gets its full time.
+ */
+export function createDeadlines(
+  timeoutMs = CALLBACK_TIMEOUT_MS,
+  shareMs = SHARE_DEADLINE_MS,
+): () => AbortSignal {
+  let current: AbortSignal | undefined;
+  let startedAt = Number.NEGATIVE_INFINITY;
+  return () => {
+    const now = performance.now();
+    if (current === undefined || now - startedAt >= shareMs) {
+      current = AbortSignal.timeout(timeoutMs + shareMs);
+      // Each request in flight listens on it until it ends.
+      setMaxListeners(0, current);
+      startedAt = now;
+    }
+    return current;
+  };
+}
+
 /**
  * Sends callback messages as Standard Webhooks says: signed, one POST each, the answer read and
  * dropped. Hosts not in `allowedHosts` are connected to only at public addresses (checked on the
  * resolved address, so a name that resolves to a private one is refused at connect).
  */
-export function createPoster(allowedHosts: readonly string[]) {
+export function createPoster(allowedHosts: readonly string[], timeoutMs = CALLBACK_TIMEOUT_MS) {
   const publicOnly = new Agent({ connect: { lookup: publicOnlyLookup } });
   const listed = new Agent();
+  const deadline = createDeadlines(timeoutMs);
   return {
     async post(request: PostRequest): Promise<PostAnswer> {
       try {
@@ -59,9 +88,9 @@ export function createPoster(allowedHosts: readonly string[]) {
             ),
           },
           body: request.body,
-          headersTimeout: CALLBACK_TIMEOUT_MS,
-          bodyTimeout: CALLBACK_TIMEOUT_MS,
-          signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS),
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          signal: deadline(),
         });
         // The answer is read (so the connection is reused) and dropped: never stored or logged.
         // Redirects are not followed (a 3xx is a failed attempt).
@@ -71,7 +100,7 @@ export function createPoster(allowedHosts: readonly string[]) {
         const detail = refusedAtConnect(error)
           ? 'callback host resolves to a private address'
           : timedOut(error)
-            ? `no answer within ${CALLBACK_TIMEOUT_MS / 1000} s`
+            ? `no answer within ${timeoutMs / 1000} s`
             : `request failed: ${((error as { cause?: Error }).cause ?? (error as Error)).message}`;
         return { statusCode: null, error: detail };
       }

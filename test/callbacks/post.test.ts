@@ -1,0 +1,100 @@
+// The callback poster's request deadline (API.md §10: no answer within 10 s is a failed attempt),
+// shared by the requests that start close together, against a real HTTPS peer that never ends
+// its answer.
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createDeadlines, createPoster } from '../../src/callbacks/post.ts';
+import { peerTls } from '../helpers/peers/webpush.ts';
+
+describe('callback request deadlines', () => {
+  it('hands one signal to the requests that start within the window, and a new one after it', async () => {
+    const deadline = createDeadlines(1_000, 40);
+    const first = deadline();
+    assert.equal(deadline(), first);
+    await sleep(60);
+    const later = deadline();
+    assert.notEqual(later, first);
+    assert.equal(first.aborted, false);
+  });
+
+  it('fires no sooner than the timeout after the last request that took it', async () => {
+    const deadline = createDeadlines(200, 50);
+    const signal = deadline();
+    await sleep(30);
+    assert.equal(deadline(), signal);
+    const lastStart = performance.now();
+    // AbortSignal.timeout's timer does not keep the process alive; this one does meanwhile.
+    const alive = setTimeout(() => undefined, 1_000);
+    await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    clearTimeout(alive);
+    // Timers may fire up to a millisecond early against performance.now().
+    assert.ok(performance.now() - lastStart >= 199, 'the later request got its full 200 ms');
+    assert.equal((signal.reason as Error).name, 'TimeoutError');
+  });
+});
+
+describe('callback poster against a receiver that never finishes its answer', () => {
+  // Answers 200 at once, then sends its body a byte at a time and never ends it: undici's body
+  // timeout (between chunks) never fires, so only the shared deadline ends the request.
+  const dribbling = new Set<ServerResponse>();
+  const receiver = createHttpsServer(peerTls(), (request, response) => {
+    request.resume();
+    response.writeHead(200, { 'content-type': 'text/plain' });
+    dribbling.add(response);
+  });
+  const drip = setInterval(() => {
+    for (const response of dribbling) response.write('.');
+  }, 20);
+  let host = '';
+  before(async () => {
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    host = `localhost:${(receiver.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    clearInterval(drip);
+    receiver.closeAllConnections();
+    await new Promise((resolve) => receiver.close(resolve));
+  });
+
+  // Without the deadline the requests would wait for the body forever: fail instead of hanging.
+  const limit = { timeout: 10_000 };
+  it(
+    'holds a slot no longer than the deadline, for every request sharing it, with no listener warning',
+    limit,
+    async () => {
+      const warnings: Error[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning);
+      process.on('warning', onWarning);
+      const poster = createPoster([host], 300);
+      try {
+        const started = performance.now();
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            poster.post({
+              url: `https://${host}/hook`,
+              messageId: `msg_${i}`,
+              timestamp: Math.floor(Date.now() / 1000),
+              secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+              body: '{}',
+            }),
+          ),
+        );
+        assert.ok(performance.now() - started >= 299, 'no request was cut before its 300 ms');
+        // The status arrived in time: the attempt counts as answered.
+        for (const answer of answers) assert.deepEqual(answer, { statusCode: 200, error: null });
+        await sleep(10); // a warning is emitted on the next tick
+        assert.deepEqual(
+          warnings.filter((w) => w.name === 'MaxListenersExceededWarning'),
+          [],
+        );
+      } finally {
+        process.off('warning', onWarning);
+        await poster.close();
+      }
+    },
+  );
+});
