@@ -6,7 +6,8 @@ export type { CircuitOptions };
 /**
  * One provider's breaker. Closed: sends flow. Open: none flow until `retryAt`; the scheduler holds
  * their notifications back without using attempts. Half-open: one probe at a time; its success
- * closes the circuit, its failure reopens it for twice as long.
+ * closes the circuit, its failure reopens it for twice as long (the failures of sends that were
+ * already out when it opened do not).
  */
 export interface Circuit {
   /** May a send start now? In half-open, true once (the probe) until it reports. */
@@ -65,6 +66,10 @@ export function createCircuit(clock: Clock, options: CircuitOptions): Circuit {
     failure() {
       failures++;
       if (opened) {
+        // Only the half-open probe's failure reopens it, for twice as long. Sends that started
+        // before it opened and fail after it change nothing: each would have doubled the open
+        // time, keeping a recovered provider out for a minute instead of seconds.
+        if (!probing) return;
         openFor = Math.min(openFor * 2, options.maxOpenMs);
         open(openFor);
       } else if (failures >= options.failureThreshold) open(openFor);

@@ -40,6 +40,46 @@ for (const kind of storeKinds())
       }
     });
 
+    it('reopens for longer only when the half-open probe fails, not for sends that failed after it opened', async () => {
+      const env = await fresh();
+      let healthy = false;
+      // The first four sends fail together, once all four are out (a provider that refuses
+      // slowly): the second failure opens the circuit, the other two arrive after it.
+      let started = 0;
+      let releaseAll = () => {};
+      const allOut = new Promise<void>((resolve) => {
+        releaseAll = resolve;
+      });
+      const provider = scriptedProvider('email', async () => {
+        if (healthy) return { ok: true };
+        if (++started === 4) releaseAll();
+        await allOut;
+        return { ok: false, kind: 'transient', detail: '503 unavailable' };
+      });
+      await seedMany(
+        env.store,
+        Array.from({ length: 4 }, () => newNotification()),
+      );
+      const scheduler = schedulerFor(env, { factories: [() => provider], circuit });
+      await tick(scheduler);
+      assert.equal(provider.calls.length, 4);
+      await seedMany(env.store, [newNotification()]);
+      assert.equal((await tick(scheduler)).claimed.length, 0, 'open: nothing is claimed');
+      // Still the first open time (10 s), not doubled by the late failures: the probe goes out,
+      // fails, and that failure reopens it for twice as long.
+      env.clock.advance(10_000);
+      await tick(scheduler);
+      assert.equal(provider.calls.length, 5);
+      env.clock.advance(10_000);
+      assert.equal((await tick(scheduler)).claimed.length, 0, 'reopened for 20 s');
+      healthy = true;
+      env.clock.advance(10_000);
+      await tick(scheduler);
+      assert.equal(provider.calls.length, 6, 'the next probe, which closes it');
+      await drain(scheduler);
+      assert.equal(provider.calls.length, 6 + 4, 'closed again: the other four went out too');
+    });
+
     it('pauses the provider on a configuration failure and gives the attempt back', async () => {
       const env = await fresh({ HERALD_CLAIM_BATCH: '1' });
       let configured = false;
