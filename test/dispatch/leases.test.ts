@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SendResult } from '../../src/providers/types.ts';
+import { warningsDuring } from '../helpers/warnings.ts';
 import { newNotification, read, seedMany } from '../store/queue-fixtures.ts';
 import { schedulerFor, scriptedProvider, storeKinds, suiteStores, tick } from './harness.ts';
 
@@ -102,10 +103,7 @@ for (const kind of storeKinds())
 
     it("aborts at once every send a step started, and none of a later step's", async () => {
       const env = await fresh({ HERALD_LEASE_MS: '30000' });
-      const warnings: Error[] = [];
-      const warned = (warning: Error) => warnings.push(warning);
-      process.on('warning', warned);
-      try {
+      const warnings = await warningsDuring(async () => {
         const hang = untilAborted();
         const early = await seedMany(
           env.store,
@@ -124,15 +122,12 @@ for (const kind of storeKinds())
         await a.step(false);
         for (const id of early) assert.equal((await read(env.store, id)).record.status, 'RETRYING');
         assert.equal((await read(env.store, late as string)).record.status, 'PROCESSING');
-        await new Promise((resolve) => setImmediate(resolve));
-        assert.deepEqual(
-          warnings.map((w) => w.name),
-          [],
-          'twenty listeners on one step signal are expected, not a leak',
-        );
-      } finally {
-        process.off('warning', warned);
-      }
+      });
+      assert.deepEqual(
+        warnings.map((w) => w.name),
+        [],
+        'twenty listeners on one step signal are expected, not a leak',
+      );
     });
 
     it('never gives one notification to two workers sharing the store', async () => {
