@@ -59,7 +59,6 @@ const VENDORED = {
   '@fastify/ajv-compiler': 'fastify-ajv-compiler.js',
   '@fastify/fast-json-stringify-compiler': 'fastify-fjs-compiler.js',
   '@fastify/helmet': 'fastify-helmet.js',
-  '@fastify/http-proxy': 'fastify-http-proxy.js',
   '@fastify/static': 'fastify-static.js',
   '@fastify/swagger': 'fastify-swagger.js',
   '@fastify/swagger-ui': 'fastify-swagger-ui.js',
@@ -124,9 +123,8 @@ const ownDirectory = {
 /**
  * undici's cookie helpers check their argument against both its own `Headers` and the global one,
  * and read `globalThis.Headers` when the module loads. That getter makes Node load and compile its
- * own copy of undici (its fetch), about 10 MB of RSS in a bare `node` and the largest part of it
- * in Herald's main thread, which loads undici only for the gateway's proxy and never calls the
- * cookie helpers. The check list is built at the first call instead; what it accepts is
+ * own copy of undici (its fetch), about 10 MB of RSS in a bare `node`, in the dispatch thread
+ * (which loads undici for Web Push and status callbacks and never calls the cookie helpers). The check list is built at the first call instead; what it accepts is
  * unchanged. The build fails if undici's line changes, so an upgrade cannot drop this silently.
  */
 const UNDICI_COOKIES = /node_modules[\\/]undici[\\/]lib[\\/]web[\\/]cookies[\\/]index\.js$/;

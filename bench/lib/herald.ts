@@ -20,6 +20,8 @@ export interface HeraldSpec {
 export interface HeraldProcess {
   /** The API port's base URL; a worker-only process has none (an empty string). */
   url: string;
+  /** The gateway's base URL when the process runs that role (an empty string otherwise). */
+  gatewayUrl: string;
   pid: number;
   dataDir: string;
   /** Peak (VmHWM) and current RSS of the process, in MB. */
@@ -53,15 +55,20 @@ export async function startHerald(spec: HeraldSpec = {}): Promise<HeraldProcess>
   const name = spec.name ?? 'herald';
   const child: Child = spawnNode(['bin/herald.js', 'start'], env, name);
   let url: string;
+  let gatewayUrl: string;
   try {
     const match = await child.waitForLine(/Herald running/, 90_000);
-    url = (/API (http:\/\/[^\s,]+)/.exec(match.input)?.[1] ?? '').replace(/[,.]$/, '');
+    const address = (label: string) =>
+      (new RegExp(`${label} (http://[^\\s,]+)`).exec(match.input)?.[1] ?? '').replace(/[,.]$/, '');
+    url = address('API');
+    gatewayUrl = address('UI');
   } catch (error) {
     await child.stop(2000);
     throw error;
   }
   return {
     url,
+    gatewayUrl,
     pid: child.pid,
     dataDir,
     memory: () => memoryOf(child.pid),

@@ -5,6 +5,7 @@ import { callbacksScenario } from './callbacks.ts';
 import { claimScenario } from './claim.ts';
 import { dispatchScenario } from './dispatch.ts';
 import { failoverScenario } from './failover.ts';
+import { gatewayScenario } from './gateway.ts';
 import { ingestApiOnlyScenario, ingestScenario } from './ingest.ts';
 import { isolationScenario } from './isolation.ts';
 import { memoryScenario } from './memory.ts';
@@ -32,4 +33,5 @@ export const SCENARIOS: Scenario[] = [
   renderScenario,
   authScenario,
   startupScenario,
+  gatewayScenario,
 ];

@@ -5,7 +5,7 @@ import { routeBodyLimits } from '../http/body-limits.ts';
 import { installErrorHandler } from '../http/error-handler.ts';
 import { loggerOptions } from '../http/logger.ts';
 import { hardenServer, serverLimits } from '../http/server-options.ts';
-import { type HopOptions, type Route, registerRoute } from './proxy.ts';
+import { createPools, type HopOptions, type Route, registerRoute } from './proxy.ts';
 import { registerSecurityHeaders } from './security.ts';
 import { DEFAULT_WEB_ROOT, registerStaticUi } from './static.ts';
 
@@ -71,7 +71,9 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     if (SESSION_PATH.test(request.url)) reply.header('cache-control', 'no-store');
   });
   const hop: HopOptions = { timeoutMs: 30_000, connectTimeoutMs: 5_000, ...options.hop };
-  for (const route of gatewayRoutes(config)) await registerRoute(app, route, hop);
+  const pools = createPools(hop.connectTimeoutMs);
+  app.addHook('onClose', async () => pools.close());
+  for (const route of gatewayRoutes(config)) await registerRoute(app, route, hop, pools);
   await registerStaticUi(app, options.webRoot ?? DEFAULT_WEB_ROOT);
   return app;
 }

@@ -1,7 +1,10 @@
-import { Readable } from 'node:stream';
-import httpProxy from '@fastify/http-proxy';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { downstreamHeaders, upstreamError, upstreamRequestHeaders } from './forwarding.ts';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendProblem } from '../http/problem.ts';
+import { downstreamHeaders, HopError, upstreamError, upstreamRequestHeaders } from './forwarding.ts';
+import { climbs } from './paths.ts';
 
 /** One forwarding rule: requests under `prefix` go to `upstream` + `target` + the rest of the path. */
 export interface Route {
@@ -21,56 +24,178 @@ export interface HopOptions {
   connectTimeoutMs: number;
 }
 
-/** `http://host:8080/base/` → origin `http://host:8080` and path prefix `/base` (may be empty). */
-function splitUrl(url: string): { origin: string; path: string } {
-  const parsed = new URL(url);
-  return { origin: parsed.origin, path: parsed.pathname.replace(/\/+$/, '') };
+const METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
+/** Answers up to this size with a Content-Length are read whole, then sent; larger ones stream. */
+const SMALL_ANSWER = 64 * 1024;
+/** Connections kept to one upstream (auth service or API). */
+const MAX_SOCKETS = 128;
+
+/** Answers without a body: the upstream's is drained so its connection goes back to the pool. */
+const bodiless = (method: string, status: number) =>
+  method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
+
+/** Keep-alive connection pools, one per upstream origin, shared by the rules that name it. */
+export interface Pools {
+  for(url: URL): HttpAgent;
+  /** Ends the kept connections (the gateway's close). */
+  close(): void;
+}
+
+/** A keep-alive pool whose new connections give up after `connectTimeoutMs`. */
+function pool(url: URL, connectTimeoutMs: number): HttpAgent {
+  const options = { keepAlive: true, maxSockets: MAX_SOCKETS };
+  const tls = url.protocol === 'https:';
+  const agent = tls ? new HttpsAgent(options) : new HttpAgent(options);
+  const connect = agent.createConnection.bind(agent) as (...args: unknown[]) => Socket;
+  // Once a connection, not once a request: most requests go out on a kept one.
+  agent.createConnection = (...args: unknown[]) => {
+    const socket = connect(...args);
+    const timer = setTimeout(
+      () => socket.destroy(new HopError('HOP_CONNECT_TIMEOUT', 'upstream connect timed out')),
+      connectTimeoutMs,
+    );
+    socket.once(tls ? 'secureConnect' : 'connect', () => clearTimeout(timer));
+    socket.once('close', () => clearTimeout(timer));
+    return socket;
+  };
+  return agent;
+}
+
+export function createPools(connectTimeoutMs: number): Pools {
+  const agents = new Map<string, HttpAgent>();
+  return {
+    for(url) {
+      let agent = agents.get(url.origin);
+      if (!agent) {
+        agent = pool(url, connectTimeoutMs);
+        agents.set(url.origin, agent);
+      }
+      return agent;
+    },
+    close() {
+      for (const agent of agents.values()) agent.destroy();
+      agents.clear();
+    },
+  };
 }
 
 /**
- * Registers one forwarding rule as a real HTTP hop (@fastify/http-proxy over undici). Bodies are
- * read as raw bytes under the rule's limit and sent on unchanged (never re-encoded), so the
- * upstream validates exactly what the client sent. Nothing is retried: a POST /notifications
- * must not be sent twice by the gateway, and a 503 from the API must reach the client as is.
+ * Sends one request upstream on node:http and passes its answer back: streamed as it comes when
+ * it has no length or a large one (an SSE stream, an export), read whole first when small. Nothing is retried: a POST /notifications must not be sent twice by the gateway,
+ * and a 503 from the API reaches the client as is. A client that goes away once the answer has
+ * begun ends the upstream request with it (Fastify destroys the answer's stream, and with it the
+ * connection); one that goes away before waits out the upstream's answer or the timeout.
  */
-export async function registerRoute(app: FastifyInstance, route: Route, hop: HopOptions): Promise<void> {
-  const { origin, path } = splitUrl(route.upstream);
+function forward(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  base: URL,
+  path: string,
+  agent: HttpAgent,
+  timeoutMs: number,
+): void {
+  const body = Buffer.isBuffer(request.body) ? request.body : undefined;
+  const headers = upstreamRequestHeaders(request, base.host, body?.length);
+
+  const send = base.protocol === 'https:' ? httpsRequest : httpRequest;
+  // The path goes as the request target to the upstream's host, never parsed as a URL (so
+  // `/api//other-host/x` cannot name another host).
+  const upstream = send({
+    protocol: base.protocol,
+    hostname: base.hostname,
+    port: base.port,
+    path,
+    method: request.method,
+    headers,
+    agent,
+    // No byte from upstream for this long: before the headers, or between body chunks.
+    timeout: timeoutMs,
+  });
+  upstream.once('timeout', () =>
+    upstream.destroy(new HopError('HOP_TIMEOUT', 'upstream did not answer in time')),
+  );
+  let failed = false;
+  const fail = (error: Error) => {
+    if (failed) return;
+    failed = true;
+    upstreamError(reply, error);
+  };
+  upstream.on('error', fail);
+  upstream.on('response', (answer: IncomingMessage) => {
+    const status = answer.statusCode ?? 502;
+    if (reply.raw.destroyed) {
+      answer.destroy();
+      return;
+    }
+    if (status < 200 || status > 599) {
+      answer.destroy();
+      fail(new HopError('HOP_BAD_ANSWER', `upstream answered status ${status}`));
+      return;
+    }
+    const passOn = (payload?: Buffer | IncomingMessage) =>
+      reply.code(status).headers(downstreamHeaders(answer.headers)).send(payload);
+    if (bodiless(request.method, status)) {
+      answer.resume();
+      passOn();
+      return;
+    }
+    const length = Number(answer.headers['content-length']);
+    if (!(length <= SMALL_ANSWER)) {
+      passOn(answer);
+      return;
+    }
+    // A small answer of known length (most API answers) is read whole and sent as one buffer:
+    // cheaper than a pipe, and one cut short still gets a clean 502.
+    const chunks: Buffer[] = [];
+    answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+    answer.on('end', () => {
+      if (!failed) passOn(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
+    answer.on('error', fail);
+    answer.on('close', () => {
+      if (!answer.complete) fail(new HopError('HOP_BAD_ANSWER', 'upstream cut its answer short'));
+    });
+  });
+  upstream.end(body);
+}
+
+/**
+ * Registers one forwarding rule as a real HTTP hop. Bodies are read as raw bytes under the rule's
+ * limit and sent on unchanged (never re-encoded), so the upstream validates exactly what the
+ * client sent. A path that climbs (`..`, encoded or not) names nothing upstream: 404.
+ */
+export async function registerRoute(
+  app: FastifyInstance,
+  route: Route,
+  hop: HopOptions,
+  pools: Pools,
+): Promise<void> {
+  const base = new URL(route.upstream);
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const agent = pools.for(base);
   await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    // Read whole under the limit: a 413 comes from here, before any byte goes upstream.
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    const handler = (request: FastifyRequest, reply: FastifyReply) => {
+      const rest = request.url.slice(route.prefix.length);
+      if (climbs(rest.split('?')[0] ?? '')) {
+        return sendProblem(reply, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`);
+      }
+      const upstreamPath = `${basePath}${route.target}${rest}`;
+      const path = upstreamPath.startsWith('/') ? upstreamPath : `/${upstreamPath}`;
+      try {
+        forward(request, reply, base, path, agent, hop.timeoutMs);
+      } catch (error) {
+        // node:http refused to send it (a character it will not put in a request line or header).
+        upstreamError(reply, error as Error);
+      }
+      return reply;
+    };
     // The rule's limit is each of its routes' own, so the server's Expect: 100-continue check
     // (http/body-limits.ts) refuses a larger announced body before it is uploaded.
-    scope.addHook('onRoute', (options) => {
-      options.bodyLimit = route.bodyLimit;
-    });
-    scope.removeAllContentTypeParsers();
-    // Read whole under the limit (a 413 comes from here, before any byte goes upstream), then
-    // handed on as a stream: reply-from pipes streams as they are but re-encodes parsed JSON.
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) =>
-      done(null, Readable.from([body])),
-    );
-    await scope.register(httpProxy, {
-      upstream: origin,
-      prefix: route.prefix,
-      rewritePrefix: `${path}${route.target}`,
-      routes: route.exact ? ['/'] : ['/', '/*'],
-      ...(route.methods ? { httpMethods: route.methods } : {}),
-      proxyPayloads: false,
-      // Location (e.g. /notifications/{id}) is passed through unchanged, as the contract says.
-      internalRewriteLocationHeader: false,
-      retryMethods: [],
-      disableRequestLogging: true,
-      undici: {
-        connections: 128,
-        headersTimeout: hop.timeoutMs,
-        bodyTimeout: hop.timeoutMs,
-        connect: { timeout: hop.connectTimeoutMs },
-      },
-      replyOptions: {
-        rewriteRequestHeaders: (request, headers) => upstreamRequestHeaders(request, headers),
-        rewriteHeaders: (headers) => downstreamHeaders(headers),
-        // reply-from types the reply for any server kind; this one is plain HTTP/1.
-        onError: (reply, { error }) => upstreamError(reply as unknown as FastifyReply, error),
-        retryDelay: () => null,
-      },
-    });
+    const options = { method: route.methods ?? METHODS, bodyLimit: route.bodyLimit, handler };
+    scope.route({ ...options, url: route.prefix });
+    if (!route.exact) scope.route({ ...options, url: `${route.prefix}/*` });
   });
 }

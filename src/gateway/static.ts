@@ -4,24 +4,10 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { sendProblem } from '../http/problem.ts';
+import { climbs } from './paths.ts';
 
 /** Where `vite build` writes the UI (web/dist, git-ignored). */
 export const DEFAULT_WEB_ROOT = resolve(fileURLToPath(new URL('../../web/dist', import.meta.url)));
-
-/** The path with its percent-encoding undone, as many times as it nests; the raw path if it is not valid. */
-function safeDecode(path: string): string {
-  let current = path;
-  for (let i = 0; i < 3; i++) {
-    try {
-      const next = decodeURIComponent(current);
-      if (next === current) break;
-      current = next;
-    } catch {
-      break;
-    }
-  }
-  return current;
-}
 
 /**
  * Serves the built UI. Hashed files under /assets/ are cached for good; index.html is always
@@ -50,8 +36,7 @@ export async function registerStaticUi(app: FastifyInstance, webRoot: string): P
   });
   app.get('/*', (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
-    // A path that climbs (`..`, encoded or not) or uses backslashes names no page: 404.
-    if (/(^|\/|\\)\.\.($|\/|\\)|\\/.test(safeDecode(path))) {
+    if (climbs(path)) {
       return sendProblem(reply, 'NOT_FOUND', `No route for ${request.method} ${path}`);
     }
     if (!/\.[a-z0-9]+$/i.test(path)) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { get as httpGet } from 'node:http';
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -41,6 +42,31 @@ describe('gateway (BFF)', () => {
     await upstream.app.close();
   });
 
+  // node:http with a `path` option sends it as given (a URL string or fetch would normalise it).
+  const raw = (path: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; type: string; headers: IncomingHttpHeaders; body: string; error?: string }>(
+      (resolve, reject) => {
+        const { hostname, port } = new URL(base);
+        const request = httpGet({ hostname, port, path, headers }, (response) => {
+          let body = '';
+          const done = (error?: string) =>
+            resolve({
+              status: response.statusCode ?? 0,
+              type: response.headers['content-type'] ?? '',
+              headers: response.headers,
+              body,
+              error,
+            });
+          response.on('data', (chunk) => {
+            body += chunk;
+          });
+          response.on('aborted', () => done('aborted'));
+          response.on('error', () => done('aborted'));
+          response.on('end', () => done());
+        });
+        request.on('error', reject);
+      },
+    );
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${base}${path}`, {
       method: 'POST',
@@ -141,6 +167,46 @@ describe('gateway (BFF)', () => {
     assert.ok((await response.json()).bytes > 200 * 1024);
   });
 
+  it('forwards no hop-by-hop header in either direction', async () => {
+    const response = await raw('/api/hop', {
+      connection: 'keep-alive, x-client-secret',
+      'x-client-secret': '1',
+      'keep-alive': 'timeout=1',
+    });
+    assert.equal(response.status, 200);
+    assert.equal(lastSeen().headers['x-client-secret'], undefined);
+    assert.notEqual(lastSeen().headers['keep-alive'], 'timeout=1');
+    assert.equal(response.headers['x-hop-secret'], undefined);
+    assert.notEqual(response.headers['keep-alive'], 'timeout=72');
+  });
+
+  it('sends a path that begins with // to the upstream, never to another host', async () => {
+    const response = await raw('/api//other.example/x');
+    assert.equal(response.status, 404);
+    assert.equal(lastSeen().url, '//other.example/x');
+  });
+
+  it('streams an answer as it comes and ends the upstream request when the client goes', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${base}/api/stream`, { signal: controller.signal });
+    assert.equal(response.status, 200);
+    const reader = response.body?.getReader();
+    const first = await reader?.read();
+    assert.match(new TextDecoder().decode(first?.value), /data: first/);
+    controller.abort();
+    await upstream.streamClosed();
+  });
+
+  it('answers 502 when the upstream cuts a small answer half-way, and cuts a streamed one', async () => {
+    const small = await raw('/api/reset');
+    assert.equal(small.status, 502);
+    assert.match(small.type, /^application\/problem\+json/);
+    assert.equal(JSON.parse(small.body).code, 'BAD_GATEWAY');
+    const streamed = await raw('/api/reset-stream');
+    assert.equal(streamed.status, 200);
+    assert.equal(streamed.error, 'aborted');
+  });
+
   it('answers an upstream that does not answer in time with 504 problem+json', async () => {
     const response = await fetch(`${base}/api/slow`);
     assert.equal(response.status, 504);
@@ -172,21 +238,6 @@ describe('gateway (BFF)', () => {
   });
 
   it('answers path traversal and undecodable paths with 404 problem+json, sent exactly as written', async () => {
-    // node:http with a `path` option sends it as given (a URL string or fetch would normalise it).
-    const raw = (path: string) =>
-      new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
-        const { hostname, port } = new URL(base);
-        const request = httpGet({ hostname, port, path }, (response) => {
-          let body = '';
-          response.on('data', (chunk) => {
-            body += chunk;
-          });
-          response.on('end', () =>
-            resolve({ status: response.statusCode ?? 0, type: response.headers['content-type'] ?? '', body }),
-          );
-        });
-        request.on('error', reject);
-      });
     for (const path of [
       '/../../etc/passwd',
       '/assets/../../package.json',
@@ -196,6 +247,9 @@ describe('gateway (BFF)', () => {
       '/%',
       '/assets/%c0%af',
       '/api/%',
+      '/api/a/../b',
+      '/api/%2e%2e/admin',
+      '/api/notifications/%252e%252e/x',
     ]) {
       const answer = await raw(path);
       assert.equal(answer.status, 404, path);
@@ -206,6 +260,29 @@ describe('gateway (BFF)', () => {
 });
 
 describe('gateway with a dead upstream', () => {
+  it('gives up on a connection that never completes with 504, after the connect timeout', {
+    timeout: 20_000,
+  }, async () => {
+    // Takes the TCP connection and never answers the TLS handshake: only the connect timeout ends it.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const url = `https://127.0.0.1:${port}`;
+    const config = testConfig({ HERALD_AUTH_URL: url, HERALD_API_URL: url });
+    const gateway = await buildGateway(config, {
+      webRoot: fakeWebRoot(),
+      hop: { connectTimeoutMs: 100, timeoutMs: 60_000 },
+    });
+    try {
+      const response = await fetch(`${await listen(gateway)}/api/notifications`);
+      assert.equal(response.status, 504);
+      assert.equal((await response.json()).code, 'GATEWAY_TIMEOUT');
+    } finally {
+      await gateway.close();
+      silent.close();
+    }
+  });
+
   it('answers 502 problem+json when the upstream refuses connections', async () => {
     const upstream = await startUpstream();
     const url = upstream.url;

@@ -12,8 +12,15 @@ export interface Seen {
  * A real HTTP server standing in for the auth service and the API behind the gateway: it records
  * what arrives and answers with the statuses and headers the gateway must pass through.
  */
-export async function startUpstream(): Promise<{ app: FastifyInstance; url: string; seen: Seen[] }> {
+export async function startUpstream(): Promise<{
+  app: FastifyInstance;
+  url: string;
+  seen: Seen[];
+  /** Resolves when the client of GET /stream (the gateway) has closed that request. */
+  streamClosed: () => Promise<void>;
+}> {
   const seen: Seen[] = [];
+  let streamClosed: Promise<void> = new Promise(() => {});
   const app = Fastify({ forceCloseConnections: true });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
@@ -67,8 +74,31 @@ export async function startUpstream(): Promise<{ app: FastifyInstance; url: stri
   app.post('/notifications/batch', async (request) => ({ bytes: String(request.body).length }));
   // Never answers: the gateway must give up with a 504.
   app.get('/slow', () => new Promise(() => {}));
+  // Connection-scoped headers the gateway must not pass on (the named one included).
+  app.get('/hop', async (_request, reply) =>
+    reply
+      .header('connection', 'x-hop-secret')
+      .header('x-hop-secret', '1')
+      .header('keep-alive', 'timeout=72')
+      .send({ ok: true }),
+  );
+  // One event, then nothing until the client goes: it must reach the client at once.
+  app.get('/stream', (request, reply) => {
+    streamClosed = new Promise((resolve) => request.raw.socket.once('close', () => resolve()));
+    reply.raw.writeHead(200, { 'content-type': 'text/event-stream' });
+    reply.raw.write('data: first\n\n');
+  });
+  // Half an answer, then the connection is cut: a small one of known length, and a streamed one.
+  app.get('/reset', (_request, reply) => {
+    reply.raw.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
+    reply.raw.write('partial', () => reply.raw.socket?.destroy());
+  });
+  app.get('/reset-stream', (_request, reply) => {
+    reply.raw.writeHead(200, { 'content-type': 'text/plain' });
+    reply.raw.write('partial', () => setTimeout(() => reply.raw.socket?.destroy(), 50));
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new TypeError('not listening');
-  return { app, url: `http://127.0.0.1:${address.port}`, seen };
+  return { app, url: `http://127.0.0.1:${address.port}`, seen, streamClosed: () => streamClosed };
 }

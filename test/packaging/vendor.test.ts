@@ -12,9 +12,8 @@ function run(script: string): string {
 }
 
 describe('vendored undici', () => {
-  it("loads without Node's own copy of undici (the gateway's proxy loads it in every main thread)", () => {
+  it("loads without Node's own copy of undici (the dispatch thread loads it for Web Push and callbacks)", () => {
     const loaded = run(`
-      await import('${VENDOR}fastify-http-proxy.js');
       await import('${VENDOR}undici.js');
       process.stdout.write(JSON.stringify(process.moduleLoadList));
     `);
