@@ -167,6 +167,13 @@ describe('gateway (BFF)', () => {
     assert.ok((await response.json()).bytes > 200 * 1024);
   });
 
+  it('forwards a POST without a body with Content-Length 0, not chunked', async () => {
+    const response = await fetch(`${base}/api/notifications/n1/cancel`, { method: 'POST' });
+    assert.equal(response.status, 202);
+    assert.equal(lastSeen().headers['content-length'], '0');
+    assert.equal(lastSeen().headers['transfer-encoding'], undefined);
+  });
+
   it('forwards no hop-by-hop header in either direction', async () => {
     const response = await raw('/api/hop', {
       connection: 'keep-alive, x-client-secret',

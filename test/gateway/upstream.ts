@@ -68,6 +68,7 @@ export async function startUpstream(): Promise<{
     if (request.headers['if-none-match'] === '"v1"') return reply.code(304).header('etag', '"v1"').send();
     return reply.header('etag', '"v1"').send({ notificationId: 'n1', status: 'QUEUED' });
   });
+  app.post('/notifications/n1/cancel', async (_request, reply) => reply.code(202).send());
   app.get('/busy', async (_request, reply) =>
     reply.code(503).header('retry-after', '3').type('application/problem+json').send({ status: 503 }),
   );
