@@ -31,8 +31,7 @@ const SMALL_ANSWER = 64 * 1024;
 const MAX_SOCKETS = 128;
 
 /** Answers without a body: the upstream's is drained so its connection goes back to the pool. */
-const bodiless = (method: string, status: number) =>
-  method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
+const bodiless = (method: string, status: number) => method === 'HEAD' || status === 204 || status === 304;
 
 /** Keep-alive connection pools, one per upstream origin, shared by the rules that name it. */
 export interface Pools {
