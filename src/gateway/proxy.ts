@@ -2,7 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sendProblem } from '../http/problem.ts';
+import { sendNoRoute } from '../http/problem.ts';
 import { downstreamHeaders, HopError, upstreamError, upstreamRequestHeaders } from './forwarding.ts';
 import { climbs } from './paths.ts';
 
@@ -177,10 +177,8 @@ export async function registerRoute(
     // Read whole under the limit: a 413 comes from here, before any byte goes upstream.
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     const handler = (request: FastifyRequest, reply: FastifyReply) => {
+      if (climbs(request.url.split('?')[0] ?? '')) return sendNoRoute(request, reply);
       const rest = request.url.slice(route.prefix.length);
-      if (climbs(rest.split('?')[0] ?? '')) {
-        return sendProblem(reply, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`);
-      }
       const upstreamPath = `${basePath}${route.target}${rest}`;
       const path = upstreamPath.startsWith('/') ? upstreamPath : `/${upstreamPath}`;
       try {

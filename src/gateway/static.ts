@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import { sendProblem } from '../http/problem.ts';
+import { sendNoRoute, sendProblem } from '../http/problem.ts';
 import { climbs } from './paths.ts';
 
 /** Where `vite build` writes the UI (web/dist, git-ignored). */
@@ -36,14 +36,12 @@ export async function registerStaticUi(app: FastifyInstance, webRoot: string): P
   });
   app.get('/*', (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
-    if (climbs(path)) {
-      return sendProblem(reply, 'NOT_FOUND', `No route for ${request.method} ${path}`);
-    }
+    if (climbs(path)) return sendNoRoute(request, reply);
     if (!/\.[a-z0-9]+$/i.test(path)) {
       if (!built) return sendProblem(reply, 'UNAVAILABLE', 'The web UI is not built.');
       reply.header('cache-control', 'no-cache');
       return reply.sendFile('index.html');
     }
-    return sendProblem(reply, 'NOT_FOUND', `No route for ${request.method} ${path}`);
+    return sendNoRoute(request, reply);
   });
 }

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HeraldError } from '../errors.ts';
-import { headersOf, isServerError, problemOf, sendProblem } from './problem.ts';
+import { headersOf, isServerError, problemOf, sendNoRoute, sendProblem } from './problem.ts';
 
 /** Maps Fastify's own error codes (parser, limits, validation) to the contract's codes. */
 function fromFastifyError(error: FastifyError): HeraldError | undefined {
@@ -67,7 +67,7 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
  */
 export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_ASYNC_CONSTRAINT') {
-    return sendProblem(reply, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`);
+    return sendNoRoute(request, reply);
   }
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE');
   return handleError(error, request, reply);
@@ -75,7 +75,5 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
 
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`),
-  );
+  app.setNotFoundHandler(sendNoRoute);
 }

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthChallenge, ErrorCode, FieldError, HeraldError } from '../errors.ts';
 import { literals } from './schema.ts';
 
@@ -112,6 +112,11 @@ export function headersOf(error: HeraldError): Record<string, string> {
 export function sendProblem(reply: FastifyReply, code: ErrorCode, detail?: string, errors?: FieldError[]) {
   const body = problem(code, detail, errors);
   return reply.code(body.status).type(PROBLEM_JSON).send(body);
+}
+
+/** `404` for a path nothing serves, naming the method and the path (never the query). */
+export function sendNoRoute(request: FastifyRequest, reply: FastifyReply) {
+  return sendProblem(reply, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`);
 }
 
 /** Whether a code is a server-side failure (logged, detail hidden). */
