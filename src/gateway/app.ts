@@ -39,6 +39,15 @@ function gatewayRoutes(config: Config): Route[] {
     },
     { prefix: '/api/auth', upstream: authUrl, target: '/auth', bodyLimit },
     {
+      prefix: '/api/notifications/stream',
+      upstream: apiUrl,
+      target: '/notifications/stream',
+      methods: ['GET', 'HEAD'],
+      exact: true,
+      long: true,
+      bodyLimit,
+    },
+    {
       prefix: '/api/notifications/batch',
       upstream: apiUrl,
       target: '/notifications/batch',
@@ -70,8 +79,8 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   app.addHook('onSend', async (request, reply) => {
     if (SESSION_PATH.test(request.url)) reply.header('cache-control', 'no-store');
   });
-  const hop: HopOptions = { timeoutMs: 30_000, connectTimeoutMs: 5_000, ...options.hop };
-  const pools = createPools(hop.connectTimeoutMs);
+  const hop: HopOptions = { timeoutMs: 30_000, connectTimeoutMs: 5_000, maxSockets: 128, ...options.hop };
+  const pools = createPools(hop);
   app.addHook('onClose', async () => pools.close());
   for (const route of gatewayRoutes(config)) await registerRoute(app, route, hop, pools);
   await registerStaticUi(app, options.webRoot ?? DEFAULT_WEB_ROOT);

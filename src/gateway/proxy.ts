@@ -14,6 +14,11 @@ export interface Route {
   methods?: string[];
   /** Only the prefix itself, not paths below it (the two session routes). */
   exact?: boolean;
+  /**
+   * Its answers last as long as the client stays (the live status stream): each takes a
+   * connection of its own from the upstream's stream pool, never one of the request pool's.
+   */
+  long?: boolean;
   bodyLimit: number;
 }
 
@@ -22,27 +27,36 @@ export interface HopOptions {
   /** Longest wait for the upstream's answer headers, and between body chunks. */
   timeoutMs: number;
   connectTimeoutMs: number;
+  /** Connections kept to one upstream for ordinary requests; more requests wait for one. */
+  maxSockets: number;
 }
 
 const METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
 /** Answers up to this size with a Content-Length are read whole, then sent; larger ones stream. */
 const SMALL_ANSWER = 64 * 1024;
-/** Connections kept to one upstream (auth service or API). */
-const MAX_SOCKETS = 128;
 
 /** Answers without a body: the upstream's is drained so its connection goes back to the pool. */
 const bodiless = (method: string, status: number) => method === 'HEAD' || status === 204 || status === 304;
 
-/** Keep-alive connection pools, one per upstream origin, shared by the rules that name it. */
+/**
+ * Connection pools, two per upstream origin, shared by the rules that name it: a keep-alive pool
+ * of at most `maxSockets` for ordinary requests, and one without a cap or keep-alive for long
+ * answers. A stream holds its connection for as long as its client stays, so streams drawn from
+ * the request pool would take it over one by one, and every other request through the gateway
+ * would queue behind them.
+ */
 export interface Pools {
-  for(url: URL): HttpAgent;
+  for(url: URL, long?: boolean): HttpAgent;
   /** Ends the kept connections (the gateway's close). */
   close(): void;
 }
 
-/** A keep-alive pool whose new connections give up after `connectTimeoutMs`. */
-function pool(url: URL, connectTimeoutMs: number): HttpAgent {
-  const options = { keepAlive: true, maxSockets: MAX_SOCKETS };
+/** A pool whose new connections give up after `connectTimeoutMs`. */
+function pool(
+  url: URL,
+  connectTimeoutMs: number,
+  options: { keepAlive: boolean; maxSockets: number },
+): HttpAgent {
   const tls = url.protocol === 'https:';
   const agent = tls ? new HttpsAgent(options) : new HttpAgent(options);
   const connect = agent.createConnection.bind(agent) as (...args: unknown[]) => Socket;
@@ -60,14 +74,18 @@ function pool(url: URL, connectTimeoutMs: number): HttpAgent {
   return agent;
 }
 
-export function createPools(connectTimeoutMs: number): Pools {
+export function createPools(hop: Pick<HopOptions, 'connectTimeoutMs' | 'maxSockets'>): Pools {
   const agents = new Map<string, HttpAgent>();
   return {
-    for(url) {
-      let agent = agents.get(url.origin);
+    for(url, long = false) {
+      const key = `${long ? 'long' : 'requests'} ${url.origin}`;
+      let agent = agents.get(key);
       if (!agent) {
-        agent = pool(url, connectTimeoutMs);
-        agents.set(url.origin, agent);
+        const options = long
+          ? { keepAlive: false, maxSockets: Number.POSITIVE_INFINITY }
+          : { keepAlive: true, maxSockets: hop.maxSockets };
+        agent = pool(url, hop.connectTimeoutMs, options);
+        agents.set(key, agent);
       }
       return agent;
     },
@@ -171,7 +189,7 @@ export async function registerRoute(
 ): Promise<void> {
   const base = new URL(route.upstream);
   const basePath = base.pathname.replace(/\/+$/, '');
-  const agent = pools.for(base);
+  const agent = pools.for(base, route.long);
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     // Read whole under the limit: a 413 comes from here, before any byte goes upstream.

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
+import { get as httpGet, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -262,6 +263,46 @@ describe('gateway (BFF)', () => {
       assert.equal(answer.status, 404, path);
       assert.match(answer.type, /application\/problem\+json/, path);
       assert.equal(JSON.parse(answer.body).code, 'NOT_FOUND', path);
+    }
+  });
+});
+
+describe('gateway with live streams open', () => {
+  it('keeps serving requests while more streams are open than its request pool has connections', async () => {
+    const upstream = await startUpstream();
+    const config = testConfig({ HERALD_AUTH_URL: upstream.url, HERALD_API_URL: upstream.url });
+    const gateway = await buildGateway(config, {
+      webRoot: fakeWebRoot(),
+      hop: { maxSockets: 2, timeoutMs: 60_000 },
+    });
+    const base = await listen(gateway);
+    const streams: IncomingMessage[] = [];
+    try {
+      // Three streams, each holding an upstream connection, against a request pool of two.
+      for (let i = 0; i < 3; i += 1) {
+        // Not a timing assertion: a stream waiting for a pooled connection would never answer.
+        const stream = await new Promise<IncomingMessage>((resolve, reject) =>
+          httpGet(
+            `${base}/api/notifications/stream`,
+            { agent: false, signal: AbortSignal.timeout(10_000) },
+            resolve,
+          ).on('error', reject),
+        );
+        streams.push(stream);
+        assert.equal(stream.statusCode, 200);
+        const [first] = await once(stream, 'data');
+        assert.match(String(first), /: connected/);
+      }
+      for (let i = 0; i < 3; i += 1) {
+        const response = await fetch(`${base}/api/notifications/n1`, { signal: AbortSignal.timeout(10_000) });
+        assert.equal(response.status, 200);
+        assert.equal((await response.json()).notificationId, 'n1');
+      }
+      assert.equal(upstream.seen.filter((seen) => seen.url === '/notifications/stream').length, 3);
+    } finally {
+      for (const stream of streams) stream.destroy();
+      await gateway.close();
+      await upstream.app.close();
     }
   });
 });
