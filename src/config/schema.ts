@@ -128,6 +128,13 @@ export const ServerSchema = Type.Object({
     1_000_000,
     'requests a second to one status callback, per worker process',
   ),
+  streamsPerTenant: int(
+    'HERALD_STREAMS_PER_TENANT',
+    200,
+    1,
+    100_000,
+    'live status streams one tenant may hold open at once, per API process',
+  ),
   renderThreads: int('HERALD_RENDER_THREADS', 2, 1, 64, 'worker threads that render Liquid templates'),
   ingestMaxPending: int(
     'HERALD_INGEST_MAX_PENDING',

@@ -14,6 +14,8 @@ const HEARTBEAT_MS = 15_000;
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /** How long a browser waits before it reconnects (the SSE `retry` field). */
 const RETRY_MS = 2000;
+/** What a stream refused for its tenant's cap is told to wait before it tries again. */
+const FULL_RETRY_S = 5;
 
 const StreamQuery = Type.Object(
   {
@@ -30,6 +32,9 @@ const StreamQuery = Type.Object(
 /** GET /notifications/stream: the tenant's status changes as Server-Sent Events (docs/callbacks.md). */
 export const notificationStreamRoute: RouteModule<CoreDeps & { statusHub: StatusHub }> = (app, deps) => {
   const open = new Set<PassThrough>();
+  // Open streams by tenant: each costs the process a little on every change of its tenant, so
+  // one tenant holding thousands would slow the requests of every other (HERALD_STREAMS_PER_TENANT).
+  const perTenant = new Map<string, number>();
   // Streams never end on their own: end them before the server waits for its connections.
   app.addHook('preClose', async () => {
     for (const stream of open) stream.end();
@@ -43,7 +48,7 @@ export const notificationStreamRoute: RouteModule<CoreDeps & { statusHub: Status
         tags: ['notifications'],
         summary: 'Live status changes (Server-Sent Events), resumable with Last-Event-ID',
         description:
-          "One `status` event per status change of the caller's notifications (`data`: a StatusChange, `id`: an opaque cursor), and a comment line at least every 15 s. A reconnect with `Last-Event-ID` first gets every change missed in the last 24 hours, with no gap and no duplicate. See docs/callbacks.md (Live stream).",
+          "One `status` event per status change of the caller's notifications (`data`: a StatusChange, `id`: an opaque cursor), and a comment line at least every 15 s. A reconnect with `Last-Event-ID` first gets every change missed in the last 24 hours, with no gap and no duplicate. A tenant holds at most HERALD_STREAMS_PER_TENANT streams (200) open on one server; one more gets 429 with Retry-After. See docs/callbacks.md (Live stream).",
         querystring: StreamQuery,
         headers: Type.Object({
           'last-event-id': Type.Optional(
@@ -65,6 +70,16 @@ export const notificationStreamRoute: RouteModule<CoreDeps & { statusHub: Status
           errors: [{ path: 'headers/last-event-id', message: 'use the id of an event this stream sent' }],
         });
       }
+      const { tenant } = request.principal;
+      const held = perTenant.get(tenant) ?? 0;
+      if (held >= deps.config.streamsPerTenant) {
+        throw new HeraldError(
+          'RATE_LIMITED',
+          `This tenant already has ${held} live streams open on this server; close one first.`,
+          { retryAfterS: FULL_RETRY_S },
+        );
+      }
+      perTenant.set(tenant, held + 1);
       const ids = request.query.notificationId;
       const stream = new PassThrough();
       open.add(stream);
@@ -73,6 +88,9 @@ export const notificationStreamRoute: RouteModule<CoreDeps & { statusHub: Status
       stream.on('close', () => {
         clearInterval(heartbeat);
         open.delete(stream);
+        const left = (perTenant.get(tenant) ?? 1) - 1;
+        if (left > 0) perTenant.set(tenant, left);
+        else perTenant.delete(tenant);
         stop?.();
       });
       reply
@@ -85,7 +103,7 @@ export const notificationStreamRoute: RouteModule<CoreDeps & { statusHub: Status
       reply.send(stream as unknown as string);
       deps.statusHub
         .subscribe({
-          tenant: request.principal.tenant,
+          tenant,
           notificationIds: ids && new Set(ids),
           after,
           send(frames) {

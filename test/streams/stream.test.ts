@@ -164,3 +164,47 @@ describe('live status stream', () => {
     assert.equal(forbidden.status, 403);
   });
 });
+
+describe('live status streams per tenant (HERALD_STREAMS_PER_TENANT)', () => {
+  let herald: Herald;
+  const held: AbortController[] = [];
+  before(async () => {
+    herald = await startHerald(testConfig({ HERALD_ROLES: 'auth,api', HERALD_STREAMS_PER_TENANT: '2' }));
+  });
+  after(async () => {
+    for (const controller of held) controller.abort();
+    await herald.close();
+  });
+
+  /** Opens a stream and keeps it open; resolves with its status (and the answer, when refused). */
+  async function connect(token: string): Promise<{ status: number; response: Response; stop: () => void }> {
+    const controller = new AbortController();
+    held.push(controller);
+    const response = await fetch(`${herald.apiUrl}/notifications/stream`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: controller.signal,
+    });
+    if (response.status === 200) await response.body?.getReader().read();
+    return { status: response.status, response, stop: () => controller.abort() };
+  }
+
+  it("refuses a tenant's stream past its cap with 429, and no other tenant's", async () => {
+    const acme = await tokenFor(herald.deps, { role: 'sender', tenant: 'acme' });
+    const other = await tokenFor(herald.deps, { role: 'sender', tenant: 'other' });
+    const first = await connect(acme);
+    assert.equal(first.status, 200);
+    assert.equal((await connect(acme)).status, 200);
+    for (let i = 0; i < 2; i += 1) {
+      const refused = await connect(acme);
+      assert.equal(refused.status, 429);
+      assert.match(refused.response.headers.get('content-type') ?? '', /problem\+json/);
+      assert.equal(refused.response.headers.get('retry-after'), '5');
+      assert.equal(((await refused.response.json()) as { code: string }).code, 'RATE_LIMITED');
+    }
+    assert.equal((await connect(other)).status, 200);
+    // A closed stream frees its place (the server sees the close a moment later); refusals took none.
+    first.stop();
+    await eventually(async () => (await connect(acme)).status === 200, 5_000, 'a stream after one closed');
+    assert.equal((await connect(acme)).status, 429);
+  });
+});
