@@ -1,4 +1,4 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import { createMetrics } from '../metrics.ts';
@@ -9,6 +9,7 @@ import { createRenderer } from '../templates/render.ts';
 import { RenderError } from '../templates/render-error.ts';
 import { createRenderPool } from '../templates/render-pool.ts';
 import { reply } from '../thread-calls.ts';
+import { type InsertCall, insertJoined } from './joined-inserts.ts';
 import { startDispatch } from './start.ts';
 import type { PreviewReply, ThreadCall, ThreadReply, ThreadRequest } from './thread.ts';
 
@@ -32,11 +33,12 @@ let opened: () => void = () => undefined;
 const open = new Promise<void>((resolve) => {
   opened = resolve;
 });
-port.on('message', (request: ThreadRequest) => {
+const route = (request: ThreadRequest) => {
   if (request.type === 'open') opened();
   else if (handle) handle(request);
   else early.push(request);
-});
+};
+port.on('message', route);
 
 try {
   await open;
@@ -59,15 +61,8 @@ try {
     metrics,
   });
 
-  const answer = async (request: ThreadCall): Promise<unknown> => {
+  const answer = async (request: Exclude<ThreadCall, { type: 'insert' }>): Promise<unknown> => {
     switch (request.type) {
-      case 'insert': {
-        // At once, in the poll phase that brought the request: the worker's next step (queued
-        // behind setImmediate) then claims these rows, rather than the step after it.
-        const results = await store.notifications.insertMany(request.rows, request.since);
-        wakeup.notify();
-        return results;
-      }
       case 'preview':
         try {
           return {
@@ -88,12 +83,39 @@ try {
     }
   };
 
+  const insertMany = (rows: InsertCall['rows'], since: number) => store.notifications.insertMany(rows, since);
+  /**
+   * Commits this hand-over with those queued right behind it on the port (joined-inserts.ts).
+   * At once, in the poll phase that brought it: the worker's next step (queued behind
+   * setImmediate) then claims these rows, rather than the step after it. The first message that
+   * is not an insert is handled after them, so nothing changes order.
+   */
+  const insertQueued = (first: Extract<ThreadCall, { type: 'insert' }>) => {
+    const calls = [first];
+    let next: ThreadRequest | undefined;
+    for (let queued = receiveMessageOnPort(port); queued; queued = receiveMessageOnPort(port)) {
+      const request = queued.message as ThreadRequest;
+      if (request.type !== 'insert') {
+        next = request;
+        break;
+      }
+      calls.push(request);
+    }
+    const outcomes = insertJoined(calls, insertMany);
+    calls.forEach((call, i) => {
+      reply(post, call.id, outcomes[i] as Promise<unknown>);
+    });
+    void Promise.allSettled(outcomes).then(() => wakeup.notify());
+    if (next) route(next);
+  };
+
   handle = (request) => {
     if (request.type === 'wake') {
       wakeup.notify();
       return;
     }
-    reply(post, request.id, answer(request));
+    if (request.type === 'insert') insertQueued(request);
+    else reply(post, request.id, answer(request));
   };
   for (const request of early.splice(0)) handle(request);
   post({ type: 'started' });
