@@ -84,6 +84,7 @@ try {
   };
 
   const insertMany = (rows: InsertCall['rows'], since: number) => store.notifications.insertMany(rows, since);
+  let started = false;
   /**
    * Commits this hand-over with those queued right behind it on the port (joined-inserts.ts).
    * At once, in the poll phase that brought it: the worker's next step (queued behind
@@ -93,7 +94,10 @@ try {
   const insertQueued = (first: Extract<ThreadCall, { type: 'insert' }>) => {
     const calls = [first];
     let next: ThreadRequest | undefined;
-    for (let queued = receiveMessageOnPort(port); queued; queued = receiveMessageOnPort(port)) {
+    // Not while the requests that came before the store opened are handled: the port holds
+    // later ones, which must not overtake them.
+    const queuedOne = () => (started ? receiveMessageOnPort(port) : undefined);
+    for (let queued = queuedOne(); queued; queued = queuedOne()) {
       const request = queued.message as ThreadRequest;
       if (request.type !== 'insert') {
         next = request;
@@ -118,6 +122,7 @@ try {
     else reply(post, request.id, answer(request));
   };
   for (const request of early.splice(0)) handle(request);
+  started = true;
   post({ type: 'started' });
 } catch (error) {
   post({ type: 'failed', error });

@@ -16,7 +16,7 @@ export interface Route {
   exact?: boolean;
   /**
    * Its answers last as long as the client stays (the live status stream): each takes a
-   * connection of its own from the upstream's stream pool, never one of the request pool's.
+   * connection of its own from the upstream's pool for long answers, never one of the request pool's.
    */
   long?: boolean;
   bodyLimit: number;
