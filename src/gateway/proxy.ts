@@ -98,10 +98,11 @@ export function createPools(hop: Pick<HopOptions, 'connectTimeoutMs' | 'maxSocke
 
 /**
  * Sends one request upstream on node:http and passes its answer back: streamed as it comes when
- * it has no length or a large one (an SSE stream, an export), read whole first when small. Nothing is retried: a POST /notifications must not be sent twice by the gateway,
- * and a 503 from the API reaches the client as is. A client that goes away once the answer has
- * begun ends the upstream request with it (Fastify destroys the answer's stream, and with it the
- * connection); one that goes away before waits out the upstream's answer or the timeout.
+ * it has no length or a large one (an SSE stream, an export), read whole first when small.
+ * Nothing is retried: a POST /notifications must not be sent twice by the gateway, and a 503
+ * from the API reaches the client as is. A client that goes away ends the upstream request with
+ * it: once the answer has begun, Fastify destroys the answer's stream and with it the connection;
+ * before, the request is ended here, so it does not hold an upstream connection until the timeout.
  */
 function forward(
   request: FastifyRequest,
@@ -138,7 +139,12 @@ function forward(
     upstreamError(reply, error);
   };
   upstream.on('error', fail);
+  let answered = false;
+  reply.raw.once('close', () => {
+    if (!answered) upstream.destroy();
+  });
   upstream.on('response', (answer: IncomingMessage) => {
+    answered = true;
     const status = answer.statusCode ?? 502;
     if (reply.raw.destroyed) {
       answer.destroy();

@@ -5,9 +5,11 @@ import { get as httpGet, type IncomingHttpHeaders, type IncomingMessage } from '
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { buildGateway } from '../../src/gateway/app.ts';
 import { tempDir, testConfig } from '../helpers/config.ts';
+import { eventually } from '../providers/sms/wait.ts';
 import { type Seen, startUpstream } from './upstream.ts';
 
 /** A tiny stand-in UI build, so these tests do not depend on `vite build`. */
@@ -301,6 +303,36 @@ describe('gateway with live streams open', () => {
       assert.equal(upstream.seen.filter((seen) => seen.url === '/notifications/stream').length, 3);
     } finally {
       for (const stream of streams) stream.destroy();
+      await gateway.close();
+      await upstream.app.close();
+    }
+  });
+});
+
+describe('gateway with a client that leaves before the answer', () => {
+  it('ends the upstream request at once instead of holding it until the timeout', async () => {
+    const upstream = await startUpstream();
+    const config = testConfig({ HERALD_AUTH_URL: upstream.url, HERALD_API_URL: upstream.url });
+    const gateway = await buildGateway(config, { webRoot: fakeWebRoot(), hop: { timeoutMs: 60_000 } });
+    const base = await listen(gateway);
+    try {
+      const client = httpGet(`${base}/api/hang`, { agent: false });
+      client.on('error', () => undefined);
+      const gone = new Promise((resolve) => client.once('close', resolve));
+      await eventually(
+        () => upstream.seen.some((seen) => seen.url === '/hang'),
+        10_000,
+        'the request upstream',
+      );
+      client.destroy();
+      await gone;
+      // Not a timing assertion: without the gateway ending it, the upstream request would stay
+      // open for the hop's 60 s timeout.
+      await Promise.race([
+        upstream.hangClosed(),
+        sleep(10_000, undefined, { ref: false }).then(() => assert.fail('the upstream request stayed open')),
+      ]);
+    } finally {
       await gateway.close();
       await upstream.app.close();
     }

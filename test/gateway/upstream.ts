@@ -18,9 +18,12 @@ export async function startUpstream(): Promise<{
   seen: Seen[];
   /** Resolves when the client of GET /stream (the gateway) has closed that request. */
   streamClosed: () => Promise<void>;
+  /** Resolves when the client of GET /hang has closed that request. */
+  hangClosed: () => Promise<void>;
 }> {
   const seen: Seen[] = [];
   let streamClosed: Promise<void> = new Promise(() => {});
+  let hangClosed: Promise<void> = new Promise(() => {});
   const app = Fastify({ forceCloseConnections: true });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
@@ -75,6 +78,11 @@ export async function startUpstream(): Promise<{
   app.post('/notifications/batch', async (request) => ({ bytes: String(request.body).length }));
   // Never answers: the gateway must give up with a 504.
   app.get('/slow', () => new Promise(() => {}));
+  // Never answers either, and tells when its client (the gateway) has gone.
+  app.get('/hang', (request) => {
+    hangClosed = new Promise((resolve) => request.raw.socket.once('close', () => resolve()));
+    return new Promise(() => {});
+  });
   // Connection-scoped headers the gateway must not pass on (the named one included).
   app.get('/hop', async (_request, reply) =>
     reply
@@ -106,5 +114,11 @@ export async function startUpstream(): Promise<{
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new TypeError('not listening');
-  return { app, url: `http://127.0.0.1:${address.port}`, seen, streamClosed: () => streamClosed };
+  return {
+    app,
+    url: `http://127.0.0.1:${address.port}`,
+    seen,
+    streamClosed: () => streamClosed,
+    hangClosed: () => hangClosed,
+  };
 }
