@@ -125,7 +125,8 @@ const ownDirectory = {
  * and read `globalThis.Headers` when the module loads. That getter makes Node load and compile its
  * own copy of undici (its fetch), about 10 MB of RSS in a bare `node`, in the dispatch thread
  * (which loads undici for Web Push and status callbacks and never calls the cookie helpers). The
- * check list is built at the first call instead; what it accepts is unchanged. The build fails if undici's line changes, so an upgrade cannot drop this silently.
+ * check list is built at the first call instead; what it accepts is unchanged. The build fails
+ * if undici's line changes, so an upgrade cannot drop this silently.
  */
 const UNDICI_COOKIES = /node_modules[\\/]undici[\\/]lib[\\/]web[\\/]cookies[\\/]index\.js$/;
 const EAGER_CHECK =

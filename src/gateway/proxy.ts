@@ -140,16 +140,13 @@ function forward(
   };
   upstream.on('error', fail);
   let answered = false;
+  // The client left before the answer: end the upstream request, so no answer follows for it.
   reply.raw.once('close', () => {
     if (!answered) upstream.destroy();
   });
   upstream.on('response', (answer: IncomingMessage) => {
     answered = true;
     const status = answer.statusCode ?? 502;
-    if (reply.raw.destroyed) {
-      answer.destroy();
-      return;
-    }
     if (status < 200 || status > 599) {
       answer.destroy();
       fail(new HopError('HOP_BAD_ANSWER', `upstream answered status ${status}`));
