@@ -1,9 +1,8 @@
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import { createLogger } from '../http/logger.ts';
+import { lowerOwnPriority } from '../os-thread.ts';
 import { createStore } from '../store/create.ts';
 import type { CallbackStore } from '../store/port/callbacks.ts';
 import { createCalls } from '../thread-calls.ts';
@@ -32,14 +31,6 @@ const log = createLogger(config.logLevel, config.logFormat).child({ role: 'worke
  */
 const BEHIND_NICE = 10;
 
-function lowerPriority(): void {
-  try {
-    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), BEHIND_NICE);
-  } catch {
-    // Not Linux (no /proc/thread-self): the thread keeps the process's priority.
-  }
-}
-
 const calls = createCalls();
 const post = (message: FromSender) => port.postMessage(message);
 function remote<M extends SenderWrite>(method: M): CallbackStore[M] {
@@ -63,7 +54,7 @@ const sender = startCallbackSender({
   keyEncryptionSecret: config.keyEncryptionSecret,
   concurrency: config.callbackConcurrency,
   ratePerSecond: config.callbackRate,
-  onBehind: lowerPriority,
+  onBehind: () => lowerOwnPriority(BEHIND_NICE),
 });
 
 port.on('message', (message: ToSender) => {

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Content } from '../channels.ts';
 import { type Rank, reserveCaps, roomFor } from '../dispatch/reserve.ts';
+import { type ThreadCpu, threadCpu } from '../os-thread.ts';
 
 /** What one render asks: the Liquid sources (cached in the thread by `key`) and the variables. */
 export interface RenderJob {
@@ -12,12 +13,26 @@ export interface RenderJob {
 /** A job as posted to a thread. */
 export interface ThreadJob extends RenderJob {
   id: number;
-  /** Liquid's own cut-off, from when the thread takes the job: before the pool's deadline. */
-  cutAfterMs: number;
+  /**
+   * Liquid's own cut-off, before the pool's deadline, counted like it from when the job is posted
+   * (a thread that takes it late has less time, not more), as `performance.timeOrigin +
+   * performance.now()`: each thread's performance.now() counts from its own time origin.
+   */
+  cutAt: number;
 }
 
 /** The share of the deadline Liquid gets before it stops itself (the rest covers messaging). */
 const COOPERATIVE_SHARE = 0.75;
+/**
+ * However little CPU a job's thread got, it is terminated once the job has waited this many
+ * times its deadline.
+ */
+const WAIT_LIMIT = 10;
+/** The least time between two looks at a thread kept off the CPU past its deadline. */
+const RECHECK_MS = 2;
+
+/** What a render thread says: it is ready (with its id in the OS, where there is one), or a job's outcome. */
+export type FromRenderThread = { ready: true; tid?: number } | { id: number; outcome: RenderOutcome };
 
 /** How a render ended: the content, or why not (`limit`: past its time, output size or range bound). */
 export type RenderOutcome =
@@ -33,8 +48,13 @@ export interface RenderPool {
 
 export interface RenderPoolOptions {
   threads: number;
-  /** A job's deadline from the moment a thread takes it; past it the thread is terminated. */
+  /**
+   * A job's time from the moment it is posted to a thread; a thread still rendering it once it
+   * has had that much CPU (or waited WAIT_LIMIT times as long) is terminated.
+   */
   timeoutMs: number;
+  /** Opens a thread's CPU clock from its OS id (tests pass their own); threadCpu by default. */
+  cpuClock?: (tid: number | undefined) => ThreadCpu | undefined;
 }
 
 interface Waiting {
@@ -46,20 +66,23 @@ interface Waiting {
 interface Thread {
   worker: Worker;
   ready: boolean;
-  running?: Waiting & { id: number; timer: NodeJS.Timeout };
+  /** The thread's CPU clock (Linux); without one its deadline is wall-clock time. */
+  cpu?: ThreadCpu;
+  running?: Waiting & { id: number; timer: NodeJS.Timeout; postedAt: number; cpuAtPost?: number };
 }
 
 const ENTRY = new URL('./render-thread.js', import.meta.url);
 
 /**
  * Rendering runs in worker threads, never on the event loop that serves requests and runs the
- * scheduler. Each job has a hard deadline: a thread still busy when it passes is terminated
- * (a tight loop inside one Liquid node would not listen) and replaced, and the job fails as a
- * render limit. Liquid is also told to stop a little earlier (COOPERATIVE_SHARE), which it checks
- * between nodes: most long renders end so, and their thread is kept. Threads take one job at a time, most urgent first, and LOW and
- * NORMAL never hold the threads reserved for CRITICAL and HIGH (dispatch/reserve.ts), so a
- * tenant's heavy templates never delay another's urgent render. Threads start on first use
- * and do not keep the process alive.
+ * scheduler. Each job has a hard deadline: a thread still busy once the job has had its time on
+ * a CPU is terminated (a tight loop inside one Liquid node would not listen) and replaced, and
+ * the job fails as a render limit (see overtime()). Liquid is also told to stop a little earlier
+ * (COOPERATIVE_SHARE), which it checks between nodes: most long renders end so, and their thread
+ * is kept. Threads take one job at a time, most urgent first, and LOW and NORMAL never hold the
+ * threads reserved for CRITICAL and HIGH (dispatch/reserve.ts), so a tenant's heavy templates
+ * never delay another's urgent render. Threads start on first use and do not keep the process
+ * alive.
  */
 export function createRenderPool(options: RenderPoolOptions): RenderPool {
   const caps = reserveCaps(options.threads);
@@ -75,9 +98,10 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
       resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 },
     });
     const thread: Thread = { worker, ready: false };
-    worker.on('message', (message: 'ready' | { id: number; outcome: RenderOutcome }) => {
-      if (message === 'ready') {
+    worker.on('message', (message: FromRenderThread) => {
+      if ('ready' in message) {
         thread.ready = true;
+        thread.cpu = (options.cpuClock ?? threadCpu)(message.tid);
       } else if (thread.running?.id === message.id) {
         finish(thread, message.outcome);
       }
@@ -85,6 +109,7 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     });
     worker.on('error', () => {}); // an out-of-memory end: 'exit' follows and handles it
     worker.on('exit', () => {
+      thread.cpu?.close();
       const index = threads.indexOf(thread);
       if (index >= 0) threads.splice(index, 1);
       if (thread.running) {
@@ -114,22 +139,43 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
   function start(thread: Thread, waiting: Waiting): void {
     const id = nextId++;
     used[waiting.rank] = (used[waiting.rank] ?? 0) + 1;
-    const timer = setTimeout(() => {
-      // Past the deadline: end the thread (the only way to stop a tight loop) and start another.
-      const outcome: RenderOutcome = {
-        ok: false,
-        limit: true,
-        message: `rendering ran out of time (${options.timeoutMs} ms)`,
-      };
-      finish(thread, outcome);
-      const index = threads.indexOf(thread);
-      if (index >= 0) threads.splice(index, 1);
-      void thread.worker.terminate();
-      pump();
-    }, options.timeoutMs);
-    thread.running = { ...waiting, id, timer };
-    const cutAfterMs = options.timeoutMs * COOPERATIVE_SHARE;
-    thread.worker.postMessage({ id, cutAfterMs, ...waiting.job } satisfies ThreadJob);
+    const timer = setTimeout(() => overtime(thread, id), options.timeoutMs);
+    const postedAt = performance.now();
+    thread.running = { ...waiting, id, timer, postedAt, cpuAtPost: thread.cpu?.ms() };
+    const cutAt = performance.timeOrigin + postedAt + options.timeoutMs * COOPERATIVE_SHARE;
+    thread.worker.postMessage({ id, cutAt, ...waiting.job } satisfies ThreadJob);
+  }
+
+  /**
+   * Job `id` is past its deadline and its thread has not answered. A thread that has not had the
+   * job's time on a CPU since it was posted was kept off it (the cores were busy, and render
+   * threads run at nice 10): it is looked at again once it could have, and it usually answers
+   * first, cut by Liquid. Terminating it instead would cost a new thread's start-up, a few tens
+   * of milliseconds of CPU on cores that are already short, and under load more threads would
+   * miss their deadline for it. A thread that has had its time (a tight loop Liquid cannot cut),
+   * or whose job has waited WAIT_LIMIT deadlines, is ended (the only way to stop a tight loop)
+   * and another started.
+   */
+  function overtime(thread: Thread, id: number): void {
+    const running = thread.running;
+    if (running?.id !== id) return;
+    const now = thread.cpu?.ms();
+    const had = now !== undefined && running.cpuAtPost !== undefined ? now - running.cpuAtPost : undefined;
+    const waited = performance.now() - running.postedAt;
+    if (had !== undefined && had < options.timeoutMs && waited < options.timeoutMs * WAIT_LIMIT) {
+      running.timer = setTimeout(() => overtime(thread, id), Math.max(RECHECK_MS, options.timeoutMs - had));
+      return;
+    }
+    finish(thread, {
+      ok: false,
+      limit: true,
+      message: `rendering ran out of time (${options.timeoutMs} ms)`,
+    });
+    const index = threads.indexOf(thread);
+    if (index >= 0) threads.splice(index, 1);
+    thread.cpu?.close();
+    void thread.worker.terminate();
+    pump();
   }
 
   const running = () => threads.filter((t) => t.running).length;

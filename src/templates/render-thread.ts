@@ -1,77 +1,11 @@
-import { readlinkSync } from 'node:fs';
-import { getPriority, setPriority } from 'node:os';
-import { parentPort } from 'node:worker_threads';
-import type { Content } from '../channels.ts';
-import {
-  LiquidFieldError,
-  type ParsedContent,
-  parseContent,
-  RenderLimitError,
-  renderParsed,
-} from './liquid.ts';
-import type { RenderOutcome, ThreadJob } from './render-pool.ts';
+import { lowerOwnPriority } from '../os-thread.ts';
 
 /**
- * The body of a render worker thread: parses (with a cache: template versions never change, bulk
- * content repeats) and renders one job at a time, answering with the content or why it failed.
- * Liquid stops by itself at the job's cut-off, a little before the deadline at which the pool
- * ends the thread (the hard bound, for whatever Liquid does not check between its nodes): a
- * thread that lives on costs nothing, a new one costs hundreds of milliseconds of CPU to load.
+ * The entry of a render worker thread (render-pool.ts). On Linux the nice value is per thread:
+ * this one steps back to nice 10 so that, when the cores are busy, the event loops serving
+ * requests and running the scheduler get the CPU before Liquid. It does so before it loads Liquid
+ * and the job loop (render-jobs.ts): loading is most of what a new thread costs, and a thread
+ * started after another was terminated must not take that CPU from them either.
  */
-const port = parentPort;
-if (!port) throw new Error('render-thread.ts runs as a worker thread');
-
-/**
- * On Linux the nice value is per thread: this one steps back (+10) so that, when the cores are
- * busy, the event loop serving requests and running the scheduler gets the CPU before Liquid.
- * /proc/thread-self names this thread's id; elsewhere the thread keeps the process's priority.
- */
-function yieldToEventLoop(): void {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, Math.min(19, getPriority(tid) + 10));
-  } catch {
-    // Not Linux, or not allowed: the thread runs at the process's priority.
-  }
-}
-yieldToEventLoop();
-
-const parsedCache = new Map<string, ParsedContent>();
-const CACHE_SIZE = 1000;
-
-function parsedOf(key: string, content: Content): ParsedContent {
-  let parsed = parsedCache.get(key);
-  if (parsed) {
-    parsedCache.delete(key);
-  } else {
-    parsed = parseContent(content);
-  }
-  parsedCache.set(key, parsed);
-  if (parsedCache.size > CACHE_SIZE) parsedCache.delete(parsedCache.keys().next().value as string);
-  return parsed;
-}
-
-function run(job: ThreadJob): RenderOutcome {
-  const cutAt = performance.now() + job.cutAfterMs;
-  try {
-    return { ok: true, content: renderParsed(parsedOf(job.key, job.content), job.variables, cutAt) };
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof RenderLimitError) return { ok: false, limit: true, message };
-    const field = error instanceof LiquidFieldError ? error.field : undefined;
-    return { ok: false, limit: false, message, field };
-  }
-}
-
-port.on('message', (job: ThreadJob) => port.postMessage({ id: job.id, outcome: run(job) }));
-// Warm up before taking jobs: the first render of a fresh thread pays for lazy loading and
-// compilation, which must not count against a notification's deadline.
-run({
-  id: 0,
-  cutAfterMs: Number.POSITIVE_INFINITY,
-  key: '\u0000warm-up',
-  content: { subject: 'Hi {{ name }}', html: '{% for i in (1..3) %}<b>{{ name | upcase }}</b>{% endfor %}' },
-  variables: { name: 'warm' },
-});
-parsedCache.clear();
-port.postMessage('ready');
+lowerOwnPriority(10);
+await import('./render-jobs.ts');

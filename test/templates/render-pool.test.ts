@@ -7,6 +7,11 @@ import { createRenderPool, type RenderOutcome } from '../../src/templates/render
  * node before it, so Liquid's between-node cut-off cannot come first on a busy machine).
  */
 const ONE_LONG_NODE = `{{ "${'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(2048)}" ${'| replace: "a", "b" | replace: "b", "a" '.repeat(3000)} | size }}`;
+/**
+ * Nearly the 1,000,000 characters Liquid parses: parsing it takes about a second of CPU, and
+ * Liquid's cut-off counts only rendering, so the thread answers nothing meanwhile.
+ */
+const LONG_PARSE = '{% if name %}{{ name | upcase | downcase }}{% endif %}'.repeat(18_000);
 /** Many short nodes: Liquid checks its cut-off between them. */
 const MANY_NODES = '{% for i in (1..10000) %}{% for j in (1..10000) %}{% endfor %}{% endfor %}';
 
@@ -44,5 +49,43 @@ describe('render pool', () => {
     const cut = await render(ONE_LONG_NODE);
     assert.deepEqual(cut, { ok: false, limit: true, message: 'rendering ran out of time (100 ms)' });
     assert.deepEqual(await render('Bye {{ name }}'), { ok: true, content: { text: 'Bye Ada' } });
+  });
+});
+
+describe('render pool, a thread kept off the CPU', () => {
+  // The thread's CPU clock as the test sets it: a thread the cores did not run has had none.
+  let cpuMs = 0;
+  let clocks = 0;
+  const pool = createRenderPool({
+    threads: 1,
+    timeoutMs: 20,
+    cpuClock: () => {
+      clocks += 1;
+      return { ms: () => cpuMs, close() {} };
+    },
+  });
+  after(() => pool.close());
+
+  it('is not terminated at the deadline, but is once it has had its time on a CPU', async () => {
+    await pool.run({ key: 'warm', content: { text: 'Hi' }, variables: {} }, 2);
+    const started = clocks;
+    let outcome: RenderOutcome | undefined;
+    const running = pool
+      .run({ key: 'long', content: { text: LONG_PARSE }, variables: { name: 'Ada' } }, 2)
+      .then((o) => {
+        outcome = o;
+      });
+    // Five deadlines later the thread, which by its clock has not run, is still at it.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(outcome, undefined);
+    // Now it has had its 20 ms: the next look ends it, and a new thread is started.
+    cpuMs = 1000;
+    await running;
+    assert.deepEqual(outcome, { ok: false, limit: true, message: 'rendering ran out of time (20 ms)' });
+    assert.equal(
+      await pool.run({ key: 'after', content: { text: 'Bye' }, variables: {} }, 2).then((o) => o.ok),
+      true,
+    );
+    assert.equal(clocks, started + 1);
   });
 });

@@ -1,0 +1,61 @@
+import { parentPort } from 'node:worker_threads';
+import type { Content } from '../channels.ts';
+import { osThreadId } from '../os-thread.ts';
+import {
+  LiquidFieldError,
+  type ParsedContent,
+  parseContent,
+  RenderLimitError,
+  renderParsed,
+} from './liquid.ts';
+import type { FromRenderThread, RenderOutcome, ThreadJob } from './render-pool.ts';
+
+/**
+ * The body of a render worker thread: parses (with a cache: template versions never change, bulk
+ * content repeats) and renders one job at a time, answering with the content or why it failed.
+ * Liquid stops by itself at the job's cut-off, a little before the deadline at which the pool
+ * ends the thread (the hard bound, for whatever Liquid does not check between its nodes): a
+ * thread that lives on costs nothing, a new one costs hundreds of milliseconds of CPU to load.
+ */
+const port = parentPort;
+if (!port) throw new Error('render-jobs.ts runs in a render worker thread (render-thread.ts)');
+
+const parsedCache = new Map<string, ParsedContent>();
+const CACHE_SIZE = 1000;
+
+function parsedOf(key: string, content: Content): ParsedContent {
+  let parsed = parsedCache.get(key);
+  if (parsed) {
+    parsedCache.delete(key);
+  } else {
+    parsed = parseContent(content);
+  }
+  parsedCache.set(key, parsed);
+  if (parsedCache.size > CACHE_SIZE) parsedCache.delete(parsedCache.keys().next().value as string);
+  return parsed;
+}
+
+function run(job: ThreadJob): RenderOutcome {
+  const cutAt = job.cutAt - performance.timeOrigin;
+  try {
+    return { ok: true, content: renderParsed(parsedOf(job.key, job.content), job.variables, cutAt) };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof RenderLimitError) return { ok: false, limit: true, message };
+    const field = error instanceof LiquidFieldError ? error.field : undefined;
+    return { ok: false, limit: false, message, field };
+  }
+}
+
+port.on('message', (job: ThreadJob) => port.postMessage({ id: job.id, outcome: run(job) }));
+// Warm up before taking jobs: the first render of a fresh thread pays for lazy loading and
+// compilation, which must not count against a notification's deadline.
+run({
+  id: 0,
+  cutAt: Number.POSITIVE_INFINITY,
+  key: '\u0000warm-up',
+  content: { subject: 'Hi {{ name }}', html: '{% for i in (1..3) %}<b>{{ name | upcase }}</b>{% endfor %}' },
+  variables: { name: 'warm' },
+});
+parsedCache.clear();
+port.postMessage({ ready: true, tid: osThreadId() } satisfies FromRenderThread);
