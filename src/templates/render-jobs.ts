@@ -15,7 +15,7 @@ import type { FromRenderThread, RenderOutcome, ThreadJob } from './render-pool.t
  * content repeats) and renders one job at a time, answering with the content or why it failed.
  * Liquid stops by itself at the job's cut-off, a little before the deadline at which the pool
  * ends the thread (the hard bound, for whatever Liquid does not check between its nodes): a
- * thread that lives on costs nothing, a new one costs hundreds of milliseconds of CPU to load.
+ * thread that lives on costs nothing, a new one costs tens of milliseconds of CPU to load.
  */
 const port = parentPort;
 if (!port) throw new Error('render-jobs.ts runs in a render worker thread (render-thread.ts)');
