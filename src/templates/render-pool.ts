@@ -173,8 +173,7 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     });
     const index = threads.indexOf(thread);
     if (index >= 0) threads.splice(index, 1);
-    thread.cpu?.close();
-    void thread.worker.terminate();
+    void thread.worker.terminate(); // its 'exit' closes its CPU clock
     pump();
   }
 

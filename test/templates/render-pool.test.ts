@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createRenderPool, type RenderOutcome } from '../../src/templates/render-pool.ts';
+import { eventually } from '../providers/sms/wait.ts';
 
 /**
  * Nearly the 1,000,000 characters Liquid parses: parsing it takes about a second of CPU, and
@@ -8,10 +9,6 @@ import { createRenderPool, type RenderOutcome } from '../../src/templates/render
  * tight loop inside one node).
  */
 const LONG_PARSE = '{% if name %}{{ name | upcase | downcase }}{% endif %}'.repeat(18_000);
-/** Polls `done` every 10 ms, for up to 10 s. */
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-}
 /** Many short nodes: Liquid checks its cut-off between them. */
 const MANY_NODES = '{% for i in (1..10000) %}{% for j in (1..10000) %}{% endfor %}{% endfor %}';
 
@@ -69,7 +66,7 @@ describe('render pool, a thread kept off the CPU', () => {
   it('is not terminated at the deadline, but is once it has had its time on a CPU', async () => {
     await pool.run({ key: 'warm', content: { text: 'Hi' }, variables: {} }, 2);
     // The thread and its warm spare are ready (each opened its CPU clock).
-    await until(() => clocks === 2);
+    await eventually(() => clocks === 2, 10_000, 'both threads ready');
     assert.equal(clocks, 2);
     let outcome: RenderOutcome | undefined;
     const running = pool
@@ -88,7 +85,7 @@ describe('render pool, a thread kept off the CPU', () => {
       await pool.run({ key: 'after', content: { text: 'Bye' }, variables: {} }, 2).then((o) => o.ok),
       true,
     );
-    await until(() => clocks === 3);
+    await eventually(() => clocks === 3, 10_000, 'a new thread ready');
     assert.equal(clocks, 3);
   });
 });
