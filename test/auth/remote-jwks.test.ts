@@ -6,7 +6,7 @@ import type { HeraldDeps } from '../../src/main.ts';
 import { buildApi, createDeps, type Herald, startHerald } from '../../src/main.ts';
 import { createUser, loginAs, tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
-import { eventually } from '../providers/sms/wait.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 describe('an api process without the auth role verifies with HERALD_JWKS_URL', () => {
   let auth: Herald;

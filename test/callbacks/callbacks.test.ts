@@ -8,12 +8,12 @@ import { type Herald, startHerald } from '../../src/main.ts';
 import { apiCall } from '../helpers/api-call.ts';
 import { tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
+import { eventually } from '../helpers/eventually.ts';
 import {
   type CallbackReceiver,
   type ReceivedCallback,
   startCallbackReceiver,
 } from '../helpers/peers/callback-receiver.ts';
-import { eventually } from '../providers/sms/wait.ts';
 
 interface Body {
   type: string;

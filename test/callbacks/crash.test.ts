@@ -9,6 +9,7 @@ import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
 import { tempDir } from '../helpers/config.ts';
+import { eventually } from '../helpers/eventually.ts';
 import {
   type HeraldProcess,
   oneProcessEnv,
@@ -16,7 +17,6 @@ import {
   startHeraldProcess,
 } from '../helpers/herald-process.ts';
 import { type CallbackReceiver, startCallbackReceiver } from '../helpers/peers/callback-receiver.ts';
-import { eventually } from '../providers/sms/wait.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'crash-test-password-1' };
 

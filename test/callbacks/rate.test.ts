@@ -6,8 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { type Herald, startHerald } from '../../src/main.ts';
 import { tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { type CallbackReceiver, startCallbackReceiver } from '../helpers/peers/callback-receiver.ts';
-import { eventually } from '../providers/sms/wait.ts';
 
 describe('a rate-limited callback', () => {
   let herald: Herald;

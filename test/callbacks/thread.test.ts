@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { tempDir } from '../helpers/config.ts';
 import { endThread } from '../helpers/end-thread.ts';
+import { eventually } from '../helpers/eventually.ts';
 import {
   type HeraldProcess,
   oneProcessEnv,
@@ -17,7 +18,6 @@ import {
   startHeraldProcess,
 } from '../helpers/herald-process.ts';
 import { type CallbackReceiver, startCallbackReceiver } from '../helpers/peers/callback-receiver.ts';
-import { eventually } from '../providers/sms/wait.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'sender-thread-password-1' };
 

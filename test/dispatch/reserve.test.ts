@@ -9,11 +9,11 @@ import webpush from 'web-push';
 import { type Herald, startHerald } from '../../src/main.ts';
 import { authHeader } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { type SmtpPeer, startSmtpPeer } from '../helpers/peers/smtp.ts';
 import type { Stall } from '../helpers/peers/stall.ts';
 import { startTwilioPeer, type TwilioPeer } from '../helpers/peers/twilio.ts';
 import { startWebPushPeer, type WebPushPeer } from '../helpers/peers/webpush.ts';
-import { eventually } from '../providers/sms/wait.ts';
 
 const LOW_BACKLOG = 2000;
 

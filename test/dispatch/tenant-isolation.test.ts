@@ -9,8 +9,8 @@ import webpush from 'web-push';
 import { type Herald, startHerald } from '../../src/main.ts';
 import { authHeader } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { startWebPushPeer, type WebPushPeer } from '../helpers/peers/webpush.ts';
-import { eventually } from '../providers/sms/wait.ts';
 
 interface Shown {
   status: string;

@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { tempDir } from '../helpers/config.ts';
 import { endThread } from '../helpers/end-thread.ts';
+import { eventually } from '../helpers/eventually.ts';
 import {
   type HeraldProcess,
   oneProcessEnv,
   passwordLogin,
   startHeraldProcess,
 } from '../helpers/herald-process.ts';
-import { eventually } from '../providers/sms/wait.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'thread-exit-password-1' };
 

@@ -9,6 +9,7 @@ import { createProviderRegistry } from '../../src/providers/registry.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { createRenderer } from '../../src/templates/render.ts';
 import { testConfig } from '../helpers/config.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { newNotification, read, seedMany } from '../store/queue-fixtures.ts';
 import { quiet } from './harness.ts';
 
@@ -33,14 +34,6 @@ function running(pollMs: number) {
   return { store, wakeup, worker };
 }
 
-async function until(check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await sleep(10);
-  }
-}
-
 describe('worker loop', () => {
   const stores: Array<{ close(): Promise<void> }> = [];
   after(async () => {
@@ -54,7 +47,7 @@ describe('worker loop', () => {
     await sleep(50); // idle now, waiting on the wake-up signal or the one-minute poll
     const [id] = await seedMany(store, [newNotification({ createdAt: Date.now() })]);
     wakeup.notify();
-    await until(async () => (await read(store, id as string)).record.status === 'DELIVERED', 2000);
+    await eventually(async () => (await read(store, id as string)).record.status === 'DELIVERED', 2000);
     await worker.stop(100);
   });
 
@@ -74,7 +67,7 @@ describe('worker loop', () => {
     wakeup.notify();
     try {
       // Waiting for the one-minute poll between steps would time this out.
-      await until(async () => (await read(store, last as string)).record.status === 'DELIVERED');
+      await eventually(async () => (await read(store, last as string)).record.status === 'DELIVERED');
     } finally {
       await worker.stop(100);
     }
@@ -89,8 +82,8 @@ describe('worker loop', () => {
     ]);
     worker.start();
     wakeup.notify();
-    await until(async () => (await read(store, quick as string)).record.status === 'DELIVERED');
-    await until(async () => (await read(store, slow as string)).record.status === 'PROCESSING');
+    await eventually(async () => (await read(store, quick as string)).record.status === 'DELIVERED');
+    await eventually(async () => (await read(store, slow as string)).record.status === 'PROCESSING');
     await worker.stop(100);
     const { record, events } = await read(store, slow as string);
     assert.equal(record.status, 'RETRYING');

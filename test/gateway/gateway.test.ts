@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { buildGateway } from '../../src/gateway/app.ts';
 import { tempDir, testConfig } from '../helpers/config.ts';
-import { eventually } from '../providers/sms/wait.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { type Seen, startUpstream } from './upstream.ts';
 
 /** A tiny stand-in UI build, so these tests do not depend on `vite build`. */

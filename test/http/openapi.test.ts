@@ -14,7 +14,7 @@ import type { App } from '../../src/http/types.ts';
 import { buildApi, createDeps, type HeraldDeps } from '../../src/main.ts';
 import { authHeader, createUser, loginAs } from '../helpers/auth.ts';
 import { tempDir, testConfig } from '../helpers/config.ts';
-import { eventually } from '../providers/sms/wait.ts';
+import { eventually } from '../helpers/eventually.ts';
 import {
   MAILGUN_KEY,
   PUBLIC_URL,

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { CHANNELS, PRIORITIES } from '../../src/notifications/model.ts';
 import type { Sql } from '../../src/store/postgres/connect.ts';
 
@@ -30,21 +29,6 @@ export function bodies(start: number, count: number, tag = 'user'): object[] {
           : { title: 'Hello', body: `message ${i}` };
     return { channel, priority, recipient, content };
   });
-}
-
-/** Polls `check` every `everyMs` until it is true; fails naming `what` after `timeoutMs`. */
-export async function waitFor(
-  timeoutMs: number,
-  what: string,
-  check: () => Promise<boolean>,
-  everyMs = 200,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await sleep(everyMs);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
 
 /**

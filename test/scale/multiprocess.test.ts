@@ -9,6 +9,7 @@ import type { Sql } from '../../src/store/postgres/connect.ts';
 import { connectPostgres } from '../../src/store/postgres/connect.ts';
 import { createPostgresStore } from '../../src/store/postgres/index.ts';
 import { tempDir } from '../helpers/config.ts';
+import { eventually } from '../helpers/eventually.ts';
 import {
   type HeraldProcess,
   passwordLogin,
@@ -18,7 +19,7 @@ import {
 import { type CallbackReceiver, startCallbackReceiver } from '../helpers/peers/callback-receiver.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres.ts';
 import { openStream, type StreamClient } from '../streams/sse-client.ts';
-import { bodies, CLAIM_CYCLE_MS, priorityInversions, waitFor } from './multiprocess-fixtures.ts';
+import { bodies, CLAIM_CYCLE_MS, priorityInversions } from './multiprocess-fixtures.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'correct horse battery staple' };
 const LEASE_MS = 3000;
@@ -162,7 +163,7 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
       for (const row of await leaseOwners()) owners.add(row.owner);
       return (await delivered())[0]?.n === 5000;
     };
-    await waitFor(120_000, 'all 5,000 delivered', allDelivered, 20);
+    await eventually(allDelivered, 120_000, 'all 5,000 delivered', 20);
     const [stored] = await sql<{ n: number; distinct: number }[]>`
       SELECT count(*)::int AS n, count(DISTINCT notification_id)::int AS distinct FROM sandbox_messages`;
     assert.deepEqual({ ...stored }, { n: 5000, distinct: 5000 });
@@ -192,10 +193,10 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
         .map((m) => Number(m[1]))
         .reduce((a, b) => a + b, 0);
     };
-    await waitFor(
+    await eventually(
+      async () => (await outcomes('/metrics/cluster')) >= 5000,
       15_000,
       'the cluster metrics to show 5,000 deliveries',
-      async () => (await outcomes('/metrics/cluster')) >= 5000,
       200,
     );
     assert.equal(await outcomes('/metrics'), 0);
@@ -203,9 +204,12 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
     // Callbacks: each DELIVERED once at the receiver, though two workers send; the streams saw all.
     const deliveredIds = (list: Array<{ change: { status: string; notificationId: string } }>) =>
       new Set(list.filter((r) => r.change.status === 'DELIVERED').map((r) => r.change.notificationId));
-    await waitFor(60_000, '5,000 callbacks', async () => receiver.at('/scale').length >= 5000, 100);
-    await waitFor(30_000, 'both streams to show 5,000 deliveries', async () =>
-      [onApi2, onGateway].every((s) => deliveredIds(s.received).size === 5000),
+    await eventually(async () => receiver.at('/scale').length >= 5000, 60_000, '5,000 callbacks', 100);
+    await eventually(
+      async () => [onApi2, onGateway].every((s) => deliveredIds(s.received).size === 5000),
+      30_000,
+      'both streams to show 5,000 deliveries',
+      200,
     );
     const webhookIds = receiver.at('/scale').map((r) => r.headers['webhook-id']);
     assert.equal(webhookIds.length, 5000, 'a callback message was sent twice');
@@ -232,22 +236,32 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
     );
     // The victim is whichever worker holds sends right now (one may have claimed them all).
     let victim: HeraldProcess | undefined;
-    await waitFor(30_000, 'a worker to hold leases', async () => {
-      const rows = await sql<{ owner: string }[]>`SELECT lease_owner AS owner FROM notifications
+    await eventually(
+      async () => {
+        const rows = await sql<{ owner: string }[]>`SELECT lease_owner AS owner FROM notifications
         WHERE queue_state = 'leased' AND id = ANY(${ids}) LIMIT 1`;
-      const pid = Number(rows[0]?.owner.split(':')[1]);
-      victim = workers.find((w) => w.pid === pid);
-      return victim !== undefined;
-    });
+        const pid = Number(rows[0]?.owner.split(':')[1]);
+        victim = workers.find((w) => w.pid === pid);
+        return victim !== undefined;
+      },
+      30_000,
+      'a worker to hold leases',
+      200,
+    );
     if (!victim) throw new Error('no worker held a lease');
     const survivor = workers.find((w) => w !== victim) as HeraldProcess;
     victim.child.kill('SIGKILL');
     assert.equal(await victim.exited, 'SIGKILL');
-    await waitFor(90_000, 'every notification terminal', async () => {
-      const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM notifications
+    await eventually(
+      async () => {
+        const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM notifications
         WHERE id = ANY(${ids}) AND status IN ('DELIVERED', 'FAILED', 'CANCELLED', 'EXPIRED')`;
-      return row?.n === ids.length;
-    });
+        return row?.n === ids.length;
+      },
+      90_000,
+      'every notification terminal',
+      200,
+    );
     const statuses = await sql<{ status: string; n: number }[]>`SELECT status, count(*)::int AS n
       FROM notifications WHERE id = ANY(${ids}) GROUP BY status`;
     assert.deepEqual([...statuses], [{ status: 'DELIVERED', n: ids.length }]);
@@ -283,10 +297,15 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
     assert.ok(cells.filter((q) => q.priority === 'LOW').every((q) => q.paused));
     const resumed = await post(apis[1]?.apiUrl, '/admin/queues/resume', { priority: 'LOW' });
     assert.equal(resumed.status, 200);
-    await waitFor(30_000, 'the paused notifications delivered after the resume', async () => {
-      const rows = await status();
-      return rows.length === 1 && rows[0]?.status === 'DELIVERED';
-    });
+    await eventually(
+      async () => {
+        const rows = await status();
+        return rows.length === 1 && rows[0]?.status === 'DELIVERED';
+      },
+      30_000,
+      'the paused notifications delivered after the resume',
+      200,
+    );
   });
 
   it('picks up a key rotation done with `herald keys rotate` on every API process without a restart', async () => {
@@ -295,15 +314,25 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
     const rotated = await runHerald(['keys', 'rotate'], { ...common, HERALD_ROLES: 'auth' });
     assert.equal(rotated.code, 0, `herald keys rotate failed:\n${rotated.output}`);
     let token = before;
-    await waitFor(90_000, 'the auth process to sign with the new key', async () => {
-      token = await login(auth.apiUrl as string);
-      return decodeProtectedHeader(token).kid !== oldKid;
-    });
+    await eventually(
+      async () => {
+        token = await login(auth.apiUrl as string);
+        return decodeProtectedHeader(token).kid !== oldKid;
+      },
+      90_000,
+      'the auth process to sign with the new key',
+      200,
+    );
     for (const api of apis) {
-      await waitFor(60_000, `${api.name} to accept the new key`, async () => {
-        const response = await get(`${api.apiUrl}/notifications?limit=1`, token);
-        return response.status === 200;
-      });
+      await eventually(
+        async () => {
+          const response = await get(`${api.apiUrl}/notifications?limit=1`, token);
+          return response.status === 200;
+        },
+        60_000,
+        `${api.name} to accept the new key`,
+        200,
+      );
     }
     // The old key stays published until its last token expires: earlier tokens still work.
     const old = await get(`${apis[1]?.apiUrl}/notifications?limit=1`, before);

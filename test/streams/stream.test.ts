@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Herald, startHerald } from '../../src/main.ts';
 import { tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
-import { eventually } from '../providers/sms/wait.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { openStream, type Received, type StreamClient } from './sse-client.ts';
 
 describe('live status stream', () => {

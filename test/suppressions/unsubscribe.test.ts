@@ -7,8 +7,8 @@ import { type Herald, startHerald } from '../../src/main.ts';
 import { apiCall } from '../helpers/api-call.ts';
 import { tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { type SmtpPeer, startSmtpPeer } from '../helpers/peers/smtp.ts';
-import { eventually } from '../providers/sms/wait.ts';
 
 const PUBLIC_URL = 'https://herald.example.com';
 

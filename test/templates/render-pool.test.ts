@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createRenderPool, type RenderOutcome } from '../../src/templates/render-pool.ts';
-import { eventually } from '../providers/sms/wait.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 /**
  * Nearly the 1,000,000 characters Liquid parses: parsing it takes about a second of CPU, and

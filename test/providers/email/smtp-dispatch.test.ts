@@ -7,9 +7,9 @@ import { createProviderRegistry } from '../../../src/providers/registry.ts';
 import { createSqliteStore } from '../../../src/store/sqlite/index.ts';
 import { createRenderer } from '../../../src/templates/render.ts';
 import { testConfig } from '../../helpers/config.ts';
+import { eventually } from '../../helpers/eventually.ts';
 import { startSmtpPeer } from '../../helpers/peers/smtp.ts';
 import { newNotification, read, seedMany } from '../../store/queue-fixtures.ts';
-import { eventually } from '../sms/wait.ts';
 
 const quiet = { info() {}, warn() {}, error() {} };
 

@@ -6,10 +6,10 @@ import { createSmppProvider } from '../../../src/providers/sms/index.ts';
 import type { Provider, SendResult } from '../../../src/providers/types.ts';
 import { createSqliteStore } from '../../../src/store/sqlite/index.ts';
 import { tempDir } from '../../helpers/config.ts';
+import { eventually } from '../../helpers/eventually.ts';
 import { type SmppPeer, startSmppPeer } from '../../helpers/peers/smpp.ts';
 import { record, seed } from '../../store/reports.suite.ts';
 import { never, outgoing, providerDeps } from '../email/deps.ts';
-import { eventually } from './wait.ts';
 
 const SOURCE = 'HERALD';
 const sms = (to: string, text = 'Your code is 123456') => outgoing('sms', { phone: to }, { text });
