@@ -23,6 +23,12 @@ export interface WorkerDeps {
   log: ProviderDeps['log'];
 }
 
+/**
+ * What ends an idle wait's other waits. An abort without a reason makes a DOMException, with its
+ * stack, every time the loop wakes: 1.8 % of the dispatch thread's profile in the abuse bench.
+ */
+const WAIT_OVER = Symbol('wait over');
+
 export function createWorker(deps: WorkerDeps): Worker {
   const { scheduler, wakeup, clock, log } = deps;
   let running = false;
@@ -40,7 +46,7 @@ export function createWorker(deps: WorkerDeps): Worker {
         resolve(),
       );
     });
-    ended.abort(); // drop the waits that did not fire, and their timers
+    ended.abort(WAIT_OVER); // drop the waits that did not fire, and their timers
     stopWaiting = undefined;
   }
 
