@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '../config/config.ts';
 import { startDispatchThread, stopOnThreadExit, wantsDispatchThread } from '../dispatch/thread.ts';
 import type { Herald } from '../main.ts';
+import { trimMemory } from '../memory-trim.ts';
 
 export const START_HELP = `Usage: herald start
 
@@ -48,6 +49,8 @@ export async function runStart(_args: string[], env: NodeJS.ProcessEnv): Promise
     console.log(firstRunHint(herald.gatewayUrl ?? herald.apiUrl));
   }
   console.log(`Herald running (${config.roles.join(',')}) ${where.filter(Boolean).join(', ')}`);
+  // The C memory start-up freed goes back to the system (src/memory-trim.ts).
+  trimMemory();
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGTERM', stop);

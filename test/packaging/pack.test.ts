@@ -52,6 +52,8 @@ describe('the npm package', () => {
     assert.ok(files.includes('dist/cli/run.js'));
     assert.ok(files.includes('dist/store/sqlite/migrations/001_notifications.sql'));
     assert.ok(files.includes('web/dist/index.html'));
+    // The native helper, compiled by the build on Linux (src/memory-trim.ts).
+    if (process.platform === 'linux') assert.ok(files.includes('dist/native/malloc-trim.node'));
     assert.deepEqual(
       files.filter((f) => /^(src|test|bench|scripts)\//.test(f) || f.endsWith('.ts')),
       [],
