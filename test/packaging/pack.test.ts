@@ -2,10 +2,11 @@
 // empty project (no build step, no build tools), then `herald start` from node_modules/.bin.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { eventually } from '../helpers/eventually.ts';
 import { type HeraldProcess, startHeraldProcess } from '../helpers/herald-process.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -86,5 +87,15 @@ describe('the npm package', () => {
     const page = await fetch(`${herald.gatewayUrl}/`);
     assert.equal(page.status, 200);
     assert.match(await page.text(), /<div id="root">/);
+    // Once it runs, it has given start-up's C memory back through the shipped helper, which
+    // it loads for that alone (src/memory-trim.ts).
+    if (process.platform === 'linux') {
+      const running = herald;
+      await eventually(
+        () => readFileSync(`/proc/${running.pid}/maps`, 'utf8').includes('malloc-trim.node'),
+        10_000,
+        'herald start to load dist/native/malloc-trim.node',
+      );
+    }
   });
 });
