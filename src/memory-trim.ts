@@ -4,8 +4,6 @@ interface Helper {
   trim(): boolean | undefined;
 }
 
-let helper: Helper | null | undefined;
-
 /**
  * Gives the C heap's free pages back to the operating system: glibc's `malloc_trim(0)`, through
  * native/malloc-trim.c, compiled into dist/native/ by `npm run build`. Start-up frees megabytes
@@ -17,12 +15,11 @@ let helper: Helper | null | undefined;
  * helper (not Linux, not glibc, no C compiler at build time, or running src/ through tsx).
  */
 export function trimMemory(): boolean | undefined {
-  if (helper === undefined) {
-    try {
-      helper = createRequire(import.meta.url)('./native/malloc-trim.node') as Helper;
-    } catch {
-      helper = null;
-    }
+  let helper: Helper;
+  try {
+    helper = createRequire(import.meta.url)('./native/malloc-trim.node') as Helper;
+  } catch {
+    return undefined;
   }
-  return helper?.trim();
+  return helper.trim();
 }
