@@ -15,6 +15,7 @@ import {
 import { whereOf } from './filters.ts';
 import { joinRank } from './lanes.ts';
 import type { SqliteDb } from './open.ts';
+import { type ShapedStatement, shaped } from './shaped.ts';
 
 /** The columns a new notification sets, and one row's values for them (status QUEUED, no attempt yet). */
 const INSERT_COLUMNS = `id, tenant, channel, priority, status, queue_state, due_at, recipient, template_key,
@@ -38,13 +39,17 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
     `INSERT INTO notifications (${INSERT_COLUMNS}) VALUES ${Array(CHUNK).fill(ROW_VALUES).join(', ')}`,
   );
   const joinAt = db.prepare(`SELECT ${joinRank('@tenant', '@priority', '@channel')}`).pluck();
-  const byKey = db.prepare(
-    `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE tenant = ? AND idempotency_key = ?`,
+  const byKey = shaped<NotificationRow>(
+    db.prepare(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE tenant = ? AND idempotency_key = ?`),
   );
   const releaseKey = db.prepare('UPDATE notifications SET idempotency_key = NULL WHERE seq = ?');
-  const byId = db.prepare(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE id = ? AND tenant = ?`);
-  const eventsOf = db.prepare(
-    'SELECT type, at, attempt, provider, detail, source FROM notification_events WHERE notification_seq = ? ORDER BY id',
+  const byId = shaped<NotificationRow>(
+    db.prepare(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE id = ? AND tenant = ?`),
+  );
+  const eventsOf = shaped<EventRow>(
+    db.prepare(
+      'SELECT type, at, attempt, provider, detail, source FROM notification_events WHERE notification_seq = ? ORDER BY id',
+    ),
   );
   const addEvent = db.prepare(
     'INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source) VALUES (?, ?, ?, NULL, NULL, ?, ?)',
@@ -60,7 +65,7 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
       WHERE id = ? AND tenant = ? AND status = 'FAILED' RETURNING seq`,
   );
   const exists = db.prepare('SELECT 1 FROM notifications WHERE id = ? AND tenant = ?');
-  const listStatements = new Map<string, ReturnType<SqliteDb['prepare']>>();
+  const listStatements = new Map<string, ShapedStatement<NotificationRow>>();
 
   const hitOf = (row: NotificationRow): IdempotentHit => ({
     record: notificationFromRow(row),
@@ -170,13 +175,13 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
       return insertAll.immediate(items, since);
     },
     async findIdempotent(tenant, key, since) {
-      const row = byKey.get(tenant, key) as NotificationRow | undefined;
+      const row = byKey.get(tenant, key);
       return row && row.created_at >= since ? hitOf(row) : null;
     },
     async get(tenant, id) {
-      const row = byId.get(id, tenant) as NotificationRow | undefined;
+      const row = byId.get(id, tenant);
       if (!row) return null;
-      const events = (eventsOf.all(row.seq) as EventRow[]).map(eventFromRow);
+      const events = eventsOf.all(row.seq).map(eventFromRow);
       return { record: notificationFromRow(row), events };
     },
     async list(tenant, filter, limit) {
@@ -192,10 +197,10 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
       const sql = `SELECT ${NOTIFICATION_COLUMNS} FROM notifications ${where} ORDER BY seq DESC LIMIT ?`;
       let statement = listStatements.get(sql);
       if (!statement) {
-        statement = db.prepare(sql);
+        statement = shaped<NotificationRow>(db.prepare(sql));
         listStatements.set(sql, statement);
       }
-      return (statement.all([...params, limit]) as NotificationRow[]).map(notificationFromRow);
+      return statement.all([...params, limit]).map(notificationFromRow);
     },
     async cancel(tenant, id, now) {
       return cancelTx.immediate(tenant, id, now);

@@ -1,7 +1,8 @@
 import { CHANNELS, type Channel } from '../../notifications/model.ts';
 import type { ClaimedRow, QueueDriver } from '../queue-core.ts';
-import { type NotificationRow, notificationFromRow } from '../rows.ts';
+import { NOTIFICATION_COLUMNS, type NotificationRow, notificationFromRow } from '../rows.ts';
 import type { SqliteDb } from './open.ts';
+import { shaped } from './shaped.ts';
 
 interface Head {
   seq: number;
@@ -21,10 +22,13 @@ export function createClaimPriority(db: SqliteDb) {
     `SELECT seq, channel, updated_at FROM notifications
      WHERE queue_state = 'ready' AND priority = ? AND channel = ? ORDER BY lane_rank, seq LIMIT ?`,
   );
-  const take = db.prepare(
-    `UPDATE notifications SET status = 'PROCESSING', queue_state = 'leased', lease_owner = ?,
-       lease_until = ?, attempts = attempts + 1, next_attempt_at = NULL, due_at = NULL, updated_at = ?
-     WHERE seq = ? AND queue_state = 'ready' AND (expires_at IS NULL OR expires_at > ?) RETURNING *`,
+  const take = shaped<NotificationRow>(
+    db.prepare(
+      `UPDATE notifications SET status = 'PROCESSING', queue_state = 'leased', lease_owner = ?,
+         lease_until = ?, attempts = attempts + 1, next_attempt_at = NULL, due_at = NULL, updated_at = ?
+       WHERE seq = ? AND queue_state = 'ready' AND (expires_at IS NULL OR expires_at > ?)
+       RETURNING ${NOTIFICATION_COLUMNS}`,
+    ),
   );
   const expire = db.prepare(
     `UPDATE notifications SET status = 'EXPIRED', queue_state = NULL, next_attempt_at = NULL,
@@ -56,7 +60,7 @@ export function createClaimPriority(db: SqliteDb) {
       }
       if (!bestHead) break;
       cursor[best] = (cursor[best] ?? 0) + 1;
-      const row = take.get(owner, leaseUntil, now, bestHead.seq, now) as NotificationRow | undefined;
+      const row = take.get(owner, leaseUntil, now, bestHead.seq, now);
       if (!row) {
         if (expire.run(now, bestHead.seq, now).changes > 0) expired.push(bestHead.seq);
         continue;

@@ -12,6 +12,7 @@ import {
 import { frontRank, joinRank, joins } from './lanes.ts';
 import { relaxedSync, type SqliteDb } from './open.ts';
 import { createClaimPriority } from './queue-claim.ts';
+import { shaped } from './shaped.ts';
 import { addSuppressionsSync, matchSuppressionsSync } from './suppressions.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -27,16 +28,20 @@ function createDriver(db: SqliteDb): QueueDriver {
   // an UPDATE sets, so the hot path (a send) sets no more columns than it changes.
   const FENCE =
     "WHERE seq = ? AND lease_owner = ? AND attempts = ? AND queue_state = 'leased' RETURNING seq, id, tenant";
-  const sent = db.prepare(
-    `UPDATE notifications SET status = ?, queue_state = ?, next_attempt_at = ?, provider = ?,
-       provider_message_id = ?, holds = 0, lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
+  const sent = shaped<AppliedRow>(
+    db.prepare(
+      `UPDATE notifications SET status = ?, queue_state = ?, next_attempt_at = ?, provider = ?,
+         provider_message_id = ?, holds = 0, lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
+    ),
   );
   // A row given back to ready (a hold, an expired lease) had its turn: front of the line.
-  const other = db.prepare(
-    `UPDATE notifications SET status = ?, queue_state = ?, due_at = ?, next_attempt_at = ?,
-       attempts = attempts + ?, holds = CASE WHEN ? THEN holds + 1 ELSE 0 END, provider = COALESCE(?, provider),
-       lane_rank = CASE WHEN ? = 'ready' THEN ${frontRank(...ROW)} ELSE lane_rank END,
-       lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
+  const other = shaped<AppliedRow>(
+    db.prepare(
+      `UPDATE notifications SET status = ?, queue_state = ?, due_at = ?, next_attempt_at = ?,
+         attempts = attempts + ?, holds = CASE WHEN ? THEN holds + 1 ELSE 0 END, provider = COALESCE(?, provider),
+         lane_rank = CASE WHEN ? = 'ready' THEN ${frontRank(...ROW)} ELSE lane_rank END,
+         lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
+    ),
   );
   const event = db.prepare(
     `INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source)
@@ -77,30 +82,28 @@ function createDriver(db: SqliteDb): QueueDriver {
       for (const t of transitions) {
         const c = t.change;
         const fence = [t.seq, t.owner, t.attempt];
-        const row = (
-          c.sent
-            ? sent.get(
-                c.status,
-                c.queueState,
-                c.nextAttemptAt,
-                c.sent.provider,
-                c.sent.providerMessageId,
-                now,
-                ...fence,
-              )
-            : other.get(
-                c.status,
-                c.queueState,
-                c.dueAt,
-                c.nextAttemptAt,
-                c.attemptsDelta,
-                c.hold ? 1 : 0,
-                c.tried ?? null,
-                c.queueState,
-                now,
-                ...fence,
-              )
-        ) as AppliedRow | undefined;
+        const row = c.sent
+          ? sent.get(
+              c.status,
+              c.queueState,
+              c.nextAttemptAt,
+              c.sent.provider,
+              c.sent.providerMessageId,
+              now,
+              ...fence,
+            )
+          : other.get(
+              c.status,
+              c.queueState,
+              c.dueAt,
+              c.nextAttemptAt,
+              c.attemptsDelta,
+              c.hold ? 1 : 0,
+              c.tried ?? null,
+              c.queueState,
+              now,
+              ...fence,
+            );
         if (row) applied.push(row);
       }
       return applied;

@@ -2,6 +2,7 @@ import type { StatusLogStore } from '../port/status-log.ts';
 import { STATUS_TYPES_SQL } from '../port/status-log.ts';
 import { type LoggedRow, loggedColumns, loggedFromRow } from '../rows-status.ts';
 import type { SqliteDb } from './open.ts';
+import { shaped } from './shaped.ts';
 
 /**
  * The status log on SQLite: one writer at a time takes the database's write lock before it
@@ -9,13 +10,15 @@ import type { SqliteDb } from './open.ts';
  */
 export function createSqliteStatusLog(db: SqliteDb): StatusLogStore {
   const head = db.prepare('SELECT max(id) FROM notification_events').pluck();
-  const read = db.prepare(
-    `SELECT e.id AS cursor_id, ${loggedColumns(STATUS_TYPES_SQL)}
+  const read = shaped<LoggedRow & { cursor_id: number }>(
+    db.prepare(
+      `SELECT e.id AS cursor_id, ${loggedColumns(STATUS_TYPES_SQL)}
        FROM notification_events e JOIN notifications n ON n.seq = e.notification_seq
       WHERE e.id > @after AND e.id <= @until AND e.at >= @since AND e.type IN (${STATUS_TYPES_SQL})
         AND (@types IS NULL OR e.type IN (SELECT value FROM json_each(@types)))
         AND (@tenants IS NULL OR n.tenant IN (SELECT value FROM json_each(@tenants)))
       ORDER BY e.id LIMIT @limit`,
+    ),
   );
   return {
     async head() {
@@ -31,7 +34,7 @@ export function createSqliteStatusLog(db: SqliteDb): StatusLogStore {
         limit: options.limit,
         types: options.types ? JSON.stringify(options.types) : null,
         tenants: options.tenants ? JSON.stringify(options.tenants) : null,
-      }) as Array<LoggedRow & { cursor_id: number }>;
+      });
       return rows.map((row) => loggedFromRow(row, String(row.cursor_id)));
     },
   };
