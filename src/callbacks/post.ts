@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { Agent } from 'undici';
-import { isAllowedHost, publicOnlyLookup, refusedAtConnect } from '../providers/outbound.ts';
+import { isAllowedHost, publicOnlyLookup, refusedAtConnect, refusedUrl } from '../providers/outbound.ts';
 import { signatureHeader } from './signing.ts';
 
 /** No answer within 10 s is a failed attempt, retried like any other. */
@@ -22,11 +22,19 @@ export interface PostRequest {
 export interface PostAnswer {
   statusCode: number | null;
   error: string | null;
+  /** The URL may not be called at all (the outbound rules): no attempt is made, none will be. */
+  refused?: true;
 }
 
 const timedOut = (error: unknown) =>
   (error as Error).name === 'TimeoutError' ||
   /TIMEOUT/.test(String((error as { code?: unknown }).code ?? ''));
+
+/** Parsed callback URLs kept at most (one per callback; cleared when full). */
+const MAX_TARGETS = 1000;
+
+/** Where a callback URL's posts go, or why they may not. */
+type Target = { origin: string; path: string; dispatcher: Agent } | { refused: string };
 
 /** Requests that start within this long of each other share one timeout signal. */
 const SHARE_DEADLINE_MS = 100;
@@ -57,23 +65,46 @@ export function createDeadlines(
 
 /**
  * Sends callback messages as Standard Webhooks says: signed, one POST each, the answer read and
- * dropped. Hosts not in `allowedHosts` are connected to only at public addresses (checked on the
- * resolved address, so a name that resolves to a private one is refused at connect).
+ * dropped. A URL the outbound rules refuse (section 7) is not called; hosts not in `allowedHosts`
+ * are connected to only at public addresses (checked on the resolved address, so a name that
+ * resolves to a private one is refused at connect).
  */
 export function createPoster(allowedHosts: readonly string[], timeoutMs = CALLBACK_TIMEOUT_MS) {
   const publicOnly = new Agent({ connect: { lookup: publicOnlyLookup } });
   const listed = new Agent();
   const deadline = createDeadlines(timeoutMs);
+  // Each callback URL checked and parsed once: a burst posts to the same few URLs many thousand
+  // times (two URL parses and the address checks were a few µs of each post).
+  const targets = new Map<string, Target>();
+  const targetOf = (raw: string): Target => {
+    let target = targets.get(raw);
+    if (target === undefined) {
+      const refused = refusedUrl(raw, allowedHosts, 'HERALD_CALLBACK_ALLOWED_HOSTS');
+      if (refused) target = { refused: `callback URL ${refused}` };
+      else {
+        const url = new URL(raw);
+        target = {
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
+          dispatcher: isAllowedHost(url, allowedHosts) ? listed : publicOnly,
+        };
+      }
+      if (targets.size >= MAX_TARGETS) targets.clear();
+      targets.set(raw, target);
+    }
+    return target;
+  };
   return {
     async post(request: PostRequest): Promise<PostAnswer> {
+      const target = targetOf(request.url);
+      if ('refused' in target) return { statusCode: null, error: target.refused, refused: true };
+      const { origin, path, dispatcher } = target;
       try {
         // The dispatcher's own request(), not fetch(): a callback is one small POST, and fetch's
         // WHATWG streams cost several times more CPU per request.
-        const url = new URL(request.url);
-        const dispatcher = isAllowedHost(url, allowedHosts) ? listed : publicOnly;
         const response = await dispatcher.request({
-          origin: url.origin,
-          path: `${url.pathname}${url.search}`,
+          origin,
+          path,
           method: 'POST',
           headers: {
             'content-type': 'application/json',

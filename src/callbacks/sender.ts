@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import { openPrivateKey } from '../auth/key-crypto.ts';
 import type { Clock } from '../clock.ts';
 import { createRateWindow, type RateLimiter } from '../dispatch/rate-window.ts';
-import { refusedUrl } from '../providers/outbound.ts';
 import type {
   CallbackRecord,
   FinishedAttempt,
@@ -146,8 +145,6 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     const expired = clock.now() - message.createdAt >= CALLBACK_RETRY_WINDOW_MS;
     const retry = (): MessageOutcome =>
       expired ? { kind: 'failed' } : { kind: 'retry', retryAt: clock.now() + retryDelayOf(message.attempt) };
-    const refused = refusedUrl(callback.url, deps.allowedHosts, 'HERALD_CALLBACK_ALLOWED_HOSTS');
-    if (refused) return done({ kind: 'failed' }, null, `callback URL ${refused}`);
     const timestamp = Math.floor(clock.now() / 1000);
     const secrets = [open(callback.secret, callback.id)];
     if (
@@ -157,13 +154,16 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     ) {
       secrets.push(open(callback.previousSecret, callback.id));
     }
-    const { statusCode: code, error } = await poster.post({
+    const answer = await poster.post({
       url: callback.url,
       messageId: message.id,
       timestamp,
       secrets,
       body: message.body,
     });
+    const { statusCode: code, error } = answer;
+    // A URL the outbound rules refuse is never called: the message fails without a retry.
+    if (answer.refused) return done({ kind: 'failed' }, null, error);
     if (code === null) return done(retry(), null, error);
     if (code >= 200 && code < 300) return done({ kind: 'delivered' }, code, null);
     // 410: the receiver is gone for good; the pass disables the callback.

@@ -96,3 +96,52 @@ describe('callback poster against a receiver that never finishes its answer', ()
     },
   );
 });
+
+describe('callback poster and the outbound rules (API.md §7)', () => {
+  // A receiver on loopback that counts what reaches it.
+  let reached = 0;
+  const receiver = createHttpsServer(peerTls(), (request, response) => {
+    reached += 1;
+    request.resume();
+    response.writeHead(204).end();
+  });
+  let port = 0;
+  before(async () => {
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    port = (receiver.address() as AddressInfo).port;
+  });
+  after(() => new Promise((resolve) => receiver.close(resolve)));
+
+  const message = (url: string) => ({
+    url,
+    messageId: 'msg_1',
+    timestamp: Math.floor(Date.now() / 1000),
+    secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+    body: '{}',
+  });
+
+  it('never calls a URL the rules refuse, every time it is asked, and calls a listed host', async () => {
+    // The callback was stored while its host was listed; the process now runs without the list.
+    const strict = createPoster([]);
+    const listed = createPoster([`localhost:${port}`]);
+    try {
+      for (const url of [`https://localhost:${port}/hook`, `https://127.0.0.1:${port}/hook`]) {
+        for (let i = 0; i < 2; i++) {
+          const answer = await strict.post(message(url));
+          assert.equal(answer.refused, true, url);
+          assert.equal(answer.statusCode, null);
+          assert.match(String(answer.error), /^callback URL must not name a loopback/);
+        }
+      }
+      assert.equal((await strict.post(message(`http://localhost:${port}/hook`))).refused, true);
+      assert.equal(reached, 0, 'nothing reached the receiver');
+      assert.deepEqual(await listed.post(message(`https://localhost:${port}/hook`)), {
+        statusCode: 204,
+        error: null,
+      });
+      assert.equal(reached, 1);
+    } finally {
+      await Promise.all([strict.close(), listed.close()]);
+    }
+  });
+});
