@@ -83,13 +83,16 @@ async function connectStreams(api: Api, count: number, signal: AbortSignal): Pro
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return;
-        // A marker may straddle two chunks: the end of the last one is kept (too short to hold
-        // a whole marker, so none is counted twice).
         const chunk = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-        const data = tail.length > 0 ? Buffer.concat([tail, chunk]) : chunk;
-        for (let at = data.indexOf(MARKER); at !== -1; at = data.indexOf(MARKER, at + MARKER.length))
+        // A marker may straddle two chunks: the last chunk's end (too short to hold a whole
+        // marker) is searched with this one's start, so no chunk is copied whole.
+        const seam = Buffer.concat([tail, chunk.subarray(0, MARKER.length - 1)]);
+        if (tail.length > 0 && seam.indexOf(MARKER) !== -1) counter.streamed += 1;
+        for (let at = chunk.indexOf(MARKER); at !== -1; at = chunk.indexOf(MARKER, at + MARKER.length))
           counter.streamed += 1;
-        tail = Buffer.from(data.subarray(Math.max(0, data.length - MARKER.length + 1)));
+        // A chunk shorter than that keeps the earlier end with it.
+        const end = chunk.length >= MARKER.length - 1 ? chunk : seam;
+        tail = Buffer.from(end.subarray(Math.max(0, end.length - MARKER.length + 1)));
       }
     })().catch(() => undefined);
   }
