@@ -10,7 +10,7 @@ let isoPrefix = '';
 /**
  * `new Date(ms).toISOString()`, about 25 times cheaper for the times that come in runs: the text
  * up to the second is kept from the last call. A live stream or a callback sender formats one
- * time per status change (at 0.9 µs a call, 7% of the main thread's profile with 100 streams).
+ * time per status change (at 0.88 µs a call, 7% of the main thread's profile with 100 streams).
  */
 export function iso(ms: number): string {
   if (!Number.isInteger(ms) || Math.abs(ms) > DATE_RANGE_MS) return new Date(ms).toISOString();
