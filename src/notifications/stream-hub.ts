@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/port/index.ts';
+import type { LoggedStatus } from '../store/port/status-log.ts';
 import { changeOf, type StatusChange } from './changes.ts';
 
 /** How far back a reconnecting client is caught up: the last 24 hours. */
@@ -21,6 +22,14 @@ export interface StreamSubscriber {
    * Streams that want the same changes are sent the same bytes.
    */
   send(frames: Buffer): void;
+  /**
+   * While catching up from the log: resolves once the client has taken what it was sent (or is
+   * gone), undefined when it already has. The next page is read only then, so a client far
+   * behind is caught up at its own pace, one page at a time, never cut for falling behind.
+   */
+  taken(): Promise<void> | undefined;
+  /** Whether the client has gone; a catch-up stops at once. */
+  readonly closed: boolean;
 }
 
 /** One change as an SSE `status` event; serialised once per change, whatever the streams. */
@@ -47,10 +56,13 @@ export interface StatusHubDeps {
  * connected, the log is read once per poll (or NOTIFY), and each change goes to the streams of
  * its tenant. It runs only while a stream is open.
  *
- * No gap and no duplicate on reconnect: a new stream notes the reader's position H and joins at
- * once, buffering what the reader delivers after H; it replays (Last-Event-ID, H] from the log,
- * then the buffer. Reader position and delivery change together, synchronously, so every change
- * lands either in the replay or in the buffer, never in both.
+ * No gap and no duplicate on reconnect: a stream behind the reader catches up on its own, reading
+ * the log (with backpressure: a page at a time, once the client has taken the last) from its
+ * Last-Event-ID towards the reader's position P, which moves meanwhile. When one of its reads ends
+ * at P and P has not moved since, it joins the live streams at once, synchronously: the reader
+ * delivers only changes after P, and reader position and delivery change together, synchronously,
+ * so every change lands either in the catch-up or live, never in both. Nothing is buffered for a
+ * stream that catches up, however long it takes.
  */
 export function createStatusHub(deps: StatusHubDeps): StatusHub {
   const pollMs = deps.pollMs ?? 250;
@@ -65,8 +77,8 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
 
   interface Entry {
     subscriber: StreamSubscriber;
-    /** Frames delivered while the replay runs; undefined once live. */
-    buffer?: Buffer[];
+    /** Catching up from the log: the reader skips it until it has reached the reader's position. */
+    catchingUp: boolean;
     /** This page's frames for the stream, sent together at the page's end. */
     page: string;
     /**
@@ -98,6 +110,7 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
         const shared = new Map<string, string[]>();
         const own: Entry[] = [];
         for (const entry of subscribers) {
+          if (entry.catchingUp) continue;
           if (entry.floor === undefined && !entry.subscriber.notificationIds) {
             wide.add(entry);
             shared.set(entry.subscriber.tenant, []);
@@ -126,13 +139,12 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
         for (const [tenant, frames] of shared)
           if (frames.length > 0) encoded.set(tenant, Buffer.from(frames.join('')));
         for (const entry of subscribers) {
+          if (entry.catchingUp) continue;
           let bytes: Buffer | undefined;
           if (wide.has(entry)) bytes = encoded.get(entry.subscriber.tenant);
           else if (entry.page) bytes = Buffer.from(entry.page);
           entry.page = '';
-          if (!bytes) continue;
-          if (entry.buffer) entry.buffer.push(bytes);
-          else entry.subscriber.send(bytes);
+          if (bytes) entry.subscriber.send(bytes);
         }
         const last = rows.at(-1);
         if (last) position = last.cursor;
@@ -170,47 +182,58 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
     await stop?.();
   }
 
-  async function replay(entry: Entry, after: string, until: string): Promise<void> {
+  /** Whether `entry` still wants changes from the hub that holds it. */
+  const active = (entry: Entry) => subscribers.has(entry) && !entry.subscriber.closed;
+
+  /**
+   * Sends `entry` what it missed after `after` (the last 24 hours of it), then makes it live (see
+   * above). Returns early when the client goes or the hub closes.
+   */
+  async function catchUp(entry: Entry, after: string): Promise<void> {
     const since = deps.clock.now() - REPLAY_MS;
+    const tenants = [entry.subscriber.tenant];
     let from = after;
-    for (;;) {
-      const rows = await log.read(from, { until, since, limit: PAGE });
+    while (active(entry) && position !== undefined) {
+      const until = position;
+      if (log.compare(from, until) >= 0) {
+        entry.catchingUp = false;
+        return;
+      }
+      const rows = await log.read(from, { until, since, tenants, limit: PAGE });
       let frames = '';
       for (const row of rows) {
         const change = changeOf(row);
         if (change && wanted(entry.subscriber, row.tenant, row.notificationId))
           frames += sseFrame(row.cursor, change);
       }
-      if (frames) entry.subscriber.send(Buffer.from(frames));
-      const last = rows.at(-1);
-      if (!last || rows.length < PAGE) return;
-      from = last.cursor;
+      // A short page is all of (from, until]: the next read starts at `until`.
+      from = rows.length < PAGE ? until : (rows.at(-1) as LoggedStatus).cursor;
+      if (!frames || !active(entry)) continue;
+      entry.subscriber.send(Buffer.from(frames));
+      await entry.subscriber.taken();
     }
   }
 
   return {
     async subscribe(subscriber) {
       await start();
-      const until = position as string;
       const after = subscriber.after;
-      const behind = after !== undefined && log.compare(after, until) < 0;
-      // Behind the reader: replay up to it, buffering what it delivers meanwhile. Ahead: a floor.
+      const behind = after !== undefined && log.compare(after, position as string) < 0;
+      // Behind the reader: catch up from the log. Ahead: a floor.
       const entry: Entry = behind
-        ? { subscriber, buffer: [], page: '' }
-        : { subscriber, floor: after, page: '' };
+        ? { subscriber, catchingUp: true, page: '' }
+        : { subscriber, catchingUp: false, floor: after, page: '' };
       subscribers.add(entry);
       const stop = () => {
         if (subscribers.delete(entry)) void stopIfIdle();
       };
       if (behind) {
         try {
-          await replay(entry, after, until);
+          await catchUp(entry, after);
         } catch (error) {
           stop();
           throw error;
         }
-        for (const frames of entry.buffer ?? []) subscriber.send(frames);
-        entry.buffer = undefined;
       }
       return stop;
     },

@@ -29,6 +29,19 @@ const StreamQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** Resolves when `stream` has passed on what it holds, or has closed. */
+function drainedOrClosed(stream: PassThrough): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
+}
+
 /** GET /notifications/stream: the tenant's status changes as Server-Sent Events (docs/callbacks.md). */
 export const notificationStreamRoute: RouteModule<CoreDeps & { statusHub: StatusHub }> = (app, deps) => {
   const open = new Set<PassThrough>();
@@ -109,6 +122,10 @@ export const notificationStreamRoute: RouteModule<CoreDeps & { statusHub: Status
           send(frames) {
             if (stream.writableLength > MAX_BUFFERED_BYTES) stream.destroy();
             else stream.write(frames);
+          },
+          taken: () => (stream.writableNeedDrain && !stream.destroyed ? drainedOrClosed(stream) : undefined),
+          get closed() {
+            return stream.destroyed;
           },
         })
         .then(

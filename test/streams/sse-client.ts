@@ -1,3 +1,4 @@
+import { get } from 'node:http';
 import { EventSource } from 'eventsource';
 import type { StatusChange } from '../../src/notifications/changes.ts';
 
@@ -42,4 +43,76 @@ export function openStream(url: string, token: string, lastEventId?: string): St
     source.onerror = (error) => reject(error);
   });
   return { received, opened, close: () => source.close() };
+}
+
+/** A `status` event as a raw reader parsed it. */
+export interface RawEvent {
+  id: string;
+  notificationId: string;
+  status: string;
+  previousStatus: string | null;
+}
+
+/** A stream read over plain HTTP, which starts reading only `pauseMs` after the answer. */
+export interface RawStream {
+  events(): RawEvent[];
+  /** Whether the server ended the stream (the client did not close it). */
+  closedByServer(): boolean;
+  close(): void;
+}
+
+/**
+ * Opens `url` with a Last-Event-ID and leaves its answer unread for `pauseMs` (a slow client),
+ * then reads it, parsing `status` events by hand (the `eventsource` package cannot pause).
+ */
+export function rawStream(
+  url: string,
+  token: string,
+  lastEventId: string,
+  pauseMs: number,
+): Promise<RawStream> {
+  return new Promise((resolve, reject) => {
+    const controller = new AbortController();
+    const headers = { authorization: `Bearer ${token}`, 'last-event-id': lastEventId };
+    get(url, { headers, signal: controller.signal }, (response) => {
+      if (response.statusCode !== 200) {
+        reject(new Error(`stream answered ${response.statusCode}`));
+        return;
+      }
+      const events: RawEvent[] = [];
+      let rest = '';
+      let serverEnded = false;
+      response.setEncoding('utf8');
+      response.pause();
+      setTimeout(() => response.resume(), pauseMs);
+      response.on('data', (chunk: string) => {
+        const blocks = (rest + chunk).split('\n\n');
+        rest = blocks.pop() ?? '';
+        for (const block of blocks) {
+          if (!block.startsWith('event: status\n')) continue;
+          const line = (name: string) =>
+            block
+              .split('\n')
+              .find((l) => l.startsWith(`${name}: `))
+              ?.slice(name.length + 2) ?? '';
+          const change = JSON.parse(line('data')) as Omit<RawEvent, 'id'>;
+          events.push({
+            id: line('id'),
+            notificationId: change.notificationId,
+            status: change.status,
+            previousStatus: change.previousStatus,
+          });
+        }
+      });
+      response.on('error', () => undefined);
+      response.on('close', () => {
+        if (!controller.signal.aborted) serverEnded = true;
+      });
+      resolve({
+        events: () => events,
+        closedByServer: () => serverEnded,
+        close: () => controller.abort(),
+      });
+    }).on('error', reject);
+  });
 }

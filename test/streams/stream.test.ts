@@ -6,7 +6,7 @@ import { type Herald, startHerald } from '../../src/main.ts';
 import { tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { openStream, type Received, type StreamClient } from './sse-client.ts';
+import { openStream, type Received, rawStream, type StreamClient } from './sse-client.ts';
 
 describe('live status stream', () => {
   let herald: Herald;
@@ -150,6 +150,70 @@ describe('live status stream', () => {
     );
     for (const id of [b, c, d]) {
       assert.deepEqual(of(resumed.received, id), ['QUEUED>PROCESSING', 'PROCESSING>SENT', 'SENT>DELIVERED']);
+    }
+  });
+
+  it('catches up a client far behind (more than the 4 MiB a live stream may lag) at its own pace, each change once, then goes live', async () => {
+    const first = open(acme);
+    await first.opened;
+    const a = await send(acme);
+    await deliveredTo(first, a);
+    const lastSeen = first.received.at(-1) as Received;
+    first.close();
+    // About 5.5 MB of changes while the client is away: 800 notifications, 2 KB of metadata each.
+    const watcher = open(acme);
+    await watcher.opened;
+    const bulky = { note: 'x'.repeat(2048) };
+    const missed: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const response = await fetch(`${herald.apiUrl}/notifications/batch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${acme}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          notifications: Array.from({ length: 100 }, () => ({
+            channel: 'email',
+            recipient: { email: 'someone@example.com' },
+            content: { subject: 'Hi', text: 'Hello' },
+            metadata: bulky,
+          })),
+        }),
+      });
+      assert.equal(response.status, 207);
+      const { results } = (await response.json()) as { results: Array<{ notificationId: string }> };
+      missed.push(...results.map((r) => r.notificationId));
+    }
+    const wanted = new Set(missed);
+    await eventually(
+      () =>
+        watcher.received.filter((r) => wanted.has(r.change.notificationId) && r.change.status === 'DELIVERED')
+          .length === missed.length,
+      30_000,
+      'the 800 delivered',
+    );
+    // The client comes back and does not read for a second: what it missed waits for it, a page
+    // at a time, instead of piling up in the server until the stream is cut.
+    const resumed = await rawStream(url(), acme, lastSeen.id, 1000);
+    await eventually(() => resumed.events().length >= missed.length * 3, 30_000, 'the missed changes');
+    const later = await send(acme);
+    await eventually(
+      () => resumed.events().some((e) => e.notificationId === later && e.status === 'DELIVERED'),
+      15_000,
+      'a live change after the catch-up',
+    );
+    resumed.close();
+    const events = resumed.events();
+    assert.equal(resumed.closedByServer(), false, 'the server never cut the stream');
+    const ids = events.map((e) => e.id);
+    assert.equal(new Set(ids).size, ids.length, 'no duplicate');
+    assert.ok(
+      events.every((e) => e.notificationId !== a),
+      'nothing from before Last-Event-ID',
+    );
+    for (const id of [...missed, later]) {
+      assert.deepEqual(
+        events.filter((e) => e.notificationId === id).map((e) => `${e.previousStatus}>${e.status}`),
+        ['QUEUED>PROCESSING', 'PROCESSING>SENT', 'SENT>DELIVERED'],
+      );
     }
   });
 
