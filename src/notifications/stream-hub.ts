@@ -91,6 +91,8 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
   const wanted = (s: StreamSubscriber, tenant: string, id: string) =>
     s.tenant === tenant && (!s.notificationIds || s.notificationIds.has(id));
 
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
   async function read(): Promise<void> {
     if (reading) {
       again = true;
@@ -149,6 +151,8 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
         const last = rows.at(-1);
         if (last) position = last.cursor;
         if (rows.length === PAGE) again = true;
+        // A backlog is read a page per turn of the event loop: requests are served in between.
+        if (again) await nextTurn();
       } while (again);
     } catch (error) {
       deps.log.warn({ err: error }, 'status stream: reading the status log failed; retrying');
@@ -182,6 +186,26 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
     await stop?.();
   }
 
+  // Catch-ups take turns, one page at a time (FIFO), each page in a turn of the event loop of its
+  // own: a hundred streams far behind cost this loop one page's work between two turns of it,
+  // not a hundred pages' back to back before it serves another request.
+  const turns: Array<() => void> = [];
+  let turnTaken = false;
+  const passTurn = () => {
+    const next = turns.shift();
+    if (next) next();
+    else turnTaken = false;
+  };
+  async function inTurn<T>(step: () => Promise<T>): Promise<T> {
+    if (turnTaken) await new Promise<void>((resolve) => turns.push(resolve));
+    turnTaken = true;
+    try {
+      return await step();
+    } finally {
+      setImmediate(passTurn);
+    }
+  }
+
   /** Whether `entry` still wants changes from the hub that holds it. */
   const active = (entry: Entry) => subscribers.has(entry) && !entry.subscriber.closed;
 
@@ -199,17 +223,22 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
         entry.catchingUp = false;
         return;
       }
-      const rows = await log.read(from, { until, since, tenants, limit: PAGE });
-      let frames = '';
-      for (const row of rows) {
-        const change = changeOf(row);
-        if (change && wanted(entry.subscriber, row.tenant, row.notificationId))
-          frames += sseFrame(row.cursor, change);
-      }
-      // A short page is all of (from, until]: the next read starts at `until`.
-      from = rows.length < PAGE ? until : (rows.at(-1) as LoggedStatus).cursor;
-      if (!frames || !active(entry)) continue;
-      entry.subscriber.send(Buffer.from(frames));
+      const page = await inTurn(async () => {
+        // A client that went while this waited for its turn costs no read.
+        if (!active(entry)) return { frames: '', next: from };
+        const rows = await log.read(from, { until, since, tenants, limit: PAGE });
+        let frames = '';
+        for (const row of rows) {
+          const change = changeOf(row);
+          if (change && wanted(entry.subscriber, row.tenant, row.notificationId))
+            frames += sseFrame(row.cursor, change);
+        }
+        // A short page is all of (from, until]: the next read starts at `until`.
+        return { frames, next: rows.length < PAGE ? until : (rows.at(-1) as LoggedStatus).cursor };
+      });
+      from = page.next;
+      if (!page.frames || !active(entry)) continue;
+      entry.subscriber.send(Buffer.from(page.frames));
       await entry.subscriber.taken();
     }
   }
