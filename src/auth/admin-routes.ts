@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { iso } from '../clock.ts';
 import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import { type ClientRecord, DuplicateError, type UserRecord } from '../store/port/auth.ts';
@@ -31,7 +32,7 @@ const userView = (u: UserRecord) => ({
   role: u.role,
   tenant: u.tenant,
   disabled: u.disabled,
-  createdAt: new Date(u.createdAt).toISOString(),
+  createdAt: iso(u.createdAt),
 });
 const clientView = (c: ClientRecord) => ({
   client_id: c.id,
@@ -39,7 +40,7 @@ const clientView = (c: ClientRecord) => ({
   scopes: c.scopes,
   tenant: c.tenant,
   disabled: c.disabled,
-  createdAt: new Date(c.createdAt).toISOString(),
+  createdAt: iso(c.createdAt),
 });
 
 const admin = { scope: 'admin' };

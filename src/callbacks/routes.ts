@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { sealPrivateKey } from '../auth/key-crypto.ts';
+import { iso } from '../clock.ts';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import { numericCursor, PageSchema, pageOf } from '../http/page.ts';
@@ -68,7 +69,7 @@ const view = (c: CallbackRecord) => ({
   events: c.events,
   enabled: c.disabledAt === null,
   disabledReason: c.disabledReason,
-  createdAt: new Date(c.createdAt).toISOString(),
+  createdAt: iso(c.createdAt),
 });
 const deliveryView = (a: AttemptRecord) => ({
   messageId: a.messageId,
@@ -76,7 +77,7 @@ const deliveryView = (a: AttemptRecord) => ({
   attempt: a.attempt,
   statusCode: a.statusCode,
   error: a.error,
-  at: new Date(a.at).toISOString(),
+  at: iso(a.at),
 });
 
 const notFound = () => new HeraldError('NOT_FOUND', 'No such callback.');

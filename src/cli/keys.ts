@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { configuredKeyring } from '../auth/service.ts';
+import { iso } from '../clock.ts';
 import { createUnsubscribeTokens } from '../suppressions/unsubscribe-token.ts';
 import { row, runCli, UsageError } from './support.ts';
 
@@ -41,7 +42,7 @@ export function runKeys(args: string[], env: NodeJS.ProcessEnv): Promise<number>
       const widths = [44, 6, 8];
       out(row(['KID', 'ALG', 'STATE', 'PUBLISHED UNTIL'], widths));
       for (const key of await store.auth.listSigningKeys()) {
-        const until = key.publishUntil === null ? '-' : new Date(key.publishUntil).toISOString();
+        const until = key.publishUntil === null ? '-' : iso(key.publishUntil);
         out(row([key.kid, key.alg, key.retiredAt === null ? 'active' : 'retired', until], widths));
       }
       return 0;

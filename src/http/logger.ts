@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import pino, { type Logger } from 'pino';
+import { iso } from '../clock.ts';
 
 /** How logs are written (HERALD_LOG_FORMAT, resolved by loadConfig). */
 export type LogFormat = 'pretty' | 'json';
@@ -40,10 +41,7 @@ export function prettyStream(out: { write(text: string): unknown } = process.std
         [key: string]: unknown;
       };
       const name = (LEVELS[level] ?? String(level)).padEnd(5);
-      const parts = [
-        new Date(time).toISOString().slice(11, 23),
-        COLORS[level] ? `${COLORS[level]}${name}\x1b[0m` : name,
-      ];
+      const parts = [iso(time).slice(11, 23), COLORS[level] ? `${COLORS[level]}${name}\x1b[0m` : name];
       if (msg) parts.push(msg);
       if (req) parts.push(`${req.method} ${req.url}`);
       if (res) parts.push(String(res.statusCode));

@@ -1,3 +1,4 @@
+import { iso } from '../clock.ts';
 import type { Channel, Priority, Recipient } from '../notifications/model.ts';
 
 /**
@@ -58,5 +59,5 @@ export function blocks(reason: SuppressionReason, priority: Priority): boolean {
 
 /** The FAILED event's detail of a notification a suppression stopped. */
 export function suppressedDetail(reason: SuppressionReason, since: number): string {
-  return `recipient suppressed (${reason} since ${new Date(since).toISOString()}): no provider call; remove the suppression to send again`;
+  return `recipient suppressed (${reason} since ${iso(since)}): no provider call; remove the suppression to send again`;
 }

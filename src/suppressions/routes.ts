@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { iso } from '../clock.ts';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import { numericCursor, PageSchema, pageOf } from '../http/page.ts';
@@ -48,7 +49,7 @@ const view = (s: SuppressionRecord) => ({
   channel: s.channel,
   recipient: maskKey(s.channel, s.recipient),
   reason: s.reason,
-  createdAt: new Date(s.createdAt).toISOString(),
+  createdAt: iso(s.createdAt),
 });
 
 const PATTERNS: Record<Channel, RegExp[]> = {

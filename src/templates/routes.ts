@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { CHANNELS, type Channel } from '../channels.ts';
+import { iso } from '../clock.ts';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import { PageSchema, pageOf, textCursor } from '../http/page.ts';
@@ -60,8 +61,8 @@ function view(t: TemplateRecord) {
     channel: t.channel,
     version: t.version,
     ...t.content,
-    createdAt: new Date(t.createdAt).toISOString(),
-    updatedAt: new Date(t.updatedAt).toISOString(),
+    createdAt: iso(t.createdAt),
+    updatedAt: iso(t.updatedAt),
   };
 }
 

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { isOperator } from '../../auth/accounts.ts';
 import { CHANNELS, type Channel } from '../../channels.ts';
+import { iso } from '../../clock.ts';
 import type { CoreDeps } from '../../deps.ts';
 import { numericCursor, PageSchema, pageOf } from '../../http/page.ts';
 import { literals } from '../../http/schema.ts';
@@ -71,7 +72,7 @@ export const sandboxRoutes: RouteModule<CoreDeps> = (app, deps) => {
           channel: m.channel,
           recipient: maskRecipient(m.recipient),
           content: m.content,
-          at: new Date(m.at).toISOString(),
+          at: iso(m.at),
         })),
         nextCursor,
       };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { iso } from '../../src/notifications/view.ts';
+import { iso } from '../src/clock.ts';
 
 describe('iso', () => {
   it('formats every time as Date#toISOString does, across second boundaries and out of range', () => {
