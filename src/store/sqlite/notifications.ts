@@ -120,8 +120,9 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
     since: number,
   ): IdempotentHit | undefined => {
     if (insert.run(values).changes === 1) return undefined;
-    if (n.idempotencyKey === null) throw new Error(`notification id collision: ${n.id}`);
-    const existing = byKey.get(n.tenant, n.idempotencyKey) as NotificationRow;
+    // Ignored: the idempotency key is taken, or (never in practice) the id.
+    const existing = n.idempotencyKey === null ? undefined : byKey.get(n.tenant, n.idempotencyKey);
+    if (!existing) throw new Error(`notification id collision: ${n.id}`);
     if (existing.created_at >= since) return hitOf(existing);
     // The key's 24 h are over: release it from the old notification and take it.
     releaseKey.run(existing.seq);
