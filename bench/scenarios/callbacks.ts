@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { createServer } from 'node:https';
@@ -95,6 +96,8 @@ async function settled(streamed: Streamed): Promise<void> {
 async function connectStreams(api: Api, count: number, signal: AbortSignal): Promise<Streamed> {
   const counters: SseCounter[] = [];
   const total = { reconnects: 0 };
+  // Each open stream listens to the one signal (Node warns past 10).
+  setMaxListeners(count + 10, signal);
   const url = `${api.url}/notifications/stream`;
   /** Resolves once the stream has answered 200; reconnects when it ends, until `signal`. */
   const open = (counter: SseCounter) =>
