@@ -3,6 +3,7 @@ import { SMTPServer } from 'smtp-server';
 import { getNotification, login } from '../lib/api.ts';
 import { batch, notification } from '../lib/bodies.ts';
 import { fillBacklog } from '../lib/fill.ts';
+import { probeHealth } from '../lib/health-probe.ts';
 import { startHerald } from '../lib/herald.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
@@ -101,16 +102,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
       paced(abuse, '/notifications', deepBody, 20),
       paced(api.auth, '/notifications/batch', batch(100, 'LOW'), 100),
     ];
-    const health: number[] = [];
-    let probing = true;
-    const probes = (async () => {
-      while (probing) {
-        const start = performance.now();
-        await fetch(`${herald.url}/health`).then((r) => r.arrayBuffer());
-        health.push(performance.now() - start);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    })();
+    const probe = probeHealth(herald.url, 10);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const criticalBody = { ...notification('CRITICAL'), recipient: { email: 'critical@example.com' } };
     const critical = await runPaced({
@@ -123,8 +115,8 @@ async function run(options: BenchOptions): Promise<Row[]> {
       collect: true,
     });
     const abuseResults = await Promise.all(abusers);
-    probing = false;
-    await probes;
+    const { ms: health, failed } = await probe.stop();
+    if (failed > 0) throw new Error(`${failed} GET /health probes failed`);
     const latencies = await criticalLatencies(api, critical);
     const over100 = latencies.values.filter((v) => v > 100).length;
     // Where a CRITICAL's time goes besides the claim: its 201, and its SMTP transaction (the

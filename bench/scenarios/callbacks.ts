@@ -9,6 +9,7 @@ import { notification } from '../lib/bodies.ts';
 import { type Deployment, deploy } from '../lib/deploy.ts';
 import { deliveredSpan, watchDrain } from '../lib/drain.ts';
 import { fillBacklog } from '../lib/fill.ts';
+import { probeHealth } from '../lib/health-probe.ts';
 import { acceptOrShed, runLoad } from '../lib/load.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions, RoundSize } from '../lib/options.ts';
@@ -145,6 +146,8 @@ interface Drained {
   lags: number[];
   /** What the streams had received when the drain ended. */
   streamed: Streamed;
+  /** GET /health every 50 ms through the drain (in each of the three, so they pay the same). */
+  health: { ms: number[]; failed: number };
 }
 
 /**
@@ -169,8 +172,10 @@ async function drain(count: number, streams: number, callback: boolean): Promise
   const runner = await deploy('sqlite', { dataDir, env });
   const streaming = new AbortController();
   try {
+    const probe = probeHealth(runner.api.url, 50);
     const streamed = await connectStreams(runner.api, streams, streaming.signal);
     const drained = await watchDrain(runner.api, Math.max(120_000, count), `callbacks (${label})`);
+    const health = await probe.stop();
     if (drained.left > 0) throw new Error(`${drained.left} still outstanding`);
     if (receiver) {
       const deadline = Date.now() + Math.max(60_000, count);
@@ -182,6 +187,7 @@ async function drain(count: number, streams: number, callback: boolean): Promise
       perSecond: span?.perSecond ?? drained.perSecond,
       lags: receiver?.lags ?? [],
       streamed: { events: streamed.events, reconnects: streamed.reconnects },
+      health,
     };
   } finally {
     streaming.abort();
@@ -351,6 +357,20 @@ export const callbacksScenario: Scenario = {
         note: `median of ${ratios.length} rounds; HERALD_CALLBACK_RATE=${CALLBACK_RATE}; per round: ${ratios.map((r) => r.toFixed(3)).join(', ')}; ${rates(which)} with, ${rates('baseline')} without, from the store's DELIVERED events${extra}`,
       });
     };
+    // Whether the streams, catching up after each cut, leave the API's event loop to others.
+    const healthRow = () => {
+      const ms = rounds.flatMap((r) => r.both.health.ms);
+      const failed = rounds.reduce((sum, r) => sum + r.both.health.failed, 0);
+      return measured(
+        'callbacks',
+        `GET /health p99, drain with one callback and ${streams} streams`,
+        percentile(ms, 99),
+        'ms',
+        {
+          note: `every 50 ms through each drain with the callback and the streams; ${ms.length} probes, p50 ${percentile(ms, 50).toFixed(1)} ms, max ${Math.round(Math.max(...ms))} ms, ${failed} failed`,
+        },
+      );
+    };
     const steadyNote = `${steadyLags.length.toLocaleString('en-US')} notifications at ${steadyPerSecond.toLocaleString('en-US')}/s, all received (the receiver keeps up with this rate)`;
     return [
       measured(
@@ -388,6 +408,7 @@ export const callbacksScenario: Scenario = {
           note: `median of ${ingested.ratios.length} rounds, ${options.sizes.ingest.connections} connections, each drained with its callbacks before the next; per round: ${ingested.ratios.map((r) => r.toFixed(3)).join(', ')}; ${ingested.with.map((r) => Math.round(r)).join(', ')}/s with, ${ingested.without.map((r) => Math.round(r)).join(', ')}/s without; the streams received ${ingested.streamed.events.toLocaleString('en-US')} changes in all, reconnecting ${ingested.streamed.reconnects} times`,
         },
       ),
+      healthRow(),
       cost(
         'both',
         `one callback and ${streams} streams`,
