@@ -60,6 +60,8 @@ async function run(options: BenchOptions): Promise<Row[]> {
       EMAIL_FROM: 'Herald <noreply@example.com>',
     },
   });
+  // Stopped however the run ends: it would probe the stopped server for ever.
+  let probe: ReturnType<typeof probeHealth> | undefined;
   try {
     const api = await login(herald.url);
     const abuser = { email: 'abuser@example.com', password: 'abuser-password-1' };
@@ -102,7 +104,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
       paced(abuse, '/notifications', deepBody, 20),
       paced(api.auth, '/notifications/batch', batch(100, 'LOW'), 100),
     ];
-    const probe = probeHealth(herald.url, 10);
+    probe = probeHealth(herald.url, 10);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const criticalBody = { ...notification('CRITICAL'), recipient: { email: 'critical@example.com' } };
     const critical = await runPaced({
@@ -156,6 +158,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
       }),
     ];
   } finally {
+    await probe?.stop();
     await herald.stop();
     await smtp.close();
   }

@@ -171,8 +171,9 @@ async function drain(count: number, streams: number, callback: boolean): Promise
   progress(`callbacks (${label}): draining ${count.toLocaleString('en-US')}`);
   const runner = await deploy('sqlite', { dataDir, env });
   const streaming = new AbortController();
+  // Stopped however the drain ends: it would probe the stopped server for ever.
+  const probe = probeHealth(runner.api.url, 50);
   try {
-    const probe = probeHealth(runner.api.url, 50);
     const streamed = await connectStreams(runner.api, streams, streaming.signal);
     const drained = await watchDrain(runner.api, Math.max(120_000, count), `callbacks (${label})`);
     const health = await probe.stop();
@@ -191,6 +192,7 @@ async function drain(count: number, streams: number, callback: boolean): Promise
     };
   } finally {
     streaming.abort();
+    await probe.stop();
     await runner.stop();
     await receiver?.close();
   }
