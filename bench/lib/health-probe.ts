@@ -1,32 +1,35 @@
+import { baseEnv, spawnNode } from './proc.ts';
+
 /**
- * Probes `GET {url}/health` from the bench process, one request at a time with `everyMs` between
- * them, until stopped; resolves with each probe's time in ms. A probe that fails counts as the
- * time it took, and is counted apart.
+ * Probes `GET {url}/health` every `everyMs` from a process of its own (bench/health-prober.ts)
+ * until stopped; resolves with each probe's time in ms, and how many failed (their time is kept
+ * too). Stop it however the caller ends: it would otherwise probe a stopped server until the
+ * bench exits.
  */
 export function probeHealth(
   url: string,
   everyMs: number,
 ): { stop(): Promise<{ ms: number[]; failed: number }> } {
-  const ms: number[] = [];
-  let failed = 0;
-  let probing = true;
-  const probes = (async () => {
-    while (probing) {
-      const start = performance.now();
-      await fetch(`${url}/health`)
-        .then((r) => r.arrayBuffer())
-        .catch(() => {
-          failed += 1;
-        });
-      ms.push(performance.now() - start);
-      await new Promise((resolve) => setTimeout(resolve, everyMs));
-    }
-  })();
+  const child = spawnNode(
+    ['--import', 'tsx', 'bench/health-prober.ts', url, String(everyMs)],
+    baseEnv(),
+    'health prober',
+  );
+  let result: { ms: number[]; failed: number } | undefined;
+  child.onLine((line) => {
+    if (line.startsWith('RESULT ')) result = JSON.parse(line.slice(7)) as { ms: number[]; failed: number };
+  });
+  const ready = child.waitForLine(/^READY$/, 60_000);
+  let stopped: Promise<{ ms: number[]; failed: number }> | undefined;
   return {
-    async stop() {
-      probing = false;
-      await probes;
-      return { ms, failed };
+    stop() {
+      stopped ??= ready
+        .then(() => child.stop())
+        .then(() => {
+          if (!result) throw new Error(`the health prober printed no result:\n${child.tail()}`);
+          return result;
+        });
+      return stopped;
     },
   };
 }
