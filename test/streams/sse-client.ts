@@ -45,17 +45,10 @@ export function openStream(url: string, token: string, lastEventId?: string): St
   return { received, opened, close: () => source.close() };
 }
 
-/** A `status` event as a raw reader parsed it. */
-export interface RawEvent {
-  id: string;
-  notificationId: string;
-  status: string;
-  previousStatus: string | null;
-}
-
 /** A stream read over plain HTTP, which starts reading only `pauseMs` after the answer. */
 export interface RawStream {
-  events(): RawEvent[];
+  /** The `status` events read so far, as the `eventsource` client gives them. */
+  events(): Received[];
   /** Whether the server ended the stream (the client did not close it). */
   closedByServer(): boolean;
   close(): void;
@@ -79,7 +72,7 @@ export function rawStream(
         reject(new Error(`stream answered ${response.statusCode}`));
         return;
       }
-      const events: RawEvent[] = [];
+      const events: Received[] = [];
       let rest = '';
       let serverEnded = false;
       response.setEncoding('utf8');
@@ -95,13 +88,7 @@ export function rawStream(
               .split('\n')
               .find((l) => l.startsWith(`${name}: `))
               ?.slice(name.length + 2) ?? '';
-          const change = JSON.parse(line('data')) as Omit<RawEvent, 'id'>;
-          events.push({
-            id: line('id'),
-            notificationId: change.notificationId,
-            status: change.status,
-            previousStatus: change.previousStatus,
-          });
+          events.push({ id: line('id'), change: JSON.parse(line('data')) });
         }
       });
       response.on('error', () => undefined);

@@ -58,6 +58,30 @@ describe('live status stream', () => {
       .filter((r) => r.change.notificationId === id)
       .map((r) => `${r.change.previousStatus}>${r.change.status}`);
 
+  /** A client that saw one notification's changes, then left: that notification and its last event. */
+  async function seenThenGone(token: string): Promise<{ seen: string; lastSeen: Received }> {
+    const first = open(token);
+    await first.opened;
+    const seen = await send(token);
+    await deliveredTo(first, seen);
+    const lastSeen = first.received.at(-1) as Received;
+    first.close();
+    return { seen, lastSeen };
+  }
+
+  /** A resumed client got each change once, none of `seen` (before its Last-Event-ID), all of `ids`. */
+  function assertResumed(received: Received[], seen: string, ids: string[]): void {
+    const eventIds = received.map((r) => r.id);
+    assert.equal(new Set(eventIds).size, eventIds.length, 'no duplicate');
+    assert.ok(
+      received.every((r) => r.change.notificationId !== seen),
+      'nothing from before Last-Event-ID',
+    );
+    for (const id of ids) {
+      assert.deepEqual(of(received, id), ['QUEUED>PROCESSING', 'PROCESSING>SENT', 'SENT>DELIVERED']);
+    }
+  }
+
   it("sends each status change of the caller's notifications, in order, with the event and metadata", async () => {
     const client = open(acme);
     await client.opened;
@@ -120,12 +144,7 @@ describe('live status stream', () => {
   });
 
   it('replays what a dropped client missed after its Last-Event-ID, with no gap and no duplicate', async () => {
-    const first = open(acme);
-    await first.opened;
-    const a = await send(acme);
-    await deliveredTo(first, a);
-    const lastSeen = first.received.at(-1) as Received;
-    first.close();
+    const { seen, lastSeen } = await seenThenGone(acme);
     // Changes while the client is away.
     const b = await send(acme);
     const c = await send(acme);
@@ -142,24 +161,11 @@ describe('live status stream', () => {
     await deliveredTo(resumed, c);
     const d = await send(acme);
     await deliveredTo(resumed, d);
-    const ids = resumed.received.map((r) => r.id);
-    assert.equal(new Set(ids).size, ids.length, 'no duplicate');
-    assert.ok(
-      resumed.received.every((r) => r.change.notificationId !== a),
-      'nothing from before Last-Event-ID',
-    );
-    for (const id of [b, c, d]) {
-      assert.deepEqual(of(resumed.received, id), ['QUEUED>PROCESSING', 'PROCESSING>SENT', 'SENT>DELIVERED']);
-    }
+    assertResumed(resumed.received, seen, [b, c, d]);
   });
 
   it('catches up a client far behind (more than the 4 MiB a live stream may lag) at its own pace, each change once, then goes live', async () => {
-    const first = open(acme);
-    await first.opened;
-    const a = await send(acme);
-    await deliveredTo(first, a);
-    const lastSeen = first.received.at(-1) as Received;
-    first.close();
+    const { seen, lastSeen } = await seenThenGone(acme);
     // About 5.5 MB of changes while the client is away: 800 notifications, 2 KB of metadata each.
     const watcher = open(acme);
     await watcher.opened;
@@ -196,25 +202,14 @@ describe('live status stream', () => {
     await eventually(() => resumed.events().length >= missed.length * 3, 30_000, 'the missed changes');
     const later = await send(acme);
     await eventually(
-      () => resumed.events().some((e) => e.notificationId === later && e.status === 'DELIVERED'),
+      () =>
+        resumed.events().some((r) => r.change.notificationId === later && r.change.status === 'DELIVERED'),
       15_000,
       'a live change after the catch-up',
     );
     resumed.close();
-    const events = resumed.events();
     assert.equal(resumed.closedByServer(), false, 'the server never cut the stream');
-    const ids = events.map((e) => e.id);
-    assert.equal(new Set(ids).size, ids.length, 'no duplicate');
-    assert.ok(
-      events.every((e) => e.notificationId !== a),
-      'nothing from before Last-Event-ID',
-    );
-    for (const id of [...missed, later]) {
-      assert.deepEqual(
-        events.filter((e) => e.notificationId === id).map((e) => `${e.previousStatus}>${e.status}`),
-        ['QUEUED>PROCESSING', 'PROCESSING>SENT', 'SENT>DELIVERED'],
-      );
-    }
+    assertResumed(resumed.events(), seen, [...missed, later]);
   });
 
   it('refuses a Last-Event-ID it never sent, and a caller without notifications:read', async () => {
