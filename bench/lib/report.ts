@@ -9,6 +9,8 @@ export interface Row {
   unit: string;
   /** The issue's target in words, e.g. ">= 0.5". */
   target?: string;
+  /** The target's bound in the row's own unit (a target of "<= 1 s" on a row in ms: 1000). */
+  bound?: number;
   /** Whether the target was met; null without a target or without a value. */
   met: boolean | null;
   /** 'unavailable': the part it needs has not landed; 'error': the harness or Herald failed. */
@@ -36,6 +38,7 @@ export function measured(
     value: finite ? round(value) : null,
     unit,
     target: extra.target?.text,
+    bound: extra.target?.bound,
     met: extra.target && finite ? against(value, extra.target.bound, extra.target.better) : null,
     status: finite ? 'ok' : 'error',
     note: extra.note ?? (finite ? undefined : 'no value measured'),
@@ -92,9 +95,9 @@ export function notes(rows: readonly Row[]): string[] {
   for (const row of rows) {
     const label = `${row.scenario} / ${row.metric}`;
     if (row.met === false && row.value !== null && row.target) {
-      const bound = Number(/[\d.]+/.exec(row.target.replace(/,/g, ''))?.[0]);
+      const bound = row.bound;
       const by =
-        Number.isFinite(bound) && bound > 0
+        bound !== undefined && bound > 0
           ? ` (${round((Math.abs(row.value - bound) / bound) * 100, 2)}% off)`
           : '';
       out.push(`${label}: missed target ${row.target}${by}${row.note ? `; ${row.note}` : ''}`);

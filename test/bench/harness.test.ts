@@ -64,11 +64,16 @@ describe('bench harness', () => {
     const rows = [
       measured('ingest', 'ratio', 0.4, 'x', { target: { bound: 0.5, better: 'higher', text: '>= 0.5' } }),
       measured('ingest', 'p99', 12, 'ms', { target: { bound: 20, better: 'lower', text: '<= 20 ms' } }),
+      // A target in seconds on a row in milliseconds: the bound, not the text's number, is compared.
+      measured('callbacks', 'lag p99', 1500, 'ms', {
+        target: { bound: 1000, better: 'lower', text: '<= 1 s' },
+      }),
     ];
     assert.equal(rows[0]?.met, false);
     assert.equal(rows[1]?.met, true);
     assert.match(notes(rows).join('\n'), /ingest \/ ratio: missed target >= 0.5 \(20% off\)/);
-    assert.match(summary(rows, 12), /^bench: 1\/2 targets met \(12 s\)$/);
+    assert.match(notes(rows).join('\n'), /callbacks \/ lag p99: missed target <= 1 s \(50% off\)/);
+    assert.match(summary(rows, 12), /^bench: 1\/3 targets met \(12 s\)$/);
     assert.match(table(rows), /\| ingest +\| ratio +\| 0.4 x/);
   });
 
