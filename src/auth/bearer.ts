@@ -36,6 +36,23 @@ function bearerToken(request: FastifyRequest): string | undefined {
 }
 
 /**
+ * Whether the request's access token verifies still: an answer that outlives its request's
+ * check (a live stream) asks again from time to time, and ends once its token has expired or
+ * its signing key has been removed, like any new request with that token would get 401.
+ */
+export async function tokenStillValid(
+  request: FastifyRequest,
+  verifier: AccessTokenVerifier,
+): Promise<boolean> {
+  try {
+    await verifier.verify(bearerToken(request) as string);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The one protection mechanism: every route registered inside `scope` requires a valid access
  * token, and its `config.scope` if it names one. Routes are protected by where they are
  * registered, not by per-route code, so a route added there cannot forget it.

@@ -135,6 +135,13 @@ export const ServerSchema = Type.Object({
     100_000,
     'live status streams one tenant may hold open at once, per API process',
   ),
+  streamHeartbeatMs: int(
+    'HERALD_STREAM_HEARTBEAT_MS',
+    15_000,
+    100,
+    15_000,
+    'how often a live status stream sends a comment line and checks its access token again',
+  ),
   renderThreads: int('HERALD_RENDER_THREADS', 2, 1, 64, 'worker threads that render Liquid templates'),
   ingestMaxPending: int(
     'HERALD_INGEST_MAX_PENDING',

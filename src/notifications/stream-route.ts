@@ -1,12 +1,12 @@
 import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
+import { tokenStillValid } from '../auth/bearer.ts';
+import type { AccessTokenVerifier } from '../auth/principal.ts';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import type { StatusHub } from './stream-hub.ts';
 
-/** A comment line at least this often, so proxies and clients see the stream is alive (§10: 15 s). */
-const HEARTBEAT_MS = 15_000;
 /**
  * A client that reads slower than its changes arrive is disconnected once this much waits for
  * it, instead of buffering without bound; it reconnects with Last-Event-ID and is caught up.
@@ -43,7 +43,9 @@ function drainedOrClosed(stream: PassThrough): Promise<void> {
 }
 
 /** GET /notifications/stream: the tenant's status changes as Server-Sent Events (docs/callbacks.md). */
-export const notificationStreamRoute: RouteModule<CoreDeps & { statusHub: StatusHub }> = (app, deps) => {
+export const notificationStreamRoute: RouteModule<
+  CoreDeps & { statusHub: StatusHub; verifier: AccessTokenVerifier }
+> = (app, deps) => {
   const open = new Set<PassThrough>();
   // Open streams by tenant: each costs the process a little on every change of its tenant, so
   // one tenant holding thousands would slow the requests of every other (HERALD_STREAMS_PER_TENANT).
@@ -61,7 +63,7 @@ export const notificationStreamRoute: RouteModule<CoreDeps & { statusHub: Status
         tags: ['notifications'],
         summary: 'Live status changes (Server-Sent Events), resumable with Last-Event-ID',
         description:
-          "One `status` event per status change of the caller's notifications (`data`: a StatusChange, `id`: an opaque cursor), and a comment line at least every 15 s. A reconnect with `Last-Event-ID` first gets every change missed in the last 24 hours, with no gap and no duplicate. A tenant holds at most HERALD_STREAMS_PER_TENANT streams (200) open on one server; one more gets 429 with Retry-After. See docs/callbacks.md (Live stream).",
+          "One `status` event per status change of the caller's notifications (`data`: a StatusChange, `id`: an opaque cursor), and a comment line at least every 15 s. The stream ends once its access token has expired or its signing key has been removed (checked with each comment line); reconnect with a new token. A reconnect with `Last-Event-ID` first gets every change missed in the last 24 hours, with no gap and no duplicate. A tenant holds at most HERALD_STREAMS_PER_TENANT streams (200) open on one server; one more gets 429 with Retry-After. See docs/callbacks.md (Live stream).",
         querystring: StreamQuery,
         headers: Type.Object({
           'last-event-id': Type.Optional(
@@ -97,7 +99,16 @@ export const notificationStreamRoute: RouteModule<CoreDeps & { statusHub: Status
       const stream = new PassThrough();
       open.add(stream);
       let stop: (() => void) | undefined;
-      const heartbeat = setInterval(() => stream.write(': ping\n\n'), HEARTBEAT_MS);
+      // A comment line at least every HERALD_STREAM_HEARTBEAT_MS (15 s, §10), so proxies and
+      // clients see the stream is alive. The access token is checked again before each: the
+      // stream ends within that time of the token's expiry (or its signing key's removal), as a
+      // new request with it would get 401, and the client reconnects with a new token.
+      const heartbeat = setInterval(async () => {
+        const valid = await tokenStillValid(request, deps.verifier);
+        if (stream.destroyed || stream.writableEnded) return;
+        if (valid) stream.write(': ping\n\n');
+        else stream.end(': the access token has expired or been revoked: reconnect with a new one\n\n');
+      }, deps.config.streamHeartbeatMs);
       stream.on('close', () => {
         clearInterval(heartbeat);
         open.delete(stream);

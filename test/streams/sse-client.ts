@@ -55,18 +55,20 @@ export interface RawStream {
 }
 
 /**
- * Opens `url` with a Last-Event-ID and leaves its answer unread for `pauseMs` (a slow client),
- * then reads it, parsing `status` events by hand (the `eventsource` package cannot pause).
+ * Opens `url` (with a Last-Event-ID, when given) and leaves its answer unread for `pauseMs` (a
+ * slow client), then reads it, parsing `status` events by hand (the `eventsource` package cannot
+ * pause, nor tell that the server ended a stream: it reconnects).
  */
 export function rawStream(
   url: string,
   token: string,
-  lastEventId: string,
+  lastEventId: string | undefined,
   pauseMs: number,
 ): Promise<RawStream> {
   return new Promise((resolve, reject) => {
     const controller = new AbortController();
-    const headers = { authorization: `Bearer ${token}`, 'last-event-id': lastEventId };
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
     get(url, { headers, signal: controller.signal }, (response) => {
       if (response.statusCode !== 200) {
         reject(new Error(`stream answered ${response.statusCode}`));

@@ -14,7 +14,10 @@ describe('live status stream', () => {
   let mallory: string;
   const clients: StreamClient[] = [];
   before(async () => {
-    herald = await startHerald(testConfig({ HERALD_ROLES: 'auth,api,worker' }));
+    // A heartbeat (and token check) every 200 ms instead of 15 s, for the expiry test.
+    herald = await startHerald(
+      testConfig({ HERALD_ROLES: 'auth,api,worker', HERALD_STREAM_HEARTBEAT_MS: '200' }),
+    );
     acme = await tokenFor(herald.deps, { role: 'sender', tenant: 'acme' });
     mallory = await tokenFor(herald.deps, { role: 'sender', tenant: 'mallory' });
   });
@@ -210,6 +213,29 @@ describe('live status stream', () => {
     resumed.close();
     assert.equal(resumed.closedByServer(), false, 'the server never cut the stream');
     assertResumed(resumed.events(), seen, [...missed, later]);
+  });
+
+  it('ends a stream once its access token has expired (a reconnect with it gets 401), and only that one', async () => {
+    // Its exp is 29 s ago: accepted for about a second more, within the 30 s clock tolerance.
+    const expiring = await tokenFor(herald.deps, { role: 'sender', tenant: 'acme', ttl: -29 });
+    const ending = await rawStream(url(), expiring, undefined, 0);
+    const lasting = await rawStream(url(), acme, undefined, 0);
+    try {
+      await eventually(() => ending.closedByServer(), 15_000, "the expired token's stream ended");
+      const again = await fetch(url(), { headers: { authorization: `Bearer ${expiring}` } });
+      assert.equal(again.status, 401);
+      await again.body?.cancel();
+      assert.equal(lasting.closedByServer(), false, 'a stream of a valid token stays open');
+      const id = await send(acme);
+      await eventually(
+        () => lasting.events().some((r) => r.change.notificationId === id && r.change.status === 'DELIVERED'),
+        15_000,
+        'DELIVERED on the stream of the valid token',
+      );
+    } finally {
+      ending.close();
+      lasting.close();
+    }
   });
 
   it('refuses a Last-Event-ID it never sent, and a caller without notifications:read', async () => {
