@@ -3,7 +3,9 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
  * Where outbound requests to caller-chosen URLs (Web Push endpoints, status callbacks) may not go: loopback,
- * private, link-local, unique-local and unspecified addresses, and `localhost`. Checked twice:
+ * private, link-local, unique-local and unspecified addresses, the other ranges that are not
+ * public (shared, benchmarking, multicast, reserved), IPv6 forms that carry such an IPv4 address
+ * (IPv4-mapped and -compatible, NAT64, 6to4), and `localhost`. Checked twice:
  * at acceptance on the URL's host (refusedUrl), and at connect time on the addresses the host
  * resolves to (publicOnlyLookup), so a name that resolves elsewhere later (DNS rebinding) does
  * not get through. Hosts listed in HERALD_PUSH_ALLOWED_HOSTS or HERALD_CALLBACK_ALLOWED_HOSTS (a
@@ -17,15 +19,21 @@ for (const [net, bits] of [
   ['127.0.0.0', 8],
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
   ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ] as const) {
   PRIVATE.addSubnet(net, bits, 'ipv4');
 }
 for (const [net, bits] of [
   ['::', 128],
   ['::1', 128],
+  ['64:ff9b:1::', 48],
   ['fc00::', 7],
   ['fe80::', 10],
+  ['ff00::', 8],
 ] as const) {
   PRIVATE.addSubnet(net, bits, 'ipv6');
 }
@@ -34,14 +42,44 @@ const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
 
-/** Whether an address literal (IPv4-mapped IPv6 included) is in `list`; false for a name. */
+/** The eight 16-bit groups of an IPv6 literal (a dotted IPv4 tail included). */
+function groups(address: string): number[] {
+  let text = address;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const part = (s: string) => (s ? s.split(':').map((g) => Number.parseInt(g, 16)) : []);
+  const left = part(head);
+  const right = part(tail ?? '');
+  const zeros = tail === undefined ? [] : new Array<number>(8 - left.length - right.length).fill(0);
+  return [...left, ...zeros, ...right];
+}
+
+/**
+ * The IPv4 address an IPv6 literal carries where a host or a gateway may reach it: IPv4-mapped
+ * (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`, so `::` and `::1` too), NAT64
+ * (`64:ff9b::a.b.c.d`) and 6to4 (`2002:AABB:CCDD::`).
+ */
+function embeddedIpv4(address: string): string | undefined {
+  const g = groups(address);
+  const v4 = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zero(0, 5) && (g[5] === 0xffff || g[5] === 0)) return v4(g[6] ?? 0, g[7] ?? 0);
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return v4(g[6] ?? 0, g[7] ?? 0);
+  if (g[0] === 0x2002) return v4(g[1] ?? 0, g[2] ?? 0);
+  return undefined;
+}
+
+/** Whether an address literal (or the IPv4 address an IPv6 one carries) is in `list`; false for a name. */
 function listed(list: BlockList, address: string): boolean {
   const type = isIP(address);
   if (type === 4) return list.check(address, 'ipv4');
   if (type !== 6) return false;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) return list.check(mapped[1], 'ipv4');
-  return list.check(address, 'ipv6');
+  const v4 = embeddedIpv4(address);
+  return (v4 !== undefined && list.check(v4, 'ipv4')) || list.check(address, 'ipv6');
 }
 
 /** Whether an address literal is in a range Herald must not call on a caller's behalf. */
@@ -77,10 +115,12 @@ export function refusedUrl(
     return 'must be a URL';
   }
   if (url.protocol !== 'https:') return 'must be an https:// URL';
+  // Never sent (the request goes to the origin), and a password would be shown back and stored.
+  if (url.username || url.password) return 'must not carry a user name or password';
   if (isAllowedHost(url, allowedHosts)) return undefined;
   const host = bareHost(url);
   if (isLoopbackHost(host) || isPrivateAddress(host)) {
-    return `must not name a loopback, private, link-local or unspecified address (${variable} lists exceptions)`;
+    return `must not name a loopback, private, link-local or other non-public address (${variable} lists exceptions)`;
   }
   return undefined;
 }

@@ -229,6 +229,7 @@ describe('status callbacks', () => {
       'http://example.com/hook',
       'https://127.0.0.1:9/hook',
       'https://10.1.2.3/hook',
+      'https://user:secret@example.com/hook',
       'not a url',
     ]) {
       const refused = await call(acme, 'POST', '/callbacks', { url });

@@ -124,7 +124,7 @@ describe('outbound rules at acceptance', () => {
   const to = (endpoint: string) =>
     webPush({ recipient: { subscription: { endpoint, keys: { p256dh: 'a', auth: 'b' } } } });
 
-  it('refuses push endpoints naming loopback, private, link-local, unique-local or unspecified hosts', async () => {
+  it('refuses push endpoints naming loopback, private, link-local, unique-local, unspecified or other non-public hosts, or carrying credentials', async () => {
     const before = countRows(t.deps);
     for (const endpoint of [
       'https://127.0.0.1:8443/internal-admin',
@@ -140,6 +140,17 @@ describe('outbound rules at acceptance', () => {
       'https://[fe80::1]/x',
       'https://[::ffff:127.0.0.1]/x',
       'https://10.9.8.7/x',
+      // IPv6 forms that carry a private IPv4 address: IPv4-compatible, NAT64, 6to4.
+      'https://[::127.0.0.1]/x',
+      'https://[64:ff9b::10.0.0.5]/x',
+      'https://[2002:c0a8:101::1]/x',
+      // Not public either: benchmarking, multicast, broadcast, IPv6 multicast.
+      'https://198.18.0.1/x',
+      'https://224.0.0.1/x',
+      'https://255.255.255.255/x',
+      'https://[ff02::1]/x',
+      // Credentials in the URL are never sent (and would be stored and shown back).
+      'https://user:secret@push.example.com/x',
     ]) {
       const response = await send(t.app, t.sender, to(endpoint));
       assert.equal(response.statusCode, 400, endpoint);
