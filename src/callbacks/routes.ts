@@ -95,6 +95,8 @@ export const callbackRoutes: RouteModule<CoreDeps> = (app, deps) => {
       schema: {
         tags: ['callbacks'],
         summary: 'Register a status callback; its signing secret is in this answer only',
+        description:
+          'A tenant has at most HERALD_CALLBACKS_PER_TENANT callbacks (20); one more gets 409 INVALID_STATE until one is deleted.',
         body: CreateCallbackBody,
         response: { 201: CreatedCallback },
       },
@@ -126,7 +128,15 @@ export const callbackRoutes: RouteModule<CoreDeps> = (app, deps) => {
       };
       // It reports the changes after the log's head now: from this answer on, whenever a worker
       // first reads for it (perhaps a worker process not started yet).
-      await store.callbacks.create(callback, await store.statusLog.head());
+      const perTenant = config.callbacksPerTenant;
+      if (!(await store.callbacks.create(callback, await store.statusLog.head(), perTenant))) {
+        // Every callback costs the shared sender a request per change: a cap keeps one tenant
+        // from loading it without bound.
+        throw new HeraldError(
+          'INVALID_STATE',
+          `This tenant already has ${perTenant} callbacks (HERALD_CALLBACKS_PER_TENANT); delete one first.`,
+        );
+      }
       return reply
         .code(201)
         .header('location', `/callbacks/${id}`)

@@ -128,6 +128,13 @@ export const ServerSchema = Type.Object({
     1_000_000,
     'requests a second to one status callback, per worker process',
   ),
+  callbacksPerTenant: int(
+    'HERALD_CALLBACKS_PER_TENANT',
+    20,
+    1,
+    1000,
+    'status callbacks one tenant may register (each status change is posted to each of them)',
+  ),
   streamsPerTenant: int(
     'HERALD_STREAMS_PER_TENANT',
     200,

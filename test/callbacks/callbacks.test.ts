@@ -224,6 +224,23 @@ describe('status callbacks', () => {
     assert.equal((await call(mallory, 'DELETE', `/callbacks/${theirs}`)).status, 204);
   });
 
+  it('caps the callbacks of a tenant (HERALD_CALLBACKS_PER_TENANT, 20): one more gets 409 until one is deleted', async () => {
+    const capped = await tokenFor(herald.deps, { role: 'admin', tenant: 'capped' });
+    const made = await Promise.all(
+      Array.from({ length: 22 }, (_, i) =>
+        call(capped, 'POST', '/callbacks', { url: `${receiver.origin}/capped/${i}` }),
+      ),
+    );
+    assert.deepEqual(made.map((r) => r.status).sort(), [...Array<number>(20).fill(201), 409, 409]);
+    const refused = made.find((r) => r.status === 409);
+    assert.equal(refused?.json.code, 'INVALID_STATE');
+    assert.equal((await call(capped, 'GET', '/callbacks')).json.items.length, 20);
+    assert.equal((await call(acme, 'POST', '/callbacks', { url: `${receiver.origin}/beside` })).status, 201);
+    const first = made.find((r) => r.status === 201)?.json.id;
+    assert.equal((await call(capped, 'DELETE', `/callbacks/${first}`)).status, 204);
+    assert.equal((await call(capped, 'POST', '/callbacks', { url: `${receiver.origin}/again` })).status, 201);
+  });
+
   it('refuses URLs the outbound rules forbid, with a 400 that changes nothing', async () => {
     for (const url of [
       'http://example.com/hook',

@@ -47,8 +47,8 @@ export function callbacksSuite(name: string, open: () => Promise<Store>): void {
 
     it('keeps callbacks per tenant; rotation keeps the previous secret; removal takes the messages', async () => {
       const store = await fresh();
-      await store.callbacks.create(callback(), 'c0');
-      await store.callbacks.create(callback({ id: 'cb2', tenant: 'other' }), 'c0');
+      await store.callbacks.create(callback(), 'c0', 10);
+      await store.callbacks.create(callback({ id: 'cb2', tenant: 'other' }), 'c0', 10);
       assert.deepEqual(
         (await store.callbacks.list('acme')).map((c) => c.id),
         ['cb1'],
@@ -68,9 +68,24 @@ export function callbacksSuite(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(await store.callbacks.dueCallbacks(T0 + 10, 10), []);
     });
 
+    it('caps the callbacks of a tenant, concurrent creations included, and no other tenant', async () => {
+      const store = await fresh();
+      const made = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => store.callbacks.create(callback({ id: `cb${i}` }), 'c0', 3)),
+      );
+      assert.equal(made.filter(Boolean).length, 3);
+      assert.equal((await store.callbacks.list('acme')).length, 3);
+      assert.equal(await store.callbacks.create(callback({ id: 'cbo', tenant: 'other' }), 'c0', 3), true);
+      assert.equal(
+        await store.callbacks.remove('acme', (await store.callbacks.list('acme'))[0]?.id ?? ''),
+        true,
+      );
+      assert.equal(await store.callbacks.create(callback({ id: 'cb9' }), 'c0', 3), true);
+    });
+
     it("leases a callback's head to one worker at a time and moves its place only for that worker", async () => {
       const store = await fresh();
-      await store.callbacks.create(callback(), 'c0');
+      await store.callbacks.create(callback(), 'c0', 10);
       assert.equal(await store.callbacks.leaseHead('cb1', 'w1', T0, T0 + 10_000), 'c0');
       assert.equal(await store.callbacks.leaseHead('cb1', 'w2', T0 + 1, T0 + 10_001), undefined);
       // Renewed by its holder; taken by another once it ran out.
@@ -117,7 +132,7 @@ export function callbacksSuite(name: string, open: () => Promise<Store>): void {
 
     it("claims a notification's messages one at a time, in order, and fences completions by lease", async () => {
       const store = await fresh();
-      await store.callbacks.create(callback(), 'c0');
+      await store.callbacks.create(callback(), 'c0', 10);
       await toOutbox(store, [
         waiting('a1', 'nA'),
         waiting('b1', 'nB'),
@@ -194,7 +209,7 @@ export function callbacksSuite(name: string, open: () => Promise<Store>): void {
 
     it('prunes attempts and settled messages older than the history kept, oldest first, never a pending one', async () => {
       const store = await fresh();
-      await store.callbacks.create(callback(), 'c0');
+      await store.callbacks.create(callback(), 'c0', 10);
       await toOutbox(store, [waiting('m1', 'n1'), waiting('m2', 'n2'), waiting('m3', 'n3')]);
       const claimed = await store.callbacks.claim('cb1', 'w1', T0, T0 + 30_000, 10);
       const settle = (id: string, kind: 'delivered' | 'failed', at: number) =>
@@ -243,7 +258,7 @@ export function callbacksSuite(name: string, open: () => Promise<Store>): void {
 
     it('gives up the pending messages of a disabled callback', async () => {
       const store = await fresh();
-      await store.callbacks.create(callback(), 'c0');
+      await store.callbacks.create(callback(), 'c0', 10);
       await toOutbox(store, [waiting('m1', 'n1')]);
       await store.callbacks.disable('cb1', '410', T0 + 1);
       assert.deepEqual(await store.callbacks.enabled(), []);

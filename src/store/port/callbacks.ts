@@ -94,8 +94,12 @@ export interface AttemptRecord {
  * and the attempts made.
  */
 export interface CallbackStore {
-  /** Adds a callback that reports the changes after `cursor` (the status log's head at creation). */
-  create(callback: CallbackRecord, cursor: string): Promise<void>;
+  /**
+   * Adds a callback that reports the changes after `cursor` (the status log's head at creation);
+   * false, and nothing written, when its tenant already has `perTenant` callbacks (concurrent
+   * creations included: the count and the insert are one step).
+   */
+  create(callback: CallbackRecord, cursor: string, perTenant: number): Promise<boolean>;
   /** The tenant's callbacks, oldest first. */
   list(tenant: string): Promise<CallbackRecord[]>;
   get(tenant: string, id: string): Promise<CallbackRecord | undefined>;

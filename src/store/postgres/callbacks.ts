@@ -28,9 +28,18 @@ async function insertAttempts(tx: Query, attempts: readonly NewAttempt[], now: n
  */
 export function createPostgresCallbacks(sql: Sql): CallbackStore {
   return {
-    async create(c, cursor) {
-      await sql`INSERT INTO callbacks (id, tenant, url, events, secret, created_at, cursor)
-        VALUES (${c.id}, ${c.tenant}, ${c.url}, ${json(c.events)}, ${c.secret}, ${c.createdAt}, ${cursor})`;
+    async create(c, cursor, perTenant) {
+      return sql.begin(async (tx) => {
+        // One tenant's creations take turns, so two at once cannot both pass the count.
+        await tx`SELECT pg_advisory_xact_lock(hashtext('callbacks'), hashtext(${c.tenant}))`;
+        const [row] = await tx<
+          { n: number }[]
+        >`SELECT count(*)::int AS n FROM callbacks WHERE tenant = ${c.tenant}`;
+        if ((row?.n ?? 0) >= perTenant) return false;
+        await tx`INSERT INTO callbacks (id, tenant, url, events, secret, created_at, cursor)
+          VALUES (${c.id}, ${c.tenant}, ${c.url}, ${json(c.events)}, ${c.secret}, ${c.createdAt}, ${cursor})`;
+        return true;
+      });
     },
     async list(tenant) {
       const rows = await sql<

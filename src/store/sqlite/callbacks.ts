@@ -18,6 +18,7 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
      VALUES (@id, @tenant, @url, @events, @secret, NULL, NULL, NULL, NULL, @createdAt, @cursor)`,
   );
   const list = db.prepare('SELECT * FROM callbacks WHERE tenant = ? ORDER BY created_at, id');
+  const count = db.prepare('SELECT count(*) FROM callbacks WHERE tenant = ?').pluck();
   const get = db.prepare('SELECT * FROM callbacks WHERE tenant = ? AND id = ?');
   const enabled = db.prepare('SELECT * FROM callbacks WHERE disabled_at IS NULL ORDER BY created_at, id');
   const removeMessages = db.prepare('DELETE FROM callback_messages WHERE callback_id = ?');
@@ -126,8 +127,12 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
   );
 
   return {
-    async create(callback, cursor) {
-      insert.run({ ...callback, events: JSON.stringify(callback.events), cursor });
+    async create(callback, cursor, perTenant) {
+      return db.transaction(() => {
+        if ((count.get(callback.tenant) as number) >= perTenant) return false;
+        insert.run({ ...callback, events: JSON.stringify(callback.events), cursor });
+        return true;
+      })();
     },
     async list(tenant) {
       return (list.all(tenant) as CallbackRow[]).map(callbackFromRow);
