@@ -128,11 +128,14 @@ export function createPoster(allowedHosts: readonly string[], timeoutMs = CALLBA
         await response.body.dump().catch(() => undefined);
         return { statusCode: response.statusCode, error: null };
       } catch (error) {
+        // Herald's own words, never the error's code or text: a closed port, a filtered one and
+        // a TLS mismatch would otherwise answer differently (ECONNREFUSED, a timeout, OpenSSL's
+        // text), and the deliveries a tenant reads would scan the hosts Herald can reach.
         const detail = refusedAtConnect(error)
           ? 'callback host resolves to a private address'
           : timedOut(error)
             ? `no answer within ${timeoutMs / 1000} s`
-            : `request failed: ${((error as { cause?: Error }).cause ?? (error as Error)).message}`;
+            : 'could not reach the callback URL';
         return { statusCode: null, error: detail };
       }
     },

@@ -2,7 +2,7 @@
 // shared by the requests that start close together, against a real HTTPS peer that never ends
 // its answer.
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -118,6 +118,38 @@ describe('callback poster and the outbound rules (API.md §7)', () => {
     timestamp: Math.floor(Date.now() / 1000),
     secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
     body: '{}',
+  });
+
+  it("says the same of a closed port, a peer that does not speak TLS and a name that does not resolve, never the error's code", async () => {
+    const plain = createServer((_request, response) => response.end('plain http'));
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    const plainPort = (plain.address() as AddressInfo).port;
+    const poster = createPoster([`127.0.0.1:${closed}`, `127.0.0.1:${plainPort}`, 'nowhere.invalid']);
+    try {
+      for (const url of [
+        `https://127.0.0.1:${closed}/hook`,
+        `https://127.0.0.1:${plainPort}/hook`,
+        'https://nowhere.invalid/hook',
+      ]) {
+        assert.deepEqual(
+          await poster.post(message(url)),
+          {
+            statusCode: null,
+            error: 'could not reach the callback URL',
+          },
+          url,
+        );
+      }
+    } finally {
+      await poster.close();
+      await new Promise((resolve) => plain.close(resolve));
+    }
   });
 
   it('never calls a URL the rules refuse, every time it is asked, and calls a listed host', async () => {
