@@ -1,4 +1,5 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import { Resolver, lookup as systemLookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
@@ -128,26 +129,75 @@ export function refusedUrl(
 /** The code of the error publicOnlyLookup fails a connection with. */
 export const PRIVATE_ADDRESS = 'EHERALDPRIVATEADDRESS';
 
+/** How long one DNS query for a caller-chosen host may take, and how often it is tried. */
+const DNS_TIMEOUT_MS = 2000;
+const DNS_TRIES = 2;
 /**
- * A socket `lookup` that resolves like the default one and fails the connection when any of the
- * host's addresses is private (a host with one public and one private address is refused too:
- * the socket may pick either). Used by the connections Herald opens to caller-chosen hosts.
+ * Quick answers that DNS does not know the name, or that no DNS server is there: only then is the
+ * system's lookup asked (a timeout never is).
  */
-export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error, '', 0);
-    const refused = addresses.find((a) => isPrivateAddress(a.address));
-    if (refused || addresses.length === 0) {
-      const denied = Object.assign(new Error(`${hostname} resolves to a private address`), {
-        code: PRIVATE_ADDRESS,
-      });
-      return callback(denied, '', 0);
+const NOT_IN_DNS = new Set(['ENOTFOUND', 'ENODATA', 'ECONNREFUSED']);
+
+/**
+ * The addresses of a caller-chosen host, asked of DNS directly (c-ares, on the event loop), not
+ * with the system's lookup. That one runs getaddrinfo in libuv's thread pool, which the whole
+ * process shares and which runs at most two lookups at once: a tenant whose push endpoints or
+ * callback URLs name hosts with a DNS server that never answers would make every other lookup
+ * of the process (other tenants' endpoints, the push services', SMTP's) wait behind theirs, for
+ * the system resolver's timeout each (5 s, twice). Here a query that hangs holds up only its own
+ * connection. A name DNS does not know (the hosts file's) goes to the system's lookup, which then
+ * answers from the file without waiting on a DNS server.
+ */
+function addressesWith(resolver: Resolver) {
+  return async (hostname: string): Promise<LookupAddress[]> => {
+    const literal = isIP(hostname);
+    if (literal) return [{ address: hostname, family: literal }];
+    const answers = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
+    const found = answers.flatMap((answer, i) =>
+      answer.status === 'fulfilled'
+        ? answer.value.map((address) => ({ address, family: i === 0 ? 4 : 6 }))
+        : [],
+    );
+    if (found.length > 0) return found;
+    const failures = answers.flatMap((answer) => (answer.status === 'rejected' ? [answer.reason] : []));
+    if (failures.every((e) => NOT_IN_DNS.has(String((e as { code?: unknown }).code)))) {
+      return systemLookup(hostname, { all: true });
     }
-    if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-    const [first] = addresses as [LookupAddress];
-    return callback(null, first.address, first.family);
-  });
-};
+    throw failures.find((e) => !NOT_IN_DNS.has(String((e as { code?: unknown }).code)));
+  };
+}
+
+/**
+ * A socket `lookup` that fails the connection when any of the host's addresses is private (a
+ * host with one public and one private address is refused too: the socket may pick either).
+ * Used by the connections Herald opens to caller-chosen hosts; `resolver` is for tests.
+ */
+export function createPublicOnlyLookup(
+  resolver = new Resolver({ timeout: DNS_TIMEOUT_MS, tries: DNS_TRIES }),
+): LookupFunction {
+  const addressesOf = addressesWith(resolver);
+  return (hostname, options, callback) => {
+    addressesOf(hostname).then(
+      (all) => {
+        const addresses = options.family ? all.filter((a) => a.family === options.family) : all;
+        if (addresses.length === 0 || addresses.some((a) => isPrivateAddress(a.address))) {
+          const denied = Object.assign(new Error(`${hostname} resolves to a private address`), {
+            code: PRIVATE_ADDRESS,
+          });
+          return callback(denied, '', 0);
+        }
+        if (options.all)
+          return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        const [first] = addresses as [LookupAddress];
+        return callback(null, first.address, first.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
+  };
+}
+
+/** The lookup of every connection to a caller-chosen host (see createPublicOnlyLookup). */
+export const publicOnlyLookup = createPublicOnlyLookup();
 
 /** Whether a failed request was refused by publicOnlyLookup (fetch wraps the socket's error). */
 export function refusedAtConnect(error: unknown): boolean {

@@ -1,7 +1,15 @@
-// The outbound rules (API.md §7) on address literals: what a caller-chosen URL may name.
+// The outbound rules (API.md §7): what a caller-chosen URL may name, and where its connections go.
 import assert from 'node:assert/strict';
+import { createSocket } from 'node:dgram';
+import type { LookupAddress } from 'node:dns';
+import { Resolver, lookup as systemLookup } from 'node:dns/promises';
 import { describe, it } from 'node:test';
-import { isPrivateAddress, refusedUrl } from '../../src/providers/outbound.ts';
+import {
+  createPublicOnlyLookup,
+  isPrivateAddress,
+  PRIVATE_ADDRESS,
+  refusedUrl,
+} from '../../src/providers/outbound.ts';
 
 describe('outbound rules', () => {
   it('refuses the IPv6 forms of a private IPv4 address and lets those of a public one through', () => {
@@ -39,5 +47,102 @@ describe('outbound rules', () => {
     }
     assert.equal(refusedUrl('https://93.184.215.14/hook', []), undefined);
     assert.equal(refusedUrl('https://example.com/hook', []), undefined);
+  });
+});
+
+/**
+ * A DNS server on UDP for the tests: `public.herald.test` has an A record of a public address,
+ * `private.herald.test` one of a private address, `slow.herald.test` gets no answer at all (as
+ * from a server that drops the query), any other name NXDOMAIN.
+ */
+async function dnsServer(): Promise<{ server: string; asked: () => string[]; close: () => void }> {
+  const socket = createSocket('udp4');
+  const asked: string[] = [];
+  const records: Record<string, [number, number, number, number]> = {
+    'public.herald.test': [93, 184, 215, 14],
+    'private.herald.test': [10, 0, 0, 7],
+  };
+  socket.on('message', (query, peer) => {
+    const labels: string[] = [];
+    let at = 12;
+    while ((query[at] ?? 0) > 0) {
+      const length = query[at] as number;
+      labels.push(query.subarray(at + 1, at + 1 + length).toString());
+      at += length + 1;
+    }
+    const name = labels.join('.').toLowerCase();
+    const type = query.readUInt16BE(at + 1);
+    asked.push(name);
+    if (name === 'slow.herald.test') return;
+    const question = query.subarray(12, at + 5);
+    const address = records[name];
+    const answer =
+      address && type === 1
+        ? Buffer.from([0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, ...address])
+        : Buffer.alloc(0);
+    const header = Buffer.alloc(12);
+    query.copy(header, 0, 0, 2);
+    header.writeUInt16BE(0x8180 | (address ? 0 : 3), 2); // a response; NXDOMAIN for unknown names
+    header.writeUInt16BE(1, 4);
+    header.writeUInt16BE(answer.length > 0 ? 1 : 0, 6);
+    socket.send(Buffer.concat([header, question, answer]), peer.port, peer.address);
+  });
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  return {
+    server: `127.0.0.1:${socket.address().port}`,
+    asked: () => asked,
+    close: () => socket.close(),
+  };
+}
+
+describe('the lookup of connections to caller-chosen hosts', () => {
+  const lookupWith = (server: string) => {
+    const resolver = new Resolver({ timeout: 1000, tries: 1 });
+    resolver.setServers([server]);
+    const lookup = createPublicOnlyLookup(resolver);
+    return (host: string) =>
+      new Promise<{ error?: NodeJS.ErrnoException; addresses?: LookupAddress[] }>((resolve) =>
+        lookup(host, { all: true }, (error, addresses) =>
+          resolve(error ? { error } : { addresses: addresses as unknown as LookupAddress[] }),
+        ),
+      );
+  };
+
+  it('asks DNS itself, refuses private answers and falls back to the hosts file only for names DNS does not know', async () => {
+    const dns = await dnsServer();
+    try {
+      const lookup = lookupWith(dns.server);
+      assert.deepEqual((await lookup('public.herald.test')).addresses, [
+        { address: '93.184.215.14', family: 4 },
+      ]);
+      assert.equal((await lookup('private.herald.test')).error?.code, PRIVATE_ADDRESS);
+      // Not in this DNS: the system's lookup answers from the hosts file (loopback, refused).
+      assert.equal((await lookup('localhost')).error?.code, PRIVATE_ADDRESS);
+      assert.ok(dns.asked().includes('public.herald.test') && dns.asked().includes('localhost'));
+    } finally {
+      dns.close();
+    }
+  });
+
+  it('lets a host whose DNS never answers hold up only its own connections, not the thread pool lookups share', async () => {
+    const dns = await dnsServer();
+    try {
+      const lookup = lookupWith(dns.server);
+      let settled = 0;
+      const hanging = Array.from({ length: 8 }, () =>
+        lookup('slow.herald.test').finally(() => {
+          settled += 1;
+        }),
+      );
+      // The system's lookups (libuv's pool runs at most two at once) are not queued behind them.
+      for (let i = 0; i < 4; i++) await systemLookup('localhost');
+      assert.equal(settled, 0, 'the unanswered lookups were still waiting for DNS');
+      for (const result of await Promise.all(hanging)) {
+        assert.equal(result.error?.code, 'ETIMEOUT');
+      }
+      assert.ok(dns.asked().filter((name) => name === 'slow.herald.test').length >= 8);
+    } finally {
+      dns.close();
+    }
   });
 });
