@@ -39,7 +39,7 @@ export const renderScenario: Scenario = {
     const parsed = parseContent(CONTENT);
     const pool = createRenderPool({ threads: 2, timeoutMs: 1000 });
     try {
-      await pool.run({ key: 'warm', content: CONTENT, variables: variables(0) }, 2);
+      await pool.run({ tenant: 'bench', key: 'warm', content: CONTENT, variables: variables(0) }, 2);
       const inLoop: number[] = [];
       const inPool: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
@@ -51,7 +51,7 @@ export const renderScenario: Scenario = {
         // CRITICAL rank: all threads (bulk ranks are held to their share).
         await Promise.all(
           Array.from({ length: COUNT }, (_, i) =>
-            pool.run({ key: 'order-shipped', content: CONTENT, variables: variables(i) }, 0),
+            pool.run({ tenant: 'bench', key: 'order-shipped', content: CONTENT, variables: variables(i) }, 0),
           ),
         );
         inPool.push(((performance.now() - start) * 1000) / COUNT);

@@ -2,16 +2,19 @@ import { Worker } from 'node:worker_threads';
 import type { Content } from '../channels.ts';
 import { type Rank, reserveCaps, roomFor } from '../dispatch/reserve.ts';
 import { type ThreadCpu, threadCpu } from '../os-thread.ts';
+import { Turns } from './turns.ts';
 
 /** What one render asks: the Liquid sources (cached in the thread by `key`) and the variables. */
 export interface RenderJob {
+  /** Whose render it is: the waiting jobs of one priority take turns by tenant. */
+  tenant: string;
   key: string;
   content: Content;
   variables: Record<string, unknown>;
 }
 
-/** A job as posted to a thread. */
-export interface ThreadJob extends RenderJob {
+/** A job as posted to a thread (whose it is matters only to the queue). */
+export interface ThreadJob extends Omit<RenderJob, 'tenant'> {
   id: number;
   /**
    * Liquid's own cut-off, before the pool's deadline, counted like it from when the job is posted
@@ -81,13 +84,15 @@ const ENTRY = new URL('./render-thread.js', import.meta.url);
  * (COOPERATIVE_SHARE), which it checks between nodes: most long renders end so, and their thread
  * is kept. Threads take one job at a time, most urgent first, and LOW and NORMAL never hold the
  * threads reserved for CRITICAL and HIGH (dispatch/reserve.ts), so a tenant's heavy templates
- * never delay another's urgent render. Threads start on first use and do not keep the process
+ * never delay another's urgent render; within a priority, tenants take turns. Threads start on first use and do not keep the process
  * alive.
  */
 export function createRenderPool(options: RenderPoolOptions): RenderPool {
   const caps = reserveCaps(options.threads);
   const used: [number, number, number, number] = [0, 0, 0, 0];
-  const queues: Waiting[][] = [[], [], [], []];
+  // Per priority, the tenants' jobs in turns: one tenant's backlog of heavy templates delays
+  // another tenant's render of the same priority by at most one job, not by the whole backlog.
+  const queues = [new Turns<Waiting>(), new Turns<Waiting>(), new Turns<Waiting>(), new Turns<Waiting>()];
   const threads: Thread[] = [];
   let nextId = 1;
   let closed = false;
@@ -143,7 +148,8 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     const postedAt = performance.now();
     thread.running = { ...waiting, id, timer, postedAt, cpuAtPost: thread.cpu?.ms() };
     const cutAt = performance.timeOrigin + postedAt + options.timeoutMs * COOPERATIVE_SHARE;
-    thread.worker.postMessage({ id, cutAt, ...waiting.job } satisfies ThreadJob);
+    const { key, content, variables } = waiting.job;
+    thread.worker.postMessage({ id, cutAt, key, content, variables } satisfies ThreadJob);
   }
 
   /**
@@ -181,7 +187,7 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
 
   /** Threads keep the process alive only while there is work for them (idle ones do not). */
   function holdProcess(): void {
-    const busy = queues.some((q) => q.length > 0) || threads.some((t) => t.running);
+    const busy = queues.some((q) => q.size > 0) || threads.some((t) => t.running);
     for (const thread of threads) {
       if (busy) thread.worker.ref();
       else thread.worker.unref();
@@ -199,8 +205,8 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     // without waiting for a new thread to load (about 200 ms).
     while (threads.length < options.threads + 1) spawn();
     for (let rank = 0; rank < queues.length; rank++) {
-      const queue = queues[rank] as Waiting[];
-      while (queue.length > 0 && roomFor(rank, used, caps) > 0 && running() < options.threads) {
+      const queue = queues[rank] as Turns<Waiting>;
+      while (queue.size > 0 && roomFor(rank, used, caps) > 0 && running() < options.threads) {
         const free = threads.find((t) => t.ready && !t.running);
         if (!free) return;
         start(free, queue.shift() as Waiting);
@@ -212,14 +218,14 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     run(job, rank) {
       if (closed) return Promise.resolve({ ok: false, limit: false, message: 'the render pool is closed' });
       return new Promise((resolve) => {
-        (queues[rank] ?? (queues[3] as Waiting[])).push({ job, rank, resolve });
+        (queues[rank] ?? (queues[3] as Turns<Waiting>)).push(job.tenant, { job, rank, resolve });
         pump();
       });
     },
     async close() {
       closed = true;
       for (const queue of queues) {
-        for (const waiting of queue.splice(0)) {
+        for (const waiting of queue.takeAll()) {
           waiting.resolve({ ok: false, limit: false, message: 'the render pool is closed' });
         }
       }

@@ -82,6 +82,7 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
   // Template versions never change: their sources are read from the store once.
   const versions = lru<TemplateRecord>(1000);
   async function run(
+    tenant: string,
     key: string,
     content: Content,
     variables: Record<string, unknown>,
@@ -90,7 +91,7 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
   ) {
     const plain = literal(content);
     if (plain) return plain;
-    const outcome = await pool.run({ key, content, variables }, rank);
+    const outcome = await pool.run({ tenant, key, content, variables }, rank);
     if (outcome.ok) return outcome.content;
     throw new RenderError(`${what}: ${outcome.message}`, outcome.field, outcome.limit);
   }
@@ -110,14 +111,21 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
           template = found;
           versions.set(key, found);
         }
-        return run(key, template.content, variables, what, rank);
+        return run(n.tenant, key, template.content, variables, what, rank);
       }
       if (!n.content) throw new RenderError('the notification has neither a template nor content');
-      return run(JSON.stringify(n.content), n.content, variables, 'content', rank);
+      return run(n.tenant, JSON.stringify(n.content), n.content, variables, 'content', rank);
     },
     preview(template, variables) {
       const key = `${template.tenant}\u0000${template.key}\u0000${template.version}`;
-      return run(key, template.content, variables, describe(template), priorityRank('NORMAL'));
+      return run(
+        template.tenant,
+        key,
+        template.content,
+        variables,
+        describe(template),
+        priorityRank('NORMAL'),
+      );
     },
     close: async () => given?.close(),
   };

@@ -16,7 +16,7 @@ describe('render pool', () => {
   const pool = createRenderPool({ threads: 1, timeoutMs: 100 });
   after(() => pool.close());
   const render = (text: string, key = text): Promise<RenderOutcome> =>
-    pool.run({ key, content: { text }, variables: { name: 'Ada' } }, 2);
+    pool.run({ tenant: 'acme', key, content: { text }, variables: { name: 'Ada' } }, 2);
 
   it('renders', async () => {
     assert.deepEqual(await render('Hi {{ name }}'), { ok: true, content: { text: 'Hi Ada' } });
@@ -27,14 +27,20 @@ describe('render pool', () => {
     // 100 ms, 25 ms of scheduling delay let the pool's deadline end the thread first.
     const roomy = createRenderPool({ threads: 1, timeoutMs: 1000 });
     after(() => roomy.close());
-    const cut = await roomy.run({ key: MANY_NODES, content: { text: MANY_NODES }, variables: {} }, 2);
+    const cut = await roomy.run(
+      { tenant: 'acme', key: MANY_NODES, content: { text: MANY_NODES }, variables: {} },
+      2,
+    );
     assert.deepEqual(cut, {
       ok: false,
       limit: true,
       message: 'text: rendering ran out of time',
     });
     assert.deepEqual(
-      await roomy.run({ key: 'again', content: { text: 'Hi {{ name }}' }, variables: { name: 'Ada' } }, 2),
+      await roomy.run(
+        { tenant: 'acme', key: 'again', content: { text: 'Hi {{ name }}' }, variables: { name: 'Ada' } },
+        2,
+      ),
       {
         ok: true,
         content: { text: 'Hi Ada' },
@@ -64,13 +70,13 @@ describe('render pool, a thread kept off the CPU', () => {
   after(() => pool.close());
 
   it('is not terminated at the deadline, but is once it has had its time on a CPU', async () => {
-    await pool.run({ key: 'warm', content: { text: 'Hi' }, variables: {} }, 2);
+    await pool.run({ tenant: 'acme', key: 'warm', content: { text: 'Hi' }, variables: {} }, 2);
     // The thread and its warm spare are ready (each opened its CPU clock).
     await eventually(() => clocks === 2, 10_000, 'both threads ready');
     assert.equal(clocks, 2);
     let outcome: RenderOutcome | undefined;
     const running = pool
-      .run({ key: 'long', content: { text: LONG_PARSE }, variables: { name: 'Ada' } }, 2)
+      .run({ tenant: 'acme', key: 'long', content: { text: LONG_PARSE }, variables: { name: 'Ada' } }, 2)
       .then((o) => {
         outcome = o;
       });
@@ -82,10 +88,41 @@ describe('render pool, a thread kept off the CPU', () => {
     await running;
     assert.deepEqual(outcome, { ok: false, limit: true, message: 'rendering ran out of time (20 ms)' });
     assert.equal(
-      await pool.run({ key: 'after', content: { text: 'Bye' }, variables: {} }, 2).then((o) => o.ok),
+      await pool
+        .run({ tenant: 'acme', key: 'after', content: { text: 'Bye' }, variables: {} }, 2)
+        .then((o) => o.ok),
       true,
     );
     await eventually(() => clocks === 3, 10_000, 'a new thread ready');
     assert.equal(clocks, 3);
+  });
+});
+
+describe('render pool, tenants of one priority', () => {
+  it("takes their waiting jobs in turns: one tenant's backlog delays another's by one job, not all", async () => {
+    const pool = createRenderPool({ threads: 1, timeoutMs: 2000 });
+    after(() => pool.close());
+    const done: string[] = [];
+    const job = (tenant: string, name: string) =>
+      pool
+        .run(
+          {
+            tenant,
+            key: `${tenant}/${name}`,
+            content: { text: '{% for i in (1..10000) %}{{ i }}{% endfor %}' },
+            variables: {},
+          },
+          2,
+        )
+        .then((outcome) => {
+          assert.equal(outcome.ok, true);
+          done.push(name);
+        });
+    await job('warm', 'warm-up'); // a thread ready, so flood-1 starts as it comes
+    done.length = 0;
+    const flood = Array.from({ length: 6 }, (_, i) => job('flood', `flood-${i + 1}`));
+    await Promise.all([...flood, job('other', 'other')]);
+    // flood-1 was running and flood-2 had its turn before `other` came; then `other`'s turn.
+    assert.deepEqual(done, ['flood-1', 'flood-2', 'other', 'flood-3', 'flood-4', 'flood-5', 'flood-6']);
   });
 });

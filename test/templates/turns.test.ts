@@ -1,0 +1,20 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Turns } from '../../src/templates/turns.ts';
+
+describe('turns', () => {
+  it("takes one item of each owner in turn, each owner's in order, and everything on takeAll", () => {
+    const turns = new Turns<string>();
+    for (const item of ['a1', 'a2', 'a3']) turns.push('a', item);
+    turns.push('b', 'b1');
+    assert.equal(turns.shift(), 'a1');
+    turns.push('c', 'c1');
+    turns.push('b', 'b2');
+    assert.equal(turns.size, 5);
+    assert.deepEqual([turns.shift(), turns.shift(), turns.shift(), turns.shift()], ['b1', 'a2', 'c1', 'b2']);
+    turns.push('d', 'd1');
+    assert.deepEqual(turns.takeAll().sort(), ['a3', 'd1']);
+    assert.equal(turns.size, 0);
+    assert.equal(turns.shift(), undefined);
+  });
+});
