@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/port/index.ts';
 import type { LoggedStatus } from '../store/port/status-log.ts';
+import { Turns } from '../turns.ts';
 import { changeOf, type StatusChange } from './changes.ts';
 
 /** How far back a reconnecting client is caught up: the last 24 hours. */
@@ -186,18 +187,20 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
     await stop?.();
   }
 
-  // Catch-ups take turns, one page at a time (FIFO), each page in a turn of the event loop of its
+  // Catch-ups take turns, one page at a time, each page in a turn of the event loop of its
   // own: a hundred streams far behind cost this loop one page's work between two turns of it,
-  // not a hundred pages' back to back before it serves another request.
-  const turns: Array<() => void> = [];
+  // not a hundred pages' back to back before it serves another request. Tenants take turns, and
+  // each tenant's streams in order among themselves, so a tenant catching up two hundred streams
+  // delays another tenant's one by a page, not by two hundred.
+  const turns = new Turns<() => void>();
   let turnTaken = false;
   const passTurn = () => {
     const next = turns.shift();
     if (next) next();
     else turnTaken = false;
   };
-  async function inTurn<T>(step: () => Promise<T>): Promise<T> {
-    if (turnTaken) await new Promise<void>((resolve) => turns.push(resolve));
+  async function inTurn<T>(tenant: string, step: () => Promise<T>): Promise<T> {
+    if (turnTaken) await new Promise<void>((resolve) => turns.push(tenant, resolve));
     turnTaken = true;
     try {
       return await step();
@@ -223,7 +226,7 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
         entry.catchingUp = false;
         return;
       }
-      const page = await inTurn(async () => {
+      const page = await inTurn(entry.subscriber.tenant, async () => {
         // A client that went while this waited for its turn costs no read.
         if (!active(entry)) return { frames: '', next: from };
         const rows = await log.read(from, { until, since, tenants, limit: PAGE });

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { Content } from '../channels.ts';
 import { type Rank, reserveCaps, roomFor } from '../dispatch/reserve.ts';
 import { type ThreadCpu, threadCpu } from '../os-thread.ts';
-import { Turns } from './turns.ts';
+import { Turns } from '../turns.ts';
 
 /** What one render asks: the Liquid sources (cached in the thread by `key`) and the variables. */
 export interface RenderJob {

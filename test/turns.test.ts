@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Turns } from '../../src/templates/turns.ts';
+import { Turns } from '../src/turns.ts';
 
 describe('turns', () => {
   it("takes one item of each owner in turn, each owner's in order, and everything on takeAll", () => {
