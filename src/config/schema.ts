@@ -155,7 +155,7 @@ export const ServerSchema = Type.Object({
     100_000,
     1,
     10_000_000,
-    'notifications waiting for their group commit before new ones get 503',
+    'notifications waiting for their group commit before new ones get 503 (one tenant at most half of them)',
   ),
 });
 

@@ -13,6 +13,11 @@ export interface GroupCommitOptions<T, R> {
   maxBatch?: number;
   /** Refuse new items (503 UNAVAILABLE, Retry-After) while this much weight waits: load shedding. */
   maxPending?: number;
+  /**
+   * Whose item it is (a tenant). One owner's items may weigh at most OWNER_SHARE of maxPending,
+   * so one owner's flood is refused while the rest stays for everyone else.
+   */
+  owner?(item: T): string;
   /** Called after each successful commit (e.g. to wake the worker). */
   afterCommit?(): void;
   /**
@@ -41,9 +46,13 @@ export interface GroupCommit<T, R> {
   drain(): Promise<void>;
 }
 
+/** The share of maxPending one owner's waiting items may weigh. */
+export const OWNER_SHARE = 1 / 2;
+
 interface Pending<T, R> {
   item: T;
   weight: number;
+  owner: string;
   resolve(result: R): void;
   reject(error: unknown): void;
 }
@@ -61,6 +70,9 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
   const weigh = options.weight ?? (() => 1);
   let queue: Pending<T, R>[] = [];
   let pendingWeight = 0;
+  const pendingByOwner = new Map<string, number>();
+  const ownerOf = options.owner ?? (() => '');
+  const ownerCap = options.owner ? maxPending * OWNER_SHARE : maxPending;
   const inFlight = options.inFlight ?? 1;
   let scheduled = false;
   const running = new Set<Promise<void>>();
@@ -93,6 +105,11 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
     const batch = queue.slice(0, count);
     queue = queue.slice(count);
     pendingWeight -= weight;
+    for (const p of batch) {
+      const left = (pendingByOwner.get(p.owner) ?? 0) - p.weight;
+      if (left > 0) pendingByOwner.set(p.owner, left);
+      else pendingByOwner.delete(p.owner);
+    }
     return batch;
   };
 
@@ -137,16 +154,21 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
   return {
     submit(item) {
       const weight = weigh(item);
-      if (pendingWeight > 0 && pendingWeight + weight > maxPending) {
+      const owner = ownerOf(item);
+      const own = pendingByOwner.get(owner) ?? 0;
+      // Whatever is waiting, one item of an owner with nothing waiting is taken, so it never waits forever.
+      const full = pendingWeight > 0 && pendingWeight + weight > maxPending;
+      const ownFull = own > 0 && own + weight > ownerCap;
+      if (full || ownFull) {
+        const whose = ownFull ? 'Too many of your notifications are' : 'Too many notifications are';
         return Promise.reject(
-          new HeraldError('UNAVAILABLE', 'Too many notifications are waiting to be stored; retry shortly.', {
-            retryAfterS: 1,
-          }),
+          new HeraldError('UNAVAILABLE', `${whose} waiting to be stored; retry shortly.`, { retryAfterS: 1 }),
         );
       }
       return new Promise<R>((resolve, reject) => {
-        queue.push({ item, weight, resolve, reject });
+        queue.push({ item, weight, owner, resolve, reject });
         pendingWeight += weight;
+        pendingByOwner.set(owner, own + weight);
         schedule();
       });
     },

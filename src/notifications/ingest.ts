@@ -109,6 +109,8 @@ export function createIngest(deps: IngestDeps): Ingest {
   const pushAllowedHosts = deps.config.providers.pushAllowedHosts ?? [];
   const batcher: GroupCommit<EncodedNotification[], Array<IdempotentHit | undefined>> = createGroupCommit({
     weight: (rows) => rows.length,
+    // One tenant's flood fills at most half of HERALD_INGEST_MAX_PENDING (every row of a request is its tenant's).
+    owner: (rows) => rows[0]?.tenant ?? '',
     // Rows handed to the dispatch thread are copied into its heap: smaller hand-overs, fewer of
     // them under way, keep both heaps small (`npm run bench -- --scenario memory`).
     maxBatch: deps.writer ? Math.min(2000, deps.config.ingestMaxBatch) : deps.config.ingestMaxBatch,

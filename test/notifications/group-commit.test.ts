@@ -199,4 +199,43 @@ describe('createGroupCommit', () => {
     await Promise.all(accepted);
     assert.deepEqual(flushed, [1, 2]);
   });
+
+  it("refuses one owner's items past half of maxPending, and still takes another owner's", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const batcher = createGroupCommit<{ owner: string; n: number }, void>({
+      maxPending: 10,
+      owner: (item) => item.owner,
+      flush: async (items) => {
+        await held;
+        return items.map(() => undefined);
+      },
+    });
+    const flood = Array.from({ length: 8 }, (_, n) => batcher.submit({ owner: 'flood', n }));
+    const other = Array.from({ length: 4 }, (_, n) => batcher.submit({ owner: 'other', n }));
+    const settled = await Promise.race([
+      Promise.allSettled([...flood, ...other]),
+      new Promise<void>((resolve) => setTimeout(resolve, 50)),
+    ]);
+    assert.equal(settled, undefined, 'the flush is still held');
+    release();
+    const floodResults = await Promise.allSettled(flood);
+    const otherResults = await Promise.allSettled(other);
+    // Half of maxPending: five of the flood's; the other owner's four fit in the rest (one
+    // FIFO limit would have taken all eight of the flood and refused two of the other's).
+    assert.deepEqual(
+      floodResults.map((r) => r.status),
+      [...Array<string>(5).fill('fulfilled'), ...Array<string>(3).fill('rejected')],
+    );
+    const refused = floodResults.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    assert.equal((refused.reason as HeraldError).code, 'UNAVAILABLE');
+    assert.match((refused.reason as HeraldError).message, /your notifications/);
+    assert.deepEqual(
+      otherResults.map((r) => r.status),
+      Array<string>(4).fill('fulfilled'),
+    );
+    await batcher.drain();
+  });
 });
