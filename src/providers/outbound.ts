@@ -1,6 +1,7 @@
 import type { LookupAddress } from 'node:dns';
-import { Resolver, lookup as systemLookup } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { hostsFileAddresses } from './hosts-file.ts';
 
 /**
  * Where outbound requests to caller-chosen URLs (Web Push endpoints, status callbacks) may not go: loopback,
@@ -133,25 +134,20 @@ export const PRIVATE_ADDRESS = 'EHERALDPRIVATEADDRESS';
 const DNS_TIMEOUT_MS = 2000;
 const DNS_TRIES = 2;
 /**
- * Quick answers that DNS does not know the name, or that no DNS server is there: only then is the
- * system's lookup asked (a timeout never is).
- */
-const NOT_IN_DNS = new Set(['ENOTFOUND', 'ENODATA', 'ECONNREFUSED']);
-
-/**
  * The addresses of a caller-chosen host, asked of DNS directly (c-ares, on the event loop), not
  * with the system's lookup. That one runs getaddrinfo in libuv's thread pool, which the whole
  * process shares and which runs at most two lookups at once: a tenant whose push endpoints or
  * callback URLs name hosts with a DNS server that never answers would make every other lookup
  * of the process (other tenants' endpoints, the push services', SMTP's) wait behind theirs, for
  * the system resolver's timeout each (5 s, twice). Here a query that hangs holds up only its own
- * connection. A name DNS does not know (the hosts file's) goes to the system's lookup, which then
- * answers from the file without waiting on a DNS server.
+ * connection. The hosts file is read first, as the system's resolver would.
  */
 function addressesWith(resolver: Resolver) {
   return async (hostname: string): Promise<LookupAddress[]> => {
     const literal = isIP(hostname);
     if (literal) return [{ address: hostname, family: literal }];
+    const listed = hostsFileAddresses(hostname);
+    if (listed.length > 0) return listed;
     const answers = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
     const found = answers.flatMap((answer, i) =>
       answer.status === 'fulfilled'
@@ -159,11 +155,9 @@ function addressesWith(resolver: Resolver) {
         : [],
     );
     if (found.length > 0) return found;
-    const failures = answers.flatMap((answer) => (answer.status === 'rejected' ? [answer.reason] : []));
-    if (failures.every((e) => NOT_IN_DNS.has(String((e as { code?: unknown }).code)))) {
-      return systemLookup(hostname, { all: true });
-    }
-    throw failures.find((e) => !NOT_IN_DNS.has(String((e as { code?: unknown }).code)));
+    // Neither family has an address: the first query's error (ENOTFOUND, ETIMEOUT, …) says why.
+    const failed = answers.find((answer) => answer.status === 'rejected');
+    throw failed?.reason ?? Object.assign(new Error(`${hostname} has no address`), { code: 'ENODATA' });
   };
 }
 

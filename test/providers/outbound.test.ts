@@ -3,13 +3,17 @@ import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
 import type { LookupAddress } from 'node:dns';
 import { Resolver, lookup as systemLookup } from 'node:dns/promises';
+import { utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { hostsFileAddresses } from '../../src/providers/hosts-file.ts';
 import {
   createPublicOnlyLookup,
   isPrivateAddress,
   PRIVATE_ADDRESS,
   refusedUrl,
 } from '../../src/providers/outbound.ts';
+import { tempDir } from '../helpers/config.ts';
 
 describe('outbound rules', () => {
   it('refuses the IPv6 forms of a private IPv4 address and lets those of a public one through', () => {
@@ -108,7 +112,7 @@ describe('the lookup of connections to caller-chosen hosts', () => {
       );
   };
 
-  it('asks DNS itself, refuses private answers and falls back to the hosts file only for names DNS does not know', async () => {
+  it('reads the hosts file first, then asks DNS itself, and refuses private answers', async () => {
     const dns = await dnsServer();
     try {
       const lookup = lookupWith(dns.server);
@@ -116,9 +120,11 @@ describe('the lookup of connections to caller-chosen hosts', () => {
         { address: '93.184.215.14', family: 4 },
       ]);
       assert.equal((await lookup('private.herald.test')).error?.code, PRIVATE_ADDRESS);
-      // Not in this DNS: the system's lookup answers from the hosts file (loopback, refused).
+      assert.equal((await lookup('nowhere.herald.test')).error?.code, 'ENOTFOUND');
+      // The hosts file answers first (loopback: refused), without a DNS query.
       assert.equal((await lookup('localhost')).error?.code, PRIVATE_ADDRESS);
-      assert.ok(dns.asked().includes('public.herald.test') && dns.asked().includes('localhost'));
+      assert.ok(dns.asked().includes('public.herald.test'));
+      assert.ok(!dns.asked().includes('localhost'));
     } finally {
       dns.close();
     }
@@ -144,5 +150,26 @@ describe('the lookup of connections to caller-chosen hosts', () => {
     } finally {
       dns.close();
     }
+  });
+});
+
+describe('the hosts file', () => {
+  it('gives each name its addresses, comments and blank lines aside, and sees an edit', async () => {
+    const path = join(tempDir(), 'hosts');
+    writeFileSync(
+      path,
+      '# a comment\n\n127.0.0.1 localhost\n10.1.2.3  Intranet.example  wiki # the wiki\n::1 localhost\n',
+    );
+    assert.deepEqual(hostsFileAddresses('localhost', path), [
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ]);
+    assert.deepEqual(hostsFileAddresses('intranet.EXAMPLE', path), [{ address: '10.1.2.3', family: 4 }]);
+    assert.deepEqual(hostsFileAddresses('the', path), []);
+    assert.deepEqual(hostsFileAddresses('missing', join(tempDir(), 'none')), []);
+    writeFileSync(path, '10.9.9.9 wiki\n');
+    utimesSync(path, new Date(), new Date(Date.now() + 5000));
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    assert.deepEqual(hostsFileAddresses('wiki', path), [{ address: '10.9.9.9', family: 4 }]);
   });
 });
