@@ -1,6 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import { parseCidr } from '../config/cidr.ts';
+import { ipv6Groups } from '../ipv6.ts';
 
 /** Decides which peer addresses are trusted proxies (HERALD_TRUSTED_PROXIES: addresses or CIDR ranges). */
 export function trustedProxies(entries: readonly string[]): (address: string) => boolean {
@@ -51,14 +52,8 @@ export function clientAddress(request: FastifyRequest, isTrusted: (address: stri
 export function throttleKey(address: string): string {
   const plain = address.split('%')[0] as string;
   if (isIP(plain) !== 6) return address;
-  const groups = (part: string) =>
-    part === '' ? [] : part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g]));
-  const [head = '', tail] = plain.split('::');
-  const left = groups(head);
-  const right = tail === undefined ? [] : groups(tail);
-  const all = [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
-  return `${all
+  return `${ipv6Groups(plain)
     .slice(0, 4)
-    .map((g) => Number.parseInt(g, 16).toString(16))
+    .map((g) => g.toString(16))
     .join(':')}::/64`;
 }

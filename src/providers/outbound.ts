@@ -1,6 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { Resolver } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { ipv6Groups } from '../ipv6.ts';
 import { hostsFileAddresses } from './hosts-file.ts';
 
 /**
@@ -44,29 +45,13 @@ const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
 
-/** The eight 16-bit groups of an IPv6 literal (a dotted IPv4 tail included). */
-function groups(address: string): number[] {
-  let text = address;
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::');
-  const part = (s: string) => (s ? s.split(':').map((g) => Number.parseInt(g, 16)) : []);
-  const left = part(head);
-  const right = part(tail ?? '');
-  const zeros = tail === undefined ? [] : new Array<number>(8 - left.length - right.length).fill(0);
-  return [...left, ...zeros, ...right];
-}
-
 /**
  * The IPv4 address an IPv6 literal carries where a host or a gateway may reach it: IPv4-mapped
  * (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`, so `::` and `::1` too), NAT64
  * (`64:ff9b::a.b.c.d`) and 6to4 (`2002:AABB:CCDD::`).
  */
 function embeddedIpv4(address: string): string | undefined {
-  const g = groups(address);
+  const g = ipv6Groups(address);
   const v4 = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
   const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
   if (zero(0, 5) && (g[5] === 0xffff || g[5] === 0)) return v4(g[6] ?? 0, g[7] ?? 0);
