@@ -62,14 +62,19 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
 /**
  * Errors Fastify raises before any route or hook runs (FastifyServerOptions.frameworkErrors):
  * a path that is not valid percent-encoding, or an encoded `..` or byte the router refuses, is
- * no route of Herald's (404), not a malformed body; a bad Content-Type header is a wrong media
- * type (415). Answered as problem+json, like every other error.
+ * no route of Herald's (404), not a malformed body, and so is a path segment too long to be any
+ * name of Herald's; a bad Content-Type header is a wrong media type (415). Answered as problem+json, like every other error.
  */
 export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_ASYNC_CONSTRAINT') {
     return sendNoRoute(request, reply);
   }
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE');
+  // A path segment longer than any name Herald gives (server-options.ts): nothing is there. The
+  // path is not repeated in the answer, nor logged (it may hold an unsubscribe token).
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return sendProblem(reply, 'NOT_FOUND', 'No such resource: a path segment is too long.');
+  }
   return handleError(error, request, reply);
 }
 

@@ -20,10 +20,15 @@ export function serverLimits(requestTimeoutMs: number): FastifyServerOptions {
     keepAliveTimeout: Math.min(KEEP_ALIVE_MS, requestTimeoutMs),
     // Errors before routing (an undecodable path) answer problem+json too.
     frameworkErrors: frameworkError,
+    // The router's default (100 characters) refused ordinary one-click unsubscribe tokens, which
+    // grow with the address (a 60-character address makes a 158-character token).
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     ...({ http } as FastifyServerOptions),
   };
 }
 
+/** The longest path segment the router takes as a parameter: an unsubscribe token's limit. */
+export const MAX_PARAM_LENGTH = 4096;
 /** Idle keep-alive sockets close after this long. */
 const KEEP_ALIVE_MS = 5_000;
 /** Open connections one process serves at once; more are refused by the kernel's backlog. */

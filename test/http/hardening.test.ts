@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Herald, startHerald } from '../../src/main.ts';
+import { tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
 
 /** Sends headers announcing 100 bytes and one byte of body, then nothing; resolves what the server did. */
@@ -136,5 +137,40 @@ describe('HTTP hardening', () => {
     }
     const docs = await fetch(`${api}/docs`, { redirect: 'manual' });
     assert.match(docs.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+  });
+
+  it('routes long path segments: a 4xx for a long id, a 401 without a token, never a 500', async () => {
+    const api = herald.apiUrl as string;
+    const token = await tokenFor(herald.deps, { role: 'admin' });
+    const bearer = { authorization: `Bearer ${token}` };
+    // Fastify's router refuses segments over 100 characters unless told otherwise: that was a 500.
+    const long = 'a'.repeat(150);
+    // Template keys and callback ids have a pattern and a length: a long one fails validation.
+    const cases: Array<[string, number]> = [
+      [`/notifications/${long}`, 404],
+      [`/callbacks/${long}/deliveries`, 400],
+      [`/templates/${long}`, 400],
+    ];
+    for (const [path, status] of cases) {
+      const known = await fetch(`${api}${path}`, { headers: bearer });
+      assert.equal(known.status, status, path);
+      assert.match(known.headers.get('content-type') ?? '', /^application\/problem\+json/);
+      assert.equal((await fetch(`${api}${path}`)).status, 401, `${path} without a token`);
+      assert.equal((await fetch(`${herald.gatewayUrl}/api${path}`, { headers: bearer })).status, status);
+    }
+    // A segment longer than any name Herald has (4096): refused as no route, with problem+json.
+    const huge = 'a'.repeat(5000);
+    for (const url of [
+      `${api}/notifications/${huge}`,
+      `${api}/unsubscribe/${huge}`,
+      `${herald.gatewayUrl}/api/notifications/${huge}`,
+    ]) {
+      const answer = await fetch(url, { headers: bearer });
+      assert.equal(answer.status, 404, url.slice(0, 60));
+      assert.match(answer.headers.get('content-type') ?? '', /^application\/problem\+json/);
+      const body = await answer.json();
+      assert.equal(body.code, 'NOT_FOUND');
+      assert.doesNotMatch(body.detail, /aaaa/, 'the path is not echoed');
+    }
   });
 });

@@ -143,6 +143,21 @@ describe('one-click unsubscribe', () => {
     assert.ok(items.some((s: { recipient: string }) => s.recipient === 'k***@example.com'));
   });
 
+  it('makes links that work for long addresses too (tokens well over 100 characters)', async () => {
+    const to = 'firstname.middle-name.lastname@departments.long-subdomain.example.com';
+    await send(to, 'LOW');
+    const path = linkIn(to);
+    const token = path.slice('/unsubscribe/'.length);
+    assert.ok(token.length > 150, `a ${token.length}-character token`);
+    assert.equal((await fetch(`${herald.apiUrl}${path}`)).status, 200);
+    assert.equal((await oneClick(path)).status, 200);
+    assert.ok(
+      (await suppressed()).some(
+        (s: { recipient: string }) => s.recipient === 'f***@departments.long-subdomain.example.com',
+      ),
+    );
+  });
+
   it("opens a token only in its own spelling: one with the last character's spare bits changed is 404", async () => {
     // A recipient whose token length leaves spare bits in the last character (not a multiple of 4).
     let target = { tenant: 'acme', channel: 'email' as const, recipient: '' };
