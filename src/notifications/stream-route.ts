@@ -5,6 +5,7 @@ import type { AccessTokenVerifier } from '../auth/principal.ts';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
+import type { StatusLogStore } from '../store/port/status-log.ts';
 import type { StatusHub } from './stream-hub.ts';
 
 /**
@@ -43,6 +44,15 @@ function drainedOrClosed(stream: PassThrough): Promise<void> {
 }
 
 /** GET /notifications/stream: the tenant's status changes as Server-Sent Events (docs/callbacks.md). */
+/**
+ * Whether a Last-Event-ID is one this log could have sent: a cursor, and not past the log's end.
+ * One past the end (a client of a database since restored or wiped) would otherwise be taken as
+ * a floor, and the stream would hide every change until the log got there.
+ */
+async function handedOut(log: StatusLogStore, cursor: string): Promise<boolean> {
+  return log.isCursor(cursor) && log.compare(cursor, await log.head()) <= 0;
+}
+
 export const notificationStreamRoute: RouteModule<
   CoreDeps & { statusHub: StatusHub; verifier: AccessTokenVerifier }
 > = (app, deps) => {
@@ -63,7 +73,7 @@ export const notificationStreamRoute: RouteModule<
         tags: ['notifications'],
         summary: 'Live status changes (Server-Sent Events), resumable with Last-Event-ID',
         description:
-          "One `status` event per status change of the caller's notifications (`data`: a StatusChange, `id`: an opaque cursor), and a comment line at least every 15 s. The stream ends once its access token has expired or its signing key has been removed (checked with each comment line); reconnect with a new token. A reconnect with `Last-Event-ID` first gets every change missed in the last 24 hours, with no gap and no duplicate. A tenant holds at most HERALD_STREAMS_PER_TENANT streams (200) open on one server; one more gets 429 with Retry-After. See docs/callbacks.md (Live stream).",
+          "One `status` event per status change of the caller's notifications (`data`: a StatusChange, `id`: an opaque cursor), and a comment line at least every 15 s. The stream ends once its access token has expired or its signing key has been removed (checked with each comment line); reconnect with a new token. A reconnect with `Last-Event-ID` first gets every change missed in the last 24 hours, with no gap and no duplicate; an id the stream never sent, or one past the end of the log, gets 400. A tenant holds at most HERALD_STREAMS_PER_TENANT streams (200) open on one server; one more gets 429 with Retry-After. See docs/callbacks.md (Live stream).",
         querystring: StreamQuery,
         headers: Type.Object({
           'last-event-id': Type.Optional(
@@ -80,7 +90,7 @@ export const notificationStreamRoute: RouteModule<
     },
     async (request, reply) => {
       const after = request.headers['last-event-id'];
-      if (after !== undefined && !deps.store.statusLog.isCursor(after)) {
+      if (after !== undefined && !(await handedOut(deps.store.statusLog, after))) {
         throw new HeraldError('VALIDATION_FAILED', 'Last-Event-ID is not an event id of this stream.', {
           errors: [{ path: 'headers/last-event-id', message: 'use the id of an event this stream sent' }],
         });

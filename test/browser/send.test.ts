@@ -11,6 +11,7 @@ import {
   storedSession,
   watchPage,
 } from '../helpers/browser.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 describe('web UI in Chromium: sign in, send, watch delivery', { skip: browserSkip() }, () => {
   let herald: (Herald & { gatewayUrl: string }) | undefined;
@@ -190,5 +191,54 @@ describe('web UI in Chromium: sign in, send, watch delivery', { skip: browserSki
       navigations,
       'the page was not reloaded',
     );
+  });
+
+  it('starts the live stream afresh when its Last-Event-ID is refused (a database since restored or wiped)', async () => {
+    const asked: Array<string | undefined> = [];
+    await page.route('**/api/notifications/stream*', async (route, request) => {
+      asked.push(request.headers()['last-event-id']);
+      if (asked.length > 1) return route.continue();
+      // The first stream is from a Herald whose log went further than this one's: one change, then it ends.
+      const change = {
+        notificationId: 'from-another-database',
+        status: 'DELIVERED',
+        previousStatus: 'SENT',
+        event: { type: 'DELIVERED', at: new Date().toISOString() },
+        metadata: {},
+      };
+      await route.fulfill({
+        status: 200,
+        headers: { 'content-type': 'text/event-stream' },
+        body: `retry: 2000\n\nevent: status\nid: 999999999\ndata: ${JSON.stringify(change)}\n\n`,
+      });
+    });
+    try {
+      await page.goto(`${base}/`);
+      await eventually(() => asked.length >= 3, 20_000, 'a second reconnect');
+      assert.equal(asked[0], undefined);
+      assert.equal(asked[1], '999999999', 'the reconnect resumes after the last id it got');
+      assert.equal(asked[2], undefined, 'refused with 400, the next one starts afresh');
+      await page.getByText('status changes live').waitFor();
+      // And it is live: a new change shows up on the dashboard.
+      const session = await storedSession(page);
+      const sent = await fetch(`${base}/api/notifications`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${session?.accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          channel: 'email',
+          recipient: { email: 'fresh@example.com' },
+          content: { subject: 'Fresh', text: 'Live again' },
+        }),
+      });
+      const { notificationId } = (await sent.json()) as { notificationId: string };
+      await page
+        .getByTestId('recent-changes')
+        .getByRole('link', { name: notificationId.slice(-8) })
+        .first()
+        .waitFor({ timeout: 20_000 });
+      assert.equal(asked.length, 3, 'no further reconnect');
+    } finally {
+      await page.unroute('**/api/notifications/stream*');
+    }
   });
 });

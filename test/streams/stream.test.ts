@@ -242,6 +242,14 @@ describe('live status stream', () => {
     const bad = await fetch(url(), { headers: { authorization: `Bearer ${acme}`, 'last-event-id': 'nope' } });
     assert.equal(bad.status, 400);
     assert.match(bad.headers.get('content-type') ?? '', /problem\+json/);
+    // Well formed but past the end of the log (a client of a database since restored or wiped):
+    // taken as a floor, it would have hidden every change until the log got there.
+    const head = Number(await herald.deps.store.statusLog.head());
+    const ahead = await fetch(url(), {
+      headers: { authorization: `Bearer ${acme}`, 'last-event-id': String(head + 1000) },
+    });
+    assert.equal(ahead.status, 400);
+    assert.equal((await ahead.json()).code, 'VALIDATION_FAILED');
     const none = await fetch(url());
     assert.equal(none.status, 401);
     const noScope = await tokenFor(herald.deps, { tenant: 'acme', scopes: ['notifications:write'] });

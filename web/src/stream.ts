@@ -31,6 +31,9 @@ export function followStatus(options: {
       cache: 'no-store',
       signal: abort.signal,
     });
+    // A 400 to a resume: the id is not one this Herald sent (its database was restored or wiped
+    // since). Start afresh; the page reads the current status while the stream is down.
+    if (response.status === 400) lastEventId = undefined;
     if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
     options.onLive(true);
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
