@@ -32,6 +32,17 @@ describe('web UI in Chromium: sign in, send, watch delivery', { skip: browserSki
     await herald?.close();
   });
 
+  /** Sends an email through the gateway with the page's own session; its notification id. */
+  async function sendEmail(body: Record<string, unknown>): Promise<string> {
+    const session = await storedSession(page);
+    const response = await fetch(`${base}/api/notifications`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session?.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: 'email', ...body }),
+    });
+    return ((await response.json()) as { notificationId: string }).notificationId;
+  }
+
   it('serves the UI with a strict CSP and no inline script', async () => {
     const response = await page.goto(`${base}/login`);
     const csp = response?.headers()['content-security-policy'] ?? '';
@@ -158,19 +169,11 @@ describe('web UI in Chromium: sign in, send, watch delivery', { skip: browserSki
   });
 
   it('shows a status change on the detail page from the live stream, without polling or a reload', async () => {
-    const session = await storedSession(page);
-    const scheduledAt = new Date(Date.now() + 5000).toISOString();
-    const response = await fetch(`${base}/api/notifications`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${session?.accessToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        channel: 'email',
-        recipient: { email: 'later@example.com' },
-        content: { subject: 'Later', text: 'In a few seconds' },
-        scheduledAt,
-      }),
+    const notificationId = await sendEmail({
+      recipient: { email: 'later@example.com' },
+      content: { subject: 'Later', text: 'In a few seconds' },
+      scheduledAt: new Date(Date.now() + 5000).toISOString(),
     });
-    const { notificationId } = (await response.json()) as { notificationId: string };
     await page.goto(`${base}/notifications/${notificationId}`);
     await page.getByText('(live)').waitFor();
     assert.equal(await page.getByTestId('status').textContent(), 'QUEUED');
@@ -220,17 +223,10 @@ describe('web UI in Chromium: sign in, send, watch delivery', { skip: browserSki
       assert.equal(asked[2], undefined, 'refused with 400, the next one starts afresh');
       await page.getByText('status changes live').waitFor();
       // And it is live: a new change shows up on the dashboard.
-      const session = await storedSession(page);
-      const sent = await fetch(`${base}/api/notifications`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${session?.accessToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          channel: 'email',
-          recipient: { email: 'fresh@example.com' },
-          content: { subject: 'Fresh', text: 'Live again' },
-        }),
+      const notificationId = await sendEmail({
+        recipient: { email: 'fresh@example.com' },
+        content: { subject: 'Fresh', text: 'Live again' },
       });
-      const { notificationId } = (await sent.json()) as { notificationId: string };
       await page
         .getByTestId('recent-changes')
         .getByRole('link', { name: notificationId.slice(-8) })
