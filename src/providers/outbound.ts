@@ -74,8 +74,15 @@ export function isPrivateAddress(address: string): boolean {
   return listed(PRIVATE, address);
 }
 
-/** A URL's host without IPv6 brackets, lower-cased. */
-const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+/**
+ * A URL's host without IPv6 brackets or a fully qualified name's trailing dot, lower-cased:
+ * `localhost.` is `localhost`.
+ */
+const bareHost = (url: URL) =>
+  url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
 
 /** `localhost`, a `.localhost` name, or a loopback address literal (127.0.0.0/8, ::1). */
 export function isLoopbackHost(host: string): boolean {

@@ -46,11 +46,21 @@ describe('outbound rules', () => {
       'https://[64:ff9b:1::a]/',
       'https://user@example.com/',
       'https://:secret@example.com/',
+      // A fully qualified name (trailing dot) is the same host.
+      'https://localhost./',
+      'https://app.localhost./',
+      'https://127.0.0.1./',
     ]) {
       assert.ok(refusedUrl(url, []), url);
     }
     assert.equal(refusedUrl('https://93.184.215.14/hook', []), undefined);
     assert.equal(refusedUrl('https://example.com/hook', []), undefined);
+    assert.equal(refusedUrl('https://example.com./hook', []), undefined);
+    assert.equal(
+      refusedUrl('https://localhost.:8443/', ['localhost:8443']),
+      undefined,
+      'listed without the dot',
+    );
   });
 });
 
