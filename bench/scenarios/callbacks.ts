@@ -16,6 +16,7 @@ import type { BenchOptions, RoundSize } from '../lib/options.ts';
 import { runPaced } from '../lib/paced.ts';
 import { measured, type Row } from '../lib/report.ts';
 import { SseCounter } from '../lib/sse-count.ts';
+import { followLag } from '../lib/sse-lag.ts';
 import { median, percentile } from '../lib/stats.ts';
 import type { Scenario } from './types.ts';
 
@@ -207,8 +208,12 @@ async function drain(count: number, streams: number, callback: boolean): Promise
  * many callbacks a second as dispatch makes changes. The steady rate starts once one callback
  * has arrived: the first callback of a process waits for the sender's thread to start (reported
  * apart, `firstMs`: from the callback's creation to the receipt of a change made right after).
+ * One tenant-wide live stream is read meanwhile: its lag is each change's, to its SSE event.
  */
-async function steady(perSecond: number, forMs: number): Promise<{ lags: number[]; firstMs: number }> {
+async function steady(
+  perSecond: number,
+  forMs: number,
+): Promise<{ lags: number[]; firstMs: number; streamLags: number[] }> {
   const receiver = await startReceiver();
   const herald = await deploy('sqlite', { env: receiverEnv(receiver) });
   try {
@@ -221,6 +226,7 @@ async function steady(perSecond: number, forMs: number): Promise<{ lags: number[
     if (receiver.lags.length === 0) throw new Error('the first callback never arrived');
     const firstMs = Date.now() - created;
     receiver.lags.length = 0;
+    const stream = await followLag(herald.api);
     progress(`callbacks (steady): ${perSecond.toLocaleString('en-US')}/s for ${forMs / 1000} s`);
     const sent = await runPaced({
       url: herald.api.url,
@@ -237,7 +243,8 @@ async function steady(perSecond: number, forMs: number): Promise<{ lags: number[
       await new Promise((r) => setTimeout(r, 200));
     if (receiver.lags.length < sent.acceptedCount)
       throw new Error(`${receiver.lags.length} of ${sent.acceptedCount} callbacks received`);
-    return { lags: receiver.lags, firstMs };
+    stream.close();
+    return { lags: receiver.lags, firstMs, streamLags: stream.lags };
   } finally {
     await herald.stop();
     await receiver.close();
@@ -320,7 +327,7 @@ export const callbacksScenario: Scenario = {
   title: '15. Callbacks and live streams: lag, and their cost to dispatch',
   async run(options: BenchOptions): Promise<Row[]> {
     const { count, streams, steadyPerSecond, steadyMs } = options.sizes.callbacks;
-    const { lags: steadyLags, firstMs } = await steady(steadyPerSecond, steadyMs);
+    const { lags: steadyLags, firstMs, streamLags } = await steady(steadyPerSecond, steadyMs);
     // One drain's speed varies by a quarter from one run to the next on this machine (0.70 to
     // 0.93 for the same ratio, 2026-11-26): the three drains run in turn, `rounds` times, and
     // each ratio is the median of its rounds'. The lags are those of every round together.
@@ -393,6 +400,15 @@ export const callbacksScenario: Scenario = {
         {
           target: { bound: 1000, better: 'lower', text: '<= 1 s' },
           note: steadyNote,
+        },
+      ),
+      measured(
+        'callbacks',
+        `live stream lag p50 / p99, steady ${steadyPerSecond.toLocaleString('en-US')}/s`,
+        percentile(streamLags, 50),
+        'ms',
+        {
+          note: `p99 ${percentile(streamLags, 99)} ms, max ${Math.max(...streamLags)} ms: one tenant-wide stream, each of its ${streamLags.length.toLocaleString('en-US')} changes from the change's time to the arrival of its event`,
         },
       ),
       measured('callbacks', 'first callback after the callback is created', firstMs, 'ms', {
