@@ -172,6 +172,8 @@ export async function createDeps(
       unsubscribe: createUnsubscribeTokens(store.auth, clock, config.keyEncryptionSecret),
       statusHub: createStatusHub({
         store,
+        // On SQLite the dispatch thread commits the changes, and says so.
+        changes: thread && store.kind === 'sqlite' ? thread.statusChanges : undefined,
         clock,
         log: createLogger(config.logLevel, config.logFormat).child({ role: 'api' }),
       }),

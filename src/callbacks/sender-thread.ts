@@ -62,6 +62,10 @@ port.on('message', (message: ToSender) => {
     calls.settle(message);
     return;
   }
+  if (message.type === 'changed') {
+    sender.changed();
+    return;
+  }
   void sender
     .close()
     .then(() => store.close())

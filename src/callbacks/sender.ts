@@ -81,6 +81,8 @@ export interface CallbackSenderDeps {
 }
 
 export interface CallbackSender {
+  /** Status changes were committed: a pass runs soon (at once when idle), not at the next poll. */
+  changed(): void;
   close(): Promise<void>;
 }
 
@@ -366,6 +368,7 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
   timer.unref();
   kick();
   return {
+    changed: kick,
     async close() {
       closed = true;
       clearInterval(timer);

@@ -9,8 +9,8 @@ import { SENDER_WRITES, type SenderWrite } from './sender-store.ts';
 export type FromSender =
   | { type: 'write'; id: number; method: SenderWrite; args: unknown[] }
   | { type: 'closed' };
-/** What the sender thread is told: a write's answer, or to close. */
-export type ToSender = CallReply | { type: 'close' };
+/** What the sender thread is told: a write's answer, that status changes were committed, or to close. */
+export type ToSender = CallReply | { type: 'changed' } | { type: 'close' };
 
 const ENTRY = new URL('./sender-thread.js', import.meta.url);
 /** How often a worker with no sender thread looks for a first callback. */
@@ -38,7 +38,11 @@ export interface CallbackThreadDeps {
  * started again, after a second and longer for one that keeps ending; what it had leased is read
  * again by the next one once its leases end.
  */
-export function startCallbackThread(deps: CallbackThreadDeps): { close(): Promise<void> } {
+export function startCallbackThread(deps: CallbackThreadDeps): {
+  /** Status changes were committed: the sender reads the log at once, not at its next poll. */
+  changed(): void;
+  close(): Promise<void>;
+} {
   const { callbacks, log } = deps;
   let worker: Worker | undefined;
   let looking = false;
@@ -94,6 +98,7 @@ export function startCallbackThread(deps: CallbackThreadDeps): { close(): Promis
   timer.unref();
   void look();
   return {
+    changed: () => worker?.postMessage({ type: 'changed' } satisfies ToSender),
     async close() {
       closing = true;
       clearInterval(timer);

@@ -35,6 +35,8 @@ export interface SchedulerDeps {
   metrics?: Metrics;
   /** The one-click unsubscribe link of a LOW email (absent: LOW email carries none). */
   unsubscribeUrl?: DeliverDeps['unsubscribeUrl'];
+  /** Told after each step that changed a notification's status (its events are committed). */
+  onStatusChanged?: () => void;
 }
 
 /** One scheduler step's outcome, for tests and the run loop. */
@@ -177,6 +179,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         for (const record of result.claimed) launch({ record, controller, startedAt: now, released: false });
       }
       if (completions.length > 0) await followUp(store, completions, result.stale, now, deps.log);
+      if (result.applied + result.claimed.length + result.expired + result.suppressed + result.reaped > 0)
+        deps.onStatusChanged?.();
       return result;
     },
     inFlight: () => flights.size,

@@ -1,3 +1,4 @@
+import { atMostEvery } from '../at-most.ts';
 import { startCallbackThread } from '../callbacks/threaded-sender.ts';
 import type { CoreDeps } from '../deps.ts';
 import { createLogger } from '../http/logger.ts';
@@ -21,9 +22,21 @@ import { createWorker, type Worker } from './worker.ts';
 export interface Dispatch {
   worker: Worker;
   providers: ProviderRegistry;
+  /**
+   * Says that status changes were committed (the worker's own steps say it themselves; ingest in
+   * the dispatch thread calls it for its QUEUED changes): the callback sender and the live
+   * streams' reader look at the log at once instead of at their next poll.
+   */
+  statusChanged(): void;
   /** Graceful: stop claiming, finish or release in-flight sends, close providers. */
   close(): Promise<void>;
 }
+
+/**
+ * The least time between two status-change hints: the first change after a quiet spell is told
+ * at once, a busy worker's at most this often (the log is read in pages meanwhile).
+ */
+const STATUS_HINT_GAP_MS = 20;
 
 /**
  * What the worker role is built from: the store, the wake-up ingest signals, and the reports
@@ -36,6 +49,11 @@ export type WorkerDeps = CoreDeps & {
   metrics?: Metrics;
   /** The process's unsubscribe tokens when the API shares this thread; else made here. */
   unsubscribe?: UnsubscribeTokens;
+  /**
+   * Told when notifications' status changed (at most every STATUS_HINT_GAP_MS): the dispatch
+   * thread tells the main thread's live streams.
+   */
+  onStatusChanged?: () => void;
 };
 
 /** The one-click unsubscribe link of a notification's recipient, under HERALD_PUBLIC_URL. */
@@ -54,6 +72,18 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
   const log = createLogger(deps.config.logLevel, deps.config.logFormat).child({ role: 'worker' });
   const providerDeps: ProviderDeps = { config: deps.config, clock: deps.clock, reports: deps.reports, log };
   const providers = createProviderRegistry(providerDeps, await configuredProviderFactories(deps.config));
+  // Status callbacks go out from the worker role too, in a thread of their own; their writes go
+  // through this store (on SQLite the connection that already writes, so their bookkeeping never
+  // waits on another connection's write lock).
+  const callbacks = startCallbackThread({
+    config: deps.config,
+    callbacks: deps.store.callbacks,
+    log: log.child({ part: 'callbacks' }),
+  });
+  const statusChanged = atMostEvery(STATUS_HINT_GAP_MS, () => {
+    callbacks.changed();
+    deps.onStatusChanged?.();
+  });
   const scheduler = createScheduler({
     store: deps.store,
     providers,
@@ -63,6 +93,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     log,
     metrics: deps.metrics,
     unsubscribeUrl: unsubscribeLinks(deps),
+    onStatusChanged: statusChanged,
   });
   const worker = createWorker({
     scheduler,
@@ -72,14 +103,6 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     log,
   });
   worker.start();
-  // Status callbacks go out from the worker role too, in a thread of their own; their writes go
-  // through this store (on SQLite the connection that already writes, so their bookkeeping never
-  // waits on another connection's write lock).
-  const callbacks = startCallbackThread({
-    config: deps.config,
-    callbacks: deps.store.callbacks,
-    log: log.child({ part: 'callbacks' }),
-  });
   log.info(
     { owner: scheduler.owner, providers: providers.all().map((p) => `${p.channel}:${p.name}`) },
     'worker started',
@@ -87,6 +110,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
   return {
     worker,
     providers,
+    statusChanged,
     async close() {
       await worker.stop(Math.min(deps.config.dispatch.leaseMs, 10_000));
       await callbacks.close();

@@ -59,6 +59,8 @@ try {
     reports: createReportService(store, systemClock),
     renderer,
     metrics,
+    // The main thread's live streams read the log when told (start.ts spaces the hints).
+    onStatusChanged: () => post({ type: 'changed' }),
   });
 
   const answer = async (request: Exclude<ThreadCall, { type: 'insert' }>): Promise<unknown> => {
@@ -109,7 +111,10 @@ try {
     calls.forEach((call, i) => {
       reply(post, call.id, outcomes[i] as Promise<unknown>);
     });
-    void Promise.allSettled(outcomes).then(() => wakeup.notify());
+    void Promise.allSettled(outcomes).then(() => {
+      wakeup.notify();
+      dispatch.statusChanged(); // their QUEUED changes
+    });
     if (next) route(next);
   };
 

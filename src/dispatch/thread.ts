@@ -5,6 +5,7 @@ import type { MetricsSnapshot } from '../metrics.ts';
 import type { WakeSignal } from '../notifications/wakeup.ts';
 import type { EncodedNotification, IdempotentHit } from '../store/port/notifications.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
+import type { WakeupChannel } from '../store/port/wakeups.ts';
 import type { Renderer } from '../templates/render.ts';
 import { RenderError } from '../templates/render-error.ts';
 import { type CallReply, createCalls } from '../thread-calls.ts';
@@ -24,6 +25,12 @@ export interface DispatchThread {
   insertMany(rows: EncodedNotification[], since: number): Promise<Array<IdempotentHit | undefined>>;
   /** Wakes the thread's worker (a redrive, a resumed queue, a commit made here). */
   wakeup: WakeSignal;
+  /**
+   * Hints that the thread committed status changes (new notifications, a step's claims and
+   * completions): on SQLite, the main thread's live streams read the log at once instead of at
+   * their next poll. At most one hint each STATUS_HINT_GAP_MS (start.ts).
+   */
+  statusChanges: WakeupChannel;
   /**
    * The process's one render pool lives in the thread: previews (POST /templates/{key}/preview)
    * are rendered there too, so previews and sends share its threads and its reserve, as they
@@ -64,8 +71,12 @@ export type PreviewReply =
   | { content: Content }
   | { renderError: { message: string; field: string | undefined; limit: boolean } };
 
-/** What the thread answers: `started` once, then one reply per request. */
-export type ThreadReply = { type: 'started' } | { type: 'failed'; error: unknown } | CallReply;
+/** What the thread posts: `started` once, then one reply per request, and status-change hints. */
+export type ThreadReply =
+  | { type: 'started' }
+  | { type: 'failed'; error: unknown }
+  | { type: 'changed' }
+  | CallReply;
 
 const ENTRY = new URL('./thread-entry.js', import.meta.url);
 
@@ -101,6 +112,7 @@ export function startDispatchThread(config: Config, onExit: (error: Error) => vo
     resourceLimits: { maxYoungGenerationSizeMb: 8 },
   });
   const calls = createCalls();
+  const changeListeners = new Set<() => void>();
   let closing = false;
   let running = false;
   let ended: Error | undefined;
@@ -112,6 +124,7 @@ export function startDispatchThread(config: Config, onExit: (error: Error) => vo
         running = true;
         resolve();
       } else if (message.type === 'failed') reject(message.error);
+      else if (message.type === 'changed') for (const listener of changeListeners) listener();
       else calls.settle(message);
     });
     worker.on('error', reject);
@@ -136,6 +149,15 @@ export function startDispatchThread(config: Config, onExit: (error: Error) => vo
   return {
     insertMany: (rows, since) => ask({ type: 'insert', rows, since }),
     wakeup: { notify: () => worker.postMessage({ type: 'wake' } satisfies ThreadRequest) },
+    statusChanges: {
+      async subscribe(onChange) {
+        const listener = () => onChange();
+        changeListeners.add(listener);
+        return async () => {
+          changeListeners.delete(listener);
+        };
+      },
+    },
     renderer: {
       async preview(template, variables) {
         const reply = await ask<PreviewReply>({ type: 'preview', template, variables });

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/port/index.ts';
 import type { LoggedStatus } from '../store/port/status-log.ts';
+import type { WakeupChannel } from '../store/port/wakeups.ts';
 import { Turns } from '../turns.ts';
 import { changeOf, type StatusChange } from './changes.ts';
 
@@ -9,6 +10,12 @@ import { changeOf, type StatusChange } from './changes.ts';
 const REPLAY_MS = 24 * 60 * 60 * 1000;
 /** Log rows one read takes; a full page is followed at once by the next. */
 const PAGE = 1000;
+/**
+ * After a read that found a backlog (a full page: the log grows faster than one read a hint), the
+ * next hint is acted on this long after that read ended, so that a busy log is read in full
+ * pages a few times a second, not in a small page every hint; a quiet log is read at each hint.
+ */
+const BUSY_HINT_GAP_MS = 100;
 
 /** One live stream: whose changes it wants and where they go. */
 export interface StreamSubscriber {
@@ -50,6 +57,11 @@ export interface StatusHubDeps {
   log: Logger;
   /** How often the log is read while streams are open (PostgreSQL's NOTIFY wakes it sooner). */
   pollMs?: number;
+  /**
+   * Hints of committed changes, read at once: the store's (PostgreSQL's NOTIFY) unless given; on
+   * SQLite the dispatch thread's, which commits the process's changes.
+   */
+  changes?: WakeupChannel;
 }
 
 /**
@@ -74,6 +86,12 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
   let unlisten: (() => Promise<void>) | undefined;
   let reading = false;
   let again = false;
+  /** A hint came and has not been acted on; its read is due at `hintTimer`, or once `reading` ends. */
+  let hinted = false;
+  let hintTimer: NodeJS.Timeout | undefined;
+  /** Whether the last read found a full page, and when it ended. */
+  let busy = false;
+  let readEndedAt = Number.NEGATIVE_INFINITY;
   const log = deps.store.statusLog;
 
   interface Entry {
@@ -100,6 +118,7 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
       return;
     }
     reading = true;
+    busy = false;
     try {
       do {
         again = false;
@@ -151,7 +170,7 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
         }
         const last = rows.at(-1);
         if (last) position = last.cursor;
-        if (rows.length === PAGE) again = true;
+        if (rows.length === PAGE) again = busy = true;
         // A backlog is read a page per turn of the event loop: requests are served in between.
         if (again) await nextTurn();
       } while (again);
@@ -159,7 +178,23 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
       deps.log.warn({ err: error }, 'status stream: reading the status log failed; retrying');
     } finally {
       reading = false;
+      readEndedAt = performance.now();
+      if (hinted) onHint();
     }
+  }
+
+  /** A hint of committed changes: a read at once, or after BUSY_HINT_GAP_MS when the log is busy. */
+  function onHint(): void {
+    hinted = true;
+    if (reading || hintTimer) return;
+    const wait = busy ? readEndedAt + BUSY_HINT_GAP_MS - performance.now() : 0;
+    const go = () => {
+      hintTimer = undefined;
+      hinted = false;
+      void read();
+    };
+    if (wait <= 0) go();
+    else hintTimer = setTimeout(go, wait);
   }
 
   function start(): Promise<string> {
@@ -169,7 +204,7 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
       position = head;
       timer = setInterval(() => void read(), pollMs);
       timer.unref();
-      unlisten = await deps.store.statusChanges.subscribe(() => void read());
+      unlisten = await (deps.changes ?? deps.store.statusChanges).subscribe(onHint);
       return head;
     })().finally(() => {
       starting = undefined;
@@ -181,6 +216,9 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
     if (subscribers.size > 0) return;
     clearInterval(timer);
     timer = undefined;
+    clearTimeout(hintTimer);
+    hintTimer = undefined;
+    hinted = false;
     position = undefined;
     const stop = unlisten;
     unlisten = undefined;

@@ -1,0 +1,85 @@
+// The callback sender reads the log when told that status changes were committed
+// (CallbackSender.changed, which the worker calls after its steps), not only at its poll.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pino from 'pino';
+import { startCallbackSender } from '../../src/callbacks/sender.ts';
+import { systemClock } from '../../src/clock.ts';
+import { createSqliteStore } from '../../src/store/sqlite/index.ts';
+import { tempDir } from '../helpers/config.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { type CallbackReceiver, startCallbackReceiver } from '../helpers/peers/callback-receiver.ts';
+import { logChange } from '../helpers/status-log.ts';
+
+describe('callback sender hints', () => {
+  let store: ReturnType<typeof createSqliteStore>;
+  let receiver: CallbackReceiver;
+  before(async () => {
+    store = createSqliteStore(tempDir());
+    receiver = await startCallbackReceiver();
+  });
+  after(async () => {
+    await receiver.close();
+    await store.close();
+  });
+
+  it('sends a change at the hint, its poll an hour away', async () => {
+    const now = Date.now();
+    const created = await store.callbacks.create(
+      {
+        id: 'cb_hinted',
+        tenant: 'acme',
+        url: `${receiver.origin}/hook`,
+        events: ['DELIVERED'],
+        secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}`,
+        previousSecret: null,
+        rotatedAt: null,
+        disabledAt: null,
+        disabledReason: null,
+        createdAt: now,
+      },
+      await store.statusLog.head(),
+      20,
+    );
+    assert.equal(created, true);
+    // The sender's first pass reads the log to its end as it is then; the change is made after.
+    let firstRead: () => void = () => undefined;
+    const read = new Promise<void>((resolve) => {
+      firstRead = resolve;
+    });
+    const head = store.statusLog.head.bind(store.statusLog);
+    const statusLog = {
+      ...store.statusLog,
+      compare: store.statusLog.compare.bind(store.statusLog),
+      isCursor: store.statusLog.isCursor.bind(store.statusLog),
+      read: store.statusLog.read.bind(store.statusLog),
+      head: async () => {
+        const cursor = await head();
+        firstRead();
+        return cursor;
+      },
+    };
+    const sender = startCallbackSender({
+      callbacks: store.callbacks,
+      statusLog,
+      clock: systemClock,
+      log: pino({ level: 'silent' }),
+      allowedHosts: [receiver.host],
+      concurrency: 4,
+      ratePerSecond: 100,
+      pollMs: 3_600_000,
+    });
+    try {
+      await read;
+      logChange(store, { seq: 1, id: 'n1', tenant: 'acme', status: 'DELIVERED' });
+      await sleep(300);
+      assert.equal(receiver.at('/hook').length, 0, 'nothing before the hint: the poll is an hour away');
+      sender.changed();
+      await eventually(() => receiver.at('/hook').length === 1, 10_000, 'the callback after the hint');
+      assert.match(receiver.at('/hook')[0]?.body ?? '', /"notificationId":"n1"/);
+    } finally {
+      await sender.close();
+    }
+  });
+});
