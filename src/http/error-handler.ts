@@ -63,7 +63,8 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
  * Errors Fastify raises before any route or hook runs (FastifyServerOptions.frameworkErrors):
  * a path that is not valid percent-encoding, or an encoded `..` or byte the router refuses, is
  * no route of Herald's (404), not a malformed body, and so is a path segment too long to be any
- * name of Herald's; a bad Content-Type header is a wrong media type (415). Answered as problem+json, like every other error.
+ * name of Herald's; a bad Content-Type header is a wrong media type (415). Answered as
+ * problem+json, like every other error.
  */
 export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_ASYNC_CONSTRAINT') {
