@@ -43,7 +43,6 @@ function drainedOrClosed(stream: PassThrough): Promise<void> {
   });
 }
 
-/** GET /notifications/stream: the tenant's status changes as Server-Sent Events (docs/callbacks.md). */
 /**
  * Whether a Last-Event-ID is one this log could have sent: a cursor, and not past the log's end.
  * One past the end (a client of a database since restored or wiped) would otherwise be taken as
@@ -53,6 +52,7 @@ async function handedOut(log: StatusLogStore, cursor: string): Promise<boolean> 
   return log.isCursor(cursor) && log.compare(cursor, await log.head()) <= 0;
 }
 
+/** GET /notifications/stream: the tenant's status changes as Server-Sent Events (docs/callbacks.md). */
 export const notificationStreamRoute: RouteModule<
   CoreDeps & { statusHub: StatusHub; verifier: AccessTokenVerifier }
 > = (app, deps) => {
