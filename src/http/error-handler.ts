@@ -5,7 +5,7 @@ import { headersOf, isServerError, problemOf, sendNoRoute, sendProblem } from '.
 /** Maps Fastify's own error codes (parser, limits, validation) to the contract's codes. */
 function fromFastifyError(error: FastifyError): HeraldError | undefined {
   if (error.validation) {
-    const errors = error.validation.map((v) => ({
+    const errors = joinChoices(error.validation).map((v) => ({
       path: validationPath(v.instancePath, v.params as Record<string, unknown>, error.validationContext),
       message: v.message ?? 'is invalid',
     }));
@@ -34,6 +34,31 @@ function fromFastifyError(error: FastifyError): HeraldError | undefined {
   return undefined;
 }
 
+type SchemaError = NonNullable<FastifyError['validation']>[number];
+
+/**
+ * A value that is none of a union of literals (TypeBox's `Union([Literal…])`, an `anyOf` of
+ * `const`s: every status, priority, channel) makes Ajv report each branch it tried and then the
+ * `anyOf`: nine errors that all say "must be equal to constant". They are joined into one that
+ * names the choices, as the notification validator words it ("must be one of …").
+ */
+function joinChoices(errors: SchemaError[]): SchemaError[] {
+  let out: SchemaError[] = [];
+  for (const error of errors) {
+    const prefix = `${error.schemaPath}/`;
+    const branches = error.keyword === 'anyOf' ? out.filter((e) => e.schemaPath.startsWith(prefix)) : [];
+    const tried = new Set(branches.map((e) => e.schemaPath.slice(prefix.length).split('/')[0]));
+    const choices = branches.filter((e) => e.keyword === 'const').map((e) => String(e.params.allowedValue));
+    if (choices.length === 0 || choices.length !== tried.size) {
+      out.push(error);
+      continue;
+    }
+    out = out.filter((e) => !branches.includes(e));
+    out.push({ ...error, message: `must be one of ${choices.join(', ')}` });
+  }
+  return out;
+}
+
 function validationPath(
   instancePath: string,
   params: Record<string, unknown>,
@@ -58,7 +83,6 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
   return sendProblem(reply, body.code, body.detail, body.errors);
 }
 
-/** Installs the single error handler and the not-found handler on an app. */
 /**
  * Errors Fastify raises before any route or hook runs (FastifyServerOptions.frameworkErrors):
  * a path that is not valid percent-encoding, or an encoded `..` or byte the router refuses, is
@@ -79,6 +103,7 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
   return handleError(error, request, reply);
 }
 
+/** Installs the single error handler and the not-found handler on an app. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(sendNoRoute);
