@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { parseIsoTime } from '../clock.ts';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import { numericCursor, pageOf } from '../http/page.ts';
@@ -8,13 +9,15 @@ import { CHANNELS, type Channel, PRIORITIES, type Priority, STATUSES, type Statu
 import { NotificationDetail, NotificationIdParam, NotificationPage } from './schemas.ts';
 import { detailView, etagOf, matchesEtag, summaryView } from './view.ts';
 
+const TIME_FILTER = 'ISO 8601 time with a zone (2026-01-01T09:00:00Z), or a date alone (its midnight UTC)';
+
 const ListQuery = Type.Object(
   {
     status: Type.Optional(literals(STATUSES)),
     priority: Type.Optional(literals(PRIORITIES)),
     channel: Type.Optional(literals(CHANNELS)),
-    createdAfter: Type.Optional(Type.String({ maxLength: 40 })),
-    createdBefore: Type.Optional(Type.String({ maxLength: 40 })),
+    createdAfter: Type.Optional(Type.String({ maxLength: 40, description: TIME_FILTER })),
+    createdBefore: Type.Optional(Type.String({ maxLength: 40, description: TIME_FILTER })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
   },
@@ -23,10 +26,16 @@ const ListQuery = Type.Object(
 
 function time(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) {
+  const ms = parseIsoTime(value, true);
+  if (ms === null) {
     throw new HeraldError('VALIDATION_FAILED', `${name} is not a valid time.`, {
-      errors: [{ path: `querystring/${name}`, message: 'must be an ISO 8601 time' }],
+      errors: [
+        {
+          path: `querystring/${name}`,
+          message:
+            'must be an ISO 8601 time with a zone, such as 2026-01-01T09:00:00Z, or a date (its midnight UTC)',
+        },
+      ],
     });
   }
   return ms;

@@ -1,6 +1,7 @@
 import { type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { CHANNELS } from '../channels.ts';
+import { ISO_TIME_PATTERN } from '../clock.ts';
 import { PageSchema } from '../http/page.ts';
 import { literals, nullable } from '../http/schema.ts';
 import { TemplateKey } from '../templates/key.ts';
@@ -15,7 +16,7 @@ const Text = (max: number) => Type.String({ minLength: 1, maxLength: max });
 
 const IsoTime = Type.String({
   maxLength: 40,
-  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})$',
+  pattern: ISO_TIME_PATTERN,
   description: 'ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z',
 });
 const Bag = Type.Record(Type.String(), Type.Unknown());

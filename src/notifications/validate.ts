@@ -1,4 +1,5 @@
 import type { ValueError } from '@sinclair/typebox/errors';
+import { parseIsoTime } from '../clock.ts';
 import type { FieldError } from '../errors.ts';
 import { refusedUrl } from '../providers/outbound.ts';
 import { syntaxErrors } from '../templates/liquid.ts';
@@ -75,10 +76,10 @@ function pickChecker(body: Record<string, unknown>): Checker | undefined {
   }
 }
 
+/** null for a time not given, NaN for one that names no real moment (2026-02-30). */
 function parseTime(value: unknown): number | null {
   if (typeof value !== 'string') return null;
-  const ms = Date.parse(value);
-  return Number.isFinite(ms) ? ms : Number.NaN;
+  return parseIsoTime(value) ?? Number.NaN;
 }
 
 /**

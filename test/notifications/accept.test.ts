@@ -79,6 +79,10 @@ describe('POST /notifications', () => {
     ['metadata that is not an object', email({ metadata: 'x' }), 400, 'body/metadata'],
     ['an expiresAt that is not a time', email({ expiresAt: 'tomorrow' }), 400, 'body/expiresAt'],
     ['an impossible date', email({ expiresAt: '2026-02-31T99:00:00Z' }), 400, 'body/expiresAt'],
+    // Date.parse takes these for March 2nd and May 1st: a user's mistake, not a time to move to.
+    ['a day past the end of February', email({ expiresAt: '2026-02-30T00:00:00Z' }), 400, 'body/expiresAt'],
+    ['a day past the end of April', email({ scheduledAt: '2026-04-31T10:00:00Z' }), 400, 'body/scheduledAt'],
+    ['hour 24', email({ scheduledAt: '2026-04-30T24:00:00Z' }), 400, 'body/scheduledAt'],
     ['an expiresAt in the past', email({ expiresAt: '2025-01-01T00:00:00Z' }), 400, 'body/expiresAt'],
     [
       'a scheduledAt after expiresAt',

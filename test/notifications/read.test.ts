@@ -170,12 +170,23 @@ describe('GET /notifications', () => {
       '?cursor=%%%',
       '?cursor=abc',
       '?createdAfter=soon',
+      // Date.parse reads these as 2001, a host-local time and March 2nd.
+      '?createdAfter=1',
+      '?createdBefore=2026-11-27%2010:00',
+      '?createdAfter=2026-02-30T00:00:00Z',
       '?sort=asc',
     ]) {
       const response = await list(query);
       assert.equal(response.statusCode, 400, query);
       assert.equal(response.json().code, 'VALIDATION_FAILED');
     }
+  });
+
+  it('takes a date alone as its midnight UTC', async () => {
+    const all = (await list('')).json().items.length;
+    assert.ok(all > 0);
+    assert.equal((await list('?createdBefore=2026-01-02')).json().items.length, all);
+    assert.equal((await list('?createdAfter=2026-01-02')).json().items.length, 0);
   });
 
   it('defaults to 50 items and allows up to 500', async () => {

@@ -1948,7 +1948,9 @@ export interface operations {
                 status?: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED";
                 priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                 channel?: "email" | "sms" | "push";
+                /** @description ISO 8601 time with a zone (2026-01-01T09:00:00Z), or a date alone (its midnight UTC) */
                 createdAfter?: string;
+                /** @description ISO 8601 time with a zone (2026-01-01T09:00:00Z), or a date alone (its midnight UTC) */
                 createdBefore?: string;
                 limit?: number;
                 cursor?: string;
