@@ -8,6 +8,7 @@ import { routeBodyLimits } from './body-limits.ts';
 import { installErrorHandler } from './error-handler.ts';
 import { lazySerializers, lazyValidators } from './lazy-compilers.ts';
 import { type LogFormat, loggerOptions } from './logger.ts';
+import { refuseBodyWhereNoneIsTaken } from './no-body.ts';
 import { refuseNul } from './nul.ts';
 import { openapiOptions } from './openapi.ts';
 import { hardenServer, serverLimits } from './server-options.ts';
@@ -75,6 +76,7 @@ export async function buildApp(spec: AppSpec, options: FastifyServerOptions = {}
     scope.addHook('onRoute', (route) => {
       const scopes = route.config?.scope ? [route.config.scope] : [];
       route.schema = { ...route.schema, security: [{ bearer: [] }, { clientCredentials: scopes }] };
+      refuseBodyWhereNoneIsTaken(route);
     });
     for (const routes of spec.protected) await routes(scope as App);
   });

@@ -62,7 +62,7 @@ const PATTERNS: Record<Channel, RegExp[]> = {
 function keyOf(channel: Channel, recipient: string, path: string): string {
   const key = keyOfText(channel, recipient);
   if (!PATTERNS[channel].some((p) => p.test(key))) {
-    const message = `is not a ${channel} recipient (${RecipientText.description})`;
+    const message = `is not ${channel === 'email' ? 'an' : 'a'} ${channel} recipient (${RecipientText.description})`;
     throw new HeraldError('VALIDATION_FAILED', `The recipient ${message}.`, { errors: [{ path, message }] });
   }
   return key;

@@ -52,7 +52,17 @@ describe('error handling', () => {
       bodyLimit: config.bodyLimit,
       requestTimeoutMs: 30_000,
       public: [(scope) => healthRoutes(scope, { config, store, clock: systemClock }), echo],
-      protected: [],
+      protected: [
+        (scope) => {
+          scope.post('/act', async () => ({ done: true }));
+          scope.post(
+            '/act-on',
+            { schema: { body: Type.Object({ what: Type.String() }) } },
+            async (r) => r.body,
+          );
+          scope.get('/look', async () => ({ seen: true }));
+        },
+      ],
       protect: () => {},
     });
   });
@@ -106,6 +116,26 @@ describe('error handling', () => {
     const mixed = await app.inject({ method: 'GET', url: '/choose?size=XL' });
     assert.equal(mixed.statusCode, 400);
     assert.doesNotMatch(JSON.stringify(mixed.json().errors), /must be one of/);
+  });
+
+  it('refuses a body with something in it where a protected route takes none', async () => {
+    const act = (payload?: string, contentType = 'application/json') =>
+      app.inject({
+        method: 'POST',
+        url: '/act',
+        ...(payload === undefined ? {} : { payload, headers: { 'content-type': contentType } }),
+      });
+    for (const payload of ['{"reason":"x"}', '[]', '"text"', '1']) {
+      const response = await act(payload);
+      assert.equal(response.statusCode, 400, payload);
+      assert.equal(response.json().code, 'VALIDATION_FAILED');
+    }
+    for (const payload of [undefined, '{}', 'null'])
+      assert.equal((await act(payload)).statusCode, 200, payload);
+    // A route with a body schema is left to its schema, and a read is not touched.
+    const onSchema = await app.inject({ method: 'POST', url: '/act-on', payload: { what: 'x' } });
+    assert.equal(onSchema.statusCode, 200);
+    assert.equal((await app.inject({ method: 'GET', url: '/look' })).statusCode, 200);
   });
 
   it('hides the detail of a 500', async () => {

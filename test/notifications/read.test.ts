@@ -236,6 +236,27 @@ describe('cancel and redrive', () => {
     }
   });
 
+  it('refuses a cancel that carries fields with 400 and cancels nothing; {} and no body are fine', async () => {
+    const id = (await send(t.app, t.sender, sms())).json().notificationId;
+    const withFields = await t.app.inject({
+      method: 'POST',
+      url: `/notifications/${id}/cancel`,
+      headers: t.sender,
+      payload: { reason: 'changed my mind' },
+    });
+    assert.equal(withFields.statusCode, 400);
+    assert.equal(withFields.json().code, 'VALIDATION_FAILED');
+    const status = await t.app.inject({ method: 'GET', url: `/notifications/${id}`, headers: t.sender });
+    assert.equal(status.json().status, 'QUEUED');
+    const empty = await t.app.inject({
+      method: 'POST',
+      url: `/notifications/${id}/cancel`,
+      headers: t.sender,
+      payload: {},
+    });
+    assert.equal(empty.statusCode, 200);
+  });
+
   it('answers 404 when cancelling another tenant’s notification', async () => {
     const id = (await send(t.app, t.sender, sms())).json().notificationId;
     assert.equal((await post(id, 'cancel', t.other)).statusCode, 404);
