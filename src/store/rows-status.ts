@@ -1,6 +1,7 @@
 import type { Status } from '../notifications/model.ts';
 import type { AttemptRecord, CallbackRecord, LeasedMessage } from './port/callbacks.ts';
 import type { LoggedStatus } from './port/status-log.ts';
+import { metadataOf } from './rows.ts';
 
 /** A status-log row as both adapters select it (`cursor` is built by each adapter). */
 export interface LoggedRow {
@@ -21,7 +22,7 @@ export function loggedFromRow(row: LoggedRow, cursor: string): LoggedStatus {
     cursor,
     notificationId: row.notification_id,
     tenant: row.tenant,
-    metadata: row.metadata === null ? null : JSON.parse(row.metadata),
+    metadata: metadataOf(row.metadata),
     type: row.type as Status,
     previous: row.previous as Status | null,
     at: Number(row.at),

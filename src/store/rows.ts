@@ -45,6 +45,11 @@ export const NOTIFICATION_COLUMNS = `seq, id, tenant, channel, priority, status,
   template_version, content, variables, metadata, request_hash, scheduled_at, expires_at, attempts,
   holds, next_attempt_at, provider, provider_message_id, created_at, updated_at`;
 
+/** A notification's metadata as every answer shows it: `{}` when none was sent. */
+export function metadataOf(text: string | null): Record<string, unknown> {
+  return text === null ? {} : JSON.parse(text);
+}
+
 /** Maps a row to the domain record (JSON columns parsed, rank back to priority). */
 export function notificationFromRow(row: NotificationRow): NotificationRecord {
   return {
@@ -59,7 +64,7 @@ export function notificationFromRow(row: NotificationRow): NotificationRecord {
     templateVersion: row.template_version,
     content: row.content === null ? null : JSON.parse(row.content),
     variables: row.variables === null ? {} : JSON.parse(row.variables),
-    metadata: row.metadata === null ? {} : JSON.parse(row.metadata),
+    metadata: metadataOf(row.metadata),
     scheduledAt: row.scheduled_at,
     expiresAt: row.expires_at,
     attempts: row.attempts,

@@ -33,7 +33,7 @@ describe('live status stream', () => {
     return client;
   };
 
-  async function send(token: string, metadata: object = {}): Promise<string> {
+  async function send(token: string, metadata?: object): Promise<string> {
     const response = await fetch(`${herald.apiUrl}/notifications`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -41,7 +41,7 @@ describe('live status stream', () => {
         channel: 'email',
         recipient: { email: 'someone@example.com' },
         content: { subject: 'Hi', text: 'Hello' },
-        metadata,
+        ...(metadata && { metadata }),
       }),
     });
     assert.equal(response.status, 201);
@@ -96,6 +96,15 @@ describe('live status stream', () => {
     assert.equal(sent?.change.event.type, 'SENT');
     assert.equal(sent?.change.event.provider, 'sandbox');
     assert.ok(!Number.isNaN(Date.parse(sent?.change.event.at ?? '')));
+  });
+
+  it('shows the metadata of a notification sent without any as {}, as GET /notifications/{id} does', async () => {
+    const client = open(acme);
+    await client.opened;
+    const id = await send(acme);
+    await deliveredTo(client, id);
+    const changes = client.received.filter((r) => r.change.notificationId === id);
+    assert.ok(changes.every((r) => JSON.stringify(r.change.metadata) === '{}'));
   });
 
   it("never shows another tenant's changes", async () => {
