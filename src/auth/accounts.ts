@@ -11,6 +11,9 @@ export const DEFAULT_TENANT = 'default';
 /** What a tenant name may be (the HTTP schema and the CLI both check it). */
 export const TENANT_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
+/** What a user's email may be (the HTTP schema and the CLI both check it). */
+export const USER_EMAIL = /^[^\s@]+@[^\s@]+$/;
+
 /**
  * Whether the principal operates Herald itself: an admin-scoped caller of tenant `default`,
  * who manages every tenant and the resources they share (queues, the whole sandbox).

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { literals } from '../http/schema.ts';
-import { TENANT_NAME } from './accounts.ts';
+import { TENANT_NAME, USER_EMAIL } from './accounts.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
 import { SCOPES } from './principal.ts';
 
@@ -36,7 +36,7 @@ export const ScopeName = literals(SCOPES);
 
 export const CreateUserBody = Type.Object(
   {
-    email: Type.String({ minLength: 3, maxLength: 320, pattern: '^[^\\s@]+@[^\\s@]+$' }),
+    email: Type.String({ minLength: 3, maxLength: 320, pattern: USER_EMAIL.source }),
     password: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH }),
     role: Type.Union([Type.Literal('admin'), Type.Literal('sender'), Type.Literal('viewer')]),
     tenant: Type.Optional(TenantName),

@@ -1,8 +1,7 @@
-import { parseArgs } from 'node:util';
 import { configuredKeyring } from '../auth/service.ts';
 import { iso } from '../clock.ts';
 import { createUnsubscribeTokens } from '../suppressions/unsubscribe-token.ts';
-import { row, runCli, UsageError } from './support.ts';
+import { parseOptions, row, runCli, UsageError } from './support.ts';
 
 export const KEYS_HELP = `Usage:
   herald keys rotate          make a new signing key; the old one stays published until its tokens expired
@@ -21,6 +20,11 @@ Examples:
 export function runKeys(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return runCli(env, KEYS_HELP, async ({ config, store, clock, out }) => {
     const [action, ...rest] = args;
+    // Only `remove` takes an option; anything else after an action is a mistake to refuse before
+    // the action runs (`keys rotate --alg HS256` rotated with the configured algorithm).
+    const { kid } = parseOptions(rest, action === 'remove' ? { kid: { type: 'string' } } : {}).values as {
+      kid?: string;
+    };
     const keyring = configuredKeyring(config, store, clock);
     if (action === 'rotate') {
       const { kid, retired } = await keyring.rotate();
@@ -48,12 +52,6 @@ export function runKeys(args: string[], env: NodeJS.ProcessEnv): Promise<number>
       return 0;
     }
     if (action === 'remove') {
-      let kid: string | undefined;
-      try {
-        kid = parseArgs({ args: rest, options: { kid: { type: 'string' } }, strict: true }).values.kid;
-      } catch (error) {
-        throw new UsageError((error as Error).message);
-      }
       if (!kid) throw new UsageError('--kid is required');
       const active = (await store.auth.listSigningKeys()).find(
         (key) => key.kid === kid && key.retiredAt === null,

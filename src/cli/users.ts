@@ -5,6 +5,7 @@ import {
   isRole,
   normalizeEmail,
   TENANT_NAME,
+  USER_EMAIL,
 } from '../auth/accounts.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
 import { DuplicateError } from '../store/port/auth.ts';
@@ -28,7 +29,9 @@ export function runUsers(args: string[], env: NodeJS.ProcessEnv): Promise<number
     if (action === 'add') {
       const { email, role } = values;
       const tenant = values.tenant ?? DEFAULT_TENANT;
-      if (!email?.includes('@')) throw new UsageError('--email is required');
+      if (!email) throw new UsageError('--email is required');
+      if (!USER_EMAIL.test(email) || email.length > 320)
+        throw new UsageError('--email must be an email address');
       if (!role || !isRole(role)) throw new UsageError('--role must be admin, sender or viewer');
       if (!TENANT_NAME.test(tenant))
         throw new UsageError('--tenant must be lowercase letters, digits, . _ -');

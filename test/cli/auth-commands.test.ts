@@ -83,6 +83,16 @@ describe('herald users, clients and keys', () => {
       env,
     );
     assert.equal(short.code, 2);
+    const email = await herald(
+      ['users', 'add', '--email', 'ada at example', '--password', 'long-enough-1', '--role', 'admin'],
+      env,
+    );
+    assert.equal(email.code, 2);
+    assert.match(email.err, /--email must be an email address/);
+    // An option an action does not take is refused before the action runs.
+    const option = await herald(['keys', 'rotate', '--alg', 'HS256'], env);
+    assert.equal(option.code, 2);
+    assert.match(option.err, /Unknown option '--alg'/);
     const scope = await herald(['clients', 'add', '--name', 'x', '--scopes', 'everything'], env);
     assert.equal(scope.code, 2);
     assert.match(scope.err, /unknown scope everything/);
