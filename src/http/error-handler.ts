@@ -19,8 +19,14 @@ function fromFastifyError(error: FastifyError): HeraldError | undefined {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new HeraldError('MALFORMED_BODY', 'The JSON body is empty.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      // Fastify's parser refuses a `__proto__` or `constructor.prototype` key (prototype
+      // poisoning) with the same error as broken JSON, and does not say which it was.
+      return new HeraldError(
+        'MALFORMED_BODY',
+        'The body is not valid JSON, or holds a __proto__ or constructor.prototype key.',
+      );
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new HeraldError('MALFORMED_BODY', 'The body is not valid JSON.');
+      return new HeraldError('MALFORMED_BODY', 'The body is shorter or longer than its Content-Length.');
     default:
       break;
   }

@@ -78,6 +78,18 @@ describe('error handling', () => {
     assert.equal(response.json().code, 'MALFORMED_BODY');
   });
 
+  it('refuses a __proto__ or constructor.prototype key with 400, saying that may be why', async () => {
+    for (const payload of [
+      '{"__proto__":{"name":"x"}}',
+      '{"name":"x","constructor":{"prototype":{"a":1}}}',
+    ]) {
+      const response = await post(payload);
+      assert.equal(response.statusCode, 400, payload);
+      assert.equal(response.json().code, 'MALFORMED_BODY');
+      assert.match(response.json().detail, /__proto__ or constructor\.prototype/);
+    }
+  });
+
   it('answers an empty JSON body with 400', async () => {
     const response = await post('');
     assert.equal(response.statusCode, 400);
