@@ -7,14 +7,13 @@ import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import type { StatusLogStore } from '../store/port/status-log.ts';
 import type { StatusHub } from './stream-hub.ts';
+import { STREAM_RETRY_MS, TOKEN_ENDED_COMMENT } from './stream-protocol.ts';
 
 /**
  * A client that reads slower than its changes arrive is disconnected once this much waits for
  * it, instead of buffering without bound; it reconnects with Last-Event-ID and is caught up.
  */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
-/** How long a browser waits before it reconnects (the SSE `retry` field). */
-const RETRY_MS = 2000;
 /** What a stream refused for its tenant's cap is told to wait before it tries again. */
 const FULL_RETRY_S = 5;
 
@@ -117,7 +116,7 @@ export const notificationStreamRoute: RouteModule<
         const valid = await tokenStillValid(request, deps.verifier);
         if (stream.destroyed || stream.writableEnded) return;
         if (valid) stream.write(': ping\n\n');
-        else stream.end(': the access token has expired or been revoked: reconnect with a new one\n\n');
+        else stream.end(`${TOKEN_ENDED_COMMENT}\n\n`);
       }, deps.config.streamHeartbeatMs);
       stream.on('close', () => {
         clearInterval(heartbeat);
@@ -132,7 +131,7 @@ export const notificationStreamRoute: RouteModule<
         .header('cache-control', 'no-store, no-transform')
         // Tells nginx-style proxies not to buffer the stream.
         .header('x-accel-buffering', 'no');
-      stream.write(`retry: ${RETRY_MS}\n: connected\n\n`);
+      stream.write(`retry: ${STREAM_RETRY_MS}\n: connected\n\n`);
       // The schema documents the text; what is sent is the stream that writes it.
       reply.send(stream as unknown as string);
       deps.statusHub

@@ -11,6 +11,7 @@ import {
   storedSession,
   watchPage,
 } from '../helpers/browser.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 describe('web UI session in Chromium (HERALD_ACCESS_TTL=5)', { skip: browserSkip() }, () => {
   let herald: (Herald & { gatewayUrl: string }) | undefined;
@@ -18,7 +19,7 @@ describe('web UI session in Chromium (HERALD_ACCESS_TTL=5)', { skip: browserSkip
   let base: string;
 
   before(async () => {
-    herald = await startStack({ HERALD_ACCESS_TTL: '5' });
+    herald = await startStack({ HERALD_ACCESS_TTL: '5', HERALD_STREAM_HEARTBEAT_MS: '1000' });
     base = herald.gatewayUrl;
     browser = await launchBrowser();
   });
@@ -64,6 +65,37 @@ describe('web UI session in Chromium (HERALD_ACCESS_TTL=5)', { skip: browserSkip
         'no token in a URL',
       );
     assert.deepEqual(watch.cspViolations, []);
+    await page.close();
+  });
+
+  it("reconnects the live stream at once when it ends for its token's expiry: the page stays live", async () => {
+    const { page, watch } = await signedInPage();
+    const session = await storedSession(page);
+    // A notification that does not change while the test runs: nothing but the stream's end
+    // can make the page fetch it again.
+    const sent = await fetch(`${base}/api/notifications`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session?.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        channel: 'email',
+        recipient: { email: 'later@example.com' },
+        content: { subject: 'Later', text: 'In an hour' },
+        scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+      }),
+    });
+    const { notificationId } = (await sent.json()) as { notificationId: string };
+    await page.goto(`${base}/notifications/${notificationId}`);
+    await page.getByText('(live)').waitFor();
+    const count = (path: string) => watch.urls.filter((u) => new URL(u).pathname === path).length;
+    const streams = () => count('/api/notifications/stream');
+    const fetches = () => count(`/api/notifications/${notificationId}`);
+    const [streamsBefore, fetchesBefore] = [streams(), fetches()];
+    // The stream's token expires 5 s after it was issued; Herald ends the stream at the first
+    // heartbeat (1 s) after the 30 s clock tolerance, saying why.
+    await eventually(() => streams() > streamsBefore, 45_000, 'a new stream once the token ended');
+    await page.getByText('(live)').waitFor();
+    // A page that went to polling (live false) would have fetched the notification at once.
+    assert.equal(fetches(), fetchesBefore, 'the page never left live');
     await page.close();
   });
 

@@ -6,6 +6,7 @@
 export { SCOPES } from '../../src/auth/principal.ts';
 export { CHANNELS, type Channel } from '../../src/channels.ts';
 export { PRIORITIES, type Priority, STATUSES } from '../../src/notifications/model.ts';
+export { STREAM_RETRY_MS, TOKEN_ENDED_COMMENT } from '../../src/notifications/stream-protocol.ts';
 
 /**
  * The API's answers as the OpenAPI document describes them, from the types generated for

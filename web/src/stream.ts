@@ -1,9 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { usableSession } from './api.ts';
-import type { StatusChange } from './contract.ts';
-
-/** Wait before reconnecting after the stream drops (the server's `retry` says the same). */
-const RECONNECT_MS = 2000;
+import { STREAM_RETRY_MS, type StatusChange, TOKEN_ENDED_COMMENT } from './contract.ts';
 
 /**
  * Follows GET /api/notifications/stream (docs/callbacks.md). EventSource cannot send the bearer
@@ -18,10 +15,13 @@ export function followStatus(options: {
 }): () => void {
   const abort = new AbortController();
   let lastEventId: string | undefined;
+  /** The last stream ended because its access token had expired (its final comment said so). */
+  let tokenEnded = false;
   const query = new URLSearchParams();
   for (const id of options.notificationIds ?? []) query.append('notificationId', id);
 
   async function connect(): Promise<void> {
+    tokenEnded = false;
     const session = await usableSession();
     if (!session) throw new Error('no session');
     const headers: Record<string, string> = { authorization: `Bearer ${session.accessToken}` };
@@ -52,6 +52,7 @@ export function followStatus(options: {
   }
 
   function dispatch(frame: string): void {
+    if (frame.startsWith(TOKEN_ENDED_COMMENT)) tokenEnded = true;
     let event = 'message';
     let id: string | undefined;
     const data: string[] = [];
@@ -66,6 +67,7 @@ export function followStatus(options: {
   }
 
   void (async () => {
+    let quickBefore = false;
     while (!abort.signal.aborted) {
       try {
         await connect();
@@ -73,8 +75,14 @@ export function followStatus(options: {
         // Fall through: polling covers the gap, and the reconnect resumes after lastEventId.
       }
       if (abort.signal.aborted) return;
+      // A stream ended for its token's expiry (every access token's lifetime): reconnect at once
+      // with the session's current token, staying live; but not twice in a row, in case the
+      // session has no newer token to give.
+      const quick: boolean = tokenEnded && !quickBefore;
+      quickBefore = quick;
+      if (quick) continue;
       options.onLive(false);
-      await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
+      await new Promise((resolve) => setTimeout(resolve, STREAM_RETRY_MS));
     }
   })();
   return () => abort.abort();
