@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { HeraldError } from '../errors.ts';
-import { headersOf } from '../http/problem.ts';
+import { headersOf, isServerError } from '../http/problem.ts';
 import type { App, RouteModule } from '../http/types.ts';
 import { clientAddress, trustedProxies } from './client-address.ts';
 import type { AuthDeps } from './service.ts';
@@ -68,11 +68,19 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   }
 }
 
-/** A throttled (429) or overloaded (503) try, in the OAuth form: `temporarily_unavailable`. */
-function unavailable(error: unknown): unknown {
-  if (!(error instanceof HeraldError)) return error;
-  const status = error.code === 'RATE_LIMITED' ? 429 : 503;
-  return new OAuthError(status, 'temporarily_unavailable', error.detail ?? error.message, headersOf(error));
+/**
+ * Herald's own errors in the OAuth form: a throttled (429) or overloaded (503) try is
+ * `temporarily_unavailable`; bad input found by the app-wide checks (refuseNul: a U+0000 in the
+ * body), which carry a problem code rather than a status, is `invalid_request`. Undefined for a
+ * server error.
+ */
+function oauthFormOf(error: HeraldError): OAuthError | undefined {
+  if (error.code === 'RATE_LIMITED' || error.code === 'UNAVAILABLE') {
+    const status = error.code === 'RATE_LIMITED' ? 429 : 503;
+    return new OAuthError(status, 'temporarily_unavailable', error.detail ?? error.message, headersOf(error));
+  }
+  if (isServerError(error.code)) return undefined;
+  return new OAuthError(400, 'invalid_request', error.detail ?? error.message);
 }
 
 function sendOAuthError(reply: FastifyReply, error: OAuthError) {
@@ -92,7 +100,9 @@ export const tokenRoute: RouteModule<AuthDeps> = async (app, deps) => {
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, formParser);
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       if (error instanceof OAuthError) return sendOAuthError(reply, error);
-      const status = error.statusCode ?? 500;
+      const oauth = error instanceof HeraldError ? oauthFormOf(error) : undefined;
+      if (oauth) return sendOAuthError(reply, oauth);
+      const status = error instanceof HeraldError ? 500 : (error.statusCode ?? 500);
       if (status >= 500) {
         request.log.error({ err: error }, 'token endpoint failed');
         return reply.code(500).send({ error: 'server_error', error_description: 'Internal error' });
@@ -133,17 +143,17 @@ export const tokenRoute: RouteModule<AuthDeps> = async (app, deps) => {
         if (typeof id !== 'string' || typeof secret !== 'string' || id.length > 200) throw badClient;
         // Counted before the secret is checked, like a login (throttle.ts). An unknown id costs
         // the same digest as a known one (client-secrets.ts).
-        const checked = await deps.auth.throttles.token
-          .checked(id, clientAddress(request, isTrusted), async () => {
+        const checked = await deps.auth.throttles.token.checked(
+          id,
+          clientAddress(request, isTrusted),
+          async () => {
             const found = await deps.store.auth.findClient(id);
             const verdict = await deps.auth.clientSecrets.verify(found?.secretHash, secret);
             return found && verdict.ok && !found.disabled
               ? { client: found, upgrade: verdict.upgrade }
               : undefined;
-          })
-          .catch((error) => {
-            throw unavailable(error);
-          });
+          },
+        );
         if (!checked) throw badClient;
         const { client, upgrade } = checked;
         if (upgrade) await deps.store.auth.setClientSecret(client.id, upgrade);

@@ -108,6 +108,27 @@ describe('POST /auth/token (client credentials)', () => {
     assert.equal(broken.json().error, 'invalid_request');
   });
 
+  it('answers a U+0000 in the body with 400 invalid_request, not 500', async () => {
+    const json = (payload: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/auth/token',
+        payload,
+        headers: { 'content-type': 'application/json' },
+      });
+    for (const response of [
+      await json('"\\u0000"'),
+      await json(
+        JSON.stringify({ grant_type: 'client_credentials', client_id: 'a\u0000b', client_secret: 'x' }),
+      ),
+      await form({ grant_type: 'client_credentials', client_id: id, client_secret: 'a\u0000b' }),
+    ]) {
+      assert.equal(response.statusCode, 400, response.body);
+      assert.equal(response.json().error, 'invalid_request');
+      assert.match(response.json().error_description, /U\+0000/);
+    }
+  });
+
   it('keeps form bodies to this endpoint only', async () => {
     const response = await t.app.inject({
       method: 'POST',
