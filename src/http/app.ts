@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { HeraldError } from '../errors.ts';
 import { VERSION } from '../version.ts';
 import { routeBodyLimits } from './body-limits.ts';
 import { installErrorHandler } from './error-handler.ts';
@@ -32,6 +33,20 @@ export interface AppSpec {
   protect(scope: App): void;
   /** Runs when the app closes (the composition root drains ingest here). */
   onClose?(): Promise<void>;
+}
+
+/**
+ * A body sent compressed (`Content-Encoding: gzip`) is not decoded: it is refused with `415`
+ * (RFC 9110 section 8.4.1), rather than read as the JSON it is not. After authentication
+ * (preParsing runs after every onRequest hook), so a request without a token still gets 401.
+ */
+async function refuseEncodedBody(request: FastifyRequest): Promise<void> {
+  const encoding = request.headers['content-encoding'];
+  if (encoding === undefined || /^\s*(identity)?\s*$/i.test(encoding)) return;
+  throw new HeraldError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    'Send the body uncompressed: Content-Encoding is not supported.',
+  );
 }
 
 /** Builds the API/auth app (not listening): the composition root (main.ts) listens. */
@@ -64,6 +79,7 @@ export async function buildApp(spec: AppSpec, options: FastifyServerOptions = {}
     // The OpenAPI UI holds no data, but must not be framed (clickjacking).
     if (request.url.startsWith('/docs')) reply.header('content-security-policy', "frame-ancestors 'none'");
   });
+  app.addHook('preParsing', refuseEncodedBody);
   app.addHook('preValidation', refuseNul);
   installErrorHandler(app);
   // JSON only: a text/plain body is a wrong content type (415), not a string to validate.

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { Type } from '@sinclair/typebox';
 import { systemClock } from '../../src/clock.ts';
 import { HeraldError } from '../../src/errors.ts';
@@ -88,6 +89,25 @@ describe('error handling', () => {
       assert.equal(response.json().code, 'MALFORMED_BODY');
       assert.match(response.json().detail, /__proto__ or constructor\.prototype/);
     }
+  });
+
+  it('refuses a compressed body with 415 instead of reading it as JSON', async () => {
+    const body = JSON.stringify({ name: 'x' });
+    const gzipped = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      payload: gzipSync(body),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
+    assert.equal(gzipped.statusCode, 415);
+    assert.equal(gzipped.json().code, 'UNSUPPORTED_MEDIA_TYPE');
+    const identity = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      payload: body,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+    });
+    assert.equal(identity.statusCode, 200);
   });
 
   it('answers an empty JSON body with 400', async () => {
