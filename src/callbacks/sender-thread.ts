@@ -54,6 +54,7 @@ const sender = startCallbackSender({
   keyEncryptionSecret: config.keyEncryptionSecret,
   concurrency: config.callbackConcurrency,
   ratePerSecond: config.callbackRate,
+  tenantRatePerSecond: config.callbackTenantRate,
   onBehind: () => lowerOwnPriority(BEHIND_NICE),
 });
 

@@ -72,6 +72,11 @@ export interface CallbackSenderDeps {
    */
   concurrency: number;
   ratePerSecond: number;
+  /**
+   * All of one tenant's callbacks together (HERALD_CALLBACK_TENANT_RATE): its 20 callbacks in a
+   * burst may not take 20 callbacks' share of the sender from another tenant's one.
+   */
+  tenantRatePerSecond?: number;
   pollMs?: number;
   /**
    * Told each time the sender falls behind: a head holds half its window of unsent changes (a
@@ -98,6 +103,8 @@ interface Lane {
   inFlight: number;
   /** HERALD_CALLBACK_RATE, through the one rate limiter dispatch uses for providers. */
   rate: RateLimiter;
+  /** HERALD_CALLBACK_TENANT_RATE: shared by every lane of the callback's tenant. */
+  tenantRate: RateLimiter;
   /** Its receiver answered 410. */
   gone: boolean;
 }
@@ -117,6 +124,15 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
   const owner = `cb-${randomUUID()}`;
   const poster = createPoster(deps.allowedHosts);
   const lanes = new Map<string, Lane>();
+  const tenantRates = new Map<string, RateLimiter>();
+  const tenantRate = (tenant: string) => {
+    let rate = tenantRates.get(tenant);
+    if (!rate) {
+      rate = createRateWindow(clock, deps.tenantRatePerSecond ?? Number.MAX_SAFE_INTEGER);
+      tenantRates.set(tenant, rate);
+    }
+    return rate;
+  };
   const sending = new Set<Promise<void>>();
   const opened = new Map<string, string>();
   let finished: FinishedAttempt[] = [];
@@ -182,7 +198,9 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
       (lane.waiting.length > 0 || head?.hasReady()) &&
       lane.inFlight < deps.concurrency &&
       !closed &&
-      lane.rate.tryTake(ANY)
+      lane.tenantRate.available(ANY) > 0 &&
+      lane.rate.tryTake(ANY) &&
+      lane.tenantRate.tryTake(ANY)
     ) {
       const retry = lane.waiting.shift();
       const message = retry ?? (head?.take() as LeasedMessage);
@@ -306,6 +324,7 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
           waiting: [],
           inFlight: 0,
           rate: createRateWindow(clock, deps.ratePerSecond),
+          tenantRate: tenantRate(callback.tenant),
           gone: false,
         });
     }

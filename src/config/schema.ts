@@ -128,6 +128,13 @@ export const ServerSchema = Type.Object({
     1_000_000,
     'requests a second to one status callback, per worker process',
   ),
+  callbackTenantRate: int(
+    'HERALD_CALLBACK_TENANT_RATE',
+    5000,
+    1,
+    1_000_000,
+    "requests a second to all of one tenant's status callbacks together, per worker process",
+  ),
   callbacksPerTenant: int(
     'HERALD_CALLBACKS_PER_TENANT',
     20,
