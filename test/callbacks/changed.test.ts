@@ -1,48 +1,21 @@
 // The callback sender reads the log when told that status changes were committed
 // (CallbackSender.changed, which the worker calls after its steps), not only at its poll.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { startCallbackSender } from '../../src/callbacks/sender.ts';
 import { systemClock } from '../../src/clock.ts';
-import { createSqliteStore } from '../../src/store/sqlite/index.ts';
-import { tempDir } from '../helpers/config.ts';
+import { registerCallback, senderPeers } from '../helpers/callback-sender.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { type CallbackReceiver, startCallbackReceiver } from '../helpers/peers/callback-receiver.ts';
 import { logChange } from '../helpers/status-log.ts';
 
 describe('callback sender hints', () => {
-  let store: ReturnType<typeof createSqliteStore>;
-  let receiver: CallbackReceiver;
-  before(async () => {
-    store = createSqliteStore(tempDir());
-    receiver = await startCallbackReceiver();
-  });
-  after(async () => {
-    await receiver.close();
-    await store.close();
-  });
+  const peers = senderPeers();
 
   it('sends a change at the hint, its poll an hour away', async () => {
-    const now = Date.now();
-    const created = await store.callbacks.create(
-      {
-        id: 'cb_hinted',
-        tenant: 'acme',
-        url: `${receiver.origin}/hook`,
-        events: ['DELIVERED'],
-        secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}`,
-        previousSecret: null,
-        rotatedAt: null,
-        disabledAt: null,
-        disabledReason: null,
-        createdAt: now,
-      },
-      await store.statusLog.head(),
-      20,
-    );
-    assert.equal(created, true);
+    const { store, receiver } = peers;
+    await registerCallback(peers, 'cb_hinted', 'acme');
     // The sender's first pass reads the log to its end as it is then; the change is made after.
     let firstRead: () => void = () => undefined;
     const read = new Promise<void>((resolve) => {
@@ -74,10 +47,10 @@ describe('callback sender hints', () => {
       await read;
       logChange(store, { seq: 1, id: 'n1', tenant: 'acme', status: 'DELIVERED' });
       await sleep(300);
-      assert.equal(receiver.at('/hook').length, 0, 'nothing before the hint: the poll is an hour away');
+      assert.equal(receiver.at('/cb_hinted').length, 0, 'nothing before the hint: the poll is an hour away');
       sender.changed();
-      await eventually(() => receiver.at('/hook').length === 1, 10_000, 'the callback after the hint');
-      assert.match(receiver.at('/hook')[0]?.body ?? '', /"notificationId":"n1"/);
+      await eventually(() => receiver.at('/cb_hinted').length === 1, 10_000, 'the callback after the hint');
+      assert.match(receiver.at('/cb_hinted')[0]?.body ?? '', /"notificationId":"n1"/);
     } finally {
       await sender.close();
     }

@@ -4,52 +4,22 @@
 // window never moves: tenant acme's three callbacks get 6 requests in all, tenant beta's one gets
 // all of its own meanwhile, and acme gets 6 more once the clock moves a second.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { startCallbackSender } from '../../src/callbacks/sender.ts';
 import { manualClock } from '../../src/clock.ts';
-import { createSqliteStore } from '../../src/store/sqlite/index.ts';
-import { tempDir } from '../helpers/config.ts';
+import { registerCallback, senderPeers } from '../helpers/callback-sender.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { type CallbackReceiver, startCallbackReceiver } from '../helpers/peers/callback-receiver.ts';
 import { logChange } from '../helpers/status-log.ts';
 
 describe("a tenant's callbacks share one rate", () => {
-  let store: ReturnType<typeof createSqliteStore>;
-  let receiver: CallbackReceiver;
-  before(async () => {
-    store = createSqliteStore(tempDir());
-    receiver = await startCallbackReceiver();
-  });
-  after(async () => {
-    await receiver.close();
-    await store.close();
-  });
-
-  async function addCallback(id: string, tenant: string): Promise<void> {
-    const created = await store.callbacks.create(
-      {
-        id,
-        tenant,
-        url: `${receiver.origin}/${id}`,
-        events: ['DELIVERED'],
-        secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}`,
-        previousSecret: null,
-        rotatedAt: null,
-        disabledAt: null,
-        disabledReason: null,
-        createdAt: Date.now(),
-      },
-      await store.statusLog.head(),
-      20,
-    );
-    assert.equal(created, true);
-  }
+  const peers = senderPeers();
 
   it("holds the tenant's callbacks together to its rate, and not another tenant's", async () => {
-    for (const id of ['cb_a1', 'cb_a2', 'cb_a3']) await addCallback(id, 'acme');
-    await addCallback('cb_b1', 'beta');
+    const { store, receiver } = peers;
+    for (const id of ['cb_a1', 'cb_a2', 'cb_a3']) await registerCallback(peers, id, 'acme');
+    await registerCallback(peers, 'cb_b1', 'beta');
     // Ten changes for each of acme's three callbacks (30 requests), three for beta's one.
     for (let seq = 1; seq <= 10; seq++)
       logChange(store, { seq, id: `a${seq}`, tenant: 'acme', status: 'DELIVERED' });
