@@ -32,8 +32,7 @@ function time(name: string, value: string | undefined): number | undefined {
       errors: [
         {
           path: `querystring/${name}`,
-          message:
-            'must be an ISO 8601 time with a zone, such as 2026-01-01T09:00:00Z, or a date (its midnight UTC)',
+          message: `must be an ${TIME_FILTER}`,
         },
       ],
     });
