@@ -35,9 +35,9 @@ async function call(
   return { status: response.status, body: parsed };
 }
 
-/** Logs in as the bootstrap admin over HTTP (POST /auth/login), as a user would. */
-export async function login(url: string): Promise<Api> {
-  const { status, body } = await call(url, 'POST', '/auth/login', {}, ADMIN);
+/** Logs in over HTTP (POST /auth/login), as a user would: the bootstrap admin unless told. */
+export async function login(url: string, user: { email: string; password: string } = ADMIN): Promise<Api> {
+  const { status, body } = await call(url, 'POST', '/auth/login', {}, user);
   if (status === 404) throw new Unavailable('POST /auth/login answers 404 (auth service not built yet)');
   const token = (body as { access_token?: string } | undefined)?.access_token;
   if (status !== 200 || !token) throw new Error(`login failed: ${status} ${JSON.stringify(body)}`);

@@ -13,7 +13,14 @@ export interface Sizes {
   batch: { size: number; connections: number; warmup: RoundSize; round: RoundSize };
   isolation: { backlog: number; everyMs: number; forMs: number; lowRate: number };
   dispatch: { count: number };
-  callbacks: { count: number; streams: number; steadyPerSecond: number; steadyMs: number };
+  callbacks: {
+    count: number;
+    streams: number;
+    steadyPerSecond: number;
+    steadyMs: number;
+    /** A neighbour's burst: `callbacks` callbacks of another tenant, `burst` notifications. */
+    neighbour: { callbacks: number; burst: number };
+  };
   failover: { everyMs: number; downMs: number; backMs: number };
   claim: { sizes: number[]; claimsPerSize: number; claimBatch: number };
   memory: { backlog: number; drainSeconds: number };
@@ -40,7 +47,13 @@ const FULL: Sizes = {
   batch: { size: 1000, connections: 4, warmup: { seconds: 2 }, round: { seconds: 5 } },
   isolation: { backlog: 1_000_000, everyMs: 10, forMs: 10_000, lowRate: 2000 },
   dispatch: { count: 200_000 },
-  callbacks: { count: 100_000, streams: 100, steadyPerSecond: 1000, steadyMs: 15_000 },
+  callbacks: {
+    count: 100_000,
+    streams: 100,
+    steadyPerSecond: 1000,
+    steadyMs: 15_000,
+    neighbour: { callbacks: 20, burst: 5_000 },
+  },
   failover: { everyMs: 10, downMs: 10_000, backMs: 15_000 },
   claim: { sizes: [10_000, 100_000, 1_000_000], claimsPerSize: 50, claimBatch: 128 },
   memory: { backlog: 1_000_000, drainSeconds: 10 },
@@ -54,7 +67,13 @@ const QUICK: Sizes = {
   batch: { size: 50, connections: 2, warmup: { amount: 2 }, round: { amount: 6 } },
   isolation: { backlog: 2000, everyMs: 10, forMs: 500, lowRate: 200 },
   dispatch: { count: 1000 },
-  callbacks: { count: 500, streams: 5, steadyPerSecond: 200, steadyMs: 1000 },
+  callbacks: {
+    count: 500,
+    streams: 5,
+    steadyPerSecond: 200,
+    steadyMs: 1000,
+    neighbour: { callbacks: 3, burst: 100 },
+  },
   failover: { everyMs: 20, downMs: 1000, backMs: 7000 },
   claim: { sizes: [200, 1000, 4000], claimsPerSize: 5, claimBatch: 16 },
   memory: { backlog: 2000, drainSeconds: 1 },

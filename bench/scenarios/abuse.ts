@@ -66,15 +66,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
     const api = await login(herald.url);
     const abuser = { email: 'abuser@example.com', password: 'abuser-password-1' };
     await api.request('POST', '/admin/users', { ...abuser, role: 'admin', tenant: 'abuser' });
-    const abuse = await (async () => {
-      const response = await fetch(`${herald.url}/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(abuser),
-      });
-      const token = ((await response.json()) as { access_token: string }).access_token;
-      return { authorization: `Bearer ${token}` };
-    })();
+    const abuse = (await login(herald.url, abuser)).auth;
     await fetch(`${herald.url}/templates`, {
       method: 'POST',
       headers: { ...abuse, 'content-type': 'application/json' },

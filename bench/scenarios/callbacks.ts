@@ -1,11 +1,8 @@
 import { setMaxListeners } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
-import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { type Api, requireRoute } from '../lib/api.ts';
 import { notification } from '../lib/bodies.ts';
+import { type Receiver, receiverEnv, startReceiver } from '../lib/callback-receiver.ts';
 import { type Deployment, deploy } from '../lib/deploy.ts';
 import { deliveredSpan, watchDrain } from '../lib/drain.ts';
 import { fillBacklog } from '../lib/fill.ts';
@@ -18,53 +15,10 @@ import { measured, type Row } from '../lib/report.ts';
 import { SseCounter } from '../lib/sse-count.ts';
 import { followLag } from '../lib/sse-lag.ts';
 import { median, percentile } from '../lib/stats.ts';
+import { neighbourLags, neighbourRows } from './callback-neighbour.ts';
 import type { Scenario } from './types.ts';
 
-const FIXTURES = join(import.meta.dirname, '../../test/fixtures/push');
 const CALLBACK_RATE = 50_000;
-
-/** A receiver that answers 204 at once and keeps, per message, status change to receipt in ms. */
-async function startReceiver() {
-  const lags: number[] = [];
-  const server = createServer(
-    { key: readFileSync(join(FIXTURES, 'server.key')), cert: readFileSync(join(FIXTURES, 'server.pem')) },
-    (request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (c: Buffer) => chunks.push(c));
-      request.on('end', () => {
-        const at = Date.now();
-        const body = JSON.parse(Buffer.concat(chunks).toString()) as { timestamp: string };
-        lags.push(at - Date.parse(body.timestamp));
-        response.writeHead(204).end();
-      });
-    },
-  );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    lags,
-    url: `https://localhost:${port}/bench`,
-    host: `localhost:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-
-/**
- * What Herald needs to send to the bench's receiver (a private host, our CA). `rate` raises
- * HERALD_CALLBACK_RATE and HERALD_CALLBACK_TENANT_RATE: the defaults (2,000/s a callback, 5,000/s
- * a tenant) would be the bottleneck of a 100,000 burst; raised, the limit is the receiver's to set.
- */
-function receiverEnv(receiver: Receiver, rate?: number): Record<string, string> {
-  return {
-    HERALD_CALLBACK_ALLOWED_HOSTS: receiver.host,
-    NODE_EXTRA_CA_CERTS: join(FIXTURES, 'ca.pem'),
-    ...(rate === undefined
-      ? {}
-      : { HERALD_CALLBACK_RATE: String(rate), HERALD_CALLBACK_TENANT_RATE: String(rate) }),
-  };
-}
 
 /** Registers the receiver as a callback for every DELIVERED. */
 async function addCallback(api: Api, receiver: Receiver): Promise<void> {
@@ -330,6 +284,14 @@ export const callbacksScenario: Scenario = {
   async run(options: BenchOptions): Promise<Row[]> {
     const { count, streams, steadyPerSecond, steadyMs } = options.sizes.callbacks;
     const { lags: steadyLags, firstMs, streamLags } = await steady(steadyPerSecond, steadyMs);
+    // Another tenant's burst through many callbacks, with Herald's tenant share and without it.
+    const neighbourSpec = {
+      ...options.sizes.callbacks.neighbour,
+      perSecond: steadyPerSecond / 5,
+      forMs: steadyMs,
+    };
+    const besideLimited = await neighbourLags(neighbourSpec);
+    const besideUnlimited = await neighbourLags({ ...neighbourSpec, tenantConcurrency: 100_000 });
     // One drain's speed varies by a quarter from one run to the next on this machine (0.70 to
     // 0.93 for the same ratio, 2026-11-26): the three drains run in turn, `rounds` times, and
     // each ratio is the median of its rounds'. The lags are those of every round together.
@@ -416,6 +378,7 @@ export const callbacksScenario: Scenario = {
       measured('callbacks', 'first callback after the callback is created', firstMs, 'ms', {
         note: "from POST /callbacks's answer to the receipt of a change made right after: the worker finds the callback and starts the sender's thread",
       }),
+      ...neighbourRows(neighbourSpec, besideLimited, besideUnlimited),
       ...lagRows('callbackOnly', 'one callback'),
       cost('callbackOnly', 'one callback'),
       ...lagRows('both', `one callback and ${streams} streams`),

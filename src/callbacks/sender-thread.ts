@@ -54,7 +54,7 @@ const sender = startCallbackSender({
   keyEncryptionSecret: config.keyEncryptionSecret,
   concurrency: config.callbackConcurrency,
   ratePerSecond: config.callbackRate,
-  tenantRatePerSecond: config.callbackTenantRate,
+  tenantConcurrency: config.callbackTenantConcurrency,
   onBehind: () => lowerOwnPriority(BEHIND_NICE),
 });
 

@@ -73,10 +73,11 @@ export interface CallbackSenderDeps {
   concurrency: number;
   ratePerSecond: number;
   /**
-   * All of one tenant's callbacks together (HERALD_CALLBACK_TENANT_RATE): its 20 callbacks in a
-   * burst may not take 20 callbacks' share of the sender from another tenant's one.
+   * Requests in flight to all of one tenant's callbacks together (HERALD_CALLBACK_TENANT_CONCURRENCY),
+   * given to its callbacks in turn: a tenant with 20 callbacks in a burst gets no more of the
+   * sender, which every tenant shares, than this, against another tenant's one callback's slots.
    */
-  tenantRatePerSecond?: number;
+  tenantConcurrency?: number;
   pollMs?: number;
   /**
    * Told each time the sender falls behind: a head holds half its window of unsent changes (a
@@ -103,10 +104,18 @@ interface Lane {
   inFlight: number;
   /** HERALD_CALLBACK_RATE, through the one rate limiter dispatch uses for providers. */
   rate: RateLimiter;
-  /** HERALD_CALLBACK_TENANT_RATE: shared by every lane of the callback's tenant. */
-  tenantRate: RateLimiter;
+  /** Its tenant's share of the sender, which every lane of that tenant draws on. */
+  share: TenantShare;
   /** Its receiver answered 410. */
   gone: boolean;
+}
+
+/** A tenant's part of the sender: its requests in flight, and its lanes, served in turn. */
+interface TenantShare {
+  inFlight: number;
+  lanes: Lane[];
+  /** The lane that starts the next round. */
+  turn: number;
 }
 
 /** Callbacks have no priorities: every request takes the limiter's full rate (rank 0). */
@@ -124,14 +133,26 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
   const owner = `cb-${randomUUID()}`;
   const poster = createPoster(deps.allowedHosts);
   const lanes = new Map<string, Lane>();
-  const tenantRates = new Map<string, RateLimiter>();
-  const tenantRate = (tenant: string) => {
-    let rate = tenantRates.get(tenant);
-    if (!rate) {
-      rate = createRateWindow(clock, deps.tenantRatePerSecond ?? Number.MAX_SAFE_INTEGER);
-      tenantRates.set(tenant, rate);
+  const shares = new Map<string, TenantShare>();
+  const tenantConcurrency = deps.tenantConcurrency ?? Number.POSITIVE_INFINITY;
+  const addLane = (lane: Lane) => {
+    lanes.set(lane.callback.id, lane);
+    lane.share.lanes.push(lane);
+  };
+  const dropLane = (id: string) => {
+    const lane = lanes.get(id);
+    if (!lane) return;
+    lanes.delete(id);
+    lane.share.lanes = lane.share.lanes.filter((l) => l !== lane);
+    if (lane.share.lanes.length === 0 && lane.share.inFlight === 0) shares.delete(lane.callback.tenant);
+  };
+  const shareOf = (tenant: string) => {
+    let share = shares.get(tenant);
+    if (!share) {
+      share = { inFlight: 0, lanes: [], turn: 0 };
+      shares.set(tenant, share);
     }
-    return rate;
+    return share;
   };
   const sending = new Set<Promise<void>>();
   const opened = new Map<string, string>();
@@ -189,35 +210,49 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     return done(retry(), code, null);
   }
 
-  /** Starts what the lane's slots and rate allow now, retries first; needs no database. */
-  function pump(lane: Lane): void {
-    const { head } = lane;
+  /**
+   * Starts one send of the lane's, a retry first, if its slots, its rate and its tenant's share
+   * allow; whether it did. Needs no database.
+   */
+  function startOne(lane: Lane): boolean {
+    const { head, share } = lane;
     // A receiver that answered 410 gets nothing more; the pass disables its callback.
-    while (
-      !lane.gone &&
-      (lane.waiting.length > 0 || head?.hasReady()) &&
-      lane.inFlight < deps.concurrency &&
-      !closed &&
-      lane.tenantRate.available(ANY) > 0 &&
-      lane.rate.tryTake(ANY) &&
-      lane.tenantRate.tryTake(ANY)
-    ) {
-      const retry = lane.waiting.shift();
-      const message = retry ?? (head?.take() as LeasedMessage);
-      lane.inFlight += 1;
-      const task = attempt(lane.callback, message)
-        .then((result) => {
-          if (result.statusCode === 410) lane.gone = true;
-          if (retry) finished.push(result);
-          else head?.finish(message, result);
-        })
-        .finally(() => {
-          lane.inFlight -= 1;
-          sending.delete(task);
-          pump(lane);
-          kick();
-        });
-      sending.add(task);
+    if (lane.gone || closed || !(lane.waiting.length > 0 || head?.hasReady())) return false;
+    if (lane.inFlight >= deps.concurrency || share.inFlight >= tenantConcurrency) return false;
+    if (!lane.rate.tryTake(ANY)) return false;
+    const retry = lane.waiting.shift();
+    const message = retry ?? (head?.take() as LeasedMessage);
+    lane.inFlight += 1;
+    share.inFlight += 1;
+    const task = attempt(lane.callback, message)
+      .then((result) => {
+        if (result.statusCode === 410) lane.gone = true;
+        if (retry) finished.push(result);
+        else head?.finish(message, result);
+      })
+      .finally(() => {
+        lane.inFlight -= 1;
+        share.inFlight -= 1;
+        sending.delete(task);
+        pump(share);
+        kick();
+      });
+    sending.add(task);
+    return true;
+  }
+
+  /**
+   * Starts what a tenant's share allows now, one send a lane in turn (the lane after the last
+   * round's first starts the next), so its callbacks share its slots evenly.
+   */
+  function pump(share: TenantShare): void {
+    const { lanes: mine } = share;
+    for (let started = true; started && mine.length > 0; ) {
+      started = false;
+      share.turn = (share.turn + 1) % mine.length;
+      for (let i = 0; i < mine.length; i++) {
+        if (startOne(mine[(share.turn + i) % mine.length] as Lane)) started = true;
+      }
     }
   }
 
@@ -307,24 +342,24 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     for (const [id, lane] of lanes) {
       if (!lane.gone) continue;
       await store.disable(id, 'the receiver answered 410 Gone', now);
-      lanes.delete(id);
+      dropLane(id);
       log.warn({ callback: id }, 'callback disabled: its receiver answered 410');
     }
     const callbacks = await store.enabled();
     const enabled = new Map(callbacks.map((c) => [c.id, c]));
-    for (const id of lanes.keys()) if (!enabled.has(id)) lanes.delete(id);
+    for (const id of [...lanes.keys()]) if (!enabled.has(id)) dropLane(id);
     for (const callback of callbacks) {
       const lane = lanes.get(callback.id);
       if (lane) lane.callback = callback;
       else
-        lanes.set(callback.id, {
+        addLane({
           callback,
           headLeaseUntil: 0,
           headRecordedAt: now,
           waiting: [],
           inFlight: 0,
           rate: createRateWindow(clock, deps.ratePerSecond),
-          tenantRate: tenantRate(callback.tenant),
+          share: shareOf(callback.tenant),
           gone: false,
         });
     }
@@ -339,11 +374,9 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     }
     // Every lane, not only the ones just read or claimed for: one that its rate held with
     // nothing in flight has no completion to start it again.
+    for (const share of shares.values()) pump(share);
     let most = 0;
-    for (const lane of lanes.values()) {
-      pump(lane);
-      most = Math.max(most, lane.head?.size() ?? 0);
-    }
+    for (const lane of lanes.values()) most = Math.max(most, lane.head?.size() ?? 0);
     noteBehind(most);
     if (now >= pruneAt) {
       const pruned = await store.prune(now - CALLBACK_HISTORY_MS, PRUNE_STEP);

@@ -128,12 +128,12 @@ export const ServerSchema = Type.Object({
     1_000_000,
     'requests a second to one status callback, per worker process',
   ),
-  callbackTenantRate: int(
-    'HERALD_CALLBACK_TENANT_RATE',
-    5000,
+  callbackTenantConcurrency: int(
+    'HERALD_CALLBACK_TENANT_CONCURRENCY',
+    64,
     1,
-    1_000_000,
-    "requests a second to all of one tenant's status callbacks together, per worker process",
+    100_000,
+    "requests in flight to all of one tenant's status callbacks together, per worker process",
   ),
   callbacksPerTenant: int(
     'HERALD_CALLBACKS_PER_TENANT',

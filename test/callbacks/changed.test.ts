@@ -3,10 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pino from 'pino';
-import { startCallbackSender } from '../../src/callbacks/sender.ts';
-import { systemClock } from '../../src/clock.ts';
-import { registerCallback, senderPeers } from '../helpers/callback-sender.ts';
+import { registerCallback, senderPeers, startSender } from '../helpers/callback-sender.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { logChange } from '../helpers/status-log.ts';
 
@@ -33,16 +30,7 @@ describe('callback sender hints', () => {
         return cursor;
       },
     };
-    const sender = startCallbackSender({
-      callbacks: store.callbacks,
-      statusLog,
-      clock: systemClock,
-      log: pino({ level: 'silent' }),
-      allowedHosts: [receiver.host],
-      concurrency: 4,
-      ratePerSecond: 100,
-      pollMs: 3_600_000,
-    });
+    const sender = startSender(peers, { statusLog, pollMs: 3_600_000 });
     try {
       await read;
       logChange(store, { seq: 1, id: 'n1', tenant: 'acme', status: 'DELIVERED' });

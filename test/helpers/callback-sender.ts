@@ -1,5 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
+import pino from 'pino';
+import {
+  type CallbackSender,
+  type CallbackSenderDeps,
+  startCallbackSender,
+} from '../../src/callbacks/sender.ts';
+import { systemClock } from '../../src/clock.ts';
 import type { Status } from '../../src/notifications/model.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { tempDir } from './config.ts';
@@ -46,4 +53,21 @@ export async function registerCallback(
     20,
   );
   assert.equal(created, true);
+}
+
+/** The sender against the peers: 4 in flight and 100 a second a callback unless `options` say otherwise. */
+export function startSender(
+  peers: ReturnType<typeof senderPeers>,
+  options: Partial<CallbackSenderDeps> = {},
+): CallbackSender {
+  return startCallbackSender({
+    callbacks: peers.store.callbacks,
+    statusLog: peers.store.statusLog,
+    clock: systemClock,
+    log: pino({ level: 'silent' }),
+    allowedHosts: [peers.receiver.host],
+    concurrency: 4,
+    ratePerSecond: 100,
+    ...options,
+  });
 }
