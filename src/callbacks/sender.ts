@@ -372,8 +372,8 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
       const room = Math.min(deps.ratePerSecond, deps.concurrency * 4) - lane.waiting.length - lane.inFlight;
       if (room > 0) lane.waiting.push(...(await store.claim(id, owner, now, now + LEASE_MS, room)));
     }
-    // Every lane, not only the ones just read or claimed for: one that its rate held with
-    // nothing in flight has no completion to start it again.
+    // Every tenant's lanes, not only the ones just read or claimed for: one that its rate held
+    // with nothing in flight has no completion to start it again.
     for (const share of shares.values()) pump(share);
     let most = 0;
     for (const lane of lanes.values()) most = Math.max(most, lane.head?.size() ?? 0);
