@@ -12,22 +12,34 @@ export interface LogMessage {
 /**
  * The messages a page of the status log makes for one callback: its tenant's changes to the
  * statuses it reports, made after it was created. Each body (`{ type, timestamp, data }`) is
- * fixed here; a message that waits for a retry keeps it.
+ * fixed here; a message that waits for a retry keeps it. The body is the same for every callback
+ * that reports the change: `bodies`, kept for one page, makes it once for all of them (a tenant's
+ * 20 callbacks made each body 20 times).
  */
-export function messagesFor(callback: CallbackRecord, rows: readonly LoggedStatus[]): LogMessage[] {
+export function messagesFor(
+  callback: CallbackRecord,
+  rows: readonly LoggedStatus[],
+  bodies = new Map<LoggedStatus, string | null>(),
+): LogMessage[] {
   const messages: LogMessage[] = [];
   for (const row of rows) {
     if (row.tenant !== callback.tenant || row.at < callback.createdAt) continue;
     if (!callback.events.includes(row.type)) continue;
-    const change = changeOf(row);
-    if (!change) continue;
-    const body = JSON.stringify({ type: 'notification.status', timestamp: change.event.at, data: change });
+    let body = bodies.get(row);
+    if (body === undefined) {
+      const change = changeOf(row);
+      body = change
+        ? JSON.stringify({ type: 'notification.status', timestamp: change.event.at, data: change })
+        : null;
+      bodies.set(row, body);
+    }
+    if (body === null) continue;
     messages.push({
       cursor: row.cursor,
       message: {
         id: messageId(callback.id, row.cursor),
         callbackId: callback.id,
-        notificationId: change.notificationId,
+        notificationId: row.notificationId,
         body,
         attempt: 1,
         createdAt: row.at,

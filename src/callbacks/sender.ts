@@ -317,11 +317,12 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
       });
       const full = rows.length === LOG_PAGE;
       const readTo = full ? (rows.at(-1) as LoggedStatus).cursor : end;
+      const bodies = new Map<LoggedStatus, string | null>();
       for (const lane of reading) {
         const head = lane.head as Head;
         if (log.compare(readTo, head.readTo) <= 0) continue;
         const fresh = rows.filter((row) => log.compare(row.cursor, head.readTo) > 0);
-        const messages = messagesFor(lane.callback, fresh);
+        const messages = messagesFor(lane.callback, fresh, bodies);
         const ids = [...new Set(messages.map((m) => m.message.notificationId))];
         const pending = await store.pendingAmong(lane.callback.id, ids);
         // The lease may have gone while reading: the head is then another worker's.
