@@ -45,12 +45,14 @@ export function iso(ms: number): string {
   return `${isoPrefix}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
 }
 
-/** An ISO 8601 time with a zone, as Herald takes it in (`scheduledAt`, `expiresAt`). */
-export const ISO_TIME_PATTERN =
-  '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})$';
+const ISO_DATE = '(\\d{4})-(\\d{2})-(\\d{2})';
+const ISO_CLOCK = 'T(\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d{1,9}))?)?(Z|([+-])(\\d{2}):?(\\d{2}))';
 
-const ISO_PARTS =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):?(\d{2})))?$/;
+/** An ISO 8601 time with a zone, as Herald takes it in (`scheduledAt`, `expiresAt`). */
+export const ISO_TIME_PATTERN = `^${ISO_DATE}${ISO_CLOCK}$`;
+
+/** The same, or a date alone; its groups are what parseIsoTime reads. */
+const ISO_PARTS = new RegExp(`^${ISO_DATE}(?:${ISO_CLOCK})?$`);
 
 /** A UTC date; unlike `Date.UTC`, the years 0 to 99 are those years, not 1900 to 1999. */
 function utc(year: number, month: number, day: number, ...time: [number?, number?, number?, number?]): Date {
