@@ -20,8 +20,8 @@ async function refuseContent(request: FastifyRequest): Promise<void> {
 /**
  * An onRoute hook for the protected routes: one that writes and declares no body schema (a
  * cancel, a redrive, a rotation, signing out everywhere) refuses a body with fields in it with
- * `400`, as every other route refuses an unknown field (API.md §8), instead of ignoring what
- * the caller meant to say. No body, `null` and `{}` stay accepted.
+ * `400` instead of ignoring what the caller meant to say, as every other route refuses an unknown
+ * field (the README's errors paragraph). No body, `null` and `{}` stay accepted.
  */
 export function refuseBodyWhereNoneIsTaken(route: RouteOptions): void {
   const methods = Array.isArray(route.method) ? route.method : [route.method];
