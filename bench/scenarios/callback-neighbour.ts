@@ -1,3 +1,4 @@
+import { ServerSchema } from '../../src/config/schema.ts';
 import { login } from '../lib/api.ts';
 import { notification } from '../lib/bodies.ts';
 import { receiverEnv, startReceiver } from '../lib/callback-receiver.ts';
@@ -8,6 +9,8 @@ import { runPaced } from '../lib/paced.ts';
 import { measured, type Row } from '../lib/report.ts';
 import { percentile } from '../lib/stats.ts';
 
+/** Herald's default HERALD_CALLBACK_TENANT_CONCURRENCY, as the rows name it. */
+const TENANT_SHARE = ServerSchema.properties.callbackTenantConcurrency.default as number;
 const NEIGHBOUR = { email: 'neighbour@example.com', password: 'neighbour-password-1' };
 
 /**
@@ -105,7 +108,7 @@ export function neighbourRows(
   return [
     measured(
       'callbacks',
-      `callback lag p99 ${what} (tenant share 64 in flight)`,
+      `callback lag p99 ${what} (tenant share ${TENANT_SHARE} in flight)`,
       percentile(limited.lags, 99),
       'ms',
       {
