@@ -3,24 +3,13 @@ import type { Clock } from '../clock.ts';
 import type { AuthStore, ClientRecord, UserRecord } from '../store/port/auth.ts';
 import type { ClientSecrets } from './client-secrets.ts';
 import { hashSecret } from './passwords.ts';
-import { ROLE_SCOPES, type UserRole } from './principal.ts';
-
-/** Tenant of the bootstrap admin; its admins may manage every tenant. */
-export const DEFAULT_TENANT = 'default';
+import { DEFAULT_TENANT, ROLE_SCOPES, type UserRole } from './principal.ts';
 
 /** What a tenant name may be (the HTTP schema and the CLI both check it). */
 export const TENANT_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
 /** What a user's email may be (the HTTP schema and the CLI both check it). */
 export const USER_EMAIL = /^[^\s@]+@[^\s@]+$/;
-
-/**
- * Whether the principal operates Herald itself: an admin-scoped caller of tenant `default`,
- * who manages every tenant and the resources they share (queues, the whole sandbox).
- */
-export function isOperator(principal: { tenant: string }): boolean {
-  return principal.tenant === DEFAULT_TENANT;
-}
 
 /** Emails are compared case-insensitively: stored and looked up lowercased. */
 export function normalizeEmail(email: string): string {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HeraldError } from '../errors.ts';
-import type { AccessTokenVerifier, Principal } from './principal.ts';
+import { type AccessTokenVerifier, DEFAULT_TENANT, isOperator, type Principal } from './principal.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -10,6 +10,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scope a protected route requires; checked once, by the hook below. */
     scope?: string;
+    /**
+     * The route acts on, or reports on, what every tenant shares (the queues, the process's
+     * metrics): only operators (callers of tenant `default`, principal.ts) may call it.
+     */
+    operatorOnly?: boolean;
   }
 }
 
@@ -74,6 +79,12 @@ export function protect(scope: FastifyInstance, verifier: AccessTokenVerifier): 
       throw new HeraldError('FORBIDDEN', `This operation needs the scope "${needed}".`, {
         challenge: { error: 'insufficient_scope', scope: needed },
       });
+    }
+    if (request.routeOptions.config.operatorOnly && !isOperator(request.principal)) {
+      throw new HeraldError(
+        'FORBIDDEN',
+        `This operation concerns every tenant: only callers of tenant "${DEFAULT_TENANT}" may use it.`,
+      );
     }
   });
 }

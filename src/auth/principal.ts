@@ -15,6 +15,25 @@ export const ROLE_SCOPES = {
 } as const satisfies Record<string, readonly Scope[]>;
 export type UserRole = keyof typeof ROLE_SCOPES;
 
+/** Tenant of the bootstrap admin; its admins may manage every tenant. */
+export const DEFAULT_TENANT = 'default';
+
+/**
+ * Whether the principal operates Herald itself: an admin-scoped caller of tenant `default`,
+ * who manages every tenant and the resources they share (queues, the whole sandbox, metrics).
+ */
+export function isOperator(principal: { tenant: string }): boolean {
+  return principal.tenant === DEFAULT_TENANT;
+}
+
+/**
+ * Whose records a view of something every tenant shares (the queues, the sandbox) shows this
+ * caller: every tenant's (`undefined`) to an operator, only its own tenant's to anyone else.
+ */
+export function visibleTenant(principal: { tenant: string }): string | undefined {
+  return isOperator(principal) ? undefined : principal.tenant;
+}
+
 /** Who made a request, as read from a verified access token. */
 export interface Principal {
   sub: string;

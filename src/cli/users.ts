@@ -1,6 +1,5 @@
 import {
   createUser,
-  DEFAULT_TENANT,
   disableUser,
   isRole,
   normalizeEmail,
@@ -8,6 +7,7 @@ import {
   USER_EMAIL,
 } from '../auth/accounts.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
+import { DEFAULT_TENANT } from '../auth/principal.ts';
 import { DuplicateError } from '../store/port/auth.ts';
 import { parseOptions, readStdinLine, row, runCli, UsageError } from './support.ts';
 

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { DEFAULT_TENANT, isOperator } from '../auth/accounts.ts';
+import { visibleTenant } from '../auth/principal.ts';
 import type { CoreDeps } from '../deps.ts';
-import { HeraldError } from '../errors.ts';
 import { literals, nullable } from '../http/schema.ts';
 import type { RouteModule } from '../http/types.ts';
 import { CHANNELS, type Channel, PRIORITIES, type Priority, priorityRank } from '../notifications/model.ts';
@@ -34,19 +33,24 @@ export const queueAdminRoutes: RouteModule<CoreDeps & { wakeup: WakeSignal }> = 
       schema: {
         tags: ['admin'],
         summary: 'Depth, oldest age, in-flight count and pause state of every queue',
+        description:
+          "Depth, oldest age and in-flight count are of every tenant's notifications for admins of tenant `default`, " +
+          "of the caller's tenant's only for other admins; a pause holds every tenant.",
         response: { 200: QueuesBody },
       },
     },
-    async () => queuesView(deps.store, deps.clock.now()),
+    async (request) => queuesView(deps.store, deps.clock.now(), visibleTenant(request.principal)),
   );
   for (const action of ['pause', 'resume'] as const) {
     app.post(
       `/admin/queues/${action}`,
       {
-        config: { scope: 'admin' },
+        // Queues are shared by every tenant: a tenant's admin must not pause the others.
+        config: { scope: 'admin', operatorOnly: true },
         schema: {
           tags: ['admin'],
           summary: `${action === 'pause' ? 'Pause' : 'Resume'} a priority, a channel, both, or everything`,
+          description: 'For every tenant: admins of tenant `default` only (`403` for others).',
           body: Selector,
           response: { 200: QueuesBody },
         },
@@ -56,14 +60,6 @@ export const queueAdminRoutes: RouteModule<CoreDeps & { wakeup: WakeSignal }> = 
         },
       },
       async (request) => {
-        // Queues are shared by every tenant: only the operators (admins of tenant `default`, as
-        // for managing other tenants) may stop them; a tenant's admin must not pause the others.
-        if (!isOperator(request.principal)) {
-          throw new HeraldError(
-            'FORBIDDEN',
-            `Only admins of tenant "${DEFAULT_TENANT}" may pause or resume queues.`,
-          );
-        }
         const body = (request.body ?? {}) as { priority?: Priority; channel?: Channel };
         await deps.store.queue.setPaused(
           {

@@ -1,9 +1,12 @@
 import { priorityOf } from '../notifications/model.ts';
 import type { Store } from '../store/port/index.ts';
 
-/** The GET /admin/queues body (and `herald queues`): the 12 priority × channel queues. */
-export async function queuesView(store: Store, now: number) {
-  const stats = await store.queue.stats();
+/**
+ * The GET /admin/queues body (and `herald queues`): the 12 priority × channel queues, counting
+ * every tenant's notifications or only `tenant`'s.
+ */
+export async function queuesView(store: Store, now: number, tenant?: string) {
+  const stats = await store.queue.stats(tenant);
   return {
     queues: stats.map((s) => ({
       priority: priorityOf(s.priority),

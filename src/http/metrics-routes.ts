@@ -8,19 +8,26 @@ const PROMETHEUS_TEXT = {
   },
 };
 
+const OPERATORS = "Every tenant's traffic: admins of tenant `default` only (`403` for others).";
+
 /**
  * `GET /metrics` in Prometheus text format: this process (and its dispatch thread); and
  * `GET /metrics/cluster`: Herald's own metrics summed over every live process of the deployment
  * (metrics-publisher.ts), what the dashboard charts. Protected (scope admin), scraped with
- * client credentials.
+ * client credentials. Both count every tenant's traffic, so only operators may read them.
  */
 export function metricsRoutes(metrics: Metrics, cluster: () => Promise<string>): Routes {
   return (app) => {
     app.get(
       '/metrics',
       {
-        config: { scope: 'admin' },
-        schema: { tags: ['ops'], summary: 'Prometheus metrics of this process', response: PROMETHEUS_TEXT },
+        config: { scope: 'admin', operatorOnly: true },
+        schema: {
+          tags: ['ops'],
+          summary: 'Prometheus metrics of this process',
+          description: OPERATORS,
+          response: PROMETHEUS_TEXT,
+        },
       },
       async (_request, reply) => {
         reply.type(metrics.registry.contentType);
@@ -30,10 +37,11 @@ export function metricsRoutes(metrics: Metrics, cluster: () => Promise<string>):
     app.get(
       '/metrics/cluster',
       {
-        config: { scope: 'admin' },
+        config: { scope: 'admin', operatorOnly: true },
         schema: {
           tags: ['ops'],
           summary: "Herald's metrics summed over every process of the deployment (2 s old at most)",
+          description: OPERATORS,
           response: PROMETHEUS_TEXT,
         },
       },

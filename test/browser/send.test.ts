@@ -168,6 +168,37 @@ describe('web UI in Chromium: sign in, send, watch delivery', { skip: browserSki
     );
   });
 
+  it("shows another tenant's admin a dashboard of its own queues, without every tenant's metrics", async () => {
+    const session = await storedSession(page);
+    const who = { email: 'acme-admin@example.com', password: 'a long enough password' };
+    const created = await fetch(`${base}/api/admin/users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session?.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...who, role: 'admin', tenant: 'acme' }),
+    });
+    assert.equal(created.status, 201);
+    const context = await browser.newContext();
+    const tenantPage = await context.newPage();
+    const tenantWatch = await watchPage(tenantPage);
+    try {
+      await logIn(tenantPage, base, who);
+      await tenantPage.getByRole('heading', { name: 'Queue depth' }).waitFor();
+      await tenantPage.getByText("The queues count your tenant's notifications.").waitFor();
+      await tenantPage.waitForTimeout(2500); // one more poll of the queues
+      assert.equal(await tenantPage.getByRole('heading', { name: 'Throughput' }).count(), 0);
+      const paths = tenantWatch.urls.map((u) => new URL(u).pathname);
+      assert.ok(paths.filter((p) => p === '/api/admin/queues').length >= 2);
+      assert.deepEqual(
+        paths.filter((p) => p.startsWith('/api/metrics')),
+        [],
+      );
+      assert.equal(await tenantPage.locator('.problem').count(), 0);
+      assert.deepEqual(tenantWatch.errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('shows a status change on the detail page from the live stream, without polling or a reload', async () => {
     const notificationId = await sendEmail({
       recipient: { email: 'later@example.com' },

@@ -4,7 +4,7 @@ import { runQueues } from '../../src/cli/queues.ts';
 import type { SendResult } from '../../src/providers/types.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { tempDir } from '../helpers/config.ts';
-import { email, notificationsApp, send, sms } from '../notifications/fixtures.ts';
+import { devicePush, email, notificationsApp, send, sms } from '../notifications/fixtures.ts';
 import { schedulerFor, scriptedProvider, tick } from './harness.ts';
 
 type AppEnv = Awaited<ReturnType<typeof notificationsApp>>;
@@ -102,8 +102,36 @@ describe('queue administration', () => {
     assert.equal((await post('pause', { queue: 'x' })).statusCode, 400);
     // Another tenant's admin may look but not stop the queues every tenant shares.
     assert.equal((await queues(t.other)).statusCode, 200);
-    assert.equal((await post('pause', { priority: 'LOW' }, t.other)).statusCode, 403);
+    const refused = await post('pause', { priority: 'LOW' }, t.other);
+    assert.equal(refused.statusCode, 403);
+    assert.match(refused.json().detail, /only callers of tenant "default"/);
+    assert.equal((await queues()).json().queues.filter((q: { paused: boolean }) => q.paused).length, 0);
     assert.equal((await t.app.inject({ method: 'GET', url: '/admin/queues' })).statusCode, 401);
+  });
+
+  it("shows another tenant's admin its own notifications only, and not the metrics of every tenant", async () => {
+    const row = async (headers: typeof t.admin) =>
+      (await queues(headers))
+        .json()
+        .queues.find(
+          (q: { priority: string; channel: string }) => q.priority === 'LOW' && q.channel === 'push',
+        );
+    const before = { mine: await row(t.admin), theirs: await row(t.other) };
+    await send(t.app, t.admin, devicePush({ priority: 'LOW' }));
+    await send(t.app, t.admin, devicePush({ priority: 'LOW' }));
+    t.clock.advance(1000);
+    await send(t.app, t.other, devicePush({ priority: 'LOW' }));
+    const all = await row(t.admin);
+    const theirs = await row(t.other);
+    assert.equal(all.depth - before.mine.depth, 3, "an operator counts every tenant's");
+    assert.equal(theirs.depth - before.theirs.depth, 1);
+    assert.equal(theirs.oldestAgeMs, 0, 'its own oldest, not the operator-visible one a second older');
+    for (const url of ['/metrics', '/metrics/cluster']) {
+      const other = await t.app.inject({ method: 'GET', url, headers: t.other });
+      assert.equal(other.statusCode, 403, url);
+      assert.equal(other.headers['content-type'], 'application/problem+json; charset=utf-8');
+      assert.equal((await t.app.inject({ method: 'GET', url, headers: t.admin })).statusCode, 200, url);
+    }
   });
 
   it('lists sandbox messages newest first, masked, paginated and per tenant', async () => {

@@ -1,5 +1,5 @@
-import { createUser as createUserRecord, DEFAULT_TENANT } from '../../src/auth/accounts.ts';
-import { ROLE_SCOPES, type UserRole } from '../../src/auth/principal.ts';
+import { createUser as createUserRecord } from '../../src/auth/accounts.ts';
+import { DEFAULT_TENANT, ROLE_SCOPES, type UserRole } from '../../src/auth/principal.ts';
 import type { App } from '../../src/http/types.ts';
 import type { HeraldDeps } from '../../src/main.ts';
 import type { UserRecord } from '../../src/store/port/auth.ts';

@@ -280,5 +280,54 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
       });
       assert.equal(cell(0, 'email')?.paused, true);
     });
+
+    it("counts one tenant's rows only when asked for that tenant, pauses included", async () => {
+      const store = await fresh();
+      await seedMany(store, [
+        newNotification({ channel: 'email', priority: 'LOW', createdAt: T0 + 1 }),
+        newNotification({ tenant: 't2', channel: 'email', priority: 'LOW', createdAt: T0 + 2 }),
+        newNotification({ tenant: 't2', channel: 'email', priority: 'LOW', createdAt: T0 + 3 }),
+        newNotification({ channel: 'sms', priority: 'LOW', createdAt: T0 + 4, scheduledAt: T0 + 99_000 }),
+        newNotification({
+          tenant: 't2',
+          channel: 'sms',
+          priority: 'LOW',
+          createdAt: T0 + 5,
+          scheduledAt: T0 + 99_000,
+        }),
+        newNotification({ tenant: 't2', channel: 'push', priority: 'HIGH', createdAt: T0 + 6 }),
+      ]);
+      // Leases t2's HIGH push only (no LOW may be claimed).
+      await cycle(store, { claim: { ...ALL, perPriority: [100, 100, 100, 0] } });
+      await store.queue.setPaused({ priority: 3 }, true, T0);
+      const view = async (tenant?: string) => {
+        const rows = await store.queue.stats(tenant);
+        return rows
+          .filter((s) => s.depth > 0 || s.inFlight > 0 || s.paused)
+          .map((s) => `${s.priority}/${s.channel} ${s.depth} ${s.oldestCreatedAt} ${s.inFlight} ${s.paused}`);
+      };
+      assert.deepEqual(await view(), [
+        `1/push 0 null 1 false`,
+        `3/email 3 ${T0 + 1} 0 true`,
+        `3/sms 2 ${T0 + 4} 0 true`,
+        '3/push 0 null 0 true',
+      ]);
+      assert.deepEqual(await view('t1'), [
+        `3/email 1 ${T0 + 1} 0 true`,
+        `3/sms 1 ${T0 + 4} 0 true`,
+        '3/push 0 null 0 true',
+      ]);
+      assert.deepEqual(await view('t2'), [
+        `1/push 0 null 1 false`,
+        `3/email 2 ${T0 + 2} 0 true`,
+        `3/sms 1 ${T0 + 5} 0 true`,
+        '3/push 0 null 0 true',
+      ]);
+      assert.deepEqual(await view('t3'), [
+        '3/email 0 null 0 true',
+        '3/sms 0 null 0 true',
+        '3/push 0 null 0 true',
+      ]);
+    });
   });
 }

@@ -652,7 +652,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Depth, oldest age, in-flight count and pause state of every queue */
+        /**
+         * Depth, oldest age, in-flight count and pause state of every queue
+         * @description Depth, oldest age and in-flight count are of every tenant's notifications for admins of tenant `default`, of the caller's tenant's only for other admins; a pause holds every tenant.
+         */
         get: operations["getAdminQueues"];
         put?: never;
         post?: never;
@@ -671,7 +674,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pause a priority, a channel, both, or everything */
+        /**
+         * Pause a priority, a channel, both, or everything
+         * @description For every tenant: admins of tenant `default` only (`403` for others).
+         */
         post: operations["postAdminQueuesPause"];
         delete?: never;
         options?: never;
@@ -688,7 +694,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resume a priority, a channel, both, or everything */
+        /**
+         * Resume a priority, a channel, both, or everything
+         * @description For every tenant: admins of tenant `default` only (`403` for others).
+         */
         post: operations["postAdminQueuesResume"];
         delete?: never;
         options?: never;
@@ -720,7 +729,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics of this process */
+        /**
+         * Prometheus metrics of this process
+         * @description Every tenant's traffic: admins of tenant `default` only (`403` for others).
+         */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -737,7 +749,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Herald's metrics summed over every process of the deployment (2 s old at most) */
+        /**
+         * Herald's metrics summed over every process of the deployment (2 s old at most)
+         * @description Every tenant's traffic: admins of tenant `default` only (`403` for others).
+         */
         get: operations["getMetricsCluster"];
         put?: never;
         post?: never;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { isOperator } from '../../auth/accounts.ts';
+import { visibleTenant } from '../../auth/principal.ts';
 import { CHANNELS, type Channel } from '../../channels.ts';
 import { iso } from '../../clock.ts';
 import type { CoreDeps } from '../../deps.ts';
@@ -57,9 +57,8 @@ export const sandboxRoutes: RouteModule<CoreDeps> = (app, deps) => {
         notificationId?: string;
       };
       const limit = q.limit ?? 50;
-      const tenant = isOperator(request.principal) ? undefined : request.principal.tenant;
       const rows = await deps.store.sandbox.list({
-        tenant,
+        tenant: visibleTenant(request.principal),
         channel: q.channel,
         notificationId: q.notificationId,
         before: cursor.decode(q.cursor),

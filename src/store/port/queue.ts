@@ -79,8 +79,11 @@ export interface QueueStore {
   cycle(input: CycleInput): Promise<CycleResult>;
   /** Extends leases still held by `owner` at these attempts; returns how many were extended. */
   renew(owner: string, leases: readonly LeaseRef[], until: number): Promise<number>;
-  /** The 12 queues, in priority then channel order. */
-  stats(): Promise<QueueStat[]>;
+  /**
+   * The 12 queues, in priority then channel order: every tenant's rows, or only `tenant`'s
+   * (depth, oldest and in flight; a pause holds every tenant, so `paused` is the same either way).
+   */
+  stats(tenant?: string): Promise<QueueStat[]>;
   /**
    * Pauses or resumes the selected queues, in O(1) whatever their depth. Notifications held back
    * by a pause get their THROTTLED event when they are next considered (claimed after the resume).

@@ -142,11 +142,22 @@ export function createPostgresQueue(sql: Sql): QueueStore {
         WHERE n.seq = l.seq AND n.lease_owner = ${owner} AND n.attempts = l.attempt AND n.queue_state = 'leased'`;
       return rows.count;
     },
-    async stats() {
+    async stats(tenant) {
+      // One arm per state, each with its state as a literal so that it reads that state's partial
+      // index (a parameter would not match the index's predicate in a generic plan). With
+      // `queue_state IN (...)` PostgreSQL scanned the whole table, every notification ever sent,
+      // on each poll of the dashboard (measured at 300,000 rows: 29 to 42 ms a call, against 0.5
+      // to 0.6 ms).
+      const ofTenant = tenant === undefined ? sql`` : sql`AND tenant = ${tenant}`;
       const groups = await sql<QueueGroup[]>`
-        SELECT priority, channel, queue_state AS state, count(*)::int AS n, min(created_at) AS oldest
-          FROM notifications WHERE queue_state IN ('ready', 'waiting', 'leased')
-         GROUP BY priority, channel, queue_state`;
+        SELECT priority, channel, 'ready' AS state, count(*)::int AS n, min(created_at) AS oldest
+          FROM notifications WHERE queue_state = 'ready' ${ofTenant} GROUP BY priority, channel
+        UNION ALL
+        SELECT priority, channel, 'waiting', count(*)::int, min(created_at)
+          FROM notifications WHERE queue_state = 'waiting' ${ofTenant} GROUP BY priority, channel
+        UNION ALL
+        SELECT priority, channel, 'leased', count(*)::int, NULL
+          FROM notifications WHERE queue_state = 'leased' ${ofTenant} GROUP BY priority, channel`;
       const paused = await sql<{ priority: number; channel: string }[]>`
         SELECT priority, channel FROM queue_pauses WHERE resumed_at IS NULL`;
       return statsGrid(groups, paused);

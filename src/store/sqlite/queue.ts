@@ -143,31 +143,45 @@ function createDriver(db: SqliteDb): QueueDriver {
   };
 }
 
-/** The queue's groups for stats(). Ready groups read MIN(seq), an index seek, then that row's created_at. */
+/**
+ * The queue's groups for stats(), of every tenant or of one. Ready groups read MIN(seq), an index
+ * seek (for one tenant, a range of its line index), then that row's created_at.
+ */
 function createStats(db: SqliteDb) {
-  const ready = db.prepare(
-    `SELECT priority, channel, COUNT(*) AS n, MIN(seq) AS first FROM notifications
-     WHERE queue_state = 'ready' GROUP BY priority, channel`,
-  );
-  // One query per state, each answered from that state's partial index: a single
-  // `queue_state IN (...)` query cannot use them and scans the whole table (measured: a scan of
-  // 200,000 rows on every /admin/queues poll cost the worker in the same process ~15 % of its rate).
-  const waiting = db.prepare(
-    `SELECT priority, channel, 'waiting' AS state, COUNT(*) AS n, MIN(created_at) AS oldest FROM notifications
-     WHERE queue_state = 'waiting' GROUP BY priority, channel`,
-  );
-  const leased = db.prepare(
-    `SELECT priority, channel, 'leased' AS state, COUNT(*) AS n, NULL AS oldest FROM notifications
-     WHERE queue_state = 'leased' GROUP BY priority, channel`,
-  );
+  // `ready` and `other` narrow the ready and the other states' rows to a tenant (or not at all).
+  const statements = (ready: string, other: string) => ({
+    ready: db.prepare(
+      `SELECT priority, channel, COUNT(*) AS n, MIN(seq) AS first FROM notifications
+       WHERE queue_state = 'ready'${ready} GROUP BY priority, channel`,
+    ),
+    // One query per state, each answered from that state's partial index: a single
+    // `queue_state IN (...)` query cannot use them and scans the whole table (measured: a scan of
+    // 200,000 rows on every /admin/queues poll cost the worker in the same process ~15 % of its rate).
+    waiting: db.prepare(
+      `SELECT priority, channel, 'waiting' AS state, COUNT(*) AS n, MIN(created_at) AS oldest FROM notifications
+       WHERE queue_state = 'waiting'${other} GROUP BY priority, channel`,
+    ),
+    leased: db.prepare(
+      `SELECT priority, channel, 'leased' AS state, COUNT(*) AS n, NULL AS oldest FROM notifications
+       WHERE queue_state = 'leased'${other} GROUP BY priority, channel`,
+    ),
+  });
+  const all = statements('', '');
+  // A tenant's ready rows are a range of its line index (tenant, priority, channel, lane_rank),
+  // partial to ready rows and covering. For the other states `+tenant` keeps SQLite on the state's
+  // partial index: by `tenant` it would pick (tenant, seq) and read every notification the tenant
+  // ever sent.
+  const ofTenant = statements(' AND tenant = @tenant', ' AND +tenant = @tenant');
   // Seq follows acceptance, so the smallest ready seq is the oldest ready row.
   const createdAt = db.prepare('SELECT created_at FROM notifications WHERE seq = ?').pluck();
   const paused = db.prepare('SELECT priority, channel FROM queue_pauses WHERE resumed_at IS NULL');
-  return db.transaction(() => {
+  return db.transaction((tenant: string | undefined) => {
+    const { ready, waiting, leased } = tenant === undefined ? all : ofTenant;
+    const args = tenant === undefined ? [] : [{ tenant }];
     const groups: QueueGroup[] = (
-      ready.all() as Array<{ priority: number; channel: string; n: number; first: number }>
+      ready.all(...args) as Array<{ priority: number; channel: string; n: number; first: number }>
     ).map((g) => ({ ...g, state: 'ready', oldest: createdAt.get(g.first) as number }));
-    groups.push(...(waiting.all() as QueueGroup[]), ...(leased.all() as QueueGroup[]));
+    groups.push(...(waiting.all(...args) as QueueGroup[]), ...(leased.all(...args) as QueueGroup[]));
     return statsGrid(groups, paused.all() as Array<{ priority: number; channel: string }>);
   });
 }
@@ -210,8 +224,8 @@ export function createSqliteQueue(db: SqliteDb): QueueStore {
       if (leases.length === 0) return 0;
       return relaxed(() => renewAll.immediate(owner, leases, until));
     },
-    async stats() {
-      return stats();
+    async stats(tenant) {
+      return stats(tenant);
     },
     async setPaused(selector, paused, now) {
       setPaused.immediate(cellsOf(selector), paused, now);

@@ -3,9 +3,10 @@ import { useEffect, useRef, useState } from 'react';
 import { get } from '../api.ts';
 import { BarChart, LineChart } from '../components/charts.tsx';
 import { ProblemView } from '../components/problem.tsx';
-import { PRIORITIES, type QueueRow, type StatusChange } from '../contract.ts';
+import { isOperator, PRIORITIES, type QueueRow, type StatusChange } from '../contract.ts';
 import { parsePrometheus, type Sample, sum } from '../prometheus.ts';
 import { Link } from '../router.tsx';
+import { loadSession, tokenClaims } from '../session.ts';
 import { useStatusStream } from '../stream.ts';
 
 const POLL_MS = 2000;
@@ -51,6 +52,10 @@ const ageFormat = (ms: number) =>
 const RECENT = 12;
 
 export function DashboardPage() {
+  // The process metrics count every tenant's traffic, so the API gives them to operators only;
+  // the queue charts count the caller's tenant's notifications (all of them for operators).
+  const session = loadSession();
+  const operator = isOperator({ tenant: (session && tokenClaims(session).tid) ?? '' });
   const queues = useQuery({
     queryKey: ['queues'],
     queryFn: () => get<{ queues: QueueRow[] }>('/admin/queues'),
@@ -60,6 +65,7 @@ export function DashboardPage() {
     queryKey: ['metrics'],
     queryFn: () => get<string>('/metrics/cluster'),
     refetchInterval: POLL_MS,
+    enabled: operator,
   });
   const [history, setHistory] = useState<Point[]>([]);
   const seen = useRef<string | undefined>(undefined);
@@ -101,6 +107,7 @@ export function DashboardPage() {
       <h1>Dashboard</h1>
       <p className="muted">
         Charts refreshed every {POLL_MS / 1000} s; status changes {live ? 'live' : 'reconnecting…'}.
+        {operator ? '' : " The queues count your tenant's notifications."}
       </p>
       <ProblemView error={queues.error ?? metrics.error} />
       <div className="grid">
@@ -112,25 +119,29 @@ export function DashboardPage() {
           <h2>Oldest waiting</h2>
           <BarChart title="Age of the oldest waiting notification" bars={ageBars} format={ageFormat} />
         </div>
-        <div className="card">
-          <h2>Throughput</h2>
-          <LineChart
-            title="Accepted and delivered per second"
-            unit="/s"
-            series={[
-              { name: 'accepted', tone: 'tone-a', points: rates(history, (p) => p.accepted) },
-              { name: 'sent/delivered', tone: 'tone-b', points: rates(history, (p) => p.delivered) },
-            ]}
-          />
-        </div>
-        <div className="card">
-          <h2>Latency per priority</h2>
-          <BarChart
-            title="Average time from acceptance to provider call"
-            bars={latencyBars}
-            format={(v) => `${v.toFixed(v < 10 ? 1 : 0)} ms`}
-          />
-        </div>
+        {operator ? (
+          <>
+            <div className="card">
+              <h2>Throughput</h2>
+              <LineChart
+                title="Accepted and delivered per second"
+                unit="/s"
+                series={[
+                  { name: 'accepted', tone: 'tone-a', points: rates(history, (p) => p.accepted) },
+                  { name: 'sent/delivered', tone: 'tone-b', points: rates(history, (p) => p.delivered) },
+                ]}
+              />
+            </div>
+            <div className="card">
+              <h2>Latency per priority</h2>
+              <BarChart
+                title="Average time from acceptance to provider call"
+                bars={latencyBars}
+                format={(v) => `${v.toFixed(v < 10 ? 1 : 0)} ms`}
+              />
+            </div>
+          </>
+        ) : null}
         <div className="card">
           <h2>Status changes</h2>
           <ol className="timeline" data-testid="recent-changes">
