@@ -82,6 +82,31 @@ for (const kind of storeKinds())
       assert.equal((await read(env.store, critical as string)).record.status, 'DELIVERED');
     });
 
+    it('retries a CRITICAL in the step it falls due while 5,000 scheduled LOW fell due before it', async () => {
+      const env = await fresh();
+      const provider = scriptedProvider('email', (m) =>
+        m.priority === 'CRITICAL' && m.attempt === 1
+          ? { ok: false, kind: 'transient', detail: 'timeout' }
+          : { ok: true },
+      );
+      const scheduler = schedulerFor(env, { factories: [() => provider], random: () => 0.999 });
+      const [critical] = await seedMany(env.store, [newNotification({ priority: 'CRITICAL' })]);
+      await tick(scheduler);
+      const retrying = (await read(env.store, critical as string)).record;
+      assert.equal(retrying.status, 'RETRYING');
+      const retryAt = retrying.nextAttemptAt as number;
+      // A newsletter of 5,000 LOW scheduled a moment before the retry is due (5 steps' promotions).
+      const lows = Array.from({ length: 5000 }, () =>
+        newNotification({ tenant: 'newsletter', priority: 'LOW', scheduledAt: retryAt - 1 }),
+      );
+      for (let i = 0; i < lows.length; i += 1000) await seedMany(env.store, lows.slice(i, i + 1000));
+      env.clock.set(retryAt);
+      const step = await scheduler.step();
+      assert.equal(step.claimed[0]?.id, critical);
+      await tick(scheduler);
+      assert.equal((await read(env.store, critical as string)).record.status, 'SENT');
+    });
+
     it('claims a CRITICAL at once while every ordinary slot is busy with slow sends', async () => {
       const env = await fresh({ HERALD_WORKER_CONCURRENCY: '10', HERALD_CLAIM_BATCH: '100' });
       const release: Array<() => void> = [];

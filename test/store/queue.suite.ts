@@ -134,6 +134,36 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
       );
     });
 
+    it('promotes due rows priority by priority: a CRITICAL falling due is not behind the LOW rows due before it', async () => {
+      const store = await fresh();
+      // 30 LOW scheduled for T0 + 100 ms, one CRITICAL for T0 + 200 ms, a HIGH for T0 + 300 ms:
+      // all due at T0 + 1 s; a step promotes at most 10.
+      const low = await seedMany(
+        store,
+        Array.from({ length: 30 }, () =>
+          newNotification({ tenant: 'bulk', priority: 'LOW', scheduledAt: T0 + 100 }),
+        ),
+      );
+      const [critical] = await seedMany(store, [
+        newNotification({ priority: 'CRITICAL', scheduledAt: T0 + 200 }),
+      ]);
+      const [high] = await seedMany(store, [newNotification({ priority: 'HIGH', scheduledAt: T0 + 300 })]);
+      const first = await cycle(store, { promoteLimit: 10 });
+      assert.equal(first.promoted, 10);
+      assert.deepEqual(
+        first.claimed.slice(0, 2).map((n) => n.id),
+        [critical, high],
+      );
+      // Then the LOW rows, in due (here acceptance) order, 10 a step.
+      assert.deepEqual(
+        first.claimed.slice(2).map((n) => n.id),
+        low.slice(0, 8),
+      );
+      const promoted = [first.promoted];
+      for (let i = 0; i < 3; i++) promoted.push((await cycle(store, { promoteLimit: 10 })).promoted);
+      assert.deepEqual(promoted, [10, 10, 10, 2]);
+    });
+
     it('gives the attempt back on a hold and writes THROTTLED once per run of holds', async () => {
       const store = await fresh();
       const [id] = await seedMany(store, [newNotification()]);

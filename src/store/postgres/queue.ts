@@ -1,3 +1,4 @@
+import { PRIORITIES } from '../../notifications/model.ts';
 import type { ExpiredLease, PauseEntry } from '../../notifications/status.ts';
 import type { CycleResult, QueueStore } from '../port/queue.ts';
 import {
@@ -78,13 +79,25 @@ function driverOn(tx: Query): QueueDriver {
           AS s(seq bigint, id text, tenant text, channel text, recipient text, content text, attempt int)`;
     },
     async promote(now, limit) {
-      // Ranked as src/store/lanes.ts says: a retry or a hold regains its place at the front, a scheduled
-      // row joins its tenant's line (consecutive turns in due order).
+      // Priority by priority, each in due order: the first `limit` due rows of each priority (one
+      // arm each, its priority a literal so that the arm reads its range of the (priority,
+      // due_at) index; with the priority a parameter PostgreSQL read the due_at index and
+      // filtered: 200 ms with 300,000 LOW due, against 1 ms), and the first `limit` of those in
+      // priority then due order are promoted. Ranked as src/store/lanes.ts says: a retry or a
+      // hold regains its place at the front, a scheduled row joins its tenant's line
+      // (consecutive turns in due order).
+      const arms = PRIORITIES.map(
+        (_, rank) => tx`(SELECT seq, priority, due_at FROM notifications
+          WHERE queue_state = 'waiting' AND priority = ${tx.unsafe(String(rank))} AND due_at <= ${now}
+          ORDER BY due_at LIMIT ${limit})`,
+      ).reduce((all, arm) => tx`${all} UNION ALL ${arm}`);
       const rows = await tx`
-        WITH due AS MATERIALIZED (
+        WITH first AS (
+          SELECT seq FROM (${arms}) d ORDER BY priority, due_at, seq LIMIT ${limit}),
+        due AS MATERIALIZED (
           SELECT seq, tenant, priority, channel, due_at, lane_rank, ${tx.unsafe(joins('notifications'))} AS joins
-          FROM notifications WHERE queue_state = 'waiting' AND due_at <= ${now}
-          ORDER BY due_at LIMIT ${limit} FOR UPDATE SKIP LOCKED),
+          FROM notifications WHERE seq IN (SELECT seq FROM first) AND queue_state = 'waiting'
+          FOR UPDATE SKIP LOCKED),
         ranked AS (
           SELECT due.*, row_number() OVER (PARTITION BY tenant, priority, channel, joins ORDER BY due_at, seq) AS rn,
             CASE WHEN joins THEN ${tx.unsafe(joinRank('due.tenant', 'due.priority', 'due.channel'))}

@@ -1,3 +1,4 @@
+import { PRIORITIES } from '../../notifications/model.ts';
 import type { ExpiredLease, PauseEntry } from '../../notifications/status.ts';
 import type { QueueStore } from '../port/queue.ts';
 import {
@@ -51,11 +52,13 @@ function createDriver(db: SqliteDb): QueueDriver {
     `INSERT INTO sandbox_messages (notification_seq, notification_id, tenant, channel, recipient, content, attempt, at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  // Waiting rows go back to ready one by one in due order, each ranked as src/store/lanes.ts says: a
-  // retry or a hold regains its place at the front, a scheduled row joins its tenant's line.
+  // Waiting rows go back to ready one by one, priority by priority and each in due order (one
+  // range of the (priority, due_at) index each), each ranked as src/store/lanes.ts says: a retry
+  // or a hold regains its place at the front, a scheduled row joins its tenant's line.
   const due = db
     .prepare(
-      `SELECT seq FROM notifications WHERE queue_state = 'waiting' AND due_at <= ? ORDER BY due_at, seq LIMIT ?`,
+      `SELECT seq FROM notifications WHERE queue_state = 'waiting' AND priority = ? AND due_at <= ?
+       ORDER BY due_at, seq LIMIT ?`,
     )
     .pluck();
   const promoteRow = db.prepare(
@@ -131,9 +134,14 @@ function createDriver(db: SqliteDb): QueueDriver {
     },
     suppressions: (keys) => matchSuppressionsSync(db, keys),
     promote(now, limit) {
-      const seqs = due.all(now, limit) as number[];
-      for (const seq of seqs) promoteRow.run(seq);
-      return seqs.length;
+      let promoted = 0;
+      for (const [priority] of PRIORITIES.entries()) {
+        if (promoted === limit) break;
+        const seqs = due.all(priority, now, limit - promoted) as number[];
+        for (const seq of seqs) promoteRow.run(seq);
+        promoted += seqs.length;
+      }
+      return promoted;
     },
     expiredLeases: (now, limit) => expiredLeases.all(now, limit) as ExpiredLease[],
     claimPriority,
