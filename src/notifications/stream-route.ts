@@ -6,6 +6,7 @@ import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import type { StatusLogStore } from '../store/port/status-log.ts';
+import { notificationNotFound } from './read-routes.ts';
 import type { StatusHub } from './stream-hub.ts';
 import { STREAM_RETRY_MS, TOKEN_ENDED_COMMENT } from './stream-protocol.ts';
 
@@ -72,7 +73,7 @@ export const notificationStreamRoute: RouteModule<
         tags: ['notifications'],
         summary: 'Live status changes (Server-Sent Events), resumable with Last-Event-ID',
         description:
-          "One `status` event per status change of the caller's notifications (`data`: a StatusChange, `id`: an opaque cursor), and a comment line at least every 15 s. The stream ends once its access token has expired or its signing key has been removed (checked with each comment line); reconnect with a new token. A reconnect with `Last-Event-ID` first gets every change missed in the last 24 hours, with no gap and no duplicate; an id the stream never sent, or one past the end of the log, gets 400. A tenant holds at most HERALD_STREAMS_PER_TENANT streams (200) open on one server; one more gets 429 with Retry-After. See docs/callbacks.md (Live stream).",
+          "One `status` event per status change of the caller's notifications (`data`: a StatusChange, `id`: an opaque cursor), and a comment line at least every 15 s. With `notificationId`, only those notifications' changes; an id that is not a notification of the caller's tenant gets 404. The stream ends once its access token has expired or its signing key has been removed (checked with each comment line); reconnect with a new token. A reconnect with `Last-Event-ID` first gets every change missed in the last 24 hours, with no gap and no duplicate; an id the stream never sent, or one past the end of the log, gets 400. A tenant holds at most HERALD_STREAMS_PER_TENANT streams (200) open on one server; one more gets 429 with Retry-After. See docs/callbacks.md (Live stream).",
         querystring: StreamQuery,
         headers: Type.Object({
           'last-event-id': Type.Optional(
@@ -95,6 +96,21 @@ export const notificationStreamRoute: RouteModule<
         });
       }
       const { tenant } = request.principal;
+      const ids = request.query.notificationId;
+      if (ids !== undefined && ids.length > 0) {
+        // As GET /notifications/{id}: an unknown id, or another tenant's, is 404, not a stream
+        // that stays silent forever.
+        const found = await deps.store.notifications.existing(tenant, ids);
+        const missing = ids.findIndex((id) => !found.has(id));
+        if (missing >= 0) {
+          throw ids.length === 1
+            ? notificationNotFound()
+            : new HeraldError(
+                'NOT_FOUND',
+                `No such notification: notificationId number ${missing + 1} of ${ids.length}.`,
+              );
+        }
+      }
       const held = perTenant.get(tenant) ?? 0;
       if (held >= deps.config.streamsPerTenant) {
         throw new HeraldError(
@@ -104,7 +120,6 @@ export const notificationStreamRoute: RouteModule<
         );
       }
       perTenant.set(tenant, held + 1);
-      const ids = request.query.notificationId;
       const stream = new PassThrough();
       open.add(stream);
       let stop: (() => void) | undefined;

@@ -103,6 +103,18 @@ export function notificationStoreSuite(name: string, open: () => Promise<Store>)
       assert.equal(await store.notifications.get('t2', row.id), null);
     });
 
+    it("tells which ids are the tenant's notifications", async () => {
+      const rows = [item(), item(), item({ tenant: 't2' })];
+      await store.notifications.insertMany(rows, T0 - DAY);
+      const ids = rows.map((r) => r.id);
+      assert.deepEqual(
+        await store.notifications.existing('t1', [...ids, 'nope', ids[0] as string]),
+        new Set(ids.slice(0, 2)),
+      );
+      assert.deepEqual(await store.notifications.existing('t2', ids), new Set(ids.slice(2)));
+      assert.deepEqual(await store.notifications.existing('t3', ids), new Set());
+    });
+
     it('returns the first notification for a live idempotency key, even within one batch', async () => {
       const first = item({ idempotencyKey: 'k-1', requestHash: 'h1' });
       const second = item({ idempotencyKey: 'k-1', requestHash: 'h2' });

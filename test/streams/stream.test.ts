@@ -155,6 +155,25 @@ describe('live status stream', () => {
     );
   });
 
+  it("answers 404 to a notificationId that is not one of the tenant's, as GET /notifications/{id} does", async () => {
+    const ours = await send(acme);
+    const theirs = await send(mallory);
+    const get = (query: string) => fetch(url(query), { headers: { authorization: `Bearer ${acme}` } });
+    for (const query of [
+      `?notificationId=${theirs}`,
+      '?notificationId=no-such-id',
+      `?notificationId=${ours}&notificationId=${theirs}`,
+    ]) {
+      const refused = await get(query);
+      assert.equal(refused.status, 404, query);
+      assert.equal((await refused.json()).code, 'NOT_FOUND');
+    }
+    const many = await get(`?notificationId=${ours}&notificationId=${theirs}`);
+    assert.match((await many.json()).detail, /notificationId number 2 of 2/);
+    const client = open(acme, `?notificationId=${ours}`);
+    await client.opened;
+  });
+
   it('replays what a dropped client missed after its Last-Event-ID, with no gap and no duplicate', async () => {
     const { seen, lastSeen } = await seenThenGone(acme);
     // Changes while the client is away.

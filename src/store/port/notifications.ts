@@ -113,6 +113,8 @@ export interface NotificationStore {
   findIdempotent(tenant: string, key: string, since: number): Promise<IdempotentHit | null>;
   /** One notification of the tenant with its stored events in order; null for unknown or other tenant's. */
   get(tenant: string, id: string): Promise<{ record: NotificationRecord; events: EventRecord[] } | null>;
+  /** Which of these ids (a few hundred at most) are notifications of the tenant. */
+  existing(tenant: string, ids: readonly string[]): Promise<Set<string>>;
   /** Newest first (by acceptance order), at most `limit`. */
   list(tenant: string, filter: NotificationFilter, limit: number): Promise<NotificationRecord[]>;
   /** QUEUED or RETRYING and not claimed → CANCELLED with a CANCELLED event. */

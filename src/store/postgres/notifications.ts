@@ -148,6 +148,11 @@ export function createPostgresNotifications(sql: Sql): NotificationStore {
         FROM notification_events WHERE notification_seq = ${row.seq} ORDER BY id`;
       return { record: notificationFromRow(row), events: events.map(eventFromRow) };
     },
+    async existing(tenant, ids) {
+      const rows = await sql<{ id: string }[]>`SELECT id FROM notifications
+        WHERE tenant = ${tenant} AND id IN (SELECT json_array_elements_text(${JSON.stringify(ids)}::text::json))`;
+      return new Set(rows.map((r) => r.id));
+    },
     async list(tenant, filter, limit) {
       const f = filter;
       const rows = await sql<NotificationRow[]>`

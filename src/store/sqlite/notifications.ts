@@ -46,6 +46,9 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
   const byId = shaped<NotificationRow>(
     db.prepare(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE id = ? AND tenant = ?`),
   );
+  const existingIds = db
+    .prepare('SELECT id FROM notifications WHERE tenant = ? AND id IN (SELECT value FROM json_each(?))')
+    .pluck();
   const eventsOf = shaped<EventRow>(
     db.prepare(
       'SELECT type, at, attempt, provider, detail, source FROM notification_events WHERE notification_seq = ? ORDER BY id',
@@ -184,6 +187,9 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
       if (!row) return null;
       const events = eventsOf.all(row.seq).map(eventFromRow);
       return { record: notificationFromRow(row), events };
+    },
+    async existing(tenant, ids) {
+      return new Set(existingIds.all(tenant, JSON.stringify(ids)) as string[]);
     },
     async list(tenant, filter, limit) {
       const { where, params } = whereOf([
