@@ -38,6 +38,7 @@ const echo: Routes = (app) => {
   app.get('/boom', async () => {
     throw new Error('database password is hunter2');
   });
+  app.get('/things/:id', async (request) => request.params);
   app.get('/busy', async () => {
     throw new HeraldError('UNAVAILABLE', 'Try later', { retryAfterS: 3 });
   });
@@ -187,6 +188,27 @@ describe('error handling', () => {
     const response = await app.inject({ method: 'GET', url: '/nope?token=abc' });
     assert.equal(response.statusCode, 404);
     assert.equal(response.json().code, 'NOT_FOUND');
+  });
+
+  it('answers a method a path is not served with by 405 and Allow, without repeating the path', async () => {
+    for (const [method, url, allow] of [
+      ['DELETE', '/echo', 'POST'],
+      ['PUT', '/things/secret-token?also=secret', 'GET, HEAD'],
+      ['GET', '/act', 'POST'],
+      ['OPTIONS', '/health', 'GET, HEAD'],
+    ] as const) {
+      const response = await app.inject({ method, url });
+      assert.equal(response.statusCode, 405, `${method} ${url}`);
+      assert.equal(response.headers.allow, allow);
+      assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+      assert.equal(response.json().code, 'METHOD_NOT_ALLOWED');
+      assert.doesNotMatch(response.body, /secret/);
+    }
+    // A path no route serves, with any method, stays 404; a catch-all (/docs/static/*, GET) is
+    // not counted, or its method would be allowed everywhere below it.
+    for (const url of ['/things/a/b', '/thing', '/echo/x', '/docs/static/x.js']) {
+      assert.equal((await app.inject({ method: 'DELETE', url })).statusCode, 404, url);
+    }
   });
 
   it('serves health, readiness and the OpenAPI document without a token', async () => {
