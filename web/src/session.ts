@@ -3,6 +3,8 @@
  * server-side session). Expiry is computed from `expires_in` against the browser's own clock at
  * receipt, so a skewed clock between browser and server does not matter.
  */
+import { isOperator } from './contract.ts';
+
 const KEY = 'herald.session';
 
 /** Herald's token answer (login, refresh, OIDC callback). */
@@ -80,4 +82,13 @@ export function tokenClaims(session: Session): { sub?: string; scope?: string; t
   } catch {
     return {};
   }
+}
+
+/**
+ * Whether the signed-in caller operates Herald (tenant `default`): for display only, to leave out
+ * what the API would refuse it (every tenant's metrics, pausing the queues every tenant shares).
+ */
+export function sessionIsOperator(): boolean {
+  const session = loadSession();
+  return session !== null && isOperator({ tenant: tokenClaims(session).tid ?? '' });
 }

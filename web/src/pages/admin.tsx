@@ -11,6 +11,7 @@ import {
   SCOPES,
   type UserView as User,
 } from '../contract.ts';
+import { sessionIsOperator } from '../session.ts';
 
 function Queues() {
   const client = useQueryClient();
@@ -27,6 +28,8 @@ function Queues() {
       }),
     onSuccess: (data) => client.setQueryData(['queues'], data),
   });
+  // Pauses hold every tenant: the API lets operators only set them.
+  const operator = sessionIsOperator();
   const rows = queues.data?.queues ?? [];
   const row = (p: string, c: string) => rows.find((q) => q.priority === p && q.channel === c);
   const allPaused = (p: string) => CHANNELS.every((c) => row(p, c)?.paused);
@@ -34,6 +37,11 @@ function Queues() {
     <div className="card">
       <h2>Queues</h2>
       <ProblemView error={queues.error ?? toggle.error} />
+      {operator ? null : (
+        <p className="muted">
+          Your tenant's notifications. Pauses hold every tenant, so only admins of tenant "default" set them.
+        </p>
+      )}
       <table>
         <thead>
           <tr>
@@ -54,26 +62,30 @@ function Queues() {
                   <td key={c}>
                     {q ? `${q.depth} waiting, ${q.inFlight} in flight` : '–'}
                     {q?.paused ? <strong className="paused"> paused</strong> : null}{' '}
-                    <button
-                      type="button"
-                      className="small"
-                      onClick={() =>
-                        toggle.mutate({ action: q?.paused ? 'resume' : 'pause', priority: p, channel: c })
-                      }
-                    >
-                      {q?.paused ? 'Resume' : 'Pause'}
-                    </button>
+                    {operator ? (
+                      <button
+                        type="button"
+                        className="small"
+                        onClick={() =>
+                          toggle.mutate({ action: q?.paused ? 'resume' : 'pause', priority: p, channel: c })
+                        }
+                      >
+                        {q?.paused ? 'Resume' : 'Pause'}
+                      </button>
+                    ) : null}
                   </td>
                 );
               })}
               <td>
-                <button
-                  type="button"
-                  className="small secondary"
-                  onClick={() => toggle.mutate({ action: allPaused(p) ? 'resume' : 'pause', priority: p })}
-                >
-                  {allPaused(p) ? `Resume ${p}` : `Pause ${p}`}
-                </button>
+                {operator ? (
+                  <button
+                    type="button"
+                    className="small secondary"
+                    onClick={() => toggle.mutate({ action: allPaused(p) ? 'resume' : 'pause', priority: p })}
+                  >
+                    {allPaused(p) ? `Resume ${p}` : `Pause ${p}`}
+                  </button>
+                ) : null}
               </td>
             </tr>
           ))}

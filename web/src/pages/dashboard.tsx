@@ -3,10 +3,10 @@ import { useEffect, useRef, useState } from 'react';
 import { get } from '../api.ts';
 import { BarChart, LineChart } from '../components/charts.tsx';
 import { ProblemView } from '../components/problem.tsx';
-import { isOperator, PRIORITIES, type QueueRow, type StatusChange } from '../contract.ts';
+import { PRIORITIES, type QueueRow, type StatusChange } from '../contract.ts';
 import { parsePrometheus, type Sample, sum } from '../prometheus.ts';
 import { Link } from '../router.tsx';
-import { loadSession, tokenClaims } from '../session.ts';
+import { sessionIsOperator } from '../session.ts';
 import { useStatusStream } from '../stream.ts';
 
 const POLL_MS = 2000;
@@ -54,8 +54,7 @@ const RECENT = 12;
 export function DashboardPage() {
   // The process metrics count every tenant's traffic, so the API gives them to operators only;
   // the queue charts count the caller's tenant's notifications (all of them for operators).
-  const session = loadSession();
-  const operator = isOperator({ tenant: (session && tokenClaims(session).tid) ?? '' });
+  const operator = sessionIsOperator();
   const queues = useQuery({
     queryKey: ['queues'],
     queryFn: () => get<{ queues: QueueRow[] }>('/admin/queues'),
