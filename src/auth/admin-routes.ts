@@ -4,8 +4,7 @@ import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import { type ClientRecord, DuplicateError, type UserRecord } from '../store/port/auth.ts';
 import { createClient, createUser, disableUser, rotateClientSecret } from './accounts.ts';
-import type { Principal } from './principal.ts';
-import { isOperator } from './principal.ts';
+import { isOperator, type Principal } from './principal.ts';
 import { ClientView, CreateClientBody, CreateUserBody, TenantQuery, UserView } from './schemas.ts';
 import type { AuthDeps } from './service.ts';
 
