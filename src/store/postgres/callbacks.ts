@@ -61,7 +61,8 @@ export function createPostgresCallbacks(sql: Sql): CallbackStore {
       return sql.begin(async (tx) => {
         const gone = await tx`DELETE FROM callbacks WHERE tenant = ${tenant} AND id = ${id}`;
         if (gone.count === 0) return false;
-        await tx`DELETE FROM callback_messages WHERE callback_id = ${id}`;
+        // Its pending messages (an index range); the rest is pruned by age (see the SQLite adapter).
+        await tx`DELETE FROM callback_messages WHERE callback_id = ${id} AND state = 'pending'`;
         await tx`DELETE FROM callback_attempts WHERE callback_id = ${id}`;
         return true;
       });

@@ -21,7 +21,12 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
   const count = db.prepare('SELECT count(*) FROM callbacks WHERE tenant = ?').pluck();
   const get = db.prepare('SELECT * FROM callbacks WHERE tenant = ? AND id = ?');
   const enabled = db.prepare('SELECT * FROM callbacks WHERE disabled_at IS NULL ORDER BY created_at, id');
-  const removeMessages = db.prepare('DELETE FROM callback_messages WHERE callback_id = ?');
+  // A removed callback's pending messages go with it (an index range); what it sent or gave up on
+  // is left to the pruner, like every other callback's: by callback alone, the statement read the
+  // whole table, every callback's last 7 days, holding the write lock all the while.
+  const removeMessages = db.prepare(
+    "DELETE FROM callback_messages WHERE callback_id = ? AND state = 'pending'",
+  );
   const removeAttempts = db.prepare('DELETE FROM callback_attempts WHERE callback_id = ?');
   const removeOne = db.prepare('DELETE FROM callbacks WHERE tenant = ? AND id = ?');
   const rotate = db.prepare(
