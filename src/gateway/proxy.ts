@@ -2,7 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sendNoRoute } from '../http/problem.ts';
+import { sendNoRoute, sendProblem } from '../http/problem.ts';
 import { downstreamHeaders, HopError, upstreamError, upstreamRequestHeaders } from './forwarding.ts';
 import { climbs } from './paths.ts';
 
@@ -215,5 +215,17 @@ export async function registerRoute(
     const options = { method: route.methods ?? METHODS, bodyLimit: route.bodyLimit, handler };
     scope.route({ ...options, url: route.prefix });
     if (!route.exact) scope.route({ ...options, url: `${route.prefix}/*` });
+    // A path the gateway takes with some methods only (the session routes) answers the others
+    // with 405, as the API does, instead of letting the catch-all pass them upstream as a 404.
+    const others = route.methods ? METHODS.filter((m) => !route.methods?.includes(m)) : [];
+    if (others.length > 0) {
+      const allow = (route.methods as string[]).join(', ');
+      scope.route({
+        method: others,
+        url: route.prefix,
+        handler: (_request, reply) =>
+          sendProblem(reply.header('allow', allow), 'METHOD_NOT_ALLOWED', `This path takes ${allow}.`),
+      });
+    }
   });
 }

@@ -94,6 +94,17 @@ describe('gateway (BFF)', () => {
     assert.equal(lastSeen().url, '/auth/refresh');
   });
 
+  it('answers another method on the session routes with 405 and Allow, sending nothing upstream', async () => {
+    const before = upstream.seen.length;
+    for (const path of ['/api/session', '/api/session/refresh']) {
+      const response = await fetch(`${base}${path}`);
+      assert.equal(response.status, 405, path);
+      assert.equal(response.headers.get('allow'), 'POST');
+      assert.equal((await response.json()).code, 'METHOD_NOT_ALLOWED');
+    }
+    assert.equal(upstream.seen.length, before);
+  });
+
   it('passes a 401 with its WWW-Authenticate and problem+json body through unchanged', async () => {
     const response = await post('/api/session', { email: 'a@example.com', password: 'wrong' });
     assert.equal(response.status, 401);
