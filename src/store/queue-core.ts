@@ -80,7 +80,10 @@ export interface QueueDriver {
   suppress(entries: readonly Suppression[], now: number): Awaitable<void>;
   /** The suppressions among these keys: one statement for a whole claim. */
   suppressions(keys: readonly SuppressionKey[]): Awaitable<SuppressionRecord[]>;
-  /** Waiting rows due by `now` back to ready, keeping their seq; at most `limit`. */
+  /**
+   * Waiting rows due by `now` back to ready, keeping their seq; at most `limit`, CRITICAL ones
+   * first, then HIGH, NORMAL and LOW, each in due order (a CRITICAL retry is never behind LOW).
+   */
   promote(now: number, limit: number): Awaitable<number>;
   /** Leases that ran out before `now`, oldest first, at most `limit` (locked for this transaction). */
   expiredLeases(now: number, limit: number): Awaitable<ExpiredLease[]>;
