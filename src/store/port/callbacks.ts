@@ -105,7 +105,10 @@ export interface CallbackStore {
   get(tenant: string, id: string): Promise<CallbackRecord | undefined>;
   /** Every enabled callback of every tenant (the sender's view). */
   enabled(): Promise<CallbackRecord[]>;
-  /** Removes the callback with its messages and attempts; false when the tenant has no such one. */
+  /**
+   * Removes the callback with its pending messages and its attempts (its settled messages are left
+   * to prune); false when the tenant has no such one.
+   */
   remove(tenant: string, id: string): Promise<boolean>;
   /** Replaces the secret, keeping the old one as previousSecret; false when no such callback. */
   rotateSecret(tenant: string, id: string, secret: string, now: number): Promise<boolean>;
