@@ -115,6 +115,23 @@ export function statusLogSuite(name: string, open: () => Promise<Store>): void {
           [early, later],
         );
       });
+
+      it('finds the head by transaction number, not by its digits (999 before 1000)', async () => {
+        const store = await fresh();
+        const sql = (store as Store & { sql: Sql }).sql;
+        const [id] = await seedMany(store, [newNotification()]);
+        const [{ seq }] = (await sql`SELECT seq FROM notifications WHERE id = ${id as string}`) as [
+          { seq: number },
+        ];
+        // Two committed events of old transactions, the later one with one more digit.
+        await sql`DELETE FROM notification_events`;
+        await sql`INSERT INTO notification_events (notification_seq, type, at, tx) VALUES
+          (${seq}, 'QUEUED', ${T0}, '999'::xid8), (${seq}, 'CANCELLED', ${T0}, '1000'::xid8)`;
+        const [{ last }] = (await sql`SELECT max(id)::int AS last FROM notification_events`) as [
+          { last: number },
+        ];
+        assert.equal(await store.statusLog.head(), `1000:${last}`);
+      });
     }
   });
 }

@@ -22,8 +22,13 @@ export function createPostgresStatusLog(sql: Sql): StatusLogStore {
   };
   return {
     async head() {
-      const [row] = await sql<{ tx: string; id: number }[]>`SELECT tx::text AS tx, id FROM notification_events
-        WHERE tx < ${sql.unsafe(HORIZON)} ORDER BY tx DESC, id DESC LIMIT 1`;
+      // ORDER BY names the table's column: a bare `tx` would be the output column, the text, and
+      // sort 999 after 1000 (a stale head for as long as the older number sorts higher), read by
+      // scanning the whole log instead of from its (tx, id) index.
+      const [row] = await sql<
+        { tx: string; id: number }[]
+      >`SELECT e.tx::text AS tx, e.id FROM notification_events e
+        WHERE e.tx < ${sql.unsafe(HORIZON)} ORDER BY e.tx DESC, e.id DESC LIMIT 1`;
       return row ? `${row.tx}:${row.id}` : '0:0';
     },
     isCursor: (cursor) => CURSOR.test(cursor),
