@@ -150,7 +150,7 @@ export function createPostgresNotifications(sql: Sql): NotificationStore {
     },
     async existing(tenant, ids) {
       const rows = await sql<{ id: string }[]>`SELECT id FROM notifications
-        WHERE tenant = ${tenant} AND id IN (SELECT json_array_elements_text(${JSON.stringify(ids)}::text::json))`;
+        WHERE tenant = ${tenant} AND id = ANY(${ids as string[]}::text[])`;
       return new Set(rows.map((r) => r.id));
     },
     async list(tenant, filter, limit) {
