@@ -2,7 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sendNoRoute, sendProblem } from '../http/problem.ts';
+import { sendMethodNotAllowed, sendNoRoute } from '../http/problem.ts';
 import { downstreamHeaders, HopError, upstreamError, upstreamRequestHeaders } from './forwarding.ts';
 import { climbs } from './paths.ts';
 
@@ -217,14 +217,13 @@ export async function registerRoute(
     if (!route.exact) scope.route({ ...options, url: `${route.prefix}/*` });
     // A path the gateway takes with some methods only (the session routes) answers the others
     // with 405, as the API does, instead of letting the catch-all pass them upstream as a 404.
-    const others = route.methods ? METHODS.filter((m) => !route.methods?.includes(m)) : [];
-    if (others.length > 0) {
-      const allow = (route.methods as string[]).join(', ');
+    const allowed = route.methods;
+    const others = allowed ? METHODS.filter((m) => !allowed.includes(m)) : [];
+    if (allowed && others.length > 0) {
       scope.route({
         method: others,
         url: route.prefix,
-        handler: (_request, reply) =>
-          sendProblem(reply.header('allow', allow), 'METHOD_NOT_ALLOWED', `This path takes ${allow}.`),
+        handler: (request, reply) => sendMethodNotAllowed(request, reply, allowed),
       });
     }
   });

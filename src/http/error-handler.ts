@@ -1,6 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HeraldError } from '../errors.ts';
-import { headersOf, isServerError, problemOf, sendNoRoute, sendProblem } from './problem.ts';
+import {
+  headersOf,
+  isServerError,
+  problemOf,
+  sendMethodNotAllowed,
+  sendNoRoute,
+  sendProblem,
+} from './problem.ts';
 import { routeMethods } from './route-methods.ts';
 
 /** Maps Fastify's own error codes (parser, limits, validation) to the contract's codes. */
@@ -112,20 +119,13 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
 
 /**
  * Installs the single error handler and the not-found handler on an app, before its routes: a
- * path served with other methods answers `405` with `Allow` (the detail does not repeat the path,
- * which may hold a token), one nothing serves `404`.
+ * path served with other methods answers `405` with `Allow`, one nothing serves `404`.
  */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler(handleError);
   const methodsOf = routeMethods(app);
   app.setNotFoundHandler((request, reply) => {
     const allowed = methodsOf(request.url.split('?')[0] ?? '');
-    if (allowed.length === 0) return sendNoRoute(request, reply);
-    reply.header('allow', allowed.join(', '));
-    return sendProblem(
-      reply,
-      'METHOD_NOT_ALLOWED',
-      `${request.method} is not served here; this path takes ${allowed.join(', ')}.`,
-    );
+    return allowed.length === 0 ? sendNoRoute(request, reply) : sendMethodNotAllowed(request, reply, allowed);
   });
 }

@@ -119,5 +119,23 @@ export function sendNoRoute(request: FastifyRequest, reply: FastifyReply) {
   return sendProblem(reply, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`);
 }
 
+/**
+ * `405` with `Allow` for a path served with other methods. The detail names the methods, not the
+ * path, which may hold a token.
+ */
+export function sendMethodNotAllowed(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  allowed: readonly string[],
+) {
+  const allow = allowed.join(', ');
+  reply.header('allow', allow);
+  return sendProblem(
+    reply,
+    'METHOD_NOT_ALLOWED',
+    `${request.method} is not served here; this path takes ${allow}.`,
+  );
+}
+
 /** Whether a code is a server-side failure (logged, detail hidden). */
 export const isServerError = (code: ErrorCode) => STATUS[code] >= 500;
