@@ -139,12 +139,16 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     lanes.set(lane.callback.id, lane);
     lane.share.lanes.push(lane);
   };
+  /** Forgets a tenant's share once it has no lane and nothing in flight. */
+  const releaseShare = (tenant: string, share: TenantShare) => {
+    if (share.lanes.length === 0 && share.inFlight === 0) shares.delete(tenant);
+  };
   const dropLane = (id: string) => {
     const lane = lanes.get(id);
     if (!lane) return;
     lanes.delete(id);
     lane.share.lanes = lane.share.lanes.filter((l) => l !== lane);
-    if (lane.share.lanes.length === 0 && lane.share.inFlight === 0) shares.delete(lane.callback.tenant);
+    releaseShare(lane.callback.tenant, lane.share);
   };
   const shareOf = (tenant: string) => {
     let share = shares.get(tenant);
@@ -233,6 +237,8 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
       .finally(() => {
         lane.inFlight -= 1;
         share.inFlight -= 1;
+        // Its tenant's last callback may have gone meanwhile.
+        releaseShare(lane.callback.tenant, share);
         sending.delete(task);
         pump(share);
         kick();
