@@ -14,33 +14,46 @@ type SqliteStore = ReturnType<typeof createSqliteStore>;
 const CHANNELS = ['email', 'sms', 'push'];
 
 /**
- * A temporary SQLite store with `count` NORMAL rows ready, spread round-robin over `tenants`
- * tenants and the three channels, inserted directly (queue contract format) but ranked by the
- * store's own tenant-line rule, as ingest ranks them.
+ * A temporary SQLite store, disk sync off, with `count` rows inserted directly by `sql` (queue
+ * contract format), 10,000 a transaction, `row(i, now)` giving each one's parameters; and the
+ * statement, for more. Checkpoint before timing anything on it.
  */
-async function filledStore(count: number, tenants: number): Promise<SqliteStore> {
-  const store = createSqliteStore(tempDir('claim'));
+function fillStore(name: string, count: number, sql: string, row: (i: number, now: number) => object) {
+  const store = createSqliteStore(tempDir(name));
   store.db.pragma('synchronous = OFF');
-  const insert = store.db.prepare(
-    `INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, recipient, content,
-       variables, metadata, attempts, created_at, updated_at, lane_rank)
-     VALUES (@id, @tenant, @channel, 2, 'QUEUED', 'ready', '{"email":"ada@example.com"}',
-       '{"subject":"Hi","text":"Your code is 482913."}', '{}', '{}', 0, @now, @now,
-       ${joinRank('@tenant', '2', '@channel')})`,
-  );
+  const insert = store.db.prepare(sql);
   let done = 0;
   const chunk = store.db.transaction(() => {
     const now = Date.now();
-    for (let i = 0; i < 10_000 && done < count; i++, done++)
-      insert.run({ id: randomUUID(), tenant: `t${done % tenants}`, channel: CHANNELS[done % 3], now });
+    for (let i = 0; i < 10_000 && done < count; i++, done++) insert.run(row(done, now));
   });
   while (done < count) {
     chunk();
     if (done % 200_000 === 0)
       progress(`claim: ${done.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} inserted`);
   }
-  // No checkpoint left over from the inserts lands inside a timed claim.
-  store.db.pragma('wal_checkpoint(TRUNCATE)');
+  return { store, insert };
+}
+
+/** No checkpoint left over from the inserts lands inside a timed claim. */
+const checkpoint = (store: SqliteStore) => store.db.pragma('wal_checkpoint(TRUNCATE)');
+
+/**
+ * A temporary SQLite store with `count` NORMAL rows ready, spread round-robin over `tenants`
+ * tenants and the three channels, ranked by the store's own tenant-line rule, as ingest ranks them.
+ */
+function filledStore(count: number, tenants: number): SqliteStore {
+  const { store } = fillStore(
+    'claim',
+    count,
+    `INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, recipient, content,
+       variables, metadata, attempts, created_at, updated_at, lane_rank)
+     VALUES (@id, @tenant, @channel, 2, 'QUEUED', 'ready', '{"email":"ada@example.com"}',
+       '{"subject":"Hi","text":"Your code is 482913."}', '{}', '{}', 0, @now, @now,
+       ${joinRank('@tenant', '2', '@channel')})`,
+    (i, now) => ({ id: randomUUID(), tenant: `t${i % tenants}`, channel: CHANNELS[i % 3], now }),
+  );
+  checkpoint(store);
   return store;
 }
 
@@ -66,25 +79,21 @@ function step(store: SqliteStore, now: number, claimBatch: number, perPriority: 
  * are run back to back, as the worker runs them while it promotes, until one claims it.
  */
 async function dueBehindBacklog(count: number, claimBatch: number): Promise<{ ms: number; steps: number }> {
-  const store = createSqliteStore(tempDir('claim-due'));
+  // Each LOW row falls due 2 s before its chunk was inserted, the CRITICAL 1 s before it is.
+  const { store, insert } = fillStore(
+    'claim-due',
+    count,
+    `INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient, content,
+       variables, metadata, attempts, created_at, updated_at)
+     VALUES (@id, @tenant, 'email', @priority, 'QUEUED', 'waiting', @dueAt, '{"email":"ada@example.com"}',
+       '{"subject":"Hi","text":"Your code is 482913."}', '{}', '{}', 0, @now, @now)`,
+    (_, now) => ({ id: randomUUID(), tenant: 'newsletter', priority: 3, dueAt: now - 2000, now }),
+  );
   try {
-    store.db.pragma('synchronous = OFF');
     const now = Date.now();
-    const insert = store.db.prepare(
-      `INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient, content,
-         variables, metadata, attempts, created_at, updated_at)
-       VALUES (@id, @tenant, 'email', @priority, 'QUEUED', 'waiting', @dueAt, '{"email":"ada@example.com"}',
-         '{"subject":"Hi","text":"Your code is 482913."}', '{}', '{}', 0, @now, @now)`,
-    );
-    let done = 0;
-    const chunk = store.db.transaction(() => {
-      for (let i = 0; i < 10_000 && done < count; i++, done++)
-        insert.run({ id: randomUUID(), tenant: 'newsletter', priority: 3, dueAt: now - 2000, now });
-    });
-    while (done < count) chunk();
     const critical = randomUUID();
     insert.run({ id: critical, tenant: 'shop', priority: 0, dueAt: now - 1000, now });
-    store.db.pragma('wal_checkpoint(TRUNCATE)');
+    checkpoint(store);
     const started = performance.now();
     for (let steps = 1; ; steps++) {
       // LOW may take nothing (its provider is busy): what is measured is the wait for promotion.
@@ -115,8 +124,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
   try {
     // Enough rows that at least `size` are still ready at the last timed claim.
     for (const tenants of TENANTS) {
-      for (const size of sizes)
-        stores.push(await filledStore(size + (claimsPerSize + 3) * claimBatch, tenants));
+      for (const size of sizes) stores.push(filledStore(size + (claimsPerSize + 3) * claimBatch, tenants));
     }
     const claimOnce = async (store: SqliteStore) => {
       const now = Date.now();
