@@ -4,6 +4,7 @@ import { after } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
 import { createPostgresStore } from '../../src/store/postgres/index.ts';
 import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
+import { statementPlansSuite } from './postgres-plans.ts';
 import { runStoreSuites } from './suites.ts';
 
 const server = await sharedPostgres();
@@ -14,9 +15,10 @@ await (await createPostgresStore(templateUrl)).close();
 const templateName = new URL(templateUrl).pathname.slice(1);
 
 const opened: Store[] = [];
+const statements = new Set<string>();
 const openPostgres = async (): Promise<Store> => {
   const url = await server.createDatabase('herald_store', templateName);
-  const store = await createPostgresStore(url, { max: 4 });
+  const store = await createPostgresStore(url, { max: 4, onStatement: (text) => statements.add(text) });
   opened.push(store);
   return store;
 };
@@ -27,3 +29,4 @@ after(async () => {
 });
 
 await runStoreSuites('postgres', openPostgres);
+statementPlansSuite(statements, () => server.createDatabase('herald_plans', templateName));

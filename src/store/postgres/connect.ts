@@ -16,6 +16,8 @@ export interface ConnectOptions {
   idleTimeout?: number;
   /** Name shown in pg_stat_activity, to tell processes apart. */
   applicationName?: string;
+  /** Called with each statement's text as it is sent (the statement-plan test collects them). */
+  onStatement?: (text: string) => void;
 }
 
 /**
@@ -28,6 +30,9 @@ export function connectPostgres(url: string, options: ConnectOptions = {}): Sql 
     idle_timeout: options.idleTimeout ?? 30,
     connect_timeout: 10,
     onnotice: () => undefined,
+    ...(options.onStatement
+      ? { debug: (_connection: number, text: string) => options.onStatement?.(text) }
+      : {}),
     connection: { application_name: options.applicationName ?? 'herald' },
     types: {
       bigint: {
