@@ -165,6 +165,18 @@ describe('error handling', () => {
     }
     for (const payload of [undefined, '{}', 'null'])
       assert.equal((await act(payload)).statusCode, 200, payload);
+    // An empty body is no body, whatever type a client announces for it (many send JSON's on
+    // every POST); where a route takes a body, empty JSON is still malformed.
+    for (const contentType of ['application/json', 'text/plain'])
+      assert.equal((await act('', contentType)).statusCode, 200, contentType);
+    const emptyOnSchema = await app.inject({
+      method: 'POST',
+      url: '/act-on',
+      payload: '',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(emptyOnSchema.statusCode, 400);
+    assert.equal(emptyOnSchema.json().code, 'MALFORMED_BODY');
     // A route with a body schema is left to its schema, and a read is not touched.
     const onSchema = await app.inject({ method: 'POST', url: '/act-on', payload: { what: 'x' } });
     assert.equal(onSchema.statusCode, 200);
