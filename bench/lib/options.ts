@@ -23,6 +23,8 @@ export interface Sizes {
   };
   failover: { everyMs: number; downMs: number; backMs: number };
   claim: { sizes: number[]; claimsPerSize: number; claimBatch: number };
+  /** The status log of the catch-up scenario: changes a month old, and another tenant's of the last hour. */
+  catchUp: { old: number; recent: number };
   memory: { backlog: number; drainSeconds: number };
   auth: { verifySeconds: number; login: RoundSize; loginConnections: number };
   startup: { runs: number; idleSeconds: number; settledSeconds: number };
@@ -56,6 +58,7 @@ const FULL: Sizes = {
   },
   failover: { everyMs: 10, downMs: 10_000, backMs: 15_000 },
   claim: { sizes: [10_000, 100_000, 1_000_000], claimsPerSize: 50, claimBatch: 128 },
+  catchUp: { old: 2_000_000, recent: 200_000 },
   memory: { backlog: 1_000_000, drainSeconds: 10 },
   auth: { verifySeconds: 3, login: { seconds: 5 }, loginConnections: 4 },
   startup: { runs: 5, idleSeconds: 3, settledSeconds: 15 },
@@ -76,6 +79,7 @@ const QUICK: Sizes = {
   },
   failover: { everyMs: 20, downMs: 1000, backMs: 7000 },
   claim: { sizes: [200, 1000, 4000], claimsPerSize: 5, claimBatch: 16 },
+  catchUp: { old: 20_000, recent: 2_000 },
   memory: { backlog: 2000, drainSeconds: 1 },
   auth: { verifySeconds: 0.2, login: { amount: 20 }, loginConnections: 2 },
   startup: { runs: 1, idleSeconds: 0.5, settledSeconds: 1 },
@@ -86,8 +90,9 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --quick                  tiny sizes: checks the harness end to end in a minute or two
   --scenario NAME          run only this scenario (repeatable, or comma-separated):
                            ingest, ingest-api-only, peer, batch, batch-api-only, isolation,
-                           abuse, dispatch, callbacks, suppressions, failover, claim, memory,
-                           render, auth, startup (and ingest-postgres, dispatch-postgres)
+                           abuse, dispatch, callbacks, suppressions, failover, claim, catch-up,
+                           memory, render, auth, startup, gateway (and ingest-postgres,
+                           dispatch-postgres)
   --postgres               follow ingest and dispatch with the same on PostgreSQL (1 auth, 2 api
                            and worker processes; scenarios ingest-postgres, dispatch-postgres)
   --isolation-backlog N    LOW notifications queued before the isolation window (default 1000000)

@@ -2,6 +2,7 @@ import { abuseScenario } from './abuse.ts';
 import { authScenario } from './auth.ts';
 import { batchApiOnlyScenario, batchScenario } from './batch.ts';
 import { callbacksScenario } from './callbacks.ts';
+import { catchUpScenario } from './catch-up.ts';
 import { claimScenario } from './claim.ts';
 import { dispatchScenario } from './dispatch.ts';
 import { failoverScenario } from './failover.ts';
@@ -29,6 +30,7 @@ export const SCENARIOS: Scenario[] = [
   suppressionsScenario,
   failoverScenario,
   claimScenario,
+  catchUpScenario,
   memoryScenario,
   renderScenario,
   authScenario,

@@ -28,7 +28,10 @@ const LEASE_MS = CALLBACK_TIMEOUT_MS * 3;
 const HEAD_LEASE_MS = 10_000;
 /** Messages of one head read and not yet recorded, at most (the log is read on as they settle). */
 const HEAD_WINDOW = 4096;
-/** Log rows one read takes, and reads per pass at most (a head catching up after a restart). */
+/**
+ * Changes one read gives at most (the store looks at a bounded number of the log's events per
+ * read), and reads per pass at most (a head catching up after a restart).
+ */
 const LOG_PAGE = 1000;
 const PAGES_PER_PASS = 4;
 /** A head with nothing to record still moves its place over unreported changes this often. */
@@ -314,15 +317,13 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
       // Read up to the log's head as it is now: a page that is not full has seen all of it.
       const end = await log.head();
       if (log.compare(end, from) <= 0) return;
-      const rows = await log.read(from, {
+      const { rows, readTo, more } = await log.read(from, {
         until: end,
         limit: LOG_PAGE,
         since: now - CALLBACK_RETRY_WINDOW_MS,
         types: [...new Set(reading.flatMap((l) => l.callback.events))],
         tenants: [...new Set(reading.map((l) => l.callback.tenant))],
       });
-      const full = rows.length === LOG_PAGE;
-      const readTo = full ? (rows.at(-1) as LoggedStatus).cursor : end;
       const bodies = new Map<LoggedStatus, string | null>();
       for (const lane of reading) {
         const head = lane.head as Head;
@@ -334,7 +335,7 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
         // The lease may have gone while reading: the head is then another worker's.
         if (lane.head === head) head.add(messages, readTo, pending);
       }
-      if (!full) return;
+      if (!more) return;
     }
   }
 

@@ -1,14 +1,16 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/port/index.ts';
-import type { LoggedStatus } from '../store/port/status-log.ts';
 import type { WakeupChannel } from '../store/port/wakeups.ts';
 import { Turns } from '../turns.ts';
 import { changeOf, type StatusChange } from './changes.ts';
 
 /** How far back a reconnecting client is caught up: the last 24 hours. */
 const REPLAY_MS = 24 * 60 * 60 * 1000;
-/** Log rows one read takes; a full page is followed at once by the next. */
+/**
+ * Changes one read gives at most (it looks at LOG_SCAN_PAGES times as many of the log's events);
+ * a read that stopped at a limit is followed at once by the next.
+ */
 const PAGE = 1000;
 /**
  * After a read that found a backlog (a full page: the log grows faster than one read a hint), the
@@ -123,7 +125,7 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
       do {
         again = false;
         if (position === undefined) return;
-        const rows = await log.read(position, { limit: PAGE });
+        const { rows, readTo, more } = await log.read(position, { limit: PAGE });
         if (subscribers.size === 0 || position === undefined) return;
         // Synchronously from here: the position moves with the deliveries (see above).
         // Tenant-wide streams (no filter, no floor) share their tenant's page, made and encoded
@@ -168,9 +170,8 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
           entry.page = '';
           if (bytes) entry.subscriber.send(bytes);
         }
-        const last = rows.at(-1);
-        if (last) position = last.cursor;
-        if (rows.length === PAGE) again = busy = true;
+        position = readTo;
+        if (more) again = busy = true;
         // A backlog is read a page per turn of the event loop: requests are served in between.
         if (again) await nextTurn();
       } while (again);
@@ -267,15 +268,14 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
       const page = await inTurn(entry.subscriber.tenant, async () => {
         // A client that went while this waited for its turn costs no read.
         if (!active(entry)) return { frames: '', next: from };
-        const rows = await log.read(from, { until, since, tenants, limit: PAGE });
+        const { rows, readTo } = await log.read(from, { until, since, tenants, limit: PAGE });
         let frames = '';
         for (const row of rows) {
           const change = changeOf(row);
           if (change && wanted(entry.subscriber, row.tenant, row.notificationId))
             frames += sseFrame(row.cursor, change);
         }
-        // A short page is all of (from, until]: the next read starts at `until`.
-        return { frames, next: rows.length < PAGE ? until : (rows.at(-1) as LoggedStatus).cursor };
+        return { frames, next: readTo };
       });
       from = page.next;
       if (!page.frames || !active(entry)) continue;

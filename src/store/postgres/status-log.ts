@@ -1,5 +1,11 @@
-import type { StatusLogStore } from '../port/status-log.ts';
-import { STATUS_TYPES_SQL } from '../port/status-log.ts';
+import { seekTime } from '../log-seek.ts';
+import {
+  LOG_SCAN_PAGES,
+  LOG_TIME_SKEW_MS,
+  type LoggedStatus,
+  STATUS_TYPES_SQL,
+  type StatusLogStore,
+} from '../port/status-log.ts';
 import { type LoggedRow, loggedColumns, loggedFromRow } from '../rows-status.ts';
 import type { Sql } from './connect.ts';
 
@@ -12,7 +18,7 @@ import type { Sql } from './connect.ts';
  */
 const HORIZON = 'pg_snapshot_xmin(pg_current_snapshot())';
 const CURSOR = /^(\d{1,20}):(\d{1,19})$/;
-const MAX = '18446744073709551615:9223372036854775807';
+const MAX_ID = '9223372036854775807';
 
 export function createPostgresStatusLog(sql: Sql): StatusLogStore {
   const parts = (cursor: string): [string, string] => {
@@ -20,40 +26,85 @@ export function createPostgresStatusLog(sql: Sql): StatusLogStore {
     if (!match) throw new TypeError(`not a status-log cursor: ${cursor}`);
     return [match[1] as string, match[2] as string];
   };
+  const head = async () => {
+    // ORDER BY names the table's column: a bare `tx` would be the output column, the text, and
+    // sort 999 after 1000 (a stale head for as long as the older number sorts higher), read by
+    // scanning the whole log instead of from its (tx, id) index.
+    const [row] = await sql<
+      { tx: string; id: number }[]
+    >`SELECT e.tx::text AS tx, e.id FROM notification_events e
+      WHERE e.tx < ${sql.unsafe(HORIZON)} ORDER BY e.tx DESC, e.id DESC LIMIT 1`;
+    return row ? `${row.tx}:${row.id}` : '0:0';
+  };
+  const compare = (a: string, b: string) => {
+    const [aTx, aId] = parts(a).map(BigInt) as [bigint, bigint];
+    const [bTx, bId] = parts(b).map(BigInt) as [bigint, bigint];
+    if (aTx !== bTx) return aTx < bTx ? -1 : 1;
+    return aId === bId ? 0 : aId < bId ? -1 : 1;
+  };
+  /**
+   * `from`, or, when the log's next event after it is older than `since` allows (by more than
+   * LOG_TIME_SKEW_MS), a cursor after every transaction whose events are that old (seekTime).
+   */
+  // Every ORDER BY below names the table's columns (e.tx): a bare `tx` would be the output
+  // column, the text (see head()).
+  const skipOlder = async (from: string, until: string, since: number): Promise<string> => {
+    const oldest = since - LOG_TIME_SKEW_MS;
+    const [fromTx, fromId] = parts(from);
+    const [first] = await sql<{ tx: string; at: number }[]>`
+      SELECT e.tx::text AS tx, e.at FROM notification_events e
+       WHERE (e.tx, e.id) > (${fromTx}::xid8, ${fromId}::bigint) ORDER BY e.tx, e.id LIMIT 1`;
+    const endTx = BigInt(parts(until)[0]);
+    if (!first || first.at >= oldest || BigInt(first.tx) > endTx) return from;
+    const firstAfter = async (tx: bigint) => {
+      const [row] = await sql<{ tx: string; at: number }[]>`
+        SELECT e.tx::text AS tx, e.at FROM notification_events e
+         WHERE e.tx > ${String(tx)}::xid8 ORDER BY e.tx, e.id LIMIT 1`;
+      return row && { key: BigInt(row.tx), at: row.at };
+    };
+    const skipTo = `${await seekTime(BigInt(first.tx) - 1n, endTx, oldest, firstAfter)}:${MAX_ID}`;
+    return compare(skipTo, from) > 0 ? skipTo : from;
+  };
   return {
-    async head() {
-      // ORDER BY names the table's column: a bare `tx` would be the output column, the text, and
-      // sort 999 after 1000 (a stale head for as long as the older number sorts higher), read by
-      // scanning the whole log instead of from its (tx, id) index.
-      const [row] = await sql<
-        { tx: string; id: number }[]
-      >`SELECT e.tx::text AS tx, e.id FROM notification_events e
-        WHERE e.tx < ${sql.unsafe(HORIZON)} ORDER BY e.tx DESC, e.id DESC LIMIT 1`;
-      return row ? `${row.tx}:${row.id}` : '0:0';
-    },
+    head,
     isCursor: (cursor) => CURSOR.test(cursor),
-    compare(a, b) {
-      const [aTx, aId] = parts(a).map(BigInt) as [bigint, bigint];
-      const [bTx, bId] = parts(b).map(BigInt) as [bigint, bigint];
-      if (aTx !== bTx) return aTx < bTx ? -1 : 1;
-      return aId === bId ? 0 : aId < bId ? -1 : 1;
-    },
-    async read(after, options) {
+    compare,
+    async read(from, options) {
+      // Everything up to `until` has committed (the head is below every open transaction), so the
+      // statements below need no horizon of their own and agree on what they see.
+      const until = options.until ?? (await head());
+      const after = options.since === undefined ? from : await skipOlder(from, until, options.since);
       const [afterTx, afterId] = parts(after);
-      const [untilTx, untilId] = parts(options.until ?? MAX);
+      const [untilTx, untilId] = parts(until);
+      const scan = LOG_SCAN_PAGES * options.limit;
       const types = options.types ? [...options.types] : null;
       const tenants = options.tenants ? [...options.tenants] : null;
+      // The events looked at are the next `scan` of the log; the join and the filters stop once
+      // `limit` of them match.
       const rows = await sql<Array<LoggedRow & { tx: string; id: number }>>`
         SELECT e.tx::text AS tx, e.id, ${sql.unsafe(loggedColumns(STATUS_TYPES_SQL))}
-          FROM notification_events e JOIN notifications n ON n.seq = e.notification_seq
-         WHERE (e.tx, e.id) > (${afterTx}::xid8, ${afterId}::bigint)
-           AND (e.tx, e.id) <= (${untilTx}::xid8, ${untilId}::bigint)
-           AND e.tx < ${sql.unsafe(HORIZON)}
-           AND e.at >= ${options.since ?? 0} AND e.type IN (${sql.unsafe(STATUS_TYPES_SQL)})
+          FROM (SELECT * FROM notification_events
+                 WHERE (tx, id) > (${afterTx}::xid8, ${afterId}::bigint)
+                   AND (tx, id) <= (${untilTx}::xid8, ${untilId}::bigint)
+                 ORDER BY tx, id LIMIT ${scan}) e
+          JOIN notifications n ON n.seq = e.notification_seq
+         WHERE e.at >= ${options.since ?? 0} AND e.type IN (${sql.unsafe(STATUS_TYPES_SQL)})
            AND (${types}::text[] IS NULL OR e.type = ANY(${types}::text[]))
            AND (${tenants}::text[] IS NULL OR n.tenant = ANY(${tenants}::text[]))
          ORDER BY e.tx, e.id LIMIT ${options.limit}`;
-      return rows.map((row) => loggedFromRow(row, `${row.tx}:${row.id}`));
+      const page = rows.map((row) => loggedFromRow(row, `${row.tx}:${row.id}`));
+      // A full page ends at its last event.
+      if (page.length === options.limit)
+        return { rows: page, readTo: (page.at(-1) as LoggedStatus).cursor, more: true };
+      // Otherwise the read got through the events it looked at: all up to `until`, or `scan` of them.
+      const [reach] = await sql<{ tx: string; id: string }[]>`
+        SELECT e.tx::text AS tx, e.id::text AS id FROM notification_events e
+         WHERE (e.tx, e.id) > (${afterTx}::xid8, ${afterId}::bigint)
+           AND (e.tx, e.id) <= (${untilTx}::xid8, ${untilId}::bigint)
+         ORDER BY e.tx, e.id OFFSET ${scan - 1} LIMIT 1`;
+      return reach
+        ? { rows: page, readTo: `${reach.tx}:${reach.id}`, more: true }
+        : { rows: page, readTo: until, more: false };
     },
   };
 }

@@ -1,5 +1,11 @@
-import type { StatusLogStore } from '../port/status-log.ts';
-import { STATUS_TYPES_SQL } from '../port/status-log.ts';
+import { seekTime } from '../log-seek.ts';
+import {
+  LOG_SCAN_PAGES,
+  LOG_TIME_SKEW_MS,
+  type LoggedStatus,
+  STATUS_TYPES_SQL,
+  type StatusLogStore,
+} from '../port/status-log.ts';
 import { type LoggedRow, loggedColumns, loggedFromRow } from '../rows-status.ts';
 import type { SqliteDb } from './open.ts';
 import { shaped } from './shaped.ts';
@@ -10,32 +16,56 @@ import { shaped } from './shaped.ts';
  */
 export function createSqliteStatusLog(db: SqliteDb): StatusLogStore {
   const head = db.prepare('SELECT max(id) FROM notification_events').pluck();
+  const next = db.prepare('SELECT id, at FROM notification_events WHERE id > ? ORDER BY id LIMIT 1');
   const read = shaped<LoggedRow & { cursor_id: number }>(
     db.prepare(
       `SELECT e.id AS cursor_id, ${loggedColumns(STATUS_TYPES_SQL)}
        FROM notification_events e JOIN notifications n ON n.seq = e.notification_seq
-      WHERE e.id > @after AND e.id <= @until AND e.at >= @since AND e.type IN (${STATUS_TYPES_SQL})
+      WHERE e.id > @after AND e.id <= @last AND e.at >= @since AND e.type IN (${STATUS_TYPES_SQL})
         AND (@types IS NULL OR e.type IN (SELECT value FROM json_each(@types)))
         AND (@tenants IS NULL OR n.tenant IN (SELECT value FROM json_each(@tenants)))
       ORDER BY e.id LIMIT @limit`,
     ),
   );
+  const firstAfter = async (key: bigint) => {
+    const row = next.get(Number(key)) as { id: number; at: number } | undefined;
+    return row && { key: BigInt(row.id), at: row.at };
+  };
   return {
     async head() {
       return String((head.get() as number | null) ?? 0);
     },
     isCursor: (cursor) => /^\d{1,15}$/.test(cursor),
     compare: (a, b) => Number(a) - Number(b),
-    async read(after, options) {
+    async read(from, options) {
+      const until = options.until === undefined ? Number.MAX_SAFE_INTEGER : Number(options.until);
+      let after = Number(from);
+      const since = options.since ?? 0;
+      const oldest = since - LOG_TIME_SKEW_MS;
+      // Changes committed after `end` is read have higher ids, so none is skipped.
+      const end = Math.min(until, (head.get() as number | null) ?? 0);
+      const first =
+        options.since === undefined ? undefined : (next.get(after) as { id: number; at: number } | undefined);
+      if (first && first.at < oldest && first.id <= end)
+        after = Number(await seekTime(BigInt(first.id - 1), BigInt(end), oldest, firstAfter));
+      // Event ids are integers: the next LOG_SCAN_PAGES × limit of them hold at most that many events.
+      const last = Math.min(end, after + LOG_SCAN_PAGES * options.limit);
+      const scanned = last < end;
+      const readTo = String(Math.max(last, after));
+      if (last <= after) return { rows: [], readTo, more: false };
       const rows = read.all({
-        after: Number(after),
-        until: options.until === undefined ? Number.MAX_SAFE_INTEGER : Number(options.until),
-        since: options.since ?? 0,
+        after,
+        last,
+        since,
         limit: options.limit,
         types: options.types ? JSON.stringify(options.types) : null,
         tenants: options.tenants ? JSON.stringify(options.tenants) : null,
       });
-      return rows.map((row) => loggedFromRow(row, String(row.cursor_id)));
+      const page = rows.map((row) => loggedFromRow(row, String(row.cursor_id)));
+      // A full page ends at its last event; otherwise the read got through what it looked at.
+      if (page.length === options.limit)
+        return { rows: page, readTo: (page.at(-1) as LoggedStatus).cursor, more: true };
+      return { rows: page, readTo, more: scanned };
     },
   };
 }
