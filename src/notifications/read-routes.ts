@@ -82,6 +82,8 @@ export const notificationReadRoutes: RouteModule<CoreDeps> = (app, deps) => {
       schema: {
         tags: ['notifications'],
         summary: 'Newest first, filtered, cursor-paginated',
+        description:
+          "Follow `nextCursor` until it is null. With a filter, one request looks at 10,000 of the tenant's notifications at most (newest first; `createdAfter` and `createdBefore` first narrow that to where notifications of those times are), so a page may hold fewer items than `limit`, or none, and still have a next cursor.",
         querystring: ListQuery,
         response: { 200: NotificationPage },
       },
@@ -89,7 +91,7 @@ export const notificationReadRoutes: RouteModule<CoreDeps> = (app, deps) => {
     async (request) => {
       const q = request.query;
       const limit = q.limit ?? 50;
-      const items = await store.notifications.list(
+      const { items, scannedTo } = await store.notifications.list(
         request.principal.tenant,
         {
           status: q.status as Status | undefined,
@@ -102,6 +104,11 @@ export const notificationReadRoutes: RouteModule<CoreDeps> = (app, deps) => {
         limit + 1,
       );
       const { page, nextCursor } = pageOf(items, limit, cursor, (n) => n.seq);
+      // A read that looked at its share of the tenant's notifications before it filled the page
+      // goes on below the last one it looked at: a short page, even an empty one, then has a
+      // next cursor (API.md §3: the last page is the one whose nextCursor is null).
+      if (nextCursor === null && scannedTo !== undefined)
+        return { items: page.map(summaryView), nextCursor: cursor.encode(scannedTo) };
       return { items: page.map(summaryView), nextCursor };
     },
   );

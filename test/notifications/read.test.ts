@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { DEFAULT_TENANT } from '../../src/auth/principal.ts';
+import { notificationId } from '../../src/notifications/ids.ts';
+import { encodeNotification, LIST_SCAN, type NewNotification } from '../../src/store/port/notifications.ts';
 import { devicePush, email, notificationsApp, send, sms, webPush } from './fixtures.ts';
 
 type T = Awaited<ReturnType<typeof notificationsApp>>;
@@ -191,6 +194,48 @@ describe('GET /notifications', () => {
 
   it('defaults to 50 items and allows up to 500', async () => {
     assert.equal((await list('?limit=500')).statusCode, 200);
+  });
+});
+
+describe('GET /notifications over a long history', () => {
+  let t: Awaited<ReturnType<typeof notificationsApp>>;
+  const ids: string[] = [];
+  before(async () => {
+    t = await notificationsApp();
+    // One SMS, then LIST_SCAN email: more than one read looks at.
+    const rows = Array.from({ length: LIST_SCAN + 1 }, (_, i) => {
+      const id = notificationId(Date.UTC(2026, 0, 1) + i);
+      ids.push(id);
+      return encodeNotification({
+        id,
+        tenant: DEFAULT_TENANT,
+        channel: i === 0 ? 'sms' : 'email',
+        priority: 'NORMAL',
+        recipient: i === 0 ? { phone: '+15555550100' } : { email: 'ada@example.com' },
+        templateKey: null,
+        templateVersion: null,
+        content: { subject: 's', text: 't' },
+        variables: {},
+        metadata: {},
+        createdAt: Date.UTC(2026, 0, 1) + i,
+      } as NewNotification);
+    });
+    await t.deps.store.notifications.insertMany(rows, 0);
+  });
+  after(() => t.close());
+
+  it('answers a short page with a next cursor where a filter matched none of what one read looked at', async () => {
+    const list = (query: string) =>
+      t.app.inject({ method: 'GET', url: `/notifications${query}`, headers: t.sender });
+    const first = (await list('?channel=sms')).json();
+    assert.deepEqual(first.items, []);
+    assert.equal(typeof first.nextCursor, 'string');
+    const second = (await list(`?channel=sms&cursor=${first.nextCursor}`)).json();
+    assert.deepEqual(
+      second.items.map((n: { notificationId: string }) => n.notificationId),
+      [ids[0]],
+    );
+    assert.equal(second.nextCursor, null);
   });
 });
 

@@ -6,6 +6,7 @@ import type { Store } from '../../src/store/port/index.ts';
 import {
   type EncodedNotification,
   encodeNotification,
+  LIST_SCAN,
   type NewNotification,
 } from '../../src/store/port/notifications.ts';
 
@@ -139,7 +140,7 @@ export function notificationStoreSuite(name: string, open: () => Promise<Store>)
         [41],
       );
       assert.equal(hits[41]?.record.id, keyed.id);
-      const stored = await store.notifications.list('mixed', {}, 100);
+      const stored = (await store.notifications.list('mixed', {}, 100)).items;
       assert.deepEqual(
         stored.map((n) => n.id).reverse(),
         rows.filter((row) => row !== replay).map((row) => row.id),
@@ -160,14 +161,14 @@ export function notificationStoreSuite(name: string, open: () => Promise<Store>)
         item({ tenant: 'list', priority: i % 2 ? 'HIGH' : 'LOW', createdAt: T0 + i * 1000 }),
       );
       await store.notifications.insertMany(rows, T0 - DAY);
-      const all = await store.notifications.list('list', {}, 10);
+      const all = (await store.notifications.list('list', {}, 10)).items;
       assert.deepEqual(
         all.map((n) => n.id),
         rows.map((r) => r.id).reverse(),
       );
-      const high = await store.notifications.list('list', { priority: 'HIGH' }, 10);
+      const high = (await store.notifications.list('list', { priority: 'HIGH' }, 10)).items;
       assert.equal(high.length, 3);
-      const page = await store.notifications.list('list', { beforeSeq: all[1]!.seq }, 2);
+      const page = (await store.notifications.list('list', { beforeSeq: all[1]!.seq }, 2)).items;
       assert.deepEqual(
         page.map((n) => n.id),
         [rows[2]!.id, rows[1]!.id],
@@ -177,7 +178,51 @@ export function notificationStoreSuite(name: string, open: () => Promise<Store>)
         { createdAfter: T0 + 1000, createdBefore: T0 + 4000 },
         10,
       );
-      assert.equal(window.length, 2);
+      assert.equal(window.items.length, 2);
+    });
+
+    it("looks at LIST_SCAN of a tenant's notifications at most, and reaches a time range at once", async () => {
+      // The oldest five a month old, one of them SMS; then LIST_SCAN + 5 email of today, a second apart.
+      const old = [1, 2, 3, 4, 5].map((i) =>
+        item({ tenant: 'scan', channel: i === 1 ? 'sms' : 'email', createdAt: T0 - 30 * DAY + i }),
+      );
+      await store.notifications.insertMany(old, T0 - 31 * DAY);
+      const today = Array.from({ length: LIST_SCAN + 5 }, (_, i) =>
+        item({ tenant: 'scan', createdAt: T0 + i * 1000 }),
+      );
+      for (let i = 0; i < today.length; i += 2000)
+        await store.notifications.insertMany(today.slice(i, i + 2000), T0 - DAY);
+      // A filter that matches none of the newest LIST_SCAN: an empty page that says where it got to.
+      const first = await store.notifications.list('scan', { channel: 'sms' }, 10);
+      assert.deepEqual(first.items, []);
+      const newest = (await store.notifications.list('scan', {}, LIST_SCAN)).items;
+      assert.equal(first.scannedTo, newest.at(-1)?.seq);
+      const second = await store.notifications.list(
+        'scan',
+        { channel: 'sms', beforeSeq: first.scannedTo },
+        10,
+      );
+      assert.deepEqual(
+        second.items.map((n) => n.id),
+        [old[0]?.id],
+      );
+      assert.equal(second.scannedTo, undefined);
+      // A time range behind them, or among them, is found by its times, and read at once.
+      const month = await store.notifications.list('scan', { createdBefore: T0 - 29 * DAY }, 10);
+      assert.deepEqual(
+        month.items.map((n) => n.id),
+        old.map((n) => n.id).reverse(),
+      );
+      assert.equal(month.scannedTo, undefined);
+      const latest = await store.notifications.list('scan', { createdAfter: T0 + LIST_SCAN * 1000 }, 10);
+      assert.deepEqual(
+        latest.items.map((n) => n.id),
+        today
+          .slice(-4)
+          .map((n) => n.id)
+          .reverse(),
+      );
+      assert.equal(latest.scannedTo, undefined);
     });
 
     it('cancels only what no worker holds, with an event', async () => {

@@ -382,7 +382,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Newest first, filtered, cursor-paginated */
+        /**
+         * Newest first, filtered, cursor-paginated
+         * @description Follow `nextCursor` until it is null. With a filter, one request looks at 10,000 of the tenant's notifications at most (newest first; `createdAfter` and `createdBefore` first narrow that to where notifications of those times are), so a page may hold fewer items than `limit`, or none, and still have a next cursor.
+         */
         get: operations["getNotifications"];
         put?: never;
         /** Accept one notification; 201 only after it is durably committed */

@@ -95,6 +95,24 @@ export interface NotificationFilter {
   beforeSeq?: number;
 }
 
+/**
+ * Notifications of a tenant one list read looks at, at most, whatever its filters: a filter that
+ * matches few of a tenant's millions reads them some thousands a page (about 2 ms on SQLite),
+ * not all in one statement on the event loop that serves every tenant.
+ */
+export const LIST_SCAN = 10_000;
+
+/** One list read (`list`). */
+export interface NotificationListPage {
+  /** Newest first, at most the limit. */
+  items: NotificationRecord[];
+  /**
+   * Set when the read stopped after LIST_SCAN of the tenant's notifications with fewer than the
+   * limit: the acceptance `seq` of the last one it looked at; the next page is below it.
+   */
+  scannedTo?: number;
+}
+
 /** Outcome of cancel and redrive: done, no such notification in the tenant, or the wrong status. */
 export type ActionOutcome = 'done' | 'not_found' | 'invalid_state';
 
@@ -115,8 +133,13 @@ export interface NotificationStore {
   get(tenant: string, id: string): Promise<{ record: NotificationRecord; events: EventRecord[] } | null>;
   /** Which of these ids (a few hundred at most) are notifications of the tenant. */
   existing(tenant: string, ids: readonly string[]): Promise<Set<string>>;
-  /** Newest first (by acceptance order), at most `limit`. */
-  list(tenant: string, filter: NotificationFilter, limit: number): Promise<NotificationRecord[]>;
+  /**
+   * Newest first (by acceptance order), at most `limit`, looking at LIST_SCAN of the tenant's
+   * notifications at most when a filter other than the cursor is set. `createdBefore` and
+   * `createdAfter` first narrow the read to the acceptance order's range of those times (found
+   * by seekTime, TIME_SKEW_MS wider), so an old range is reached at once.
+   */
+  list(tenant: string, filter: NotificationFilter, limit: number): Promise<NotificationListPage>;
   /** QUEUED or RETRYING and not claimed → CANCELLED with a CANCELLED event. */
   cancel(tenant: string, id: string, now: number): Promise<ActionOutcome>;
   /** FAILED → QUEUED, ready, attempts 0, with a QUEUED event (detail `redrive`). */

@@ -17,11 +17,12 @@ export interface StatusLogStore {
    * Status events after `after`, oldest first, at most `limit`. One read looks at no more than
    * LOG_SCAN_PAGES × `limit` events of the log, whatever the filters, so that its cost is bounded
    * however few of them match (a tenant catching up behind another's million changes reads them
-   * some thousands at a time, not in one statement); `readTo` says how far it got. With `until`, none after it. With `since` (epoch
-   * ms), none older than it, and a cursor older than that first moves ahead to the log's events
-   * of about that time (LOG_TIME_SKEW_MS before it), found by a search on the log's order: a
-   * client's Last-Event-ID of last month does not read a month of the log. With `types` or
-   * `tenants`, only events to those statuses or of those tenants' notifications.
+   * some thousands at a time, not in one statement); `readTo` says how far it got. With `until`,
+   * none after it. With `since` (epoch ms), none older than it, and a cursor older than that
+   * first moves ahead to the log's events of about that time (TIME_SKEW_MS before it, found by
+   * seekTime in store/seek-time.ts): a client's Last-Event-ID of last month does not read a month
+   * of the log. With `types` or `tenants`, only events to those statuses or of those tenants'
+   * notifications.
    */
   read(after: string, options: LogReadOptions): Promise<LogPage>;
 }
@@ -47,13 +48,6 @@ export interface LogPage {
 
 /** Events of the log one read looks at, at most, per event it may return. */
 export const LOG_SCAN_PAGES = 8;
-
-/**
- * How far an event's time may be behind the time of an event before it in the log (clocks of
- * several processes, a transaction's events written after a later one's): a cursor older than a
- * read's `since` moves ahead only to events this much older than `since`.
- */
-export const LOG_TIME_SKEW_MS = 10 * 60 * 1000;
 
 /** One status event of the log, with what a callback or a stream needs about its notification. */
 export interface LoggedStatus {

@@ -1,10 +1,12 @@
 import { priorityRank } from '../../notifications/model.ts';
+import { filtersRows, listRange } from '../list-range.ts';
 import type {
   ActionOutcome,
   EncodedNotification,
   IdempotentHit,
   NotificationStore,
 } from '../port/notifications.ts';
+import { LIST_SCAN } from '../port/notifications.ts';
 import {
   type EventRow,
   eventFromRow,
@@ -155,16 +157,42 @@ export function createPostgresNotifications(sql: Sql): NotificationStore {
     },
     async list(tenant, filter, limit) {
       const f = filter;
+      const { below, above } = await listRange(
+        f,
+        async (key) => {
+          const [row] = await sql<{ seq: number; created_at: number }[]>`
+            SELECT seq, created_at FROM notifications WHERE tenant = ${tenant} AND seq > ${Number(key)}
+             ORDER BY seq LIMIT 1`;
+          return row && { key: BigInt(row.seq), at: row.created_at };
+        },
+        async () => {
+          const [row] = await sql<{ seq: number }[]>`
+            SELECT seq FROM notifications WHERE tenant = ${tenant} ORDER BY seq DESC LIMIT 1`;
+          return row?.seq;
+        },
+      );
+      const range = sql`tenant = ${tenant}
+        ${below === undefined ? sql`` : sql`AND seq < ${below}`}
+        ${above === undefined ? sql`` : sql`AND seq > ${above}`}`;
+      const filtered = filtersRows(f);
+      // With a filter, the read looks at the next LIST_SCAN of the tenant's notifications at most.
+      const floor = filtered
+        ? (
+            await sql<{ seq: number }[]>`
+              SELECT seq FROM notifications WHERE ${range} ORDER BY seq DESC LIMIT 1 OFFSET ${LIST_SCAN - 1}`
+          )[0]?.seq
+        : undefined;
       const rows = await sql<NotificationRow[]>`
-        SELECT ${sql.unsafe(NOTIFICATION_COLUMNS)} FROM notifications WHERE tenant = ${tenant}
+        SELECT ${sql.unsafe(NOTIFICATION_COLUMNS)} FROM notifications WHERE ${range}
+          ${floor === undefined ? sql`` : sql`AND seq >= ${floor}`}
           ${f.status === undefined ? sql`` : sql`AND status = ${f.status}`}
           ${f.priority === undefined ? sql`` : sql`AND priority = ${priorityRank(f.priority)}`}
           ${f.channel === undefined ? sql`` : sql`AND channel = ${f.channel}`}
           ${f.createdAfter === undefined ? sql`` : sql`AND created_at > ${f.createdAfter}`}
           ${f.createdBefore === undefined ? sql`` : sql`AND created_at < ${f.createdBefore}`}
-          ${f.beforeSeq === undefined ? sql`` : sql`AND seq < ${f.beforeSeq}`}
         ORDER BY seq DESC LIMIT ${limit}`;
-      return rows.map(notificationFromRow);
+      const items = rows.map(notificationFromRow);
+      return items.length < limit && floor !== undefined ? { items, scannedTo: floor } : { items };
     },
     cancel: act('cancel'),
     redrive: act('redrive'),

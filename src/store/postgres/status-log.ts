@@ -1,12 +1,11 @@
-import { seekTime } from '../log-seek.ts';
 import {
   LOG_SCAN_PAGES,
-  LOG_TIME_SKEW_MS,
   type LoggedStatus,
   STATUS_TYPES_SQL,
   type StatusLogStore,
 } from '../port/status-log.ts';
 import { type LoggedRow, loggedColumns, loggedFromRow } from '../rows-status.ts';
+import { seekTime, TIME_SKEW_MS } from '../seek-time.ts';
 import type { Sql } from './connect.ts';
 
 /**
@@ -44,12 +43,12 @@ export function createPostgresStatusLog(sql: Sql): StatusLogStore {
   };
   /**
    * `from`, or, when the log's next event after it is older than `since` allows (by more than
-   * LOG_TIME_SKEW_MS), a cursor after every transaction whose events are that old (seekTime).
+   * TIME_SKEW_MS), a cursor after every transaction whose events are that old (seekTime).
    */
   // Every ORDER BY below names the table's columns (e.tx): a bare `tx` would be the output
   // column, the text (see head()).
   const skipOlder = async (from: string, until: string, since: number): Promise<string> => {
-    const oldest = since - LOG_TIME_SKEW_MS;
+    const oldest = since - TIME_SKEW_MS;
     const [fromTx, fromId] = parts(from);
     const [first] = await sql<{ tx: string; at: number }[]>`
       SELECT e.tx::text AS tx, e.at FROM notification_events e

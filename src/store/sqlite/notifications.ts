@@ -1,10 +1,13 @@
+import type Database from 'better-sqlite3';
 import { type EventType, priorityRank } from '../../notifications/model.ts';
+import { filtersRows, listRange } from '../list-range.ts';
 import type {
   ActionOutcome,
   EncodedNotification,
   IdempotentHit,
   NotificationStore,
 } from '../port/notifications.ts';
+import { LIST_SCAN } from '../port/notifications.ts';
 import {
   type EventRow,
   eventFromRow,
@@ -12,6 +15,7 @@ import {
   type NotificationRow,
   notificationFromRow,
 } from '../rows.ts';
+import type { FirstAfter } from '../seek-time.ts';
 import { whereOf } from './filters.ts';
 import { joinRank } from './lanes.ts';
 import type { SqliteDb } from './open.ts';
@@ -69,6 +73,37 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
   );
   const exists = db.prepare('SELECT 1 FROM notifications WHERE id = ? AND tenant = ?');
   const listStatements = new Map<string, ShapedStatement<NotificationRow>>();
+  /** A list statement, prepared on first use (one per combination of filters). */
+  const prepared = (sql: string) => {
+    let statement = listStatements.get(sql);
+    if (!statement) {
+      statement = shaped<NotificationRow>(db.prepare(sql));
+      listStatements.set(sql, statement);
+    }
+    return statement;
+  };
+  const floorStatements = new Map<string, Database.Statement>();
+  /** The seq of the LIST_SCAN-th newest notification within `bounds`, if there are that many. */
+  const scanFloor = (bounds: Array<readonly [string, unknown]>): number | undefined => {
+    const { where, params } = whereOf(bounds);
+    const sql = `SELECT seq FROM notifications ${where} ORDER BY seq DESC LIMIT 1 OFFSET ${LIST_SCAN - 1}`;
+    let statement = floorStatements.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql).pluck();
+      floorStatements.set(sql, statement);
+    }
+    return statement.get(...params) as number | undefined;
+  };
+  const next = db.prepare(
+    'SELECT seq, created_at FROM notifications WHERE tenant = ? AND seq > ? ORDER BY seq LIMIT 1',
+  );
+  const newest = db.prepare('SELECT seq FROM notifications WHERE tenant = ? ORDER BY seq DESC LIMIT 1');
+  const firstAfter =
+    (tenant: string): FirstAfter =>
+    async (key) => {
+      const row = next.get(tenant, Number(key)) as { seq: number; created_at: number } | undefined;
+      return row && { key: BigInt(row.seq), at: row.created_at };
+    };
 
   const hitOf = (row: NotificationRow): IdempotentHit => ({
     record: notificationFromRow(row),
@@ -192,22 +227,33 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
       return new Set(existingIds.all(tenant, JSON.stringify(ids)) as string[]);
     },
     async list(tenant, filter, limit) {
-      const { where, params } = whereOf([
+      const { below, above } = await listRange(filter, firstAfter(tenant), async () => {
+        const row = newest.get(tenant) as { seq: number } | undefined;
+        return row?.seq;
+      });
+      const bounds: Array<readonly [string, unknown]> = [
         ['tenant = ?', tenant],
+        ['seq < ?', below],
+        ['seq > ?', above],
+      ];
+      const filtered = filtersRows(filter);
+      // With a filter, the read looks at the next LIST_SCAN of the tenant's notifications at most.
+      const floor = filtered ? scanFloor(bounds) : undefined;
+      const { where, params } = whereOf([
+        ...bounds,
+        ['seq >= ?', floor],
         ['status = ?', filter.status],
         ['priority = ?', filter.priority === undefined ? undefined : priorityRank(filter.priority)],
         ['channel = ?', filter.channel],
         ['created_at > ?', filter.createdAfter],
         ['created_at < ?', filter.createdBefore],
-        ['seq < ?', filter.beforeSeq],
       ]);
-      const sql = `SELECT ${NOTIFICATION_COLUMNS} FROM notifications ${where} ORDER BY seq DESC LIMIT ?`;
-      let statement = listStatements.get(sql);
-      if (!statement) {
-        statement = shaped<NotificationRow>(db.prepare(sql));
-        listStatements.set(sql, statement);
-      }
-      return statement.all([...params, limit]).map(notificationFromRow);
+      const items = prepared(
+        `SELECT ${NOTIFICATION_COLUMNS} FROM notifications ${where} ORDER BY seq DESC LIMIT ?`,
+      )
+        .all([...params, limit])
+        .map(notificationFromRow);
+      return items.length < limit && floor !== undefined ? { items, scannedTo: floor } : { items };
     },
     async cancel(tenant, id, now) {
       return cancelTx.immediate(tenant, id, now);

@@ -1,12 +1,11 @@
-import { seekTime } from '../log-seek.ts';
 import {
   LOG_SCAN_PAGES,
-  LOG_TIME_SKEW_MS,
   type LoggedStatus,
   STATUS_TYPES_SQL,
   type StatusLogStore,
 } from '../port/status-log.ts';
 import { type LoggedRow, loggedColumns, loggedFromRow } from '../rows-status.ts';
+import { seekTime, TIME_SKEW_MS } from '../seek-time.ts';
 import type { SqliteDb } from './open.ts';
 import { shaped } from './shaped.ts';
 
@@ -41,7 +40,7 @@ export function createSqliteStatusLog(db: SqliteDb): StatusLogStore {
       const until = options.until === undefined ? Number.MAX_SAFE_INTEGER : Number(options.until);
       let after = Number(from);
       const since = options.since ?? 0;
-      const oldest = since - LOG_TIME_SKEW_MS;
+      const oldest = since - TIME_SKEW_MS;
       // Changes committed after `end` is read have higher ids, so none is skipped.
       const end = Math.min(until, (head.get() as number | null) ?? 0);
       const first =

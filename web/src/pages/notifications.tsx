@@ -111,7 +111,13 @@ export function NotificationsPage() {
           ))}
         </tbody>
       </table>
-      {list.data && list.data.items.length === 0 ? <p className="muted">No notifications match.</p> : null}
+      {list.data && list.data.items.length === 0 ? (
+        <p className="muted">
+          {list.data.nextCursor
+            ? 'None of the notifications looked at so far match; Next looks at older ones.'
+            : 'No notifications match.'}
+        </p>
+      ) : null}
       <div className="row pager">
         <button
           type="button"
