@@ -47,16 +47,23 @@ export function textCursor(tag: string, keyPattern: RegExp): Cursor<string> {
   };
 }
 
-/** One page of `rows` (fetched with limit + 1) and the cursor of the next, or null on the last. */
+/**
+ * One page of `rows` (fetched with limit + 1) and the cursor of the next, or null on the last. A
+ * read that stopped short after looking at its share of rows (`scannedTo`, ScannedPage) goes on
+ * below the last row it looked at: a short page, even an empty one, then has a next cursor (the
+ * last page is the one whose nextCursor is null).
+ */
 export function pageOf<T, K>(
   rows: readonly T[],
   limit: number,
   cursor: Cursor<K>,
   keyOf: (row: T) => K,
+  scannedTo?: K,
 ): { page: T[]; nextCursor: string | null } {
   const page = rows.slice(0, limit);
   const last = page.at(-1);
-  return { page, nextCursor: rows.length > limit && last !== undefined ? cursor.encode(keyOf(last)) : null };
+  if (rows.length > limit && last !== undefined) return { page, nextCursor: cursor.encode(keyOf(last)) };
+  return { page, nextCursor: scannedTo === undefined ? null : cursor.encode(scannedTo) };
 }
 
 /** The answer of a list route (`pageOf`): a page of `item`s and the next cursor, null on the last page. */

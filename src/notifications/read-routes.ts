@@ -103,12 +103,7 @@ export const notificationReadRoutes: RouteModule<CoreDeps> = (app, deps) => {
         },
         limit + 1,
       );
-      const { page, nextCursor } = pageOf(items, limit, cursor, (n) => n.seq);
-      // A read that looked at its share of the tenant's notifications before it filled the page
-      // goes on below the last one it looked at: a short page, even an empty one, then has a
-      // next cursor (API.md §3: the last page is the one whose nextCursor is null).
-      if (nextCursor === null && scannedTo !== undefined)
-        return { items: page.map(summaryView), nextCursor: cursor.encode(scannedTo) };
+      const { page, nextCursor } = pageOf(items, limit, cursor, (n) => n.seq, scannedTo);
       return { items: page.map(summaryView), nextCursor };
     },
   );

@@ -82,6 +82,8 @@ export const suppressionRoutes: RouteModule<CoreDeps> = (app, deps) => {
       schema: {
         tags: ['suppressions'],
         summary: "The tenant's suppressed recipients, newest first",
+        description:
+          'Follow `nextCursor` until it is null: with `channel` alone, one request looks at 10,000 suppressions at most, so a page may hold fewer items than `limit`, or none, and still have a next cursor.',
         querystring: ListQuery,
         response: { 200: PageSchema(SuppressionView) },
       },
@@ -97,13 +99,13 @@ export const suppressionRoutes: RouteModule<CoreDeps> = (app, deps) => {
         request.query.recipient === undefined || channel === undefined
           ? undefined
           : keyOfText(channel, request.query.recipient);
-      const rows = await store.suppressions.list(request.principal.tenant, {
+      const { items: rows, scannedTo } = await store.suppressions.list(request.principal.tenant, {
         channel,
         recipient,
         limit: limit + 1,
         before: cursor.decode(request.query.cursor),
       });
-      const { page, nextCursor } = pageOf(rows, limit, cursor, (s) => s.id);
+      const { page, nextCursor } = pageOf(rows, limit, cursor, (s) => s.id, scannedTo);
       return { items: page.map(view), nextCursor };
     },
   );

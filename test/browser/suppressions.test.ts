@@ -43,7 +43,7 @@ describe('web UI suppressions page in Chromium', { skip: browserSkip() }, () => 
     await page.getByRole('button', { name: 'Remove suppression' }).click();
     await page.getByText('Not suppressed.').waitFor();
     await page.getByText('No suppressed recipients.').waitFor();
-    const left = await herald?.deps.store.suppressions.list('default', { limit: 10 });
+    const left = (await herald?.deps.store.suppressions.list('default', { limit: 10 }))?.items;
     assert.deepEqual(left, []);
     assert.deepEqual(watch.cspViolations, []);
     await page.close();

@@ -19,7 +19,7 @@ for (const kind of storeKinds())
         events.map((e) => e.type),
         ['PROCESSING', 'SENT', 'DELIVERED'],
       );
-      const [message] = await env.store.sandbox.list({ notificationId: id, limit: 5 });
+      const [message] = (await env.store.sandbox.list({ notificationId: id, limit: 5 })).items;
       assert.deepEqual(message?.content, { subject: 'Hi Ada', text: 'Hello Ada' });
       assert.deepEqual(message?.recipient, { email: 'ada@example.com' });
     });
@@ -32,7 +32,7 @@ for (const kind of storeKinds())
       const { record, events } = await read(env.store, id as string);
       assert.equal(record.status, 'FAILED');
       assert.match(events.at(-1)?.detail ?? '', /name/);
-      assert.equal((await env.store.sandbox.list({ limit: 5 })).length, 0);
+      assert.equal((await env.store.sandbox.list({ limit: 5 })).items.length, 0);
     });
 
     it('retries a transient failure after backoff, honouring Retry-After as a floor', async () => {

@@ -142,7 +142,7 @@ for (const kind of storeKinds())
       const b = schedulerFor(env, { owner: 'worker-b' });
       // Ticks wait for the renders (worker threads) each step started.
       for (let i = 0; i < 60; i++) await Promise.all([tick(a), tick(b)]);
-      const stored = await env.store.sandbox.list({ limit: 1000 });
+      const stored = (await env.store.sandbox.list({ limit: 1000 })).items;
       assert.equal(stored.length, 300);
       assert.equal(new Set(stored.map((m) => m.notificationId)).size, 300);
       for (const id of ids.slice(0, 10)) assert.equal((await read(env.store, id)).record.attempts, 1);

@@ -22,7 +22,7 @@ for (const kind of storeKinds())
       assert.equal(record.status, 'DELIVERED');
       assert.equal(record.attempts, 3);
       assert.equal(events.filter((e) => e.type === 'ATTEMPT_FAILED').length, 2);
-      assert.equal((await env.store.sandbox.list({ notificationId: id, limit: 5 })).length, 1);
+      assert.equal((await env.store.sandbox.list({ notificationId: id, limit: 5 })).items.length, 1);
     });
 
     it('fails fail-permanent at once, and honours fail-retry-after-S', async () => {

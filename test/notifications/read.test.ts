@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_TENANT } from '../../src/auth/principal.ts';
 import { notificationId } from '../../src/notifications/ids.ts';
-import { encodeNotification, LIST_SCAN, type NewNotification } from '../../src/store/port/notifications.ts';
+import { encodeNotification, type NewNotification } from '../../src/store/port/notifications.ts';
+import { LIST_SCAN } from '../../src/store/port/scanned-page.ts';
 import { devicePush, email, notificationsApp, send, sms, webPush } from './fixtures.ts';
 
 type T = Awaited<ReturnType<typeof notificationsApp>>;

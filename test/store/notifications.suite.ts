@@ -6,9 +6,9 @@ import type { Store } from '../../src/store/port/index.ts';
 import {
   type EncodedNotification,
   encodeNotification,
-  LIST_SCAN,
   type NewNotification,
 } from '../../src/store/port/notifications.ts';
+import { LIST_SCAN } from '../../src/store/port/scanned-page.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 const DAY = 24 * 60 * 60 * 1000;

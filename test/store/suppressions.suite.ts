@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { Priority } from '../../src/notifications/model.ts';
 import type { Store } from '../../src/store/port/index.ts';
 import { everyPriority } from '../../src/store/port/queue.ts';
+import { LIST_SCAN } from '../../src/store/port/scanned-page.ts';
 import { cycle, newNotification, read, seedMany, T0 } from './queue-fixtures.ts';
 import { record, seed } from './reports.suite.ts';
 import { freshStores } from './suites.ts';
@@ -40,7 +41,7 @@ export function suppressionsSuite(name: string, open: () => Promise<Store>): voi
       );
       assert.equal(kept?.reason, 'bounce');
       await store.suppressions.add([{ ...bounce, tenant: 't2', reason: 'manual' }], T0 + 3);
-      const mine = await store.suppressions.list('t1', { limit: 10 });
+      const mine = (await store.suppressions.list('t1', { limit: 10 })).items;
       assert.deepEqual(
         mine.map((s) => [s.recipient, s.reason]),
         [['ada@example.com', 'bounce']],
@@ -48,7 +49,7 @@ export function suppressionsSuite(name: string, open: () => Promise<Store>): voi
       assert.equal((await store.suppressions.match([{ ...bounce, tenant: 't3' }])).length, 0);
       assert.equal(await store.suppressions.remove({ ...bounce, tenant: 't2' }), true);
       assert.equal(await store.suppressions.remove({ ...bounce, tenant: 't2' }), false);
-      assert.equal((await store.suppressions.list('t1', { limit: 10 })).length, 1);
+      assert.equal((await store.suppressions.list('t1', { limit: 10 })).items.length, 1);
     });
 
     it('lists newest first by cursor, by channel and by exact recipient', async () => {
@@ -59,26 +60,51 @@ export function suppressionsSuite(name: string, open: () => Promise<Store>): voi
         recipient: i % 2 === 0 ? `r${i}@example.com` : `+1555010000${i}`,
       }));
       await store.suppressions.add(entries, T0);
-      const page1 = await store.suppressions.list('t1', { limit: 2 });
+      const page1 = (await store.suppressions.list('t1', { limit: 2 })).items;
       assert.deepEqual(
         page1.map((s) => s.recipient),
         ['r4@example.com', '+15550100003'],
       );
-      const page2 = await store.suppressions.list('t1', { limit: 5, before: page1.at(-1)?.id });
+      const page2 = (await store.suppressions.list('t1', { limit: 5, before: page1.at(-1)?.id })).items;
       assert.deepEqual(
         page2.map((s) => s.recipient),
         ['r2@example.com', '+15550100001', 'r0@example.com'],
       );
-      assert.equal((await store.suppressions.list('t1', { channel: 'sms', limit: 10 })).length, 2);
-      const exact = await store.suppressions.list('t1', {
-        channel: 'email',
-        recipient: 'r2@example.com',
-        limit: 10,
-      });
+      assert.equal((await store.suppressions.list('t1', { channel: 'sms', limit: 10 })).items.length, 2);
+      const exact = (
+        await store.suppressions.list('t1', {
+          channel: 'email',
+          recipient: 'r2@example.com',
+          limit: 10,
+        })
+      ).items;
       assert.deepEqual(
         exact.map((s) => s.recipient),
         ['r2@example.com'],
       );
+    });
+
+    it('looks at LIST_SCAN of them at most for a channel filter, and says where it got to', async () => {
+      const store = await fresh();
+      await store.suppressions.add([{ ...bounce, channel: 'sms', recipient: '+15550100999' }], T0);
+      const emails = Array.from({ length: LIST_SCAN + 1 }, (_, i) => ({
+        ...bounce,
+        recipient: `r${i}@example.com`,
+      }));
+      await store.suppressions.add(emails, T0);
+      const first = await store.suppressions.list('t1', { channel: 'sms', limit: 10 });
+      assert.deepEqual(first.items, []);
+      assert.notEqual(first.scannedTo, undefined);
+      const second = await store.suppressions.list('t1', {
+        channel: 'sms',
+        limit: 10,
+        before: first.scannedTo,
+      });
+      assert.deepEqual(
+        second.items.map((s) => s.recipient),
+        ['+15550100999'],
+      );
+      assert.equal(second.scannedTo, undefined);
     });
 
     it('fails a suppressed recipient at claim time without a provider attempt; CRITICAL and unsubscribed NORMAL still go', async () => {

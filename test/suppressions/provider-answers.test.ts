@@ -185,4 +185,4 @@ describe("suppressions from providers' answers", () => {
   }
 });
 
-const suppressionsOf = (store: Store) => store.suppressions.list('t1', { limit: 10 });
+const suppressionsOf = async (store: Store) => (await store.suppressions.list('t1', { limit: 10 })).items;

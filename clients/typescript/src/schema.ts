@@ -529,7 +529,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's suppressed recipients, newest first */
+        /**
+         * The tenant's suppressed recipients, newest first
+         * @description Follow `nextCursor` until it is null: with `channel` alone, one request looks at 10,000 suppressions at most, so a page may hold fewer items than `limit`, or none, and still have a next cursor.
+         */
         get: operations["getSuppressions"];
         put?: never;
         /** Suppress a recipient (reason `manual` unless given); an existing one is kept */
@@ -715,7 +718,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Messages delivered by the sandbox providers */
+        /**
+         * Messages delivered by the sandbox providers
+         * @description Newest first. Follow `nextCursor` until it is null: with `channel` and no `notificationId`, one request looks at 10,000 messages at most, so a page may hold fewer items than `limit`, or none, and still have a next cursor.
+         */
         get: operations["getAdminSandbox"];
         put?: never;
         post?: never;

@@ -45,6 +45,8 @@ export const sandboxRoutes: RouteModule<CoreDeps> = (app, deps) => {
       schema: {
         tags: ['admin'],
         summary: 'Messages delivered by the sandbox providers',
+        description:
+          'Newest first. Follow `nextCursor` until it is null: with `channel` and no `notificationId`, one request looks at 10,000 messages at most, so a page may hold fewer items than `limit`, or none, and still have a next cursor.',
         querystring: Query,
         response: { 200: SandboxPage },
       },
@@ -57,14 +59,14 @@ export const sandboxRoutes: RouteModule<CoreDeps> = (app, deps) => {
         notificationId?: string;
       };
       const limit = q.limit ?? 50;
-      const rows = await deps.store.sandbox.list({
+      const { items: rows, scannedTo } = await deps.store.sandbox.list({
         tenant: visibleTenant(request.principal),
         channel: q.channel,
         notificationId: q.notificationId,
         before: cursor.decode(q.cursor),
         limit: limit + 1,
       });
-      const { page, nextCursor } = pageOf(rows, limit, cursor, (m) => m.id);
+      const { page, nextCursor } = pageOf(rows, limit, cursor, (m) => m.id, scannedTo);
       return {
         items: page.map((m) => ({
           notificationId: m.notificationId,

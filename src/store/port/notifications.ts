@@ -7,6 +7,7 @@ import type {
   Recipient,
   Status,
 } from '../../notifications/model.ts';
+import type { ScannedPage } from './scanned-page.ts';
 
 /** A validated notification ready to store (status QUEUED, attempts 0). Times are epoch ms. */
 export interface NewNotification {
@@ -95,23 +96,8 @@ export interface NotificationFilter {
   beforeSeq?: number;
 }
 
-/**
- * Notifications of a tenant one list read looks at, at most, whatever its filters: a filter that
- * matches few of a tenant's millions reads them some thousands a page (about 2 ms on SQLite),
- * not all in one statement on the event loop that serves every tenant.
- */
-export const LIST_SCAN = 10_000;
-
 /** One list read (`list`). */
-export interface NotificationListPage {
-  /** Newest first, at most the limit. */
-  items: NotificationRecord[];
-  /**
-   * Set when the read stopped after LIST_SCAN of the tenant's notifications with fewer than the
-   * limit: the acceptance `seq` of the last one it looked at; the next page is below it.
-   */
-  scannedTo?: number;
-}
+export type NotificationListPage = ScannedPage<NotificationRecord>;
 
 /** Outcome of cancel and redrive: done, no such notification in the tenant, or the wrong status. */
 export type ActionOutcome = 'done' | 'not_found' | 'invalid_state';

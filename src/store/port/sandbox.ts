@@ -1,4 +1,5 @@
 import type { Channel, Content, Recipient } from '../../notifications/model.ts';
+import type { ScannedPage } from './scanned-page.ts';
 
 /** One message the sandbox provider accepted (unmasked; routes mask the recipient). */
 export interface SandboxMessage {
@@ -24,5 +25,6 @@ export interface SandboxQuery {
 
 /** The sandbox's stored messages (written by QueueStore.cycle with their DELIVERED completion). */
 export interface SandboxStore {
-  list(query: SandboxQuery): Promise<SandboxMessage[]>;
+  /** Newest first, at most `limit`; with a channel and no notification, LIST_SCAN rows looked at at most. */
+  list(query: SandboxQuery): Promise<ScannedPage<SandboxMessage>>;
 }

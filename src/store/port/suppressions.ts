@@ -1,5 +1,6 @@
 import type { Channel } from '../../notifications/model.ts';
 import type { Suppression, SuppressionRecord } from '../../suppressions/model.ts';
+import type { ScannedPage } from './scanned-page.ts';
 
 /** What identifies one suppression: a tenant's recipient key on a channel. */
 export type SuppressionKey = Pick<Suppression, 'tenant' | 'channel' | 'recipient'>;
@@ -17,11 +18,14 @@ export interface SuppressionStore {
   add(entries: readonly Suppression[], now: number): Promise<SuppressionRecord[]>;
   /** Removes one; false when there was none. */
   remove(key: SuppressionKey): Promise<boolean>;
-  /** A tenant's suppressions, newest first, after the cursor id (exclusive), optionally one channel or recipient. */
+  /**
+   * A tenant's suppressions, newest first, after the cursor id (exclusive), optionally one channel
+   * or recipient; with a channel alone, LIST_SCAN rows looked at at most.
+   */
   list(
     tenant: string,
     options: { channel?: Channel; recipient?: string; limit: number; before?: number },
-  ): Promise<SuppressionRecord[]>;
+  ): Promise<ScannedPage<SuppressionRecord>>;
   /** The suppressions among these keys (one statement, whatever their number). */
   match(keys: readonly SuppressionKey[]): Promise<SuppressionRecord[]>;
 }

@@ -6,7 +6,7 @@ import type {
   IdempotentHit,
   NotificationStore,
 } from '../port/notifications.ts';
-import { LIST_SCAN } from '../port/notifications.ts';
+import { scannedPage } from '../port/scanned-page.ts';
 import {
   type EventRow,
   eventFromRow,
@@ -16,6 +16,7 @@ import {
 } from '../rows.ts';
 import type { Query, Sql } from './connect.ts';
 import { joinRank } from './lanes.ts';
+import { scanFloor } from './scan-floor.ts';
 import { WAKEUP_CHANNEL } from './wakeups.ts';
 
 const hitOf = (row: NotificationRow): IdempotentHit => ({
@@ -176,12 +177,7 @@ export function createPostgresNotifications(sql: Sql): NotificationStore {
         ${above === undefined ? sql`` : sql`AND seq > ${above}`}`;
       const filtered = filtersRows(f);
       // With a filter, the read looks at the next LIST_SCAN of the tenant's notifications at most.
-      const floor = filtered
-        ? (
-            await sql<{ seq: number }[]>`
-              SELECT seq FROM notifications WHERE ${range} ORDER BY seq DESC LIMIT 1 OFFSET ${LIST_SCAN - 1}`
-          )[0]?.seq
-        : undefined;
+      const floor = filtered ? await scanFloor(sql, 'notifications', 'seq', range) : undefined;
       const rows = await sql<NotificationRow[]>`
         SELECT ${sql.unsafe(NOTIFICATION_COLUMNS)} FROM notifications WHERE ${range}
           ${floor === undefined ? sql`` : sql`AND seq >= ${floor}`}
@@ -192,7 +188,7 @@ export function createPostgresNotifications(sql: Sql): NotificationStore {
           ${f.createdBefore === undefined ? sql`` : sql`AND created_at < ${f.createdBefore}`}
         ORDER BY seq DESC LIMIT ${limit}`;
       const items = rows.map(notificationFromRow);
-      return items.length < limit && floor !== undefined ? { items, scannedTo: floor } : { items };
+      return scannedPage(items, limit, floor);
     },
     cancel: act('cancel'),
     redrive: act('redrive'),

@@ -1,4 +1,5 @@
 import type { Suppression, SuppressionRecord } from '../../suppressions/model.ts';
+import { scannedPage } from '../port/scanned-page.ts';
 import { keyText, type SuppressionKey, type SuppressionStore } from '../port/suppressions.ts';
 import {
   SUPPRESSION_COLUMNS as COLUMNS,
@@ -7,6 +8,7 @@ import {
   WIDENS,
 } from '../rows-suppressions.ts';
 import type { Query, Sql } from './connect.ts';
+import { scanFloor } from './scan-floor.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
 
@@ -58,12 +60,18 @@ export function createPostgresSuppressions(sql: Sql): SuppressionStore {
       return rows.length > 0;
     },
     async list(tenant, o) {
-      const rows = await sql<Row[]>`SELECT ${sql.unsafe(COLUMNS)} FROM suppressions WHERE tenant = ${tenant}
+      const range = sql`tenant = ${tenant} ${o.before === undefined ? sql`` : sql`AND id < ${o.before}`}`;
+      // A channel alone filters the tenant's suppressions (with a recipient, its key's index finds them).
+      const floor =
+        o.channel !== undefined && o.recipient === undefined
+          ? await scanFloor(sql, 'suppressions', 'id', range)
+          : undefined;
+      const rows = await sql<Row[]>`SELECT ${sql.unsafe(COLUMNS)} FROM suppressions WHERE ${range}
+        ${floor === undefined ? sql`` : sql`AND id >= ${floor}`}
         ${o.channel === undefined ? sql`` : sql`AND channel = ${o.channel}`}
         ${o.recipient === undefined ? sql`` : sql`AND recipient = ${o.recipient}`}
-        ${o.before === undefined ? sql`` : sql`AND id < ${o.before}`}
         ORDER BY id DESC LIMIT ${o.limit}`;
-      return rows.map(suppressionFromRow);
+      return scannedPage(rows.map(suppressionFromRow), o.limit, floor);
     },
     match: (keys) => matchOn(sql, keys),
   };

@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import { type EventType, priorityRank } from '../../notifications/model.ts';
 import { filtersRows, listRange } from '../list-range.ts';
 import type {
@@ -7,7 +6,7 @@ import type {
   IdempotentHit,
   NotificationStore,
 } from '../port/notifications.ts';
-import { LIST_SCAN } from '../port/notifications.ts';
+import { scannedPage } from '../port/scanned-page.ts';
 import {
   type EventRow,
   eventFromRow,
@@ -16,7 +15,7 @@ import {
   notificationFromRow,
 } from '../rows.ts';
 import type { FirstAfter } from '../seek-time.ts';
-import { whereOf } from './filters.ts';
+import { createScanFloor, whereOf } from './filters.ts';
 import { joinRank } from './lanes.ts';
 import type { SqliteDb } from './open.ts';
 import { type ShapedStatement, shaped } from './shaped.ts';
@@ -82,18 +81,7 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
     }
     return statement;
   };
-  const floorStatements = new Map<string, Database.Statement>();
-  /** The seq of the LIST_SCAN-th newest notification within `bounds`, if there are that many. */
-  const scanFloor = (bounds: Array<readonly [string, unknown]>): number | undefined => {
-    const { where, params } = whereOf(bounds);
-    const sql = `SELECT seq FROM notifications ${where} ORDER BY seq DESC LIMIT 1 OFFSET ${LIST_SCAN - 1}`;
-    let statement = floorStatements.get(sql);
-    if (!statement) {
-      statement = db.prepare(sql).pluck();
-      floorStatements.set(sql, statement);
-    }
-    return statement.get(...params) as number | undefined;
-  };
+  const scanFloor = createScanFloor(db);
   const next = db.prepare(
     'SELECT seq, created_at FROM notifications WHERE tenant = ? AND seq > ? ORDER BY seq LIMIT 1',
   );
@@ -238,7 +226,7 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
       ];
       const filtered = filtersRows(filter);
       // With a filter, the read looks at the next LIST_SCAN of the tenant's notifications at most.
-      const floor = filtered ? scanFloor(bounds) : undefined;
+      const floor = filtered ? scanFloor('notifications', 'seq', bounds) : undefined;
       const { where, params } = whereOf([
         ...bounds,
         ['seq >= ?', floor],
@@ -253,7 +241,7 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
       )
         .all([...params, limit])
         .map(notificationFromRow);
-      return items.length < limit && floor !== undefined ? { items, scannedTo: floor } : { items };
+      return scannedPage(items, limit, floor);
     },
     async cancel(tenant, id, now) {
       return cancelTx.immediate(tenant, id, now);

@@ -1,4 +1,5 @@
 import type { Suppression, SuppressionRecord } from '../../suppressions/model.ts';
+import { scannedPage } from '../port/scanned-page.ts';
 import type { SuppressionKey, SuppressionStore } from '../port/suppressions.ts';
 import {
   SUPPRESSION_COLUMNS as COLUMNS,
@@ -6,7 +7,7 @@ import {
   suppressionFromRow,
   WIDENS,
 } from '../rows-suppressions.ts';
-import { whereOf } from './filters.ts';
+import { createScanFloor, whereOf } from './filters.ts';
 import { preparedOnce, type SqliteDb } from './open.ts';
 
 function prepare(db: SqliteDb) {
@@ -60,6 +61,7 @@ export function matchSuppressionsSync(db: SqliteDb, keys: readonly SuppressionKe
 export function createSqliteSuppressions(db: SqliteDb): SuppressionStore {
   const s = statements(db);
   const add = db.transaction(addSuppressionsSync);
+  const scanFloor = createScanFloor(db);
   return {
     async add(entries, now) {
       return add.immediate(db, entries, now);
@@ -68,16 +70,25 @@ export function createSqliteSuppressions(db: SqliteDb): SuppressionStore {
       return s.remove.run(key.tenant, key.channel, key.recipient).changes > 0;
     },
     async list(tenant, options) {
-      const { where, params } = whereOf([
+      const bounds: Array<readonly [string, unknown]> = [
         ['tenant = ?', tenant],
+        ['id < ?', options.before],
+      ];
+      // A channel alone filters the tenant's suppressions (with a recipient, its key's index finds them).
+      const floor =
+        options.channel !== undefined && options.recipient === undefined
+          ? scanFloor('suppressions', 'id', bounds)
+          : undefined;
+      const { where, params } = whereOf([
+        ...bounds,
+        ['id >= ?', floor],
         ['channel = ?', options.channel],
         ['recipient = ?', options.recipient],
-        ['id < ?', options.before],
       ]);
       const rows = db
         .prepare(`SELECT ${COLUMNS} FROM suppressions ${where} ORDER BY id DESC LIMIT ?`)
         .all(...params, options.limit) as Row[];
-      return rows.map(suppressionFromRow);
+      return scannedPage(rows.map(suppressionFromRow), options.limit, floor);
     },
     async match(keys) {
       return matchSuppressionsSync(db, keys);
