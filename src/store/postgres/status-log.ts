@@ -41,12 +41,12 @@ export function createPostgresStatusLog(sql: Sql): StatusLogStore {
     if (aTx !== bTx) return aTx < bTx ? -1 : 1;
     return aId === bId ? 0 : aId < bId ? -1 : 1;
   };
+  // Every ORDER BY below names the table's columns (e.tx): a bare `tx` would be the output
+  // column, the text (see head()).
   /**
    * `from`, or, when the log's next event after it is older than `since` allows (by more than
    * TIME_SKEW_MS), a cursor after every transaction whose events are that old (seekTime).
    */
-  // Every ORDER BY below names the table's columns (e.tx): a bare `tx` would be the output
-  // column, the text (see head()).
   const skipOlder = async (from: string, until: string, since: number): Promise<string> => {
     const oldest = since - TIME_SKEW_MS;
     const [fromTx, fromId] = parts(from);
@@ -72,6 +72,7 @@ export function createPostgresStatusLog(sql: Sql): StatusLogStore {
       // Everything up to `until` has committed (the head is below every open transaction), so the
       // statements below need no horizon of their own and agree on what they see.
       const until = options.until ?? (await head());
+      if (compare(until, from) <= 0) return { rows: [], readTo: from, more: false };
       const after = options.since === undefined ? from : await skipOlder(from, until, options.since);
       const [afterTx, afterId] = parts(after);
       const [untilTx, untilId] = parts(until);
