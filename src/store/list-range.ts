@@ -23,9 +23,9 @@ export async function listRange(
   if (filter.createdBefore === undefined && filter.createdAfter === undefined) return range;
   const newest = await last();
   if (newest === undefined) return range;
+  const first = await firstAfter(0n);
   /** The least seq after which every notification is at least `time` old (0: all are). */
   const seek = async (time: number) => {
-    const first = await firstAfter(0n);
     if (first === undefined || first.at >= time) return 0;
     return Number(await seekTime(0n, BigInt(newest), time, firstAfter));
   };

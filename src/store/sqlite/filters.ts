@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import { LIST_SCAN } from '../port/scanned-page.ts';
 import type { SqliteDb } from './open.ts';
 
@@ -17,25 +16,43 @@ export function whereOf(filters: ReadonlyArray<readonly [string, unknown]>): {
   };
 }
 
+type Clause = readonly [string, unknown];
+
+/** Statements made from their text on first use and kept: one per shape of a list query. */
+export function byText<S>(make: (sql: string) => S): (sql: string) => S {
+  const made = new Map<string, S>();
+  return (sql) => {
+    let statement = made.get(sql);
+    if (statement === undefined) {
+      statement = make(sql);
+      made.set(sql, statement);
+    }
+    return statement;
+  };
+}
+
 /**
- * Finds where a filtered list read stops (ScannedPage): the key of the LIST_SCAN-th newest row of
- * `table` within `bounds` (newest first by `key`), undefined when there are fewer. Read from the
- * index alone; its statements are prepared once per shape.
+ * The WHERE clause of a list read newest first by `key`: `bounds` (its tenant, its cursor), then
+ * `filters`. When `bounded`, the read looks at the LIST_SCAN newest rows within `bounds` at most
+ * (ScannedPage): `floor` is the key of the last of them, read from the index alone, undefined when
+ * there are fewer.
  */
-export function createScanFloor(db: SqliteDb) {
-  const statements = new Map<string, Database.Statement>();
+export function createListWhere(db: SqliteDb) {
+  const floorOf = byText((sql) => db.prepare(sql).pluck());
   return (
     table: string,
     key: string,
-    bounds: ReadonlyArray<readonly [string, unknown]>,
-  ): number | undefined => {
-    const { where, params } = whereOf(bounds);
-    const sql = `SELECT ${key} FROM ${table} ${where} ORDER BY ${key} DESC LIMIT 1 OFFSET ${LIST_SCAN - 1}`;
-    let statement = statements.get(sql);
-    if (!statement) {
-      statement = db.prepare(sql).pluck();
-      statements.set(sql, statement);
+    bounds: readonly Clause[],
+    filters: readonly Clause[],
+    bounded: boolean,
+  ) => {
+    let floor: number | undefined;
+    if (bounded) {
+      const within = whereOf(bounds);
+      floor = floorOf(
+        `SELECT ${key} FROM ${table} ${within.where} ORDER BY ${key} DESC LIMIT 1 OFFSET ${LIST_SCAN - 1}`,
+      ).get(...within.params) as number | undefined;
     }
-    return statement.get(...params) as number | undefined;
+    return { floor, ...whereOf([...bounds, [`${key} >= ?`, floor], ...filters]) };
   };
 }

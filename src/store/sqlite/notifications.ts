@@ -15,10 +15,10 @@ import {
   notificationFromRow,
 } from '../rows.ts';
 import type { FirstAfter } from '../seek-time.ts';
-import { createScanFloor, whereOf } from './filters.ts';
+import { byText, createListWhere } from './filters.ts';
 import { joinRank } from './lanes.ts';
 import type { SqliteDb } from './open.ts';
-import { type ShapedStatement, shaped } from './shaped.ts';
+import { shaped } from './shaped.ts';
 
 /** The columns a new notification sets, and one row's values for them (status QUEUED, no attempt yet). */
 const INSERT_COLUMNS = `id, tenant, channel, priority, status, queue_state, due_at, recipient, template_key,
@@ -71,17 +71,8 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
       WHERE id = ? AND tenant = ? AND status = 'FAILED' RETURNING seq`,
   );
   const exists = db.prepare('SELECT 1 FROM notifications WHERE id = ? AND tenant = ?');
-  const listStatements = new Map<string, ShapedStatement<NotificationRow>>();
-  /** A list statement, prepared on first use (one per combination of filters). */
-  const prepared = (sql: string) => {
-    let statement = listStatements.get(sql);
-    if (!statement) {
-      statement = shaped<NotificationRow>(db.prepare(sql));
-      listStatements.set(sql, statement);
-    }
-    return statement;
-  };
-  const scanFloor = createScanFloor(db);
+  const listStatement = byText((sql) => shaped<NotificationRow>(db.prepare(sql)));
+  const listWhere = createListWhere(db);
   const next = db.prepare(
     'SELECT seq, created_at FROM notifications WHERE tenant = ? AND seq > ? ORDER BY seq LIMIT 1',
   );
@@ -219,24 +210,25 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
         const row = newest.get(tenant) as { seq: number } | undefined;
         return row?.seq;
       });
-      const bounds: Array<readonly [string, unknown]> = [
-        ['tenant = ?', tenant],
-        ['seq < ?', below],
-        ['seq > ?', above],
-      ];
-      const filtered = filtersRows(filter);
       // With a filter, the read looks at the next LIST_SCAN of the tenant's notifications at most.
-      const floor = filtered ? scanFloor('notifications', 'seq', bounds) : undefined;
-      const { where, params } = whereOf([
-        ...bounds,
-        ['seq >= ?', floor],
-        ['status = ?', filter.status],
-        ['priority = ?', filter.priority === undefined ? undefined : priorityRank(filter.priority)],
-        ['channel = ?', filter.channel],
-        ['created_at > ?', filter.createdAfter],
-        ['created_at < ?', filter.createdBefore],
-      ]);
-      const items = prepared(
+      const { floor, where, params } = listWhere(
+        'notifications',
+        'seq',
+        [
+          ['tenant = ?', tenant],
+          ['seq < ?', below],
+          ['seq > ?', above],
+        ],
+        [
+          ['status = ?', filter.status],
+          ['priority = ?', filter.priority === undefined ? undefined : priorityRank(filter.priority)],
+          ['channel = ?', filter.channel],
+          ['created_at > ?', filter.createdAfter],
+          ['created_at < ?', filter.createdBefore],
+        ],
+        filtersRows(filter),
+      );
+      const items = listStatement(
         `SELECT ${NOTIFICATION_COLUMNS} FROM notifications ${where} ORDER BY seq DESC LIMIT ?`,
       )
         .all([...params, limit])

@@ -7,7 +7,7 @@ import {
   suppressionFromRow,
   WIDENS,
 } from '../rows-suppressions.ts';
-import { createScanFloor, whereOf } from './filters.ts';
+import { byText, createListWhere } from './filters.ts';
 import { preparedOnce, type SqliteDb } from './open.ts';
 
 function prepare(db: SqliteDb) {
@@ -61,7 +61,8 @@ export function matchSuppressionsSync(db: SqliteDb, keys: readonly SuppressionKe
 export function createSqliteSuppressions(db: SqliteDb): SuppressionStore {
   const s = statements(db);
   const add = db.transaction(addSuppressionsSync);
-  const scanFloor = createScanFloor(db);
+  const listWhere = createListWhere(db);
+  const statement = byText((sql) => db.prepare(sql));
   return {
     async add(entries, now) {
       return add.immediate(db, entries, now);
@@ -70,24 +71,24 @@ export function createSqliteSuppressions(db: SqliteDb): SuppressionStore {
       return s.remove.run(key.tenant, key.channel, key.recipient).changes > 0;
     },
     async list(tenant, options) {
-      const bounds: Array<readonly [string, unknown]> = [
-        ['tenant = ?', tenant],
-        ['id < ?', options.before],
-      ];
       // A channel alone filters the tenant's suppressions (with a recipient, its key's index finds them).
-      const floor =
-        options.channel !== undefined && options.recipient === undefined
-          ? scanFloor('suppressions', 'id', bounds)
-          : undefined;
-      const { where, params } = whereOf([
-        ...bounds,
-        ['id >= ?', floor],
-        ['channel = ?', options.channel],
-        ['recipient = ?', options.recipient],
-      ]);
-      const rows = db
-        .prepare(`SELECT ${COLUMNS} FROM suppressions ${where} ORDER BY id DESC LIMIT ?`)
-        .all(...params, options.limit) as Row[];
+      const { floor, where, params } = listWhere(
+        'suppressions',
+        'id',
+        [
+          ['tenant = ?', tenant],
+          ['id < ?', options.before],
+        ],
+        [
+          ['channel = ?', options.channel],
+          ['recipient = ?', options.recipient],
+        ],
+        options.channel !== undefined && options.recipient === undefined,
+      );
+      const rows = statement(`SELECT ${COLUMNS} FROM suppressions ${where} ORDER BY id DESC LIMIT ?`).all(
+        ...params,
+        options.limit,
+      ) as Row[];
       return scannedPage(rows.map(suppressionFromRow), options.limit, floor);
     },
     async match(keys) {
