@@ -81,10 +81,19 @@ export interface QueueDriver {
   /** The suppressions among these keys: one statement for a whole claim. */
   suppressions(keys: readonly SuppressionKey[]): Awaitable<SuppressionRecord[]>;
   /**
-   * Waiting rows due by `now` back to ready, keeping their seq; at most `limit`, CRITICAL ones
-   * first, then HIGH, NORMAL and LOW, each in due order (a CRITICAL retry is never behind LOW).
+   * One turn of promotion by tenant in one priority (see promote): visits at most `visits`
+   * tenants with waiting rows of that priority, in tenant order after `after`, and moves up to
+   * `quota` of each one's due rows back to ready (in due order, keeping their seq), `limit` in
+   * all. Answers how many it moved and the last tenant it visited, or `last: null` when it went
+   * past the last tenant; `null` when no row of the priority is due (it visits none).
    */
-  promote(now: number, limit: number): Awaitable<number>;
+  promoteTurn(
+    priority: number,
+    now: number,
+    turn: PromotionTurn,
+  ): Awaitable<{ promoted: number; last: string | null } | null>;
+  /** Up to `limit` due waiting rows of one priority back to ready, in due order, keeping their seq. */
+  promoteDue(priority: number, now: number, limit: number): Awaitable<number>;
   /** Leases that ran out before `now`, oldest first, at most `limit` (locked for this transaction). */
   expiredLeases(now: number, limit: number): Awaitable<ExpiredLease[]>;
   /**
@@ -308,12 +317,61 @@ function* suppressedAmong(
   return stopped;
 }
 
-/** One scheduler step in one transaction: complete, promote, reap, claim (see CycleInput). */
-export function* cycleProgram(input: CycleInput): Program<CycleResult> {
+/** What a driver's promoteTurn is asked to do. */
+export interface PromotionTurn {
+  after: string;
+  visits: number;
+  quota: number;
+  limit: number;
+}
+
+/**
+ * Where each priority's walk of tenants stopped at the last promotion, by priority rank ('' is
+ * before the first tenant). A queue store keeps one for its life, so the turns go round across
+ * steps.
+ */
+export type PromotionTurns = string[];
+export const promotionTurns = (): PromotionTurns => PRIORITIES.map(() => '');
+
+/** Tenants a promotion visits per priority and step (each visit two index seeks). */
+export const TURN_VISITS = 64;
+
+/**
+ * Waiting rows due by `now` back to ready, at most `limit`: CRITICAL ones first, then HIGH,
+ * NORMAL and LOW (a CRITICAL retry is never behind LOW). Within a priority, tenants take turns
+ * first: a walk of up to TURN_VISITS tenants from where the last step's walk stopped, moving an
+ * equal share of `limit` of each one's due rows, so one tenant's million rows falling due just
+ * before another's row do not hold that row back for the million's promotion. What the turns
+ * leave of `limit` goes in due order, so a tenant alone keeps the whole step's pace.
+ */
+function* promote(now: number, limit: number, turns: PromotionTurns): Program<number> {
+  let left = limit;
+  for (const [priority] of PRIORITIES.entries()) {
+    if (left === 0) break;
+    const turn = {
+      after: turns[priority] ?? '',
+      visits: TURN_VISITS,
+      quota: Math.ceil(left / TURN_VISITS),
+      limit: left,
+    };
+    const walked = yield* call((d) => d.promoteTurn(priority, now, turn));
+    if (walked === null) continue;
+    turns[priority] = walked.last ?? '';
+    left -= walked.promoted;
+    if (left > 0) left -= yield* call((d) => d.promoteDue(priority, now, left));
+  }
+  return limit - left;
+}
+
+/**
+ * One scheduler step in one transaction: complete, promote, reap, claim (see CycleInput).
+ * `turns` is the store's promotion state (promotionTurns).
+ */
+export function* cycleProgram(input: CycleInput, turns: PromotionTurns): Program<CycleResult> {
   const { owner, now } = input;
   const completions = input.completions.map((c) => effectOf(owner, c, now));
   const applied = yield* applyTransitions(completions, now);
-  const promoted = yield* call((d) => d.promote(now, input.promoteLimit ?? 1000));
+  const promoted = yield* promote(now, input.promoteLimit ?? 1000, turns);
   const leases = yield* call((d) => d.expiredLeases(now, input.reapLimit ?? 1000));
   const reaped = yield* applyTransitions(
     leases.map((lease) => reapEffect(lease, input.maxAttempts)),

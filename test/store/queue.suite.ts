@@ -164,6 +164,64 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(promoted, [10, 10, 10, 2]);
     });
 
+    it("promotes tenants in turns within a priority: one row due just after another tenant's many is not behind them", async () => {
+      const store = await fresh();
+      // Tenant `bulk` has 40 LOW due at T0 + 100 ms, `shop` one LOW due at T0 + 200 ms, `zeta`
+      // one at T0 + 300 ms; a step promotes at most 10 (a turn of one row each, then due order).
+      const bulk = await seedMany(
+        store,
+        Array.from({ length: 40 }, () =>
+          newNotification({ tenant: 'bulk', priority: 'LOW', scheduledAt: T0 + 100 }),
+        ),
+      );
+      const [shop] = await seedMany(store, [
+        newNotification({ tenant: 'shop', priority: 'LOW', scheduledAt: T0 + 200 }),
+      ]);
+      const [zeta] = await seedMany(store, [
+        newNotification({ tenant: 'zeta', priority: 'LOW', scheduledAt: T0 + 300 }),
+      ]);
+      const first = await cycle(store, { promoteLimit: 10 });
+      assert.equal(first.promoted, 10);
+      const claimed = first.claimed.map((n) => n.id);
+      assert.ok(claimed.includes(shop as string), 'shop promoted in the first step');
+      assert.ok(claimed.includes(zeta as string), 'zeta promoted in the first step');
+      // bulk keeps its own order: its first eight.
+      assert.deepEqual(
+        claimed.filter((id) => id !== shop && id !== zeta),
+        bulk.slice(0, 8),
+      );
+      // The rest of bulk, ten a step, in due order.
+      const promoted = [first.promoted];
+      for (let i = 0; i < 4; i++) promoted.push((await cycle(store, { promoteLimit: 10 })).promoted);
+      assert.deepEqual(promoted, [10, 10, 10, 10, 2]);
+    });
+
+    it('goes round the tenants across steps, from where the last step stopped', async () => {
+      const store = await fresh();
+      // Twelve tenants with two LOW each, all of a00's due before a01's and so on; a step
+      // promotes at most 4, so a turn is one row of each of four tenants.
+      const tenants = Array.from({ length: 12 }, (_, i) => `a${String(i).padStart(2, '0')}`);
+      const ids = new Map<string, string[]>();
+      for (const [i, tenant] of tenants.entries()) {
+        const rows = [1, 2].map((k) =>
+          newNotification({ tenant, priority: 'LOW', scheduledAt: T0 + i * 10 + k }),
+        );
+        ids.set(tenant, await seedMany(store, rows));
+      }
+      const stepTenants = async () => {
+        const result = await cycle(store, { promoteLimit: 4 });
+        return result.claimed.map((n) => n.tenant).sort();
+      };
+      assert.deepEqual(await stepTenants(), ['a00', 'a01', 'a02', 'a03']);
+      assert.deepEqual(await stepTenants(), ['a04', 'a05', 'a06', 'a07']);
+      assert.deepEqual(await stepTenants(), ['a08', 'a09', 'a10', 'a11']);
+      // Past the last tenant: the step's rows go in due order, and the next walk starts again.
+      assert.deepEqual(await stepTenants(), ['a00', 'a01', 'a02', 'a03']);
+      assert.deepEqual(await stepTenants(), ['a04', 'a05', 'a06', 'a07']);
+      assert.deepEqual(await stepTenants(), ['a08', 'a09', 'a10', 'a11']);
+      assert.equal((await cycle(store, { promoteLimit: 4 })).promoted, 0);
+    });
+
     it('gives the attempt back on a hold and writes THROTTLED once per run of holds', async () => {
       const store = await fresh();
       const [id] = await seedMany(store, [newNotification()]);

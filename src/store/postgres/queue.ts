@@ -1,10 +1,11 @@
-import { PRIORITIES } from '../../notifications/model.ts';
+import type { PendingQuery, Row } from 'postgres';
 import type { ExpiredLease, PauseEntry } from '../../notifications/status.ts';
 import type { CycleResult, QueueStore } from '../port/queue.ts';
 import {
   type AppliedRow,
   cellsOf,
   cycleProgram,
+  promotionTurns,
   type QueueDriver,
   type QueueGroup,
   runAsync,
@@ -23,6 +24,24 @@ const json = (value: unknown) => JSON.stringify(value);
  * completion off the critical path at thousands a second.
  */
 function driverOn(tx: Query): QueueDriver {
+  // These waiting rows back to ready, ranked as src/store/lanes.ts says: a retry or a hold regains
+  // its place at the front, a scheduled row joins its tenant's line (consecutive turns in due order).
+  const promoteRows = async (first: PendingQuery<Row[]>) => {
+    const rows = await tx`
+      WITH due AS MATERIALIZED (
+        SELECT seq, tenant, priority, channel, due_at, lane_rank, ${tx.unsafe(joins('notifications'))} AS joins
+        FROM notifications WHERE seq IN (${first}) AND queue_state = 'waiting'
+        FOR UPDATE SKIP LOCKED),
+      ranked AS (
+        SELECT due.*, row_number() OVER (PARTITION BY tenant, priority, channel, joins ORDER BY due_at, seq) AS rn,
+          CASE WHEN joins THEN ${tx.unsafe(joinRank('due.tenant', 'due.priority', 'due.channel'))}
+               ELSE ${tx.unsafe(frontRank('due.lane_rank', 'due.priority', 'due.channel'))} END AS base
+        FROM due)
+      UPDATE notifications n SET queue_state = 'ready', due_at = NULL,
+        lane_rank = CASE WHEN ranked.joins THEN ranked.base + ranked.rn - 1 ELSE ranked.base END
+      FROM ranked WHERE n.seq = ranked.seq`;
+    return rows.count;
+  };
   return {
     async transition(transitions, now) {
       const input = transitions.map((t) => ({
@@ -78,36 +97,44 @@ function driverOn(tx: Query): QueueDriver {
         FROM json_to_recordset(${json(rows)}::text::json)
           AS s(seq bigint, id text, tenant text, channel text, recipient text, content text, attempt int)`;
     },
-    async promote(now, limit) {
-      // Priority by priority, each in due order: the first `limit` due rows of each priority (one
-      // arm each, its priority a literal so that the arm reads its range of the (priority,
-      // due_at) index; with the priority a parameter PostgreSQL read the due_at index and
-      // filtered: 200 ms with 300,000 LOW due, against 1 ms), and the first `limit` of those in
-      // priority then due order are promoted. Ranked as src/store/lanes.ts says: a retry or a
-      // hold regains its place at the front, a scheduled row joins its tenant's line
-      // (consecutive turns in due order).
-      const arms = PRIORITIES.map(
-        (_, rank) => tx`(SELECT seq, priority, due_at FROM notifications
-          WHERE queue_state = 'waiting' AND priority = ${tx.unsafe(String(rank))} AND due_at <= ${now}
-          ORDER BY due_at LIMIT ${limit})`,
-      ).reduce((all, arm) => tx`${all} UNION ALL ${arm}`);
-      const rows = await tx`
-        WITH first AS (
-          SELECT seq FROM (${arms}) d ORDER BY priority, due_at, seq LIMIT ${limit}),
-        due AS MATERIALIZED (
-          SELECT seq, tenant, priority, channel, due_at, lane_rank, ${tx.unsafe(joins('notifications'))} AS joins
-          FROM notifications WHERE seq IN (SELECT seq FROM first) AND queue_state = 'waiting'
-          FOR UPDATE SKIP LOCKED),
-        ranked AS (
-          SELECT due.*, row_number() OVER (PARTITION BY tenant, priority, channel, joins ORDER BY due_at, seq) AS rn,
-            CASE WHEN joins THEN ${tx.unsafe(joinRank('due.tenant', 'due.priority', 'due.channel'))}
-                 ELSE ${tx.unsafe(frontRank('due.lane_rank', 'due.priority', 'due.channel'))} END AS base
-          FROM due)
-        UPDATE notifications n SET queue_state = 'ready', due_at = NULL,
-          lane_rank = CASE WHEN ranked.joins THEN ranked.base + ranked.rn - 1 ELSE ranked.base END
-        FROM ranked WHERE n.seq = ranked.seq`;
-      return rows.count;
+    async promoteTurn(priority, now, { after, visits, quota, limit }) {
+      // The walk (promote in queue-core.ts) in one statement: a recursive skip from tenant to
+      // tenant through the (priority, tenant, due_at, seq) index (row 0 is the start, and there
+      // is none when nothing of the priority is due; a NULL tenant is the end), and each visited
+      // tenant's first due rows. The priority is a literal, as in promoteDue.
+      const p = tx.unsafe(String(priority));
+      const rows = await tx<{ tenant: string | null; seq: number | null }[]>`
+        WITH RECURSIVE walk(tenant, n) AS (
+          SELECT ${after}::text, 0 WHERE EXISTS (SELECT 1 FROM notifications
+            WHERE queue_state = 'waiting' AND priority = ${p} AND due_at <= ${now})
+          UNION ALL
+          SELECT (SELECT x.tenant FROM notifications x
+                  WHERE x.queue_state = 'waiting' AND x.priority = ${p} AND x.tenant > walk.tenant
+                  ORDER BY x.tenant LIMIT 1), walk.n + 1
+          FROM walk WHERE walk.tenant IS NOT NULL AND walk.n < ${visits})
+        SELECT walk.tenant, d.seq FROM walk LEFT JOIN LATERAL (
+          SELECT y.seq, y.due_at FROM notifications y
+          WHERE y.queue_state = 'waiting' AND y.priority = ${p} AND y.tenant = walk.tenant AND y.due_at <= ${now}
+          ORDER BY y.due_at, y.seq LIMIT ${quota}) d ON walk.n > 0
+        ORDER BY walk.n, d.due_at, d.seq`;
+      if (rows.length === 0) return null;
+      const seqs: number[] = [];
+      let last: string | null = after;
+      for (const row of rows) {
+        if (seqs.length === limit) break;
+        last = row.tenant;
+        if (row.seq !== null) seqs.push(row.seq);
+      }
+      if (seqs.length === 0) return { promoted: 0, last };
+      return { promoted: await promoteRows(tx`SELECT unnest(${seqs}::bigint[]) AS seq`), last };
     },
+    promoteDue: (priority, now, limit) =>
+      // The priority a literal, so that the statement reads its range of the (priority, due_at)
+      // index; with the priority a parameter PostgreSQL read the due_at index and filtered:
+      // 200 ms with 300,000 LOW due, against 1 ms.
+      promoteRows(tx`SELECT seq FROM notifications
+        WHERE queue_state = 'waiting' AND priority = ${tx.unsafe(String(priority))} AND due_at <= ${now}
+        ORDER BY due_at LIMIT ${limit}`),
     // SKIP LOCKED: two workers reaping at once split the rows between them.
     expiredLeases: (now, limit) => tx<ExpiredLease[]>`
       SELECT seq, lease_owner AS owner, attempts FROM notifications
@@ -134,6 +161,7 @@ function driverOn(tx: Query): QueueDriver {
  * decided by the same program as SQLite's; any number of worker processes run cycles at once.
  */
 export function createPostgresQueue(sql: Sql): QueueStore {
+  const turns = promotionTurns();
   const inTx = <T>(work: (tx: Query) => Promise<T>) => sql.begin(work) as Promise<T>;
   return {
     cycle(input) {
@@ -143,7 +171,7 @@ export function createPostgresQueue(sql: Sql): QueueStore {
         // which at-least-once delivery redoes (the row is still ready or leased); acceptance
         // keeps full durability, since a 201 must survive.
         await tx`SET LOCAL synchronous_commit = off`;
-        return runAsync(cycleProgram(input), driverOn(tx));
+        return runAsync(cycleProgram(input, turns), driverOn(tx));
       });
     },
     async renew(owner, leases, until) {

@@ -1,10 +1,10 @@
-import { PRIORITIES } from '../../notifications/model.ts';
 import type { ExpiredLease, PauseEntry } from '../../notifications/status.ts';
 import type { QueueStore } from '../port/queue.ts';
 import {
   type AppliedRow,
   cellsOf,
   cycleProgram,
+  promotionTurns,
   type QueueDriver,
   type QueueGroup,
   runSync,
@@ -52,12 +52,26 @@ function createDriver(db: SqliteDb): QueueDriver {
     `INSERT INTO sandbox_messages (notification_seq, notification_id, tenant, channel, recipient, content, attempt, at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  // Waiting rows go back to ready one by one, priority by priority and each in due order (one
-  // range of the (priority, due_at) index each), each ranked as src/store/lanes.ts says: a retry
-  // or a hold regains its place at the front, a scheduled row joins its tenant's line.
+  // Waiting rows go back to ready one by one (promote in queue-core.ts): in a tenant's turn, a
+  // seek for the next tenant and a range of its due rows in the (priority, tenant, due_at) index;
+  // then in due order, a range of the (priority, due_at) index. Each is ranked as
+  // src/store/lanes.ts says: a retry or a hold regains its place at the front, a scheduled row
+  // joins its tenant's line.
   const due = db
     .prepare(
       `SELECT seq FROM notifications WHERE queue_state = 'waiting' AND priority = ? AND due_at <= ?
+       ORDER BY due_at, seq LIMIT ?`,
+    )
+    .pluck();
+  const nextTenant = db
+    .prepare(
+      `SELECT tenant FROM notifications WHERE queue_state = 'waiting' AND priority = ? AND tenant > ?
+       ORDER BY tenant LIMIT 1`,
+    )
+    .pluck();
+  const tenantDue = db
+    .prepare(
+      `SELECT seq FROM notifications WHERE queue_state = 'waiting' AND priority = ? AND tenant = ? AND due_at <= ?
        ORDER BY due_at, seq LIMIT ?`,
     )
     .pluck();
@@ -67,6 +81,10 @@ function createDriver(db: SqliteDb): QueueDriver {
                    ELSE ${frontRank(...ROW)} END
      WHERE seq = ? AND queue_state = 'waiting'`,
   );
+  const promoteAll = (seqs: readonly number[]) => {
+    for (const seq of seqs) promoteRow.run(seq);
+    return seqs.length;
+  };
   const expiredLeases = db.prepare(
     `SELECT seq, lease_owner AS owner, attempts FROM notifications
      WHERE queue_state = 'leased' AND lease_until < ? ORDER BY lease_until LIMIT ?`,
@@ -133,16 +151,21 @@ function createDriver(db: SqliteDb): QueueDriver {
       addSuppressionsSync(db, entries, now);
     },
     suppressions: (keys) => matchSuppressionsSync(db, keys),
-    promote(now, limit) {
+    promoteTurn(priority, now, { after, visits, quota, limit }) {
+      if (due.get(priority, now, 1) === undefined) return null;
       let promoted = 0;
-      for (const [priority] of PRIORITIES.entries()) {
-        if (promoted === limit) break;
-        const seqs = due.all(priority, now, limit - promoted) as number[];
-        for (const seq of seqs) promoteRow.run(seq);
-        promoted += seqs.length;
+      let tenant = after;
+      for (let visited = 0; visited < visits && promoted < limit; visited++) {
+        const next = nextTenant.get(priority, tenant) as string | undefined;
+        if (next === undefined) return { promoted, last: null };
+        tenant = next;
+        promoted += promoteAll(
+          tenantDue.all(priority, tenant, now, Math.min(quota, limit - promoted)) as number[],
+        );
       }
-      return promoted;
+      return { promoted, last: tenant };
     },
+    promoteDue: (priority, now, limit) => promoteAll(due.all(priority, now, limit) as number[]),
     expiredLeases: (now, limit) => expiredLeases.all(now, limit) as ExpiredLease[],
     claimPriority,
     pauses: (limit) => pauses.all(limit) as PauseEntry[],
@@ -197,8 +220,9 @@ function createStats(db: SqliteDb) {
 /** The SQLite queue: every cycle is one IMMEDIATE transaction (one commit, one fsync). */
 export function createSqliteQueue(db: SqliteDb): QueueStore {
   const driver = createDriver(db);
+  const turns = promotionTurns();
   const cycle = db.transaction((input: Parameters<QueueStore['cycle']>[0]) =>
-    runSync(cycleProgram(input), driver),
+    runSync(cycleProgram(input, turns), driver),
   );
   const renew = db.prepare(
     "UPDATE notifications SET lease_until = ? WHERE seq = ? AND lease_owner = ? AND attempts = ? AND queue_state = 'leased'",
