@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { Agent } from 'undici';
+import { Pool } from 'undici';
 import { isAllowedHost, publicOnlyLookup, refusedAtConnect, refusedUrl } from '../providers/outbound.ts';
 import { signatureHeader } from './signing.ts';
 
@@ -16,6 +16,8 @@ export interface PostRequest {
   /** The secrets that sign it (two for a day after a rotation). */
   secrets: string[];
   body: string;
+  /** Whose connections carry it: the callback's id (each callback has its own). */
+  lane: string;
 }
 
 /** The receiver's status code, or why there was none. */
@@ -30,11 +32,17 @@ const timedOut = (error: unknown) =>
   (error as Error).name === 'TimeoutError' ||
   /TIMEOUT/.test(String((error as { code?: unknown }).code ?? ''));
 
-/** Parsed callback URLs kept at most (one per callback; cleared when full). */
+/** Callbacks whose connections are kept at once (the one used least recently is closed beyond). */
 const MAX_TARGETS = 1000;
 
-/** Where a callback URL's posts go, or why they may not. */
-type Target = { origin: string; path: string; dispatcher: Agent } | { refused: string };
+/**
+ * Requests a connection to a receiver carries at once (HTTP/1.1 pipelining): a callback's
+ * concurrency is spread over ceil(concurrency / PIPELINING) connections.
+ */
+export const PIPELINING = 8;
+
+/** Where a callback's posts go (its URL checked and parsed once, its own connections), or why they may not. */
+type Target = { url: string } & ({ origin: string; path: string; dispatcher: Pool } | { refused: string });
 
 /** Requests that start within this long of each other share one timeout signal. */
 const SHARE_DEADLINE_MS = 100;
@@ -68,35 +76,60 @@ export function createDeadlines(
  * dropped. A URL the outbound rules refuse (section 7) is not called; hosts not in `allowedHosts`
  * are connected to only at public addresses (checked on the resolved address, so a name that
  * resolves to a private one is refused at connect).
+ *
+ * Each callback (`lane`) has connections of its own, up to `concurrency` requests pipelined
+ * PIPELINING to a connection: two callbacks at the same receiver never wait on each other's
+ * connections (a pool per origin shared by every tenant would queue one tenant's requests behind
+ * another's flood). Pipelining is safe here because a message may arrive twice by the contract
+ * (receivers de-duplicate on `webhook-id`), so undici may send again what a closed connection
+ * left unanswered.
  */
-export function createPoster(allowedHosts: readonly string[], timeoutMs = CALLBACK_TIMEOUT_MS) {
-  const publicOnly = new Agent({ connect: { lookup: publicOnlyLookup } });
-  const listed = new Agent();
+export function createPoster(
+  allowedHosts: readonly string[],
+  timeoutMs = CALLBACK_TIMEOUT_MS,
+  concurrency = 32,
+) {
+  const connections = Math.ceil(concurrency / PIPELINING);
   const deadline = createDeadlines(timeoutMs);
-  // Each callback URL checked and parsed once: a burst posts to the same few URLs many thousand
-  // times (two URL parses and the address checks were a few µs of each post).
+  // Each callback's URL checked and parsed once: a burst posts to the same few URLs many
+  // thousand times (two URL parses and the address checks were a few µs of each post).
   const targets = new Map<string, Target>();
-  const targetOf = (raw: string): Target => {
-    let target = targets.get(raw);
-    if (target === undefined) {
-      const refused = refusedUrl(raw, allowedHosts, 'HERALD_CALLBACK_ALLOWED_HOSTS');
-      if (refused) target = { refused: `callback URL ${refused}` };
-      else {
-        const url = new URL(raw);
-        target = {
-          origin: url.origin,
-          path: `${url.pathname}${url.search}`,
-          dispatcher: isAllowedHost(url, allowedHosts) ? listed : publicOnly,
-        };
-      }
-      if (targets.size >= MAX_TARGETS) targets.clear();
-      targets.set(raw, target);
+  const release = (target: Target | undefined) => {
+    if (target && 'dispatcher' in target) target.dispatcher.close().catch(() => undefined);
+  };
+  const forget = (lane: string) => {
+    release(targets.get(lane));
+    targets.delete(lane);
+  };
+  const targetOf = (lane: string, raw: string): Target => {
+    const known = targets.get(lane);
+    if (known?.url === raw) {
+      // Most recently used last, so that the first is the one to close when full.
+      targets.delete(lane);
+      targets.set(lane, known);
+      return known;
     }
+    forget(lane);
+    let target: Target;
+    const refused = refusedUrl(raw, allowedHosts, 'HERALD_CALLBACK_ALLOWED_HOSTS');
+    if (refused) target = { url: raw, refused: `callback URL ${refused}` };
+    else {
+      const url = new URL(raw);
+      const connect = isAllowedHost(url, allowedHosts) ? {} : { lookup: publicOnlyLookup };
+      target = {
+        url: raw,
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        dispatcher: new Pool(url.origin, { connect, connections, pipelining: PIPELINING }),
+      };
+    }
+    if (targets.size >= MAX_TARGETS) forget(targets.keys().next().value as string);
+    targets.set(lane, target);
     return target;
   };
   return {
     async post(request: PostRequest): Promise<PostAnswer> {
-      const target = targetOf(request.url);
+      const target = targetOf(request.lane, request.url);
       if ('refused' in target) return { statusCode: null, error: target.refused, refused: true };
       const { origin, path, dispatcher } = target;
       try {
@@ -119,6 +152,10 @@ export function createPoster(allowedHosts: readonly string[], timeoutMs = CALLBA
             ),
           },
           body: request.body,
+          // Pipelined (see createPoster): undici holds a POST back until the connection is
+          // idle unless it may be sent again.
+          idempotent: true,
+          blocking: false,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
           signal: deadline(),
@@ -139,6 +176,12 @@ export function createPoster(allowedHosts: readonly string[], timeoutMs = CALLBA
         return { statusCode: null, error: detail };
       }
     },
-    close: () => Promise.all([publicOnly.close(), listed.close()]).then(() => undefined),
+    /** Closes a callback's connections (it was deleted, or its lane dropped). */
+    forget,
+    close: async () => {
+      const open = [...targets.values()];
+      targets.clear();
+      await Promise.all(open.map((t) => ('dispatcher' in t ? t.dispatcher.close() : undefined)));
+    },
   };
 }

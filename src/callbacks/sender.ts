@@ -134,7 +134,7 @@ const ANY = 0;
 export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
   const { callbacks: store, clock, log } = deps;
   const owner = `cb-${randomUUID()}`;
-  const poster = createPoster(deps.allowedHosts);
+  const poster = createPoster(deps.allowedHosts, CALLBACK_TIMEOUT_MS, deps.concurrency);
   const lanes = new Map<string, Lane>();
   const shares = new Map<string, TenantShare>();
   const tenantConcurrency = deps.tenantConcurrency ?? Number.POSITIVE_INFINITY;
@@ -150,6 +150,7 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     const lane = lanes.get(id);
     if (!lane) return;
     lanes.delete(id);
+    poster.forget(id);
     lane.share.lanes = lane.share.lanes.filter((l) => l !== lane);
     releaseShare(lane.callback.tenant, lane.share);
   };
@@ -206,6 +207,7 @@ export function startCallbackSender(deps: CallbackSenderDeps): CallbackSender {
       timestamp,
       secrets,
       body: message.body,
+      lane: callback.id,
     });
     const { statusCode: code, error } = answer;
     // A URL the outbound rules refuse is never called: the message fails without a retry.

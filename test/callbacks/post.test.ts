@@ -79,12 +79,19 @@ describe('callback poster against a receiver that never finishes its answer', ()
                 timestamp: Math.floor(Date.now() / 1000),
                 secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
                 body: '{}',
+                lane: 'cb_1',
               }),
             ),
           );
           assert.ok(performance.now() - started >= 299, 'no request was cut before its 300 ms');
-          // The status arrived in time: the attempt counts as answered.
-          for (const answer of answers) assert.deepEqual(answer, { statusCode: 200, error: null });
+          // The first request on each connection had its status in time: it counts as answered.
+          // The ones pipelined behind it never got theirs (the body before it never ends).
+          const answered = answers.filter((a) => a.statusCode === 200);
+          assert.ok(answered.length > 0);
+          for (const answer of answers) {
+            if (answer.statusCode !== 200)
+              assert.deepEqual(answer, { statusCode: null, error: 'no answer within 0.3 s' });
+          }
         });
         assert.deepEqual(
           warnings.filter((w) => w.name === 'MaxListenersExceededWarning'),
@@ -118,6 +125,7 @@ describe('callback poster and the outbound rules (API.md §7)', () => {
     timestamp: Math.floor(Date.now() / 1000),
     secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
     body: '{}',
+    lane: 'cb_1',
   });
 
   it("says the same of a closed port, a peer that does not speak TLS and a name that does not resolve, never the error's code", async () => {
@@ -174,6 +182,106 @@ describe('callback poster and the outbound rules (API.md §7)', () => {
       assert.equal(reached, 1);
     } finally {
       await Promise.all([strict.close(), listed.close()]);
+    }
+  });
+});
+
+describe("callback poster: each callback's own connections", () => {
+  // One receiver for every callback: /hold is answered only when the test says so, /hook at
+  // once. It notes which connection (client port) each request came on, and each webhook-id.
+  const held: ServerResponse[] = [];
+  const ports: number[] = [];
+  const seen: string[] = [];
+  let cut = false;
+  const receiver = createHttpsServer(peerTls(), (request, response) => {
+    ports.push(request.socket.remotePort as number);
+    seen.push(String(request.headers['webhook-id']));
+    request.resume();
+    if (request.url === '/hold') held.push(response);
+    // /cut closes the connection of its first request, with the others pipelined behind it.
+    else if (request.url === '/cut' && !cut) {
+      cut = true;
+      request.socket.destroy();
+    } else response.writeHead(204).end();
+  });
+  let host = '';
+  before(async () => {
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    host = `localhost:${(receiver.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    receiver.closeAllConnections();
+    await new Promise((resolve) => receiver.close(resolve));
+  });
+  const message = (lane: string, path: string, i: number) => ({
+    url: `https://${host}${path}`,
+    messageId: `msg_${lane}_${i}`,
+    timestamp: Math.floor(Date.now() / 1000),
+    secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+    body: '{}',
+    lane,
+  });
+
+  it("pipelines a callback's requests on its connections, and never queues one callback behind another's", async () => {
+    // Concurrency 8: one connection of 8 pipelined requests per callback.
+    const poster = createPoster([host], 5_000, 8);
+    try {
+      ports.length = 0;
+      const flood = Array.from({ length: 16 }, (_, i) => poster.post(message('cb_flood', '/hold', i)));
+      while (held.length < 8) await sleep(5);
+      // Eight requests of the flood reached the receiver on one connection; eight more wait.
+      assert.equal(new Set(ports).size, 1, 'the flood is pipelined on one connection');
+      // The other callback, to the same receiver, is answered while the flood's are held.
+      const other = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => poster.post(message('cb_other', '/hook', i))),
+      );
+      for (const answer of other) assert.deepEqual(answer, { statusCode: 204, error: null });
+      assert.equal(held.length, 8, "the flood's other eight still wait for its connection");
+      assert.equal(new Set(ports).size, 2, 'two connections in all, one a callback');
+      while (held.length < 16) {
+        for (const response of held.filter((r) => !r.headersSent)) response.writeHead(204).end();
+        await sleep(5);
+      }
+      for (const response of held.filter((r) => !r.headersSent)) response.writeHead(204).end();
+      for (const answer of await Promise.all(flood))
+        assert.deepEqual(answer, { statusCode: 204, error: null });
+    } finally {
+      await poster.close();
+    }
+  });
+
+  it('sends again what a closed connection left unanswered, with the same webhook-id', async () => {
+    const poster = createPoster([host], 5_000, 8);
+    try {
+      ports.length = 0;
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => poster.post(message('cb_cut', '/cut', i))),
+      );
+      // The first was cut with its connection (a failed attempt, retried by the sender later);
+      // the seven pipelined behind it went again on a new connection and were answered.
+      assert.deepEqual(answers[0], { statusCode: null, error: 'could not reach the callback URL' });
+      for (const answer of answers.slice(1)) assert.deepEqual(answer, { statusCode: 204, error: null });
+      assert.ok(new Set(ports).size >= 2);
+      for (let i = 1; i < 8; i++) assert.ok(seen.includes(`msg_cb_cut_${i}`));
+    } finally {
+      await poster.close();
+    }
+  });
+
+  it("closes a callback's connections when it is forgotten", async () => {
+    const poster = createPoster([host], 5_000, 8);
+    try {
+      assert.deepEqual(await poster.post(message('cb_gone', '/hook', 0)), { statusCode: 204, error: null });
+      const connections = () =>
+        new Promise<number>((resolve, reject) =>
+          receiver.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+        );
+      const before = await connections();
+      poster.forget('cb_gone');
+      while ((await connections()) >= before) await sleep(5);
+      assert.equal(await connections(), before - 1);
+    } finally {
+      await poster.close();
     }
   });
 });
