@@ -39,7 +39,7 @@ const MAX_TARGETS = 1000;
  * Requests a connection to a receiver carries at once (HTTP/1.1 pipelining): a callback's
  * concurrency is spread over ceil(concurrency / PIPELINING) connections.
  */
-export const PIPELINING = 8;
+const PIPELINING = 8;
 
 /** Where a callback's posts go (its URL checked and parsed once, its own connections), or why they may not. */
 type Target = { url: string } & ({ origin: string; path: string; dispatcher: Pool } | { refused: string });

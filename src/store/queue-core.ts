@@ -334,7 +334,7 @@ export type PromotionTurns = string[];
 export const promotionTurns = (): PromotionTurns => PRIORITIES.map(() => '');
 
 /** Tenants a promotion visits per priority and step (each visit two index seeks). */
-export const TURN_VISITS = 64;
+const TURN_VISITS = 64;
 
 /**
  * Waiting rows due by `now` back to ready, at most `limit`: CRITICAL ones first, then HIGH,
