@@ -42,7 +42,30 @@ const MAX_TARGETS = 1000;
 const PIPELINING = 8;
 
 /** Where a callback's posts go (its URL checked and parsed once, its own connections), or why they may not. */
-type Target = { url: string } & ({ origin: string; path: string; dispatcher: Pool } | { refused: string });
+type Target = { url: string } & (
+  | {
+      origin: string;
+      path: string;
+      dispatcher: Pool;
+      lookup: typeof publicOnlyLookup | undefined;
+      /** Pipelined yet; and whether it never will be (its receiver closes connections). */
+      pipelined: boolean;
+      single: boolean;
+      /** Answers since the last one that closed its connection (or since the first). */
+      sinceClose: number;
+    }
+  | { refused: string }
+);
+
+/**
+ * Answers a callback's receiver gives on kept connections before its requests are pipelined,
+ * and that it must give between two closed connections for them to stay pipelined.
+ */
+const KEPT_ANSWERS = 8;
+
+/** Whether the receiver closes each connection after its answer (`Connection: close`). */
+const closesConnections = (headers: Record<string, string | string[] | undefined>) =>
+  /\bclose\b/i.test(String(headers.connection ?? ''));
 
 /** Requests that start within this long of each other share one timeout signal. */
 const SHARE_DEADLINE_MS = 100;
@@ -82,15 +105,47 @@ export function createDeadlines(
  * connections (a pool per origin shared by every tenant would queue one tenant's requests behind
  * another's flood). Pipelining is safe here because a message may arrive twice by the contract
  * (receivers de-duplicate on `webhook-id`), so undici may send again what a closed connection
- * left unanswered.
+ * left unanswered. Pipelining is earned by a receiver that keeps its connections (noteAnswer).
  */
 export function createPoster(
   allowedHosts: readonly string[],
   timeoutMs = CALLBACK_TIMEOUT_MS,
   concurrency = 32,
 ) {
-  const connections = Math.ceil(concurrency / PIPELINING);
   const deadline = createDeadlines(timeoutMs);
+  // A callback's connections: pipelined, or one request each for a receiver that closes them.
+  const poolOf = (origin: string, lookup: typeof publicOnlyLookup | undefined, pipelined: boolean) =>
+    new Pool(origin, {
+      connect: lookup ? { lookup } : {},
+      ...(pipelined
+        ? { connections: Math.ceil(concurrency / PIPELINING), pipelining: PIPELINING }
+        : { connections: concurrency, pipelining: 1 }),
+    });
+  const swap = (target: Extract<Target, { dispatcher: Pool }>, pipelined: boolean) => {
+    const old = target.dispatcher;
+    target.dispatcher = poolOf(target.origin, target.lookup, pipelined);
+    target.pipelined = pipelined;
+    // What the old connections carry finishes on them; they close once idle.
+    old.close().catch(() => undefined);
+  };
+  /**
+   * Pipelining is earned: a callback starts with one request a connection, and is pipelined once
+   * its receiver has kept KEPT_ANSWERS connections open. A receiver that closes each connection
+   * after its answer (`Connection: close`) would have every request pipelined behind it sent
+   * again, eight times the traffic, each copy handled; one that closes a connection again within
+   * KEPT_ANSWERS answers goes back to one request a connection for good. A receiver that closes
+   * a connection now and then (a web server's requests-per-connection limit) stays pipelined.
+   */
+  const noteAnswer = (target: Extract<Target, { dispatcher: Pool }>, closed: boolean) => {
+    if (closed) {
+      if (target.pipelined && target.sinceClose < KEPT_ANSWERS) swap(target, false);
+      if (!target.pipelined) target.single = true;
+      target.sinceClose = 0;
+      return;
+    }
+    target.sinceClose += 1;
+    if (!target.pipelined && !target.single && target.sinceClose >= KEPT_ANSWERS) swap(target, true);
+  };
   // Each callback's URL checked and parsed once: a burst posts to the same few URLs many
   // thousand times (two URL parses and the address checks were a few µs of each post).
   const targets = new Map<string, Target>();
@@ -115,12 +170,16 @@ export function createPoster(
     if (refused) target = { url: raw, refused: `callback URL ${refused}` };
     else {
       const url = new URL(raw);
-      const connect = isAllowedHost(url, allowedHosts) ? {} : { lookup: publicOnlyLookup };
+      const lookup = isAllowedHost(url, allowedHosts) ? undefined : publicOnlyLookup;
       target = {
         url: raw,
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
-        dispatcher: new Pool(url.origin, { connect, connections, pipelining: PIPELINING }),
+        dispatcher: poolOf(url.origin, lookup, false),
+        lookup,
+        pipelined: false,
+        single: false,
+        sinceClose: 0,
       };
     }
     if (targets.size >= MAX_TARGETS) forget(targets.keys().next().value as string);
@@ -153,13 +212,14 @@ export function createPoster(
           },
           body: request.body,
           // Pipelined (see createPoster): undici holds a POST back until the connection is
-          // idle unless it may be sent again.
+          // idle unless it may be sent again, and pipelines nothing behind a blocking one.
           idempotent: true,
           blocking: false,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
           signal: deadline(),
         });
+        noteAnswer(target, closesConnections(response.headers));
         // The answer is read (so the connection is reused) and dropped: never stored or logged.
         // Redirects are not followed (a 3xx is a failed attempt).
         await response.body.dump().catch(() => undefined);

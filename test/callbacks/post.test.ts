@@ -11,6 +11,16 @@ import { createDeadlines, createPoster } from '../../src/callbacks/post.ts';
 import { peerTls } from '../helpers/peers/webpush.ts';
 import { warningsDuring } from '../helpers/warnings.ts';
 
+/** A callback message to `url`, as the sender hands it to the poster. */
+const messageTo = (url: string, messageId = 'msg_1', lane = 'cb_1') => ({
+  url,
+  messageId,
+  timestamp: Math.floor(Date.now() / 1000),
+  secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+  body: '{}',
+  lane,
+});
+
 describe('callback request deadlines', () => {
   it('hands one signal to the requests that start within the window, and a new one after it', async () => {
     const deadline = createDeadlines(1_000, 40);
@@ -72,16 +82,7 @@ describe('callback poster against a receiver that never finishes its answer', ()
         const warnings = await warningsDuring(async () => {
           const started = performance.now();
           const answers = await Promise.all(
-            Array.from({ length: 20 }, (_, i) =>
-              poster.post({
-                url: `https://${host}/hook`,
-                messageId: `msg_${i}`,
-                timestamp: Math.floor(Date.now() / 1000),
-                secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
-                body: '{}',
-                lane: 'cb_1',
-              }),
-            ),
+            Array.from({ length: 20 }, (_, i) => poster.post(messageTo(`https://${host}/hook`, `msg_${i}`))),
           );
           assert.ok(performance.now() - started >= 299, 'no request was cut before its 300 ms');
           // The first request on each connection had its status in time: it counts as answered.
@@ -119,15 +120,6 @@ describe('callback poster and the outbound rules (API.md §7)', () => {
   });
   after(() => new Promise((resolve) => receiver.close(resolve)));
 
-  const message = (url: string) => ({
-    url,
-    messageId: 'msg_1',
-    timestamp: Math.floor(Date.now() / 1000),
-    secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
-    body: '{}',
-    lane: 'cb_1',
-  });
-
   it("says the same of a closed port, a peer that does not speak TLS and a name that does not resolve, never the error's code", async () => {
     const plain = createServer((_request, response) => response.end('plain http'));
     await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
@@ -146,7 +138,7 @@ describe('callback poster and the outbound rules (API.md §7)', () => {
         'https://nowhere.invalid/hook',
       ]) {
         assert.deepEqual(
-          await poster.post(message(url)),
+          await poster.post(messageTo(url)),
           {
             statusCode: null,
             error: 'could not reach the callback URL',
@@ -167,15 +159,15 @@ describe('callback poster and the outbound rules (API.md §7)', () => {
     try {
       for (const url of [`https://localhost:${port}/hook`, `https://127.0.0.1:${port}/hook`]) {
         for (let i = 0; i < 2; i++) {
-          const answer = await strict.post(message(url));
+          const answer = await strict.post(messageTo(url));
           assert.equal(answer.refused, true, url);
           assert.equal(answer.statusCode, null);
           assert.match(String(answer.error), /^callback URL must not name a loopback/);
         }
       }
-      assert.equal((await strict.post(message(`http://localhost:${port}/hook`))).refused, true);
+      assert.equal((await strict.post(messageTo(`http://localhost:${port}/hook`))).refused, true);
       assert.equal(reached, 0, 'nothing reached the receiver');
-      assert.deepEqual(await listed.post(message(`https://localhost:${port}/hook`)), {
+      assert.deepEqual(await listed.post(messageTo(`https://localhost:${port}/hook`)), {
         statusCode: 204,
         error: null,
       });
@@ -195,9 +187,12 @@ describe("callback poster: each callback's own connections", () => {
   let cut = false;
   const receiver = createHttpsServer(peerTls(), (request, response) => {
     ports.push(request.socket.remotePort as number);
-    seen.push(String(request.headers['webhook-id']));
+    const id = String(request.headers['webhook-id']);
+    seen.push(id);
     request.resume();
-    if (request.url === '/hold') held.push(response);
+    // A warm-up (warm below) is answered at once on any path.
+    if (id.startsWith('warm_')) response.writeHead(204).end();
+    else if (request.url === '/hold') held.push(response);
     // /cut closes the connection of its first request, with the others pipelined behind it.
     else if (request.url === '/cut' && !cut) {
       cut = true;
@@ -213,19 +208,41 @@ describe("callback poster: each callback's own connections", () => {
     receiver.closeAllConnections();
     await new Promise((resolve) => receiver.close(resolve));
   });
-  const message = (lane: string, path: string, i: number) => ({
-    url: `https://${host}${path}`,
-    messageId: `msg_${lane}_${i}`,
-    timestamp: Math.floor(Date.now() / 1000),
-    secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
-    body: '{}',
-    lane,
+  const message = (lane: string, path: string, i: number) =>
+    messageTo(`https://${host}${path}`, `msg_${lane}_${i}`, lane);
+
+  /**
+   * Eight answers on kept connections, at the callback's URL: its requests are pipelined from
+   * then on.
+   */
+  const warm = async (poster: ReturnType<typeof createPoster>, lane: string, path: string) => {
+    for (let i = 0; i < 8; i++) {
+      const answer = await poster.post({ ...message(lane, path, i), messageId: `warm_${lane}_${i}` });
+      assert.deepEqual(answer, { statusCode: 204, error: null });
+    }
+  };
+
+  it('sends one request a connection until the receiver has kept its connections', async () => {
+    const poster = createPoster([host], 5_000, 8);
+    try {
+      ports.length = 0;
+      const flood = Array.from({ length: 8 }, (_, i) => poster.post(message('cb_new', '/hold', i)));
+      while (held.length < 8) await sleep(5);
+      assert.equal(new Set(ports).size, 8, 'eight connections, one request each');
+      for (const response of held.splice(0)) response.writeHead(204).end();
+      for (const answer of await Promise.all(flood))
+        assert.deepEqual(answer, { statusCode: 204, error: null });
+    } finally {
+      await poster.close();
+    }
   });
 
   it("pipelines a callback's requests on its connections, and never queues one callback behind another's", async () => {
-    // Concurrency 8: one connection of 8 pipelined requests per callback.
+    // Concurrency 8: one connection of 8 pipelined requests per callback, once the receiver
+    // has kept its connections for 8 answers.
     const poster = createPoster([host], 5_000, 8);
     try {
+      await warm(poster, 'cb_flood', '/hold');
       ports.length = 0;
       const flood = Array.from({ length: 16 }, (_, i) => poster.post(message('cb_flood', '/hold', i)));
       while (held.length < 8) await sleep(5);
@@ -237,7 +254,10 @@ describe("callback poster: each callback's own connections", () => {
       );
       for (const answer of other) assert.deepEqual(answer, { statusCode: 204, error: null });
       assert.equal(held.length, 8, "the flood's other eight still wait for its connection");
-      assert.equal(new Set(ports).size, 2, 'two connections in all, one a callback');
+      // On connections of its own (one request each: its receiver has yet to keep them).
+      const [floodPort] = ports;
+      assert.equal(ports.length, 16);
+      assert.ok(ports.slice(8).every((port) => port !== floodPort));
       while (held.length < 16) {
         for (const response of held.filter((r) => !r.headersSent)) response.writeHead(204).end();
         await sleep(5);
@@ -253,6 +273,7 @@ describe("callback poster: each callback's own connections", () => {
   it('sends again what a closed connection left unanswered, with the same webhook-id', async () => {
     const poster = createPoster([host], 5_000, 8);
     try {
+      await warm(poster, 'cb_cut', '/cut');
       ports.length = 0;
       const answers = await Promise.all(
         Array.from({ length: 8 }, (_, i) => poster.post(message('cb_cut', '/cut', i))),
@@ -283,5 +304,58 @@ describe("callback poster: each callback's own connections", () => {
     } finally {
       await poster.close();
     }
+  });
+});
+
+describe('callback poster against receivers that close their connections', () => {
+  // `everyAnswer`: each answer says Connection: close. Otherwise every 20th answer of a
+  // connection does (a web server's requests-per-connection limit).
+  const start = (everyAnswer: boolean) => {
+    const received: string[] = [];
+    const answered = new Map<unknown, number>();
+    const server = createHttpsServer(peerTls(), (request, response) => {
+      received.push(String(request.headers['webhook-id']));
+      request.resume();
+      const n = (answered.get(request.socket) ?? 0) + 1;
+      answered.set(request.socket, n);
+      response.writeHead(204, everyAnswer || n % 20 === 0 ? { connection: 'close' } : {}).end();
+    });
+    return { server, received };
+  };
+  const run = async (everyAnswer: boolean) => {
+    const { server, received } = start(everyAnswer);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const host = `localhost:${(server.address() as AddressInfo).port}`;
+    const poster = createPoster([host], 5_000, 32);
+    try {
+      // 200 messages, 32 in flight, as the sender keeps them.
+      let next = 0;
+      const lane = async () => {
+        while (next < 200) {
+          const i = next++;
+          const answer = await poster.post(messageTo(`https://${host}/hook`, `msg_${i}`));
+          assert.deepEqual(answer, { statusCode: 204, error: null });
+        }
+      };
+      await Promise.all(Array.from({ length: 32 }, lane));
+      return received;
+    } finally {
+      await poster.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  };
+
+  it('never pipelines to a receiver that closes every connection, so nothing is sent twice', async () => {
+    const received = await run(true);
+    assert.equal(received.length, 200);
+    assert.equal(new Set(received).size, 200);
+  });
+
+  it('keeps pipelining to a receiver that closes a connection now and then, sending few twice', async () => {
+    const received = await run(false);
+    assert.equal(new Set(received).size, 200);
+    // Up to 7 requests pipelined behind each closing answer go again: about 200 / 20 of them.
+    assert.ok(received.length < 300, `${received.length} requests for 200 messages`);
   });
 });
