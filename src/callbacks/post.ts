@@ -149,11 +149,10 @@ export function createPoster(
   // Each callback's URL checked and parsed once: a burst posts to the same few URLs many
   // thousand times (two URL parses and the address checks were a few µs of each post).
   const targets = new Map<string, Target>();
-  const release = (target: Target | undefined) => {
-    if (target && 'dispatcher' in target) target.dispatcher.close().catch(() => undefined);
-  };
+  const closeOf = (target: Target | undefined) =>
+    target && 'dispatcher' in target ? target.dispatcher.close() : Promise.resolve();
   const forget = (lane: string) => {
-    release(targets.get(lane));
+    closeOf(targets.get(lane)).catch(() => undefined);
     targets.delete(lane);
   };
   const targetOf = (lane: string, raw: string): Target => {
@@ -241,7 +240,7 @@ export function createPoster(
     close: async () => {
       const open = [...targets.values()];
       targets.clear();
-      await Promise.all(open.map((t) => ('dispatcher' in t ? t.dispatcher.close() : undefined)));
+      await Promise.all(open.map(closeOf));
     },
   };
 }

@@ -49,6 +49,13 @@ export interface LogPage {
 /** Events of the log one read looks at, at most, per event it may return. */
 export const LOG_SCAN_PAGES = 8;
 
+/**
+ * The page of a read that found `limit` events: it ends at its last (there may be more), whatever
+ * it looked at. Undefined for a shorter page, which got through what it looked at.
+ */
+export const fullPage = (rows: LoggedStatus[], limit: number): LogPage | undefined =>
+  rows.length === limit ? { rows, readTo: (rows.at(-1) as LoggedStatus).cursor, more: true } : undefined;
+
 /** One status event of the log, with what a callback or a stream needs about its notification. */
 export interface LoggedStatus {
   /** Its place in the log, opaque: the SSE event id and a callback's progress. */

@@ -1,9 +1,4 @@
-import {
-  LOG_SCAN_PAGES,
-  type LoggedStatus,
-  STATUS_TYPES_SQL,
-  type StatusLogStore,
-} from '../port/status-log.ts';
+import { fullPage, LOG_SCAN_PAGES, STATUS_TYPES_SQL, type StatusLogStore } from '../port/status-log.ts';
 import { type LoggedRow, loggedColumns, loggedFromRow } from '../rows-status.ts';
 import { seekTime, TIME_SKEW_MS } from '../seek-time.ts';
 import type { Sql } from './connect.ts';
@@ -93,10 +88,9 @@ export function createPostgresStatusLog(sql: Sql): StatusLogStore {
            AND (${tenants}::text[] IS NULL OR n.tenant = ANY(${tenants}::text[]))
          ORDER BY e.tx, e.id LIMIT ${options.limit}`;
       const page = rows.map((row) => loggedFromRow(row, `${row.tx}:${row.id}`));
-      // A full page ends at its last event.
-      if (page.length === options.limit)
-        return { rows: page, readTo: (page.at(-1) as LoggedStatus).cursor, more: true };
-      // Otherwise the read got through the events it looked at: all up to `until`, or `scan` of them.
+      const full = fullPage(page, options.limit);
+      if (full) return full;
+      // A shorter page got through the events it looked at: all up to `until`, or `scan` of them.
       const [reach] = await sql<{ tx: string; id: string }[]>`
         SELECT e.tx::text AS tx, e.id::text AS id FROM notification_events e
          WHERE (e.tx, e.id) > (${afterTx}::xid8, ${afterId}::bigint)

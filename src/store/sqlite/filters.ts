@@ -1,5 +1,5 @@
 import { LIST_SCAN } from '../port/scanned-page.ts';
-import type { SqliteDb } from './open.ts';
+import { madeOnce, type SqliteDb } from './open.ts';
 
 /**
  * The WHERE clause of a list query from optional filters: each `[clause with one ?, value]`
@@ -19,17 +19,8 @@ export function whereOf(filters: ReadonlyArray<readonly [string, unknown]>): {
 type Clause = readonly [string, unknown];
 
 /** Statements made from their text on first use and kept: one per shape of a list query. */
-export function byText<S>(make: (sql: string) => S): (sql: string) => S {
-  const made = new Map<string, S>();
-  return (sql) => {
-    let statement = made.get(sql);
-    if (statement === undefined) {
-      statement = make(sql);
-      made.set(sql, statement);
-    }
-    return statement;
-  };
-}
+export const byText = <S>(make: (sql: string) => S): ((sql: string) => S) =>
+  madeOnce(new Map<string, S>(), make);
 
 /**
  * The WHERE clause of a list read newest first by `key`: `bounds` (its tenant, its cursor), then

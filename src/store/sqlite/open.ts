@@ -115,18 +115,24 @@ export function migrate(db: SqliteDb): void {
   })();
 }
 
+/** `make` run once per key, its result kept in `cache` (statements prepared once and reused). */
+export function madeOnce<K, T>(
+  cache: { get(key: K): T | undefined; set(key: K, value: T): unknown },
+  make: (key: K) => T,
+): (key: K) => T {
+  return (key) => {
+    let made = cache.get(key);
+    if (made === undefined) {
+      made = make(key);
+      cache.set(key, made);
+    }
+    return made;
+  };
+}
+
 /**
  * `prepare` run once per database: statements that several callers use inside one another's
  * transactions (a report's suppression, a claim's look-up) are prepared once and shared.
  */
-export function preparedOnce<T>(prepare: (db: SqliteDb) => T): (db: SqliteDb) => T {
-  const cache = new WeakMap<SqliteDb, T>();
-  return (db) => {
-    let prepared = cache.get(db);
-    if (prepared === undefined) {
-      prepared = prepare(db);
-      cache.set(db, prepared);
-    }
-    return prepared;
-  };
-}
+export const preparedOnce = <T>(prepare: (db: SqliteDb) => T): ((db: SqliteDb) => T) =>
+  madeOnce(new WeakMap<SqliteDb, T>(), prepare);

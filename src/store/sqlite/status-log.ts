@@ -1,9 +1,4 @@
-import {
-  LOG_SCAN_PAGES,
-  type LoggedStatus,
-  STATUS_TYPES_SQL,
-  type StatusLogStore,
-} from '../port/status-log.ts';
+import { fullPage, LOG_SCAN_PAGES, STATUS_TYPES_SQL, type StatusLogStore } from '../port/status-log.ts';
 import { type LoggedRow, loggedColumns, loggedFromRow } from '../rows-status.ts';
 import { seekTime, TIME_SKEW_MS } from '../seek-time.ts';
 import type { SqliteDb } from './open.ts';
@@ -61,10 +56,7 @@ export function createSqliteStatusLog(db: SqliteDb): StatusLogStore {
         tenants: options.tenants ? JSON.stringify(options.tenants) : null,
       });
       const page = rows.map((row) => loggedFromRow(row, String(row.cursor_id)));
-      // A full page ends at its last event; otherwise the read got through what it looked at.
-      if (page.length === options.limit)
-        return { rows: page, readTo: (page.at(-1) as LoggedStatus).cursor, more: true };
-      return { rows: page, readTo, more: scanned };
+      return fullPage(page, options.limit) ?? { rows: page, readTo, more: scanned };
     },
   };
 }
