@@ -23,10 +23,23 @@ export interface LaneRules {
   joins(row: string): string;
 }
 
+/**
+ * The condition of the ready index (priority, channel, lane_rank, seq), for the rows of `table`
+ * (a name or an alias). `lane_rank >= 0` holds for every row (ranks start at 0 and only grow);
+ * it is in the index's condition (migration 190) so that a statement without it cannot read
+ * that index. A tenant's tail (joinRank) leaves it out, so the planner can read the tail only from
+ * the line index, a seek. Otherwise PostgreSQL, with statistics taken while no row was ready,
+ * read the tail from the ready index backwards, filtering by tenant: for a tenant with no ready
+ * row, the whole of its cell's ready rows. Statements that read the ready index by priority and
+ * channel (the claim's heads, a cell's head, the queue's counts) say it in full.
+ */
+export const readyIndexed = (table = 'notifications') =>
+  `${table}.queue_state = 'ready' AND ${table}.lane_rank >= 0`;
+
 /** The rules in one dialect: SQLite spells the two-argument minimum MIN, PostgreSQL LEAST. */
 export function laneRules(least: 'MIN' | 'LEAST'): LaneRules {
   const head = (priority: string, channel: string) =>
-    `(SELECT h.lane_rank FROM notifications h WHERE h.queue_state = 'ready' AND h.priority = ${priority}
+    `(SELECT h.lane_rank FROM notifications h WHERE ${readyIndexed('h')} AND h.priority = ${priority}
        AND h.channel = ${channel} ORDER BY h.lane_rank LIMIT 1)`;
   return {
     joinRank: (tenant, priority, channel) =>

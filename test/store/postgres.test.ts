@@ -4,6 +4,7 @@ import { after } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
 import { createPostgresStore } from '../../src/store/postgres/index.ts';
 import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
+import { laneTailSuite } from './postgres-lane-tail.ts';
 import { statementPlansSuite } from './postgres-plans.ts';
 import { runStoreSuites } from './suites.ts';
 
@@ -16,7 +17,7 @@ const templateName = new URL(templateUrl).pathname.slice(1);
 
 const opened: Store[] = [];
 const statements = new Set<string>();
-const openPostgres = async (): Promise<Store> => {
+const openPostgres = async () => {
   const url = await server.createDatabase('herald_store', templateName);
   const store = await createPostgresStore(url, { max: 4, onStatement: (text) => statements.add(text) });
   opened.push(store);
@@ -29,4 +30,12 @@ after(async () => {
 });
 
 await runStoreSuites('postgres', openPostgres);
+// Its own statements (EXPLAIN, ANALYZE) are not the store's: not collected for the plans check.
+laneTailSuite(async () => {
+  const store = await createPostgresStore(await server.createDatabase('herald_tail', templateName), {
+    max: 4,
+  });
+  opened.push(store);
+  return store;
+});
 statementPlansSuite(statements, () => server.createDatabase('herald_plans', templateName));

@@ -2,6 +2,7 @@ import type { Channel } from '../../notifications/model.ts';
 import type { PriorityClaim, QueueDriver } from '../queue-core.ts';
 import { type NotificationRow, notificationFromRow } from '../rows.ts';
 import type { Query } from './connect.ts';
+import { readyIndexed } from './lanes.ts';
 
 /**
  * claimPriority for PostgreSQL, in ONE statement. Each channel's head is read from the ready
@@ -21,7 +22,7 @@ export const claimPriorityOn =
     const head = (channel: Channel) => {
       const take = caps[channel] > 0 ? Math.min(limit, caps[channel]) + 1 : 0;
       return tx`SELECT seq, channel, lane_rank, updated_at AS touched_at FROM notifications
-      WHERE queue_state = 'ready' AND priority = ${priority} AND channel = ${channel}
+      WHERE ${tx.unsafe(readyIndexed())} AND priority = ${priority} AND channel = ${channel}
       ORDER BY lane_rank, seq LIMIT ${take} FOR UPDATE SKIP LOCKED`;
     };
     const [row] = await tx<

@@ -12,7 +12,7 @@ import {
   statsGrid,
 } from '../queue-core.ts';
 import type { Query, Sql } from './connect.ts';
-import { frontRank, joinRank, joins } from './lanes.ts';
+import { frontRank, joinRank, joins, readyIndexed } from './lanes.ts';
 import { claimPriorityOn } from './queue-claim.ts';
 import { addSuppressionsOn, matchOn } from './suppressions.ts';
 
@@ -190,9 +190,12 @@ export function createPostgresQueue(sql: Sql): QueueStore {
       // on each poll of the dashboard (measured at 300,000 rows: 29 to 42 ms a call, against 0.5
       // to 0.6 ms).
       const ofTenant = tenant === undefined ? sql`` : sql`AND tenant = ${tenant}`;
+      // A tenant's ready rows are read from its line index, everyone's from the ready index.
+      const ready =
+        tenant === undefined ? sql.unsafe(readyIndexed()) : sql`queue_state = 'ready' ${ofTenant}`;
       const groups = await sql<QueueGroup[]>`
         SELECT priority, channel, 'ready' AS state, count(*)::int AS n, min(created_at) AS oldest
-          FROM notifications WHERE queue_state = 'ready' ${ofTenant} GROUP BY priority, channel
+          FROM notifications WHERE ${ready} GROUP BY priority, channel
         UNION ALL
         SELECT priority, channel, 'waiting', count(*)::int, min(created_at)
           FROM notifications WHERE queue_state = 'waiting' ${ofTenant} GROUP BY priority, channel

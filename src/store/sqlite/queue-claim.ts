@@ -1,6 +1,7 @@
 import { CHANNELS, type Channel } from '../../notifications/model.ts';
 import type { ClaimedRow, QueueDriver } from '../queue-core.ts';
 import { NOTIFICATION_COLUMNS, type NotificationRow, notificationFromRow } from '../rows.ts';
+import { readyIndexed } from './lanes.ts';
 import type { SqliteDb } from './open.ts';
 import { shaped } from './shaped.ts';
 
@@ -20,7 +21,7 @@ interface Head {
 export function createClaimPriority(db: SqliteDb) {
   const heads = db.prepare(
     `SELECT seq, channel, updated_at FROM notifications
-     WHERE queue_state = 'ready' AND priority = ? AND channel = ? ORDER BY lane_rank, seq LIMIT ?`,
+     WHERE ${readyIndexed()} AND priority = ? AND channel = ? ORDER BY lane_rank, seq LIMIT ?`,
   );
   const take = shaped<NotificationRow>(
     db.prepare(

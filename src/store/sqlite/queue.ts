@@ -10,7 +10,7 @@ import {
   runSync,
   statsGrid,
 } from '../queue-core.ts';
-import { frontRank, joinRank, joins } from './lanes.ts';
+import { frontRank, joinRank, joins, readyIndexed } from './lanes.ts';
 import { relaxedSync, type SqliteDb } from './open.ts';
 import { createClaimPriority } from './queue-claim.ts';
 import { shaped } from './shaped.ts';
@@ -179,11 +179,11 @@ function createDriver(db: SqliteDb): QueueDriver {
  * seek (for one tenant, a range of its line index), then that row's created_at.
  */
 function createStats(db: SqliteDb) {
-  // `ready` and `other` narrow the ready and the other states' rows to a tenant (or not at all).
+  // `ready` picks the ready rows (all or a tenant's); `other` narrows the other states' to a tenant.
   const statements = (ready: string, other: string) => ({
     ready: db.prepare(
       `SELECT priority, channel, COUNT(*) AS n, MIN(seq) AS first FROM notifications
-       WHERE queue_state = 'ready'${ready} GROUP BY priority, channel`,
+       WHERE ${ready} GROUP BY priority, channel`,
     ),
     // One query per state, each answered from that state's partial index: a single
     // `queue_state IN (...)` query cannot use them and scans the whole table (measured: a scan of
@@ -197,12 +197,12 @@ function createStats(db: SqliteDb) {
        WHERE queue_state = 'leased'${other} GROUP BY priority, channel`,
     ),
   });
-  const all = statements('', '');
+  const all = statements(readyIndexed(), '');
   // A tenant's ready rows are a range of its line index (tenant, priority, channel, lane_rank),
   // partial to ready rows and covering. For the other states `+tenant` keeps SQLite on the state's
   // partial index: by `tenant` it would pick (tenant, seq) and read every notification the tenant
   // ever sent.
-  const ofTenant = statements(' AND tenant = @tenant', ' AND +tenant = @tenant');
+  const ofTenant = statements("queue_state = 'ready' AND tenant = @tenant", ' AND +tenant = @tenant');
   // Seq follows acceptance, so the smallest ready seq is the oldest ready row.
   const createdAt = db.prepare('SELECT created_at FROM notifications WHERE seq = ?').pluck();
   const paused = db.prepare('SELECT priority, channel FROM queue_pauses WHERE resumed_at IS NULL');
