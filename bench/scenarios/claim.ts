@@ -35,6 +35,9 @@ function fillStore(name: string, count: number, sql: string, row: (i: number, no
   return { store, insert };
 }
 
+/** Tenants whose only waiting rows are scheduled for tomorrow, beside the late row's wait. */
+const SCHEDULED_TENANTS = 10_000;
+
 /** No checkpoint left over from the inserts lands inside a timed claim. */
 const checkpoint = (store: SqliteStore) => store.db.pragma('wal_checkpoint(TRUNCATE)');
 
@@ -77,13 +80,15 @@ function step(store: SqliteStore, now: number, claimBatch: number, perPriority: 
  * How long a row of another tenant that falls due (a retry, or a scheduled one) waits for its
  * claim when `count` LOW rows of tenant `newsletter` fell due just before it (a newsletter
  * scheduled for the same minute): a CRITICAL (promoted before LOW), or a LOW (tenants take turns
- * within a priority). Steps are run back to back, as the worker runs them while it promotes,
- * until one claims it.
+ * within a priority). `scheduled` other tenants, between the two in tenant order, each have a
+ * LOW scheduled for tomorrow (the walk of tenants passes over them). Steps are run back to back,
+ * as the worker runs them while it promotes, until one claims it.
  */
 async function dueBehindBacklog(
   count: number,
   claimBatch: number,
   priority: 0 | 3,
+  scheduled = 0,
 ): Promise<{ ms: number; steps: number }> {
   // Each LOW row falls due 2 s before its chunk was inserted, the late row 1 s before it is.
   const { store, insert } = fillStore(
@@ -99,6 +104,10 @@ async function dueBehindBacklog(
     const now = Date.now();
     const late = randomUUID();
     insert.run({ id: late, tenant: 'shop', priority, dueAt: now - 1000, now });
+    store.db.transaction(() => {
+      for (let i = 0; i < scheduled; i++)
+        insert.run({ id: randomUUID(), tenant: `reminders-${i}`, priority: 3, dueAt: now + 86_400_000, now });
+    })();
     checkpoint(store);
     // Behind a CRITICAL, LOW may take nothing (its provider is busy): what is measured is the
     // wait for promotion. A LOW is claimed with the newsletter's, in turns.
@@ -184,18 +193,22 @@ async function run(options: BenchOptions): Promise<Row[]> {
       );
     }
     const backlog = sizes[sizes.length - 1] as number;
-    for (const [priority, late] of [
-      [0, 'a CRITICAL'],
-      [3, "another tenant's LOW"],
+    for (const [priority, late, scheduled] of [
+      [0, 'a CRITICAL', 0],
+      [3, "another tenant's LOW", 0],
+      [3, "another tenant's LOW", SCHEDULED_TENANTS],
     ] as const) {
-      const due = await dueBehindBacklog(backlog, claimBatch, priority);
+      const due = await dueBehindBacklog(backlog, claimBatch, priority, scheduled);
+      const beside = scheduled
+        ? `, ${scheduled.toLocaleString('en-US')} other tenants' LOW scheduled for tomorrow`
+        : '';
       progress(
-        `claim: ${late} falling due after ${backlog} LOW: ${due.ms.toFixed(1)} ms, ${due.steps} steps`,
+        `claim: ${late} falling due after ${backlog} LOW${beside}: ${due.ms.toFixed(1)} ms, ${due.steps} steps`,
       );
       rows.push(
         measured(
           'claim',
-          `${late} falling due just after ${backlog.toLocaleString('en-US')} LOW: until claimed`,
+          `${late} falling due just after ${backlog.toLocaleString('en-US')} LOW${beside}: until claimed`,
           due.ms,
           'ms',
           {

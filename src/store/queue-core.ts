@@ -81,11 +81,13 @@ export interface QueueDriver {
   /** The suppressions among these keys: one statement for a whole claim. */
   suppressions(keys: readonly SuppressionKey[]): Awaitable<SuppressionRecord[]>;
   /**
-   * One turn of promotion by tenant in one priority (see promote): visits at most `visits`
-   * tenants with waiting rows of that priority, in tenant order after `after`, and moves up to
-   * `quota` of each one's due rows back to ready (in due order, keeping their seq), `limit` in
-   * all. Answers how many it moved and the last tenant it visited, or `last: null` when it went
-   * past the last tenant; `null` when no row of the priority is due (it visits none).
+   * One turn of promotion by tenant in one priority (see promote): looks at most at `looks`
+   * tenants with waiting rows of that priority, in tenant order after `after`, passing over those
+   * with none due, and visits at most `visits` of those with some: it moves up to `quota` of
+   * each one's due rows back to ready (in due order, keeping their seq), `limit` in all. Answers
+   * how many it moved and the last tenant it looked at, or `last: null` when it went past the
+   * last tenant; `null` when no row of the priority is due. When no more than `limit` are due,
+   * promoteDue takes them all in this step: it walks no tenant, moves none, and answers `after`.
    */
   promoteTurn(
     priority: number,
@@ -320,6 +322,7 @@ function* suppressedAmong(
 /** What a driver's promoteTurn is asked to do. */
 export interface PromotionTurn {
   after: string;
+  looks: number;
   visits: number;
   quota: number;
   limit: number;
@@ -333,14 +336,19 @@ export interface PromotionTurn {
 export type PromotionTurns = string[];
 export const promotionTurns = (): PromotionTurns => PRIORITIES.map(() => '');
 
-/** Tenants a promotion visits per priority and step (each visit two index seeks). */
+/** Tenants with due rows a promotion visits per priority and step (each visit two index seeks). */
 const TURN_VISITS = 64;
+/**
+ * Tenants a promotion looks at per priority and step, those it passes over included (one seek
+ * each): a tenant whose waiting rows are all scheduled later costs the walk a seek, not a visit.
+ */
+const TURN_LOOKS = 16 * TURN_VISITS;
 
 /**
  * Waiting rows due by `now` back to ready, at most `limit`: CRITICAL ones first, then HIGH,
  * NORMAL and LOW (a CRITICAL retry is never behind LOW). Within a priority, tenants take turns
- * first: a walk of up to TURN_VISITS tenants from where the last step's walk stopped, moving an
- * equal share of `limit` of each one's due rows, so one tenant's million rows falling due just
+ * first: a walk of up to TURN_VISITS tenants with due rows from where the last step's walk
+ * stopped (passing over those with none due), moving an equal share of `limit` of each one's due rows, so one tenant's million rows falling due just
  * before another's row do not hold that row back for the million's promotion. What the turns
  * leave of `limit` goes in due order, so a tenant alone keeps the whole step's pace.
  */
@@ -350,6 +358,7 @@ function* promote(now: number, limit: number, turns: PromotionTurns): Program<nu
     if (left === 0) break;
     const turn = {
       after: turns[priority] ?? '',
+      looks: TURN_LOOKS,
       visits: TURN_VISITS,
       quota: Math.ceil(left / TURN_VISITS),
       limit: left,

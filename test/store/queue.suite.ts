@@ -222,6 +222,39 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
       assert.equal((await cycle(store, { promoteLimit: 4 })).promoted, 0);
     });
 
+    it('passes over tenants with nothing due without spending a turn on them', async () => {
+      const store = await fresh();
+      // `bulk` has 40 LOW due, a hundred tenants between it and `zeta` have one LOW each
+      // scheduled for tomorrow, and `zeta` has one due. A walk visits 64 tenants with rows due,
+      // so with those hundred counted as visits it would not reach `zeta` in this step.
+      await seedMany(
+        store,
+        Array.from({ length: 40 }, () =>
+          newNotification({ tenant: 'bulk', priority: 'LOW', scheduledAt: T0 + 100 }),
+        ),
+      );
+      await seedMany(
+        store,
+        Array.from({ length: 100 }, (_, i) =>
+          newNotification({
+            tenant: `later-${String(i).padStart(3, '0')}`,
+            priority: 'LOW',
+            scheduledAt: T0 + 24 * 3600_000,
+          }),
+        ),
+      );
+      const [zeta] = await seedMany(store, [
+        newNotification({ tenant: 'zeta', priority: 'LOW', scheduledAt: T0 + 300 }),
+      ]);
+      const first = await cycle(store, { promoteLimit: 10 });
+      assert.equal(first.promoted, 10);
+      assert.ok(
+        first.claimed.some((n) => n.id === zeta),
+        'zeta promoted in the first step',
+      );
+      assert.ok(first.claimed.every((n) => !n.tenant.startsWith('later-')));
+    });
+
     it('gives the attempt back on a hold and writes THROTTLED once per run of holds', async () => {
       const store = await fresh();
       const [id] = await seedMany(store, [newNotification()]);

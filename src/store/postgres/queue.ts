@@ -97,27 +97,35 @@ function driverOn(tx: Query): QueueDriver {
         FROM json_to_recordset(${json(rows)}::text::json)
           AS s(seq bigint, id text, tenant text, channel text, recipient text, content text, attempt int)`;
     },
-    async promoteTurn(priority, now, { after, visits, quota, limit }) {
-      // The walk (promote in queue-core.ts) in one statement: a recursive skip from tenant to
-      // tenant through the (priority, tenant, due_at, seq) index (row 0 is the start, and there
-      // is none when nothing of the priority is due; a NULL tenant is the end), and each visited
-      // tenant's first due rows. The priority is a literal, as in promoteDue.
+    async promoteTurn(priority, now, { after, looks, visits, quota, limit }) {
+      // How many rows are due, up to one more than the step may promote; then, when more are,
+      // the walk (promote in queue-core.ts) in one statement: a recursive skip from tenant to
+      // tenant through the (priority, tenant, due_at, seq) index, each step the next tenant's
+      // first entry, which holds its earliest due_at (row 0 is the start, a NULL tenant the end),
+      // and the first due rows of each tenant with some due. The priority is a literal, as in
+      // promoteDue.
       const p = tx.unsafe(String(priority));
+      const [{ due }] = await tx<
+        [{ due: number }]
+      >`SELECT count(*)::int AS due FROM (SELECT 1 FROM notifications
+        WHERE queue_state = 'waiting' AND priority = ${p} AND due_at <= ${now} LIMIT ${limit + 1}) d`;
+      if (due === 0) return null;
+      if (due <= limit) return { promoted: 0, last: after };
       const rows = await tx<{ tenant: string | null; seq: number | null }[]>`
-        WITH RECURSIVE walk(tenant, n) AS (
-          SELECT ${after}::text, 0 WHERE EXISTS (SELECT 1 FROM notifications
-            WHERE queue_state = 'waiting' AND priority = ${p} AND due_at <= ${now})
+        WITH RECURSIVE walk(tenant, due, visits, n) AS (
+          SELECT ${after}::text, NULL::bigint, 0, 0
           UNION ALL
-          SELECT (SELECT x.tenant FROM notifications x
-                  WHERE x.queue_state = 'waiting' AND x.priority = ${p} AND x.tenant > walk.tenant
-                  ORDER BY x.tenant LIMIT 1), walk.n + 1
-          FROM walk WHERE walk.tenant IS NOT NULL AND walk.n < ${visits})
+          SELECT nx.tenant, nx.due_at, walk.visits + CASE WHEN nx.due_at <= ${now} THEN 1 ELSE 0 END, walk.n + 1
+          FROM walk LEFT JOIN LATERAL (
+            SELECT x.tenant, x.due_at FROM notifications x
+            WHERE x.queue_state = 'waiting' AND x.priority = ${p} AND x.tenant > walk.tenant
+            ORDER BY x.tenant, x.due_at LIMIT 1) nx ON true
+          WHERE walk.tenant IS NOT NULL AND walk.visits < ${visits} AND walk.n < ${looks})
         SELECT walk.tenant, d.seq FROM walk LEFT JOIN LATERAL (
           SELECT y.seq, y.due_at FROM notifications y
           WHERE y.queue_state = 'waiting' AND y.priority = ${p} AND y.tenant = walk.tenant AND y.due_at <= ${now}
-          ORDER BY y.due_at, y.seq LIMIT ${quota}) d ON walk.n > 0
+          ORDER BY y.due_at, y.seq LIMIT ${quota}) d ON walk.due <= ${now}
         ORDER BY walk.n, d.due_at, d.seq`;
-      if (rows.length === 0) return null;
       const seqs: number[] = [];
       let last: string | null = after;
       for (const row of rows) {

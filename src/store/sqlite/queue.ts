@@ -63,12 +63,18 @@ function createDriver(db: SqliteDb): QueueDriver {
        ORDER BY due_at, seq LIMIT ?`,
     )
     .pluck();
-  const nextTenant = db
+  // Whether more than `limit` rows are due: the one after them.
+  const dueBeyond = db
     .prepare(
-      `SELECT tenant FROM notifications WHERE queue_state = 'waiting' AND priority = ? AND tenant > ?
-       ORDER BY tenant LIMIT 1`,
+      `SELECT seq FROM notifications WHERE queue_state = 'waiting' AND priority = ? AND due_at <= ?
+       ORDER BY due_at, seq LIMIT 1 OFFSET ?`,
     )
     .pluck();
+  // The next tenant's first entry, which holds its earliest due_at.
+  const nextTenant = db.prepare(
+    `SELECT tenant, due_at FROM notifications WHERE queue_state = 'waiting' AND priority = ? AND tenant > ?
+     ORDER BY tenant, due_at LIMIT 1`,
+  );
   const tenantDue = db
     .prepare(
       `SELECT seq FROM notifications WHERE queue_state = 'waiting' AND priority = ? AND tenant = ? AND due_at <= ?
@@ -151,14 +157,18 @@ function createDriver(db: SqliteDb): QueueDriver {
       addSuppressionsSync(db, entries, now);
     },
     suppressions: (keys) => matchSuppressionsSync(db, keys),
-    promoteTurn(priority, now, { after, visits, quota, limit }) {
+    promoteTurn(priority, now, { after, looks, visits, quota, limit }) {
       if (due.get(priority, now, 1) === undefined) return null;
+      if (dueBeyond.get(priority, now, limit) === undefined) return { promoted: 0, last: after };
       let promoted = 0;
+      let visited = 0;
       let tenant = after;
-      for (let visited = 0; visited < visits && promoted < limit; visited++) {
-        const next = nextTenant.get(priority, tenant) as string | undefined;
+      for (let looked = 0; looked < looks && visited < visits && promoted < limit; looked++) {
+        const next = nextTenant.get(priority, tenant) as { tenant: string; due_at: number } | undefined;
         if (next === undefined) return { promoted, last: null };
-        tenant = next;
+        tenant = next.tenant;
+        if (next.due_at > now) continue;
+        visited++;
         promoted += promoteAll(
           tenantDue.all(priority, tenant, now, Math.min(quota, limit - promoted)) as number[],
         );
