@@ -348,9 +348,10 @@ const TURN_LOOKS = 16 * TURN_VISITS;
  * Waiting rows due by `now` back to ready, at most `limit`: CRITICAL ones first, then HIGH,
  * NORMAL and LOW (a CRITICAL retry is never behind LOW). Within a priority, tenants take turns
  * first: a walk of up to TURN_VISITS tenants with due rows from where the last step's walk
- * stopped (passing over those with none due), moving an equal share of `limit` of each one's due rows, so one tenant's million rows falling due just
- * before another's row do not hold that row back for the million's promotion. What the turns
- * leave of `limit` goes in due order, so a tenant alone keeps the whole step's pace.
+ * stopped (passing over those with none due), moving an equal share of `limit` of each one's
+ * due rows, so one tenant's million rows falling due just before another's row do not hold that
+ * row back for the million's promotion. What the turns leave of `limit` goes in due order, so a
+ * tenant alone keeps the whole step's pace; with no more rows due than `limit`, there is no walk.
  */
 function* promote(now: number, limit: number, turns: PromotionTurns): Program<number> {
   let left = limit;
