@@ -9,14 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { createPostgresStore } from '../../src/store/postgres/index.ts';
 import { joinRank } from '../../src/store/postgres/lanes.ts';
-
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Index Cond'?: string;
-  Filter?: string;
-  Plans?: PlanNode[];
-}
+import type { PlanNode } from './postgres-plans.ts';
 
 const scans = (node: PlanNode): PlanNode[] => [
   ...(node['Index Name'] ? [node] : []),

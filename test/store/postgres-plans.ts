@@ -16,11 +16,12 @@ import postgres from 'postgres';
 import { GROWING_TABLES } from './growing-tables.ts';
 
 /** A plan node as `EXPLAIN (FORMAT JSON)` gives it. */
-interface PlanNode {
+export interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
   'Index Cond'?: string;
+  Filter?: string;
   Plans?: PlanNode[];
 }
 
