@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { Pool } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import { isAllowedHost, publicOnlyLookup, refusedAtConnect, refusedUrl } from '../providers/outbound.ts';
 import { signatureHeader } from './signing.ts';
 
@@ -66,6 +66,59 @@ const KEPT_ANSWERS = 8;
 /** Whether the receiver closes each connection after its answer (`Connection: close`). */
 const closesConnections = (headers: Record<string, string | string[] | undefined>) =>
   /\bclose\b/i.test(String(headers.connection ?? ''));
+
+/** What a receiver answered: its status, and whether it closes the connection after it. */
+interface Answered {
+  statusCode: number;
+  closes: boolean;
+}
+
+/**
+ * Sends one request on `dispatcher` and resolves with its answer once the answer's body has been
+ * read and dropped (so the connection is reused) or has broken off, or rejects with why there was
+ * no answer. A dispatch handler rather than undici's request(), which builds a stream for each
+ * answer's body and an async resource for each request (a script posting 50,000 to an HTTPS
+ * receiver, 32 in flight: 26.0 to 27.0 µs of the poster's CPU a post with request(), 23.5 to
+ * 23.8 µs with this).
+ */
+function send(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  signal: AbortSignal,
+): Promise<Answered> {
+  return new Promise((resolve, reject) => {
+    let answered: Answered | undefined;
+    // A request undici sends again (a pipelined one whose connection closed) starts again.
+    let current: Dispatcher.DispatchController | undefined;
+    let onAbort: (() => void) | undefined;
+    const settle = () => {
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+    };
+    dispatcher.dispatch(options, {
+      onRequestStart(controller) {
+        current = controller;
+        if (signal.aborted) return controller.abort(signal.reason);
+        if (onAbort) return;
+        onAbort = () => current?.abort(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+      },
+      onResponseStart(_controller, statusCode, headers) {
+        // A 1xx is not the answer; the answer follows it.
+        if (statusCode >= 200) answered = { statusCode, closes: closesConnections(headers) };
+      },
+      onResponseEnd() {
+        settle();
+        resolve(answered as Answered);
+      },
+      // An answer whose body broke off (or outlived the deadline) still counts: its status came.
+      onResponseError(_controller, error) {
+        settle();
+        if (answered) resolve(answered);
+        else reject(error);
+      },
+    });
+  });
+}
 
 /** Requests that start within this long of each other share one timeout signal. */
 const SHARE_DEADLINE_MS = 100;
@@ -193,36 +246,38 @@ export function createPoster(
       try {
         // The dispatcher's own request(), not fetch(): a callback is one small POST, and fetch's
         // WHATWG streams cost several times more CPU per request.
-        const response = await dispatcher.request({
-          origin,
-          path,
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': 'Herald-Callbacks/1',
-            'webhook-id': request.messageId,
-            'webhook-timestamp': String(request.timestamp),
-            'webhook-signature': signatureHeader(
-              request.secrets,
-              request.messageId,
-              request.timestamp,
-              request.body,
-            ),
+        const answer = await send(
+          dispatcher,
+          {
+            origin,
+            path,
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              'user-agent': 'Herald-Callbacks/1',
+              'webhook-id': request.messageId,
+              'webhook-timestamp': String(request.timestamp),
+              'webhook-signature': signatureHeader(
+                request.secrets,
+                request.messageId,
+                request.timestamp,
+                request.body,
+              ),
+            },
+            body: request.body,
+            // Pipelined (see createPoster): undici holds a POST back until the connection is
+            // idle unless it may be sent again, and pipelines nothing behind a blocking one.
+            idempotent: true,
+            blocking: false,
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
           },
-          body: request.body,
-          // Pipelined (see createPoster): undici holds a POST back until the connection is
-          // idle unless it may be sent again, and pipelines nothing behind a blocking one.
-          idempotent: true,
-          blocking: false,
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-          signal: deadline(),
-        });
-        noteAnswer(target, closesConnections(response.headers));
-        // The answer is read (so the connection is reused) and dropped: never stored or logged.
-        // Redirects are not followed (a 3xx is a failed attempt).
-        await response.body.dump().catch(() => undefined);
-        return { statusCode: response.statusCode, error: null };
+          deadline(),
+        );
+        noteAnswer(target, answer.closes);
+        // The answer's body was read and dropped: never stored or logged. Redirects are not
+        // followed (a 3xx is a failed attempt).
+        return { statusCode: answer.statusCode, error: null };
       } catch (error) {
         // Herald's own words, never the error's code or text: a closed port, a filtered one and
         // a TLS mismatch would otherwise answer differently (ECONNREFUSED, a timeout, OpenSSL's
