@@ -244,8 +244,8 @@ export function createPoster(
       if ('refused' in target) return { statusCode: null, error: target.refused, refused: true };
       const { origin, path, dispatcher } = target;
       try {
-        // The dispatcher's own request(), not fetch(): a callback is one small POST, and fetch's
-        // WHATWG streams cost several times more CPU per request.
+        // A dispatch of the callback's pool (send, above), not fetch(): a callback is one small
+        // POST, and fetch's WHATWG streams cost several times more CPU per request.
         const answer = await send(
           dispatcher,
           {
