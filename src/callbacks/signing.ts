@@ -1,4 +1,5 @@
 import { createHash, createHmac, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
+import { lru, madeOnce } from '../made-once.ts';
 
 /**
  * Standard Webhooks signing (https://www.standardwebhooks.com): a secret is `whsec_` + base64 of
@@ -16,18 +17,9 @@ export function newSecret(): string {
 }
 
 /** Secrets' keys, decoded once: a burst signs thousands of messages with the same few. */
-const keys = new Map<string, KeyObject>();
-const KEYS_KEPT = 1000;
-
-function keyOf(secret: string): KeyObject {
-  let key = keys.get(secret);
-  if (!key) {
-    if (keys.size >= KEYS_KEPT) keys.clear();
-    key = createSecretKey(Buffer.from(secret.slice(PREFIX.length), 'base64'));
-    keys.set(secret, key);
-  }
-  return key;
-}
+const keyOf = madeOnce(lru<KeyObject>(1000), (secret: string) =>
+  createSecretKey(Buffer.from(secret.slice(PREFIX.length), 'base64')),
+);
 
 /** The `webhook-signature` header: one `v1,` signature per secret, space-separated (rotation). */
 export function signatureHeader(
@@ -37,12 +29,9 @@ export function signatureHeader(
   body: string,
 ): string {
   const signed = `${id}.${timestamp}.${body}`;
-  let header = '';
-  for (const secret of secrets) {
-    const signature = createHmac('sha256', keyOf(secret)).update(signed).digest('base64');
-    header += header ? ` v1,${signature}` : `v1,${signature}`;
-  }
-  return header;
+  return secrets
+    .map((secret) => `v1,${createHmac('sha256', keyOf(secret)).update(signed).digest('base64')}`)
+    .join(' ');
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Channel, Content } from '../channels.ts';
 import { ServerSchema } from '../config/schema.ts';
+import { lru } from '../made-once.ts';
 import { type Priority, priorityRank } from '../notifications/model.ts';
 import type { Store } from '../store/port/index.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
@@ -38,25 +39,6 @@ function literal(content: Content): Content | undefined {
     if (typeof source === 'string' && hasLiquid(source)) return undefined;
   }
   return content;
-}
-
-/** A tiny LRU: Map keeps insertion order, so the first key is the least recently used. */
-function lru<V>(max: number) {
-  const map = new Map<string, V>();
-  return {
-    get(key: string): V | undefined {
-      const value = map.get(key);
-      if (value !== undefined) {
-        map.delete(key);
-        map.set(key, value);
-      }
-      return value;
-    },
-    set(key: string, value: V) {
-      map.set(key, value);
-      if (map.size > max) map.delete(map.keys().next().value as string);
-    },
-  };
 }
 
 let sharedPool: RenderPool | undefined;

@@ -1,5 +1,6 @@
+import { madeOnce } from '../../made-once.ts';
 import { LIST_SCAN } from '../port/scanned-page.ts';
-import { madeOnce, type SqliteDb } from './open.ts';
+import type { SqliteDb } from './open.ts';
 
 /**
  * The WHERE clause of a list query from optional filters: each `[clause with one ?, value]`

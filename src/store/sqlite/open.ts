@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { madeOnce } from '../../made-once.ts';
 
 /** The better-sqlite3 methods the adapter uses, and no others. */
 export type SqliteDb = Pick<
@@ -113,21 +114,6 @@ export function migrate(db: SqliteDb): void {
       record.run(name, Date.now());
     }
   })();
-}
-
-/** `make` run once per key, its result kept in `cache` (statements prepared once and reused). */
-export function madeOnce<K, T>(
-  cache: { get(key: K): T | undefined; set(key: K, value: T): unknown },
-  make: (key: K) => T,
-): (key: K) => T {
-  return (key) => {
-    let made = cache.get(key);
-    if (made === undefined) {
-      made = make(key);
-      cache.set(key, made);
-    }
-    return made;
-  };
 }
 
 /**
