@@ -63,11 +63,11 @@ function createDriver(db: SqliteDb): QueueDriver {
        ORDER BY due_at, seq LIMIT ?`,
     )
     .pluck();
-  // Whether more than `limit` rows are due: the one after them.
-  const dueBeyond = db
+  // How many rows are due, counting up to a given number.
+  const dueUpTo = db
     .prepare(
-      `SELECT seq FROM notifications WHERE queue_state = 'waiting' AND priority = ? AND due_at <= ?
-       ORDER BY due_at, seq LIMIT 1 OFFSET ?`,
+      `SELECT COUNT(*) FROM (SELECT 1 FROM notifications
+         WHERE queue_state = 'waiting' AND priority = ? AND due_at <= ? LIMIT ?)`,
     )
     .pluck();
   // The next tenant's first entry, which holds its earliest due_at.
@@ -158,8 +158,9 @@ function createDriver(db: SqliteDb): QueueDriver {
     },
     suppressions: (keys) => matchSuppressionsSync(db, keys),
     promoteTurn(priority, now, { after, looks, visits, quota, limit }) {
-      if (due.get(priority, now, 1) === undefined) return null;
-      if (dueBeyond.get(priority, now, limit) === undefined) return { promoted: 0, last: after };
+      const dueNow = dueUpTo.get(priority, now, limit + 1) as number;
+      if (dueNow === 0) return null;
+      if (dueNow <= limit) return { promoted: 0, last: after };
       let promoted = 0;
       let visited = 0;
       let tenant = after;
