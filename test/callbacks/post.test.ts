@@ -7,7 +7,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createDeadlines, createPoster } from '../../src/callbacks/post.ts';
+import { createDeadlines, createPoster, type PostAnswer } from '../../src/callbacks/post.ts';
 import { peerTls } from '../helpers/peers/webpush.ts';
 import { warningsDuring } from '../helpers/warnings.ts';
 
@@ -20,6 +20,11 @@ const messageTo = (url: string, messageId = 'msg_1', lane = 'cb_1') => ({
   body: '{}',
   lane,
 });
+
+/** Every answer is the receiver's 204. */
+const allAnswered = (answers: readonly PostAnswer[]) => {
+  for (const answer of answers) assert.deepEqual(answer, { statusCode: 204, error: null });
+};
 
 describe('callback request deadlines', () => {
   it('hands one signal to the requests that start within the window, and a new one after it', async () => {
@@ -230,8 +235,7 @@ describe("callback poster: each callback's own connections", () => {
       while (held.length < 8) await sleep(5);
       assert.equal(new Set(ports).size, 8, 'eight connections, one request each');
       for (const response of held.splice(0)) response.writeHead(204).end();
-      for (const answer of await Promise.all(flood))
-        assert.deepEqual(answer, { statusCode: 204, error: null });
+      allAnswered(await Promise.all(flood));
     } finally {
       await poster.close();
     }
@@ -252,7 +256,7 @@ describe("callback poster: each callback's own connections", () => {
       const other = await Promise.all(
         Array.from({ length: 8 }, (_, i) => poster.post(message('cb_other', '/hook', i))),
       );
-      for (const answer of other) assert.deepEqual(answer, { statusCode: 204, error: null });
+      allAnswered(other);
       assert.equal(held.length, 8, "the flood's other eight still wait for its connection");
       // On connections of its own (one request each: its receiver has yet to keep them).
       const [floodPort] = ports;
@@ -263,8 +267,7 @@ describe("callback poster: each callback's own connections", () => {
         await sleep(5);
       }
       for (const response of held.filter((r) => !r.headersSent)) response.writeHead(204).end();
-      for (const answer of await Promise.all(flood))
-        assert.deepEqual(answer, { statusCode: 204, error: null });
+      allAnswered(await Promise.all(flood));
     } finally {
       await poster.close();
     }
@@ -281,7 +284,7 @@ describe("callback poster: each callback's own connections", () => {
       // The first was cut with its connection (a failed attempt, retried by the sender later);
       // the seven pipelined behind it went again on a new connection and were answered.
       assert.deepEqual(answers[0], { statusCode: null, error: 'could not reach the callback URL' });
-      for (const answer of answers.slice(1)) assert.deepEqual(answer, { statusCode: 204, error: null });
+      allAnswered(answers.slice(1));
       assert.ok(new Set(ports).size >= 2);
       for (let i = 1; i < 8; i++) assert.ok(seen.includes(`msg_cb_cut_${i}`));
     } finally {
