@@ -51,7 +51,10 @@ type Target = { url: string } & (
       /** Pipelined yet; and whether it never will be (its receiver closes connections). */
       pipelined: boolean;
       single: boolean;
-      /** Answers since the last one that closed its connection (or since the first). */
+      /** Answers, and connections opened, on the current connections (`dispatcher`). */
+      answers: number;
+      connects: number;
+      /** Answers since the receiver last closed a connection after its answer (or since the first). */
       sinceClose: number;
     }
   | { refused: string }
@@ -63,15 +66,12 @@ type Target = { url: string } & (
  */
 const KEPT_ANSWERS = 8;
 
-/** Whether the receiver closes each connection after its answer (`Connection: close`). */
-const closesConnections = (headers: Record<string, string | string[] | undefined>) =>
-  /\bclose\b/i.test(String(headers.connection ?? ''));
-
-/** What a receiver answered: its status, and whether it closes the connection after it. */
-interface Answered {
-  statusCode: number;
-  closes: boolean;
-}
+/**
+ * Whether undici closed a connection because the answer said it would not be kept: a
+ * `Connection: close`, or an HTTP/1.0 answer without keep-alive, which says nothing and closes.
+ */
+const closedAfterAnswer = (error: unknown) =>
+  (error as { code?: unknown }).code === 'UND_ERR_INFO' && (error as Error).message === 'reset';
 
 /**
  * Sends one request on `dispatcher` and resolves with its answer once the answer's body has been
@@ -85,9 +85,9 @@ function send(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
   signal: AbortSignal,
-): Promise<Answered> {
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    let answered: Answered | undefined;
+    let answered: number | undefined;
     // A request undici sends again (a pipelined one whose connection closed) starts again.
     let current: Dispatcher.DispatchController | undefined;
     let onAbort: (() => void) | undefined;
@@ -102,18 +102,18 @@ function send(
         onAbort = () => current?.abort(signal.reason);
         signal.addEventListener('abort', onAbort, { once: true });
       },
-      onResponseStart(_controller, statusCode, headers) {
+      onResponseStart(_controller, statusCode) {
         // A 1xx is not the answer; the answer follows it.
-        if (statusCode >= 200) answered = { statusCode, closes: closesConnections(headers) };
+        if (statusCode >= 200) answered = statusCode;
       },
       onResponseEnd() {
         settle();
-        resolve(answered as Answered);
+        resolve(answered as number);
       },
       // An answer whose body broke off (or outlived the deadline) still counts: its status came.
       onResponseError(_controller, error) {
         settle();
-        if (answered) resolve(answered);
+        if (answered !== undefined) resolve(answered);
         else reject(error);
       },
     });
@@ -166,38 +166,54 @@ export function createPoster(
   concurrency = 32,
 ) {
   const deadline = createDeadlines(timeoutMs);
-  // A callback's connections: pipelined, or one request each for a receiver that closes them.
-  const poolOf = (origin: string, lookup: typeof publicOnlyLookup | undefined, pipelined: boolean) =>
-    new Pool(origin, {
-      connect: lookup ? { lookup } : {},
+  type Reachable = Extract<Target, { dispatcher: Pool }>;
+  /**
+   * Pipelining is earned: a callback starts with one request a connection, and is pipelined once
+   * its receiver has given KEPT_ANSWERS answers on connections it kept (answers beyond the
+   * connections opened). A receiver that closes each connection after its answer, with
+   * `Connection: close` or as HTTP/1.0 does without a word, never earns it: it would have every
+   * request pipelined behind an answer sent again, up to eight times the traffic, each copy
+   * handled. A pipelined receiver that closes a connection after an answer again within
+   * KEPT_ANSWERS answers goes back to one request a connection for good; one that does so now
+   * and then (a web server's requests-per-connection limit) stays pipelined.
+   */
+  const noteAnswer = (target: Reachable) => {
+    target.answers += 1;
+    target.sinceClose += 1;
+    const kept = target.answers - target.connects;
+    if (!target.pipelined && !target.single && kept >= KEPT_ANSWERS) swap(target, true);
+  };
+  const noteClosedAfterAnswer = (target: Reachable) => {
+    if (target.pipelined && target.sinceClose < KEPT_ANSWERS) {
+      swap(target, false);
+      target.single = true;
+    }
+    target.sinceClose = 0;
+  };
+  // A callback's connections: pipelined, or one request each until the receiver has kept them.
+  const poolOf = (target: Reachable, pipelined: boolean) => {
+    const pool = new Pool(target.origin, {
+      connect: target.lookup ? { lookup: target.lookup } : {},
       ...(pipelined
         ? { connections: Math.ceil(concurrency / PIPELINING), pipelining: PIPELINING }
         : { connections: concurrency, pipelining: 1 }),
     });
-  const swap = (target: Extract<Target, { dispatcher: Pool }>, pipelined: boolean) => {
+    target.answers = 0;
+    target.connects = 0;
+    pool.on('connect', () => {
+      if (target.dispatcher === pool) target.connects += 1;
+    });
+    pool.on('disconnect', (_origin, _targets, error) => {
+      if (target.dispatcher === pool && closedAfterAnswer(error)) noteClosedAfterAnswer(target);
+    });
+    return pool;
+  };
+  const swap = (target: Reachable, pipelined: boolean) => {
     const old = target.dispatcher;
-    target.dispatcher = poolOf(target.origin, target.lookup, pipelined);
+    target.dispatcher = poolOf(target, pipelined);
     target.pipelined = pipelined;
     // What the old connections carry finishes on them; they close once idle.
     old.close().catch(() => undefined);
-  };
-  /**
-   * Pipelining is earned: a callback starts with one request a connection, and is pipelined once
-   * its receiver has kept KEPT_ANSWERS connections open. A receiver that closes each connection
-   * after its answer (`Connection: close`) would have every request pipelined behind it sent
-   * again, eight times the traffic, each copy handled; one that closes a connection again within
-   * KEPT_ANSWERS answers goes back to one request a connection for good. A receiver that closes
-   * a connection now and then (a web server's requests-per-connection limit) stays pipelined.
-   */
-  const noteAnswer = (target: Extract<Target, { dispatcher: Pool }>, closed: boolean) => {
-    if (closed) {
-      if (target.pipelined && target.sinceClose < KEPT_ANSWERS) swap(target, false);
-      if (!target.pipelined) target.single = true;
-      target.sinceClose = 0;
-      return;
-    }
-    target.sinceClose += 1;
-    if (!target.pipelined && !target.single && target.sinceClose >= KEPT_ANSWERS) swap(target, true);
   };
   // Each callback's URL checked and parsed once: a burst posts to the same few URLs many
   // thousand times (two URL parses and the address checks were a few µs of each post).
@@ -222,17 +238,19 @@ export function createPoster(
     if (refused) target = { url: raw, refused: `callback URL ${refused}` };
     else {
       const url = new URL(raw);
-      const lookup = isAllowedHost(url, allowedHosts) ? undefined : publicOnlyLookup;
-      target = {
+      const reachable = {
         url: raw,
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
-        dispatcher: poolOf(url.origin, lookup, false),
-        lookup,
+        lookup: isAllowedHost(url, allowedHosts) ? undefined : publicOnlyLookup,
         pipelined: false,
         single: false,
+        answers: 0,
+        connects: 0,
         sinceClose: 0,
-      };
+      } as Reachable;
+      reachable.dispatcher = poolOf(reachable, false);
+      target = reachable;
     }
     if (targets.size >= MAX_TARGETS) forget(targets.keys().next().value as string);
     targets.set(lane, target);
@@ -246,7 +264,7 @@ export function createPoster(
       try {
         // A dispatch of the callback's pool (send, above), not fetch(): a callback is one small
         // POST, and fetch's WHATWG streams cost several times more CPU per request.
-        const answer = await send(
+        const statusCode = await send(
           dispatcher,
           {
             origin,
@@ -274,10 +292,10 @@ export function createPoster(
           },
           deadline(),
         );
-        noteAnswer(target, answer.closes);
+        noteAnswer(target);
         // The answer's body was read and dropped: never stored or logged. Redirects are not
         // followed (a 3xx is a failed attempt).
-        return { statusCode: answer.statusCode, error: null };
+        return { statusCode, error: null };
       } catch (error) {
         // Herald's own words, never the error's code or text: a closed port, a filtered one and
         // a TLS mismatch would otherwise answer differently (ECONNREFUSED, a timeout, OpenSSL's
