@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './tmp.ts';
@@ -20,6 +20,34 @@ export function memoryOf(pid: number): { peakMb: number; currentMb: number } | u
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What the threads of a process have had of the CPUs so far, in ms: time on a CPU, and time
+ * runnable but waiting for one (Linux's /proc/<pid>/task/<tid>/schedstat; 'self' for this one).
+ * A thread that ended is no longer counted.
+ */
+export function threadTimesOf(pid: number | 'self'): { runMs: number; waitMs: number } {
+  let runNs = 0;
+  let waitNs = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+      runNs += run ?? 0;
+      waitNs += wait ?? 0;
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return { runMs: runNs / 1e6, waitMs: waitNs / 1e6 };
+}
+
+/** The machine's idle and total CPU time so far, in ms of one core (/proc/stat). */
+export function machineCpuMs(): { idle: number; total: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+  // idle and iowait; the sum of every state.
+  return { idle: ((ticks[3] ?? 0) + (ticks[4] ?? 0)) * 10, total: ticks.reduce((a, b) => a + b, 0) * 10 };
 }
 
 /** A child process whose output is kept (last lines) for error messages and read line by line. */

@@ -11,6 +11,7 @@ import { acceptOrShed, runLoad } from '../lib/load.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions, RoundSize } from '../lib/options.ts';
 import { runPaced } from '../lib/paced.ts';
+import { machineCpuMs, threadTimesOf } from '../lib/proc.ts';
 import { measured, type Row } from '../lib/report.ts';
 import { SseCounter } from '../lib/sse-count.ts';
 import { followLag } from '../lib/sse-lag.ts';
@@ -105,6 +106,12 @@ interface Drained {
   streamed: Streamed;
   /** GET /health every 50 ms through the drain (in each of the three, so they pay the same). */
   health: { ms: number[]; failed: number };
+  /**
+   * From the drain's start to its last callback's receipt, a notification's share in µs of:
+   * Herald's threads' time on a CPU, and waiting for one; the bench's (the receiver and the
+   * streams' readers) time on a CPU. And the share of the machine's two cores left idle.
+   */
+  cpu: { herald: number; heraldWait: number; bench: number; idle: number };
 }
 
 /**
@@ -127,6 +134,12 @@ async function drain(count: number, streams: number, callback: boolean): Promise
   }
   progress(`callbacks (${label}): draining ${count.toLocaleString('en-US')}`);
   const runner = await deploy('sqlite', { dataDir, env });
+  const heraldPid = runner.processes[0]?.pid as number;
+  const cpuAtStart = {
+    herald: threadTimesOf(heraldPid),
+    bench: threadTimesOf('self'),
+    machine: machineCpuMs(),
+  };
   const streaming = new AbortController();
   // Stopped however the drain ends (the prober is a process of its own).
   const probe = probeHealth(runner.api.url, 50);
@@ -138,14 +151,23 @@ async function drain(count: number, streams: number, callback: boolean): Promise
     if (receiver) {
       const deadline = Date.now() + Math.max(60_000, count);
       while (receiver.lags.length < count && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 200));
+        await new Promise((r) => setTimeout(r, 20));
     }
+    const [machine, herald, bench] = [machineCpuMs(), threadTimesOf(heraldPid), threadTimesOf('self')];
+    const perNotification = (ms: number) => (ms * 1000) / count;
+    const cpu = {
+      herald: perNotification(herald.runMs - cpuAtStart.herald.runMs),
+      heraldWait: perNotification(herald.waitMs - cpuAtStart.herald.waitMs),
+      bench: perNotification(bench.runMs - cpuAtStart.bench.runMs),
+      idle: (machine.idle - cpuAtStart.machine.idle) / (machine.total - cpuAtStart.machine.total),
+    };
     const span = await deliveredSpan({ dataDir });
     return {
       perSecond: span?.perSecond ?? drained.perSecond,
       lags: receiver?.lags ?? [],
       streamed: { events: streamed.events, reconnects: streamed.reconnects },
       health,
+      cpu,
     };
   } finally {
     streaming.abort();
@@ -345,6 +367,14 @@ export const callbacksScenario: Scenario = {
         },
       );
     };
+    // What each drain cost the machine's two cores: the budget the callback and the streams have.
+    const cpuRow = (which: 'baseline' | 'callbackOnly' | 'both', what: string) => {
+      const of = (key: keyof Drained['cpu']) => median(rounds.map((r) => r[which].cpu[key]));
+      const each = rounds.map((r) => r[which].cpu.herald.toFixed(1)).join(', ');
+      return measured('callbacks', `Herald's CPU a notification, drain ${what}`, of('herald'), 'µs', {
+        note: `medians of ${rounds.length} rounds (${each} µs): every thread's time on a CPU, from the drain's start to its last callback's receipt; Herald's threads also waited ${of('heraldWait').toFixed(1)} µs a notification for a CPU; the bench's process meanwhile (the receiver and the streams' readers) ${of('bench').toFixed(1)} µs on a CPU; the two cores ${Math.round(of('idle') * 100)}% idle`,
+      });
+    };
     const steadyNote = `${steadyLags.length.toLocaleString('en-US')} notifications at ${steadyPerSecond.toLocaleString('en-US')}/s, all received (the receiver keeps up with this rate)`;
     return [
       measured(
@@ -381,6 +411,9 @@ export const callbacksScenario: Scenario = {
       ...neighbourRows(neighbourSpec, besideLimited, besideUnlimited),
       ...lagRows('callbackOnly', 'one callback'),
       cost('callbackOnly', 'one callback'),
+      cpuRow('baseline', 'without callbacks'),
+      cpuRow('callbackOnly', 'with one callback'),
+      cpuRow('both', `with one callback and ${streams} streams`),
       ...lagRows('both', `one callback and ${streams} streams`),
       measured(
         'callbacks',
