@@ -9,7 +9,7 @@ interface Helper {
  * native/malloc-trim.c, compiled into dist/native/ by `npm run build`. Start-up frees megabytes
  * of C memory (V8 parses and compiles every module in malloc'd zones, in several threads), and
  * glibc keeps the pages of what was freed between live blocks in its arenas: Herald held about
- * 6 MB less RSS once they were given back (docs/dispatch.md, "Idle RSS"). Takes about 1 ms.
+ * 6 MB less RSS once they were given back (docs/decisions/0005-idle-memory.md). Takes about 1 ms.
  *
  * True when memory was given back, false when there was none to give; undefined without the
  * helper (not Linux, not glibc, no C compiler at build time, or running src/ through tsx).
