@@ -12,22 +12,3 @@ export function madeOnce<K, T>(
     return made;
   };
 }
-
-/** A tiny LRU: Map keeps insertion order, so the first key is the least recently used. */
-export function lru<V>(max: number) {
-  const map = new Map<string, V>();
-  return {
-    get(key: string): V | undefined {
-      const value = map.get(key);
-      if (value !== undefined) {
-        map.delete(key);
-        map.set(key, value);
-      }
-      return value;
-    },
-    set(key: string, value: V) {
-      map.set(key, value);
-      if (map.size > max) map.delete(map.keys().next().value as string);
-    },
-  };
-}

@@ -1,5 +1,6 @@
 import { createHash, createHmac, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
-import { lru, madeOnce } from '../made-once.ts';
+import { LRUCache } from 'lru-cache';
+import { madeOnce } from '../made-once.ts';
 
 /**
  * Standard Webhooks signing (https://www.standardwebhooks.com): a secret is `whsec_` + base64 of
@@ -17,7 +18,7 @@ export function newSecret(): string {
 }
 
 /** Secrets' keys, decoded once: a burst signs thousands of messages with the same few. */
-const keyOf = madeOnce(lru<KeyObject>(1000), (secret: string) =>
+const keyOf = madeOnce<string, KeyObject>(new LRUCache<string, KeyObject>({ max: 1000 }), (secret: string) =>
   createSecretKey(Buffer.from(secret.slice(PREFIX.length), 'base64')),
 );
 

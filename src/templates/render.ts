@@ -1,6 +1,6 @@
+import { LRUCache } from 'lru-cache';
 import type { Channel, Content } from '../channels.ts';
 import { ServerSchema } from '../config/schema.ts';
-import { lru } from '../made-once.ts';
 import { type Priority, priorityRank } from '../notifications/model.ts';
 import type { Store } from '../store/port/index.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
@@ -62,7 +62,7 @@ function defaultPool(): RenderPool {
 export function createRenderer(store: Store, given?: RenderPool): Renderer {
   const pool = given ?? defaultPool();
   // Template versions never change: their sources are read from the store once.
-  const versions = lru<TemplateRecord>(1000);
+  const versions = new LRUCache<string, TemplateRecord>({ max: 1000 });
   async function run(
     tenant: string,
     key: string,
