@@ -151,8 +151,8 @@ export async function createDeps(
     if (!thread && config.roles.includes('worker')) await store.wakeups.subscribe(() => wakeup.notify());
     const metrics = createMetrics({ peer: thread?.metrics });
     const core = { config, store, clock };
-    // On SQLite the dispatch thread's connection commits new notifications: one writer.
-    const writer = thread && store.kind === 'sqlite' ? thread.insertMany : undefined;
+    // With one writer (SQLite) the dispatch thread's connection commits new notifications.
+    const writer = thread && store.capabilities.oneWriter ? thread.insertMany : undefined;
     return {
       ...core,
       verifier,
@@ -172,8 +172,8 @@ export async function createDeps(
       unsubscribe: createUnsubscribeTokens(store.auth, clock, config.keyEncryptionSecret),
       statusHub: createStatusHub({
         store,
-        // On SQLite the dispatch thread commits the changes, and says so.
-        changes: thread && store.kind === 'sqlite' ? thread.statusChanges : undefined,
+        // With one writer (SQLite) the dispatch thread commits the changes, and says so.
+        changes: thread && store.capabilities.oneWriter ? thread.statusChanges : undefined,
         clock,
         log: createLogger(config.logLevel, config.logFormat).child({ role: 'api' }),
       }),

@@ -22,7 +22,7 @@ export function startMetricsPublisher(
   deps: { store: Store; metrics: Metrics; clock: Clock },
   roles: readonly string[],
 ): { close(): Promise<void> } {
-  if (deps.store.kind === 'sqlite') return { close: async () => undefined };
+  if (!deps.store.capabilities.sharedByProcesses) return { close: async () => undefined };
   const processId = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
   let closed = false;
   const publish = async () => {
@@ -57,7 +57,7 @@ export async function clusterExposition(deps: {
   metrics: Metrics;
   clock: Clock;
 }): Promise<string> {
-  if (deps.store.kind === 'sqlite')
+  if (!deps.store.capabilities.sharedByProcesses)
     return AggregatorRegistry.aggregate([await deps.metrics.heraldSnapshot()]).metrics();
   const rows = await deps.store.processMetrics.since(deps.clock.now() - STALE_MS);
   const snapshots = rows.map((row) => JSON.parse(row.snapshot) as MetricsSnapshot);

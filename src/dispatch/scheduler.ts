@@ -70,9 +70,11 @@ export interface Scheduler {
 export function createScheduler(deps: SchedulerDeps): Scheduler {
   const { store, clock, config } = deps;
   const owner = deps.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  // Scale-out: on PostgreSQL, provider rate limits and circuits are shared by every worker.
-  const shared =
-    store.kind === 'postgres' ? createSharedLimits(store.limits, clock, config.claimBatch) : undefined;
+  // Scale-out: in a store that several processes share, provider rate limits and circuits are
+  // shared by every worker.
+  const shared = store.capabilities.sharedByProcesses
+    ? createSharedLimits(store.limits, clock, config.claimBatch)
+    : undefined;
   const states = createProviderStates(deps.providers, clock, deps.circuit ?? config.circuit, shared);
   const deliverDeps: DeliverDeps = {
     unsubscribeUrl: deps.unsubscribeUrl,

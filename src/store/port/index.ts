@@ -46,8 +46,26 @@ export interface Store {
    * on SQLite, readers poll. A hint only: the log is the truth.
    */
   statusChanges: WakeupChannel;
+  /** Which database; for tests and diagnostics. Code outside src/store asks `capabilities`. */
   readonly kind: 'sqlite' | 'postgres';
+  /** What the rest of Herald may rely on, so that no rule outside the store tests the dialect. */
+  readonly capabilities: StoreCapabilities;
   /** Cheap liveness query for /ready. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What a store offers the rest of Herald (kysely's way: capabilities, not `if dialect === …`). */
+export interface StoreCapabilities {
+  /**
+   * Several processes share this store (PostgreSQL): provider limits, circuits and the
+   * deployment's metrics are shared through it. Otherwise the one process owns them.
+   */
+  readonly sharedByProcesses: boolean;
+  /**
+   * Writers on different connections wait on one database-wide lock (SQLite): a process's
+   * frequent writes (new notifications) go through the one connection that claims, and the
+   * status changes it commits are announced by that connection's owner.
+   */
+  readonly oneWriter: boolean;
 }

@@ -32,6 +32,7 @@ export async function createPostgresStore(
   }
   return {
     kind: 'postgres',
+    capabilities: { sharedByProcesses: true, oneWriter: false },
     sql,
     auth: createPostgresAuthStore(sql),
     notifications: createPostgresNotifications(sql),

@@ -20,6 +20,7 @@ export function createSqliteStore(dataDir: string, cacheMiB?: number): Store & {
   const pingStatement = db.prepare('SELECT 1');
   return {
     kind: 'sqlite',
+    capabilities: { sharedByProcesses: false, oneWriter: true },
     db,
     auth: createSqliteAuthStore(db),
     notifications: createSqliteNotifications(db),
