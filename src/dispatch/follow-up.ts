@@ -1,4 +1,4 @@
-import { reportingName } from '../notifications/reports.ts';
+import { reportingName } from '../notifications/delivery-report.ts';
 import type { ProviderDeps } from '../providers/types.ts';
 import type { Store } from '../store/port/index.ts';
 import type { Completion } from '../store/port/queue.ts';

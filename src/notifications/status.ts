@@ -5,8 +5,8 @@ import {
   suppressedDetail,
   suppressionKey,
 } from '../suppressions/model.ts';
+import type { DeliveryReport } from './delivery-report.ts';
 import { type EventType, priorityOf, type Recipient, type Status, TERMINAL_STATUSES } from './model.ts';
-import type { DeliveryReport } from './reports.ts';
 
 /**
  * The status machine: every change the queue and delivery reports make to a notification is

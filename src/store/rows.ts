@@ -1,3 +1,4 @@
+import type { DeliveryReport } from '../notifications/delivery-report.ts';
 import {
   type Channel,
   type EventRecord,
@@ -6,7 +7,6 @@ import {
   priorityOf,
   type Status,
 } from '../notifications/model.ts';
-import type { DeliveryReport } from '../notifications/reports.ts';
 import type { SuppressionReason } from '../suppressions/model.ts';
 import type { SandboxMessage } from './port/sandbox.ts';
 import type { TemplateContent, TemplateRecord } from './port/templates.ts';

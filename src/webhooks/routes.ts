@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import type { App, RouteModule } from '../http/types.ts';
-import type { DeliveryReport, ReportService } from '../notifications/reports.ts';
+import type { DeliveryReport } from '../notifications/delivery-report.ts';
+import type { ReportService } from '../notifications/reports.ts';
 import { mailgunParse } from './mailgun.ts';
 import { sendgridReport } from './sendgrid.ts';
 import {

@@ -1,4 +1,4 @@
-import type { DeliveryReport } from '../notifications/reports.ts';
+import type { DeliveryReport } from '../notifications/delivery-report.ts';
 import { bareMessageId } from '../providers/email/message-id.ts';
 import type { SuppressionReason } from '../suppressions/model.ts';
 

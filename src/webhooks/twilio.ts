@@ -1,4 +1,4 @@
-import type { DeliveryReport } from '../notifications/reports.ts';
+import type { DeliveryReport } from '../notifications/delivery-report.ts';
 import { OPTED_OUT } from '../providers/sms/twilio-errors.ts';
 
 type Outcome = DeliveryReport['outcome'];

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { manualClock } from '../../src/clock.ts';
-import { createReportService, type DeliveryReport } from '../../src/notifications/reports.ts';
+import type { DeliveryReport } from '../../src/notifications/delivery-report.ts';
+import { createReportService } from '../../src/notifications/reports.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { tempDir } from '../helpers/config.ts';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import type { DeliveryReport } from '../../src/notifications/delivery-report.ts';
 import type { Status } from '../../src/notifications/model.ts';
-import type { DeliveryReport } from '../../src/notifications/reports.ts';
 import type { Store } from '../../src/store/port/index.ts';
 import { encodeNotification } from '../../src/store/port/notifications.ts';
 

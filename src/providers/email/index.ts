@@ -1,4 +1,4 @@
-import { FALLBACK_SUFFIX } from '../../notifications/reports.ts';
+import { FALLBACK_SUFFIX } from '../../notifications/delivery-report.ts';
 import type { Provider, ProviderDeps } from '../types.ts';
 import { createSmtpProvider } from './smtp.ts';
 

@@ -1,4 +1,4 @@
-import type { DeliveryReport } from '../../notifications/reports.ts';
+import type { DeliveryReport } from '../../notifications/delivery-report.ts';
 
 /** What one delivery report did to its notification. */
 export type ReportOutcome =

@@ -1,4 +1,4 @@
-import { type DeliveryReport, matchedProviders, reportKey } from '../../notifications/reports.ts';
+import { type DeliveryReport, matchedProviders, reportKey } from '../../notifications/delivery-report.ts';
 import { reportEffect, type ReportTarget as Target } from '../../notifications/status.ts';
 import type { ReportOutcome, ReportStore } from '../port/reports.ts';
 import { type PendingReportRow as PendingRow, reportFromPending } from '../rows.ts';

@@ -1,5 +1,5 @@
 import { systemClock } from '../../../src/clock.ts';
-import type { DeliveryReport } from '../../../src/notifications/reports.ts';
+import type { DeliveryReport } from '../../../src/notifications/delivery-report.ts';
 import type { ProviderDeps } from '../../../src/providers/types.ts';
 import { testConfig } from '../../helpers/config.ts';
 
