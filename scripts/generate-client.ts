@@ -2,7 +2,7 @@
 // from the OpenAPI document Herald serves (openapi-typescript). A test fails when it is stale.
 import { writeFileSync } from 'node:fs';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
-import { openapiDocument } from '../src/http/document.ts';
+import { openapiDocument } from '../src/cli/openapi.ts';
 
 export const SCHEMA_FILE = new URL('../clients/typescript/src/schema.ts', import.meta.url);
 
