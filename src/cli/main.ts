@@ -1,7 +1,7 @@
 /** A CLI command: gets its arguments (after the command name) and the environment. */
 export type Command = (args: string[], env: NodeJS.ProcessEnv) => Promise<number>;
 
-const USAGE = `Usage: herald <command> [--help]
+const USAGE = `Usage: herald <command> [--help]   |   herald --version
 
   start                                   run the roles in HERALD_ROLES (default: all)
   users add --email E (--password P | --password-stdin) --role R [--tenant T]
@@ -9,8 +9,11 @@ const USAGE = `Usage: herald <command> [--help]
   users disable --email E | --id ID
   clients add --name N --scopes "s1 s2" [--tenant T]
   clients list [--tenant T]
-  keys rotate | list | remove --kid=K
-  queues pause|resume [--priority P] [--channel C]
+  clients rotate | disable --id ID        a new secret (the old one is refused) | no more tokens
+  keys rotate | list | remove --kid=K     signing keys
+  keys rotate-unsubscribe                 a new key for unsubscribe links (older links keep working)
+  queues [list]                           the queues, their depth and pauses
+  queues pause | resume [--priority P] [--channel C]
   openapi                                 print the OpenAPI document (JSON)
 
 Examples:
@@ -34,6 +37,7 @@ const commands: Record<string, () => Promise<{ run: Command; help: string }>> = 
 };
 
 const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h' || arg === 'help';
+const isVersion = (arg: string | undefined) => arg === '--version' || arg === '-v' || arg === 'version';
 
 /** Entry point of the `herald` binary. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -41,6 +45,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
   if (!name || isHelp(name)) {
     console.log(USAGE);
     return name ? 0 : 1;
+  }
+  if (isVersion(name)) {
+    const { VERSION } = await import('../version.ts');
+    console.log(`herald ${VERSION}`);
+    return 0;
   }
   const load = commands[name];
   if (!load) {

@@ -1,6 +1,7 @@
 // The first run explains itself: help for every command, a hint when nobody can sign in yet,
 // and logs for people on a terminal or for machines.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { prettyStream } from '../../src/http/logger.ts';
 import { tempDir } from '../helpers/config.ts';
@@ -19,6 +20,34 @@ describe('the first run', () => {
       assert.match(help.output, /Usage/, command);
       assert.match(help.output, new RegExp(`Examples:\\n\\s+.*herald ${command}`), command);
     }
+  });
+
+  it('lists every subcommand in herald --help and prints the version', async () => {
+    const top = (await runHerald(['--help'], {})).output;
+    const listed = (command: string, action: string) =>
+      new RegExp(`^\\s+${command} (\\[?[a-z-]+\\]? \\| )*\\[?${action}\\]?\\b`, 'm').test(top);
+    const actions: Record<string, string[]> = {
+      users: ['add', 'list', 'disable'],
+      clients: ['add', 'list', 'rotate', 'disable'],
+      keys: ['rotate', 'list', 'remove', 'rotate-unsubscribe'],
+      queues: ['list', 'pause', 'resume'],
+    };
+    for (const [command, names] of Object.entries(actions)) {
+      // Each command's own help names the actions it runs: the top usage lists them all.
+      const own = (await runHerald([command, '--help'], {})).output;
+      for (const action of names) {
+        assert.match(
+          own,
+          new RegExp(`herald ${command} (\\S+ )*\\[?${action}\\b|${action}\\|`),
+          `${command} ${action}`,
+        );
+        assert.ok(listed(command, action), `herald --help lists "${command} ${action}"`);
+      }
+    }
+    const version = await runHerald(['--version'], {});
+    assert.equal(version.code, 0);
+    const { version: expected } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    assert.equal(version.output.trim(), `herald ${expected}`);
   });
 
   it('says how to create the first user when the store has none', async () => {
