@@ -40,7 +40,10 @@ describe('callback request deadlines', () => {
   });
 
   it('fires no sooner than the timeout after the last request that took it', async () => {
-    const deadline = createDeadlines(200, 50);
+    // A window far wider than the sleep, which a loaded machine overshoots (66 ms for a 30 ms
+    // sleep at a load of 15 on two cores); a signal of the first request's own 200 ms would
+    // still fire too soon for the second.
+    const deadline = createDeadlines(200, 1_000);
     const signal = deadline();
     await sleep(30);
     assert.equal(deadline(), signal);
