@@ -113,5 +113,3 @@ export function createFeeds(limits: FeedLimits, start: (feed: Feed) => boolean) 
     },
   };
 }
-
-export type Feeds = ReturnType<typeof createFeeds>;
