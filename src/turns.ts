@@ -31,6 +31,12 @@ export class Turns<T> {
     return undefined;
   }
 
+  /** Drops an owner's items and its turn. */
+  delete(owner: string): void {
+    this.#size -= this.#byOwner.get(owner)?.length ?? 0;
+    this.#byOwner.delete(owner);
+  }
+
   /** Every item, all owners', emptying the queue. */
   takeAll(): T[] {
     const all = [...this.#byOwner.values()].flat();

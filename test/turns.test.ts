@@ -17,4 +17,21 @@ describe('turns', () => {
     assert.equal(turns.size, 0);
     assert.equal(turns.shift(), undefined);
   });
+
+  it('drops an owner with its items and its turn, the others keeping theirs', () => {
+    const turns = new Turns<string>();
+    for (const [owner, item] of [
+      ['a', 'a1'],
+      ['b', 'b1'],
+      ['a', 'a2'],
+      ['c', 'c1'],
+    ])
+      turns.push(owner as string, item as string);
+    turns.delete('a');
+    turns.delete('nobody');
+    assert.equal(turns.size, 2);
+    assert.deepEqual([turns.shift(), turns.shift(), turns.shift()], ['b1', 'c1', undefined]);
+    turns.push('a', 'a3');
+    assert.equal(turns.shift(), 'a3');
+  });
 });

@@ -1,6 +1,6 @@
-import { setMaxListeners } from 'node:events';
-import { type Dispatcher, Pool } from 'undici';
+import { Pool } from 'undici';
 import { isAllowedHost, publicOnlyLookup, refusedAtConnect, refusedUrl } from '../providers/outbound.ts';
+import { createDeadlines, send } from './send.ts';
 import { signatureHeader } from './signing.ts';
 
 /** No answer within 10 s is a failed attempt, retried like any other. */
@@ -16,8 +16,8 @@ export interface PostRequest {
   /** The secrets that sign it (two for a day after a rotation). */
   secrets: string[];
   body: string;
-  /** Whose connections carry it: the callback's id (each callback has its own). */
-  lane: string;
+  /** The callback it is for: its connections carry it (each callback has its own). */
+  callbackId: string;
 }
 
 /** The receiver's status code, or why there was none. */
@@ -74,86 +74,12 @@ const closedAfterAnswer = (error: unknown) =>
   (error as { code?: unknown }).code === 'UND_ERR_INFO' && (error as Error).message === 'reset';
 
 /**
- * Sends one request on `dispatcher` and resolves with its answer once the answer's body has been
- * read and dropped (so the connection is reused) or has broken off, or rejects with why there was
- * no answer. A dispatch handler rather than undici's request(), which builds a stream for each
- * answer's body and an async resource for each request (a script posting 50,000 to an HTTPS
- * receiver, 32 in flight: 26.0 to 27.0 µs of the poster's CPU a post with request(), 23.5 to
- * 23.8 µs with this).
- */
-function send(
-  dispatcher: Dispatcher,
-  options: Dispatcher.DispatchOptions,
-  signal: AbortSignal,
-): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let answered: number | undefined;
-    // A request undici sends again (a pipelined one whose connection closed) starts again.
-    let current: Dispatcher.DispatchController | undefined;
-    let onAbort: (() => void) | undefined;
-    const settle = () => {
-      if (onAbort) signal.removeEventListener('abort', onAbort);
-    };
-    dispatcher.dispatch(options, {
-      onRequestStart(controller) {
-        current = controller;
-        if (signal.aborted) return controller.abort(signal.reason);
-        if (onAbort) return;
-        onAbort = () => current?.abort(signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
-      },
-      onResponseStart(_controller, statusCode) {
-        // A 1xx is not the answer; the answer follows it.
-        if (statusCode >= 200) answered = statusCode;
-      },
-      onResponseEnd() {
-        settle();
-        resolve(answered as number);
-      },
-      // An answer whose body broke off (or outlived the deadline) still counts: its status came.
-      onResponseError(_controller, error) {
-        settle();
-        if (answered !== undefined) resolve(answered);
-        else reject(error);
-      },
-    });
-  });
-}
-
-/** Requests that start within this long of each other share one timeout signal. */
-const SHARE_DEADLINE_MS = 100;
-
-/**
- * The signal that ends a request with no answer after CALLBACK_TIMEOUT_MS, headers and body in
- * all. One AbortSignal.timeout() a request was about 6 µs of CPU, and 4% of the sender thread's
- * time in a burst (a CPU profile of the callbacks bench), so the requests that start within
- * SHARE_DEADLINE_MS share one; it fires that much later, so each still gets its full time.
- */
-export function createDeadlines(
-  timeoutMs = CALLBACK_TIMEOUT_MS,
-  shareMs = SHARE_DEADLINE_MS,
-): () => AbortSignal {
-  let current: AbortSignal | undefined;
-  let startedAt = Number.NEGATIVE_INFINITY;
-  return () => {
-    const now = performance.now();
-    if (current === undefined || now - startedAt >= shareMs) {
-      current = AbortSignal.timeout(timeoutMs + shareMs);
-      // Each request in flight listens on it until it ends.
-      setMaxListeners(0, current);
-      startedAt = now;
-    }
-    return current;
-  };
-}
-
-/**
  * Sends callback messages as Standard Webhooks says: signed, one POST each, the answer read and
  * dropped. A URL the outbound rules refuse (section 7) is not called; hosts not in `allowedHosts`
  * are connected to only at public addresses (checked on the resolved address, so a name that
  * resolves to a private one is refused at connect).
  *
- * Each callback (`lane`) has connections of its own, up to `concurrency` requests pipelined
+ * Each callback (`callbackId`) has connections of its own, up to `concurrency` requests pipelined
  * PIPELINING to a connection: two callbacks at the same receiver never wait on each other's
  * connections (a pool per origin shared by every tenant would queue one tenant's requests behind
  * another's flood). Pipelining is safe here because a message may arrive twice by the contract
@@ -220,19 +146,19 @@ export function createPoster(
   const targets = new Map<string, Target>();
   const closeOf = (target: Target | undefined) =>
     target && 'dispatcher' in target ? target.dispatcher.close() : Promise.resolve();
-  const forget = (lane: string) => {
-    closeOf(targets.get(lane)).catch(() => undefined);
-    targets.delete(lane);
+  const forget = (callbackId: string) => {
+    closeOf(targets.get(callbackId)).catch(() => undefined);
+    targets.delete(callbackId);
   };
-  const targetOf = (lane: string, raw: string): Target => {
-    const known = targets.get(lane);
+  const targetOf = (callbackId: string, raw: string): Target => {
+    const known = targets.get(callbackId);
     if (known?.url === raw) {
       // Most recently used last, so that the first is the one to close when full.
-      targets.delete(lane);
-      targets.set(lane, known);
+      targets.delete(callbackId);
+      targets.set(callbackId, known);
       return known;
     }
-    forget(lane);
+    forget(callbackId);
     let target: Target;
     const refused = refusedUrl(raw, allowedHosts, 'HERALD_CALLBACK_ALLOWED_HOSTS');
     if (refused) target = { url: raw, refused: `callback URL ${refused}` };
@@ -253,16 +179,16 @@ export function createPoster(
       target = reachable;
     }
     if (targets.size >= MAX_TARGETS) forget(targets.keys().next().value as string);
-    targets.set(lane, target);
+    targets.set(callbackId, target);
     return target;
   };
   return {
     async post(request: PostRequest): Promise<PostAnswer> {
-      const target = targetOf(request.lane, request.url);
+      const target = targetOf(request.callbackId, request.url);
       if ('refused' in target) return { statusCode: null, error: target.refused, refused: true };
       const { origin, path, dispatcher } = target;
       try {
-        // A dispatch of the callback's pool (send, above), not fetch(): a callback is one small
+        // A dispatch of the callback's pool (send.ts), not fetch(): a callback is one small
         // POST, and fetch's WHATWG streams cost several times more CPU per request.
         const statusCode = await send(
           dispatcher,
@@ -308,7 +234,7 @@ export function createPoster(
         return { statusCode: null, error: detail };
       }
     },
-    /** Closes a callback's connections (it was deleted, or its lane dropped). */
+    /** Closes a callback's connections (it was deleted or disabled). */
     forget,
     close: async () => {
       const open = [...targets.values()];

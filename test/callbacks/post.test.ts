@@ -8,18 +8,19 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer as createTlsServer } from 'node:tls';
-import { createDeadlines, createPoster, type PostAnswer } from '../../src/callbacks/post.ts';
+import { createPoster, type PostAnswer } from '../../src/callbacks/post.ts';
+import { createDeadlines } from '../../src/callbacks/send.ts';
 import { peerTls } from '../helpers/peers/webpush.ts';
 import { warningsDuring } from '../helpers/warnings.ts';
 
 /** A callback message to `url`, as the sender hands it to the poster. */
-const messageTo = (url: string, messageId = 'msg_1', lane = 'cb_1') => ({
+const messageTo = (url: string, messageId = 'msg_1', callbackId = 'cb_1') => ({
   url,
   messageId,
   timestamp: Math.floor(Date.now() / 1000),
   secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
   body: '{}',
-  lane,
+  callbackId,
 });
 
 /** Every answer is the receiver's 204. */
@@ -39,7 +40,10 @@ describe('callback request deadlines', () => {
   });
 
   it('fires no sooner than the timeout after the last request that took it', async () => {
-    const deadline = createDeadlines(200, 50);
+    // A window far wider than the sleep, which a loaded machine overshoots (66 ms for a 30 ms
+    // sleep at a load of 15 on two cores); a signal of the first request's own 200 ms would
+    // still fire too soon for the second.
+    const deadline = createDeadlines(200, 1_000);
     const signal = deadline();
     await sleep(30);
     assert.equal(deadline(), signal);
@@ -214,17 +218,20 @@ describe("callback poster: each callback's own connections", () => {
     receiver.closeAllConnections();
     await new Promise((resolve) => receiver.close(resolve));
   });
-  const message = (lane: string, path: string, i: number) =>
-    messageTo(`https://${host}${path}`, `msg_${lane}_${i}`, lane);
+  const message = (callbackId: string, path: string, i: number) =>
+    messageTo(`https://${host}${path}`, `msg_${callbackId}_${i}`, callbackId);
 
   /**
    * Seventeen answers one after another at the callback's URL. The posters here open at most
    * eight connections (their concurrency), so at least eight of the answers came on connections
    * the receiver kept: the callback's requests are pipelined from then on.
    */
-  const warm = async (poster: ReturnType<typeof createPoster>, lane: string, path: string) => {
+  const warm = async (poster: ReturnType<typeof createPoster>, callbackId: string, path: string) => {
     for (let i = 0; i < 17; i++) {
-      const answer = await poster.post({ ...message(lane, path, i), messageId: `warm_${lane}_${i}` });
+      const answer = await poster.post({
+        ...message(callbackId, path, i),
+        messageId: `warm_${callbackId}_${i}`,
+      });
       assert.deepEqual(answer, { statusCode: 204, error: null });
     }
   };
@@ -363,14 +370,14 @@ describe('callback poster against receivers that close their connections', () =>
     try {
       // 200 messages, 32 in flight, as the sender keeps them.
       let next = 0;
-      const lane = async () => {
+      const sendNext = async () => {
         while (next < 200) {
           const i = next++;
           const answer = await poster.post(messageTo(`https://${host}/hook`, `msg_${i}`));
           assert.deepEqual(answer, { statusCode: 204, error: null });
         }
       };
-      await Promise.all(Array.from({ length: 32 }, lane));
+      await Promise.all(Array.from({ length: 32 }, sendNext));
       return received;
     } finally {
       await poster.close();

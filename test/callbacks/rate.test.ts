@@ -1,5 +1,5 @@
-// A callback's rate limit (HERALD_CALLBACK_RATE) holds its lane back and then lets it go on:
-// a lane the limit stopped, with nothing in flight, has no completion to restart it, so the
+// A callback's rate limit (HERALD_CALLBACK_RATE) holds it back and then lets it go on:
+// a callback the limit stopped, with nothing in flight, has no completion to restart it, so the
 // sender's pass does. At 1 a second, three messages arrive one by one, none of them twice.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -45,7 +45,7 @@ describe('a rate-limited callback', () => {
       });
       assert.equal(accepted.status, 201);
     }
-    // Well under the 30 s lease after which a stalled lane's messages would be claimed again.
+    // Well under the 30 s lease after which a stalled callback's messages would be claimed again.
     await eventually(() => receiver.at('/slow').length >= 3, 20_000, 'three callbacks');
     const at = receiver.at('/slow').map((r) => r.at);
     assert.equal(new Set(receiver.at('/slow').map((r) => r.headers['webhook-id'])).size, 3);
