@@ -1,7 +1,7 @@
+import { LRUCache } from 'lru-cache';
 import { openPrivateKey } from '../auth/key-crypto.ts';
 import type { Clock } from '../clock.ts';
 import { backoff } from '../dispatch/backoff.ts';
-import { lru } from '../made-once.ts';
 import type {
   CallbackRecord,
   FinishedAttempt,
@@ -48,7 +48,7 @@ export function createAttempt(
   clock: Clock,
   keyEncryptionSecret: string | undefined,
 ): (callback: CallbackRecord, message: LeasedMessage) => Promise<FinishedAttempt> {
-  const opened = lru<string>(1000);
+  const opened = new LRUCache<string, string>({ max: 1000 });
   const open = (sealed: string, id: string) => {
     let plain = opened.get(sealed);
     if (plain === undefined) {
