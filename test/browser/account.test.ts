@@ -75,7 +75,7 @@ describe('web UI account page in Chromium', { skip: browserSkip() }, () => {
     await logIn(page, base, { ...KIM, password: NEW_PASSWORD });
     await page.getByRole('link', { name: 'Account' }).click();
     await page.getByRole('button', { name: 'Sign out everywhere' }).click();
-    await page.waitForURL(`${base}/login`);
+    await page.waitForURL(`${base}/login?signed-out=everywhere`);
     assert.equal(await refreshStatus(otherSession.refreshToken), 401);
     await page.close();
     await other.close();
