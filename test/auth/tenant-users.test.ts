@@ -83,15 +83,34 @@ describe('users per tenant: the same email in several tenants', () => {
       });
       t.clock.advance(1);
     }
-    const before = argon2Operations();
     const last = `password number ${LOGIN_CANDIDATES}`;
     assert.equal((await login({ email: 'many@example.com', password: last })).statusCode, 401);
-    assert.equal(argon2Operations() - before, LOGIN_CANDIDATES, 'one verification per candidate');
     assert.equal(
       await tenantOf({ email: 'many@example.com', password: last, tenant: `t${LOGIN_CANDIDATES}` }),
       `t${LOGIN_CANDIDATES}`,
     );
     assert.equal(await tenantOf({ email: 'many@example.com', password: 'password number 0' }), 't0');
+  });
+
+  it('costs the same argon2 work whatever number of tenants have a user of the email', async () => {
+    const verifications = async (payload: Record<string, string>) => {
+      const before = argon2Operations();
+      assert.equal((await login(payload)).statusCode, 401);
+      return argon2Operations() - before;
+    };
+    const wrong = 'not any of the passwords';
+    // Without a tenant: no user, one user (acme's admin's own), two, more than the cap.
+    for (const email of [
+      'nobody@example.com',
+      'admin-only@example.com',
+      'cfo@globex.test',
+      'many@example.com',
+    ]) {
+      assert.equal(await verifications({ email, password: wrong }), LOGIN_CANDIDATES, email);
+    }
+    // Naming a tenant: one, whether that tenant has the user or not.
+    assert.equal(await verifications({ email: 'cfo@globex.test', password: wrong, tenant: 'acme' }), 1);
+    assert.equal(await verifications({ email: 'cfo@globex.test', password: wrong, tenant: 'initech' }), 1);
   });
 
   it('counts failed logins per email, whatever tenant each one names', async () => {
@@ -166,5 +185,16 @@ describe('POST /admin/users per tenant', () => {
       await bootstrapAdmin(t.deps.store.auth, t.clock, 'boot@example.com', 'bootstrap-password'),
       false,
     );
+  });
+});
+
+describe('HERALD_OIDC_TENANT', () => {
+  const oidc = { HERALD_OIDC_ISSUER: 'https://idp.example.com', HERALD_OIDC_CLIENT_ID: 'herald' };
+
+  it('defaults to tenant default and must be a tenant name', async () => {
+    const { loadConfig } = await import('../../src/config/config.ts');
+    assert.equal(loadConfig(oidc).auth.oidc?.tenant, 'default');
+    assert.equal(loadConfig({ ...oidc, HERALD_OIDC_TENANT: 'globex' }).auth.oidc?.tenant, 'globex');
+    assert.throws(() => loadConfig({ ...oidc, HERALD_OIDC_TENANT: 'Not A Tenant' }), /HERALD_OIDC_TENANT/);
   });
 });
