@@ -8,6 +8,7 @@ import {
   launchBrowser,
   logIn,
   type PageWatch,
+  refreshStatus,
   startStack,
   storedSession,
   watchPage,
@@ -144,15 +145,6 @@ describe('web UI session in Chromium (HERALD_ACCESS_TTL=5)', { skip: browserSkip
     await page.close();
   });
 
-  const refreshStatus = async (refreshToken: string) =>
-    (
-      await fetch(`${base}/api/session/refresh`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ refresh_token: refreshToken }),
-      })
-    ).status;
-
   it('logs out of this device: storage is cleared, the page says other devices stay signed in', async () => {
     const { page } = await signedInPage();
     const session = await storedSession(page);
@@ -171,7 +163,7 @@ describe('web UI session in Chromium (HERALD_ACCESS_TTL=5)', { skip: browserSkip
     assert.equal(await storedSession(page), null);
     assert.equal(await page.evaluate(() => localStorage.length + sessionStorage.length), 0);
     // Stateless tokens (README, "Security"): a copy of the refresh token still works.
-    assert.equal(await refreshStatus(session?.refreshToken as string), 200);
+    assert.equal(await refreshStatus(base, session?.refreshToken as string), 200);
     await page.goto(`${base}/admin`);
     await page.waitForURL(`${base}/login`);
     await page.close();
@@ -189,8 +181,8 @@ describe('web UI session in Chromium (HERALD_ACCESS_TTL=5)', { skip: browserSkip
     await page.getByRole('button', { name: 'Sign out everywhere' }).click();
     await page.waitForURL(`${base}/login?signed-out=everywhere`);
     assert.equal(await storedSession(page), null);
-    assert.equal(await refreshStatus(session?.refreshToken as string), 401);
-    assert.equal(await refreshStatus(otherSession?.refreshToken as string), 401);
+    assert.equal(await refreshStatus(base, session?.refreshToken as string), 401);
+    assert.equal(await refreshStatus(base, otherSession?.refreshToken as string), 401);
     await page.close();
     await other.close();
   });
