@@ -35,7 +35,7 @@ export const loginRoutes: RouteModule<AuthDeps> = (app, deps) => {
       const address = clientAddress(request, isTrusted);
       // Counted before the password is checked, so parallel tries cannot outrun the limit. The
       // count is per email, whatever the tenant named: naming each tenant in turn gets no more
-      // tries, and a login naming none checks every tenant's user of the email at once.
+      // tries, and a login naming none checks several tenants' users of the email at once.
       const user = await throttles.login.checked(email, address, () =>
         passwordUser(deps.store.auth, {
           email,

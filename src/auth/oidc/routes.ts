@@ -37,8 +37,8 @@ const OidcConfigView = Type.Object({
  * exchanges the code (with the PKCE verifier), validates the ID token, maps the identity to an
  * enabled Herald user (linked by issuer and subject; by verified email at the first sign-in), and
  * answers Herald's own token pair exactly as login does. Identities are linked to users of one
- * tenant only, HERALD_OIDC_TENANT. No user is created on the fly: an
- * identity without a Herald account is refused.
+ * tenant only, HERALD_OIDC_TENANT. No user is created on the fly: an identity without a Herald
+ * account is refused.
  */
 export const oidcRoutes: RouteModule<AuthDeps> = (app, deps) => {
   const oidc = deps.config.auth.oidc;
