@@ -1,12 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
-import type { AuthStore, ClientRecord, UserRecord } from '../store/port/auth.ts';
+import { type AuthStore, type ClientRecord, DuplicateError, type UserRecord } from '../store/port/auth.ts';
 import type { ClientSecrets } from './client-secrets.ts';
 import { hashSecret } from './passwords.ts';
 import { DEFAULT_TENANT, ROLE_SCOPES, type UserRole } from './principal.ts';
-
-/** What a tenant name may be (the HTTP schema and the CLI both check it). */
-export const TENANT_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
 /** What a user's email may be (the HTTP schema and the CLI both check it). */
 export const USER_EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -25,17 +22,26 @@ export function scopesOfRole(role: string): readonly string[] {
   return isRole(role) ? ROLE_SCOPES[role] : [];
 }
 
-/** Creates a user (hashing the password) in `tenant`, creating the tenant if new. Throws DuplicateError. */
+/**
+ * Creates a user (hashing the password) in `tenant`, creating the tenant if new. Throws
+ * DuplicateError when the tenant has a user with that email; the same email in another tenant is
+ * another user. The duplicate is looked for before the password is hashed, so re-posting an
+ * existing user costs no argon2 work (the insert's unique constraint still settles a race).
+ */
 export async function createUser(
   store: AuthStore,
   clock: Clock,
   input: { email: string; password: string; role: UserRole; tenant: string },
 ): Promise<UserRecord> {
+  const email = normalizeEmail(input.email);
+  if (await store.findUserByEmail(email, input.tenant)) {
+    throw new DuplicateError('A user with this email in this tenant');
+  }
   const now = clock.now();
   await store.ensureTenant(input.tenant, now);
   const user: UserRecord = {
     id: `usr_${randomUUID()}`,
-    email: normalizeEmail(input.email),
+    email,
     passwordHash: await hashSecret(input.password),
     role: input.role,
     tenant: input.tenant,
@@ -94,7 +100,8 @@ function newClientSecret(): string {
 
 /**
  * Start-up bootstrap (HERALD_ADMIN_EMAIL / HERALD_ADMIN_PASSWORD): creates that admin in tenant
- * `default` when no user has that email. Returns whether it created one.
+ * `default` when that tenant has no user with that email (a user of that email in another tenant
+ * is another user). Returns whether it created one.
  */
 export async function bootstrapAdmin(
   store: AuthStore,
@@ -103,13 +110,13 @@ export async function bootstrapAdmin(
   password: string | undefined,
 ): Promise<boolean> {
   if (!email || !password) return false;
-  if (await store.findUserByEmail(normalizeEmail(email))) return false;
+  if (await store.findUserByEmail(normalizeEmail(email), DEFAULT_TENANT)) return false;
   try {
     await createUser(store, clock, { email, password, role: 'admin', tenant: DEFAULT_TENANT });
     return true;
   } catch (error) {
     // Another instance bootstrapped the same admin at the same moment.
-    if ((error as Error).name === 'DuplicateError') return false;
+    if (error instanceof DuplicateError) return false;
     throw error;
   }
 }

@@ -82,7 +82,7 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
         return reply.code(201).send(userView(user));
       } catch (error) {
         if (error instanceof DuplicateError)
-          throw new HeraldError('CONFLICT', 'A user with this email exists.');
+          throw new HeraldError('CONFLICT', 'This tenant has a user with this email.');
         throw error;
       }
     },

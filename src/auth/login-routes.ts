@@ -4,7 +4,8 @@ import type { RouteModule } from '../http/types.ts';
 import type { UserRecord } from '../store/port/auth.ts';
 import { normalizeEmail } from './accounts.ts';
 import { clientAddress, trustedProxies } from './client-address.ts';
-import { dummyHash, verifySecret } from './passwords.ts';
+import { passwordUser } from './password-login.ts';
+import { dummyHash } from './passwords.ts';
 import { LoginBody, RefreshBody, TokenPair } from './schemas.ts';
 import type { AuthDeps } from './service.ts';
 import { sendTokenPair } from './token-pair.ts';
@@ -32,13 +33,16 @@ export const loginRoutes: RouteModule<AuthDeps> = (app, deps) => {
     async (request, reply) => {
       const email = normalizeEmail(request.body.email);
       const address = clientAddress(request, isTrusted);
-      // Counted before the password is checked, so parallel tries cannot outrun the limit.
-      const user = await throttles.login.checked(email, address, async () => {
-        const found = await deps.store.auth.findUserByEmail(email);
-        // Unknown emails are checked against the dummy hash: the same argon2 work either way.
-        const passwordOk = await verifySecret(found?.passwordHash, request.body.password);
-        return found && passwordOk && !found.disabled ? found : undefined;
-      });
+      // Counted before the password is checked, so parallel tries cannot outrun the limit. The
+      // count is per email, whatever the tenant named: naming each tenant in turn gets no more
+      // tries, and a login naming none checks several tenants' users of the email at once.
+      const user = await throttles.login.checked(email, address, () =>
+        passwordUser(deps.store.auth, {
+          email,
+          password: request.body.password,
+          tenant: request.body.tenant,
+        }),
+      );
       if (!user) throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'The email or password is wrong.');
       return sendPair(reply, user, deps.clock.now());
     },

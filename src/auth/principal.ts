@@ -18,6 +18,9 @@ export type UserRole = keyof typeof ROLE_SCOPES;
 /** Tenant of the bootstrap admin; its admins may manage every tenant. */
 export const DEFAULT_TENANT = 'default';
 
+/** What a tenant name may be (the HTTP schemas, the CLI and HERALD_OIDC_TENANT all check it). */
+export const TENANT_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+
 /**
  * Whether the principal operates Herald itself: an admin-scoped caller of tenant `default`,
  * who manages every tenant and the resources they share (queues, the whole sandbox, metrics).

@@ -1,14 +1,21 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { literals } from '../http/schema.ts';
-import { TENANT_NAME, USER_EMAIL } from './accounts.ts';
+import { USER_EMAIL } from './accounts.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
-import { SCOPES } from './principal.ts';
+import { SCOPES, TENANT_NAME } from './principal.ts';
 
-/** POST /auth/login body. The password length is capped here, before anything hashes it. */
+/** A tenant name: lowercase, URL-safe. */
+export const TenantName = Type.String({ pattern: TENANT_NAME.source });
+
+/**
+ * POST /auth/login body. The password length is capped here, before anything hashes it. `tenant`
+ * picks among users of the same email in several tenants (password-login.ts).
+ */
 export const LoginBody = Type.Object(
   {
     email: Type.String({ minLength: 1, maxLength: 320 }),
     password: Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }),
+    tenant: Type.Optional(TenantName),
   },
   { additionalProperties: false },
 );
@@ -28,9 +35,6 @@ export const TokenPair = Type.Object({
   refresh_token: Type.String(),
   refresh_expires_in: Type.Integer(),
 });
-
-/** A tenant name: lowercase, URL-safe. */
-export const TenantName = Type.String({ pattern: TENANT_NAME.source });
 
 export const ScopeName = literals(SCOPES);
 

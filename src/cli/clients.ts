@@ -1,6 +1,6 @@
-import { createClient, rotateClientSecret, TENANT_NAME } from '../auth/accounts.ts';
+import { createClient, rotateClientSecret } from '../auth/accounts.ts';
 import { createClientSecrets } from '../auth/client-secrets.ts';
-import { DEFAULT_TENANT, SCOPES } from '../auth/principal.ts';
+import { DEFAULT_TENANT, SCOPES, TENANT_NAME } from '../auth/principal.ts';
 import { parseOptions, row, runCli, UsageError } from './support.ts';
 
 export const CLIENTS_HELP = `Usage:

@@ -1,20 +1,13 @@
-import {
-  createUser,
-  disableUser,
-  isRole,
-  normalizeEmail,
-  TENANT_NAME,
-  USER_EMAIL,
-} from '../auth/accounts.ts';
+import { createUser, disableUser, isRole, normalizeEmail, USER_EMAIL } from '../auth/accounts.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
-import { DEFAULT_TENANT } from '../auth/principal.ts';
-import { DuplicateError } from '../store/port/auth.ts';
+import { DEFAULT_TENANT, TENANT_NAME } from '../auth/principal.ts';
+import { type AuthStore, DuplicateError, type UserRecord } from '../store/port/auth.ts';
 import { parseOptions, readStdinLine, row, runCli, UsageError } from './support.ts';
 
 export const USERS_HELP = `Usage:
   herald users add --email E (--password P | --password-stdin) --role admin|sender|viewer [--tenant T]
   herald users list [--tenant T]
-  herald users disable --email E | --id ID
+  herald users disable --email E [--tenant T] | --id ID
 
 Examples:
   herald users add --email you@example.com --password-stdin --role admin   (the first admin)
@@ -47,7 +40,7 @@ export function runUsers(args: string[], env: NodeJS.ProcessEnv): Promise<number
         return 0;
       } catch (error) {
         if (error instanceof DuplicateError)
-          throw new Error(`a user with email ${normalizeEmail(email)} exists`);
+          throw new Error(`tenant ${tenant} has a user with email ${normalizeEmail(email)}`);
         throw error;
       }
     }
@@ -60,12 +53,10 @@ export function runUsers(args: string[], env: NodeJS.ProcessEnv): Promise<number
       return 0;
     }
     if (action === 'disable') {
+      if (!values.id && !values.email) throw new UsageError('give --email or --id');
       const user = values.id
         ? await store.auth.findUserById(values.id)
-        : values.email
-          ? await store.auth.findUserByEmail(normalizeEmail(values.email))
-          : undefined;
-      if (!values.id && !values.email) throw new UsageError('give --email or --id');
+        : await userOfEmail(store.auth, normalizeEmail(values.email as string), values.tenant);
       if (!user) throw new Error('no such user');
       await disableUser(store.auth, clock, user.id);
       out(`disabled user ${user.id} ${user.email}`);
@@ -73,6 +64,23 @@ export function runUsers(args: string[], env: NodeJS.ProcessEnv): Promise<number
     }
     throw new UsageError(action ? `unknown action "${action}"` : 'missing action');
   });
+}
+
+/**
+ * The user of an email: in `tenant` when given; else the only one, since the same email may be a
+ * user of several tenants (then --tenant or --id says which).
+ */
+async function userOfEmail(
+  store: AuthStore,
+  email: string,
+  tenant: string | undefined,
+): Promise<UserRecord | undefined> {
+  if (tenant !== undefined) return store.findUserByEmail(email, tenant);
+  const users = await store.findUsersByEmail(email, 2);
+  if (users.length > 1) {
+    throw new UsageError(`several tenants have a user with email ${email}: give --tenant or --id`);
+  }
+  return users[0];
 }
 
 const OPTIONS = {

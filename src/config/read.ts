@@ -66,6 +66,9 @@ function parse(name: string, value: string, schema: TSchema): unknown {
   }
   const allowed = literals(schema);
   if (allowed) return oneOf(name, value, allowed);
+  if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(value)) {
+    throw new ConfigError(name, `must match ${schema.pattern}, got "${masked(value)}"`);
+  }
   if (schema.format === 'url') {
     try {
       new URL(value);

@@ -1,4 +1,5 @@
 import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import { DEFAULT_TENANT, TENANT_NAME } from '../auth/principal.ts';
 import { RENDER_LIMITS } from '../templates/limits.ts';
 
 /**
@@ -202,6 +203,12 @@ export const AuthSchema = Type.Object({
     issuer: url('HERALD_OIDC_ISSUER', 'an external OpenID Connect provider for sign-in'),
     clientId: needed('HERALD_OIDC_CLIENT_ID', 'its client id'),
     clientSecret: maybe('HERALD_OIDC_CLIENT_SECRET', 'its client secret (confidential clients)'),
+    tenant: Type.String({
+      env: 'HERALD_OIDC_TENANT',
+      default: DEFAULT_TENANT,
+      pattern: TENANT_NAME.source,
+      description: 'the tenant whose users an identity may be linked to at its first sign-in',
+    }),
   }),
 });
 

@@ -9,6 +9,7 @@ import {
   browserSkip,
   launchBrowser,
   logIn,
+  refreshStatus,
   startStack,
   storedSession,
   watchPage,
@@ -33,15 +34,6 @@ describe('web UI account page in Chromium', { skip: browserSkip() }, () => {
     await herald?.close();
   });
 
-  const refreshStatus = async (refreshToken: string) =>
-    (
-      await fetch(`${base}/api/session/refresh`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ refresh_token: refreshToken }),
-      })
-    ).status;
-
   it('changes the password: a wrong current one is shown, the right one ends every session', async () => {
     const page = await browser.newPage();
     const watch = await watchPage(page);
@@ -60,7 +52,7 @@ describe('web UI account page in Chromium', { skip: browserSkip() }, () => {
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.waitForURL(`${base}/login`);
     assert.equal(await storedSession(page), null);
-    assert.equal(await refreshStatus(before.refreshToken), 401);
+    assert.equal(await refreshStatus(base, before.refreshToken), 401);
     await logIn(page, base, { ...KIM, password: NEW_PASSWORD });
     assert.deepEqual(watch.cspViolations, []);
     await page.close();
@@ -75,8 +67,8 @@ describe('web UI account page in Chromium', { skip: browserSkip() }, () => {
     await logIn(page, base, { ...KIM, password: NEW_PASSWORD });
     await page.getByRole('link', { name: 'Account' }).click();
     await page.getByRole('button', { name: 'Sign out everywhere' }).click();
-    await page.waitForURL(`${base}/login`);
-    assert.equal(await refreshStatus(otherSession.refreshToken), 401);
+    await page.waitForURL(`${base}/login?signed-out=everywhere`);
+    assert.equal(await refreshStatus(base, otherSession.refreshToken), 401);
     await page.close();
     await other.close();
   });

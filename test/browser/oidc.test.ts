@@ -123,8 +123,11 @@ describe('OIDC sign-in in Chromium against a real local OpenID provider', { skip
     await page.close();
   });
 
-  /** Signs in at the provider as `login` and follows the callback; the Herald user's email, or the refusal. */
-  async function signInAs(login: string): Promise<string> {
+  /**
+   * Signs in at the provider as `login` and follows the callback; the Herald user's email (and,
+   * with `withTenant`, its tenant after a space), or the refusal.
+   */
+  async function signInAs(login: string, withTenant = false): Promise<string> {
     const page = await browser.newPage();
     try {
       await page.goto(await signInAtProvider(page, login));
@@ -140,7 +143,8 @@ describe('OIDC sign-in in Chromium against a real local OpenID provider', { skip
       const me = await fetch(`${base}/api/auth/me`, {
         headers: { authorization: `Bearer ${session?.accessToken}` },
       });
-      return (await me.json()).email;
+      const who = await me.json();
+      return withTenant ? `${who.email} ${who.tid}` : who.email;
     } finally {
       await page.close();
     }
@@ -170,5 +174,36 @@ describe('OIDC sign-in in Chromium against a real local OpenID provider', { skip
     await createUser((herald as Herald).deps, { email: 'uma@example.com', role: 'viewer' });
     accounts.set('uma-at-idp', { email: 'uma@example.com', userinfoOnly: true });
     assert.equal(await signInAs('uma-at-idp'), 'uma@example.com');
+  });
+
+  it('links a first sign-in only to a user of HERALD_OIDC_TENANT (default): never to another tenant’s (#46)', async () => {
+    const deps = (herald as Herald).deps;
+    const accounts = (idp as TestIdp).accounts;
+    // Acme's admin made a user of the CFO's address, with a password of its own.
+    await createUser(deps, { email: 'cfo@globex.test', role: 'admin', tenant: 'acme' });
+    accounts.set('cfo-at-idp', { email: 'cfo@globex.test' });
+    assert.match(await signInAs('cfo-at-idp'), /refused: .*No enabled Herald user/);
+    assert.equal(await deps.store.auth.findUserByIdentity(idp?.issuer as string, 'cfo-at-idp'), undefined);
+    // The operator makes the real user in tenant default: the identity links to it, not acme's.
+    await createUser(deps, { email: 'cfo@globex.test', role: 'viewer' });
+    assert.equal(await signInAs('cfo-at-idp', true), 'cfo@globex.test default');
+    assert.equal(
+      (await deps.store.auth.findUserByIdentity(idp?.issuer as string, 'cfo-at-idp'))?.tenant,
+      'default',
+    );
+  });
+
+  it('drops a link to a user outside HERALD_OIDC_TENANT (made before #46) and links afresh', async () => {
+    const deps = (herald as Herald).deps;
+    const accounts = (idp as TestIdp).accounts;
+    const squatted = await createUser(deps, { email: 'ceo@globex.test', role: 'admin', tenant: 'acme' });
+    await createUser(deps, { email: 'ceo@globex.test', role: 'viewer' });
+    await deps.store.auth.linkIdentity(idp?.issuer as string, 'ceo-at-idp', squatted.id, Date.now());
+    accounts.set('ceo-at-idp', { email: 'ceo@globex.test' });
+    assert.equal(await signInAs('ceo-at-idp', true), 'ceo@globex.test default');
+    assert.equal(
+      (await deps.store.auth.findUserByIdentity(idp?.issuer as string, 'ceo-at-idp'))?.tenant,
+      'default',
+    );
   });
 });

@@ -2,16 +2,21 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { Herald } from '../../src/main.ts';
+import { createUser } from '../helpers/auth.ts';
 import {
   browserSkip,
   launchBrowser,
   logIn,
   type PageWatch,
+  refreshStatus,
   startStack,
   storedSession,
   watchPage,
 } from '../helpers/browser.ts';
 import { eventually } from '../helpers/eventually.ts';
+
+const LEE = { email: 'lee@example.com', password: 'lee has a long password' };
+const TWIN = { email: 'twin@example.com', password: 'one password for two tenants' };
 
 describe('web UI session in Chromium (HERALD_ACCESS_TTL=5)', { skip: browserSkip() }, () => {
   let herald: (Herald & { gatewayUrl: string }) | undefined;
@@ -140,14 +145,68 @@ describe('web UI session in Chromium (HERALD_ACCESS_TTL=5)', { skip: browserSkip
     await page.close();
   });
 
-  it('logs out: storage is cleared and the pages are guarded again', async () => {
+  it('logs out of this device: storage is cleared, the page says other devices stay signed in', async () => {
     const { page } = await signedInPage();
+    const session = await storedSession(page);
     await page.getByRole('button', { name: 'Log out' }).click();
-    await page.waitForURL(`${base}/login`);
+    // The choice says what each way ends before anything happens.
+    await page
+      .getByRole('region', { name: 'Sign out' })
+      .getByText('other devices where you signed in stay')
+      .waitFor();
+    await page.getByRole('button', { name: 'Sign out of this device' }).click();
+    await page.waitForURL(`${base}/login?signed-out=device`);
+    assert.match(
+      (await page.getByRole('status').textContent()) ?? '',
+      /Signed out on this device\. Other devices where you signed in stay signed in/,
+    );
     assert.equal(await storedSession(page), null);
     assert.equal(await page.evaluate(() => localStorage.length + sessionStorage.length), 0);
+    // Stateless tokens (README, "Security"): a copy of the refresh token still works.
+    assert.equal(await refreshStatus(base, session?.refreshToken as string), 200);
     await page.goto(`${base}/admin`);
     await page.waitForURL(`${base}/login`);
+    await page.close();
+  });
+
+  it('signs out everywhere from the header: every refresh token of the user gets 401', async () => {
+    await createUser((herald as Herald).deps, { ...LEE, role: 'viewer' });
+    const other = await (browser as Browser).newPage();
+    await logIn(other, base, LEE);
+    const otherSession = await storedSession(other);
+    const page = await (browser as Browser).newPage();
+    await logIn(page, base, LEE);
+    const session = await storedSession(page);
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await page.waitForURL(`${base}/login?signed-out=everywhere`);
+    assert.equal(await storedSession(page), null);
+    assert.equal(await refreshStatus(base, session?.refreshToken as string), 401);
+    assert.equal(await refreshStatus(base, otherSession?.refreshToken as string), 401);
+    await page.close();
+    await other.close();
+  });
+
+  it('asks for the tenant when the email and password sign in to several tenants', async () => {
+    const deps = (herald as Herald).deps;
+    await createUser(deps, { ...TWIN, role: 'viewer', tenant: 'acme' });
+    await createUser(deps, { ...TWIN, role: 'sender', tenant: 'globex' });
+    const page = await (browser as Browser).newPage();
+    const watch = await watchPage(page);
+    await page.goto(`${base}/login`);
+    await page.getByLabel('Email').fill(TWIN.email);
+    await page.getByLabel('Password').fill(TWIN.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByText('This email signs in to several tenants').waitFor();
+    await page.getByLabel('Tenant (optional)').fill('globex');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${base}/`);
+    const session = await storedSession(page);
+    const me = await fetch(`${base}/api/auth/me`, {
+      headers: { authorization: `Bearer ${session?.accessToken}` },
+    });
+    assert.equal((await me.json()).tid, 'globex');
+    assert.deepEqual(watch.cspViolations, []);
     await page.close();
   });
 });

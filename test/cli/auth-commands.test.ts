@@ -43,11 +43,29 @@ describe('herald users, clients and keys', () => {
     assert.equal(add.code, 0, add.err);
     assert.match(add.out, /created user usr_\S+ cli@example.com role=sender tenant=acme/);
     const dup = await herald(
-      ['users', 'add', '--email', 'cli@example.com', '--password', 'cli-password', '--role', 'sender'],
+      [
+        'users',
+        'add',
+        '--email',
+        'cli@example.com',
+        '--password',
+        'cli-password',
+        '--role',
+        'sender',
+        '--tenant',
+        'acme',
+      ],
       env,
     );
     assert.equal(dup.code, 1);
-    assert.match(dup.err, /exists/);
+    assert.match(dup.err, /tenant acme has a user with email cli@example\.com/);
+    // The same email in another tenant (default, without --tenant) is another user (#46).
+    const other = await herald(
+      ['users', 'add', '--email', 'cli@example.com', '--password', 'another-password', '--role', 'viewer'],
+      env,
+    );
+    assert.equal(other.code, 0, other.err);
+    assert.match(other.out, /tenant=default/);
     const list = await herald(['users', 'list', '--tenant', 'acme'], env);
     assert.match(list.out, /cli@example\.com\s+sender\s+acme\s+false/);
 
@@ -61,7 +79,16 @@ describe('herald users, clients and keys', () => {
       });
     try {
       assert.equal((await login()).statusCode, 200);
-      const disable = await herald(['users', 'disable', '--email', 'cli@example.com'], env);
+      const ambiguous = await herald(['users', 'disable', '--email', 'cli@example.com'], env);
+      assert.equal(ambiguous.code, 2);
+      assert.match(
+        ambiguous.err,
+        /several tenants have a user with email cli@example\.com: give --tenant or --id/,
+      );
+      const disable = await herald(
+        ['users', 'disable', '--email', 'cli@example.com', '--tenant', 'acme'],
+        env,
+      );
       assert.equal(disable.code, 0, disable.err);
       assert.equal((await login()).statusCode, 401);
     } finally {

@@ -119,6 +119,17 @@ export async function logIn(page: Page, base: string, who = ADMIN): Promise<void
   await page.waitForURL(`${base}/`);
 }
 
+/** The status the gateway answers for a refresh with `refreshToken` (200, or 401 once ended). */
+export async function refreshStatus(base: string, refreshToken: string): Promise<number> {
+  const response = await fetch(`${base}/api/session/refresh`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ refresh_token: refreshToken }),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
 /** The session the UI keeps in localStorage. */
 export function storedSession(page: Page): Promise<{ accessToken: string; refreshToken: string } | null> {
   return page.evaluate(() => JSON.parse(localStorage.getItem('herald.session') ?? 'null'));

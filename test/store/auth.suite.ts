@@ -49,7 +49,7 @@ export function authStoreSuite(name: string, open: () => Promise<Store>): void {
       assert.equal(await store.auth.insertFirstSigningKey(key('k4')), true);
     });
 
-    it('creates users once per email and finds, lists and disables them', async () => {
+    it('creates users once per tenant and email and finds, lists and disables them', async () => {
       await store.auth.ensureTenant('acme', T0);
       await store.auth.ensureTenant('acme', T0);
       await store.auth.ensureTenant('default', T0);
@@ -74,8 +74,10 @@ export function authStoreSuite(name: string, open: () => Promise<Store>): void {
         store.auth.createUser({ ...user, id: 'u3', email: 'a@x.test', tenant: 'acme' }),
         DuplicateError,
       );
-      assert.equal((await store.auth.findUserByEmail('a@x.test'))?.id, 'u1');
-      assert.equal(await store.auth.findUserByEmail('nobody@x.test'), undefined);
+      assert.equal((await store.auth.findUserByEmail('a@x.test', 'acme'))?.id, 'u1');
+      assert.equal(await store.auth.findUserByEmail('a@x.test', 'default'), undefined);
+      assert.equal(await store.auth.findUserByEmail('nobody@x.test', 'acme'), undefined);
+      assert.deepEqual(await store.auth.findUsersByEmail('nobody@x.test', 4), []);
       assert.equal((await store.auth.findUserById('u2'))?.email, 'b@x.test');
       assert.deepEqual(
         (await store.auth.listUsers('acme')).map((u) => u.id),
@@ -95,6 +97,56 @@ export function authStoreSuite(name: string, open: () => Promise<Store>): void {
       await store.auth.setUserPassword('u2', '$argon2id$y', T0 + 60);
       const changed = await store.auth.findUserById('u2');
       assert.deepEqual([changed?.passwordHash, changed?.sessionsValidAfter], ['$argon2id$y', T0 + 60]);
+    });
+
+    it('keeps the same email as a user of several tenants, each its own', async () => {
+      await store.auth.ensureTenant('t1', T0);
+      await store.auth.ensureTenant('t2', T0);
+      await store.auth.ensureTenant('t3', T0);
+      const user = { role: 'viewer', disabled: false, sessionsValidAfter: null, email: 'same@x.test' };
+      await store.auth.createUser({ ...user, id: 's2', passwordHash: 'h2', tenant: 't2', createdAt: T0 + 2 });
+      await store.auth.createUser({ ...user, id: 's1', passwordHash: 'h1', tenant: 't1', createdAt: T0 + 1 });
+      await store.auth.createUser({ ...user, id: 's3', passwordHash: 'h3', tenant: 't3', createdAt: T0 + 3 });
+      await assert.rejects(
+        store.auth.createUser({ ...user, id: 's4', passwordHash: 'h4', tenant: 't2', createdAt: T0 + 4 }),
+        DuplicateError,
+      );
+      assert.equal((await store.auth.findUserByEmail('same@x.test', 't2'))?.passwordHash, 'h2');
+      assert.equal((await store.auth.findUserByEmail('same@x.test', 't3'))?.passwordHash, 'h3');
+      // Oldest first, at most the limit.
+      assert.deepEqual(
+        (await store.auth.findUsersByEmail('same@x.test', 10)).map((u) => [u.id, u.tenant]),
+        [
+          ['s1', 't1'],
+          ['s2', 't2'],
+          ['s3', 't3'],
+        ],
+      );
+      assert.deepEqual(
+        (await store.auth.findUsersByEmail('same@x.test', 2)).map((u) => u.id),
+        ['s1', 's2'],
+      );
+    });
+
+    it('links, finds and unlinks external identities', async () => {
+      await store.auth.ensureTenant('idp', T0);
+      const base = {
+        role: 'viewer',
+        disabled: false,
+        sessionsValidAfter: null,
+        tenant: 'idp',
+        createdAt: T0,
+      };
+      await store.auth.createUser({ ...base, id: 'i1', email: 'one@x.test', passwordHash: 'h' });
+      await store.auth.createUser({ ...base, id: 'i2', email: 'two@x.test', passwordHash: 'h' });
+      assert.equal(await store.auth.linkIdentity('https://idp', 'sub-1', 'i1', T0), true);
+      assert.equal(await store.auth.linkIdentity('https://idp', 'sub-1', 'i2', T0), false);
+      assert.equal((await store.auth.findUserByIdentity('https://idp', 'sub-1'))?.id, 'i1');
+      await store.auth.unlinkIdentity('https://idp', 'sub-1');
+      await store.auth.unlinkIdentity('https://idp', 'sub-never');
+      assert.equal(await store.auth.findUserByIdentity('https://idp', 'sub-1'), undefined);
+      assert.equal(await store.auth.linkIdentity('https://idp', 'sub-1', 'i2', T0), true);
+      assert.equal((await store.auth.findUserByIdentity('https://idp', 'sub-1'))?.id, 'i2');
     });
 
     it('stores clients with their scopes', async () => {

@@ -154,11 +154,15 @@ export async function mutate<T>(method: string, path: string, body?: unknown): P
 }
 
 /** Password login through the gateway (POST /api/session → /auth/login). */
-export async function login(email: string, password: string): Promise<Session> {
+/**
+ * Signs in through the gateway. `tenant` is needed only when the email and password sign in to
+ * several tenants (the API then answers 400 naming body/tenant).
+ */
+export async function login(email: string, password: string, tenant?: string): Promise<Session> {
   const response = await fetch('/api/session', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
+    body: JSON.stringify(tenant ? { email, password, tenant } : { email, password }),
   });
   if (!response.ok) {
     const problem = ((await response.json().catch(() => ({}))) ?? {}) as Problem;

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { type ReactNode, useEffect, useSyncExternalStore } from 'react';
+import { type ReactNode, useEffect, useState, useSyncExternalStore } from 'react';
 import { SESSION_ENDED, scheduleRefresh } from './api.ts';
+import { SignOutPanel } from './components/sign-out.tsx';
 import { AccountPage } from './pages/account.tsx';
 import { AdminPage } from './pages/admin.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
@@ -90,12 +91,7 @@ function HomePage() {
 function Layout(props: { children: ReactNode }) {
   const session = loadSession();
   const claims = session ? tokenClaims(session) : {};
-  const queryClient = useQueryClient();
-  const logout = () => {
-    clearSession();
-    queryClient.clear();
-    navigate('/login', { replace: true });
-  };
+  const [signingOut, setSigningOut] = useState(false);
   return (
     <div className="shell">
       <header className="top">
@@ -113,11 +109,14 @@ function Layout(props: { children: ReactNode }) {
         <span className="who">{claims.tid ? `tenant ${claims.tid}` : ''}</span>
         {/* Users only: a service client has no password or sessions. */}
         {claims.role ? <Link to="/account">Account</Link> : null}
-        <button type="button" className="link" onClick={logout}>
+        <button type="button" className="link" onClick={() => setSigningOut(!signingOut)}>
           Log out
         </button>
       </header>
-      <main>{props.children}</main>
+      <main>
+        {signingOut ? <SignOutPanel onCancel={() => setSigningOut(false)} /> : null}
+        {props.children}
+      </main>
     </div>
   );
 }

@@ -893,6 +893,7 @@ export interface operations {
                 "application/json": {
                     email: string;
                     password: string;
+                    tenant?: string;
                 };
             };
         };

@@ -4,6 +4,7 @@ import type { RouteModule } from '../../http/types.ts';
 import type { UserRecord } from '../../store/port/auth.ts';
 import { normalizeEmail } from '../accounts.ts';
 import { clientAddress, trustedProxies } from '../client-address.ts';
+import { DEFAULT_TENANT } from '../principal.ts';
 import { TokenPair } from '../schemas.ts';
 import type { AuthDeps } from '../service.ts';
 import { sendTokenPair } from '../token-pair.ts';
@@ -35,8 +36,9 @@ const OidcConfigView = Type.Object({
  * `GET /auth/oidc/config` tells the UI where to send the browser; `POST /auth/oidc/callback`
  * exchanges the code (with the PKCE verifier), validates the ID token, maps the identity to an
  * enabled Herald user (linked by issuer and subject; by verified email at the first sign-in), and
- * answers Herald's own token pair exactly as login does. No user is created on the fly: an
- * identity without a Herald account is refused.
+ * answers Herald's own token pair exactly as login does. Identities are linked to users of one
+ * tenant only, HERALD_OIDC_TENANT. No user is created on the fly: an identity without a Herald
+ * account is refused.
  */
 export const oidcRoutes: RouteModule<AuthDeps> = (app, deps) => {
   const oidc = deps.config.auth.oidc;
@@ -45,10 +47,14 @@ export const oidcRoutes: RouteModule<AuthDeps> = (app, deps) => {
   const store = deps.store.auth;
   const isTrusted = trustedProxies(deps.config.trustedProxies);
   const refused = (detail: string) => new HeraldError('AUTH_INVALID_CREDENTIALS', detail);
+  const oidcTenant = oidc?.tenant ?? DEFAULT_TENANT;
 
   /**
    * The Herald user of an identity: the one linked to (iss, sub); at the first sign-in, the
-   * enabled user with the verified email (from the ID token, else userinfo), which is then linked.
+   * enabled user of tenant HERALD_OIDC_TENANT with the verified email (from the ID token, else
+   * userinfo), which is then linked. Only that tenant: another tenant's admin may create a user of
+   * any email, and must not receive that address's sign-ins (#46). A link to a user outside it
+   * (made before, or under another HERALD_OIDC_TENANT) is dropped and the sign-in links afresh.
    * A user already linked to another identity at this issuer is not taken over by a second one
    * that happens to show the same email.
    */
@@ -57,13 +63,14 @@ export const oidcRoutes: RouteModule<AuthDeps> = (app, deps) => {
     fetchEmail: () => Promise<string | undefined>,
   ): Promise<UserRecord> {
     const linked = await store.findUserByIdentity(identity.iss, identity.sub);
-    if (linked) {
+    if (linked && linked.tenant === oidcTenant) {
       if (linked.disabled) throw refused('This Herald user is disabled.');
       return linked;
     }
+    if (linked) await store.unlinkIdentity(identity.iss, identity.sub);
     const email = identity.email ?? (await fetchEmail());
     if (!email) throw refused('The identity provider did not assert a verified email.');
-    const user = await store.findUserByEmail(normalizeEmail(email));
+    const user = await store.findUserByEmail(normalizeEmail(email), oidcTenant);
     if (!user || user.disabled) throw refused('No enabled Herald user has this email.');
     if (!(await store.linkIdentity(identity.iss, identity.sub, user.id, deps.clock.now()))) {
       // A concurrent first sign-in of the same identity may have linked it a moment ago.

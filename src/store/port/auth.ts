@@ -54,9 +54,15 @@ export interface AuthStore {
   /** Creates the tenant if it does not exist yet. */
   ensureTenant(name: string, now: number): Promise<void>;
 
-  /** Inserts a user; throws `DuplicateError` when the email is taken. */
+  /** Inserts a user; throws `DuplicateError` when its tenant has a user with that email already. */
   createUser(user: UserRecord): Promise<void>;
-  findUserByEmail(email: string): Promise<UserRecord | undefined>;
+  /** The user of `tenant` with that (lowercased) email. */
+  findUserByEmail(email: string, tenant: string): Promise<UserRecord | undefined>;
+  /**
+   * The users of that (lowercased) email in every tenant, oldest first, at most `limit` (a login
+   * that names no tenant checks each one's password).
+   */
+  findUsersByEmail(email: string, limit: number): Promise<UserRecord[]>;
   findUserById(id: string): Promise<UserRecord | undefined>;
   listUsers(tenant?: string): Promise<UserRecord[]>;
   /** Whether any user exists, in any tenant (the first start's hint), without reading them. */
@@ -70,6 +76,8 @@ export interface AuthStore {
    * already has another identity at that issuer (nothing changes then).
    */
   linkIdentity(issuer: string, subject: string, userId: string, now: number): Promise<boolean>;
+  /** Removes the link of an external identity, if any (a link the sign-in no longer honours). */
+  unlinkIdentity(issuer: string, subject: string): Promise<void>;
   /** Ends every session of the user that began before `at` (epoch ms); false when no such user. */
   revokeSessions(id: string, at: number): Promise<boolean>;
   /** Replaces the password hash and ends every session that began before `at`. */

@@ -54,13 +54,18 @@ export function createPostgresAuthStore(sql: Sql): AuthStore {
         await sql`INSERT INTO users (id, email, password_hash, role, tenant, disabled, created_at)
           VALUES (${u.id}, ${u.email}, ${u.passwordHash}, ${u.role}, ${u.tenant}, ${u.disabled ? 1 : 0}, ${u.createdAt})`;
       } catch (error) {
-        if (isUniqueViolation(error)) throw new DuplicateError('A user with this email');
+        if (isUniqueViolation(error)) throw new DuplicateError('A user with this email in this tenant');
         throw error;
       }
     },
-    async findUserByEmail(email) {
-      const [row] = await sql<UserRow[]>`SELECT * FROM users WHERE email = ${email}`;
+    async findUserByEmail(email, tenant) {
+      const [row] = await sql<UserRow[]>`SELECT * FROM users WHERE email = ${email} AND tenant = ${tenant}`;
       return row && toUser(row);
+    },
+    async findUsersByEmail(email, limit) {
+      const rows = await sql<UserRow[]>`SELECT * FROM users WHERE email = ${email}
+        ORDER BY created_at, id LIMIT ${limit}`;
+      return rows.map(toUser);
     },
     async findUserById(id) {
       const [row] = await sql<UserRow[]>`SELECT * FROM users WHERE id = ${id}`;
@@ -85,6 +90,9 @@ export function createPostgresAuthStore(sql: Sql): AuthStore {
       const added = await sql`INSERT INTO user_identities (issuer, subject, user_id, linked_at)
         VALUES (${issuer}, ${subject}, ${userId}, ${now}) ON CONFLICT DO NOTHING`;
       return added.count > 0;
+    },
+    async unlinkIdentity(issuer, subject) {
+      await sql`DELETE FROM user_identities WHERE issuer = ${issuer} AND subject = ${subject}`;
     },
     async revokeSessions(id, at) {
       return (await sql`UPDATE users SET sessions_valid_after = ${at} WHERE id = ${id}`).count > 0;

@@ -31,7 +31,8 @@ export function createSqliteAuthStore(db: SqliteDb): AuthStore {
     `INSERT INTO users (id, email, password_hash, role, tenant, disabled, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
-  const userByEmail = db.prepare('SELECT * FROM users WHERE email = ?');
+  const userByEmail = db.prepare('SELECT * FROM users WHERE email = ? AND tenant = ?');
+  const usersByEmail = db.prepare('SELECT * FROM users WHERE email = ? ORDER BY created_at, id LIMIT ?');
   const userById = db.prepare('SELECT * FROM users WHERE id = ?');
   const clientById = db.prepare('SELECT * FROM clients WHERE id = ?');
   const recentBySubject = db
@@ -101,13 +102,16 @@ export function createSqliteAuthStore(db: SqliteDb): AuthStore {
       try {
         insertUser.run(u.id, u.email, u.passwordHash, u.role, u.tenant, u.disabled ? 1 : 0, u.createdAt);
       } catch (error) {
-        if (isUniqueViolation(error)) throw new DuplicateError('A user with this email');
+        if (isUniqueViolation(error)) throw new DuplicateError('A user with this email in this tenant');
         throw error;
       }
     },
-    async findUserByEmail(email) {
-      const row = userByEmail.get(email) as UserRow | undefined;
+    async findUserByEmail(email, tenant) {
+      const row = userByEmail.get(email, tenant) as UserRow | undefined;
       return row && toUser(row);
+    },
+    async findUsersByEmail(email, limit) {
+      return (usersByEmail.all(email, limit) as UserRow[]).map(toUser);
     },
     async findUserById(id) {
       const row = userById.get(id) as UserRow | undefined;
@@ -136,6 +140,9 @@ export function createSqliteAuthStore(db: SqliteDb): AuthStore {
         'INSERT INTO user_identities (issuer, subject, user_id, linked_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
       );
       return insert.run(issuer, subject, userId, now).changes > 0;
+    },
+    async unlinkIdentity(issuer, subject) {
+      db.prepare('DELETE FROM user_identities WHERE issuer = ? AND subject = ?').run(issuer, subject);
     },
     async revokeSessions(id, at) {
       return db.prepare('UPDATE users SET sessions_valid_after = ? WHERE id = ?').run(at, id).changes > 0;

@@ -1,29 +1,20 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { mutate } from '../api.ts';
 import { fieldErrors, ProblemView } from '../components/problem.tsx';
-import { navigate } from '../router.tsx';
-import { clearSession } from '../session.ts';
+import { useSignOut } from '../components/sign-out.tsx';
 
 /**
  * The signed-in user's own account: change the password, or sign out everywhere. Either ends
  * every session of the user (this one too), so both come back to the login page.
  */
 export function AccountPage() {
-  const queryClient = useQueryClient();
   const [form, setForm] = useState({ currentPassword: '', newPassword: '' });
-  const signOut = () => {
-    clearSession();
-    queryClient.clear();
-    navigate('/login', { replace: true });
-  };
+  const { everywhere, leave } = useSignOut();
   const change = useMutation({
     mutationFn: () => mutate<void>('POST', '/auth/password', form),
-    onSuccess: signOut,
-  });
-  const everywhere = useMutation({
-    mutationFn: () => mutate<void>('POST', '/auth/logout-all'),
-    onSuccess: signOut,
+    // The password page says itself that every session ends.
+    onSuccess: () => leave(),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -1,18 +1,26 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { login } from '../api.ts';
-import { ProblemView } from '../components/problem.tsx';
+import { fieldErrors, ProblemView } from '../components/problem.tsx';
 import { beginSignIn, type OidcConfig } from '../oidc.ts';
-import { navigate } from '../router.tsx';
+import { navigate, useLocation } from '../router.tsx';
 
 async function oidcConfig(): Promise<OidcConfig> {
   const response = await fetch('/api/auth/oidc/config');
   return response.ok ? ((await response.json()) as OidcConfig) : { enabled: false };
 }
 
+/**
+ * Sign-in. The tenant field is optional and hidden until wanted: an email is a user of one tenant
+ * for most people, and the API says when it is not (400 naming body/tenant, shown beside the
+ * field). After a sign-out of this device only, the page says that other devices stay signed in.
+ */
 export function LoginPage() {
+  const { search } = useLocation();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  const [tenant, setTenant] = useState('');
+  const [askTenant, setAskTenant] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const oidc = useQuery({ queryKey: ['oidc-config'], queryFn: oidcConfig, staleTime: 60_000 });
@@ -22,9 +30,10 @@ export function LoginPage() {
     setBusy(true);
     setError(null);
     try {
-      await login(email, password);
+      await login(email, password, tenant.trim() || undefined);
       navigate('/', { replace: true });
     } catch (e) {
+      if (fieldErrors(e, 'tenant').length > 0) setAskTenant(true);
       setError(e);
     } finally {
       setBusy(false);
@@ -34,6 +43,16 @@ export function LoginPage() {
   return (
     <div className="login">
       <h1>Herald</h1>
+      {search.get('signed-out') === 'device' ? (
+        <p className="notice" role="status">
+          Signed out on this device. Other devices where you signed in stay signed in until their sessions
+          expire; to end them too, sign in and choose “Sign out everywhere”.
+        </p>
+      ) : search.get('signed-out') === 'everywhere' ? (
+        <p className="notice" role="status">
+          Signed out everywhere: every device has to sign in again.
+        </p>
+      ) : null}
       <form onSubmit={submit} className="card">
         <label>
           Email
@@ -55,6 +74,26 @@ export function LoginPage() {
             required
           />
         </label>
+        {askTenant ? (
+          <label>
+            Tenant (optional)
+            <input
+              name="tenant"
+              autoComplete="organization"
+              value={tenant}
+              onChange={(e) => setTenant(e.target.value)}
+            />
+            {fieldErrors(error, 'tenant').map((m) => (
+              <span key={m} className="field-error">
+                This email signs in to several tenants: {m}.
+              </span>
+            ))}
+          </label>
+        ) : (
+          <button type="button" className="link" onClick={() => setAskTenant(true)}>
+            Sign in to a specific tenant
+          </button>
+        )}
         <button type="submit" disabled={busy}>
           Sign in
         </button>
