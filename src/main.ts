@@ -9,6 +9,7 @@ import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config/config.ts';
 import type { CoreDeps } from './deps.ts';
 import { queueAdminRoutes } from './dispatch/admin-routes.ts';
+import { buildWorkerRole, type WorkerHandle } from './dispatch/role.ts';
 import {
   type DispatchThread,
   startDispatchThread,
@@ -29,15 +30,14 @@ import { createReportService, type ReportService } from './notifications/reports
 import { notificationIngestRoutes } from './notifications/routes.ts';
 import { createStatusHub, type StatusHub } from './notifications/stream-hub.ts';
 import { notificationStreamRoute } from './notifications/stream-route.ts';
-import { createWakeup, type Wakeup } from './notifications/wakeup.ts';
+import type { Wakeup } from './notifications/wakeup.ts';
 import { sandboxRoutes } from './providers/sandbox/routes.ts';
 import { createStore } from './store/create.ts';
 import type { Store } from './store/port/index.ts';
 import { suppressionRoutes } from './suppressions/routes.ts';
 import { unsubscribeRoutes } from './suppressions/unsubscribe-routes.ts';
 import { createUnsubscribeTokens, type UnsubscribeTokens } from './suppressions/unsubscribe-token.ts';
-import { createRenderer, type Renderer } from './templates/render.ts';
-import { createRenderPool } from './templates/render-pool.ts';
+import type { Renderer } from './templates/render.ts';
 import { templateRoutes } from './templates/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 
@@ -55,15 +55,15 @@ export interface HeraldDeps extends CoreDeps {
   ingest: Ingest;
   /** The one path of delivery reports: webhooks and SMPP receipts. */
   reports: ReportService;
-  /**
-   * Ingest signals it after each commit; the in-process worker waits on it. With a dispatch
-   * thread, `notify` wakes the thread's worker.
-   */
+  /** Ingest and the admin routes signal it: it wakes the worker role (`worker.wakeup`). */
   wakeup: Wakeup;
-  /** The worker role of this process when it runs in a thread of its own (dispatch/thread.ts). */
-  dispatchThread?: DispatchThread;
+  /**
+   * The worker role of this process, built here or in the dispatch thread (dispatch/role.ts,
+   * dispatch/thread.ts); without the worker role, its parts the API uses (the render pool).
+   */
+  worker: WorkerHandle;
   metrics: Metrics;
-  /** Liquid rendering in worker threads, for the worker's sends and the API's previews. */
+  /** Liquid rendering in worker threads, for the worker's sends and the API's previews (`worker.renderer`). */
   renderer: Renderer;
   /** The one reader of the status log behind this process's live streams (GET /notifications/stream). */
   statusHub: StatusHub;
@@ -126,61 +126,60 @@ export async function createDeps(
   clock: Clock = systemClock,
   early?: DispatchThread,
 ): Promise<HeraldDeps> {
-  const threaded = early !== undefined || wantsDispatchThread(config);
   // The worker role runs in its own thread when this process also serves HTTP; else here, if
   // asked for. The thread starts first and loads its modules while this thread opens (and
   // migrates) the store; it opens its own connection when told, after the migrations.
-  const thread = early ?? (threaded ? startDispatchThread(config, stopOnThreadExit) : undefined);
+  const thread =
+    early ?? (wantsDispatchThread(config) ? startDispatchThread(config, stopOnThreadExit) : undefined);
   let store: Store;
   try {
-    store = await createStore(config, { claims: !threaded });
+    store = await createStore(config, { claims: !thread });
   } catch (error) {
     await thread?.close();
     throw error;
   }
   thread?.open();
+  let worker: WorkerHandle | undefined = thread;
   try {
     const auth = createAuthService(config, store, clock);
     const verifier = await startVerifier(config, auth, clock);
     // HERALD_ADMIN_EMAIL/PASSWORD: the first admin, created once, in tenant `default`.
     await bootstrapAdmin(store.auth, clock, config.auth.adminEmail, config.auth.adminPassword);
-    // startHerald waits for `thread.started` before listening: the API is built meanwhile.
-    const wakeup: Wakeup = thread ? { ...createWakeup(), notify: thread.wakeup.notify } : createWakeup();
-    // Ingest in other processes wakes this worker through the database (PostgreSQL NOTIFY);
-    // the subscription ends with the store's connections (a dispatch thread subscribes on its own).
-    if (!thread && config.roles.includes('worker')) await store.wakeups.subscribe(() => wakeup.notify());
-    const metrics = createMetrics({ peer: thread?.metrics });
     const core = { config, store, clock };
-    // With one writer (SQLite) the dispatch thread's connection commits new notifications.
-    const writer = thread && store.capabilities.oneWriter ? thread.insertMany : undefined;
+    const metrics = createMetrics({ peer: thread?.metrics });
+    const reports = createReportService(store, clock);
+    const unsubscribe = createUnsubscribeTokens(store.auth, clock, config.keyEncryptionSecret);
+    // startHerald waits for `worker.ready` before listening: the API is built meanwhile.
+    worker ??= await buildWorkerRole({ ...core, metrics, reports, unsubscribe });
+    // With one writer (SQLite) a dispatch thread's connection commits new notifications, and
+    // says when it committed status changes.
+    const oneWriter = store.capabilities.oneWriter;
     return {
       ...core,
       verifier,
       auth,
-      wakeup,
-      dispatchThread: thread,
+      wakeup: worker.wakeup,
+      worker,
       metrics,
-      ingest: createIngest({ ...core, wakeup, metrics, writer }),
-      // With a dispatch thread the process's one render pool is there (previews go to it).
-      renderer:
-        thread?.renderer ??
-        createRenderer(
-          store,
-          createRenderPool({ threads: config.renderThreads, timeoutMs: config.renderTimeoutMs }),
-        ),
-      reports: createReportService(store, clock),
-      unsubscribe: createUnsubscribeTokens(store.auth, clock, config.keyEncryptionSecret),
+      ingest: createIngest({
+        ...core,
+        wakeup: worker.wakeup,
+        metrics,
+        writer: oneWriter ? worker.insertMany : undefined,
+      }),
+      renderer: worker.renderer,
+      reports,
+      unsubscribe,
       statusHub: createStatusHub({
         store,
-        // With one writer (SQLite) the dispatch thread commits the changes, and says so.
-        changes: thread && store.capabilities.oneWriter ? thread.statusChanges : undefined,
+        changes: oneWriter ? worker.statusChanges : undefined,
         clock,
         log: createLogger(config.logLevel, config.logFormat).child({ role: 'api' }),
       }),
     };
   } catch (error) {
     // A failed start (bad key secret, unreachable JWKS) must not leave the database open.
-    await thread?.close();
+    await worker?.close();
     await store.close();
     throw error;
   }
@@ -217,10 +216,9 @@ export async function startHerald(
     deps,
     async close() {
       for (const close of closers.reverse()) await close();
-      // After the API's last commit (its close drains ingest through the thread).
-      await deps.dispatchThread?.close();
+      // After the API's last commit (its close drains ingest through a dispatch thread).
+      await deps.worker.close();
       await deps.statusHub.close();
-      await deps.renderer.close();
       await deps.store.close();
     },
   };
@@ -233,7 +231,7 @@ export async function startHerald(
       const api = await buildApi(deps);
       closers.push(() => api.close());
       await api.ready();
-      await deps.dispatchThread?.started;
+      await deps.worker.ready;
       await api.listen({ host: config.host, port: config.apiPort });
       if (roles.has('auth') && !config.keyEncryptionSecret) {
         api.log.warn(
@@ -245,15 +243,9 @@ export async function startHerald(
     }
     // worker role: the scheduler starts here and is stopped (gracefully) by a closer. Closers run
     // in reverse, so the worker stops before the API; in-flight sends finish or are released.
-    if (deps.dispatchThread) {
-      const thread = deps.dispatchThread;
-      await thread.started;
-      closers.push(() => thread.stop());
-    } else if (roles.has('worker')) {
-      // Loaded only here: with a dispatch thread, the providers are that thread's alone.
-      const { startDispatch } = await import('./dispatch/start.ts');
-      const dispatch = await startDispatch(deps);
-      closers.push(() => dispatch.close());
+    if (roles.has('worker')) {
+      await deps.worker.start();
+      closers.push(() => deps.worker.stop());
     }
     // gateway role: the BFF listens on config.gatewayPort here.
     if (roles.has('gateway')) {

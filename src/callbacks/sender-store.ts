@@ -8,4 +8,6 @@ import type { CallbackStore } from '../store/port/callbacks.ts';
 export const SENDER_READS = ['enabled', 'pendingAmong', 'dueCallbacks'] as const;
 export const SENDER_WRITES = ['leaseHead', 'advance', 'claim', 'complete', 'disable', 'prune'] as const;
 export type SenderWrite = (typeof SENDER_WRITES)[number];
+/** The writes, as the starting thread serves them to the sender's. */
+export type SenderWrites = Pick<CallbackStore, SenderWrite>;
 export type SenderCallbacks = Pick<CallbackStore, (typeof SENDER_READS)[number] | SenderWrite>;

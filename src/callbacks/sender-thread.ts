@@ -4,11 +4,16 @@ import type { Config } from '../config/config.ts';
 import { createLogger } from '../http/logger.ts';
 import { lowerOwnPriority } from '../os-thread.ts';
 import { createStore } from '../store/create.ts';
-import type { CallbackStore } from '../store/port/callbacks.ts';
-import { createCalls } from '../thread-calls.ts';
+import { openLine } from '../thread-calls.ts';
 import { startCallbackSender } from './sender.ts';
-import { SENDER_READS, SENDER_WRITES, type SenderCallbacks, type SenderWrite } from './sender-store.ts';
-import type { FromSender, ToSender } from './threaded-sender.ts';
+import {
+  SENDER_READS,
+  SENDER_WRITES,
+  type SenderCallbacks,
+  type SenderWrite,
+  type SenderWrites,
+} from './sender-store.ts';
+import type { SenderThreadCalls } from './threaded-sender.ts';
 
 /**
  * The body of the callback sender's thread (threaded-sender.ts has the other side): the sender
@@ -31,12 +36,23 @@ const log = createLogger(config.logLevel, config.logFormat).child({ role: 'worke
  */
 const BEHIND_NICE = 10;
 
-const calls = createCalls();
-const post = (message: FromSender) => port.postMessage(message);
-function remote<M extends SenderWrite>(method: M): CallbackStore[M] {
-  return ((...args: unknown[]) =>
-    calls.call((id) => post({ type: 'write', id, method, args }))) as unknown as CallbackStore[M];
-}
+// Open from the start, for the sender's writes; what the starting thread sends before the sender
+// runs is served, in order, once it does.
+let run: (served: SenderThreadCalls) => void = () => undefined;
+const running = new Promise<SenderThreadCalls>((resolve) => {
+  run = resolve;
+});
+const starter = openLine<SenderWrites, SenderThreadCalls>(port, {
+  changed: () => void running.then((served) => served.changed()),
+  close: () => running.then((served) => served.close()),
+});
+
+/** A write made by the starting thread (typed by SenderCallbacks below). */
+const write = starter.call as (method: SenderWrite, ...args: unknown[]) => Promise<unknown>;
+const remote =
+  (method: SenderWrite) =>
+  (...args: unknown[]) =>
+    write(method, ...args);
 
 // Reads only: a small pool on PostgreSQL, the reader's page cache on SQLite.
 const store = await createStore({ ...config, databasePoolSize: 2 }, { claims: false });
@@ -58,17 +74,7 @@ const sender = startCallbackSender({
   onBehind: () => lowerOwnPriority(BEHIND_NICE),
 });
 
-port.on('message', (message: ToSender) => {
-  if (message.type === 'reply') {
-    calls.settle(message);
-    return;
-  }
-  if (message.type === 'changed') {
-    sender.changed();
-    return;
-  }
-  void sender
-    .close()
-    .then(() => store.close())
-    .finally(() => post({ type: 'closed' }));
+run({
+  changed: () => sender.changed(),
+  close: () => sender.close().finally(() => store.close()),
 });

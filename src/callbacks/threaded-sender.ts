@@ -2,15 +2,16 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import type { CallbackStore } from '../store/port/callbacks.ts';
-import { type CallReply, reply } from '../thread-calls.ts';
-import { SENDER_WRITES, type SenderWrite } from './sender-store.ts';
+import { type Line, openLine } from '../thread-calls.ts';
+import { SENDER_WRITES, type SenderWrites } from './sender-store.ts';
 
-/** What the sender thread asks (a write) or says (it has closed). */
-export type FromSender =
-  | { type: 'write'; id: number; method: SenderWrite; args: unknown[] }
-  | { type: 'closed' };
-/** What the sender thread is told: a write's answer, that status changes were committed, or to close. */
-export type ToSender = CallReply | { type: 'changed' } | { type: 'close' };
+/** What the sender thread serves (sender-thread.ts); it calls SenderWrites on the starting thread. */
+export interface SenderThreadCalls {
+  /** Status changes were committed: read the log at once, not at the next poll. */
+  changed(): void;
+  /** Records what was sent and lets the leases go (through the starting thread), then closes its store. */
+  close(): Promise<void>;
+}
 
 const ENTRY = new URL('./sender-thread.js', import.meta.url);
 /** How often a worker with no sender thread looks for a first callback. */
@@ -44,7 +45,7 @@ export function startCallbackThread(deps: CallbackThreadDeps): {
   close(): Promise<void>;
 } {
   const { callbacks, log } = deps;
-  let worker: Worker | undefined;
+  let worker: { thread: Worker; line: Line<SenderThreadCalls> } | undefined;
   let looking = false;
   let closing = false;
   /** Threads in a row that ended within RESTART_MAX_MS of their start. */
@@ -58,20 +59,15 @@ export function startCallbackThread(deps: CallbackThreadDeps): {
       resourceLimits: { maxYoungGenerationSizeMb: 8 },
     });
     started.unref();
-    started.on('message', (message: FromSender) => {
-      if (message.type === 'closed') {
-        void started.terminate();
-        return;
-      }
-      const { id, method, args } = message;
-      // Only the sender's writes are served, whatever the message says.
-      if (!SENDER_WRITES.includes(method)) return;
-      const call = callbacks[method] as (...a: unknown[]) => Promise<unknown>;
-      reply((message) => started.postMessage(message satisfies ToSender), id, call(...args));
-    });
+    // Only the sender's writes are served, whatever the thread asks.
+    const writes = Object.fromEntries(
+      SENDER_WRITES.map((method) => [method, callbacks[method].bind(callbacks)]),
+    ) as SenderWrites;
+    const line = openLine<SenderThreadCalls, SenderWrites>(started, writes);
     started.on('error', (error) => log.error({ err: error }, 'callback sender thread failed'));
     started.on('exit', () => {
-      if (worker === started) worker = undefined;
+      line.end(new Error('the callback sender thread ended'));
+      if (worker?.thread === started) worker = undefined;
       if (closing) return;
       const now = Date.now();
       failures = now - startedAt < RESTART_MAX_MS ? failures + 1 : 1;
@@ -79,7 +75,7 @@ export function startCallbackThread(deps: CallbackThreadDeps): {
       notBefore = now + delay;
       log.warn({ restartInMs: delay }, 'callback sender thread ended; starting it again');
     });
-    worker = started;
+    worker = { thread: started, line };
   }
 
   async function look(): Promise<void> {
@@ -98,16 +94,16 @@ export function startCallbackThread(deps: CallbackThreadDeps): {
   timer.unref();
   void look();
   return {
-    changed: () => worker?.postMessage({ type: 'changed' } satisfies ToSender),
+    changed: () => worker?.line.tell('changed'),
     async close() {
       closing = true;
       clearInterval(timer);
       const ending = worker;
       if (!ending) return;
-      // The thread records what it sent and lets its leases go, through this thread's store.
-      const exited = new Promise((resolve) => ending.once('exit', resolve));
-      ending.postMessage({ type: 'close' } satisfies ToSender);
-      await exited;
+      // The thread records what it sent and lets its leases go, through this thread's store;
+      // one that ended meanwhile has nothing more to say.
+      await ending.line.call('close').catch(() => undefined);
+      await ending.thread.terminate();
     },
   };
 }

@@ -58,10 +58,10 @@ describe('status-change hints', () => {
       testConfig({ HERALD_ROLES: 'auth,api,worker', HERALD_DISPATCH_THREAD: 'true' }),
     );
     try {
-      const thread = herald.deps.dispatchThread;
-      assert.ok(thread, 'a dispatch thread');
+      const changes = herald.deps.worker.statusChanges;
+      assert.ok(changes, 'a dispatch thread');
       let hints = 0;
-      const unsubscribe = await thread.statusChanges.subscribe(() => {
+      const unsubscribe = await changes.subscribe(() => {
         hints += 1;
       });
       const token = await tokenFor(herald.deps, { role: 'admin', tenant: 'acme' });
