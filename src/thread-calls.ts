@@ -19,6 +19,8 @@ export interface Calls {
   settle(message: CallReply): void;
   /** Rejects every call still waiting (the thread ended). */
   failAll(error: unknown): void;
+  /** How many calls wait for a reply. */
+  pending(): number;
 }
 
 export function createCalls(): Calls {
@@ -28,8 +30,10 @@ export function createCalls(): Calls {
     call<T>(send: (id: number) => void) {
       return new Promise<T>((resolve, reject) => {
         const id = nextId++;
-        waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
+        // Waits for a reply only once its request is sent: a message that cannot be posted
+        // (one the structured clone refuses) rejects the call and leaves nothing behind.
         send(id);
+        waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
       });
     },
     settle(message) {
@@ -42,5 +46,6 @@ export function createCalls(): Calls {
       for (const call of waiting.values()) call.reject(error);
       waiting.clear();
     },
+    pending: () => waiting.size,
   };
 }
