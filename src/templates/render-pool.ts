@@ -149,7 +149,13 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     thread.running = { ...waiting, id, timer, postedAt, cpuAtPost: thread.cpu?.ms() };
     const cutAt = performance.timeOrigin + postedAt + options.timeoutMs * COOPERATIVE_SHARE;
     const { key, content, variables } = waiting.job;
-    thread.worker.postMessage({ id, cutAt, key, content, variables } satisfies ThreadJob);
+    try {
+      thread.worker.postMessage({ id, cutAt, key, content, variables } satisfies ThreadJob);
+    } catch (error) {
+      // A job the structured clone refuses (variables nested thousands deep) fails alone: it
+      // must neither hold the thread nor throw into the pump that started it.
+      finish(thread, { ok: false, limit: false, message: `the job cannot be handed to a thread: ${error}` });
+    }
   }
 
   /**

@@ -6,6 +6,7 @@ import { HeraldError } from '../errors.ts';
 import { PageSchema, pageOf, textCursor } from '../http/page.ts';
 import { literals } from '../http/schema.ts';
 import type { RouteModule } from '../http/types.ts';
+import { payloadErrors } from '../notifications/payload.ts';
 import { ContentView } from '../notifications/schemas.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
 import { TEMPLATE_KEY, TemplateKey } from './key.ts';
@@ -164,10 +165,15 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer }> = (a
       },
     },
     async (request) => {
+      const variables = request.body.variables ?? {};
+      // The acceptance rule for variables (depth, U+0000): a preview renders what a send could.
+      const errors = payloadErrors({ variables }, 'body');
+      if (errors.length > 0)
+        throw new HeraldError('VALIDATION_FAILED', 'The variables are invalid.', { errors });
       const found = await store.templates.get(request.principal.tenant, request.params.key);
       if (!found) throw notFound(request.params.key);
       try {
-        const content = await renderer.preview(found, request.body.variables ?? {});
+        const content = await renderer.preview(found, variables);
         return { key: found.key, channel: found.channel, version: found.version, content };
       } catch (error) {
         if (!(error instanceof RenderError)) throw error;

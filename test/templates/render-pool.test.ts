@@ -22,6 +22,18 @@ describe('render pool', () => {
     assert.deepEqual(await render('Hi {{ name }}'), { ok: true, content: { text: 'Hi Ada' } });
   });
 
+  it('fails a job that cannot be posted to a thread alone, and the thread takes the next', async () => {
+    let deep: unknown[] = [];
+    for (let i = 0; i < 12_000; i++) deep = [deep];
+    const refused = await pool.run(
+      { tenant: 'acme', key: 'deep', content: { text: '{{ d }}' }, variables: { d: deep } },
+      2,
+    );
+    assert.equal(refused.ok, false);
+    assert.match((refused as { message: string }).message, /cannot be handed to a thread: RangeError/);
+    assert.deepEqual(await render('Hi again {{ name }}'), { ok: true, content: { text: 'Hi again Ada' } });
+  });
+
   it('lets Liquid stop a render of many nodes at its cut-off, and the thread goes on', async () => {
     // A deadline long enough that Liquid's cut-off (3/4 of it) wins on a busy machine too: with
     // 100 ms, 25 ms of scheduling delay let the pool's deadline end the thread first.
