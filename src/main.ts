@@ -39,6 +39,7 @@ import { createUnsubscribeTokens, type UnsubscribeTokens } from './suppressions/
 import { createRenderer, type Renderer } from './templates/render.ts';
 import { createRenderPool } from './templates/render-pool.ts';
 import { templateRoutes } from './templates/routes.ts';
+import { createSyntaxCheck, type SyntaxCheck } from './templates/syntax-check.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 
 /**
@@ -65,6 +66,8 @@ export interface HeraldDeps extends CoreDeps {
   metrics: Metrics;
   /** Liquid rendering in worker threads, for the worker's sends and the API's previews. */
   renderer: Renderer;
+  /** The Liquid syntax check of inline content and templates, in the renderer's threads. */
+  syntax: SyntaxCheck;
   /** The one reader of the status log behind this process's live streams (GET /notifications/stream). */
   statusHub: StatusHub;
   /** One-click unsubscribe links: made by the worker, opened by /unsubscribe/{token}. */
@@ -153,6 +156,14 @@ export async function createDeps(
     const core = { config, store, clock };
     // On SQLite the dispatch thread's connection commits new notifications: one writer.
     const writer = thread && store.kind === 'sqlite' ? thread.insertMany : undefined;
+    // With a dispatch thread the process's one render pool is there (previews and syntax checks go to it).
+    const renderer =
+      thread?.renderer ??
+      createRenderer(
+        store,
+        createRenderPool({ threads: config.renderThreads, timeoutMs: config.renderTimeoutMs }),
+      );
+    const syntax = createSyntaxCheck(renderer);
     return {
       ...core,
       verifier,
@@ -160,14 +171,9 @@ export async function createDeps(
       wakeup,
       dispatchThread: thread,
       metrics,
-      ingest: createIngest({ ...core, wakeup, metrics, writer }),
-      // With a dispatch thread the process's one render pool is there (previews go to it).
-      renderer:
-        thread?.renderer ??
-        createRenderer(
-          store,
-          createRenderPool({ threads: config.renderThreads, timeoutMs: config.renderTimeoutMs }),
-        ),
+      ingest: createIngest({ ...core, wakeup, syntax, metrics, writer }),
+      renderer,
+      syntax,
       reports: createReportService(store, clock),
       unsubscribe: createUnsubscribeTokens(store.auth, clock, config.keyEncryptionSecret),
       statusHub: createStatusHub({

@@ -75,6 +75,8 @@ try {
           const { message, field, limit } = error;
           return { renderError: { message, field, limit } } satisfies PreviewReply;
         }
+      case 'check':
+        return renderer.checkSyntax(request.tenant, request.rank, request.sources);
       case 'metrics':
         return metrics.registry.getMetricsAsJSON();
       case 'stop':

@@ -6,6 +6,7 @@ import type { WakeSignal } from '../notifications/wakeup.ts';
 import type { EncodedNotification, IdempotentHit } from '../store/port/notifications.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
 import type { WakeupChannel } from '../store/port/wakeups.ts';
+import type { LiquidSource } from '../templates/fields.ts';
 import type { Renderer } from '../templates/render.ts';
 import { RenderError } from '../templates/render-error.ts';
 import { type CallReply, createCalls } from '../thread-calls.ts';
@@ -34,7 +35,8 @@ export interface DispatchThread {
   /**
    * The process's one render pool lives in the thread: previews (POST /templates/{key}/preview)
    * are rendered there too, so previews and sends share its threads and its reserve, as they
-   * do in one thread. Only `preview` is served; deliveries render inside the thread.
+   * do in one thread, and so are the syntax checks of acceptance and template saves. Only
+   * `preview` and `checkSyntax` are served; deliveries render inside the thread.
    */
   renderer: Renderer;
   /** The thread's metrics (sends, outcomes, pickup latency), for this process's /metrics. */
@@ -59,6 +61,7 @@ export interface DispatchThread {
 type Call =
   | { type: 'insert'; rows: EncodedNotification[]; since: number }
   | { type: 'preview'; template: TemplateRecord; variables: Record<string, unknown> }
+  | { type: 'check'; tenant: string; rank: number; sources: LiquidSource[] }
   | { type: 'metrics' }
   | { type: 'stop' }
   | { type: 'close' };
@@ -165,6 +168,7 @@ export function startDispatchThread(config: Config, onExit: (error: Error) => vo
         const { message, field, limit } = reply.renderError;
         throw new RenderError(message, field, limit);
       },
+      checkSyntax: (tenant, rank, sources) => ask({ type: 'check', tenant, rank, sources }),
       render: () => Promise.reject(new Error('deliveries are rendered in the dispatch thread')),
       close: async () => undefined,
     },

@@ -11,6 +11,8 @@ export interface RenderJob {
   key: string;
   content: Content;
   variables: Record<string, unknown>;
+  /** Only parse `content` (the syntax check, syntax-check.ts): nothing is rendered, nor cached. */
+  parseOnly?: boolean;
 }
 
 /** A job as posted to a thread (whose it is matters only to the queue). */
@@ -148,9 +150,9 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     const postedAt = performance.now();
     thread.running = { ...waiting, id, timer, postedAt, cpuAtPost: thread.cpu?.ms() };
     const cutAt = performance.timeOrigin + postedAt + options.timeoutMs * COOPERATIVE_SHARE;
-    const { key, content, variables } = waiting.job;
+    const { key, content, variables, parseOnly } = waiting.job;
     try {
-      thread.worker.postMessage({ id, cutAt, key, content, variables } satisfies ThreadJob);
+      thread.worker.postMessage({ id, cutAt, key, content, variables, parseOnly } satisfies ThreadJob);
     } catch (error) {
       // A job the structured clone refuses (variables nested thousands deep) fails alone: it
       // must neither hold the thread nor throw into the pump that started it.
