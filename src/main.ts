@@ -39,6 +39,7 @@ import { unsubscribeRoutes } from './suppressions/unsubscribe-routes.ts';
 import { createUnsubscribeTokens, type UnsubscribeTokens } from './suppressions/unsubscribe-token.ts';
 import type { Renderer } from './templates/render.ts';
 import { templateRoutes } from './templates/routes.ts';
+import { createSyntaxCheck, type SyntaxCheck } from './templates/syntax-check.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 
 /**
@@ -65,6 +66,8 @@ export interface HeraldDeps extends CoreDeps {
   metrics: Metrics;
   /** Liquid rendering in worker threads, for the worker's sends and the API's previews (`worker.renderer`). */
   renderer: Renderer;
+  /** The Liquid syntax check of inline content and templates, in the renderer's threads. */
+  syntax: SyntaxCheck;
   /** The one reader of the status log behind this process's live streams (GET /notifications/stream). */
   statusHub: StatusHub;
   /** One-click unsubscribe links: made by the worker, opened by /unsubscribe/{token}. */
@@ -154,6 +157,8 @@ export async function createDeps(
     // With one writer (SQLite) a dispatch thread's connection commits new notifications, and
     // says when it committed status changes.
     const oneWriter = store.capabilities.oneWriter;
+    // The process's one render pool (in the dispatch thread, if any) checks Liquid syntax too.
+    const syntax = createSyntaxCheck(worker.renderer);
     return {
       ...core,
       verifier,
@@ -164,10 +169,12 @@ export async function createDeps(
       ingest: createIngest({
         ...core,
         wakeup: worker.wakeup,
+        syntax,
         metrics,
         writer: oneWriter ? worker.insertMany : undefined,
       }),
       renderer: worker.renderer,
+      syntax,
       reports,
       unsubscribe,
       statusHub: createStatusHub({

@@ -9,6 +9,7 @@ import { failoverScenario } from './failover.ts';
 import { gatewayScenario } from './gateway.ts';
 import { ingestApiOnlyScenario, ingestScenario } from './ingest.ts';
 import { isolationScenario } from './isolation.ts';
+import { liquidCriticalScenario, liquidParseScenario } from './liquid.ts';
 import { memoryScenario } from './memory.ts';
 import { peerScenario } from './peer.ts';
 import { renderScenario } from './render.ts';
@@ -33,6 +34,8 @@ export const SCENARIOS: Scenario[] = [
   catchUpScenario,
   memoryScenario,
   renderScenario,
+  liquidParseScenario,
+  liquidCriticalScenario,
   authScenario,
   startupScenario,
   gatewayScenario,

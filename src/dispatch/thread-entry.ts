@@ -7,6 +7,7 @@ import { createStore } from '../store/create.ts';
 import { RenderError } from '../templates/render-error.ts';
 import { joined, openLine } from '../thread-calls.ts';
 import { insertJoined } from './joined-inserts.ts';
+import type { Rank } from './reserve.ts';
 import { buildWorkerRole } from './role.ts';
 import type { DispatchMainCalls, DispatchThreadCalls, PreviewReply } from './thread.ts';
 
@@ -80,6 +81,8 @@ const main = openLine<DispatchMainCalls, DispatchThreadCalls>(
         return { renderError: { message, field, limit } };
       }
     },
+    check: async (tenant, rank, sources) =>
+      (await built).role.renderer.checkSyntax(tenant, rank as Rank, sources),
     metrics: async () => (await built).metrics.registry.getMetricsAsJSON(),
     stop: async () => (await built).role.stop(),
     async close() {

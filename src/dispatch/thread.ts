@@ -5,6 +5,7 @@ import type { MetricsSnapshot } from '../metrics.ts';
 import { createWakeup } from '../notifications/wakeup.ts';
 import type { EncodedNotification, IdempotentHit } from '../store/port/notifications.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
+import type { LiquidSource } from '../templates/fields.ts';
 import { RenderError } from '../templates/render-error.ts';
 import { openLine } from '../thread-calls.ts';
 import type { WorkerHandle } from './role.ts';
@@ -41,6 +42,8 @@ export interface DispatchThreadCalls {
   insert(rows: EncodedNotification[], since: number): Promise<Array<IdempotentHit | undefined>>;
   wake(): void;
   preview(template: TemplateRecord, variables: Record<string, unknown>): Promise<PreviewReply>;
+  /** Liquid syntax checks of acceptance and template saves, in the thread's render pool. */
+  check(tenant: string, rank: number, sources: LiquidSource[]): Promise<Array<string | null>>;
   metrics(): Promise<MetricsSnapshot>;
   stop(): Promise<void>;
   close(): Promise<void>;
@@ -134,6 +137,7 @@ export function startDispatchThread(config: Config, onExit: (error: Error) => vo
         const { message, field, limit } = reply.renderError;
         throw new RenderError(message, field, limit);
       },
+      checkSyntax: (tenant, rank, sources) => line.call('check', tenant, rank, sources),
       render: () => Promise.reject(new Error('deliveries are rendered in the dispatch thread')),
       close: async () => undefined,
     },

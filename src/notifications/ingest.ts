@@ -1,8 +1,9 @@
 import type { CoreDeps } from '../deps.ts';
-import { HeraldError } from '../errors.ts';
+import { type FieldError, HeraldError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 import { type EncodedNotification, encodeColumns, type IdempotentHit } from '../store/port/notifications.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
+import type { SyntaxCheck } from '../templates/syntax-check.ts';
 import {
   createGroupCommit,
   type GroupCommit,
@@ -10,6 +11,7 @@ import {
   resultsPerItem,
 } from './group-commit.ts';
 import { notificationId, requestHash } from './ids.ts';
+import { type Content, priorityRank } from './model.ts';
 import { type ValidNotification, validateNotification } from './validate.ts';
 import { acceptedView } from './view.ts';
 import type { WakeSignal } from './wakeup.ts';
@@ -46,11 +48,20 @@ export type CommitRows = (
 ) => Promise<Array<IdempotentHit | undefined>>;
 
 /**
- * What ingest is built from: the store, and the worker's wake-up it signals after each commit.
- * `writer` commits instead of the store when another thread owns the writes and wakes its own
- * worker (the dispatch thread on SQLite, dispatch/thread.ts).
+ * What ingest is built from: the store, the worker's wake-up it signals after each commit, and
+ * the Liquid syntax check of inline content (in the render threads). `writer` commits instead
+ * of the store when another thread owns the writes and wakes its own worker (the dispatch
+ * thread on SQLite, dispatch/thread.ts).
  */
-export type IngestDeps = CoreDeps & { wakeup: WakeSignal; metrics?: Metrics; writer?: CommitRows };
+export type IngestDeps = CoreDeps & {
+  wakeup: WakeSignal;
+  syntax: SyntaxCheck;
+  metrics?: Metrics;
+  writer?: CommitRows;
+};
+
+const invalid = (errors: FieldError[]) =>
+  new HeraldError('VALIDATION_FAILED', 'The notification is invalid.', { errors });
 
 function templateMismatch(key: string, v: ValidNotification, at = 'body'): HeraldError {
   return new HeraldError('TEMPLATE_NOT_FOUND', `No ${v.channel} template "${key}" exists in your tenant.`, {
@@ -148,8 +159,12 @@ export function createIngest(deps: IngestDeps): Ingest {
         });
       }
       const v = validateNotification(body, 'body', now, pushAllowedHosts);
-      if (Array.isArray(v)) {
-        throw new HeraldError('VALIDATION_FAILED', 'The notification is invalid.', { errors: v });
+      if (Array.isArray(v)) throw invalid(v);
+      if (v.content !== null) {
+        const [errors = []] = await deps.syntax(tenant, [
+          { content: v.content, prefix: 'body/content', rank: priorityRank(v.priority) },
+        ]);
+        if (errors.length > 0) throw invalid(errors);
       }
       const hash = idempotencyKey === undefined ? null : requestHash(body);
       if (idempotencyKey !== undefined) {
@@ -174,16 +189,29 @@ export function createIngest(deps: IngestDeps): Ingest {
     async acceptBatch(tenant, bodies) {
       const now = clock.now();
       const results: BatchItemResult[] = new Array(bodies.length);
-      const valid: Array<{ index: number; v: ValidNotification }> = [];
+      let valid: Array<{ index: number; v: ValidNotification }> = [];
       bodies.forEach((body, index) => {
         const v = validateNotification(body, `body/notifications/${index}`, now, pushAllowedHosts);
-        if (Array.isArray(v)) {
-          results[index] = {
-            index,
-            error: new HeraldError('VALIDATION_FAILED', 'The notification is invalid.', { errors: v }),
-          };
-        } else valid.push({ index, v });
+        if (Array.isArray(v)) results[index] = { index, error: invalid(v) };
+        else valid.push({ index, v });
       });
+      // The inline content's Liquid, in one check (its sources parsed off this event loop).
+      const inline = valid.filter(({ v }) => v.content !== null);
+      if (inline.length > 0) {
+        const problems = await deps.syntax(
+          tenant,
+          inline.map(({ index, v }) => ({
+            content: v.content as Content,
+            prefix: `body/notifications/${index}/content`,
+            rank: priorityRank(v.priority),
+          })),
+        );
+        inline.forEach(({ index }, i) => {
+          const errors = problems[i] ?? [];
+          if (errors.length > 0) results[index] = { index, error: invalid(errors) };
+        });
+        valid = valid.filter(({ index }) => results[index] === undefined);
+      }
       // Each distinct template key is looked up once per batch, not once per item.
       const templates = new Map<string, TemplateRecord | null>();
       for (const { v } of valid) {

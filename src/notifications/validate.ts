@@ -2,7 +2,6 @@ import type { ValueError } from '@sinclair/typebox/errors';
 import { parseIsoTime } from '../clock.ts';
 import type { FieldError } from '../errors.ts';
 import { refusedUrl } from '../providers/outbound.ts';
-import { syntaxErrors } from '../templates/liquid.ts';
 import { CHANNELS, type Channel, type Content, type Priority, type Recipient } from './model.ts';
 import { payloadErrors } from './payload.ts';
 import { checkers } from './schemas.ts';
@@ -84,8 +83,9 @@ function parseTime(value: unknown): number | null {
 
 /**
  * Validates one notification body at acceptance: shape and unknown fields (per channel),
- * recipient format, template XOR content, times, and Liquid syntax of inline content. Returns
- * the field errors (paths under `prefix`, e.g. `body`) or the normalized value.
+ * recipient format, template XOR content, and times. Returns the field errors (paths under
+ * `prefix`, e.g. `body`) or the normalized value. The Liquid syntax of inline content is
+ * checked after, off the event loop (ingest.ts, templates/syntax-check.ts).
  */
 export function validateNotification(
   raw: unknown,
@@ -124,7 +124,6 @@ export function validateNotification(
   if (expiresAt !== null && scheduledAt !== null && scheduledAt >= expiresAt) {
     errors.push({ path: `${prefix}/scheduledAt`, message: 'must be before expiresAt' });
   }
-  if (hasContent) errors.push(...syntaxErrors(body.content as Content, `${prefix}/content`));
   const endpoint = (body.recipient as Recipient).subscription?.endpoint;
   const refused = endpoint === undefined ? undefined : refusedUrl(endpoint, pushAllowedHosts);
   if (refused) errors.push({ path: `${prefix}/recipient/subscription/endpoint`, message: refused });

@@ -5,6 +5,12 @@
 export const TEXT_FIELDS = ['subject', 'text', 'html', 'title', 'body'] as const;
 export type TextField = (typeof TEXT_FIELDS)[number];
 
+/** One field's Liquid source, as the syntax check sends it to a render thread. */
+export interface LiquidSource {
+  field: TextField;
+  source: string;
+}
+
 /** Whether a source has Liquid markup at all (most inline content has none). */
 export function hasLiquid(source: string): boolean {
   return /{[{%]/.test(source);

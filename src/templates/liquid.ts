@@ -13,8 +13,7 @@ import {
   TypeGuards,
 } from 'liquidjs';
 import type { Content } from '../channels.ts';
-import type { FieldError } from '../errors.ts';
-import { hasLiquid, TEXT_FIELDS, type TextField } from './fields.ts';
+import { TEXT_FIELDS, type TextField } from './fields.ts';
 import { RENDER_LIMITS } from './limits.ts';
 
 // One set of options for both engines. `templates: {}` swaps the file system for an empty
@@ -147,38 +146,18 @@ export class LiquidFieldError extends Error {
   }
 }
 
-/** Syntax problems of every field, as field errors under `prefix` (e.g. `body/content`); empty when all parse. */
-export function syntaxErrors(content: Content, prefix: string): FieldError[] {
-  const errors: FieldError[] = [];
-  for (const field of TEXT_FIELDS) {
-    const source = content[field];
-    // Most inline content has no Liquid at all; skipping the parse keeps batch ingest cheap.
-    if (typeof source !== 'string' || !hasLiquid(source)) continue;
-    const problem = syntaxProblem(field, source);
-    if (problem !== null)
-      errors.push({ path: `${prefix}/${field}`, message: `Liquid syntax error: ${problem}` });
-  }
-  return errors;
-}
-
-// Bulk sends repeat the same inline content with different variables: remember each source's
-// verdict so a 1000-item batch parses it once (parsing was ~8% of batch ingest CPU).
-const verdicts = new Map<string, string | null>();
-const MAX_VERDICTS = 2000;
-
-function syntaxProblem(field: TextField, source: string): string | null {
-  const key = `${field === 'html' ? 'h' : 't'}${source}`;
-  const known = verdicts.get(key);
-  if (known !== undefined) return known;
-  let problem: string | null = null;
+/**
+ * Why `source` does not parse as Liquid for `field` (the engine's message, with line and
+ * column), or null when it parses. Called in the render threads only (syntax-check.ts): a
+ * parse costs about a millisecond per KB, which must not fall on a request's event loop.
+ */
+export function syntaxProblem(field: TextField, source: string): string | null {
   try {
     engineFor(field).parse(source);
+    return null;
   } catch (error) {
-    problem = (error as Error).message;
+    return (error as Error).message;
   }
-  if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
-  if (source.length <= 10_000) verdicts.set(key, problem);
-  return problem;
 }
 
 /**

@@ -1,18 +1,21 @@
 import { parentPort } from 'node:worker_threads';
 import type { Content } from '../channels.ts';
 import { osThreadId } from '../os-thread.ts';
+import { TEXT_FIELDS } from './fields.ts';
 import {
   LiquidFieldError,
   type ParsedContent,
   parseContent,
   RenderLimitError,
   renderParsed,
+  syntaxProblem,
 } from './liquid.ts';
 import type { FromRenderThread, RenderOutcome, ThreadJob } from './render-pool.ts';
 
 /**
  * The body of a render worker thread: parses (with a cache: template versions never change, bulk
- * content repeats) and renders one job at a time, answering with the content or why it failed.
+ * content repeats) and renders one job at a time, answering with the content or why it failed;
+ * or, for a syntax check, only parses.
  * Liquid stops by itself at the job's cut-off, a little before the deadline at which the pool
  * ends the thread (the hard bound, for whatever Liquid does not check between its nodes): a
  * thread that lives on costs nothing, a new one costs tens of milliseconds of CPU to load.
@@ -35,7 +38,18 @@ function parsedOf(key: string, content: Content): ParsedContent {
   return parsed;
 }
 
+/** A syntax check: the first field that does not parse, with the engine's message. */
+function check(content: Content): RenderOutcome {
+  for (const field of TEXT_FIELDS) {
+    const source = content[field];
+    const problem = typeof source === 'string' ? syntaxProblem(field, source) : null;
+    if (problem !== null) return { ok: false, limit: false, message: problem, field };
+  }
+  return { ok: true, content: {} };
+}
+
 function run(job: ThreadJob): RenderOutcome {
+  if (job.parseOnly) return check(job.content);
   const cutAt = job.cutAt - performance.timeOrigin;
   try {
     return { ok: true, content: renderParsed(parsedOf(job.key, job.content), job.variables, cutAt) };

@@ -11,6 +11,8 @@ export interface RenderJob {
   key: string;
   content: Content;
   variables: Record<string, unknown>;
+  /** Only parse `content` (the syntax check, syntax-check.ts): nothing is rendered, nor cached. */
+  parseOnly?: boolean;
 }
 
 /** A job as posted to a thread (whose it is matters only to the queue). */
@@ -68,6 +70,8 @@ interface Waiting {
 
 interface Thread {
   worker: Worker;
+  /** Kept for CRITICAL and HIGH, at the process's priority; the others run at BULK_NICE. */
+  urgent: boolean;
   ready: boolean;
   /** The thread's CPU clock (Linux); without one its deadline is wall-clock time. */
   cpu?: ThreadCpu;
@@ -77,6 +81,17 @@ interface Thread {
 const ENTRY = new URL('./render-thread.js', import.meta.url);
 
 /**
+ * The nice value of the threads that render for NORMAL and LOW (and for CRITICAL and HIGH when
+ * theirs are busy): when the cores are busy, the event loops and urgent renders get the CPU first.
+ */
+const BULK_NICE = 10;
+
+/** What a render thread is told at its start (render-thread.ts). */
+export interface RenderThreadData {
+  nice: number;
+}
+
+/**
  * Rendering runs in worker threads, never on the event loop that serves requests and runs the
  * scheduler. Each job has a hard deadline: a thread still busy once the job has had its time on
  * a CPU is terminated (a tight loop inside one Liquid node would not listen) and replaced, and
@@ -84,11 +99,16 @@ const ENTRY = new URL('./render-thread.js', import.meta.url);
  * (COOPERATIVE_SHARE), which it checks between nodes: most long renders end so, and their thread
  * is kept. Threads take one job at a time, most urgent first, and LOW and NORMAL never hold the
  * threads reserved for CRITICAL and HIGH (dispatch/reserve.ts), so a tenant's heavy templates
- * never delay another's urgent render; within a priority, tenants take turns. Threads start on first use and do not keep the process
- * alive.
+ * never delay another's urgent render; within a priority, tenants take turns. The reserved
+ * threads also keep the process's CPU priority while the others step back to BULK_NICE: a
+ * CRITICAL render on a thread as nice as the runaway renders beside it waited for the CPU behind
+ * them, past its own deadline at times (issue 46, item 10). Threads start on first use and do not
+ * keep the process alive.
  */
 export function createRenderPool(options: RenderPoolOptions): RenderPool {
   const caps = reserveCaps(options.threads);
+  // The threads kept for CRITICAL and HIGH (none with a single thread, which serves everything).
+  const urgentThreads = caps.total - caps.bulk;
   const used: [number, number, number, number] = [0, 0, 0, 0];
   // Per priority, the tenants' jobs in turns: one tenant's backlog of heavy templates delays
   // another tenant's render of the same priority by at most one job, not by the whole backlog.
@@ -97,12 +117,13 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
   let nextId = 1;
   let closed = false;
 
-  function spawn(): Thread {
+  function spawn(urgent: boolean): Thread {
     const worker = new Worker(ENTRY, {
+      workerData: { nice: urgent ? 0 : BULK_NICE } satisfies RenderThreadData,
       // A template that allocates past this ends its thread; the job fails as a render limit.
       resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 },
     });
-    const thread: Thread = { worker, ready: false };
+    const thread: Thread = { worker, urgent, ready: false };
     worker.on('message', (message: FromRenderThread) => {
       if ('ready' in message) {
         thread.ready = true;
@@ -148,8 +169,14 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     const postedAt = performance.now();
     thread.running = { ...waiting, id, timer, postedAt, cpuAtPost: thread.cpu?.ms() };
     const cutAt = performance.timeOrigin + postedAt + options.timeoutMs * COOPERATIVE_SHARE;
-    const { key, content, variables } = waiting.job;
-    thread.worker.postMessage({ id, cutAt, key, content, variables } satisfies ThreadJob);
+    const { key, content, variables, parseOnly } = waiting.job;
+    try {
+      thread.worker.postMessage({ id, cutAt, key, content, variables, parseOnly } satisfies ThreadJob);
+    } catch (error) {
+      // A job the structured clone refuses (variables nested thousands deep) fails alone: it
+      // must neither hold the thread nor throw into the pump that started it.
+      finish(thread, { ok: false, limit: false, message: `the job cannot be handed to a thread: ${error}` });
+    }
   }
 
   /**
@@ -200,15 +227,23 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     holdProcess();
   }
 
+  /** A ready thread for a job of `rank`: CRITICAL and HIGH take theirs first, then any; the others a bulk one. */
+  function freeThread(rank: Rank): Thread | undefined {
+    const idle = threads.filter((t) => t.ready && !t.running);
+    return rank <= 1 ? (idle.find((t) => t.urgent) ?? idle[0]) : idle.find((t) => !t.urgent);
+  }
+
   function drain(): void {
-    // One thread more than may run at once: a warm spare takes over from a terminated one
+    // One bulk thread more than may run at once: a warm spare takes over from a terminated one
     // without waiting for a new thread to load (about 200 ms).
-    while (threads.length < options.threads + 1) spawn();
+    const count = (urgent: boolean) => threads.filter((t) => t.urgent === urgent).length;
+    while (count(true) < urgentThreads) spawn(true);
+    while (count(false) < options.threads - urgentThreads + 1) spawn(false);
     for (let rank = 0; rank < queues.length; rank++) {
       const queue = queues[rank] as Turns<Waiting>;
       while (queue.size > 0 && roomFor(rank, used, caps) > 0 && running() < options.threads) {
-        const free = threads.find((t) => t.ready && !t.running);
-        if (!free) return;
+        const free = freeThread(rank);
+        if (!free) break;
         start(free, queue.shift() as Waiting);
       }
     }

@@ -1,10 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import type { Channel, Content } from '../channels.ts';
 import { ServerSchema } from '../config/schema.ts';
+import type { Rank } from '../dispatch/reserve.ts';
 import { type Priority, priorityRank } from '../notifications/model.ts';
 import type { Store } from '../store/port/index.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
-import { hasLiquid, TEXT_FIELDS } from './fields.ts';
+import { hasLiquid, type LiquidSource, TEXT_FIELDS } from './fields.ts';
 import { RenderError } from './render-error.ts';
 import { createRenderPool, type RenderPool } from './render-pool.ts';
 
@@ -24,6 +25,11 @@ export interface Renderer {
   render(notification: RenderInput): Promise<Content>;
   /** Renders one template version with `variables` (POST /templates/{key}/preview). */
   preview(template: TemplateRecord, variables: Record<string, unknown>): Promise<Content>;
+  /**
+   * Why each source does not parse as Liquid (null: it parses), parsed in the pool's threads at
+   * priority `rank`, in turns with the tenant's other jobs (syntax-check.ts).
+   */
+  checkSyntax(tenant: string, rank: Rank, sources: LiquidSource[]): Promise<Array<string | null>>;
   /** Ends the threads of the pool it was given (not the process's default one). */
   close(): Promise<void>;
 }
@@ -107,6 +113,19 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
         variables,
         describe(template),
         priorityRank('NORMAL'),
+      );
+    },
+    checkSyntax(tenant, rank, sources) {
+      return Promise.all(
+        sources.map(async ({ field, source }) => {
+          const content = { [field]: source };
+          const outcome = await pool.run({ tenant, key: '', content, variables: {}, parseOnly: true }, rank);
+          if (outcome.ok) return null;
+          // Parsing past the render time: the thread was ended (as a render past it would be).
+          return outcome.limit
+            ? `it takes longer to parse than rendering may (${outcome.message})`
+            : outcome.message;
+        }),
       );
     },
     close: async () => given?.close(),

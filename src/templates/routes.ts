@@ -6,11 +6,14 @@ import { HeraldError } from '../errors.ts';
 import { PageSchema, pageOf, textCursor } from '../http/page.ts';
 import { literals } from '../http/schema.ts';
 import type { RouteModule } from '../http/types.ts';
+import { priorityRank } from '../notifications/model.ts';
+import { payloadErrors } from '../notifications/payload.ts';
 import { ContentView } from '../notifications/schemas.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
 import { TEMPLATE_KEY, TemplateKey } from './key.ts';
 import type { Renderer } from './render.ts';
 import { RenderError } from './render-error.ts';
+import type { SyntaxCheck } from './syntax-check.ts';
 import { contentOf, templateErrors } from './validate.ts';
 
 const Source = Type.String({ maxLength: 100_000 });
@@ -66,9 +69,13 @@ function view(t: TemplateRecord) {
   };
 }
 
-function check(channel: Channel, body: Record<string, unknown>) {
+/** The template's fields, once they fit the channel and parse (in the render threads, at NORMAL: saves never take the threads kept for CRITICAL and HIGH). */
+async function check(syntax: SyntaxCheck, tenant: string, channel: Channel, body: Record<string, unknown>) {
   const content = contentOf(body);
-  const errors = templateErrors(channel, content);
+  let errors = templateErrors(channel, content);
+  if (errors.length === 0) {
+    [errors = []] = await syntax(tenant, [{ content, prefix: 'body', rank: priorityRank('NORMAL') }]);
+  }
   if (errors.length > 0) throw new HeraldError('VALIDATION_FAILED', 'The template is invalid.', { errors });
   return content;
 }
@@ -77,8 +84,11 @@ const cursor = textCursor('t', TEMPLATE_KEY);
 const notFound = (key: string) => new HeraldError('NOT_FOUND', `No template "${key}".`);
 
 /** Template CRUD and preview (scopes templates:read / templates:write), within the caller's tenant. */
-export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer }> = (app, deps) => {
-  const { store, clock, renderer } = deps;
+export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax: SyntaxCheck }> = (
+  app,
+  deps,
+) => {
+  const { store, clock, renderer, syntax } = deps;
   const read = { config: { scope: 'templates:read' } };
   const write = { config: { scope: 'templates:write' } };
   const tags = ['templates'];
@@ -90,7 +100,7 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer }> = (a
   };
   app.post('/templates', { ...write, schema: { tags, ...created } }, async (request, reply) => {
     const { key, channel } = request.body;
-    const content = check(channel as Channel, request.body);
+    const content = await check(syntax, request.principal.tenant, channel as Channel, request.body);
     const created = await store.templates.create(
       request.principal.tenant,
       key,
@@ -136,7 +146,7 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer }> = (a
       const current = await store.templates.get(tenant, key);
       if (!current) throw notFound(key);
       const channel = (request.body.channel as Channel | undefined) ?? current.channel;
-      const content = check(channel, request.body);
+      const content = await check(syntax, tenant, channel, request.body);
       // A new version; notifications accepted earlier keep the version they pinned.
       const updated = await store.templates.update(tenant, key, channel, content, clock.now());
       if (!updated) throw notFound(key);
@@ -164,10 +174,15 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer }> = (a
       },
     },
     async (request) => {
+      const variables = request.body.variables ?? {};
+      // The acceptance rule for variables (depth, U+0000): a preview renders what a send could.
+      const errors = payloadErrors({ variables }, 'body');
+      if (errors.length > 0)
+        throw new HeraldError('VALIDATION_FAILED', 'The variables are invalid.', { errors });
       const found = await store.templates.get(request.principal.tenant, request.params.key);
       if (!found) throw notFound(request.params.key);
       try {
-        const content = await renderer.preview(found, request.body.variables ?? {});
+        const content = await renderer.preview(found, variables);
         return { key: found.key, channel: found.channel, version: found.version, content };
       } catch (error) {
         if (!(error instanceof RenderError)) throw error;

@@ -2,7 +2,6 @@ import type { Channel } from '../channels.ts';
 import type { FieldError } from '../errors.ts';
 import type { TemplateContent } from '../store/port/templates.ts';
 import { TEXT_FIELDS } from './fields.ts';
-import { syntaxErrors } from './liquid.ts';
 
 /** Which fields a template of each channel uses; the first group is required. */
 const FIELDS: Record<Channel, { required: string[]; anyOf?: string[]; allowed: string[] }> = {
@@ -21,7 +20,10 @@ export function contentOf(body: Record<string, unknown>): TemplateContent {
   return content;
 }
 
-/** Checks the fields fit the channel and every field parses as Liquid (at save time, not at send time). */
+/**
+ * Checks the fields fit the channel (at save time, not at send time); their Liquid syntax is
+ * checked after, off the event loop (syntax-check.ts).
+ */
 export function templateErrors(channel: Channel, content: TemplateContent): FieldError[] {
   const rules = FIELDS[channel];
   const errors: FieldError[] = [];
@@ -37,6 +39,5 @@ export function templateErrors(channel: Channel, content: TemplateContent): Fiel
   if (rules.anyOf && !rules.anyOf.some(has)) {
     errors.push({ path: `body/${rules.anyOf[0]}`, message: `give ${rules.anyOf.join(' or ')}` });
   }
-  if (errors.length > 0) return errors;
-  return syntaxErrors(content, 'body');
+  return errors;
 }

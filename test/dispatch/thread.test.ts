@@ -138,6 +138,17 @@ describe('the dispatch thread (npm start layout, one real process)', () => {
     const missing = await call('POST', '/templates/loop/preview', { variables: {} });
     assert.equal(missing.status, 400);
     assert.match(String(missing.body.detail), /undefined variable: n/);
+    // Nested too deep for the hand-over to the thread: refused before it, as at acceptance.
+    const deep = await fetch(`${api}/templates/loop/preview`, {
+      method: 'POST',
+      headers,
+      body: `{"variables":{"n":${'['.repeat(12_000)}${']'.repeat(12_000)}}}`,
+    });
+    assert.equal(deep.status, 400, await deep.clone().text());
+    assert.match(
+      String(((await deep.json()) as { errors: Array<{ message: string }> }).errors[0]?.message),
+      /32 levels/,
+    );
   });
 
   it("reports the dispatch thread's sends in the process's /metrics, and the process metrics once", async () => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
+import { osThreadId, threadCpu } from '../../src/os-thread.ts';
 import { createRenderPool, type RenderOutcome } from '../../src/templates/render-pool.ts';
 import { eventually } from '../helpers/eventually.ts';
 
@@ -20,6 +22,18 @@ describe('render pool', () => {
 
   it('renders', async () => {
     assert.deepEqual(await render('Hi {{ name }}'), { ok: true, content: { text: 'Hi Ada' } });
+  });
+
+  it('fails a job that cannot be posted to a thread alone, and the thread takes the next', async () => {
+    let deep: unknown[] = [];
+    for (let i = 0; i < 12_000; i++) deep = [deep];
+    const refused = await pool.run(
+      { tenant: 'acme', key: 'deep', content: { text: '{{ d }}' }, variables: { d: deep } },
+      2,
+    );
+    assert.equal(refused.ok, false);
+    assert.match((refused as { message: string }).message, /cannot be handed to a thread: RangeError/);
+    assert.deepEqual(await render('Hi again {{ name }}'), { ok: true, content: { text: 'Hi again Ada' } });
   });
 
   it('lets Liquid stop a render of many nodes at its cut-off, and the thread goes on', async () => {
@@ -124,5 +138,50 @@ describe('render pool, tenants of one priority', () => {
     await Promise.all([...flood, job('other', 'other')]);
     // flood-1 was running and flood-2 had its turn before `other` came; then `other`'s turn.
     assert.deepEqual(done, ['flood-1', 'flood-2', 'other', 'flood-3', 'flood-4', 'flood-5', 'flood-6']);
+  });
+});
+
+describe('render pool, threads kept for CRITICAL and HIGH', () => {
+  /** A thread's nice value, from /proc (field 19 of its stat line). */
+  const niceOf = (tid: number) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  };
+  const RUNAWAY = '{% for i in (1..10000) %}{% for j in (1..4000) %}{% endfor %}{% endfor %}';
+
+  it('renders a CRITICAL at the process priority while runaway NORMAL renders run at nice 10', {
+    skip: process.platform !== 'linux',
+  }, async () => {
+    const tids: number[] = [];
+    const pool = createRenderPool({
+      threads: 2,
+      timeoutMs: 1000,
+      cpuClock: (tid) => {
+        if (tid !== undefined) tids.push(tid);
+        return threadCpu(tid);
+      },
+    });
+    after(() => pool.close());
+    await pool.run({ tenant: 'warm', key: 'warm', content: { text: '{{ a }}' }, variables: { a: 1 } }, 2);
+    await eventually(() => tids.length === 3, 20_000, 'three threads ready');
+    // One thread kept for CRITICAL and HIGH, at the process's priority; two (one a spare) at 10 more.
+    const base = niceOf(osThreadId() as number);
+    assert.deepEqual(
+      tids.map(niceOf).sort((a, b) => a - b),
+      [base, Math.max(base, 10), Math.max(base, 10)],
+    );
+    const ended: string[] = [];
+    const runaway = Array.from({ length: 6 }, (_, i) =>
+      pool
+        .run({ tenant: 'heavy', key: `r${i}`, content: { text: RUNAWAY }, variables: {} }, 2)
+        .then((o) => ended.push(o.ok ? 'ok' : 'cut')),
+    );
+    const critical = await pool.run(
+      { tenant: 'urgent', key: 'c', content: { text: 'Code {{ a }}' }, variables: { a: 7 } },
+      0,
+    );
+    assert.deepEqual(critical, { ok: true, content: { text: 'Code 7' } });
+    assert.ok(ended.length < 6, 'the CRITICAL was rendered while the runaway renders still ran');
+    await Promise.all(runaway);
   });
 });

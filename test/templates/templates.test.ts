@@ -250,6 +250,35 @@ describe('pinned template versions at delivery', () => {
     assert.equal(fine.json().content.text, '123');
   });
 
+  it('refuses preview variables nested past 32 levels with 400, as at acceptance', async () => {
+    assert.equal(
+      (await call('POST', '/templates', { key: 'deep', channel: 'sms', text: 'Hi {{ a }}' })).statusCode,
+      201,
+    );
+    const nest = (levels: number, leaf: unknown) => {
+      let value = leaf;
+      for (let i = 0; i < levels; i++) value = { a: value };
+      return value as Record<string, unknown>;
+    };
+    const forty = await call('POST', '/templates/deep/preview', { variables: nest(40, 'x') }, t.viewer);
+    assert.equal(forty.statusCode, 400, forty.body);
+    assert.deepEqual(forty.json().errors, [
+      { path: 'body/variables', message: 'must not nest more than 32 levels deep' },
+    ]);
+    // Far deeper than a thread hand-over can copy: still a 400, never a 500.
+    const array = `${'['.repeat(12_000)}${']'.repeat(12_000)}`;
+    const deep = await t.app.inject({
+      method: 'POST',
+      url: '/templates/deep/preview',
+      headers: { ...t.viewer, 'content-type': 'application/json' },
+      payload: `{"variables":{"a":${array}}}`,
+    });
+    assert.equal(deep.statusCode, 400, deep.body);
+    assert.equal(deep.json().errors[0].path, 'body/variables');
+    const fine = await call('POST', '/templates/deep/preview', { variables: nest(31, 'x') }, t.viewer);
+    assert.equal(fine.statusCode, 200, fine.body);
+  });
+
   it('fails a notification past a render limit permanently, saying so', async () => {
     const id = (
       await send(t.app, t.sender, {
