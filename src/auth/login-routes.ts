@@ -3,6 +3,7 @@ import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import type { UserRecord } from '../store/port/auth.ts';
 import { normalizeEmail } from './accounts.ts';
+import { loginTurn } from './argon2-gate.ts';
 import { clientAddress, trustedProxies } from './client-address.ts';
 import { dummyHash, verifySecret } from './passwords.ts';
 import { LoginBody, RefreshBody, TokenPair } from './schemas.ts';
@@ -36,7 +37,7 @@ export const loginRoutes: RouteModule<AuthDeps> = (app, deps) => {
       const user = await throttles.login.checked(email, address, async () => {
         const found = await deps.store.auth.findUserByEmail(email);
         // Unknown emails are checked against the dummy hash: the same argon2 work either way.
-        const passwordOk = await verifySecret(found?.passwordHash, request.body.password);
+        const passwordOk = await verifySecret(found?.passwordHash, request.body.password, loginTurn(address));
         return found && passwordOk && !found.disabled ? found : undefined;
       });
       if (!user) throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'The email or password is wrong.');

@@ -1,5 +1,5 @@
 import { hash, verify } from '@node-rs/argon2';
-import { HeraldError } from '../errors.ts';
+import { FairGate, type GateTurn } from './argon2-gate.ts';
 
 /** Longest password accepted, in characters: argon2 would hash megabytes, so the length is capped first. */
 export const MAX_PASSWORD_LENGTH = 1024;
@@ -11,14 +11,13 @@ export const MIN_PASSWORD_LENGTH = 12;
 const PARAMS = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
 /**
- * argon2 runs at most RUNNING at once (libuv's thread pool has 4 threads, shared with file I/O)
- * with at most WAITING more queued; past that a caller gets 503 with Retry-After at once instead
- * of queueing without bound, so a flood of logins cannot hold the thread pool or grow memory.
+ * argon2 runs at most 4 at once (libuv's thread pool has 4 threads, shared with file I/O). The
+ * rest wait in turns, tenant by tenant and caller by caller (argon2-gate.ts), at most 64 of one
+ * tenant, 16 of one caller and 1,024 in all; past that a caller gets 503 with Retry-After at once
+ * instead of queueing without bound, so a flood cannot hold the thread pool or grow memory, and
+ * one tenant's flood (or one caller's) is refused to it alone while the others still take turns.
  */
-const RUNNING = 4;
-const WAITING = 64;
-let running = 0;
-const waiting: Array<() => void> = [];
+const gate = new FairGate({ running: 4, waiting: 1024, waitingPerTenant: 64, waitingPerCaller: 16 });
 
 let operations = 0;
 
@@ -27,30 +26,24 @@ export function argon2Operations(): number {
   return operations;
 }
 
-async function gated<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= RUNNING) {
-    if (waiting.length >= WAITING) {
-      throw new HeraldError('UNAVAILABLE', 'Too many sign-ins at once; try again shortly.', {
-        retryAfterS: 1,
-      });
-    }
-    // The releasing caller hands its place over: `running` does not change.
-    await new Promise<void>((resolve) => waiting.push(resolve));
-  } else running++;
-  operations++;
-  try {
-    return await work();
-  } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else running--;
-  }
+/** argon2 jobs waiting for a slot: all tenants', or one tenant's. */
+export function argon2Waiting(tenant?: string): number {
+  return gate.waiting(tenant);
 }
 
-/** Hashes a password or client secret with argon2id; the PHC string carries salt and parameters. */
-export function hashSecret(secret: string): Promise<string> {
+function gated<T>(turn: GateTurn, work: () => Promise<T>): Promise<T> {
+  return gate.run(turn, () => {
+    operations++;
+    return work();
+  });
+}
+
+/**
+ * Hashes a password with argon2id, as `turn`'s work; the PHC string carries salt and parameters.
+ */
+export function hashSecret(secret: string, turn: GateTurn): Promise<string> {
   if (secret.length > MAX_PASSWORD_LENGTH) throw new TypeError('secret longer than the cap');
-  return gated(() => hash(secret, PARAMS));
+  return gated(turn, () => hash(secret, PARAMS));
 }
 
 let dummy: Promise<string> | undefined;
@@ -65,14 +58,19 @@ export function dummyHash(): Promise<string> {
 }
 
 /**
- * Checks a secret against a stored hash (or the dummy hash when there is none). Throws only the
- * 503 of a full argon2 queue (the secret was not checked); anything else is a mismatch.
+ * Checks a secret against a stored hash (or the dummy hash when there is none), as `turn`'s work.
+ * Throws only the 503 of a full argon2 queue (the secret was not checked); anything else is a
+ * mismatch.
  */
-export async function verifySecret(stored: string | undefined, secret: string): Promise<boolean> {
+export async function verifySecret(
+  stored: string | undefined,
+  secret: string,
+  turn: GateTurn,
+): Promise<boolean> {
   const target = stored ?? (await dummyHash());
   // Over-long input is refused without hashing; the cap is public, so this reveals nothing.
   if (secret.length > MAX_PASSWORD_LENGTH) return false;
-  return gated(async () => {
+  return gated(turn, async () => {
     try {
       const ok = await verify(target, secret);
       return ok && stored !== undefined;

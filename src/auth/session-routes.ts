@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import type { UserRecord } from '../store/port/auth.ts';
+import { principalTurn } from './argon2-gate.ts';
 import { clientAddress, trustedProxies } from './client-address.ts';
 import { hashSecret, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifySecret } from './passwords.ts';
 import type { AuthDeps } from './service.ts';
@@ -62,12 +63,13 @@ export const sessionRoutes: RouteModule<AuthDeps> = (app, deps) => {
     },
     async (request, reply) => {
       const user = await callingUser(request);
+      const turn = principalTurn(request.principal);
       // A wrong current password is a failed login for this email (counted before the check).
       const ok = await deps.auth.throttles.login.checked(user.email, clientAddress(request, isTrusted), () =>
-        verifySecret(user.passwordHash, request.body.currentPassword),
+        verifySecret(user.passwordHash, request.body.currentPassword, turn),
       );
       if (!ok) throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'The current password is wrong.');
-      const hash = await hashSecret(request.body.newPassword);
+      const hash = await hashSecret(request.body.newPassword, turn);
       await deps.store.auth.setUserPassword(user.id, hash, deps.clock.now());
       return reply.code(204).send(null);
     },
