@@ -5,6 +5,7 @@ import type { RouteModule } from '../http/types.ts';
 import { type ClientRecord, DuplicateError, type UserRecord } from '../store/port/auth.ts';
 import { createClient, createUser, disableUser, rotateClientSecret } from './accounts.ts';
 import { principalTurn } from './argon2-gate.ts';
+import { refuseWeakPassword } from './passwords.ts';
 import { isOperator, type Principal } from './principal.ts';
 import { ClientView, CreateClientBody, CreateUserBody, TenantQuery, UserView } from './schemas.ts';
 import type { AuthDeps } from './service.ts';
@@ -78,6 +79,7 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
     },
     async (request, reply) => {
       const tenant = targetTenant(request.principal, request.body.tenant);
+      refuseWeakPassword(request.body.password, 'body/password');
       try {
         // The argon2 hash is the admin's work, in the admin's tenant (argon2-gate.ts).
         const turn = principalTurn(request.principal);
