@@ -33,8 +33,9 @@ export function invalidToken(detail = 'The token is invalid or expired.'): Heral
 /**
  * Verifies signature and claims with algorithms pinned to the asymmetric ones Herald signs with
  * (never `none` or HS*), `typ`, `iss`, `aud`, required `exp`/`iat`/`jti`/`sub`, the 30 s
- * tolerance, and a lifetime (`exp` − `iat`) of at most `maxLifetimeS` plus that tolerance. jose never follows `jku`/`x5u`/`jwk` headers and refuses unknown `crit`. Any
- * failure becomes AUTH_INVALID_TOKEN; the jose message is not echoed.
+ * tolerance, and a lifetime (`exp` − `iat`) of at most `maxLifetimeS` plus that tolerance. jose
+ * never follows `jku`/`x5u`/`jwk` headers and refuses unknown `crit`. Any failure becomes
+ * AUTH_INVALID_TOKEN; the jose message is not echoed.
  */
 export async function verifyJwt(
   token: string,
