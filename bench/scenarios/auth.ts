@@ -48,6 +48,7 @@ async function verifications(options: BenchOptions): Promise<Row[]> {
         issuer: config.auth.issuer,
         audience: config.auth.audience,
         clock: systemClock,
+        maxLifetimeS: config.auth.accessTtl,
         cacheSize,
       });
     const cached = make(config.auth.verifyCacheSize);

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { type AuthStore, type ClientRecord, DuplicateError, type UserRecord } from '../store/port/auth.ts';
+import { type GateTurn, localTurn } from './argon2-gate.ts';
 import type { ClientSecrets } from './client-secrets.ts';
 import { hashSecret } from './passwords.ts';
 import { DEFAULT_TENANT, ROLE_SCOPES, type UserRole } from './principal.ts';
@@ -31,7 +32,7 @@ export function scopesOfRole(role: string): readonly string[] {
 export async function createUser(
   store: AuthStore,
   clock: Clock,
-  input: { email: string; password: string; role: UserRole; tenant: string },
+  input: { email: string; password: string; role: UserRole; tenant: string; turn?: GateTurn },
 ): Promise<UserRecord> {
   const email = normalizeEmail(input.email);
   if (await store.findUserByEmail(email, input.tenant)) {
@@ -42,7 +43,7 @@ export async function createUser(
   const user: UserRecord = {
     id: `usr_${randomUUID()}`,
     email,
-    passwordHash: await hashSecret(input.password),
+    passwordHash: await hashSecret(input.password, input.turn ?? localTurn(input.tenant)),
     role: input.role,
     tenant: input.tenant,
     disabled: false,

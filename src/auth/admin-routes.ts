@@ -4,6 +4,8 @@ import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import { type ClientRecord, DuplicateError, type UserRecord } from '../store/port/auth.ts';
 import { createClient, createUser, disableUser, rotateClientSecret } from './accounts.ts';
+import { principalTurn } from './argon2-gate.ts';
+import { refuseWeakPassword } from './passwords.ts';
 import { isOperator, type Principal } from './principal.ts';
 import { ClientView, CreateClientBody, CreateUserBody, TenantQuery, UserView } from './schemas.ts';
 import type { AuthDeps } from './service.ts';
@@ -77,8 +79,11 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
     },
     async (request, reply) => {
       const tenant = targetTenant(request.principal, request.body.tenant);
+      refuseWeakPassword(request.body.password, 'body/password');
       try {
-        const user = await createUser(store, deps.clock, { ...request.body, tenant });
+        // The argon2 hash is the admin's work, in the admin's tenant (argon2-gate.ts).
+        const turn = principalTurn(request.principal);
+        const user = await createUser(store, deps.clock, { ...request.body, tenant, turn });
         return reply.code(201).send(userView(user));
       } catch (error) {
         if (error instanceof DuplicateError)

@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { safeEqual } from '../safe-equal.ts';
 import type { AuthStore } from '../store/port/auth.ts';
+import type { GateTurn } from './argon2-gate.ts';
 import { isSealed, openPrivateKey, sealPrivateKey } from './key-crypto.ts';
 import { verifySecret } from './passwords.ts';
 
@@ -20,9 +21,14 @@ export interface ClientSecrets {
   digest(secret: string): Promise<string>;
   /**
    * Whether `secret` matches `stored` (an unknown client, `undefined`, costs the same digest);
-   * `upgrade` is the digest to store in place of an argon2 hash that matched.
+   * `upgrade` is the digest to store in place of an argon2 hash that matched, which is checked
+   * as `turn`'s argon2 work.
    */
-  verify(stored: string | undefined, secret: string): Promise<{ ok: boolean; upgrade?: string }>;
+  verify(
+    stored: string | undefined,
+    secret: string,
+    turn: GateTurn,
+  ): Promise<{ ok: boolean; upgrade?: string }>;
   /** With an encryption secret, seals the digest key if it was stored in plaintext; whether it did. */
   sealAtRest(): Promise<boolean>;
 }
@@ -66,9 +72,9 @@ export function createClientSecrets(
       await store.setServerSecret(KEY_NAME, sealPrivateKey(stored, KEY_NAME, encryptionSecret));
       return true;
     },
-    async verify(stored, secret) {
+    async verify(stored, secret, turn) {
       if (stored !== undefined && !stored.startsWith(PREFIX)) {
-        const ok = await verifySecret(stored, secret);
+        const ok = await verifySecret(stored, secret, turn);
         return ok ? { ok, upgrade: await this.digest(secret) } : { ok };
       }
       const given = await this.digest(secret);

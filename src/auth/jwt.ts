@@ -16,6 +16,13 @@ export interface JwtCheck {
   audience: string;
   typ: string;
   clock: Clock;
+  /**
+   * The longest lifetime (`exp` − `iat`, seconds) a token of this kind may claim: its configured
+   * TTL (HERALD_ACCESS_TTL, HERALD_REFRESH_TTL). A token signed with a real key but with `exp`
+   * years ahead (a bug, a misused key, a forged issuer) is refused rather than trusted for years
+   * (RFC 8725 section 3.10's advice to bound what a token may claim).
+   */
+  maxLifetimeS: number;
 }
 
 /** The refused-token error every failure maps to: one code, one body, whatever failed. */
@@ -25,9 +32,10 @@ export function invalidToken(detail = 'The token is invalid or expired.'): Heral
 
 /**
  * Verifies signature and claims with algorithms pinned to the asymmetric ones Herald signs with
- * (never `none` or HS*), `typ`, `iss`, `aud`, required `exp`/`iat`/`jti`/`sub`, and the 30 s
- * tolerance. jose never follows `jku`/`x5u`/`jwk` headers and refuses unknown `crit`. Any
- * failure becomes AUTH_INVALID_TOKEN; the jose message is not echoed.
+ * (never `none` or HS*), `typ`, `iss`, `aud`, required `exp`/`iat`/`jti`/`sub`, the 30 s
+ * tolerance, and a lifetime (`exp` − `iat`) of at most `maxLifetimeS` plus that tolerance. jose
+ * never follows `jku`/`x5u`/`jwk` headers and refuses unknown `crit`. Any failure becomes
+ * AUTH_INVALID_TOKEN; the jose message is not echoed.
  */
 export async function verifyJwt(
   token: string,
@@ -52,5 +60,8 @@ export async function verifyJwt(
   const { payload, protectedHeader } = result;
   // jose checks `iat` only with maxTokenAge; a token issued in the future is refused here.
   if (typeof payload.iat !== 'number' || payload.iat > nowS + CLOCK_TOLERANCE_S) throw invalidToken();
+  // Herald writes exactly its TTL; the tolerance leaves room for an issuer that reads its clock
+  // once for `iat` and again for `exp`. `exp` is a number here (required, and checked by jose).
+  if ((payload.exp as number) - payload.iat > check.maxLifetimeS + CLOCK_TOLERANCE_S) throw invalidToken();
   return { payload, kid: protectedHeader.kid };
 }

@@ -3,6 +3,7 @@ import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import type { UserRecord } from '../store/port/auth.ts';
 import { normalizeEmail } from './accounts.ts';
+import { loginTurn } from './argon2-gate.ts';
 import { clientAddress, trustedProxies } from './client-address.ts';
 import { passwordUser } from './password-login.ts';
 import { dummyHash } from './passwords.ts';
@@ -41,6 +42,7 @@ export const loginRoutes: RouteModule<AuthDeps> = (app, deps) => {
           email,
           password: request.body.password,
           tenant: request.body.tenant,
+          turn: loginTurn(address),
         }),
       );
       if (!user) throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'The email or password is wrong.');

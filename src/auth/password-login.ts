@@ -1,5 +1,6 @@
 import { HeraldError } from '../errors.ts';
 import type { AuthStore, UserRecord } from '../store/port/auth.ts';
+import type { GateTurn } from './argon2-gate.ts';
 import { verifySecret } from './passwords.ts';
 
 /**
@@ -23,7 +24,7 @@ export const LOGIN_CANDIDATES = 2;
  */
 export async function passwordUser(
   store: AuthStore,
-  login: { email: string; password: string; tenant?: string | undefined },
+  login: { email: string; password: string; tenant?: string | undefined; turn: GateTurn },
 ): Promise<UserRecord | undefined> {
   const candidates =
     login.tenant === undefined
@@ -35,7 +36,9 @@ export async function passwordUser(
     ...Array.from({ length: cost - candidates.length }, () => undefined),
   ];
   // Side by side: with threads free in the argon2 gate, they take about one hash's time.
-  const results = await Promise.allSettled(hashes.map((hash) => verifySecret(hash, login.password)));
+  const results = await Promise.allSettled(
+    hashes.map((hash) => verifySecret(hash, login.password, login.turn)),
+  );
   const refused = results.find((r) => r.status === 'rejected');
   if (refused) throw refused.reason;
   const matching = candidates.filter((u, i) => {

@@ -41,6 +41,7 @@ export function createAuthService(config: Config, store: Store, clock: Clock): A
     issuer: config.auth.issuer,
     audience: config.auth.audience,
     clock,
+    maxLifetimeS: config.auth.accessTtl,
     cacheSize: config.auth.verifyCacheSize,
   });
   return {
@@ -70,6 +71,7 @@ export async function startVerifier(
       issuer: config.auth.issuer,
       audience: config.auth.audience,
       clock,
+      maxLifetimeS: config.auth.accessTtl,
       cacheSize: config.auth.verifyCacheSize,
     });
   }

@@ -3,8 +3,15 @@ import type { FastifyRequest } from 'fastify';
 import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import type { UserRecord } from '../store/port/auth.ts';
+import { principalTurn } from './argon2-gate.ts';
 import { clientAddress, trustedProxies } from './client-address.ts';
-import { hashSecret, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifySecret } from './passwords.ts';
+import {
+  hashSecret,
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  refuseWeakPassword,
+  verifySecret,
+} from './passwords.ts';
 import type { AuthDeps } from './service.ts';
 
 const PasswordChange = Type.Object(
@@ -62,12 +69,15 @@ export const sessionRoutes: RouteModule<AuthDeps> = (app, deps) => {
     },
     async (request, reply) => {
       const user = await callingUser(request);
+      // Before the current password is checked: a refused new one costs no argon2 and no try.
+      refuseWeakPassword(request.body.newPassword, 'body/newPassword');
+      const turn = principalTurn(request.principal);
       // A wrong current password is a failed login for this email (counted before the check).
       const ok = await deps.auth.throttles.login.checked(user.email, clientAddress(request, isTrusted), () =>
-        verifySecret(user.passwordHash, request.body.currentPassword),
+        verifySecret(user.passwordHash, request.body.currentPassword, turn),
       );
       if (!ok) throw new HeraldError('AUTH_INVALID_CREDENTIALS', 'The current password is wrong.');
-      const hash = await hashSecret(request.body.newPassword);
+      const hash = await hashSecret(request.body.newPassword, turn);
       await deps.store.auth.setUserPassword(user.id, hash, deps.clock.now());
       return reply.code(204).send(null);
     },

@@ -3,6 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { HeraldError } from '../errors.ts';
 import { headersOf, isServerError } from '../http/problem.ts';
 import type { App, RouteModule } from '../http/types.ts';
+import { loginTurn } from './argon2-gate.ts';
 import { clientAddress, trustedProxies } from './client-address.ts';
 import type { AuthDeps } from './service.ts';
 
@@ -143,17 +144,15 @@ export const tokenRoute: RouteModule<AuthDeps> = async (app, deps) => {
         if (typeof id !== 'string' || typeof secret !== 'string' || id.length > 200) throw badClient;
         // Counted before the secret is checked, like a login (throttle.ts). An unknown id costs
         // the same digest as a known one (client-secrets.ts).
-        const checked = await deps.auth.throttles.token.checked(
-          id,
-          clientAddress(request, isTrusted),
-          async () => {
-            const found = await deps.store.auth.findClient(id);
-            const verdict = await deps.auth.clientSecrets.verify(found?.secretHash, secret);
-            return found && verdict.ok && !found.disabled
-              ? { client: found, upgrade: verdict.upgrade }
-              : undefined;
-          },
-        );
+        const address = clientAddress(request, isTrusted);
+        const checked = await deps.auth.throttles.token.checked(id, address, async () => {
+          const found = await deps.store.auth.findClient(id);
+          // A legacy argon2 secret is checked as a login is (argon2-gate.ts, loginTurn).
+          const verdict = await deps.auth.clientSecrets.verify(found?.secretHash, secret, loginTurn(address));
+          return found && verdict.ok && !found.disabled
+            ? { client: found, upgrade: verdict.upgrade }
+            : undefined;
+        });
         if (!checked) throw badClient;
         const { client, upgrade } = checked;
         if (upgrade) await deps.store.auth.setClientSecret(client.id, upgrade);

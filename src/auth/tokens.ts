@@ -92,6 +92,7 @@ export function createTokenService(config: Config, keyring: Keyring, clock: Cloc
         audience: refreshAudience(config),
         typ: REFRESH_TYP,
         clock,
+        maxLifetimeS: config.auth.refreshTtl,
       });
       const { sub, tid, auth_time: authTime, login_ms: loginMs } = payload as Record<string, unknown>;
       if (typeof sub !== 'string' || typeof tid !== 'string' || typeof authTime !== 'number')

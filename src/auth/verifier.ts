@@ -10,6 +10,12 @@ export interface VerifierOptions {
   issuer: string;
   audience: string;
   clock: Clock;
+  /**
+   * The longest access-token lifetime accepted (`exp` − `iat`, plus the 30 s tolerance): the
+   * configured HERALD_ACCESS_TTL. An `api` process verifying with HERALD_JWKS_URL needs the same
+   * value as (or a larger one than) the `auth` service that signs.
+   */
+  maxLifetimeS: number;
   /** Bound of the verified-token cache (config.auth.verifyCacheSize); 0 disables it. */
   cacheSize: number;
 }
@@ -49,6 +55,7 @@ function cachingVerifier(
     audience: options.audience,
     typ: ACCESS_TYP,
     clock: options.clock,
+    maxLifetimeS: options.maxLifetimeS,
   };
   return {
     cache,

@@ -1,5 +1,5 @@
 import { createUser, disableUser, isRole, normalizeEmail, USER_EMAIL } from '../auth/accounts.ts';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
+import { passwordProblem } from '../auth/passwords.ts';
 import { DEFAULT_TENANT, TENANT_NAME } from '../auth/principal.ts';
 import { type AuthStore, DuplicateError, type UserRecord } from '../store/port/auth.ts';
 import { parseOptions, readStdinLine, row, runCli, UsageError } from './support.ts';
@@ -29,11 +29,8 @@ export function runUsers(args: string[], env: NodeJS.ProcessEnv): Promise<number
       if (!TENANT_NAME.test(tenant))
         throw new UsageError('--tenant must be lowercase letters, digits, . _ -');
       const password = values['password-stdin'] ? await readStdinLine() : values.password;
-      if (!password || password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
-        throw new UsageError(
-          `the password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`,
-        );
-      }
+      const problem = password ? passwordProblem(password) : 'is required';
+      if (!password || problem) throw new UsageError(`the password ${problem}`);
       try {
         const user = await createUser(store.auth, clock, { email, password, role, tenant });
         out(`created user ${user.id} ${user.email} role=${user.role} tenant=${user.tenant}`);

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Static } from '@sinclair/typebox';
-import { MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
+import { passwordProblem } from '../auth/passwords.ts';
 import { ConfigError, type Env, readSection } from './read.ts';
 import { AuthSchema, DispatchSchema, FIXED, ProvidersSchema, ServerSchema } from './schema.ts';
 
@@ -45,9 +45,8 @@ export function loadConfig(env: Env): Config {
   if (new Set(providers.smsProviders).size !== providers.smsProviders.length) {
     throw new ConfigError('HERALD_SMS_PROVIDERS', 'names a provider twice');
   }
-  if (auth.adminPassword && auth.adminPassword.length < MIN_PASSWORD_LENGTH) {
-    throw new ConfigError('HERALD_ADMIN_PASSWORD', `must have at least ${MIN_PASSWORD_LENGTH} characters`);
-  }
+  const adminPasswordProblem = auth.adminPassword ? passwordProblem(auth.adminPassword) : undefined;
+  if (adminPasswordProblem) throw new ConfigError('HERALD_ADMIN_PASSWORD', adminPasswordProblem);
   // Defaults computed from other variables (the schema marks them `derived`).
   const host = server.host.includes(':') ? `[${server.host}]` : server.host;
   const localApi = `http://${host}:${server.apiPort}`;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { createClient } from '../../src/auth/accounts.ts';
+import { localTurn } from '../../src/auth/argon2-gate.ts';
 import { argon2Operations, hashSecret } from '../../src/auth/passwords.ts';
 import { authTestApp } from '../helpers/auth.ts';
 
@@ -162,7 +163,7 @@ describe('POST /auth/token (client credentials)', () => {
     await t.deps.store.auth.createClient({
       id: 'cli_legacy',
       name: 'legacy',
-      secretHash: await hashSecret(legacy),
+      secretHash: await hashSecret(legacy, localTurn('default')),
       scopes: ['notifications:send'],
       tenant: 'acme',
       disabled: false,

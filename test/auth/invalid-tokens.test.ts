@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { decodeProtectedHeader, exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
-import { authTestApp, tokenFor } from '../helpers/auth.ts';
+import { authTestApp, createUser, tokenFor } from '../helpers/auth.ts';
 
 const b64 = (value: unknown) =>
   Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
@@ -180,6 +180,8 @@ describe('protected routes refuse every bad token with the same 401', () => {
   it('refuses missing, expired, not-yet-valid and future-issued time claims', async () => {
     const { exp: _exp, ...noExp } = claims;
     await expect401(`Bearer ${await signReal({}, noExp)}`);
+    const { iat: _iat, ...noIat } = claims;
+    await expect401(`Bearer ${await signReal({}, noIat)}`);
     await expect401(`Bearer ${await signReal({}, { ...claims, exp: nowS - 31 })}`);
     await expect401(`Bearer ${await signReal({}, { ...claims, nbf: nowS + 60 })}`);
     await expect401(`Bearer ${await signReal({}, { ...claims, iat: nowS + 60 })}`);
@@ -193,6 +195,46 @@ describe('protected routes refuse every bad token with the same 401', () => {
       headers: { authorization: `Bearer ${token}` },
     });
     assert.equal(response.statusCode, 200);
+  });
+
+  it('refuses a lifetime (exp - iat) longer than HERALD_ACCESS_TTL + 30 s, and accepts exactly that', async () => {
+    const me = async (payload: Record<string, unknown>) =>
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/auth/me',
+          headers: { authorization: `Bearer ${await signReal({}, payload)}` },
+        })
+      ).statusCode;
+    const longest = t.deps.config.auth.accessTtl + 30;
+    const year3000 = Date.UTC(3000, 0, 1) / 1000;
+    await expect401(`Bearer ${await signReal({}, { ...claims, exp: year3000 })}`);
+    // Issued long ago and so "expiring soon" does not help: the claimed lifetime is what counts.
+    await expect401(`Bearer ${await signReal({}, { ...claims, iat: nowS - 86400, exp: nowS + 60 })}`);
+    assert.equal(await me({ ...claims, jti: 'j2', exp: nowS + longest + 1 }), 401);
+    assert.equal(await me({ ...claims, jti: 'j3', exp: nowS + longest }), 200);
+    // Refused again after a success: a cached verification does not let the longer one through.
+    assert.equal(await me({ ...claims, jti: 'j2', exp: nowS + longest + 1 }), 401);
+  });
+
+  it('refuses a refresh token whose lifetime is longer than HERALD_REFRESH_TTL + 30 s', async () => {
+    const user = await createUser(t.deps, { email: 'refresh-lifetime@example.com' });
+    const { key, alg } = await t.deps.auth.keyring.signingKey();
+    const refresh = (exp: number) =>
+      new SignJWT({ tid: user.tenant, auth_time: nowS, login_ms: nowS * 1000 })
+        .setProtectedHeader({ alg, kid, typ: 'refresh+jwt' })
+        .setIssuer(t.deps.config.auth.issuer)
+        .setAudience(`${t.deps.config.auth.issuer}/auth/refresh`)
+        .setSubject(user.id)
+        .setJti(`r${exp}`)
+        .setIssuedAt(nowS)
+        .setExpirationTime(exp)
+        .sign(key);
+    const post = async (token: string) =>
+      (await t.app.inject({ method: 'POST', url: '/auth/refresh', payload: { refresh_token: token } }))
+        .statusCode;
+    assert.equal(await post(await refresh(Date.UTC(3000, 0, 1) / 1000)), 401);
+    assert.equal(await post(await refresh(nowS + t.deps.config.auth.refreshTtl + 30)), 200);
   });
 
   it('refuses a wrong iss, aud or typ', async () => {

@@ -68,6 +68,27 @@ describe('an api process without the auth role verifies with HERALD_JWKS_URL', (
     assert.equal(response.json().code, 'AUTH_INVALID_TOKEN');
   });
 
+  it("refuses a token signed with the auth process's real key whose lifetime passes HERALD_ACCESS_TTL", async () => {
+    await tokenFor(auth.deps, { scopes: ['admin'] });
+    const { key, alg, kid } = await auth.deps.auth.keyring.signingKey();
+    const now = Math.floor(Date.now() / 1000);
+    const signed = (exp: number) =>
+      new SignJWT({ scope: 'admin', tid: 'default' })
+        .setProtectedHeader({ alg, typ: 'at+jwt', kid })
+        .setIssuer(apiDeps.config.auth.issuer)
+        .setAudience(apiDeps.config.auth.audience)
+        .setSubject('usr_x')
+        .setJti(`j${exp}`)
+        .setIssuedAt(now)
+        .setExpirationTime(exp)
+        .sign(key);
+    const year3000 = await listUsers(await signed(Date.UTC(3000, 0, 1) / 1000));
+    assert.equal(year3000.statusCode, 401);
+    assert.equal(year3000.json().code, 'AUTH_INVALID_TOKEN');
+    const longest = now + apiDeps.config.auth.accessTtl + 30;
+    assert.equal((await listUsers(await signed(longest))).statusCode, 200);
+  });
+
   it('refuses tokens of a removed key once the key set is fetched again, cached ones included', async () => {
     const admin = await tokenFor(auth.deps, { scopes: ['admin'] });
     assert.equal((await listUsers(admin)).statusCode, 200);

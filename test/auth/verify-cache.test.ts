@@ -19,7 +19,7 @@ describe('verified-token cache', () => {
   const verifierWith = (cacheSize: number) => {
     const { keyring } = deps.auth;
     const { issuer, audience } = deps.config.auth;
-    return createLocalVerifier({ keyring, issuer, audience, clock, cacheSize });
+    return createLocalVerifier({ keyring, issuer, audience, clock, cacheSize, maxLifetimeS: 600 });
   };
 
   it('stays within its bound, evicting the oldest entry', async () => {

@@ -1,11 +1,13 @@
 // Migration 200 (#46.3: a user is a tenant and an email) on a database made by the migrations up
 // to 190 with users in it: every user is kept as it was, on SQLite and on PostgreSQL, and the
 // same email may then be a user of another tenant.
+
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { localTurn } from '../../src/auth/argon2-gate.ts';
 import { passwordUser } from '../../src/auth/password-login.ts';
 import { hashSecret } from '../../src/auth/passwords.ts';
 import type { Store } from '../../src/store/port/index.ts';
@@ -51,7 +53,13 @@ async function assertKept(store: Store, hash: string): Promise<void> {
   assert.equal((await store.auth.findUserByIdentity('https://idp', 'sub-a'))?.id, 'usr_a');
   // The old password still signs in; the same email may now be a user of another tenant.
   assert.equal(
-    (await passwordUser(store.auth, { email: 'cfo@globex.test', password: PASSWORD }))?.id,
+    (
+      await passwordUser(store.auth, {
+        email: 'cfo@globex.test',
+        password: PASSWORD,
+        turn: localTurn('default'),
+      })
+    )?.id,
     'usr_b',
   );
   await store.auth.ensureTenant('globex', T0);
@@ -75,7 +83,7 @@ describe('migration 200: users per tenant keeps every user', () => {
   after(stopSharedPostgres);
 
   it('on SQLite', async () => {
-    const hash = await hashSecret(PASSWORD);
+    const hash = await hashSecret(PASSWORD, localTurn('default'));
     const dir = tempDir();
     const db = new Database(join(dir, 'herald.db'));
     db.exec('CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
@@ -94,7 +102,7 @@ describe('migration 200: users per tenant keeps every user', () => {
   });
 
   it('on PostgreSQL', async () => {
-    const hash = await hashSecret(PASSWORD);
+    const hash = await hashSecret(PASSWORD, localTurn('default'));
     const server = await sharedPostgres();
     const url = await server.createDatabase('herald_users_200');
     const sql = connectPostgres(url, { max: 1 });

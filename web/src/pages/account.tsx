@@ -26,7 +26,10 @@ export function AccountPage() {
     <>
       <div className="card">
         <h2>Change password</h2>
-        <p>At least 12 characters. Every session ends, this one too: you sign in again after.</p>
+        <p>
+          At least 12 characters, and not a common password, one character over and over or a run like
+          123456789012. Every session ends, this one too: you sign in again after.
+        </p>
         <form onSubmit={submit} className="row">
           <label>
             Current password
