@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { literals } from '../http/schema.ts';
 import { USER_EMAIL } from './accounts.ts';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-rules.ts';
 import { SCOPES, TENANT_NAME } from './principal.ts';
 
 /** A tenant name: lowercase, URL-safe. */

@@ -5,13 +5,8 @@ import type { RouteModule } from '../http/types.ts';
 import type { UserRecord } from '../store/port/auth.ts';
 import { principalTurn } from './argon2-gate.ts';
 import { clientAddress, trustedProxies } from './client-address.ts';
-import {
-  hashSecret,
-  MAX_PASSWORD_LENGTH,
-  MIN_PASSWORD_LENGTH,
-  refuseWeakPassword,
-  verifySecret,
-} from './passwords.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-rules.ts';
+import { hashSecret, refuseWeakPassword, verifySecret } from './passwords.ts';
 import type { AuthDeps } from './service.ts';
 
 const PasswordChange = Type.Object(

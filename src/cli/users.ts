@@ -1,5 +1,5 @@
 import { createUser, disableUser, isRole, normalizeEmail, USER_EMAIL } from '../auth/accounts.ts';
-import { passwordProblem } from '../auth/passwords.ts';
+import { passwordProblem } from '../auth/password-rules.ts';
 import { DEFAULT_TENANT, TENANT_NAME } from '../auth/principal.ts';
 import { type AuthStore, DuplicateError, type UserRecord } from '../store/port/auth.ts';
 import { parseOptions, readStdinLine, row, runCli, UsageError } from './support.ts';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Static } from '@sinclair/typebox';
-import { passwordProblem } from '../auth/passwords.ts';
+import { passwordProblem } from '../auth/password-rules.ts';
 import { ConfigError, type Env, readSection } from './read.ts';
 import { AuthSchema, DispatchSchema, FIXED, ProvidersSchema, ServerSchema } from './schema.ts';
 

@@ -1,6 +1,5 @@
 import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { DEFAULT_TENANT, TENANT_NAME } from '../auth/principal.ts';
-import { RENDER_LIMITS } from '../templates/limits.ts';
 
 /**
  * Every configuration variable, once: its name, type, bounds, default and meaning, one TypeBox
@@ -309,8 +308,6 @@ export const FIXED = {
    * probe after every pause of a provider.
    */
   maxHolds: 5,
-  /** Rendering bounds besides its time (HERALD_RENDER_TIMEOUT_MS): templates/limits.ts. */
-  render: RENDER_LIMITS,
   /** Circuit-breaker tuning of every provider; tests shorten it through the scheduler's deps. */
   circuit: {
     /** Consecutive transient failures that open the circuit. */

@@ -2,9 +2,9 @@ import type { Clock } from '../clock.ts';
 import type { Channel, Recipient } from '../notifications/model.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Provider } from '../providers/types.ts';
+import { type Rank, reserveCaps, roomFor } from '../reserve.ts';
 import { type Circuit, type CircuitOptions, createCircuit } from './circuit.ts';
 import { bothLimits, createRateWindow, type RateLimiter } from './rate-window.ts';
-import { type Rank, reserveCaps, roomFor } from './reserve.ts';
 import type { SharedLimits } from './shared-limits.ts';
 
 /** One provider's limits as this worker enforces them (in memory: each worker holds its share). */

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import { type Rank, reserveCaps, roomFor } from './reserve.ts';
+import { type Rank, reserveCaps, roomFor } from '../reserve.ts';
 
 /**
  * A provider's rate limit as the scheduler consults it before every send, for a send of priority

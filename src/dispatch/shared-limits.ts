@@ -1,9 +1,9 @@
 import type { Clock } from '../clock.ts';
 import type { Provider } from '../providers/types.ts';
+import { BULK_SHARE, LOW_SHARE, type Rank } from '../reserve.ts';
 import type { LimitStore } from '../store/port/limits.ts';
 import type { Circuit } from './circuit.ts';
 import type { RateLimiter } from './rate-window.ts';
-import { BULK_SHARE, LOW_SHARE, type Rank } from './reserve.ts';
 
 /**
  * Provider limits shared by every worker process through the database (scale-out). Each worker

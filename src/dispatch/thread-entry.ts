@@ -3,11 +3,11 @@ import { systemClock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import { createMetrics } from '../metrics.ts';
 import { createReportService } from '../notifications/reports.ts';
+import type { Rank } from '../reserve.ts';
 import { createStore } from '../store/create.ts';
 import { RenderError } from '../templates/render-error.ts';
 import { joined, openLine } from '../thread-calls.ts';
 import { insertJoined } from './joined-inserts.ts';
-import type { Rank } from './reserve.ts';
 import { buildWorkerRole } from './role.ts';
 import type { DispatchMainCalls, DispatchThreadCalls, PreviewReply } from './thread.ts';
 

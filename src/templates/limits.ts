@@ -1,6 +1,6 @@
 /**
- * Rendering bounds besides its time (HERALD_RENDER_TIMEOUT_MS), as the README states them. Kept apart from
- * config/schema.ts (whose FIXED section re-exports them) so a render thread loads only Liquid.
+ * Rendering bounds besides its time (HERALD_RENDER_TIMEOUT_MS), as the README states them: their
+ * one home (fixed, not configuration), apart from config/ so a render thread loads only Liquid.
  */
 export const RENDER_LIMITS = {
   /** Most UTF-8 bytes all the rendered fields of one notification may have together. */

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Content } from '../channels.ts';
-import { type Rank, reserveCaps, roomFor } from '../dispatch/reserve.ts';
 import { type ThreadCpu, threadCpu } from '../os-thread.ts';
+import { type Rank, reserveCaps, roomFor } from '../reserve.ts';
 import { Turns } from '../turns.ts';
 
 /** What one render asks: the Liquid sources (cached in the thread by `key`) and the variables. */
@@ -98,7 +98,7 @@ export interface RenderThreadData {
  * the job fails as a render limit (see overtime()). Liquid is also told to stop a little earlier
  * (COOPERATIVE_SHARE), which it checks between nodes: most long renders end so, and their thread
  * is kept. Threads take one job at a time, most urgent first, and LOW and NORMAL never hold the
- * threads reserved for CRITICAL and HIGH (dispatch/reserve.ts), so a tenant's heavy templates
+ * threads reserved for CRITICAL and HIGH (src/reserve.ts), so a tenant's heavy templates
  * never delay another's urgent render; within a priority, tenants take turns. The reserved
  * threads also keep the process's CPU priority while the others step back to BULK_NICE: a
  * CRITICAL render on a thread as nice as the runaway renders beside it waited for the CPU behind

@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { Channel, Content } from '../channels.ts';
 import { ServerSchema } from '../config/schema.ts';
-import type { Rank } from '../dispatch/reserve.ts';
 import { type Priority, priorityRank } from '../notifications/model.ts';
+import type { Rank } from '../reserve.ts';
 import type { Store } from '../store/port/index.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
 import { hasLiquid, type LiquidSource, TEXT_FIELDS } from './fields.ts';

@@ -1,6 +1,6 @@
 import type { Content } from '../channels.ts';
-import type { Rank } from '../dispatch/reserve.ts';
 import type { FieldError } from '../errors.ts';
+import type { Rank } from '../reserve.ts';
 import { hasLiquid, type LiquidSource, TEXT_FIELDS } from './fields.ts';
 import type { Renderer } from './render.ts';
 

@@ -3,7 +3,7 @@
 // offline), not one character or a short group repeated, not a run like 123456789012.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { passwordProblem } from '../../src/auth/passwords.ts';
+import { passwordProblem } from '../../src/auth/password-rules.ts';
 import { main } from '../../src/cli/main.ts';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 import { authHeader, authTestApp, createUser, loginAs } from '../helpers/auth.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { manualClock } from '../../src/clock.ts';
 import { bothLimits, createRateWindow } from '../../src/dispatch/rate-window.ts';
-import { reserveCaps, roomFor } from '../../src/dispatch/reserve.ts';
+import { reserveCaps, roomFor } from '../../src/reserve.ts';
 
 describe('rate window', () => {
   it('never starts more than its limit in any rolling second, even across a second boundary', () => {

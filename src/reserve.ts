@@ -1,12 +1,13 @@
 /**
- * Capacity reserved for CRITICAL and HIGH at every provider (README, "Delivery"; docs/dispatch.md).
- * Of a provider's `total`
- * units (concurrent sends, or sends per rate window), LOW may hold at most half and NORMAL and
- * LOW together at most three quarters, and with two or more units at least one always stays for
- * CRITICAL and HIGH, which may use all of them. The same rule sizes the provider's slots
- * (provider-state.ts), its rate window (rate-window.ts) and its shared buckets on PostgreSQL
- * (shared-limits.ts), so a stalled or slow provider that bulk traffic fills still takes a
- * CRITICAL send at once.
+ * Capacity reserved for CRITICAL and HIGH at every shared resource: a provider's slots, its rate
+ * and its shared buckets, and the render pool's threads (README, "Delivery"; docs/dispatch.md).
+ * Of a resource's `total` units (concurrent sends, sends per rate window, render threads), LOW
+ * may hold at most half and NORMAL and LOW together at most three quarters, and with two or more
+ * units at least one always stays for CRITICAL and HIGH, which may use all of them. The same rule
+ * sizes a provider's slots (dispatch/provider-state.ts), its rate window (dispatch/rate-window.ts),
+ * its shared buckets on PostgreSQL (dispatch/shared-limits.ts) and the render threads
+ * (templates/render-pool.ts), so a stalled or slow provider that bulk traffic fills still takes a
+ * CRITICAL send at once, and runaway bulk renders never hold every render thread.
  */
 
 /** A priority rank: 0 CRITICAL, 1 HIGH, 2 NORMAL, 3 LOW. */
