@@ -21,6 +21,23 @@ export const REASON_MAX_LENGTH = 200;
 
 const OWN_REASONS: ReadonlySet<string> = new Set(SUPPRESSION_REASONS);
 
+/** Whether the text holds a C0 control character or DEL: a line break, a tab, U+0000 … */
+const hasControl = (text: string) =>
+  Array.from(text).some((c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x20 || code === 0x7f;
+  });
+
+/**
+ * What is wrong with a reason an admin gives (its length is the schema's), or undefined. One line
+ * of text: it is shown in a table and quoted in an event's detail; and not blank.
+ */
+export function reasonProblem(reason: string): string | undefined {
+  if (hasControl(reason)) return 'must be one line, without control characters (line breaks, tabs)';
+  if (reason.trim() === '') return 'must not be blank';
+  return undefined;
+}
+
 /** One suppressed recipient of a tenant on a channel; `recipient` is its key (suppressionKey). */
 export interface Suppression {
   tenant: string;

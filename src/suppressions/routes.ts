@@ -8,7 +8,13 @@ import type { RouteModule } from '../http/types.ts';
 import { maskKey } from '../notifications/mask.ts';
 import { CHANNELS, type Channel } from '../notifications/model.ts';
 import { RECIPIENT_PATTERNS } from '../notifications/schemas.ts';
-import { keyOfText, REASON_MAX_LENGTH, SUPPRESSION_REASONS, type SuppressionRecord } from './model.ts';
+import {
+  keyOfText,
+  REASON_MAX_LENGTH,
+  reasonProblem,
+  SUPPRESSION_REASONS,
+  type SuppressionRecord,
+} from './model.ts';
 
 const RecipientText = Type.String({
   minLength: 1,
@@ -24,15 +30,11 @@ const SuppressionView = Type.Object({
   }),
   createdAt: Type.String({ format: 'date-time' }),
 });
-/**
- * An admin's reason, in their own words: one line (no control characters: it is shown in a table
- * and quoted in an event's detail), not blank; stored without surrounding spaces.
- */
+/** An admin's reason, in their own words (reasonProblem says what else it must be). */
 const ReasonText = Type.String({
   minLength: 1,
   maxLength: REASON_MAX_LENGTH,
-  pattern: '^(?=.*\\S)[^\\u0000-\\u001F\\u007F]+$',
-  description: `Why, in your own words (one line, up to ${REASON_MAX_LENGTH} characters); \`manual\` when left out`,
+  description: `Why, in your own words: one line, not blank, up to ${REASON_MAX_LENGTH} characters, stored without surrounding spaces; \`manual\` when left out`,
 });
 const CreateBody = Type.Object(
   {
@@ -135,7 +137,14 @@ export const suppressionRoutes: RouteModule<CoreDeps> = (app, deps) => {
     },
     async (request, reply) => {
       const { channel } = request.body;
-      const reason = request.body.reason?.trim() ?? 'manual';
+      const given = request.body.reason;
+      const problem = given === undefined ? undefined : reasonProblem(given);
+      if (problem) {
+        throw new HeraldError('VALIDATION_FAILED', `The reason ${problem}.`, {
+          errors: [{ path: 'body/reason', message: problem }],
+        });
+      }
+      const reason = given?.trim() ?? 'manual';
       const recipient = keyOf(channel, request.body.recipient, 'body/recipient');
       const [stored] = await store.suppressions.add(
         [{ tenant: request.principal.tenant, channel, recipient, reason }],

@@ -242,6 +242,7 @@ describe('one-click unsubscribe', () => {
       });
       assert.equal(refused.status, 400, JSON.stringify(reason));
       assert.equal(refused.json.code, 'VALIDATION_FAILED');
+      assert.equal(refused.json.errors[0]?.path, 'body/reason');
     }
     const left = await call('GET', '/suppressions?channel=email&recipient=refused%40example.com');
     assert.deepEqual(left.json.items, [], 'a refused reason added nothing');

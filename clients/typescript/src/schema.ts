@@ -2688,7 +2688,7 @@ export interface operations {
                     channel: "email" | "sms" | "push";
                     /** @description email: the address; sms: the E.164 number; push: the Web Push endpoint or the APNs/FCM device token */
                     recipient: string;
-                    /** @description Why, in your own words (one line, up to 200 characters); `manual` when left out */
+                    /** @description Why, in your own words: one line, not blank, up to 200 characters, stored without surrounding spaces; `manual` when left out */
                     reason?: string;
                 };
             };

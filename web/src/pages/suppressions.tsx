@@ -148,7 +148,6 @@ function Lookup(props: { admin: boolean; onChange(): void }) {
                 <input
                   name="reason"
                   value={reason}
-                  maxLength={200}
                   placeholder="in your own words (optional)"
                   onChange={(e) => setReason(e.target.value)}
                 />
