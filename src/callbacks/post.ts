@@ -1,5 +1,10 @@
 import { Pool } from 'undici';
-import { isAllowedHost, publicOnlyLookup, refusedAtConnect, refusedUrl } from '../providers/outbound.ts';
+import {
+  createPublicOnlyConnector,
+  isAllowedHost,
+  refusedAtConnect,
+  refusedUrl,
+} from '../providers/outbound.ts';
 import { createDeadlines, send } from './send.ts';
 import { signatureHeader } from './signing.ts';
 
@@ -47,7 +52,8 @@ type Target = { url: string } & (
       origin: string;
       path: string;
       dispatcher: Pool;
-      lookup: typeof publicOnlyLookup | undefined;
+      /** Connected to through the outbound rules' connector (its host is not listed). */
+      publicOnly: boolean;
       /** Pipelined yet; and whether it never will be (its receiver closes connections). */
       pipelined: boolean;
       single: boolean;
@@ -77,7 +83,7 @@ const closedAfterAnswer = (error: unknown) =>
  * Sends callback messages as Standard Webhooks says: signed, one POST each, the answer read and
  * dropped. A URL the outbound rules refuse (section 7) is not called; hosts not in `allowedHosts`
  * are connected to only at public addresses (checked on the resolved address, so a name that
- * resolves to a private one is refused at connect).
+ * resolves to a private one is refused at connect, and on an address literal before it opens).
  *
  * Each callback (`callbackId`) has connections of its own, up to `concurrency` requests pipelined
  * PIPELINING to a connection: two callbacks at the same receiver never wait on each other's
@@ -119,7 +125,7 @@ export function createPoster(
   // A callback's connections: pipelined, or one request each until the receiver has kept them.
   const poolOf = (target: Reachable, pipelined: boolean) => {
     const pool = new Pool(target.origin, {
-      connect: target.lookup ? { lookup: target.lookup } : {},
+      connect: target.publicOnly ? createPublicOnlyConnector() : {},
       ...(pipelined
         ? { connections: Math.ceil(concurrency / PIPELINING), pipelining: PIPELINING }
         : { connections: concurrency, pipelining: 1 }),
@@ -168,7 +174,7 @@ export function createPoster(
         url: raw,
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
-        lookup: isAllowedHost(url, allowedHosts) ? undefined : publicOnlyLookup,
+        publicOnly: !isAllowedHost(url, allowedHosts),
         pipelined: false,
         single: false,
         answers: 0,

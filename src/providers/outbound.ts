@@ -1,77 +1,23 @@
 import type { LookupAddress } from 'node:dns';
 import { Resolver } from 'node:dns/promises';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { ipv6Groups } from '../ipv6.ts';
+import { isIP, type LookupFunction } from 'node:net';
+import { buildConnector } from 'undici';
 import { hostsFileAddresses } from './hosts-file.ts';
+import { isLoopbackAddress, isPublicAddress } from './public-address.ts';
 
 /**
- * Where outbound requests to caller-chosen URLs (Web Push endpoints, status callbacks) may not go: loopback,
- * private, link-local, unique-local and unspecified addresses, the other ranges that are not
- * public (shared, benchmarking, multicast, reserved), IPv6 forms that carry such an IPv4 address
- * (IPv4-mapped and -compatible, NAT64, 6to4), and `localhost`. Checked twice:
- * at acceptance on the URL's host (refusedUrl), and at connect time on the addresses the host
- * resolves to (publicOnlyLookup), so a name that resolves elsewhere later (DNS rebinding) does
- * not get through. Hosts listed in HERALD_PUSH_ALLOWED_HOSTS or HERALD_CALLBACK_ALLOWED_HOSTS (a
- * name, or `host:port`) are exempt from both, for private services and tests.
+ * Where outbound requests to caller-chosen URLs (Web Push endpoints, status callbacks) may go:
+ * public unicast addresses only (`public-address.ts` says which), never `localhost`. Checked at
+ * acceptance on the URL's host (refusedUrl), again at send, and at connect time
+ * (createPublicOnlyConnector): on the addresses a name resolves to (publicOnlyLookup), so a
+ * name that resolves elsewhere later (DNS rebinding) does not get through, and on an address
+ * literal itself. Hosts listed in HERALD_PUSH_ALLOWED_HOSTS or HERALD_CALLBACK_ALLOWED_HOSTS (a
+ * name, or `host:port`) are exempt from all three, for private services and tests.
  */
-const PRIVATE = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  PRIVATE.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b:1::', 48],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  PRIVATE.addSubnet(net, bits, 'ipv6');
-}
 
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-
-/**
- * The IPv4 address an IPv6 literal carries where a host or a gateway may reach it: IPv4-mapped
- * (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`, so `::` and `::1` too), NAT64
- * (`64:ff9b::a.b.c.d`) and 6to4 (`2002:AABB:CCDD::`).
- */
-function embeddedIpv4(address: string): string | undefined {
-  const g = ipv6Groups(address);
-  const v4 = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
-  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
-  if (zero(0, 5) && (g[5] === 0xffff || g[5] === 0)) return v4(g[6] ?? 0, g[7] ?? 0);
-  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return v4(g[6] ?? 0, g[7] ?? 0);
-  if (g[0] === 0x2002) return v4(g[1] ?? 0, g[2] ?? 0);
-  return undefined;
-}
-
-/** Whether an address literal (or the IPv4 address an IPv6 one carries) is in `list`; false for a name. */
-function listed(list: BlockList, address: string): boolean {
-  const type = isIP(address);
-  if (type === 4) return list.check(address, 'ipv4');
-  if (type !== 6) return false;
-  const v4 = embeddedIpv4(address);
-  return (v4 !== undefined && list.check(v4, 'ipv4')) || list.check(address, 'ipv6');
-}
-
-/** Whether an address literal is in a range Herald must not call on a caller's behalf. */
+/** Whether an address literal is one Herald must not call on a caller's behalf; false for a name. */
 export function isPrivateAddress(address: string): boolean {
-  return listed(PRIVATE, address);
+  return isIP(address) !== 0 && !isPublicAddress(address);
 }
 
 /**
@@ -86,7 +32,7 @@ const bareHost = (url: URL) =>
 
 /** `localhost`, a `.localhost` name, or a loopback address literal (127.0.0.0/8, ::1). */
 export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host.endsWith('.localhost') || listed(LOOPBACK, host);
+  return host === 'localhost' || host.endsWith('.localhost') || isLoopbackAddress(host);
 }
 
 /** Whether the URL's host (or host:port) is listed in HERALD_PUSH_ALLOWED_HOSTS. */
@@ -119,8 +65,11 @@ export function refusedUrl(
   return undefined;
 }
 
-/** The code of the error publicOnlyLookup fails a connection with. */
+/** The code of the error a connection the outbound rules refuse fails with (lookup or connector). */
 export const PRIVATE_ADDRESS = 'EHERALDPRIVATEADDRESS';
+
+/** The error a connection refused by the outbound rules fails with (see refusedAtConnect). */
+const refusal = (message: string) => Object.assign(new Error(message), { code: PRIVATE_ADDRESS });
 
 /** How long one DNS query for a caller-chosen host may take, and how often it is tried. */
 const DNS_TIMEOUT_MS = 2000;
@@ -167,10 +116,7 @@ export function createPublicOnlyLookup(
       (all) => {
         const addresses = options.family ? all.filter((a) => a.family === options.family) : all;
         if (addresses.length === 0 || addresses.some((a) => isPrivateAddress(a.address))) {
-          const denied = Object.assign(new Error(`${hostname} resolves to a private address`), {
-            code: PRIVATE_ADDRESS,
-          });
-          return callback(denied, '', 0);
+          return callback(refusal(`${hostname} resolves to a private address`), '', 0);
         }
         if (options.all)
           return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
@@ -185,7 +131,22 @@ export function createPublicOnlyLookup(
 /** The lookup of every connection to a caller-chosen host (see createPublicOnlyLookup). */
 export const publicOnlyLookup = createPublicOnlyLookup();
 
-/** Whether a failed request was refused by publicOnlyLookup (fetch wraps the socket's error). */
+/**
+ * The undici connector of connections to caller-chosen hosts. A name resolves through
+ * publicOnlyLookup; an address literal, which Node connects to without any lookup, is checked
+ * here before the socket opens, so a private literal that reaches a connection by any path (a
+ * row stored before a rule changed, a code path that skipped refusedUrl) is refused all the same.
+ */
+export function createPublicOnlyConnector(): buildConnector.connector {
+  const connect = buildConnector({ lookup: publicOnlyLookup });
+  return (options, callback) => {
+    if (isPrivateAddress(options.hostname))
+      return callback(refusal(`${options.hostname} is a private address`), null);
+    return connect(options, callback);
+  };
+}
+
+/** Whether a failed request was refused by the outbound rules at connect (fetch wraps the error). */
 export function refusedAtConnect(error: unknown): boolean {
   for (let e = error; e instanceof Error; e = (e as { cause?: unknown }).cause) {
     if ((e as { code?: unknown }).code === PRIVATE_ADDRESS) return true;

@@ -2,8 +2,9 @@ import { iso } from '../clock.ts';
 import type { Channel, Priority, Recipient } from '../notifications/model.ts';
 
 /**
- * Why a recipient is suppressed. `bounce`, `complaint`, `unregistered` and `opt_out` come from
- * providers' answers and webhooks, `unsubscribe` from the one-click link, `manual` from an admin.
+ * Herald's own names for why it suppressed a recipient: `bounce`, `complaint`, `unregistered` and
+ * `opt_out` come from providers' answers and webhooks, `unsubscribe` from the one-click link,
+ * `manual` from an admin who gave no reason of their own.
  */
 export const SUPPRESSION_REASONS = [
   'bounce',
@@ -15,12 +16,35 @@ export const SUPPRESSION_REASONS = [
 ] as const;
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 
+/** The longest reason an admin may give in their own words (API.md §11), in characters. */
+export const REASON_MAX_LENGTH = 200;
+
+const OWN_REASONS: ReadonlySet<string> = new Set(SUPPRESSION_REASONS);
+
+/** Whether the text holds a C0 control character or DEL: a line break, a tab, U+0000 … */
+const hasControl = (text: string) =>
+  Array.from(text).some((c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x20 || code === 0x7f;
+  });
+
+/**
+ * What is wrong with a reason an admin gives (its length is the schema's), or undefined. One line
+ * of text: it is shown in a table and quoted in an event's detail; and not blank.
+ */
+export function reasonProblem(reason: string): string | undefined {
+  if (hasControl(reason)) return 'must be one line, without control characters (line breaks, tabs)';
+  if (reason.trim() === '') return 'must not be blank';
+  return undefined;
+}
+
 /** One suppressed recipient of a tenant on a channel; `recipient` is its key (suppressionKey). */
 export interface Suppression {
   tenant: string;
   channel: Channel;
   recipient: string;
-  reason: SuppressionReason;
+  /** One of Herald's own names (SuppressionReason), or an admin's own words. */
+  reason: string;
 }
 
 /** A stored suppression, with when it was made. */
@@ -50,14 +74,19 @@ export function keyOfText(channel: Channel, recipient: string): string {
 /**
  * Whether a suppression stops a notification of this priority: CRITICAL is always attempted
  * (a password reset to an address that once bounced is worth the try), and an unsubscribe is
- * from bulk mail, so it stops LOW only.
+ * from bulk mail, so it stops LOW only. An admin's own words stop what `manual` stops, unless
+ * they are `unsubscribe` itself (which admins could give before reasons were free text).
  */
-export function blocks(reason: SuppressionReason, priority: Priority): boolean {
+export function blocks(reason: string, priority: Priority): boolean {
   if (priority === 'CRITICAL') return false;
   return reason !== 'unsubscribe' || priority === 'LOW';
 }
 
-/** The FAILED event's detail of a notification a suppression stopped. */
-export function suppressedDetail(reason: SuppressionReason, since: number): string {
-  return `recipient suppressed (${reason} since ${iso(since)}): no provider call; remove the suppression to send again`;
+/**
+ * The FAILED event's detail of a notification a suppression stopped. An admin's own words are
+ * quoted, so they read as theirs and cannot pass for the rest of the sentence.
+ */
+export function suppressedDetail(reason: string, since: number): string {
+  const named = OWN_REASONS.has(reason) ? reason : JSON.stringify(reason);
+  return `recipient suppressed (${named} since ${iso(since)}): no provider call; remove the suppression to send again`;
 }

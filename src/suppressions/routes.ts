@@ -8,7 +8,13 @@ import type { RouteModule } from '../http/types.ts';
 import { maskKey } from '../notifications/mask.ts';
 import { CHANNELS, type Channel } from '../notifications/model.ts';
 import { RECIPIENT_PATTERNS } from '../notifications/schemas.ts';
-import { keyOfText, SUPPRESSION_REASONS, type SuppressionRecord } from './model.ts';
+import {
+  keyOfText,
+  REASON_MAX_LENGTH,
+  reasonProblem,
+  SUPPRESSION_REASONS,
+  type SuppressionRecord,
+} from './model.ts';
 
 const RecipientText = Type.String({
   minLength: 1,
@@ -19,14 +25,22 @@ const RecipientText = Type.String({
 const SuppressionView = Type.Object({
   channel: literals(CHANNELS),
   recipient: Type.String({ description: 'Masked like every recipient Herald shows' }),
-  reason: literals(SUPPRESSION_REASONS),
+  reason: Type.String({
+    description: `The admin's own words, or the name of Herald's own reason: ${SUPPRESSION_REASONS.map((r) => `\`${r}\``).join(', ')}`,
+  }),
   createdAt: Type.String({ format: 'date-time' }),
+});
+/** An admin's reason, in their own words (reasonProblem says what else it must be). */
+const ReasonText = Type.String({
+  minLength: 1,
+  maxLength: REASON_MAX_LENGTH,
+  description: `Why, in your own words: one line, not blank, up to ${REASON_MAX_LENGTH} characters, stored without surrounding spaces; \`manual\` when left out`,
 });
 const CreateBody = Type.Object(
   {
     channel: literals(CHANNELS),
     recipient: RecipientText,
-    reason: Type.Optional(literals(SUPPRESSION_REASONS)),
+    reason: Type.Optional(ReasonText),
   },
   { additionalProperties: false },
 );
@@ -122,7 +136,15 @@ export const suppressionRoutes: RouteModule<CoreDeps> = (app, deps) => {
       },
     },
     async (request, reply) => {
-      const { channel, reason = 'manual' } = request.body;
+      const { channel } = request.body;
+      const given = request.body.reason;
+      const problem = given === undefined ? undefined : reasonProblem(given);
+      if (problem) {
+        throw new HeraldError('VALIDATION_FAILED', `The reason ${problem}.`, {
+          errors: [{ path: 'body/reason', message: problem }],
+        });
+      }
+      const reason = given?.trim() ?? 'manual';
       const recipient = keyOf(channel, request.body.recipient, 'body/recipient');
       const [stored] = await store.suppressions.add(
         [{ tenant: request.principal.tenant, channel, recipient, reason }],

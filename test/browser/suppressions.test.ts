@@ -1,5 +1,6 @@
 // The suppressions page in Chromium: suppressed recipients listed masked, a lookup by the full
-// recipient, and removal by an admin; a viewer sees the list but no add or remove buttons.
+// recipient, removal by an admin and adding with a reason in the admin's own words; a viewer sees
+// the list but no add or remove buttons.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
@@ -45,6 +46,28 @@ describe('web UI suppressions page in Chromium', { skip: browserSkip() }, () => 
     await page.getByText('No suppressed recipients.').waitFor();
     const left = (await herald?.deps.store.suppressions.list('default', { limit: 10 }))?.items;
     assert.deepEqual(left, []);
+    assert.deepEqual(watch.cspViolations, []);
+    await page.close();
+  });
+
+  it('lets an admin suppress a recipient with a reason in their own words, shown as given', async () => {
+    const page = await browser.newPage();
+    const watch = await watchPage(page);
+    await logIn(page, base);
+    await page.goto(`${base}/suppressions`);
+    await page.getByLabel('Recipient').fill('phoned@example.com');
+    await page.getByRole('button', { name: 'Check' }).click();
+    await page.getByText('Not suppressed.').waitFor();
+    await page.getByLabel('Reason').fill('asked by phone, ticket 4411');
+    await page.getByRole('button', { name: 'Suppress it' }).click();
+    await page.getByText(/Suppressed since .* \(asked by phone, ticket 4411\)/).waitFor();
+    await page.getByRole('cell', { name: 'asked by phone, ticket 4411' }).waitFor();
+    const stored = (await herald?.deps.store.suppressions.list('default', { channel: 'email', limit: 10 }))
+      ?.items;
+    assert.deepEqual(
+      stored?.map((s) => [s.recipient, s.reason]),
+      [['phoned@example.com', 'asked by phone, ticket 4411']],
+    );
     assert.deepEqual(watch.cspViolations, []);
     await page.close();
   });

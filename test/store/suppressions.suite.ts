@@ -156,6 +156,29 @@ export function suppressionsSuite(name: string, open: () => Promise<Store>): voi
       }
     });
 
+    it("keeps an admin's own words as the reason, stops with them what manual stops, and quotes them", async () => {
+      const store = await fresh();
+      const words = 'asked by phone, ticket 4411 — "no more mail" (é, \u{1F4DE})';
+      await store.suppressions.add([{ ...bounce, recipient: 'phoned@example.com', reason: words }], T0);
+      const listed = await store.suppressions.list('t1', { limit: 10 });
+      assert.deepEqual(
+        listed.items.map((s) => s.reason),
+        [words],
+      );
+      const [low, critical] = (await seedMany(store, [
+        newNotification({ recipient: { email: 'phoned@example.com' }, priority: 'LOW' }),
+        newNotification({ recipient: { email: 'phoned@example.com' }, priority: 'CRITICAL' }),
+      ])) as [string, string];
+      const result = await cycle(store);
+      assert.deepEqual(
+        result.claimed.map((r) => r.id),
+        [critical],
+      );
+      const { events } = await read(store, low);
+      const detail = events[0]?.detail ?? '';
+      assert.ok(detail.startsWith(`recipient suppressed (${JSON.stringify(words)} since `), detail);
+    });
+
     it("gives a stopped row's slot to the next ready row of its priority, in the same step", async () => {
       const store = await fresh();
       await store.suppressions.add([{ ...bounce, recipient: 'bounced@example.com' }], T0);

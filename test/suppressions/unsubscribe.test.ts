@@ -209,4 +209,42 @@ describe('one-click unsubscribe', () => {
     assert.equal((await call('DELETE', `/suppressions/push/${encodeURIComponent(endpoint)}`)).status, 204);
     assert.equal((await send('blocked@example.com', 'NORMAL')).status, 'SENT');
   });
+
+  it("keeps an admin's reason in their own words, up to 200 characters, and names it when it stops a send", async () => {
+    const added = await call('POST', '/suppressions', {
+      channel: 'email',
+      recipient: 'phoned@example.com',
+      reason: '  asked by phone, ticket 4411 ',
+    });
+    assert.equal(added.status, 201, JSON.stringify(added.json));
+    assert.equal(added.json.reason, 'asked by phone, ticket 4411', 'stored without surrounding spaces');
+    const listed = await call('GET', '/suppressions?channel=email&recipient=phoned%40example.com');
+    assert.equal(listed.json.items[0]?.reason, 'asked by phone, ticket 4411');
+    const stopped = await send('phoned@example.com', 'NORMAL');
+    assert.equal(stopped.status, 'FAILED');
+    assert.match(
+      stopped.events.at(-1)?.detail ?? '',
+      /^recipient suppressed \("asked by phone, ticket 4411" since /,
+    );
+    // 200 characters (not bytes, not UTF-16 units) is the limit.
+    const long = await call('POST', '/suppressions', {
+      channel: 'sms',
+      recipient: '+15550109999',
+      reason: '\u{1F4DE}'.repeat(200),
+    });
+    assert.equal(long.status, 201, JSON.stringify(long.json));
+    assert.equal([...long.json.reason].length, 200);
+    for (const reason of ['x'.repeat(201), '', '   ', 'two\nlines', 'a\u0000b', 'tab\there']) {
+      const refused = await call('POST', '/suppressions', {
+        channel: 'email',
+        recipient: 'refused@example.com',
+        reason,
+      });
+      assert.equal(refused.status, 400, JSON.stringify(reason));
+      assert.equal(refused.json.code, 'VALIDATION_FAILED');
+      assert.equal(refused.json.errors[0]?.path, 'body/reason');
+    }
+    const left = await call('GET', '/suppressions?channel=email&recipient=refused%40example.com');
+    assert.deepEqual(left.json.items, [], 'a refused reason added nothing');
+  });
 });

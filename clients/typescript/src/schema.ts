@@ -2647,7 +2647,8 @@ export interface operations {
                             channel: "email" | "sms" | "push";
                             /** @description Masked like every recipient Herald shows */
                             recipient: string;
-                            reason: "bounce" | "complaint" | "unregistered" | "opt_out" | "unsubscribe" | "manual";
+                            /** @description The admin's own words, or the name of Herald's own reason: `bounce`, `complaint`, `unregistered`, `opt_out`, `unsubscribe`, `manual` */
+                            reason: string;
                             /** Format: date-time */
                             createdAt: string;
                         }[];
@@ -2688,7 +2689,8 @@ export interface operations {
                     channel: "email" | "sms" | "push";
                     /** @description email: the address; sms: the E.164 number; push: the Web Push endpoint or the APNs/FCM device token */
                     recipient: string;
-                    reason?: "bounce" | "complaint" | "unregistered" | "opt_out" | "unsubscribe" | "manual";
+                    /** @description Why, in your own words: one line, not blank, up to 200 characters, stored without surrounding spaces; `manual` when left out */
+                    reason?: string;
                 };
             };
         };
@@ -2703,7 +2705,8 @@ export interface operations {
                         channel: "email" | "sms" | "push";
                         /** @description Masked like every recipient Herald shows */
                         recipient: string;
-                        reason: "bounce" | "complaint" | "unregistered" | "opt_out" | "unsubscribe" | "manual";
+                        /** @description The admin's own words, or the name of Herald's own reason: `bounce`, `complaint`, `unregistered`, `opt_out`, `unsubscribe`, `manual` */
+                        reason: string;
                         /** Format: date-time */
                         createdAt: string;
                     };

@@ -3,7 +3,7 @@ import { Agent, fetch } from 'undici';
 import webpush from 'web-push';
 import type { Config } from '../../config/config.ts';
 import type { Recipient } from '../../notifications/model.ts';
-import { isAllowedHost, publicOnlyLookup, refusedAtConnect, refusedUrl } from '../outbound.ts';
+import { createPublicOnlyConnector, isAllowedHost, refusedAtConnect, refusedUrl } from '../outbound.ts';
 import { retryAfterMs } from '../retry-after.ts';
 import type { OutgoingMessage, Provider, ProviderDeps, SendResult } from '../types.ts';
 import {
@@ -41,9 +41,9 @@ export function createWebPushProvider(
   const vapidProblem = checkVapid(vapidDetails);
   if (vapidProblem) deps.log.error({ provider: 'webpush' }, `VAPID configuration unusable: ${vapidProblem}`);
   // Endpoints are caller-chosen: connections to hosts not listed in HERALD_PUSH_ALLOWED_HOSTS
-  // resolve through publicOnlyLookup, which refuses private addresses at connect time.
+  // connect through createPublicOnlyConnector, which refuses private addresses at connect time.
   const allowedHosts = deps.config.providers.pushAllowedHosts ?? [];
-  const publicOnly = new Agent({ connect: { lookup: publicOnlyLookup } });
+  const publicOnly = new Agent({ connect: createPublicOnlyConnector() });
   const listed = new Agent();
 
   return {

@@ -78,6 +78,7 @@ export function SuppressionsPage(props: { admin: boolean }) {
 function Lookup(props: { admin: boolean; onChange(): void }) {
   const [channel, setChannel] = useState<string>('email');
   const [recipient, setRecipient] = useState('');
+  const [reason, setReason] = useState('');
   const [found, setFound] = useState<SuppressionItem | null | undefined>(undefined);
   const check = useMutation({
     mutationFn: () =>
@@ -86,9 +87,15 @@ function Lookup(props: { admin: boolean; onChange(): void }) {
   });
   const add = useMutation({
     mutationFn: () =>
-      mutate<SuppressionItem>('POST', '/suppressions', { channel, recipient: recipient.trim() }),
+      mutate<SuppressionItem>('POST', '/suppressions', {
+        channel,
+        recipient: recipient.trim(),
+        // Left out when blank: Herald names it `manual`.
+        ...(reason.trim() ? { reason: reason.trim() } : {}),
+      }),
     onSuccess: (item) => {
       setFound(item);
+      setReason('');
       props.onChange();
     },
   });
@@ -132,14 +139,25 @@ function Lookup(props: { admin: boolean; onChange(): void }) {
       </form>
       <ProblemView error={check.error ?? add.error ?? remove.error} />
       {found === null ? (
-        <p>
-          Not suppressed.{' '}
+        <div className="row">
+          <p>Not suppressed.</p>
           {props.admin ? (
-            <button type="button" className="small" onClick={() => add.mutate()}>
-              Suppress it
-            </button>
+            <>
+              <label>
+                Reason
+                <input
+                  name="reason"
+                  value={reason}
+                  placeholder="in your own words (optional)"
+                  onChange={(e) => setReason(e.target.value)}
+                />
+              </label>
+              <button type="button" className="small" onClick={() => add.mutate()}>
+                Suppress it
+              </button>
+            </>
           ) : null}
-        </p>
+        </div>
       ) : null}
       {found ? (
         <p>

@@ -7,7 +7,7 @@ CREATE TABLE suppressions (
   tenant TEXT NOT NULL,
   channel TEXT NOT NULL,
   recipient TEXT NOT NULL,
-  reason TEXT NOT NULL,               -- bounce | complaint | unregistered | opt_out | unsubscribe | manual
+  reason TEXT NOT NULL,               -- Herald's own name (bounce, unsubscribe, ...) or an admin's words
   created_at INTEGER NOT NULL
 );
 CREATE UNIQUE INDEX suppressions_key ON suppressions (tenant, channel, recipient);
