@@ -100,30 +100,20 @@ function driver(name: string, store: Sqlite | Postgres) {
   const seqs = new Map<number, string>();
   const ids = new Map<string, number>();
   let lastEvent = 0;
-  const rows = async (): Promise<Array<Record<string, unknown>>> =>
+  const query = async (text: string): Promise<Array<Record<string, unknown>>> =>
     'db' in store
-      ? (store.db.prepare(`SELECT ${ROW_COLUMNS} FROM notifications ORDER BY id`).all() as Array<
-          Record<string, unknown>
-        >)
-      : [...(await store.sql.unsafe(`SELECT ${ROW_COLUMNS} FROM notifications ORDER BY id`))];
-  const newEvents = async (): Promise<Array<Record<string, unknown>>> => {
-    const text = `SELECT e.id AS eid, ${EVENT_COLUMNS} FROM notification_events e
-      JOIN notifications n ON n.seq = e.notification_seq WHERE e.id > ${lastEvent} ORDER BY e.id`;
-    const found =
-      'db' in store
-        ? (store.db.prepare(text).all() as Array<Record<string, unknown>>)
-        : [...(await store.sql.unsafe(text))];
+      ? (store.db.prepare(text).all() as Array<Record<string, unknown>>)
+      : [...(await store.sql.unsafe(text))];
+  const rows = () => query(`SELECT ${ROW_COLUMNS} FROM notifications ORDER BY id`);
+  const newEvents = async () => {
+    const found = await query(`SELECT e.id AS eid, ${EVENT_COLUMNS} FROM notification_events e
+      JOIN notifications n ON n.seq = e.notification_seq WHERE e.id > ${lastEvent} ORDER BY e.id`);
     const last = found.at(-1);
     if (last) lastEvent = Number(last.eid);
     return found.map(({ eid: _, ...event }) => event);
   };
   const learnSeqs = async () => {
-    const text = 'SELECT seq, id FROM notifications';
-    const all =
-      'db' in store
-        ? (store.db.prepare(text).all() as Array<{ seq: number; id: string }>)
-        : [...(await store.sql.unsafe(text))];
-    for (const row of all) {
+    for (const row of await query('SELECT seq, id FROM notifications')) {
       seqs.set(Number(row.seq), String(row.id));
       ids.set(String(row.id), Number(row.seq));
     }
