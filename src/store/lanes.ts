@@ -25,9 +25,9 @@ export interface LaneRules {
    * The statement moving waiting rows back to ready: the rows `seqs` (an SQL list or subquery of
    * seqs, in any order) still waiting, each ranked by the rules above as the queue was before the
    * statement, and joining rows of one line in due order (due_at, seq) on from their line's
-   * turn. One statement on both databases, so that a batch ranks alike on each: the ranks are
-   * computed from one snapshot (MATERIALIZED) before any row changes. `lock` is PostgreSQL's
-   * row lock clause ('' on SQLite).
+   * turn (looked up once per line). One statement on both databases, so that a batch ranks alike
+   * on each: the ranks are computed from one snapshot (MATERIALIZED) before any row changes.
+   * `lock` is PostgreSQL's row lock clause ('' on SQLite).
    */
   promote(seqs: string, lock: string): string;
 }
@@ -65,13 +65,16 @@ export function laneRules(least: 'MIN' | 'LEAST'): LaneRules {
       WITH due AS MATERIALIZED (
         SELECT seq, tenant, priority, channel, due_at, lane_rank, ${joins('notifications')} AS joins
         FROM notifications WHERE seq IN (${seqs}) AND queue_state = 'waiting' ${lock}),
+      lines AS MATERIALIZED (
+        SELECT l.tenant, l.priority, l.channel, ${joinRank('l.tenant', 'l.priority', 'l.channel')} AS base
+        FROM (SELECT DISTINCT tenant, priority, channel FROM due WHERE due.joins) l),
       ranked AS MATERIALIZED (
         SELECT due.seq, CASE WHEN due.joins
-            THEN ${joinRank('due.tenant', 'due.priority', 'due.channel')}
-              + row_number() OVER (PARTITION BY due.tenant, due.priority, due.channel, due.joins
-                                   ORDER BY due.due_at, due.seq) - 1
+            THEN lines.base + row_number() OVER (PARTITION BY due.tenant, due.priority, due.channel, due.joins
+                                                 ORDER BY due.due_at, due.seq) - 1
             ELSE ${frontRank('due.lane_rank', 'due.priority', 'due.channel')} END AS lane_rank
-        FROM due)
+        FROM due LEFT JOIN lines ON due.joins AND lines.tenant = due.tenant
+          AND lines.priority = due.priority AND lines.channel = due.channel)
       UPDATE notifications SET queue_state = 'ready', due_at = NULL, lane_rank = ranked.lane_rank
       FROM ranked WHERE notifications.seq = ranked.seq`,
   };

