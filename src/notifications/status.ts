@@ -304,6 +304,46 @@ export function pauseEvent(seq: number, pause: PauseEntry, createdAt: number): E
   };
 }
 
+/**
+ * What an operator's action does to one notification (API.md §3: cancel, and retry, which is a
+ * redrive): the statuses it applies to (any other answers 409 and changes nothing), the row it
+ * leaves, and the event it writes. Decided here; the store adapters apply it (store/actions.ts).
+ */
+export interface ActionEffect {
+  /** The statuses the action applies to. */
+  from: readonly Status[];
+  status: Status;
+  /** Where the row goes in the queue; it leaves no due time behind either way. */
+  queueState: 'ready' | null;
+  /**
+   * A fresh start: attempts, holds, retry time and lease cleared, and the turn of a row joining
+   * its tenant's line (store/lanes.ts), as an accepted row gets.
+   */
+  restart: boolean;
+  event: { type: EventType; detail: string | null; source: 'api' };
+}
+
+/**
+ * Cancel: only what no worker holds. QUEUED and RETRYING are exactly the rows ready or waiting
+ * in the queue; a PROCESSING row is leased, and its worker's completion decides it.
+ */
+export const CANCEL: ActionEffect = {
+  from: ['QUEUED', 'RETRYING'],
+  status: 'CANCELLED',
+  queueState: null,
+  restart: false,
+  event: { type: 'CANCELLED', detail: null, source: 'api' },
+};
+
+/** Redrive: FAILED back to the queue (the one step back canMove does not allow), events kept. */
+export const REDRIVE: ActionEffect = {
+  from: ['FAILED'],
+  status: 'QUEUED',
+  queueState: 'ready',
+  restart: true,
+  event: { type: 'QUEUED', detail: 'redrive', source: 'api' },
+};
+
 /** The notification a delivery report was matched to (by provider and provider message id). */
 export interface ReportTarget {
   seq: number;

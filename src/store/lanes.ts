@@ -21,6 +21,15 @@ export interface LaneRules {
   frontRank(rank: string, priority: string, channel: string): string;
   /** Whether a row due from `waiting` is a first attempt (joins) rather than a return (front). */
   joins(row: string): string;
+  /**
+   * The statement moving waiting rows back to ready: the rows `seqs` (an SQL list or subquery of
+   * seqs, in any order) still waiting, each ranked by the rules above as the queue was before the
+   * statement, and joining rows of one line in due order (due_at, seq) on from their line's
+   * turn (looked up once per line). One statement on both databases, so that a batch ranks alike
+   * on each: the ranks are computed from one snapshot (MATERIALIZED) before any row changes.
+   * `lock` is PostgreSQL's row lock clause ('' on SQLite).
+   */
+  promote(seqs: string, lock: string): string;
 }
 
 /**
@@ -41,12 +50,32 @@ export function laneRules(least: 'MIN' | 'LEAST'): LaneRules {
   const head = (priority: string, channel: string) =>
     `(SELECT h.lane_rank FROM notifications h WHERE ${readyIndexed('h')} AND h.priority = ${priority}
        AND h.channel = ${channel} ORDER BY h.lane_rank LIMIT 1)`;
-  return {
-    joinRank: (tenant, priority, channel) =>
-      `COALESCE((SELECT t.lane_rank + 1 FROM notifications t WHERE t.queue_state = 'ready'
+  const joinRank = (tenant: string, priority: string, channel: string) =>
+    `COALESCE((SELECT t.lane_rank + 1 FROM notifications t WHERE t.queue_state = 'ready'
          AND t.tenant = ${tenant} AND t.priority = ${priority} AND t.channel = ${channel}
-         ORDER BY t.lane_rank DESC LIMIT 1), ${head(priority, channel)}, 0)`,
-    frontRank: (rank, priority, channel) => `${least}(${rank}, COALESCE(${head(priority, channel)}, 0))`,
-    joins: (row) => `(${row}.attempts = 0 AND ${row}.holds = 0)`,
+         ORDER BY t.lane_rank DESC LIMIT 1), ${head(priority, channel)}, 0)`;
+  const frontRank = (rank: string, priority: string, channel: string) =>
+    `${least}(${rank}, COALESCE(${head(priority, channel)}, 0))`;
+  const joins = (row: string) => `(${row}.attempts = 0 AND ${row}.holds = 0)`;
+  return {
+    joinRank,
+    frontRank,
+    joins,
+    promote: (seqs, lock) => `
+      WITH due AS MATERIALIZED (
+        SELECT seq, tenant, priority, channel, due_at, lane_rank, ${joins('notifications')} AS joins
+        FROM notifications WHERE seq IN (${seqs}) AND queue_state = 'waiting' ${lock}),
+      lines AS MATERIALIZED (
+        SELECT l.tenant, l.priority, l.channel, ${joinRank('l.tenant', 'l.priority', 'l.channel')} AS base
+        FROM (SELECT DISTINCT tenant, priority, channel FROM due WHERE due.joins) l),
+      ranked AS MATERIALIZED (
+        SELECT due.seq, CASE WHEN due.joins
+            THEN lines.base + row_number() OVER (PARTITION BY due.tenant, due.priority, due.channel, due.joins
+                                                 ORDER BY due.due_at, due.seq) - 1
+            ELSE ${frontRank('due.lane_rank', 'due.priority', 'due.channel')} END AS lane_rank
+        FROM due LEFT JOIN lines ON due.joins AND lines.tenant = due.tenant
+          AND lines.priority = due.priority AND lines.channel = due.channel)
+      UPDATE notifications SET queue_state = 'ready', due_at = NULL, lane_rank = ranked.lane_rank
+      FROM ranked WHERE notifications.seq = ranked.seq`,
   };
 }

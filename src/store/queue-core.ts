@@ -44,7 +44,7 @@ export interface ClaimedRow {
 /** What one claimPriority call did. */
 export interface PriorityClaim {
   claimed: ClaimedRow[];
-  /** Seqs found expired at the head of the queue; the driver made them EXPIRED. */
+  /** Seqs of the picked rows found expired, in claim order; the driver made them EXPIRED. */
   expired: number[];
   /** Ready rows of this priority were left behind (for lack of budget or channel room). */
   backlog: boolean;
@@ -80,28 +80,36 @@ export interface QueueDriver {
   suppress(entries: readonly Suppression[], now: number): Awaitable<void>;
   /** The suppressions among these keys: one statement for a whole claim. */
   suppressions(keys: readonly SuppressionKey[]): Awaitable<SuppressionRecord[]>;
+  /** How many waiting rows of one priority are due by `now`, counting up to `upTo` at most. */
+  dueCount(priority: number, now: number, upTo: number): Awaitable<number>;
   /**
    * One turn of promotion by tenant in one priority (see promote): looks at most at `looks`
    * tenants with waiting rows of that priority, in tenant order after `after`, passing over those
    * with none due, and visits at most `visits` of those with some: it moves up to `quota` of
    * each one's due rows back to ready (in due order, keeping their seq), `limit` in all. Answers
    * how many it moved and the last tenant it looked at, or `last: null` when it went past the
-   * last tenant; `null` when no row of the priority is due. When no more than `limit` are due,
-   * promoteDue takes them all in this step: it walks no tenant, moves none, and answers `after`.
+   * last tenant.
    */
   promoteTurn(
     priority: number,
     now: number,
     turn: PromotionTurn,
-  ): Awaitable<{ promoted: number; last: string | null } | null>;
-  /** Up to `limit` due waiting rows of one priority back to ready, in due order, keeping their seq. */
+  ): Awaitable<{ promoted: number; last: string | null }>;
+  /**
+   * Up to `limit` due waiting rows of one priority back to ready, in (due_at, seq) order, keeping
+   * their seq.
+   */
   promoteDue(priority: number, now: number, limit: number): Awaitable<number>;
   /** Leases that ran out before `now`, oldest first, at most `limit` (locked for this transaction). */
   expiredLeases(now: number, limit: number): Awaitable<ExpiredLease[]>;
   /**
-   * Claims up to `limit` ready rows of one priority in seq order across channels, at most
-   * `caps[channel]` of each, leasing them to `owner` until `leaseUntil` (PROCESSING, one more
-   * attempt). Rows past their expiresAt at the head become EXPIRED instead.
+   * Picks up to `limit` ready rows of one priority, at most `caps[channel]` of each channel, by
+   * the claim order (each channel's rows by (lane_rank, seq), the channels merged by seq: always
+   * the smallest seq among the channels' next rows). Of the picked rows, those past their
+   * expiresAt become EXPIRED (expiredChange) and the others are leased to `owner` until
+   * `leaseUntil` (leaseChange). An expired row takes its place in the pick like any other: the
+   * core asks again for the room it gave back (claimInOrder). `backlog`: ready rows were left
+   * beyond the pick; a driver reads headsToRead rows of each channel to tell.
    */
   claimPriority(
     owner: string,
@@ -212,17 +220,23 @@ function* applyTransitions(transitions: readonly Transition[], now: number): Pro
 }
 
 /**
- * How many times one priority is claimed again in a step when suppressions stopped rows of its
- * last claim (their room is given back). Bounded so that a step stays short whatever the backlog;
- * the worker steps again at once after a step that stopped rows.
+ * How many times one priority is claimed in a step when rows of its last claim took no slot:
+ * rows a suppression stopped, and rows found past their expiresAt (EXPIRED without a provider
+ * call, so they must not use up a provider's room). Their room is given back and asked for again.
+ * Bounded so that a step stays short whatever the backlog; the worker steps again at once after
+ * a step that left rows behind.
  */
-const SUPPRESSED_ROUNDS = 4;
+const CLAIM_ROUNDS = 4;
+
+/** Rows of one channel a claim reads: one more than it may take, to tell whether rows are left. */
+export const headsToRead = (limit: number, cap: number): number => (cap > 0 ? Math.min(limit, cap) + 1 : 0);
 
 /**
  * Claims ready rows in strict (priority, seq) order within the budget. Per priority, the driver
  * claims in seq order across the unpaused channels with room; once a priority leaves ready rows
  * behind for lack of budget, lower priorities wait (channel capacity alone does not hold them).
- * A row a suppression stops takes no slot: its room goes to the next rows of the same priority.
+ * A row a suppression stops or found expired takes no slot: its room goes to the next rows of
+ * the same priority (CLAIM_ROUNDS).
  */
 function* claimInOrder(
   owner: string,
@@ -277,8 +291,9 @@ function* claimInOrder(
       if (priority > 0) shared += sendable;
       limit -= sendable;
       if (result.backlog && limit <= 0) stop = true;
-      if (halted.size === 0 || !result.backlog || limit <= 0 || CHANNELS.every((c) => caps[c] <= 0)) break;
-      if (round === SUPPRESSED_ROUNDS) {
+      const gaveBack = halted.size + result.expired.length;
+      if (gaveBack === 0 || !result.backlog || limit <= 0 || CHANNELS.every((c) => caps[c] <= 0)) break;
+      if (round === CLAIM_ROUNDS) {
         // Rows of this priority are left behind: lower priorities wait for the next step.
         stop = true;
         break;
@@ -364,10 +379,14 @@ function* promote(now: number, limit: number, turns: PromotionTurns): Program<nu
       quota: Math.ceil(left / TURN_VISITS),
       limit: left,
     };
-    const walked = yield* call((d) => d.promoteTurn(priority, now, turn));
-    if (walked === null) continue;
-    turns[priority] = walked.last ?? '';
-    left -= walked.promoted;
+    // The walk only when more rows are due than the step may promote; else due order takes all.
+    const due = yield* call((d) => d.dueCount(priority, now, left + 1));
+    if (due === 0) continue;
+    if (due > left) {
+      const walked = yield* call((d) => d.promoteTurn(priority, now, turn));
+      turns[priority] = walked.last ?? '';
+      left -= walked.promoted;
+    }
     if (left > 0) left -= yield* call((d) => d.promoteDue(priority, now, left));
   }
   return limit - left;

@@ -302,6 +302,36 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
       assert.equal(events.at(-1)?.type, 'EXPIRED');
     });
 
+    it("gives an expired row's slot to the next row: expiring calls no provider", async () => {
+      const store = await fresh();
+      const [first, second, live] = await seedMany(store, [
+        newNotification({ expiresAt: T0 + 500 }),
+        newNotification({ expiresAt: T0 + 600 }),
+        newNotification(),
+      ]);
+      // One NORMAL in the step's budget, and one email in the provider's room.
+      const byLimit = await cycle(store, { claim: { ...ALL, perPriority: [0, 0, 1, 0] } });
+      assert.equal(byLimit.expired, 2);
+      assert.deepEqual(
+        byLimit.claimed.map((n) => n.id),
+        [live],
+      );
+      assert.equal((await read(store, first as string)).record.status, 'EXPIRED');
+      assert.equal((await read(store, second as string)).record.status, 'EXPIRED');
+
+      const other = await fresh();
+      const [, , kept] = await seedMany(other, [
+        newNotification({ expiresAt: T0 + 500 }),
+        newNotification({ expiresAt: T0 + 600 }),
+        newNotification(),
+      ]);
+      const byChannel = await cycle(other, { claim: { ...ALL, perChannel: everyPriority({ email: 1 }) } });
+      assert.deepEqual(
+        byChannel.claimed.map((n) => n.id),
+        [kept],
+      );
+    });
+
     it('returns expired leases to the queue, and fails them when attempts are used up', async () => {
       const store = await fresh();
       const [a, b] = await seedMany(store, [newNotification(), newNotification()]);

@@ -1,4 +1,6 @@
 import { priorityRank } from '../../notifications/model.ts';
+import { type ActionEffect, CANCEL, REDRIVE } from '../../notifications/status.ts';
+import { actionUpdate } from '../actions.ts';
 import { filtersRows, listRange } from '../list-range.ts';
 import type {
   ActionOutcome,
@@ -102,28 +104,24 @@ export function createPostgresNotifications(sql: Sql): NotificationStore {
     return undefined;
   };
 
-  const act = (kind: 'cancel' | 'redrive') => (tenant: string, id: string, now: number) =>
-    sql.begin(async (tx): Promise<ActionOutcome> => {
-      // The state condition sits in the UPDATE's WHERE, so a concurrent claim wins cleanly.
-      const [row] =
-        kind === 'cancel'
-          ? await tx<{ seq: number }[]>`UPDATE notifications SET status = 'CANCELLED', queue_state = NULL,
-              due_at = NULL, updated_at = ${now}
-              WHERE id = ${id} AND tenant = ${tenant} AND queue_state IN ('ready', 'waiting') RETURNING seq`
-          : await tx<{ seq: number }[]>`UPDATE notifications n SET status = 'QUEUED', queue_state = 'ready',
-              due_at = NULL, attempts = 0, holds = 0, next_attempt_at = NULL, lease_owner = NULL,
-              lease_until = NULL, lane_rank = ${tx.unsafe(joinRank('n.tenant', 'n.priority', 'n.channel'))},
-              updated_at = ${now} WHERE id = ${id} AND tenant = ${tenant} AND status = 'FAILED' RETURNING seq`;
-      if (!row) {
-        const [found] = await tx`SELECT 1 FROM notifications WHERE id = ${id} AND tenant = ${tenant}`;
-        return found ? 'invalid_state' : 'not_found';
-      }
-      const [type, detail] = kind === 'cancel' ? ['CANCELLED', null] : ['QUEUED', 'redrive'];
-      await tx`INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source)
-               VALUES (${row.seq}, ${type}, ${now}, NULL, NULL, ${detail}, 'api')`;
-      if (kind === 'redrive') await tx`SELECT pg_notify(${WAKEUP_CHANNEL}, '')`;
-      return 'done';
-    });
+  /** Applies an action status.ts decided (CANCEL, REDRIVE) and writes its event. */
+  const act = (effect: ActionEffect) => {
+    const update = actionUpdate(effect, joinRank, { now: '$1', id: '$2', tenant: '$3' });
+    const { type, detail, source } = effect.event;
+    return (tenant: string, id: string, now: number) =>
+      sql.begin(async (tx): Promise<ActionOutcome> => {
+        const [row] = await tx.unsafe<{ seq: number }[]>(update, [now, id, tenant]);
+        if (!row) {
+          const [found] = await tx`SELECT 1 FROM notifications WHERE id = ${id} AND tenant = ${tenant}`;
+          return found ? 'invalid_state' : 'not_found';
+        }
+        await tx`INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source)
+                 VALUES (${row.seq}, ${type}, ${now}, NULL, NULL, ${detail}, ${source})`;
+        // A row back in the queue wakes the workers.
+        if (effect.queueState === 'ready') await tx`SELECT pg_notify(${WAKEUP_CHANNEL}, '')`;
+        return 'done';
+      });
+  };
 
   return {
     async insertMany(items, since) {
@@ -190,7 +188,7 @@ export function createPostgresNotifications(sql: Sql): NotificationStore {
       const items = rows.map(notificationFromRow);
       return scannedPage(items, limit, floor);
     },
-    cancel: act('cancel'),
-    redrive: act('redrive'),
+    cancel: act(CANCEL),
+    redrive: act(REDRIVE),
   };
 }

@@ -1,5 +1,5 @@
 import type { Channel } from '../../notifications/model.ts';
-import type { PriorityClaim, QueueDriver } from '../queue-core.ts';
+import { headsToRead, type PriorityClaim, type QueueDriver } from '../queue-core.ts';
 import { type NotificationRow, notificationFromRow } from '../rows.ts';
 import type { Query } from './connect.ts';
 import { readyIndexed } from './lanes.ts';
@@ -13,14 +13,15 @@ import { readyIndexed } from './lanes.ts';
  * merges them (always the smallest seq among the channels' next rows): ordering by the running
  * maximum of seq along each channel's order gives that merge in SQL. Each channel is held to its
  * cap. One extra row per
- * channel tells whether rows are left behind (the backlog flag); it stays ready and is released
- * at commit. Expired rows found at the head become EXPIRED instead.
+ * channel (headsToRead) tells whether rows are left behind (the backlog flag); it stays ready and
+ * is released at commit. Picked rows past their expiresAt become EXPIRED instead, keeping their
+ * place in the pick (the core asks again for their room).
  */
 export const claimPriorityOn =
   (tx: Query): QueueDriver['claimPriority'] =>
   async (owner, now, leaseUntil, priority, limit, caps): Promise<PriorityClaim> => {
     const head = (channel: Channel) => {
-      const take = caps[channel] > 0 ? Math.min(limit, caps[channel]) + 1 : 0;
+      const take = headsToRead(limit, caps[channel]);
       return tx`SELECT seq, channel, lane_rank, updated_at AS touched_at FROM notifications
       WHERE ${tx.unsafe(readyIndexed())} AND priority = ${priority} AND channel = ${channel}
       ORDER BY lane_rank, seq LIMIT ${take} FOR UPDATE SKIP LOCKED`;
@@ -48,7 +49,7 @@ export const claimPriorityOn =
       expired AS (
         UPDATE notifications n SET status = 'EXPIRED', queue_state = NULL, next_attempt_at = NULL, due_at = NULL,
           updated_at = ${now}
-        FROM picked WHERE n.seq = picked.seq AND n.expires_at <= ${now} RETURNING n.seq),
+        FROM picked WHERE n.seq = picked.seq AND n.expires_at <= ${now} RETURNING n.seq, picked.ord),
       claimed AS (
         UPDATE notifications n SET status = 'PROCESSING', queue_state = 'leased', lease_owner = ${owner},
           lease_until = ${leaseUntil}, attempts = n.attempts + 1, next_attempt_at = NULL, due_at = NULL,
@@ -56,7 +57,7 @@ export const claimPriorityOn =
         FROM picked WHERE n.seq = picked.seq AND (n.expires_at IS NULL OR n.expires_at > ${now})
         RETURNING n.*, picked.touched_at, picked.ord)
     SELECT (SELECT json_agg(c ORDER BY c.ord) FROM claimed c) AS claimed,
-           (SELECT json_agg(seq ORDER BY seq) FROM expired) AS expired,
+           (SELECT json_agg(seq ORDER BY ord) FROM expired) AS expired,
            (SELECT count(*) FROM heads) > (SELECT count(*) FROM picked) AS backlog`;
     return {
       claimed: (row?.claimed ?? []).map((r) => ({ record: notificationFromRow(r), touchedAt: r.touched_at })),

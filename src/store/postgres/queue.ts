@@ -12,11 +12,14 @@ import {
   statsGrid,
 } from '../queue-core.ts';
 import type { Query, Sql } from './connect.ts';
-import { frontRank, joinRank, joins, readyIndexed } from './lanes.ts';
+import { frontRank, promote, readyIndexed } from './lanes.ts';
 import { claimPriorityOn } from './queue-claim.ts';
 import { addSuppressionsOn, matchOn } from './suppressions.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
+
+/** The promotion statement around its list of seqs (a subquery given as a fragment). */
+const PROMOTE = promote('\u0000', 'FOR UPDATE SKIP LOCKED').split('\u0000') as [string, string];
 
 /**
  * The queue's primitives as PostgreSQL statements on one transaction, set-based: a batch of
@@ -24,22 +27,11 @@ const json = (value: unknown) => JSON.stringify(value);
  * completion off the critical path at thousands a second.
  */
 function driverOn(tx: Query): QueueDriver {
-  // These waiting rows back to ready, ranked as src/store/lanes.ts says: a retry or a hold regains
-  // its place at the front, a scheduled row joins its tenant's line (consecutive turns in due order).
+  // These waiting rows back to ready, ranked as src/store/lanes.ts says (one statement for both
+  // databases, promote): a retry or a hold regains its place at the front, a scheduled row joins
+  // its tenant's line. SKIP LOCKED: a row another worker is promoting is left to it.
   const promoteRows = async (first: PendingQuery<Row[]>) => {
-    const rows = await tx`
-      WITH due AS MATERIALIZED (
-        SELECT seq, tenant, priority, channel, due_at, lane_rank, ${tx.unsafe(joins('notifications'))} AS joins
-        FROM notifications WHERE seq IN (${first}) AND queue_state = 'waiting'
-        FOR UPDATE SKIP LOCKED),
-      ranked AS (
-        SELECT due.*, row_number() OVER (PARTITION BY tenant, priority, channel, joins ORDER BY due_at, seq) AS rn,
-          CASE WHEN joins THEN ${tx.unsafe(joinRank('due.tenant', 'due.priority', 'due.channel'))}
-               ELSE ${tx.unsafe(frontRank('due.lane_rank', 'due.priority', 'due.channel'))} END AS base
-        FROM due)
-      UPDATE notifications n SET queue_state = 'ready', due_at = NULL,
-        lane_rank = CASE WHEN ranked.joins THEN ranked.base + ranked.rn - 1 ELSE ranked.base END
-      FROM ranked WHERE n.seq = ranked.seq`;
+    const rows = await tx`${tx.unsafe(PROMOTE[0])}${first}${tx.unsafe(PROMOTE[1])}`;
     return rows.count;
   };
   return {
@@ -97,20 +89,22 @@ function driverOn(tx: Query): QueueDriver {
         FROM json_to_recordset(${json(rows)}::text::json)
           AS s(seq bigint, id text, tenant text, channel text, recipient text, content text, attempt int)`;
     },
+    // The priority a literal, as in promoteDue.
+    async dueCount(priority, now, upTo) {
+      const [{ due }] = await tx<
+        [{ due: number }]
+      >`SELECT count(*)::int AS due FROM (SELECT 1 FROM notifications
+        WHERE queue_state = 'waiting' AND priority = ${tx.unsafe(String(priority))} AND due_at <= ${now}
+        LIMIT ${upTo}) d`;
+      return due;
+    },
     async promoteTurn(priority, now, { after, looks, visits, quota, limit }) {
-      // How many rows are due, up to one more than the step may promote; then, when more are,
-      // the walk (promote in queue-core.ts) in one statement: a recursive skip from tenant to
+      // The walk (promote in queue-core.ts) in one statement: a recursive skip from tenant to
       // tenant through the (priority, tenant, due_at, seq) index, each step the next tenant's
       // first entry, which holds its earliest due_at (row 0 is the start, a NULL tenant the end),
       // and the first due rows of each tenant with some due. The priority is a literal, as in
       // promoteDue.
       const p = tx.unsafe(String(priority));
-      const [{ due }] = await tx<
-        [{ due: number }]
-      >`SELECT count(*)::int AS due FROM (SELECT 1 FROM notifications
-        WHERE queue_state = 'waiting' AND priority = ${p} AND due_at <= ${now} LIMIT ${limit + 1}) d`;
-      if (due === 0) return null;
-      if (due <= limit) return { promoted: 0, last: after };
       const rows = await tx<{ tenant: string | null; seq: number | null }[]>`
         WITH RECURSIVE walk(tenant, due, visits, n) AS (
           SELECT ${after}::text, NULL::bigint, 0, 0
@@ -142,12 +136,12 @@ function driverOn(tx: Query): QueueDriver {
       // 200 ms with 300,000 LOW due, against 1 ms.
       promoteRows(tx`SELECT seq FROM notifications
         WHERE queue_state = 'waiting' AND priority = ${tx.unsafe(String(priority))} AND due_at <= ${now}
-        ORDER BY due_at LIMIT ${limit}`),
+        ORDER BY due_at, seq LIMIT ${limit}`),
     // SKIP LOCKED: two workers reaping at once split the rows between them.
     expiredLeases: (now, limit) => tx<ExpiredLease[]>`
       SELECT seq, lease_owner AS owner, attempts FROM notifications
        WHERE queue_state = 'leased' AND lease_until < ${now}
-       ORDER BY lease_until LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+       ORDER BY lease_until, seq LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
     claimPriority: claimPriorityOn(tx),
     pauses: (limit) => tx<PauseEntry[]>`SELECT priority, channel, paused_at AS "pausedAt",
       resumed_at AS "resumedAt" FROM queue_pauses ORDER BY id DESC LIMIT ${limit}`,

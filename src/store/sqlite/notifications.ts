@@ -1,4 +1,6 @@
-import { type EventType, priorityRank } from '../../notifications/model.ts';
+import { priorityRank } from '../../notifications/model.ts';
+import { type ActionEffect, CANCEL, REDRIVE } from '../../notifications/status.ts';
+import { actionUpdate } from '../actions.ts';
 import { filtersRows, listRange } from '../list-range.ts';
 import type {
   ActionOutcome,
@@ -59,16 +61,6 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
   );
   const addEvent = db.prepare(
     'INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source) VALUES (?, ?, ?, NULL, NULL, ?, ?)',
-  );
-  const cancelRow = db.prepare(
-    `UPDATE notifications SET status = 'CANCELLED', queue_state = NULL, due_at = NULL, updated_at = ?
-      WHERE id = ? AND tenant = ? AND queue_state IN ('ready', 'waiting') RETURNING seq`,
-  );
-  const redriveRow = db.prepare(
-    `UPDATE notifications SET status = 'QUEUED', queue_state = 'ready', due_at = NULL, attempts = 0, holds = 0,
-       lane_rank = ${joinRank('notifications.tenant', 'notifications.priority', 'notifications.channel')},
-       next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ?
-      WHERE id = ? AND tenant = ? AND status = 'FAILED' RETURNING seq`,
   );
   const exists = db.prepare('SELECT 1 FROM notifications WHERE id = ? AND tenant = ?');
   const listStatement = byText((sql) => shaped<NotificationRow>(db.prepare(sql)));
@@ -178,15 +170,19 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
     return results;
   });
 
-  const act = (statement: typeof cancelRow, type: EventType, detail: string | null) =>
-    db.transaction((tenant: string, id: string, now: number): ActionOutcome => {
-      const row = statement.get(now, id, tenant) as { seq: number } | undefined;
+  /** Applies an action status.ts decided (CANCEL, REDRIVE) and writes its event. */
+  const act = (effect: ActionEffect) => {
+    const update = db.prepare(actionUpdate(effect, joinRank, { now: '@now', id: '@id', tenant: '@tenant' }));
+    const { type, detail, source } = effect.event;
+    return db.transaction((tenant: string, id: string, now: number): ActionOutcome => {
+      const row = update.get({ now, id, tenant }) as { seq: number } | undefined;
       if (!row) return exists.get(id, tenant) ? 'invalid_state' : 'not_found';
-      addEvent.run(row.seq, type, now, detail, 'api');
+      addEvent.run(row.seq, type, now, detail, source);
       return 'done';
     });
-  const cancelTx = act(cancelRow, 'CANCELLED', null);
-  const redriveTx = act(redriveRow, 'QUEUED', 'redrive');
+  };
+  const cancelTx = act(CANCEL);
+  const redriveTx = act(REDRIVE);
 
   return {
     async insertMany(items, since) {

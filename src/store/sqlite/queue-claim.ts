@@ -1,5 +1,5 @@
 import { CHANNELS, type Channel } from '../../notifications/model.ts';
-import type { ClaimedRow, QueueDriver } from '../queue-core.ts';
+import { type ClaimedRow, headsToRead, type QueueDriver } from '../queue-core.ts';
 import { NOTIFICATION_COLUMNS, type NotificationRow, notificationFromRow } from '../rows.ts';
 import { readyIndexed } from './lanes.ts';
 import type { SqliteDb } from './open.ts';
@@ -16,7 +16,9 @@ interface Head {
  * the ready index (priority, channel, lane_rank, seq), an O(log n) seek whatever the backlog:
  * round-robin across tenants, FIFO within each (src/store/lanes.ts). It then merges the channels' heads by
  * seq, so acceptance order holds across channels without sorting the ready set. One more row
- * than it may take per channel tells whether rows are left behind (the backlog flag).
+ * than it may take per channel (headsToRead) tells whether rows are left behind (the backlog flag).
+ * A picked row past its expiresAt becomes EXPIRED and keeps its place in the pick, as the
+ * contract of claimPriority says (the core asks again for its room).
  */
 export function createClaimPriority(db: SqliteDb) {
   const heads = db.prepare(
@@ -40,14 +42,14 @@ export function createClaimPriority(db: SqliteDb) {
   const claimPriority: QueueDriver['claimPriority'] = (owner, now, leaseUntil, priority, limit, caps) => {
     const lists: Head[][] = [];
     for (const channel of CHANNELS) {
-      if (caps[channel] > 0)
-        lists.push(heads.all(priority, channel, Math.min(limit, caps[channel]) + 1) as Head[]);
+      const read = headsToRead(limit, caps[channel]);
+      if (read > 0) lists.push(heads.all(priority, channel, read) as Head[]);
     }
     const cursor = lists.map(() => 0);
     const used: Record<Channel, number> = { email: 0, sms: 0, push: 0 };
     const claimed: ClaimedRow[] = [];
     const expired: number[] = [];
-    while (claimed.length < limit) {
+    for (let picked = 0; picked < limit; picked++) {
       // The smallest seq among the channel heads that still have room.
       let best = -1;
       let bestHead: Head | undefined;
@@ -61,13 +63,10 @@ export function createClaimPriority(db: SqliteDb) {
       }
       if (!bestHead) break;
       cursor[best] = (cursor[best] ?? 0) + 1;
-      const row = take.get(owner, leaseUntil, now, bestHead.seq, now);
-      if (!row) {
-        if (expire.run(now, bestHead.seq, now).changes > 0) expired.push(bestHead.seq);
-        continue;
-      }
       used[bestHead.channel] += 1;
-      claimed.push({ record: notificationFromRow(row), touchedAt: bestHead.updated_at });
+      const row = take.get(owner, leaseUntil, now, bestHead.seq, now);
+      if (row) claimed.push({ record: notificationFromRow(row), touchedAt: bestHead.updated_at });
+      else if (expire.run(now, bestHead.seq, now).changes > 0) expired.push(bestHead.seq);
     }
     return { claimed, expired, backlog: lists.some((list, i) => (cursor[i] as number) < list.length) };
   };

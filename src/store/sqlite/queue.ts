@@ -10,7 +10,7 @@ import {
   runSync,
   statsGrid,
 } from '../queue-core.ts';
-import { frontRank, joinRank, joins, readyIndexed } from './lanes.ts';
+import { frontRank, promote, readyIndexed } from './lanes.ts';
 import { relaxedSync, type SqliteDb } from './open.ts';
 import { createClaimPriority } from './queue-claim.ts';
 import { shaped } from './shaped.ts';
@@ -35,15 +35,16 @@ function createDriver(db: SqliteDb): QueueDriver {
          provider_message_id = ?, holds = 0, lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
     ),
   );
-  // A row given back to ready (a hold, an expired lease) had its turn: front of the line.
+  // A row given back to ready (a hold, an expired lease) had its turn: front of the line, its
+  // rank read before the batch changes any row (`front`), as PostgreSQL's one statement sees it.
   const other = shaped<AppliedRow>(
     db.prepare(
       `UPDATE notifications SET status = ?, queue_state = ?, due_at = ?, next_attempt_at = ?,
          attempts = attempts + ?, holds = CASE WHEN ? THEN holds + 1 ELSE 0 END, provider = COALESCE(?, provider),
-         lane_rank = CASE WHEN ? = 'ready' THEN ${frontRank(...ROW)} ELSE lane_rank END,
-         lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
+         lane_rank = COALESCE(?, lane_rank), lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
     ),
   );
+  const front = db.prepare(`SELECT ${frontRank(...ROW)} FROM notifications WHERE seq = ?`).pluck();
   const event = db.prepare(
     `INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -52,11 +53,11 @@ function createDriver(db: SqliteDb): QueueDriver {
     `INSERT INTO sandbox_messages (notification_seq, notification_id, tenant, channel, recipient, content, attempt, at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  // Waiting rows go back to ready one by one (promote in queue-core.ts): in a tenant's turn, a
-  // seek for the next tenant and a range of its due rows in the (priority, tenant, due_at) index;
-  // then in due order, a range of the (priority, due_at) index. Each is ranked as
-  // src/store/lanes.ts says: a retry or a hold regains its place at the front, a scheduled row
-  // joins its tenant's line.
+  // Waiting rows go back to ready (promote in queue-core.ts): in a tenant's turn, a seek for the
+  // next tenant and a range of its due rows in the (priority, tenant, due_at) index; then in due
+  // order, a range of the (priority, due_at) index. They are ranked as src/store/lanes.ts says,
+  // in one statement (promote) written once for both databases: a retry or a hold regains its
+  // place at the front, a scheduled row joins its tenant's line.
   const due = db
     .prepare(
       `SELECT seq FROM notifications WHERE queue_state = 'waiting' AND priority = ? AND due_at <= ?
@@ -81,19 +82,12 @@ function createDriver(db: SqliteDb): QueueDriver {
        ORDER BY due_at, seq LIMIT ?`,
     )
     .pluck();
-  const promoteRow = db.prepare(
-    `UPDATE notifications SET queue_state = 'ready', due_at = NULL,
-       lane_rank = CASE WHEN ${joins('notifications')} THEN ${joinRank('notifications.tenant', ROW[1], ROW[2])}
-                   ELSE ${frontRank(...ROW)} END
-     WHERE seq = ? AND queue_state = 'waiting'`,
-  );
-  const promoteAll = (seqs: readonly number[]) => {
-    for (const seq of seqs) promoteRow.run(seq);
-    return seqs.length;
-  };
+  const promoteRows = db.prepare(promote('SELECT value FROM json_each(?)', ''));
+  const promoteAll = (seqs: readonly number[]) =>
+    seqs.length === 0 ? 0 : promoteRows.run(JSON.stringify(seqs)).changes;
   const expiredLeases = db.prepare(
     `SELECT seq, lease_owner AS owner, attempts FROM notifications
-     WHERE queue_state = 'leased' AND lease_until < ? ORDER BY lease_until LIMIT ?`,
+     WHERE queue_state = 'leased' AND lease_until < ? ORDER BY lease_until, seq LIMIT ?`,
   );
   const pauses = db.prepare(
     'SELECT priority, channel, paused_at AS pausedAt, resumed_at AS resumedAt FROM queue_pauses ORDER BY id DESC LIMIT ?',
@@ -106,7 +100,10 @@ function createDriver(db: SqliteDb): QueueDriver {
   return {
     transition(transitions, now) {
       const applied: AppliedRow[] = [];
-      for (const t of transitions) {
+      const ranks = transitions.map((t) =>
+        t.change.queueState === 'ready' ? (front.get(t.seq) as number | undefined) : undefined,
+      );
+      for (const [i, t] of transitions.entries()) {
         const c = t.change;
         const fence = [t.seq, t.owner, t.attempt];
         const row = c.sent
@@ -127,7 +124,7 @@ function createDriver(db: SqliteDb): QueueDriver {
               c.attemptsDelta,
               c.hold ? 1 : 0,
               c.tried ?? null,
-              c.queueState,
+              ranks[i] ?? null,
               now,
               ...fence,
             );
@@ -157,24 +154,31 @@ function createDriver(db: SqliteDb): QueueDriver {
       addSuppressionsSync(db, entries, now);
     },
     suppressions: (keys) => matchSuppressionsSync(db, keys),
+    dueCount: (priority, now, upTo) => dueUpTo.get(priority, now, upTo) as number,
     promoteTurn(priority, now, { after, looks, visits, quota, limit }) {
-      const dueNow = dueUpTo.get(priority, now, limit + 1) as number;
-      if (dueNow === 0) return null;
-      if (dueNow <= limit) return { promoted: 0, last: after };
-      let promoted = 0;
+      // The walk's rows are gathered and promoted in one statement, as on PostgreSQL (a statement
+      // per tenant cost a step of 1,000 rows over 64 tenants 40 % more than one).
+      const seqs: number[] = [];
       let visited = 0;
-      let tenant = after;
-      for (let looked = 0; looked < looks && visited < visits && promoted < limit; looked++) {
+      let tenant: string | null = after;
+      for (let looked = 0; looked < looks && visited < visits && seqs.length < limit; looked++) {
         const next = nextTenant.get(priority, tenant) as { tenant: string; due_at: number } | undefined;
-        if (next === undefined) return { promoted, last: null };
+        if (next === undefined) {
+          tenant = null;
+          break;
+        }
         tenant = next.tenant;
         if (next.due_at > now) continue;
         visited++;
-        promoted += promoteAll(
-          tenantDue.all(priority, tenant, now, Math.min(quota, limit - promoted)) as number[],
-        );
+        for (const seq of tenantDue.all(
+          priority,
+          tenant,
+          now,
+          Math.min(quota, limit - seqs.length),
+        ) as number[])
+          seqs.push(seq);
       }
-      return { promoted, last: tenant };
+      return { promoted: promoteAll(seqs), last: tenant };
     },
     promoteDue: (priority, now, limit) => promoteAll(due.all(priority, now, limit) as number[]),
     expiredLeases: (now, limit) => expiredLeases.all(now, limit) as ExpiredLease[],
