@@ -91,8 +91,8 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --scenario NAME          run only this scenario (repeatable, or comma-separated):
                            ingest, ingest-api-only, peer, batch, batch-api-only, isolation,
                            abuse, dispatch, callbacks, suppressions, failover, claim, catch-up,
-                           memory, render, auth, startup, gateway (and ingest-postgres,
-                           dispatch-postgres)
+                           memory, render, liquid-parse, liquid-critical, auth, startup,
+                           gateway (and ingest-postgres, dispatch-postgres)
   --postgres               follow ingest and dispatch with the same on PostgreSQL (1 auth, 2 api
                            and worker processes; scenarios ingest-postgres, dispatch-postgres)
   --isolation-backlog N    LOW notifications queued before the isolation window (default 1000000)
