@@ -1,6 +1,7 @@
 /**
- * The one way Herald's threads talk: a typed, two-way line over a port (a Worker seen from its
- * parent, `parentPort` inside the thread, or a MessagePort). Each side serves its own methods
+ * How the dispatch and callback sender threads talk (the render pool keeps its own job messages,
+ * for now): a typed, two-way line over a port (a Worker seen from its parent, `parentPort`
+ * inside the thread, or a MessagePort). Each side serves its own methods
  * and calls or tells the other's by name; a call's promise settles with the other side's answer,
  * matched by id. Used by the dispatch thread (dispatch/thread.ts, thread-entry.ts) and the
  * callback sender's thread (callbacks/threaded-sender.ts, sender-thread.ts).

@@ -1,8 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
+import { ConfigError } from '../config/read.ts';
 import { type AuthStore, type ClientRecord, DuplicateError, type UserRecord } from '../store/port/auth.ts';
 import { type GateTurn, localTurn } from './argon2-gate.ts';
 import type { ClientSecrets } from './client-secrets.ts';
+import { passwordProblem } from './password-rules.ts';
 import { hashSecret } from './passwords.ts';
 import { DEFAULT_TENANT, ROLE_SCOPES, type UserRole } from './principal.ts';
 
@@ -112,6 +114,10 @@ export async function bootstrapAdmin(
 ): Promise<boolean> {
   if (!email || !password) return false;
   if (await store.findUserByEmail(normalizeEmail(email), DEFAULT_TENANT)) return false;
+  // Checked only when the admin is to be made: an admin made before a rule was added keeps
+  // starting (the variable serves only this first creation).
+  const problem = passwordProblem(password);
+  if (problem) throw new ConfigError('HERALD_ADMIN_PASSWORD', problem);
   try {
     await createUser(store, clock, { email, password, role: 'admin', tenant: DEFAULT_TENANT });
     return true;

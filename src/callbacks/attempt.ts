@@ -57,11 +57,26 @@ export function createAttempt(
     }
     return plain;
   };
-  return async (callback, message) => {
+  const secretsOf = (callback: CallbackRecord) => {
     const secrets = [open(callback.secret, callback.id)];
     const { previousSecret, rotatedAt } = callback;
     if (previousSecret && rotatedAt !== null && clock.now() - rotatedAt < PREVIOUS_SECRET_MS) {
       secrets.push(open(previousSecret, callback.id));
+    }
+    return secrets;
+  };
+  return async (callback, message) => {
+    let secrets: string[];
+    try {
+      secrets = secretsOf(callback);
+    } catch (error) {
+      // A secret sealed with another HERALD_KEY_ENCRYPTION_SECRET: an attempt that failed (and
+      // is listed with why), retried like any other, never a promise the sender leaves unfinished.
+      const answer = {
+        statusCode: null,
+        error: `the callback's secret cannot be opened: ${(error as Error).message}`,
+      };
+      return { message, outcome: outcomeOf(answer, message, clock.now()), ...answer };
     }
     const answer = await poster.post({
       url: callback.url,

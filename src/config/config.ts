@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import type { Static } from '@sinclair/typebox';
-import { passwordProblem } from '../auth/password-rules.ts';
 import { ConfigError, type Env, readSection } from './read.ts';
 import { AuthSchema, DispatchSchema, FIXED, ProvidersSchema, ServerSchema } from './schema.ts';
 
@@ -45,8 +44,6 @@ export function loadConfig(env: Env): Config {
   if (new Set(providers.smsProviders).size !== providers.smsProviders.length) {
     throw new ConfigError('HERALD_SMS_PROVIDERS', 'names a provider twice');
   }
-  const adminPasswordProblem = auth.adminPassword ? passwordProblem(auth.adminPassword) : undefined;
-  if (adminPasswordProblem) throw new ConfigError('HERALD_ADMIN_PASSWORD', adminPasswordProblem);
   // Defaults computed from other variables (the schema marks them `derived`).
   const host = server.host.includes(':') ? `[${server.host}]` : server.host;
   const localApi = `http://${host}:${server.apiPort}`;

@@ -6,6 +6,7 @@ import { createWakeup } from '../notifications/wakeup.ts';
 import type { EncodedNotification, IdempotentHit } from '../store/port/notifications.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
 import type { LiquidSource } from '../templates/fields.ts';
+import type { SyntaxVerdict } from '../templates/render.ts';
 import { RenderError } from '../templates/render-error.ts';
 import { openLine } from '../thread-calls.ts';
 import type { WorkerHandle } from './role.ts';
@@ -43,7 +44,7 @@ export interface DispatchThreadCalls {
   wake(): void;
   preview(template: TemplateRecord, variables: Record<string, unknown>): Promise<PreviewReply>;
   /** Liquid syntax checks of acceptance and template saves, in the thread's render pool. */
-  check(tenant: string, rank: number, sources: LiquidSource[]): Promise<Array<string | null>>;
+  check(tenant: string, rank: number, sources: LiquidSource[]): Promise<SyntaxVerdict[]>;
   metrics(): Promise<MetricsSnapshot>;
   stop(): Promise<void>;
   close(): Promise<void>;

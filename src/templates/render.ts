@@ -21,15 +21,21 @@ export interface RenderInput {
 }
 
 /** Renders notifications at processing time, from their pinned template version or inline content. */
+/**
+ * A source's syntax check: it parses (null); it does not (`lasting`: the same source always
+ * fails so, and its verdict may be remembered); or the check could not run (`unavailable`).
+ */
+export type SyntaxVerdict = null | { error: string; lasting: boolean } | { unavailable: string };
+
 export interface Renderer {
   render(notification: RenderInput): Promise<Content>;
   /** Renders one template version with `variables` (POST /templates/{key}/preview). */
   preview(template: TemplateRecord, variables: Record<string, unknown>): Promise<Content>;
   /**
-   * Why each source does not parse as Liquid (null: it parses), parsed in the pool's threads at
-   * priority `rank`, in turns with the tenant's other jobs (syntax-check.ts).
+   * Whether each source parses as Liquid, parsed in the pool's threads at priority `rank`, in
+   * turns with the tenant's other jobs (syntax-check.ts).
    */
-  checkSyntax(tenant: string, rank: Rank, sources: LiquidSource[]): Promise<Array<string | null>>;
+  checkSyntax(tenant: string, rank: Rank, sources: LiquidSource[]): Promise<SyntaxVerdict[]>;
   /** Ends the threads of the pool it was given (not the process's default one). */
   close(): Promise<void>;
 }
@@ -121,10 +127,18 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
           const content = { [field]: source };
           const outcome = await pool.run({ tenant, key: '', content, variables: {}, parseOnly: true }, rank);
           if (outcome.ok) return null;
-          // Parsing past the render time: the thread was ended (as a render past it would be).
-          return outcome.limit
-            ? `it takes longer to parse than rendering may (${outcome.message})`
-            : outcome.message;
+          // Past the render time or memory: the thread was ended, as a render past it would be.
+          // Not a lasting verdict: a thread kept off the CPU by load ends the same way.
+          if (outcome.limit)
+            return {
+              error: `it takes longer to parse than rendering may (${outcome.message})`,
+              lasting: false,
+            };
+          // A parse error names its field; a job the pool could not run (closed, not handed to a
+          // thread) says nothing about the source.
+          return outcome.field === undefined
+            ? { unavailable: outcome.message }
+            : { error: outcome.message, lasting: true };
         }),
       );
     },

@@ -1,5 +1,5 @@
 import type { Content } from '../channels.ts';
-import type { FieldError } from '../errors.ts';
+import { type FieldError, HeraldError } from '../errors.ts';
 import type { Rank } from '../reserve.ts';
 import { hasLiquid, type LiquidSource, TEXT_FIELDS } from './fields.ts';
 import type { Renderer } from './render.ts';
@@ -38,6 +38,7 @@ export function createSyntaxCheck(renderer: Pick<Renderer, 'checkSyntax'>): Synt
     // the most urgent priority asking.
     const found = new Map<string, string | null>();
     const unknown = new Map<string, LiquidSource & { rank: Rank }>();
+    const transient = new Set<string>();
     for (const { content, rank } of items) {
       for (const field of TEXT_FIELDS) {
         const source = content[field];
@@ -57,17 +58,30 @@ export function createSyntaxCheck(renderer: Pick<Renderer, 'checkSyntax'>): Synt
     }
     await Promise.all(
       [...byRank].map(async ([rank, sources]) => {
-        const problems = await renderer.checkSyntax(
+        const checked = await renderer.checkSyntax(
           tenant,
           rank,
           sources.map(({ field, source }) => ({ field, source })),
         );
-        for (const [i, s] of sources.entries()) found.set(verdictKey(s), problems[i] ?? null);
+        for (const [i, s] of sources.entries()) {
+          const verdict = checked[i] ?? null;
+          if (verdict !== null && 'unavailable' in verdict) {
+            // Nothing is known of the source: the request fails whole, and nothing is remembered.
+            throw new HeraldError('UNAVAILABLE', `Liquid cannot be checked now (${verdict.unavailable}).`, {
+              retryAfterS: 1,
+            });
+          }
+          const key = verdictKey(s);
+          found.set(key, verdict?.error ?? null);
+          // Only what the source itself decides is remembered (shared by every tenant): never a
+          // parse cut short, which the machine's load may have caused.
+          if (verdict !== null && !verdict.lasting) transient.add(key);
+        }
       }),
     );
     for (const key of unknown.keys()) {
       if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
-      if (key.length <= MAX_KEPT_SOURCE + 1) verdicts.set(key, found.get(key) ?? null);
+      if (key.length <= MAX_KEPT_SOURCE + 1 && !transient.has(key)) verdicts.set(key, found.get(key) ?? null);
     }
     return items.map(({ content, prefix }) => {
       const errors: FieldError[] = [];

@@ -3,7 +3,8 @@
 // 2 h, full jitter) until 24 h after the change.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CALLBACK_RETRY_WINDOW_MS, outcomeOf } from '../../src/callbacks/attempt.ts';
+import { CALLBACK_RETRY_WINDOW_MS, createAttempt, outcomeOf } from '../../src/callbacks/attempt.ts';
+import type { CallbackRecord, LeasedMessage } from '../../src/store/port/callbacks.ts';
 
 const NOW = Date.UTC(2026, 10, 28, 12);
 const HOUR = 60 * 60 * 1000;
@@ -53,5 +54,29 @@ describe('callback attempt outcome', () => {
     const late = outcomeOf(answered(503), { attempt: 30, createdAt: NOW - CALLBACK_RETRY_WINDOW_MS }, NOW);
     assert.deepEqual(late, { kind: 'failed' });
     assert.equal(CALLBACK_RETRY_WINDOW_MS, 24 * HOUR);
+  });
+});
+
+describe('callback attempt', () => {
+  it('fails, with why, and is retried when its secret cannot be opened, without calling the receiver', async () => {
+    let posted = 0;
+    const poster = {
+      post: async () => {
+        posted++;
+        return { statusCode: 204, error: null };
+      },
+    };
+    // A secret sealed with a key-encryption secret this process does not have.
+    const attempt = createAttempt(poster, { now: () => NOW }, undefined);
+    const callback = {
+      id: 'cb_1',
+      url: 'https://receiver.test/hook',
+      secret: 'enc:v1:a:b:c:d',
+    } as CallbackRecord;
+    const message = { id: 'msg_1', attempt: 1, createdAt: NOW, body: '{}' } as LeasedMessage;
+    const finished = await attempt(callback, message);
+    assert.equal(posted, 0);
+    assert.equal(finished.outcome.kind, 'retry');
+    assert.match(finished.error ?? '', /secret cannot be opened/);
   });
 });

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it, mock } from 'node:test';
 import { Liquid } from 'liquidjs';
+import type { HeraldError } from '../../src/errors.ts';
+import { createRenderer, type SyntaxVerdict } from '../../src/templates/render.ts';
+import { createRenderPool } from '../../src/templates/render-pool.ts';
+import { createSyntaxCheck } from '../../src/templates/syntax-check.ts';
 import { notificationsApp, send, sms } from '../notifications/fixtures.ts';
 
 /** About 2 KB of Liquid, different for each `i`: no verdict is known for it. */
@@ -85,5 +89,45 @@ describe('Liquid syntax check off the event loop', () => {
     assert.equal(inline.statusCode, 400);
     assert.deepEqual(inline.json().errors, [{ ...bad.json().errors[0], path: 'body/content/text' }]);
     assert.equal(parses.mock.callCount(), 0);
+  });
+});
+
+describe('Liquid syntax verdicts', () => {
+  const item = (source: string) => ({ content: { text: source }, prefix: 'body/content', rank: 2 });
+
+  it('remembers a real syntax error, but never a check the pool could not run', async () => {
+    // A real pool: closed, it cannot run the check; open, it parses.
+    const closedPool = createRenderPool({ threads: 1, timeoutMs: 100 });
+    await closedPool.close();
+    const answers: SyntaxVerdict[][] = [];
+    const renderer = createRenderer(undefined as never, closedPool);
+    const recorded = {
+      async checkSyntax(...args: Parameters<typeof renderer.checkSyntax>) {
+        const verdicts = await current.checkSyntax(...args);
+        answers.push(verdicts);
+        return verdicts;
+      },
+    };
+    let current = renderer;
+    const check = createSyntaxCheck(recorded);
+    await assert.rejects(check('acme', [item('Hi {{ name }}')]), (error: HeraldError) => {
+      assert.equal(error.code, 'UNAVAILABLE');
+      return true;
+    });
+    const pool = createRenderPool({ threads: 1, timeoutMs: 100 });
+    try {
+      current = createRenderer(undefined as never, pool);
+      // The same source again: checked anew (nothing was remembered), and it parses.
+      assert.deepEqual(await check('acme', [item('Hi {{ name }}')]), [[]]);
+      const broken = await check('acme', [item('Hi {{ name ')]);
+      assert.match(broken[0]?.[0]?.message ?? '', /^Liquid syntax error/);
+      const checksBefore = answers.length;
+      // A real syntax error is the source's own: remembered, not parsed again.
+      assert.deepEqual(await check('globex', [item('Hi {{ name ')]), broken);
+      assert.equal(answers.length, checksBefore);
+      assert.equal(answers[0]?.[0] !== null && 'unavailable' in (answers[0]?.[0] ?? {}), true);
+    } finally {
+      await pool.close();
+    }
   });
 });
