@@ -28,6 +28,8 @@ export interface Sizes {
   memory: { backlog: number; drainSeconds: number };
   auth: { verifySeconds: number; login: RoundSize; loginConnections: number };
   startup: { runs: number; idleSeconds: number; settledSeconds: number };
+  /** Liquid isolation: items of each parsing batch; rounds of runaway renders beside a CRITICAL. */
+  liquid: { batchItems: number; rounds: number };
 }
 
 /** What the flags asked for. */
@@ -62,6 +64,7 @@ const FULL: Sizes = {
   memory: { backlog: 1_000_000, drainSeconds: 10 },
   auth: { verifySeconds: 3, login: { seconds: 5 }, loginConnections: 4 },
   startup: { runs: 5, idleSeconds: 3, settledSeconds: 15 },
+  liquid: { batchItems: 1000, rounds: 20 },
 };
 
 const QUICK: Sizes = {
@@ -83,6 +86,7 @@ const QUICK: Sizes = {
   memory: { backlog: 2000, drainSeconds: 1 },
   auth: { verifySeconds: 0.2, login: { amount: 20 }, loginConnections: 2 },
   startup: { runs: 1, idleSeconds: 0.5, settledSeconds: 1 },
+  liquid: { batchItems: 20, rounds: 2 },
 };
 
 export const USAGE = `Usage: npm run bench -- [flags]

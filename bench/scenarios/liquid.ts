@@ -4,6 +4,7 @@ import { type Api, getNotification, login } from '../lib/api.ts';
 import { probeHealth } from '../lib/health-probe.ts';
 import { startHerald } from '../lib/herald.ts';
 import { progress } from '../lib/log.ts';
+import type { BenchOptions } from '../lib/options.ts';
 import { measured, type Row } from '../lib/report.ts';
 import { percentile } from '../lib/stats.ts';
 import type { Scenario } from './types.ts';
@@ -18,10 +19,10 @@ function distinctLiquid(i: number): string {
  * A batch of 1,000 SMS, each with its own ~7.8 KB of inline Liquid (about 7.2 MiB of JSON); or,
  * as a control, the same text with its markup's braces taken out (nothing to parse).
  */
-function liquidBatch(round: number, markup: boolean): string {
+function liquidBatch(round: number, markup: boolean, items: number): string {
   return JSON.stringify({
-    notifications: Array.from({ length: 1000 }, (_, i) => {
-      const text = distinctLiquid(round * 1000 + i);
+    notifications: Array.from({ length: items }, (_, i) => {
+      const text = distinctLiquid(round * items + i);
       return {
         channel: 'sms',
         priority: 'LOW',
@@ -39,16 +40,17 @@ function liquidBatch(round: number, markup: boolean): string {
  * post batches of 1,000 items with distinct 7.8 KB Liquid sources, two batches at a time, while
  * GET /health is probed every 10 ms from a process of its own.
  */
-async function parsing(): Promise<Row[]> {
-  return [...(await batches(true)), ...(await batches(false))];
+async function parsing(options: BenchOptions): Promise<Row[]> {
+  const items = options.sizes.liquid.batchItems;
+  return [...(await batches(true, items)), ...(await batches(false, items))];
 }
 
-async function batches(markup: boolean): Promise<Row[]> {
+async function batches(markup: boolean, items: number): Promise<Row[]> {
   const herald = await startHerald({ env: { HERALD_BATCH_BODY_LIMIT: String(16 * 1024 * 1024) } });
   let probe: ReturnType<typeof probeHealth> | undefined;
   try {
     const api = await login(herald.url);
-    const bodies = [0, 1, 2, 3].map((round) => liquidBatch(round, markup));
+    const bodies = [0, 1, 2, 3].map((round) => liquidBatch(round, markup, items));
     probe = probeHealth(herald.url, 10);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const batchMs: number[] = [];
@@ -94,7 +96,6 @@ async function batches(markup: boolean): Promise<Row[]> {
 
 /** Rendering 40,000,000 loop steps: Liquid cuts it at the render limit. */
 const RUNAWAY = '{% for i in (1..10000) %}{% for j in (1..4000) %}{% endfor %}{% endfor %}';
-const ROUNDS = 20;
 
 /** An SMTP server that records when each message to `critical-<n>@…` is received. */
 async function recordingSmtp() {
@@ -137,7 +138,8 @@ async function post(api: Api, path: string, body: unknown) {
  * is from the CRITICAL's 201 at the client to the end of its DATA at the SMTP server (one
  * clock: both are in this process).
  */
-async function critical(): Promise<Row[]> {
+async function critical(options: BenchOptions): Promise<Row[]> {
+  const rounds = options.sizes.liquid.rounds;
   const smtp = await recordingSmtp();
   const herald = await startHerald({
     env: {
@@ -161,7 +163,7 @@ async function critical(): Promise<Row[]> {
     const latencies: number[] = [];
     const stages: string[] = [];
     const missed: string[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < rounds; round++) {
       const runaway = [
         ...[0, 1, 2].map(() => post(api, '/templates/runaway/preview', { variables: {} })),
         ...[0, 1, 2].map(() =>
@@ -212,7 +214,7 @@ async function critical(): Promise<Row[]> {
         {
           target: { bound: 100, better: 'lower', text: '< 100 ms' },
           note:
-            `${ROUNDS} rounds of 3 previews + 3 inline SMS past the render limit; p50 ${Math.round(percentile(latencies, 50))} ms, ` +
+            `${rounds} rounds of 3 previews + 3 inline SMS past the render limit; p50 ${Math.round(percentile(latencies, 50))} ms, ` +
             `max ${Math.round(Math.max(...latencies))} ms; all: ${latencies.map(Math.round).join(', ')}` +
             missed.map((m) => `; not received: ${m}`).join(''),
         },
