@@ -1,5 +1,3 @@
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { getNotification, login } from '../lib/api.ts';
 import { batch, notification } from '../lib/bodies.ts';
 import { fillBacklog } from '../lib/fill.ts';
@@ -9,30 +7,14 @@ import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { runPaced } from '../lib/paced.ts';
 import { measured, type Row } from '../lib/report.ts';
+import { startSmtp } from '../lib/smtp.ts';
 import { percentile } from '../lib/stats.ts';
 import { criticalLatencies } from './isolation-latency.ts';
 import type { Scenario } from './types.ts';
 
 /** An SMTP server that takes 2 s over every message except those to critical@… (the slow LOW provider). */
-async function slowSmtp(): Promise<{ port: number; close(): Promise<void> }> {
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    disableReverseLookup: true,
-    logger: false,
-    onData(stream, session, callback) {
-      stream.resume();
-      stream.on('end', () => {
-        const urgent = session.envelope.rcptTo.some((r) => r.address.startsWith('critical@'));
-        setTimeout(() => callback(null, 'OK'), urgent ? 0 : 2000);
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return {
-    port: (server.server.address() as AddressInfo).port,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+function slowSmtp(): ReturnType<typeof startSmtp> {
+  return startSmtp((envelope) => (envelope.rcptTo.some((r) => r.address.startsWith('critical@')) ? 0 : 2000));
 }
 
 /** A body whose metadata nests 6,000 arrays (refused with 400 at validation). */

@@ -1,11 +1,10 @@
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { type Api, getNotification, login } from '../lib/api.ts';
 import { probeHealth } from '../lib/health-probe.ts';
 import { startHerald } from '../lib/herald.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { measured, type Row } from '../lib/report.ts';
+import { startSmtp } from '../lib/smtp.ts';
 import { percentile } from '../lib/stats.ts';
 import type { Scenario } from './types.ts';
 
@@ -100,26 +99,12 @@ const RUNAWAY = '{% for i in (1..10000) %}{% for j in (1..4000) %}{% endfor %}{%
 /** An SMTP server that records when each message to `critical-<n>@…` is received. */
 async function recordingSmtp() {
   const received = new Map<string, number>();
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    disableReverseLookup: true,
-    logger: false,
-    onData(stream, session, callback) {
-      stream.resume();
-      stream.on('end', () => {
-        const at = performance.timeOrigin + performance.now();
-        for (const r of session.envelope.rcptTo) received.set(r.address, at);
-        callback(null, 'OK');
-      });
-    },
+  const server = await startSmtp((envelope) => {
+    const at = performance.timeOrigin + performance.now();
+    for (const r of envelope.rcptTo) received.set(r.address, at);
+    return 0;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return {
-    port: (server.server.address() as AddressInfo).port,
-    received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { ...server, received };
 }
 
 async function post(api: Api, path: string, body: unknown) {
