@@ -129,7 +129,7 @@ export function createPublicOnlyLookup(
 }
 
 /** The lookup of every connection to a caller-chosen host (see createPublicOnlyLookup). */
-export const publicOnlyLookup = createPublicOnlyLookup();
+const publicOnlyLookup = createPublicOnlyLookup();
 
 /**
  * The undici connector of connections to caller-chosen hosts. A name resolves through
