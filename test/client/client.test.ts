@@ -116,6 +116,19 @@ describe('@herald/client', () => {
     assert.ok(refused instanceof HeraldApiError);
     assert.equal(refused.status, 400);
     assert.equal(refused.problem?.code, 'VALIDATION_FAILED');
+    // The message a log shows names each field error, not only the summary.
+    const invalid = await client
+      .send({
+        channel: 'email',
+        recipient: { email: 'not an address' },
+        content: { subject: 'x', text: 'y' },
+      })
+      .catch((error: unknown) => error);
+    assert.ok(invalid instanceof HeraldApiError);
+    const fieldErrors = invalid.problem?.errors ?? [];
+    assert.ok(fieldErrors.length > 0);
+    for (const { path, message } of fieldErrors) assert.ok(invalid.message.includes(`${path}: ${message}`));
+    assert.match(invalid.message, /^400 VALIDATION_FAILED: .+ \(.*recipient\/email: .+\)$/);
     const wrong = createHeraldClient({
       baseUrl,
       credentials: { email: ADMIN.email, password: 'not the password' },

@@ -36,14 +36,47 @@ export interface HeraldClientOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-/** An error answer of Herald: its HTTP status and its problem+json body. */
+/** The error answer of `POST /auth/token` (OAuth 2.0, RFC 6749 section 5.2), which is not a Problem. */
+export interface OAuthProblem {
+  error: string;
+  error_description?: string;
+}
+
+const isObject = (body: unknown): body is Record<string, unknown> =>
+  typeof body === 'object' && body !== null;
+
+/**
+ * The one line a log shows: the status, the code and the detail, then every field error (which
+ * field, what is wrong with it), since a refused body is fixed from those and not from the summary.
+ */
+function describe(status: number, problem: Problem | undefined, oauth: OAuthProblem | undefined): string {
+  if (oauth)
+    return `${status} ${oauth.error}${oauth.error_description ? `: ${oauth.error_description}` : ''}`;
+  if (!problem) return `HTTP ${status}`;
+  const head = `${status} ${problem.code}${problem.detail ? `: ${problem.detail}` : ''}`;
+  const fields = (problem.errors ?? []).map((e) => `${e.path || '(body)'}: ${e.message}`);
+  return fields.length > 0 ? `${head} (${fields.join('; ')})` : head;
+}
+
+/**
+ * An error answer of Herald: its HTTP status and its problem+json body (`problem`), or, from
+ * the token endpoint (client credentials), its OAuth error (`oauthError`).
+ */
 export class HeraldApiError extends Error {
+  readonly problem: Problem | undefined;
+  readonly oauthError: OAuthProblem | undefined;
+
   constructor(
     readonly status: number,
-    readonly problem: Problem | undefined,
+    body: unknown,
   ) {
-    super(problem ? `${status} ${problem.code}: ${problem.detail}` : `HTTP ${status}`);
+    const problem = isObject(body) && typeof body.code === 'string' ? (body as Problem) : undefined;
+    const oauth =
+      isObject(body) && typeof body.error === 'string' ? (body as unknown as OAuthProblem) : undefined;
+    super(describe(status, problem, oauth));
     this.name = 'HeraldApiError';
+    this.problem = problem;
+    this.oauthError = oauth;
   }
 }
 
@@ -77,7 +110,7 @@ interface Held {
 /** Reads an openapi-fetch result: the data, or a HeraldApiError. */
 function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.data !== undefined && result.response.ok) return result.data;
-  throw new HeraldApiError(result.response.status, result.error as Problem | undefined);
+  throw new HeraldApiError(result.response.status, result.error);
 }
 
 export function createHeraldClient(options: HeraldClientOptions): HeraldClient {
