@@ -104,7 +104,8 @@ export interface HeraldClient {
 interface Held {
   access: string;
   refresh?: string;
-  expiresAt: number;
+  /** When to fetch the next token (before this one expires); infinite for a token you manage. */
+  renewAt: number;
 }
 
 /** Reads an openapi-fetch result: the data, or a HeraldApiError. */
@@ -115,23 +116,29 @@ function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T
 
 export function createHeraldClient(options: HeraldClientOptions): HeraldClient {
   const margin = options.refreshMarginMs ?? 30_000;
-  const base = { baseUrl: options.baseUrl.replace(/\/$/, ''), fetch: options.fetch };
-  // Sign-in calls go through a client without the token middleware.
-  const bare = createClient<paths>(base);
-  const api = createClient<paths>(base);
+  const baseUrl = options.baseUrl.replace(/\/$/, '');
+  // Read at each call, so that a fetch replaced after the client was made is the one used.
+  const send: typeof globalThis.fetch = (input, init) => (options.fetch ?? globalThis.fetch)(input, init);
+  // Sign-in calls go through a client that sends no token.
+  const bare = createClient<paths>({ baseUrl, fetch: send });
   const { credentials } = options;
+  const renewable = !('accessToken' in credentials);
   let held: Held | undefined;
   let renewing: Promise<Held> | undefined;
 
-  const heldFrom = (token: { access_token: string; expires_in: number; refresh_token?: string }): Held => ({
-    access: token.access_token,
-    refresh: token.refresh_token,
-    expiresAt: Date.now() + token.expires_in * 1000,
-  });
+  const heldFrom = (token: { access_token: string; expires_in: number; refresh_token?: string }): Held => {
+    const lifetime = token.expires_in * 1000;
+    // At most half the lifetime early: a token shorter-lived than the margin is still reused.
+    return {
+      access: token.access_token,
+      refresh: token.refresh_token,
+      renewAt: Date.now() + lifetime - Math.min(margin, lifetime / 2),
+    };
+  };
 
   async function signIn(): Promise<Held> {
     if ('accessToken' in credentials)
-      return { access: credentials.accessToken, expiresAt: Number.POSITIVE_INFINITY };
+      return { access: credentials.accessToken, renewAt: Number.POSITIVE_INFINITY };
     if ('clientId' in credentials) {
       const form = {
         grant_type: 'client_credentials',
@@ -157,7 +164,7 @@ export function createHeraldClient(options: HeraldClientOptions): HeraldClient {
   }
 
   async function accessToken(): Promise<string> {
-    if (held && Date.now() < held.expiresAt - margin) return held.access;
+    if (held && Date.now() < held.renewAt) return held.access;
     // Concurrent calls share one renewal.
     renewing ??= signIn().finally(() => {
       renewing = undefined;
@@ -166,12 +173,25 @@ export function createHeraldClient(options: HeraldClientOptions): HeraldClient {
     return held.access;
   }
 
-  api.use({
-    async onRequest({ request }) {
-      request.headers.set('authorization', `Bearer ${await accessToken()}`);
-      return request;
-    },
-  });
+  /**
+   * Every API call: with the current token, and once more with a new one when Herald refuses
+   * the token before its time (a signing key removed, a clock ahead of Herald's, a restored
+   * store). Only a token the client can renew is retried, and only once: a second 401 is the
+   * answer. Concurrent calls refused with the same token share one renewal.
+   */
+  const authorized = async (request: Request, init?: RequestInit): Promise<Response> => {
+    const again = renewable ? request.clone() : undefined;
+    const token = await accessToken();
+    request.headers.set('authorization', `Bearer ${token}`);
+    // `init`: openapi-fetch's requestInitExt (undici's options), passed on as it is.
+    const response = await send(request, init);
+    if (response.status !== 401 || !again) return response;
+    await response.body?.cancel();
+    if (held?.access === token) held = { ...held, renewAt: 0 };
+    again.headers.set('authorization', `Bearer ${await accessToken()}`);
+    return send(again, init);
+  };
+  const api = createClient<paths>({ baseUrl, fetch: authorized });
 
   const get = async (id: string) =>
     unwrap(await api.GET('/notifications/{id}', { params: { path: { id } } }));
