@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -61,4 +61,4 @@ export async function buildClient() {
   rmSync(join(dist, 'types'), { recursive: true });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await buildClient();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await buildClient();

@@ -6,19 +6,19 @@
 // repository's node_modules and installed beside it, so npm has nothing to fetch.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createHeraldClient } from '../../clients/typescript/src/index.ts';
-import { type Herald, startHerald } from '../../src/main.ts';
-import { tempDir, testConfig } from '../helpers/config.ts';
+import type { Herald } from '../../src/main.ts';
+import { CLIENT_ADMIN as ADMIN, startClientHerald } from '../helpers/client-herald.ts';
+import { tempDir } from '../helpers/config.ts';
 
 const execFileAsync = promisify(execFile);
 const CLIENT_DIR = fileURLToPath(new URL('../../clients/typescript/', import.meta.url));
-const ADMIN = { email: 'package-admin@example.com', password: 'correct horse battery staple' };
 
 /** The environment without the npm_* variables of an `npm test` run, which would steer the child npm. */
 const cleanEnv = (extra: Record<string, string> = {}) => ({
@@ -116,13 +116,7 @@ describe('@herald/client, packed and installed', () => {
   let files: string[];
 
   before(async () => {
-    herald = await startHerald(
-      testConfig({
-        HERALD_ROLES: 'auth,api,worker',
-        HERALD_ADMIN_EMAIL: ADMIN.email,
-        HERALD_ADMIN_PASSWORD: ADMIN.password,
-      }),
-    );
+    herald = await startClientHerald();
     baseUrl = herald.apiUrl as string;
     const admin = createHeraldClient({ baseUrl, credentials: ADMIN });
     const created = await admin.api.POST('/admin/clients', {
@@ -137,7 +131,10 @@ describe('@herald/client, packed and installed', () => {
     files = client.files;
     tarballs = [client.tarball, ...(await packDependencies(CLIENT_DIR, work))];
   });
-  after(() => herald.close());
+  after(async () => {
+    await herald.close();
+    rmSync(work, { recursive: true, force: true });
+  });
 
   it('packs the compiled builds, their declarations and the README, not the sources', () => {
     for (const file of [
@@ -204,7 +201,7 @@ describe('@herald/client, packed and installed', () => {
           files: ['check.ts'],
         }),
       );
-      run(
+      await run(
         process.execPath,
         [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', '.'],
         project,

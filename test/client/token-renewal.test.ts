@@ -5,11 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createHeraldClient, HeraldApiError } from '../../clients/typescript/src/index.ts';
-import { type Herald, startHerald } from '../../src/main.ts';
-import { testConfig } from '../helpers/config.ts';
+import type { Herald } from '../../src/main.ts';
+import { CLIENT_ADMIN as ADMIN, startClientHerald } from '../helpers/client-herald.ts';
 import { eventually } from '../helpers/eventually.ts';
-
-const ADMIN = { email: 'renewal-admin@example.com', password: 'correct horse battery staple' };
 
 describe('@herald/client: client credentials and token renewal', () => {
   let herald: Herald;
@@ -61,16 +59,11 @@ describe('@herald/client: client credentials and token renewal', () => {
   }
 
   before(async () => {
-    herald = await startHerald(
-      testConfig({
-        HERALD_ROLES: 'auth,api,worker',
-        HERALD_ADMIN_EMAIL: ADMIN.email,
-        HERALD_ADMIN_PASSWORD: ADMIN.password,
-        HERALD_ACCESS_TTL: '4',
-        // A removed signing key is refused within 0.1 s rather than 5 s.
-        HERALD_KEY_RELOAD_MS: '100',
-      }),
-    );
+    herald = await startClientHerald({
+      HERALD_ACCESS_TTL: '4',
+      // A removed signing key is refused within 0.1 s rather than 5 s.
+      HERALD_KEY_RELOAD_MS: '100',
+    });
     baseUrl = herald.apiUrl as string;
     admin = createHeraldClient({ baseUrl, credentials: ADMIN });
   });
