@@ -1,12 +1,14 @@
 // `npm run build` (and `prepare`, so `npm install` runs it): compiles src/ to dist/ with tsc,
 // copies the SQL migrations beside the compiled stores, compiles the native helper
-// (native/malloc-trim.c) and builds the web UI into web/dist/.
-// `--server` skips the UI (what the test runner needs after a source change).
+// (native/malloc-trim.c), builds the web UI into web/dist/ and the typed client into
+// clients/typescript/dist/. `--server` skips the UI and the client (what the test runner needs
+// after a source change).
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { build } from 'esbuild';
+import { buildClient } from '../clients/typescript/build.mjs';
 
 const requireHere = createRequire(import.meta.url);
 
@@ -219,5 +221,8 @@ run(bin('tsc'), ['-p', 'tsconfig.build.json']);
 copyAssets('src');
 nativeHelper();
 await vendor();
-if (!process.argv.includes('--server'))
+if (!process.argv.includes('--server')) {
   run(bin('vite'), ['build', '--config', 'web/vite.config.ts', '--logLevel', 'warn']);
+  // The typed client's dist/, which `@herald/client` (the workspace link) resolves to.
+  await buildClient();
+}

@@ -6,10 +6,8 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { createHeraldClient, HeraldApiError } from '../../clients/typescript/src/index.ts';
 import { generatedSchema, SCHEMA_FILE } from '../../scripts/generate-client.ts';
-import { type Herald, startHerald } from '../../src/main.ts';
-import { testConfig } from '../helpers/config.ts';
-
-const ADMIN = { email: 'client-admin@example.com', password: 'correct horse battery staple' };
+import type { Herald } from '../../src/main.ts';
+import { CLIENT_ADMIN as ADMIN, startClientHerald } from '../helpers/client-herald.ts';
 
 describe('@herald/client', () => {
   let herald: Herald;
@@ -29,15 +27,8 @@ describe('@herald/client', () => {
   };
 
   before(async () => {
-    herald = await startHerald(
-      testConfig({
-        HERALD_ROLES: 'auth,api,worker',
-        HERALD_ADMIN_EMAIL: ADMIN.email,
-        HERALD_ADMIN_PASSWORD: ADMIN.password,
-        // Short-lived access tokens, so that the client has to renew one during the test.
-        HERALD_ACCESS_TTL: '2',
-      }),
-    );
+    // Short-lived access tokens, so that the client has to renew one during the test.
+    herald = await startClientHerald({ HERALD_ACCESS_TTL: '2' });
     baseUrl = herald.apiUrl as string;
   });
   after(() => herald.close());
@@ -116,6 +107,19 @@ describe('@herald/client', () => {
     assert.ok(refused instanceof HeraldApiError);
     assert.equal(refused.status, 400);
     assert.equal(refused.problem?.code, 'VALIDATION_FAILED');
+    // The message a log shows names each field error, not only the summary.
+    const invalid = await client
+      .send({
+        channel: 'email',
+        recipient: { email: 'not an address' },
+        content: { subject: 'x', text: 'y' },
+      })
+      .catch((error: unknown) => error);
+    assert.ok(invalid instanceof HeraldApiError);
+    const fieldErrors = invalid.problem?.errors ?? [];
+    assert.ok(fieldErrors.length > 0);
+    for (const { path, message } of fieldErrors) assert.ok(invalid.message.includes(`${path}: ${message}`));
+    assert.match(invalid.message, /^400 VALIDATION_FAILED: .+ \(.*recipient\/email: .+\)$/);
     const wrong = createHeraldClient({
       baseUrl,
       credentials: { email: ADMIN.email, password: 'not the password' },

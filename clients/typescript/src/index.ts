@@ -36,14 +36,47 @@ export interface HeraldClientOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-/** An error answer of Herald: its HTTP status and its problem+json body. */
+/** The error answer of `POST /auth/token` (OAuth 2.0, RFC 6749 section 5.2), which is not a Problem. */
+export interface OAuthProblem {
+  error: string;
+  error_description?: string;
+}
+
+const isObject = (body: unknown): body is Record<string, unknown> =>
+  typeof body === 'object' && body !== null;
+
+/**
+ * The one line a log shows: the status, the code and the detail, then every field error (which
+ * field, what is wrong with it), since a refused body is fixed from those and not from the summary.
+ */
+function describe(status: number, problem: Problem | undefined, oauth: OAuthProblem | undefined): string {
+  if (oauth)
+    return `${status} ${oauth.error}${oauth.error_description ? `: ${oauth.error_description}` : ''}`;
+  if (!problem) return `HTTP ${status}`;
+  const head = `${status} ${problem.code}${problem.detail ? `: ${problem.detail}` : ''}`;
+  const fields = (problem.errors ?? []).map((e) => `${e.path || '(body)'}: ${e.message}`);
+  return fields.length > 0 ? `${head} (${fields.join('; ')})` : head;
+}
+
+/**
+ * An error answer of Herald: its HTTP status and its problem+json body (`problem`), or, from
+ * the token endpoint (client credentials), its OAuth error (`oauthError`).
+ */
 export class HeraldApiError extends Error {
+  readonly problem: Problem | undefined;
+  readonly oauthError: OAuthProblem | undefined;
+
   constructor(
     readonly status: number,
-    readonly problem: Problem | undefined,
+    body: unknown,
   ) {
-    super(problem ? `${status} ${problem.code}: ${problem.detail}` : `HTTP ${status}`);
+    const problem = isObject(body) && typeof body.code === 'string' ? (body as Problem) : undefined;
+    const oauth =
+      isObject(body) && typeof body.error === 'string' ? (body as unknown as OAuthProblem) : undefined;
+    super(describe(status, problem, oauth));
     this.name = 'HeraldApiError';
+    this.problem = problem;
+    this.oauthError = oauth;
   }
 }
 
@@ -71,34 +104,41 @@ export interface HeraldClient {
 interface Held {
   access: string;
   refresh?: string;
-  expiresAt: number;
+  /** When to fetch the next token (before this one expires); infinite for a token you manage. */
+  renewAt: number;
 }
 
 /** Reads an openapi-fetch result: the data, or a HeraldApiError. */
 function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.data !== undefined && result.response.ok) return result.data;
-  throw new HeraldApiError(result.response.status, result.error as Problem | undefined);
+  throw new HeraldApiError(result.response.status, result.error);
 }
 
 export function createHeraldClient(options: HeraldClientOptions): HeraldClient {
   const margin = options.refreshMarginMs ?? 30_000;
-  const base = { baseUrl: options.baseUrl.replace(/\/$/, ''), fetch: options.fetch };
-  // Sign-in calls go through a client without the token middleware.
-  const bare = createClient<paths>(base);
-  const api = createClient<paths>(base);
+  const baseUrl = options.baseUrl.replace(/\/$/, '');
+  // Read at each call, so that a fetch replaced after the client was made is the one used.
+  const send: typeof globalThis.fetch = (input, init) => (options.fetch ?? globalThis.fetch)(input, init);
+  // Sign-in calls go through a client that sends no token.
+  const bare = createClient<paths>({ baseUrl, fetch: send });
   const { credentials } = options;
+  const renewable = !('accessToken' in credentials);
   let held: Held | undefined;
   let renewing: Promise<Held> | undefined;
 
-  const heldFrom = (token: { access_token: string; expires_in: number; refresh_token?: string }): Held => ({
-    access: token.access_token,
-    refresh: token.refresh_token,
-    expiresAt: Date.now() + token.expires_in * 1000,
-  });
+  const heldFrom = (token: { access_token: string; expires_in: number; refresh_token?: string }): Held => {
+    const lifetime = token.expires_in * 1000;
+    // At most half the lifetime early: a token shorter-lived than the margin is still reused.
+    return {
+      access: token.access_token,
+      refresh: token.refresh_token,
+      renewAt: Date.now() + lifetime - Math.min(margin, lifetime / 2),
+    };
+  };
 
   async function signIn(): Promise<Held> {
     if ('accessToken' in credentials)
-      return { access: credentials.accessToken, expiresAt: Number.POSITIVE_INFINITY };
+      return { access: credentials.accessToken, renewAt: Number.POSITIVE_INFINITY };
     if ('clientId' in credentials) {
       const form = {
         grant_type: 'client_credentials',
@@ -124,7 +164,7 @@ export function createHeraldClient(options: HeraldClientOptions): HeraldClient {
   }
 
   async function accessToken(): Promise<string> {
-    if (held && Date.now() < held.expiresAt - margin) return held.access;
+    if (held && Date.now() < held.renewAt) return held.access;
     // Concurrent calls share one renewal.
     renewing ??= signIn().finally(() => {
       renewing = undefined;
@@ -133,12 +173,25 @@ export function createHeraldClient(options: HeraldClientOptions): HeraldClient {
     return held.access;
   }
 
-  api.use({
-    async onRequest({ request }) {
-      request.headers.set('authorization', `Bearer ${await accessToken()}`);
-      return request;
-    },
-  });
+  /**
+   * Every API call: with the current token, and once more with a new one when Herald refuses
+   * the token before its time (a signing key removed, a clock ahead of Herald's, a restored
+   * store). Only a token the client can renew is retried, and only once: a second 401 is the
+   * answer. Concurrent calls refused with the same token share one renewal.
+   */
+  const authorized = async (request: Request, init?: RequestInit): Promise<Response> => {
+    const again = renewable ? request.clone() : undefined;
+    const token = await accessToken();
+    request.headers.set('authorization', `Bearer ${token}`);
+    // `init`: openapi-fetch's requestInitExt (undici's options), passed on as it is.
+    const response = await send(request, init);
+    if (response.status !== 401 || !again) return response;
+    await response.body?.cancel();
+    if (held?.access === token) held = { ...held, renewAt: 0 };
+    again.headers.set('authorization', `Bearer ${await accessToken()}`);
+    return send(again, init);
+  };
+  const api = createClient<paths>({ baseUrl, fetch: authorized });
 
   const get = async (id: string) =>
     unwrap(await api.GET('/notifications/{id}', { params: { path: { id } } }));
