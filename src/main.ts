@@ -1,7 +1,7 @@
 import { bootstrapAdmin } from './auth/accounts.ts';
 import { protect } from './auth/bearer.ts';
 import { oidcRoutes } from './auth/oidc/routes.ts';
-import { argon2Operations } from './auth/passwords.ts';
+import { argon2Stats } from './auth/passwords.ts';
 import type { AccessTokenVerifier } from './auth/principal.ts';
 import { adminAccountRoutes, authPublicRoutes, meRoute, sessionRoutes } from './auth/routes.ts';
 import { type AuthService, createAuthService, startVerifier } from './auth/service.ts';
@@ -150,7 +150,7 @@ export async function createDeps(
     // HERALD_ADMIN_EMAIL/PASSWORD: the first admin, created once, in tenant `default`.
     await bootstrapAdmin(store.auth, clock, config.auth.adminEmail, config.auth.adminPassword);
     const core = { config, store, clock };
-    const metrics = createMetrics({ peer: thread?.metrics, argon2Operations });
+    const metrics = createMetrics({ peer: thread?.metrics, argon2Operations: () => argon2Stats().started });
     const reports = createReportService(store, clock);
     const unsubscribe = createUnsubscribeTokens(store.auth, clock, config.keyEncryptionSecret);
     // startHerald waits for `worker.ready` before listening: the API is built meanwhile.
