@@ -1,7 +1,7 @@
 import { bootstrapAdmin } from './auth/accounts.ts';
 import { protect } from './auth/bearer.ts';
 import { oidcRoutes } from './auth/oidc/routes.ts';
-import { argon2Operations } from './auth/passwords.ts';
+import { argon2Stats } from './auth/passwords.ts';
 import type { AccessTokenVerifier } from './auth/principal.ts';
 import { adminAccountRoutes, authPublicRoutes, meRoute, sessionRoutes } from './auth/routes.ts';
 import { type AuthService, createAuthService, startVerifier } from './auth/service.ts';
@@ -31,14 +31,12 @@ import { createReportService, type ReportService } from './notifications/reports
 import { notificationIngestRoutes } from './notifications/routes.ts';
 import { createStatusHub, type StatusHub } from './notifications/stream-hub.ts';
 import { notificationStreamRoute } from './notifications/stream-route.ts';
-import type { Wakeup } from './notifications/wakeup.ts';
 import { sandboxRoutes } from './providers/sandbox/routes.ts';
 import { createStore } from './store/create.ts';
 import type { Store } from './store/port/index.ts';
 import { suppressionRoutes } from './suppressions/routes.ts';
 import { unsubscribeRoutes } from './suppressions/unsubscribe-routes.ts';
 import { createUnsubscribeTokens, type UnsubscribeTokens } from './suppressions/unsubscribe-token.ts';
-import type { Renderer } from './templates/render.ts';
 import { templateRoutes } from './templates/routes.ts';
 import { createSyntaxCheck, type SyntaxCheck } from './templates/syntax-check.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -57,16 +55,14 @@ export interface HeraldDeps extends CoreDeps {
   ingest: Ingest;
   /** The one path of delivery reports: webhooks and SMPP receipts. */
   reports: ReportService;
-  /** Ingest and the admin routes signal it: it wakes the worker role (`worker.wakeup`). */
-  wakeup: Wakeup;
   /**
    * The worker role of this process, built here or in the dispatch thread (dispatch/role.ts,
-   * dispatch/thread.ts); without the worker role, its parts the API uses (the render pool).
+   * dispatch/thread.ts); without the worker role, its parts the API uses. The one home of the
+   * worker's wake-up (ingest and the admin routes signal it) and of its renderer (the process's
+   * render pool: the worker's sends, the API's previews and syntax checks).
    */
   worker: WorkerHandle;
   metrics: Metrics;
-  /** Liquid rendering in worker threads, for the worker's sends and the API's previews (`worker.renderer`). */
-  renderer: Renderer;
   /** The Liquid syntax check of inline content and templates, in the renderer's threads. */
   syntax: SyntaxCheck;
   /** The one reader of the status log behind this process's live streams (GET /notifications/stream). */
@@ -97,6 +93,9 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
     public: [bind(healthRoutes, deps)],
     protected: [],
   };
+  // The route modules name the worker's parts they use; each is read from `deps.worker`.
+  const { wakeup, renderer } = deps.worker;
+  const withWorker = { ...deps, wakeup, renderer };
   if (roles.has('auth')) {
     // Login, refresh, client credentials, JWKS; OpenID Connect sign-in (404 unless configured).
     routes.public.push(bind(authPublicRoutes, deps), bind(oidcRoutes, deps));
@@ -110,9 +109,9 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(notificationStreamRoute, deps),
       bind(callbackRoutes, deps),
       bind(suppressionRoutes, deps),
-      bind(notificationActionRoutes, deps),
-      bind(templateRoutes, deps),
-      bind(queueAdminRoutes, deps),
+      bind(notificationActionRoutes, withWorker),
+      bind(templateRoutes, withWorker),
+      bind(queueAdminRoutes, withWorker),
       bind(sandboxRoutes, deps),
       metricsRoutes(deps.metrics, () => clusterExposition(deps)),
     );
@@ -150,7 +149,7 @@ export async function createDeps(
     // HERALD_ADMIN_EMAIL/PASSWORD: the first admin, created once, in tenant `default`.
     await bootstrapAdmin(store.auth, clock, config.auth.adminEmail, config.auth.adminPassword);
     const core = { config, store, clock };
-    const metrics = createMetrics({ peer: thread?.metrics, argon2Operations });
+    const metrics = createMetrics({ peer: thread?.metrics, argon2Operations: () => argon2Stats().started });
     const reports = createReportService(store, clock);
     const unsubscribe = createUnsubscribeTokens(store.auth, clock, config.keyEncryptionSecret);
     // startHerald waits for `worker.ready` before listening: the API is built meanwhile.
@@ -164,7 +163,6 @@ export async function createDeps(
       ...core,
       verifier,
       auth,
-      wakeup: worker.wakeup,
       worker,
       metrics,
       ingest: createIngest({
@@ -174,7 +172,6 @@ export async function createDeps(
         metrics,
         writer: oneWriter ? worker.insertMany : undefined,
       }),
-      renderer: worker.renderer,
       syntax,
       reports,
       unsubscribe,
@@ -191,6 +188,17 @@ export async function createDeps(
     await store.close();
     throw error;
   }
+}
+
+/**
+ * Closes what createDeps opened: the worker role (its render pool; a dispatch thread, its store
+ * and the thread), the live streams' reader, then the store. After the API's and the worker's own
+ * close (startHerald), or once a built API is done with (`herald openapi`, tests).
+ */
+export async function closeDeps(deps: HeraldDeps): Promise<void> {
+  await deps.worker.close();
+  await deps.statusHub.close();
+  await deps.store.close();
 }
 
 /** Builds the API/auth app (not listening) for the config's roles; tests use it with inject. */
@@ -225,9 +233,7 @@ export async function startHerald(
     async close() {
       for (const close of closers.reverse()) await close();
       // After the API's last commit (its close drains ingest through a dispatch thread).
-      await deps.worker.close();
-      await deps.statusHub.close();
-      await deps.store.close();
+      await closeDeps(deps);
     },
   };
   try {

@@ -1,10 +1,10 @@
 /**
- * How the dispatch and callback sender threads talk (the render pool keeps its own job messages,
- * for now): a typed, two-way line over a port (a Worker seen from its parent, `parentPort`
- * inside the thread, or a MessagePort). Each side serves its own methods
+ * How Herald talks to each of its threads (the dispatch thread, the callback sender's thread,
+ * the render pool's threads): a typed, two-way line over a port (a Worker seen from its parent,
+ * `parentPort` inside the thread, or a MessagePort). Each side serves its own methods
  * and calls or tells the other's by name; a call's promise settles with the other side's answer,
- * matched by id. Used by the dispatch thread (dispatch/thread.ts, thread-entry.ts) and the
- * callback sender's thread (callbacks/threaded-sender.ts, sender-thread.ts).
+ * matched by id. Used by dispatch/thread.ts and thread-entry.ts, callbacks/threaded-sender.ts
+ * and sender-thread.ts, templates/render-pool.ts and render-jobs.ts.
  *
  * Two rules are the reason this is Herald's own module rather than a library: a method may be
  * served `joined` (it takes, in one go, the calls of it queued right behind the first on the

@@ -56,6 +56,14 @@ export interface GateLimits {
   waitingPerCaller: number;
 }
 
+/** What a gate has done and holds, for metrics and for tests that watch a job's turn. */
+export interface GateStats {
+  /** Jobs started since the gate was made (the herald_argon2_operations_total metric). */
+  started: number;
+  /** Jobs waiting for a slot: all tenants', or the tenant's asked for. */
+  waiting: number;
+}
+
 interface Tenant {
   callers: Turns<() => void>;
   /** Jobs waiting per caller, for the caller's limit. */
@@ -71,6 +79,7 @@ interface Tenant {
 export class FairGate {
   readonly #limits: GateLimits;
   #running = 0;
+  #started = 0;
   /** One entry per waiting job, owned by its tenant: whose turn is next. */
   readonly #turns = new Turns<string>();
   readonly #tenants = new Map<string, Tenant>();
@@ -79,9 +88,10 @@ export class FairGate {
     this.#limits = limits;
   }
 
-  /** Jobs waiting, all tenants' (or one tenant's). */
-  waiting(tenant?: string): number {
-    return tenant === undefined ? this.#turns.size : (this.#tenants.get(tenant)?.callers.size ?? 0);
+  /** Jobs started so far, and jobs waiting: all tenants' (or `tenant`'s). */
+  stats(tenant?: string): GateStats {
+    const waiting = tenant === undefined ? this.#turns.size : (this.#tenants.get(tenant)?.callers.size ?? 0);
+    return { started: this.#started, waiting };
   }
 
   async run<T>(turn: GateTurn, work: () => Promise<T>): Promise<T> {
@@ -89,6 +99,7 @@ export class FairGate {
     if (this.#running < this.#limits.running) this.#running++;
     else await this.#wait(turn);
     try {
+      this.#started++;
       return await work();
     } finally {
       this.#release();

@@ -1,6 +1,6 @@
 import { hash, verify } from '@node-rs/argon2';
 import { HeraldError } from '../errors.ts';
-import { FairGate, type GateTurn } from './argon2-gate.ts';
+import { FairGate, type GateStats, type GateTurn } from './argon2-gate.ts';
 import { MAX_PASSWORD_LENGTH, passwordProblem } from './password-rules.ts';
 
 /**
@@ -29,23 +29,12 @@ const PARAMS = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } 
  */
 const gate = new FairGate({ running: 4, waiting: 1024, waitingPerTenant: 64, waitingPerCaller: 16 });
 
-let operations = 0;
-
-/** argon2 hashes and verifications run by this process (the herald_argon2_operations_total metric). */
-export function argon2Operations(): number {
-  return operations;
-}
-
-/** argon2 jobs waiting for a slot: all tenants', or one tenant's. */
-export function argon2Waiting(tenant?: string): number {
-  return gate.waiting(tenant);
-}
-
-function gated<T>(turn: GateTurn, work: () => Promise<T>): Promise<T> {
-  return gate.run(turn, () => {
-    operations++;
-    return work();
-  });
+/**
+ * This process's argon2 gate as metrics and tests see it: hashes and verifications started (the
+ * herald_argon2_operations_total metric) and jobs waiting (all tenants', or `tenant`'s).
+ */
+export function argon2Stats(tenant?: string): GateStats {
+  return gate.stats(tenant);
 }
 
 /**
@@ -53,7 +42,7 @@ function gated<T>(turn: GateTurn, work: () => Promise<T>): Promise<T> {
  */
 export function hashSecret(secret: string, turn: GateTurn): Promise<string> {
   if (secret.length > MAX_PASSWORD_LENGTH) throw new TypeError('secret longer than the cap');
-  return gated(turn, () => hash(secret, PARAMS));
+  return gate.run(turn, () => hash(secret, PARAMS));
 }
 
 let dummy: Promise<string> | undefined;
@@ -80,7 +69,7 @@ export async function verifySecret(
   const target = stored ?? (await dummyHash());
   // Over-long input is refused without hashing; the cap is public, so this reveals nothing.
   if (secret.length > MAX_PASSWORD_LENGTH) return false;
-  return gated(turn, async () => {
+  return gate.run(turn, async () => {
     try {
       const ok = await verify(target, secret);
       return ok && stored !== undefined;

@@ -1,10 +1,6 @@
 import { Pool } from 'undici';
-import {
-  createPublicOnlyConnector,
-  isAllowedHost,
-  refusedAtConnect,
-  refusedUrl,
-} from '../providers/outbound.ts';
+import { isAllowedHost, refusedUrl } from '../providers/outbound.ts';
+import { createPublicOnlyConnector, refusedAtConnect } from '../providers/outbound-connect.ts';
 import { createDeadlines, send } from './send.ts';
 import { signatureHeader } from './signing.ts';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config/config.ts';
-import { buildApi, createDeps } from '../main.ts';
+import { buildApi, closeDeps, createDeps } from '../main.ts';
 
 export const OPENAPI_HELP = `Usage: herald openapi
 
@@ -41,8 +41,7 @@ export async function openapiDocument(env: NodeJS.ProcessEnv): Promise<Record<st
       return (await app.inject({ method: 'GET', url: '/docs/json' })).json();
     } finally {
       await app.close();
-      await deps.renderer.close();
-      await deps.store.close();
+      await closeDeps(deps);
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { Content } from '../channels.ts';
 import { osThreadId } from '../os-thread.ts';
+import { openLine } from '../thread-calls.ts';
 import { TEXT_FIELDS } from './fields.ts';
 import {
   LiquidFieldError,
@@ -10,7 +11,7 @@ import {
   renderParsed,
   syntaxProblem,
 } from './liquid.ts';
-import type { FromRenderThread, RenderOutcome, ThreadJob } from './render-pool.ts';
+import type { RenderOutcome, RenderPoolCalls, RenderThreadCalls, ThreadJob } from './render-pool.ts';
 
 /**
  * The body of a render worker thread: parses (with a cache: template versions never change, bulk
@@ -61,15 +62,14 @@ function run(job: ThreadJob): RenderOutcome {
   }
 }
 
-port.on('message', (job: ThreadJob) => port.postMessage({ id: job.id, outcome: run(job) }));
+const pool = openLine<RenderPoolCalls, RenderThreadCalls>(port, { render: run });
 // Warm up before taking jobs: the first render of a fresh thread pays for lazy loading and
 // compilation, which must not count against a notification's deadline.
 run({
-  id: 0,
   cutAt: Number.POSITIVE_INFINITY,
   key: '\u0000warm-up',
   content: { subject: 'Hi {{ name }}', html: '{% for i in (1..3) %}<b>{{ name | upcase }}</b>{% endfor %}' },
   variables: { name: 'warm' },
 });
 parsedCache.clear();
-port.postMessage({ ready: true, tid: osThreadId() } satisfies FromRenderThread);
+pool.tell('ready', osThreadId());

@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { Content } from '../channels.ts';
 import { type ThreadCpu, threadCpu } from '../os-thread.ts';
 import { type Rank, reserveCaps, roomFor } from '../reserve.ts';
+import { type Line, openLine } from '../thread-calls.ts';
 import { Turns } from '../turns.ts';
 
 /** What one render asks: the Liquid sources (cached in the thread by `key`) and the variables. */
@@ -15,9 +16,8 @@ export interface RenderJob {
   parseOnly?: boolean;
 }
 
-/** A job as posted to a thread (whose it is matters only to the queue). */
+/** A job as handed to a thread (whose it is matters only to the queue). */
 export interface ThreadJob extends Omit<RenderJob, 'tenant'> {
-  id: number;
   /**
    * Liquid's own cut-off, before the pool's deadline, counted like it from when the job is posted
    * (a thread that takes it late has less time, not more), as `performance.timeOrigin +
@@ -36,8 +36,17 @@ const WAIT_LIMIT = 10;
 /** The least time between two looks at a thread kept off the CPU past its deadline. */
 const RECHECK_MS = 2;
 
-/** What a render thread says: it is ready (with its id in the OS, where there is one), or a job's outcome. */
-export type FromRenderThread = { ready: true; tid?: number } | { id: number; outcome: RenderOutcome };
+/** What a render thread serves (render-jobs.ts), over the one thread-call mechanism (thread-calls.ts). */
+export interface RenderThreadCalls {
+  /** Renders (or, `parseOnly`, checks) one job; answers every job, a failed one with why. */
+  render(job: ThreadJob): RenderOutcome;
+}
+
+/** What the pool serves its threads. */
+export interface RenderPoolCalls {
+  /** The thread has warmed up and takes jobs; `tid` is its id in the OS, where there is one. */
+  ready(tid: number | undefined): void;
+}
 
 /** How a render ended: the content, or why not (`limit`: past its time, output size or range bound). */
 export type RenderOutcome =
@@ -70,6 +79,7 @@ interface Waiting {
 
 interface Thread {
   worker: Worker;
+  line: Line<RenderThreadCalls>;
   /** Kept for CRITICAL and HIGH, at the process's priority; the others run at BULK_NICE. */
   urgent: boolean;
   ready: boolean;
@@ -123,16 +133,14 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
       // A template that allocates past this ends its thread; the job fails as a render limit.
       resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 },
     });
-    const thread: Thread = { worker, urgent, ready: false };
-    worker.on('message', (message: FromRenderThread) => {
-      if ('ready' in message) {
+    const line = openLine<RenderThreadCalls, RenderPoolCalls>(worker, {
+      ready(tid) {
         thread.ready = true;
-        thread.cpu = (options.cpuClock ?? threadCpu)(message.tid);
-      } else if (thread.running?.id === message.id) {
-        finish(thread, message.outcome);
-      }
-      pump();
+        thread.cpu = (options.cpuClock ?? threadCpu)(tid);
+        pump();
+      },
     });
+    const thread: Thread = { worker, line, urgent, ready: false };
     worker.on('error', () => {}); // an out-of-memory end: 'exit' follows and handles it
     worker.on('exit', () => {
       thread.cpu?.close();
@@ -146,6 +154,8 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
             : { ok: false, limit: true, message: 'rendering went over its memory limit' },
         );
       }
+      // After the job's own outcome above: the line's waiting call is failed, and ignored.
+      line.end(new Error('the render thread ended'));
       if (!closed) pump();
     });
     threads.push(thread);
@@ -170,13 +180,20 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     thread.running = { ...waiting, id, timer, postedAt, cpuAtPost: thread.cpu?.ms() };
     const cutAt = performance.timeOrigin + postedAt + options.timeoutMs * COOPERATIVE_SHARE;
     const { key, content, variables, parseOnly } = waiting.job;
-    try {
-      thread.worker.postMessage({ id, cutAt, key, content, variables, parseOnly } satisfies ThreadJob);
-    } catch (error) {
-      // A job the structured clone refuses (variables nested thousands deep) fails alone: it
-      // must neither hold the thread nor throw into the pump that started it.
-      finish(thread, { ok: false, limit: false, message: `the job cannot be handed to a thread: ${error}` });
-    }
+    // Only the job still running on this thread is finished by its answer: one past its deadline
+    // or on a thread that ended was finished already, and its late answer (or the line's failure)
+    // changes nothing.
+    const answered = (outcome: RenderOutcome) => {
+      if (thread.running?.id !== id) return;
+      finish(thread, outcome);
+      pump();
+    };
+    thread.line.call('render', { cutAt, key, content, variables, parseOnly }).then(answered, (error) =>
+      // The thread answers every job it is given (render-jobs.ts), so a failed call is one the
+      // structured clone refused (variables nested thousands deep): it fails alone, and the
+      // thread takes the next.
+      answered({ ok: false, limit: false, message: `the job cannot be handed to a thread: ${error}` }),
+    );
   }
 
   /**

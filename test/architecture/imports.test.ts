@@ -1,6 +1,7 @@
 // Layers that point one way (docs/architecture.md, "Dependencies point one way"): no import
 // circle in src/, and the leaves import nothing but leaves.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import madge from 'madge';
 
@@ -76,5 +77,19 @@ describe('src/ imports', () => {
       ),
       [],
     );
+  });
+
+  it("keep undici out of the API's URL checks: what acceptance imports to check a URL loads no undici", () => {
+    // The main thread checks push endpoints and callback URLs (outbound.ts) but sends nothing:
+    // undici there cost about 4 MB of idle RSS (decision record 0009).
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const target of imports[file] ?? []) visit(target);
+    };
+    for (const root of ['notifications/validate.ts', 'callbacks/routes.ts']) visit(root);
+    const undici = [...seen].filter((file) => /from 'undici'/.test(readFileSync(`src/${file}`, 'utf8')));
+    assert.deepEqual(undici, []);
   });
 });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FairGate, type GateTurn, loginTurn } from '../../src/auth/argon2-gate.ts';
-import { argon2Operations, argon2Waiting, verifySecret } from '../../src/auth/passwords.ts';
+import { argon2Stats, verifySecret } from '../../src/auth/passwords.ts';
 import { HeraldError } from '../../src/errors.ts';
 import { authHeader, authTestApp, createUser } from '../helpers/auth.ts';
 
@@ -78,13 +78,13 @@ describe('argon2 concurrency limit', () => {
     // jobs started until it leaves the queue are the turns it waited.
     const logins = loginTurn('10.8.0.1').tenant;
     const stored = (await t.deps.store.auth.findUserByEmail('bea@globex.test', 'globex'))?.passwordHash;
-    const atQueue = argon2Operations();
-    const acmeWaiting = argon2Waiting('acme');
+    const atQueue = argon2Stats().started;
+    const acmeWaiting = argon2Stats('acme').waiting;
     const check = verifySecret(stored, PASSWORD, loginTurn('10.8.0.1'));
-    assert.equal(argon2Waiting(logins), 1, 'the check waits for a slot');
+    assert.equal(argon2Stats(logins).waiting, 1, 'the check waits for a slot');
     assert.ok(acmeWaiting > 10, `acme had ${acmeWaiting} hashes waiting`);
-    while (argon2Waiting(logins) > 0) await new Promise((resolve) => setImmediate(resolve));
-    const startedMeanwhile = argon2Operations() - atQueue;
+    while (argon2Stats(logins).waiting > 0) await new Promise((resolve) => setImmediate(resolve));
+    const startedMeanwhile = argon2Stats().started - atQueue;
     assert.equal(await check, true);
     // Its turn came after at most one of acme's hashes (itself the second start); the other three
     // slots, freed in the same moment of the event loop, may start three more before this looks.
@@ -139,10 +139,10 @@ describe('FairGate', () => {
       submit(gate, { tenant: 'acme', caller: `c${i % 10}` }, started, `acme${i}`),
     );
     await settle();
-    assert.equal(gate.waiting('acme'), 64);
+    assert.equal(gate.stats('acme').waiting, 64);
     const other = submit(gate, { tenant: 'globex', caller: 'bea' }, started, 'globex');
     await settle();
-    assert.equal(gate.waiting('globex'), 1, 'admitted, not refused');
+    assert.equal(gate.stats('globex').waiting, 1, 'admitted, not refused');
     const refused = (await Promise.all(flood.slice(68).map((j) => j.outcome))).filter(
       (o) => o === 'UNAVAILABLE',
     );
@@ -169,12 +169,12 @@ describe('FairGate', () => {
       submit(gate, { tenant: 'acme', caller: 'looper' }, started, `loop${i}`),
     );
     await settle();
-    assert.equal(gate.waiting('acme'), 16);
+    assert.equal(gate.stats('acme').waiting, 16);
     const outcomes = await Promise.all(flood.slice(20).map((j) => j.outcome));
     assert.ok(outcomes.every((o) => o === 'UNAVAILABLE'));
     const colleague = submit(gate, { tenant: 'acme', caller: 'colleague' }, started, 'colleague');
     await settle();
-    assert.equal(gate.waiting('acme'), 17, 'admitted');
+    assert.equal(gate.stats('acme').waiting, 17, 'admitted');
     flood[0]?.finish();
     await settle();
     flood[1]?.finish();
@@ -208,7 +208,7 @@ describe('FairGate', () => {
       submit(gate, { tenant, caller: 'x' }, started, `${tenant}${i}`),
     );
     await settle();
-    assert.equal(gate.waiting(), 3);
+    assert.equal(gate.stats().waiting, 3);
     assert.equal(await jobs[4]?.outcome, 'UNAVAILABLE');
     for (const j of jobs) j.finish();
   });

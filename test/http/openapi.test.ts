@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { startDispatch } from '../../src/dispatch/start.ts';
 import type { App } from '../../src/http/types.ts';
-import { buildApi, createDeps, type HeraldDeps } from '../../src/main.ts';
+import { buildApi, closeDeps, createDeps, type HeraldDeps } from '../../src/main.ts';
 import { authHeader, createUser, loginAs } from '../helpers/auth.ts';
 import { tempDir, testConfig } from '../helpers/config.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -98,16 +97,15 @@ describe('the OpenAPI document', () => {
       return payload;
     });
     await app.ready();
-    const dispatch = await startDispatch(deps);
-    stopWorker = () => dispatch.close();
+    await deps.worker.start();
+    stopWorker = () => deps.worker.stop();
     doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json();
   });
 
   after(async () => {
     await stopWorker();
     await app.close();
-    await deps.renderer.close();
-    await deps.store.close();
+    await closeDeps(deps);
   });
 
   it('passes redocly lint with the recommended rules and no error', () => {

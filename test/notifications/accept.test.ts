@@ -174,8 +174,8 @@ describe('POST /notifications', () => {
   });
 
   it('wakes the worker after the commit', async () => {
-    await t.deps.wakeup.wait(0); // consume a wake-up an earlier test may have left pending
-    const woken = t.deps.wakeup.wait(60_000).then(() => 'woken');
+    await t.deps.worker.wakeup.wait(0); // consume a wake-up an earlier test may have left pending
+    const woken = t.deps.worker.wakeup.wait(60_000).then(() => 'woken');
     await send(t.app, t.sender, sms());
     // wait() also resolves on its timeout, so the race against a timer tells which happened: the
     // commit called notify() (woken) or nothing did (the timer wins long before the 60 s).

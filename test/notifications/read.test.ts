@@ -314,7 +314,7 @@ describe('cancel and redrive', () => {
     setState(t, id, 'FAILED', null);
     assert.equal((await post(id, 'retry', t.sender)).statusCode, 403);
     assert.equal((await post(id, 'retry', t.other)).statusCode, 404);
-    const woken = t.deps.wakeup.wait(60_000);
+    const woken = t.deps.worker.wakeup.wait(60_000);
     const response = await post(id, 'retry', t.admin);
     assert.equal(response.statusCode, 200);
     await woken;

@@ -10,14 +10,13 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Agent, fetch } from 'undici';
 import { hostsFileAddresses } from '../../src/providers/hosts-file.ts';
+import { isPrivateAddress, refusedUrl } from '../../src/providers/outbound.ts';
 import {
   createPublicOnlyConnector,
   createPublicOnlyLookup,
-  isPrivateAddress,
   PRIVATE_ADDRESS,
   refusedAtConnect,
-  refusedUrl,
-} from '../../src/providers/outbound.ts';
+} from '../../src/providers/outbound-connect.ts';
 import { tempDir } from '../helpers/config.ts';
 import { peerTls } from '../helpers/peers/webpush.ts';
 

@@ -185,3 +185,21 @@ describe('render pool, threads kept for CRITICAL and HIGH', () => {
     await Promise.all(runaway);
   });
 });
+
+describe('render pool, closed while it renders', () => {
+  it('answers the running job and the waiting ones that the pool is closed', async () => {
+    const pool = createRenderPool({ threads: 1, timeoutMs: 10_000 });
+    await pool.run({ tenant: 'acme', key: 'warm', content: { text: 'Hi' }, variables: {} }, 2);
+    const job = (key: string) =>
+      pool.run({ tenant: 'acme', key, content: { text: LONG_PARSE }, variables: {} }, 2);
+    const running = job('running');
+    const waiting = job('waiting');
+    // The running job's thread ends under it: its outcome is the pool's, not the thread's.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await pool.close();
+    const closed = { ok: false, limit: false, message: 'the render pool is closed' };
+    assert.deepEqual(await running, closed);
+    assert.deepEqual(await waiting, closed);
+    assert.deepEqual(await job('after'), closed);
+  });
+});

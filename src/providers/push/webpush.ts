@@ -3,7 +3,8 @@ import { Agent, fetch } from 'undici';
 import webpush from 'web-push';
 import type { Config } from '../../config/config.ts';
 import type { Recipient } from '../../notifications/model.ts';
-import { createPublicOnlyConnector, isAllowedHost, refusedAtConnect, refusedUrl } from '../outbound.ts';
+import { isAllowedHost, refusedUrl } from '../outbound.ts';
+import { createPublicOnlyConnector, refusedAtConnect } from '../outbound-connect.ts';
 import { retryAfterMs } from '../retry-after.ts';
 import type { OutgoingMessage, Provider, ProviderDeps, SendResult } from '../types.ts';
 import {
