@@ -15,7 +15,7 @@ import { notification } from './lib/bodies.ts';
 import { type Receiver, receiverEnv, startReceiver } from './lib/callback-receiver.ts';
 import { deploy } from './lib/deploy.ts';
 import { acceptOrShed, runLoad } from './lib/load.ts';
-import { killChildren } from './lib/proc.ts';
+import { runScript } from './lib/proc.ts';
 
 const args = process.argv.slice(2);
 const numbers = args.filter((a) => /^\d+$/.test(a)).map(Number);
@@ -66,6 +66,8 @@ async function main() {
     settings: [
       'shared_preload_libraries=pg_stat_statements,auto_explain',
       'pg_stat_statements.track=all',
+      // Planning too: a statement planned again at each execution spends CPU its execution time omits.
+      'pg_stat_statements.track_planning=on',
       // PG_PROFILE_PLANS=<file>: the plans (EXPLAIN ANALYZE, BUFFERS) of statements over 3 ms, written there.
       ...(plans
         ? [
@@ -162,15 +164,21 @@ async function main() {
         `  ${row.relname}: ${per(d('ins')).toFixed(2)} ins, ${per(d('upd')).toFixed(2)} upd (${per(d('hot')).toFixed(2)} HOT), ${per(d('del')).toFixed(2)} del`,
       );
     }
-    const statements = await sql`SELECT calls::bigint AS calls, rows::bigint AS rows, total_exec_time AS ms,
+    const statements =
+      await sql`SELECT calls::bigint AS calls, plans::bigint AS plans, total_plan_time AS plan_ms,
+      rows::bigint AS rows, total_exec_time AS ms,
       wal_records::bigint AS wal, shared_blks_dirtied::bigint AS dirtied, query FROM pg_stat_statements
       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-      ORDER BY total_exec_time DESC LIMIT 25`;
-    out.push('statements (per 1000 notifications: calls, rows, exec ms, WAL records; then the text):');
+      ORDER BY total_exec_time + total_plan_time DESC LIMIT 25`;
+    out.push(
+      'statements (per 1000 notifications: calls, plans, rows, planning ms, execution ms, WAL records; then the text):',
+    );
     for (const s of statements) {
       const k = (n: unknown) => ((Number(n) * 1000) / accepted).toFixed(1);
       const text = String(s.query).replace(/\s+/g, ' ').slice(0, 150);
-      out.push(`  ${k(s.calls)} | ${k(s.rows)} | ${k(s.ms)} | ${k(s.wal)} | ${text}`);
+      out.push(
+        `  ${k(s.calls)} | ${k(s.plans)} | ${k(s.rows)} | ${k(s.plan_ms)} | ${k(s.ms)} | ${k(s.wal)} | ${text}`,
+      );
     }
     process.stdout.write(`${out.join('\n')}\n`);
   } finally {
@@ -181,11 +189,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-    killChildren();
-    process.exit(1);
-  },
-);
+runScript(main);

@@ -99,7 +99,7 @@ async function connectStreams(api: Api, count: number, signal: AbortSignal): Pro
   };
 }
 
-interface Drained {
+export interface Drained {
   perSecond: number;
   lags: number[];
   /** What the streams had received when the drain ended. */
@@ -119,7 +119,7 @@ interface Drained {
  * callback (DELIVERED), with `streams` live streams connected, and measures the drain rate from
  * the store's DELIVERED events, and each callback's lag from the change to its receipt.
  */
-async function drain(count: number, streams: number, callback: boolean): Promise<Drained> {
+export async function drain(count: number, streams: number, callback: boolean): Promise<Drained> {
   const receiver = callback ? await startReceiver() : undefined;
   const env = receiver ? receiverEnv(receiver, CALLBACK_RATE) : {};
   const label = callback ? (streams > 0 ? `a callback + ${streams} streams` : 'a callback') : 'baseline';
