@@ -23,7 +23,7 @@ export interface DeploySpec {
   workers?: number;
   /** For PostgreSQL: reuse this database (a restart); a fresh one by default. */
   databaseUrl?: string;
-  /** Extra variables for SQLite's process. */
+  /** Extra variables for every process started. */
   env?: Record<string, string>;
 }
 
@@ -60,7 +60,7 @@ export async function deploy(
   const databaseUrl = spec.databaseUrl ?? (await postgresDatabase());
   const processes: HeraldProcess[] = [];
   try {
-    const env = { DATABASE_URL: databaseUrl };
+    const env = { ...spec.env, DATABASE_URL: databaseUrl };
     const auth = await startHerald({ roles: 'auth', env, name: 'herald-auth' });
     processes.push(auth);
     const apiEnv = { ...env, HERALD_JWKS_URL: `${auth.url}/.well-known/jwks.json` };

@@ -204,3 +204,15 @@ export function readSpec<T>(): T {
   if (!file) throw new Error('usage: node --import tsx <script> <spec.json>');
   return JSON.parse(readFileSync(file, 'utf8')) as T;
 }
+
+/** Runs a stand-alone bench script's `main`: exit 0 when done, else its error and no child left behind. */
+export function runScript(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+      killChildren();
+      process.exit(1);
+    },
+  );
+}

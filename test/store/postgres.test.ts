@@ -6,6 +6,7 @@ import { createPostgresStore } from '../../src/store/postgres/index.ts';
 import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
 import { laneTailSuite } from './postgres-lane-tail.ts';
 import { statementPlansSuite } from './postgres-plans.ts';
+import { writeCostSuite } from './postgres-write-cost.ts';
 import { runStoreSuites } from './suites.ts';
 
 const server = await sharedPostgres();
@@ -35,6 +36,12 @@ laneTailSuite(async () => {
   const store = await createPostgresStore(await server.createDatabase('herald_tail', templateName), {
     max: 4,
   });
+  opened.push(store);
+  return store;
+});
+writeCostSuite(async (onStatement) => {
+  const url = await server.createDatabase('herald_cost', templateName);
+  const store = await createPostgresStore(url, { max: 4, ...(onStatement ? { onStatement } : {}) });
   opened.push(store);
   return store;
 });

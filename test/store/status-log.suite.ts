@@ -200,11 +200,9 @@ export function statusLogSuite(name: string, open: () => Promise<Store>): void {
         ];
         // Two committed events of old transactions, the later one with one more digit.
         await sql`DELETE FROM notification_events`;
-        await sql`INSERT INTO notification_events (notification_seq, type, at, tx) VALUES
-          (${seq}, 'QUEUED', ${T0}, '999'::xid8), (${seq}, 'CANCELLED', ${T0}, '1000'::xid8)`;
-        const [{ last }] = (await sql`SELECT max(id)::int AS last FROM notification_events`) as [
-          { last: number },
-        ];
+        const [, { id: last }] = (await sql`INSERT INTO notification_events (notification_seq, type, at, tx)
+          VALUES (${seq}, 'QUEUED', ${T0}, '999'::xid8), (${seq}, 'CANCELLED', ${T0}, '1000'::xid8)
+          RETURNING id::int AS id`) as [{ id: number }, { id: number }];
         assert.equal(await store.statusLog.head(), `1000:${last}`);
       });
     }

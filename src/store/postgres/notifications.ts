@@ -31,7 +31,9 @@ const hitOf = (row: NotificationRow): IdempotentHit => ({
  * `json_to_recordset` turns back into typed rows, in batch order (so seq follows it). One
  * statement text whatever the batch size (prepared once), no 65,535-parameter ceiling, one round
  * trip for a 1000-item batch. Rows whose idempotency key (or id) is taken are skipped by
- * ON CONFLICT; RETURNING says which went in.
+ * ON CONFLICT; RETURNING says which went in. The workers' wake-up hint rides on the same
+ * statement when a row went in (a statement less a commit: docs/scale-out.md, "Cost per
+ * notification"); PostgreSQL delivers it only when the transaction commits.
  */
 async function insertRows(tx: Query, items: EncodedNotification[]): Promise<Set<string>> {
   const rows = items.map((n, ord) => {
@@ -59,7 +61,7 @@ async function insertRows(tx: Query, items: EncodedNotification[]): Promise<Set<
   });
   // Ready rows join the back of their tenant's line (src/store/lanes.ts): one look-up per line in the batch,
   // then consecutive turns in batch order.
-  const inserted = await tx<{ id: string }[]>`
+  const inserted = await tx<{ id: string | null }[]>`
     WITH t AS MATERIALIZED (
       SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS t(id text, tenant text,
         channel text, priority smallint, queue_state text, due_at bigint, recipient text, template_key text,
@@ -67,8 +69,8 @@ async function insertRows(tx: Query, items: EncodedNotification[]): Promise<Set<
         request_hash text, scheduled_at bigint, expires_at bigint, created_at bigint, ord int)),
     lines AS (
       SELECT l.tenant, l.priority, l.channel, ${tx.unsafe(joinRank('l.tenant', 'l.priority', 'l.channel'))} AS base
-        FROM (SELECT DISTINCT tenant, priority, channel FROM t WHERE queue_state = 'ready') l)
-    INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient,
+        FROM (SELECT DISTINCT tenant, priority, channel FROM t WHERE queue_state = 'ready') l),
+    ins AS (INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient,
       template_key, template_version, content, variables, metadata, idempotency_key, request_hash,
       scheduled_at, expires_at, attempts, created_at, updated_at, lane_rank)
     SELECT t.id, t.tenant, t.channel, t.priority, 'QUEUED', t.queue_state, t.due_at, t.recipient,
@@ -80,8 +82,10 @@ async function insertRows(tx: Query, items: EncodedNotification[]): Promise<Set<
       AND lines.priority = t.priority AND lines.channel = t.channel
     ORDER BY t.ord
     ON CONFLICT DO NOTHING
-    RETURNING id`;
-  return new Set(inserted.map((row) => row.id));
+    RETURNING id),
+    woke AS (SELECT pg_notify(${WAKEUP_CHANNEL}, '') FROM (SELECT 1 FROM ins LIMIT 1) one)
+    SELECT id FROM ins UNION ALL SELECT NULL FROM woke`;
+  return new Set(inserted.flatMap((row) => (row.id === null ? [] : [row.id])));
 }
 
 /** The PostgreSQL notifications store: ingest (group commit + one NOTIFY), reads, cancel, redrive. */
@@ -132,8 +136,6 @@ export function createPostgresNotifications(sql: Sql): NotificationStore {
         for (const n of items) {
           answer.push(inserted.has(n.id) ? undefined : await resolveConflict(tx, n, since));
         }
-        // One wake-up hint per batch, delivered by PostgreSQL only when this commits.
-        if (answer.some((hit) => hit === undefined)) await tx`SELECT pg_notify(${WAKEUP_CHANNEL}, '')`;
         return answer;
       });
     },

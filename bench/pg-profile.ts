@@ -1,0 +1,192 @@
+/**
+ * `node --import tsx bench/pg-profile.ts [count] [workers] [--callback]`: what PostgreSQL does for
+ * one notification accepted (POST /notifications, 64 connections over two API processes) and
+ * delivered to the sandbox, on the scale-out layout of bench/lib/deploy.ts: every statement from
+ * pg_stat_statements (calls, rows, time, WAL) per notification, the WAL and commits of the whole
+ * server, the rows each table gained or changed, and PostgreSQL's CPU (every process of the
+ * server, from /proc) per notification. With --callback, one status callback for every DELIVERED
+ * (the callback outbox and its sender) is on the path too. docs/scale-out.md quotes its output.
+ */
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
+import postgres from 'postgres';
+import { startPostgres } from '../test/helpers/postgres.ts';
+import { type Api, outstanding, queues } from './lib/api.ts';
+import { notification } from './lib/bodies.ts';
+import { type Receiver, receiverEnv, startReceiver } from './lib/callback-receiver.ts';
+import { deploy } from './lib/deploy.ts';
+import { acceptOrShed, runLoad } from './lib/load.ts';
+import { runScript } from './lib/proc.ts';
+
+const args = process.argv.slice(2);
+const numbers = args.filter((a) => /^\d+$/.test(a)).map(Number);
+const count = numbers[0] ?? 20_000;
+const workers = numbers[1] ?? 1;
+const withCallback = args.includes('--callback');
+const plans = process.env.PG_PROFILE_PLANS;
+const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
+
+/** CPU ms so far of the server: the postmaster and every process it started (backends, WAL writer...). */
+function serverCpuMs(postmaster: number): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ppid = Number(fields[1]);
+      if (Number(entry) !== postmaster && ppid !== postmaster) continue;
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks * TICK_MS;
+}
+
+async function drained(api: Api): Promise<void> {
+  for (;;) {
+    if (outstanding(await queues(api)) === 0) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function callbacksDone(sql: postgres.Sql, expected: number): Promise<void> {
+  for (;;) {
+    // A message whose first attempt succeeds is recorded as its attempt only, never in the outbox.
+    const [row] = await sql<[{ n: number }]>`SELECT count(*)::int AS n FROM callback_attempts
+      WHERE status_code BETWEEN 200 AND 299`;
+    if ((row?.n ?? 0) >= expected) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function main() {
+  const server = await startPostgres({
+    durable: true,
+    settings: [
+      'shared_preload_libraries=pg_stat_statements,auto_explain',
+      'pg_stat_statements.track=all',
+      // Planning too: a statement planned again at each execution spends CPU its execution time omits.
+      'pg_stat_statements.track_planning=on',
+      // PG_PROFILE_PLANS=<file>: the plans (EXPLAIN ANALYZE, BUFFERS) of statements over 3 ms, written there.
+      ...(plans
+        ? [
+            'auto_explain.log_min_duration=3ms',
+            'auto_explain.log_analyze=on',
+            'auto_explain.log_buffers=on',
+            'auto_explain.log_wal=on',
+          ]
+        : []),
+    ],
+    env: {},
+    ...(plans ? { onLog: (line: string) => appendFileSync(plans, line) } : {}),
+  });
+  let receiver: Receiver | undefined;
+  const url = await server.createDatabase('herald_profile');
+  const sql = postgres(url, { max: 1, onnotice: () => undefined });
+  await sql`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`;
+  const [{ pid }] = await sql<[{ pid: number }]>`SELECT pg_backend_pid() AS pid`;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const postmaster = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  if (withCallback) receiver = await startReceiver();
+  const herald = await deploy('postgres', {
+    databaseUrl: url,
+    workers,
+    ...(receiver ? { env: receiverEnv(receiver, 50_000) } : {}),
+  });
+  try {
+    if (receiver) {
+      const created = await herald.api.request('POST', '/callbacks', {
+        url: receiver.url,
+        events: ['DELIVERED'],
+      });
+      if (created.status !== 201) throw new Error(`POST /callbacks: ${created.status}`);
+    }
+    const body = JSON.stringify(notification('NORMAL'));
+    const load = (amount: number) =>
+      runLoad({
+        urls: herald.urls,
+        method: 'POST',
+        path: '/notifications',
+        headers: { ...herald.api.auth, 'content-type': 'application/json' },
+        body,
+        connections: 64,
+        amount,
+        timeoutSeconds: 120,
+      });
+    // Warm up (plans cached, pools open), then count from zero.
+    acceptOrShed(await load(Math.min(2000, count)), 201, 'warm-up');
+    await drained(herald.api);
+    if (receiver) await callbacksDone(sql, Math.min(2000, count));
+    await new Promise((r) => setTimeout(r, 1000));
+    await sql`SELECT pg_stat_statements_reset()`;
+    await sql`SELECT pg_stat_reset_shared('wal')`;
+    await sql`SELECT pg_stat_reset_shared('io')`;
+    const before = await sql`SELECT relname, n_tup_ins::int AS ins, n_tup_upd::int AS upd,
+      n_tup_hot_upd::int AS hot, n_tup_del::int AS del FROM pg_stat_user_tables`;
+    const [db0] =
+      await sql`SELECT xact_commit::int AS commits FROM pg_stat_database WHERE datname = current_database()`;
+    const cpu0 = serverCpuMs(postmaster);
+    const started = performance.now();
+    const result = acceptOrShed(await load(count), 201, 'profile');
+    const accepted = result.requests - (result.shed ?? 0);
+    await drained(herald.api);
+    if (receiver) await callbacksDone(sql, Math.min(2000, count) + accepted);
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = serverCpuMs(postmaster) - cpu0;
+    await new Promise((r) => setTimeout(r, 1000)); // the stats collector's flush
+    const per = (n: number) => n / accepted;
+    const out: string[] = [];
+    out.push(
+      `${accepted} accepted and delivered in ${seconds.toFixed(1)} s, ${workers} worker(s)${receiver ? ', one callback' : ''}`,
+    );
+    out.push(`PostgreSQL CPU: ${((cpu * 1000) / accepted).toFixed(0)} us per notification (${cpu} ms)`);
+    const [db1] =
+      await sql`SELECT xact_commit::int AS commits FROM pg_stat_database WHERE datname = current_database()`;
+    out.push(`commits: ${per(Number(db1?.commits) - Number(db0?.commits)).toFixed(3)} per notification`);
+    const [wal] =
+      await sql`SELECT wal_records::bigint AS records, wal_fpi::bigint AS fpi, wal_bytes::bigint AS bytes FROM pg_stat_wal`;
+    const io = await sql`SELECT context, writes::bigint AS writes, fsyncs::bigint AS fsyncs FROM pg_stat_io
+      WHERE object = 'wal' AND (writes > 0 OR fsyncs > 0)`;
+    const fsyncs = io.reduce((sum, r) => sum + Number(r.fsyncs ?? 0), 0);
+    out.push(
+      `WAL: ${per(Number(wal?.records)).toFixed(1)} records, ${per(Number(wal?.bytes)).toFixed(0)} bytes, ` +
+        `${per(Number(wal?.fpi)).toFixed(3)} full pages, ${per(fsyncs).toFixed(3)} fsyncs per notification`,
+    );
+    const after = await sql`SELECT relname, n_tup_ins::int AS ins, n_tup_upd::int AS upd,
+      n_tup_hot_upd::int AS hot, n_tup_del::int AS del FROM pg_stat_user_tables`;
+    out.push('rows per notification (inserted, updated, of which HOT, deleted):');
+    for (const row of after) {
+      const old = before.find((b) => b.relname === row.relname) ?? { ins: 0, upd: 0, hot: 0, del: 0 };
+      const d = (k: string) => Number(row[k]) - Number(old[k]);
+      if (d('ins') + d('upd') + d('del') === 0) continue;
+      out.push(
+        `  ${row.relname}: ${per(d('ins')).toFixed(2)} ins, ${per(d('upd')).toFixed(2)} upd (${per(d('hot')).toFixed(2)} HOT), ${per(d('del')).toFixed(2)} del`,
+      );
+    }
+    const statements =
+      await sql`SELECT calls::bigint AS calls, plans::bigint AS plans, total_plan_time AS plan_ms,
+      rows::bigint AS rows, total_exec_time AS ms,
+      wal_records::bigint AS wal, shared_blks_dirtied::bigint AS dirtied, query FROM pg_stat_statements
+      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+      ORDER BY total_exec_time + total_plan_time DESC LIMIT 25`;
+    out.push(
+      'statements (per 1000 notifications: calls, plans, rows, planning ms, execution ms, WAL records; then the text):',
+    );
+    for (const s of statements) {
+      const k = (n: unknown) => ((Number(n) * 1000) / accepted).toFixed(1);
+      const text = String(s.query).replace(/\s+/g, ' ').slice(0, 150);
+      out.push(
+        `  ${k(s.calls)} | ${k(s.plans)} | ${k(s.rows)} | ${k(s.plan_ms)} | ${k(s.ms)} | ${k(s.wal)} | ${text}`,
+      );
+    }
+    process.stdout.write(`${out.join('\n')}\n`);
+  } finally {
+    await herald.stop();
+    await receiver?.close();
+    await sql.end();
+    await server.stop();
+  }
+}
+
+runScript(main);

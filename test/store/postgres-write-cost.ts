@@ -1,0 +1,82 @@
+// What PostgreSQL writes for one notification (docs/scale-out.md, "Cost per notification"): the
+// parts of it the schema and the ingest statement decide, held here so that they do not grow back.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { notificationId } from '../../src/notifications/ids.ts';
+import { encodeNotification } from '../../src/store/port/notifications.ts';
+import type { createPostgresStore } from '../../src/store/postgres/index.ts';
+
+type Open = (onStatement?: (text: string) => void) => ReturnType<typeof createPostgresStore>;
+
+const item = (n: number) =>
+  encodeNotification({
+    id: notificationId(Date.UTC(2026, 0, 1) + n),
+    tenant: 't1',
+    channel: 'email',
+    priority: 'NORMAL',
+    recipient: { email: 'ada@example.com' },
+    templateKey: null,
+    templateVersion: null,
+    content: { subject: 's', text: 't' },
+    variables: {},
+    metadata: {},
+    idempotencyKey: null,
+    requestHash: null,
+    scheduledAt: null,
+    expiresAt: null,
+    createdAt: Date.UTC(2026, 0, 1),
+  });
+
+export function writeCostSuite(open: Open): void {
+  describe('PostgreSQL: the database work of one notification', () => {
+    it('writes each event into two indexes: a notification history and the status log', async () => {
+      const { sql, close } = await open();
+      try {
+        // Partial indexes (a delivery report's key) are written for the rare events they cover only.
+        const rows = await sql<{ name: string }[]>`
+          SELECT indexrelid::regclass::text AS name FROM pg_index
+           WHERE indrelid = 'notification_events'::regclass AND indpred IS NULL ORDER BY 1`;
+        assert.deepEqual(
+          rows.map((r) => r.name),
+          ['notification_events_by_notification', 'notification_events_log'],
+        );
+      } finally {
+        await close();
+      }
+    });
+
+    it('accepts a batch in one statement between BEGIN and COMMIT, its wake-up hint riding on it', async () => {
+      const sent: string[] = [];
+      const store = await open((text) => sent.push(text));
+      try {
+        let woken = 0;
+        let wake: () => void = () => undefined;
+        const woke = new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        await store.wakeups.subscribe(() => {
+          woken += 1;
+          wake();
+        });
+        const items = [item(1), item(2), item(3)];
+        sent.length = 0;
+        await store.notifications.insertMany(items, 0);
+        const statements = sent.filter((text) => !/^\s*(begin|commit)\b/i.test(text));
+        assert.equal(statements.length, 1, statements.join('\n---\n'));
+        await woke;
+        assert.ok(woken >= 1);
+        assert.equal(
+          (
+            await store.notifications.existing(
+              't1',
+              items.map((n) => n.id),
+            )
+          ).size,
+          3,
+        );
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
