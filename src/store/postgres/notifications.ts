@@ -1,5 +1,6 @@
 import { priorityRank } from '../../notifications/model.ts';
 import { type ActionEffect, CANCEL, REDRIVE } from '../../notifications/status.ts';
+import { isUrgent } from '../../notifications/wakeup.ts';
 import { actionUpdate } from '../actions.ts';
 import { filtersRows, listRange } from '../list-range.ts';
 import type {
@@ -19,7 +20,7 @@ import {
 import type { Query, Sql } from './connect.ts';
 import { joinRank } from './lanes.ts';
 import { scanFloor } from './scan-floor.ts';
-import { WAKEUP_CHANNEL } from './wakeups.ts';
+import { URGENT_PAYLOAD, WAKEUP_CHANNEL } from './wakeups.ts';
 
 const hitOf = (row: NotificationRow): IdempotentHit => ({
   record: notificationFromRow(row),
@@ -132,8 +133,12 @@ export function createPostgresNotifications(sql: Sql): NotificationStore {
         for (const n of items) {
           answer.push(inserted.has(n.id) ? undefined : await resolveConflict(tx, n, since));
         }
-        // One wake-up hint per batch, delivered by PostgreSQL only when this commits.
-        if (answer.some((hit) => hit === undefined)) await tx`SELECT pg_notify(${WAKEUP_CHANNEL}, '')`;
+        // One wake-up hint per batch, delivered by PostgreSQL only when this commits; urgent when
+        // it has CRITICAL or HIGH rows, so a busy worker claims them at once (its urgent lane).
+        if (answer.some((hit) => hit === undefined)) {
+          const hint = items.some((n) => isUrgent(n.priority)) ? URGENT_PAYLOAD : '';
+          await tx`SELECT pg_notify(${WAKEUP_CHANNEL}, ${hint})`;
+        }
         return answer;
       });
     },
