@@ -3,8 +3,8 @@ import { makeWorkerUtils, type WorkerUtils } from 'graphile-worker';
 // @ts-expect-error: the peer's plain JavaScript module has no type declarations
 import { jobSpec, makeLogger, PRIORITY, TASK } from '../peer-pg/jobs.mjs';
 import { progress } from './log.ts';
-import { drainEnv, type PeerAuth, type PeerDrain, readCallLog } from './peer.ts';
-import { baseEnv, type Child, spawnNode } from './proc.ts';
+import { drainEnv, type PeerAuth, type PeerDrain, readCallLog, teardown } from './peer.ts';
+import { baseEnv, spawnNode } from './proc.ts';
 import { tempDir } from './tmp.ts';
 
 /**
@@ -28,14 +28,7 @@ export interface PgPeer {
 /** Starts the PostgreSQL peer's worker and API on `databaseUrl` (graphile-worker installs its schema). */
 export async function startPgPeer(auth: PeerAuth, databaseUrl: string, drain: PeerDrain): Promise<PgPeer> {
   const callLog = join(tempDir('pgpeer'), 'critical-calls.jsonl');
-  const closers: Array<() => Promise<void>> = [];
-  const started = (child: Child) => {
-    closers.push(() => child.stop(5000));
-    return child;
-  };
-  const stop = async () => {
-    for (const close of closers.reverse()) await close();
-  };
+  const { closers, started, stop } = teardown();
   try {
     const env = { ...baseEnv(), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', ...drainEnv(drain, callLog) };
     // The API first: its migrate() installs graphile-worker's schema, which the runner needs.

@@ -47,6 +47,36 @@ export function drainEnv(drain: PeerDrain, callLog: string): NodeJS.ProcessEnv {
   };
 }
 
+/** What a peer started, stopped in reverse order by `stop`; `started` adds a child process. */
+export function teardown() {
+  const closers: Array<() => Promise<void>> = [];
+  const started = (child: Child) => {
+    closers.push(() => child.stop(5000));
+    return child;
+  };
+  const stop = async () => {
+    for (const close of closers.reverse()) await close();
+  };
+  return { closers, started, stop };
+}
+
+/**
+ * Acceptance to the provider call of each accepted CRITICAL, as the peer's worker logged it,
+ * once every one is in the log (or after a minute: those missing are left out).
+ */
+export async function calledLatencies(
+  peer: { criticalLatencies(): Map<string, number> },
+  accepted: ReadonlyArray<{ id: string }>,
+): Promise<number[]> {
+  const deadline = Date.now() + 60_000;
+  let calls = peer.criticalLatencies();
+  while (accepted.some((c) => !calls.has(c.id)) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    calls = peer.criticalLatencies();
+  }
+  return accepted.flatMap((c) => calls.get(c.id) ?? []);
+}
+
 /** For each CRITICAL job a peer's worker called its provider for: acceptance to that call, ms. */
 export function readCallLog(callLog: string): Map<string, number> {
   const latencies = new Map<string, number>();
@@ -84,14 +114,7 @@ export async function startPeer(auth: PeerAuth, drain: PeerDrain = 'none'): Prom
   const dir = tempDir('redis');
   const callLog = join(dir, 'critical-calls.jsonl');
   // Stopped in reverse: the queue client, the API, the worker, then redis-server.
-  const closers: Array<() => Promise<void>> = [];
-  const started = (child: Child) => {
-    closers.push(() => child.stop(5000));
-    return child;
-  };
-  const stop = async () => {
-    for (const close of closers.reverse()) await close();
-  };
+  const { closers, started, stop } = teardown();
   try {
     started(
       spawnProgram(

@@ -5,7 +5,7 @@ import { type HeraldProcess, startHerald } from '../lib/herald.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { runPaced } from '../lib/paced.ts';
-import { type PeerAuth, startPeer } from '../lib/peer.ts';
+import { calledLatencies, type PeerAuth, startPeer } from '../lib/peer.ts';
 import { startPgPeer } from '../lib/peer-pg.ts';
 import { postgresDatabase } from '../lib/postgres.ts';
 import { measured, type Row } from '../lib/report.ts';
@@ -117,13 +117,7 @@ async function peerBesideDrain(
     if (critical.accepted.length === 0)
       throw new Error(`the peer accepted no CRITICAL: ${critical.failures.join('; ')}`);
     const lowLeft = await peer.lowWaiting();
-    const deadline = Date.now() + 60_000;
-    let calls = peer.criticalLatencies();
-    while (critical.accepted.some((c) => !calls.has(c.id)) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      calls = peer.criticalLatencies();
-    }
-    const latencies = critical.accepted.flatMap((c) => calls.get(c.id) ?? []);
+    const latencies = await calledLatencies(peer, critical.accepted);
     return { latencies, accepted: critical.accepted.length, lowLeft, what };
   } finally {
     await peer.stop();

@@ -10,7 +10,7 @@ import { isUrgent } from '../notifications/wakeup.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { ProviderDeps } from '../providers/types.ts';
 import type { Store } from '../store/port/index.ts';
-import type { ClaimBudget, CycleResult } from '../store/port/queue.ts';
+import type { ClaimBudget, CycleInput, CycleResult } from '../store/port/queue.ts';
 import type { Renderer } from '../templates/render.ts';
 import { DEFAULT_SHARES, priorityBudget, type SlotShares } from './budget.ts';
 import type { CircuitOptions } from './circuit.ts';
@@ -129,6 +129,18 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     };
   }
 
+  /** What a cycle of this worker (a step or the urgent lane) is given. */
+  function cycleInput(now: number, completions: Completion[], claim: ClaimBudget | undefined): CycleInput {
+    return {
+      owner,
+      now,
+      leaseUntil: now + config.leaseMs,
+      completions,
+      claim,
+      maxAttempts: config.retryMaxAttempts,
+    };
+  }
+
   /** The budget of the urgent lane: CRITICAL's and HIGH's room only. */
   function urgentBudget(): ClaimBudget {
     const all = budget();
@@ -192,12 +204,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       let result: CycleResult;
       try {
         result = await store.queue.cycle({
-          owner,
-          now,
-          leaseUntil: now + config.leaseMs,
-          completions,
-          claim: claim ? urgentBudget() : undefined,
-          maxAttempts: config.retryMaxAttempts,
+          ...cycleInput(now, completions, claim ? urgentBudget() : undefined),
           promoteLimit: 0,
           reapLimit: 0,
         });
@@ -272,14 +279,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       buffer = [];
       let result: CycleResult;
       try {
-        result = await store.queue.cycle({
-          owner,
-          now,
-          leaseUntil: now + config.leaseMs,
-          completions,
-          claim: claim ? budget() : undefined,
-          maxAttempts: config.retryMaxAttempts,
-        });
+        result = await store.queue.cycle(cycleInput(now, completions, claim ? budget() : undefined));
       } catch (error) {
         buffer = completions.concat(buffer); // keep them for the next try
         throw error;
