@@ -30,10 +30,64 @@ export interface Peer {
 }
 
 /**
- * How the peer's worker drains: as fast as it can (`none`), or through BullMQ's rate limiter
- * at 2,000 jobs/s in 100 ms windows (`limiter`: the usual way to respect a provider's rate).
+ * How the peer's worker drains: as fast as it can (`none`, 50 in flight), through a rate limiter
+ * at 2,000 jobs/s in 100 ms windows (`limiter`: the usual way to respect a provider's rate), or
+ * with no limiter and 10 in flight, each provider call taking 5 ms (`latency`: the peer's
+ * strongest mode for a CRITICAL beside a drain, issue 48: it waits only for a free slot).
  */
-export type PeerDrain = 'none' | 'limiter';
+export type PeerDrain = 'none' | 'limiter' | 'latency';
+
+/** The variables both peers' workers read their drain from, and the file they log CRITICAL calls to. */
+export function drainEnv(drain: PeerDrain, callLog: string): NodeJS.ProcessEnv {
+  return {
+    PEER_DRAIN_MODE: drain,
+    PEER_DRAIN_RATE: '2000',
+    PEER_DRAIN_WINDOW_MS: '100',
+    PEER_CALL_LOG: callLog,
+  };
+}
+
+/** What a peer started, stopped in reverse order by `stop`; `started` adds a child process. */
+export function teardown() {
+  const closers: Array<() => Promise<void>> = [];
+  const started = (child: Child) => {
+    closers.push(() => child.stop(5000));
+    return child;
+  };
+  const stop = async () => {
+    for (const close of closers.reverse()) await close();
+  };
+  return { closers, started, stop };
+}
+
+/**
+ * Acceptance to the provider call of each accepted CRITICAL, as the peer's worker logged it,
+ * once every one is in the log (or after a minute: those missing are left out).
+ */
+export async function calledLatencies(
+  peer: { criticalLatencies(): Map<string, number> },
+  accepted: ReadonlyArray<{ id: string }>,
+): Promise<number[]> {
+  const deadline = Date.now() + 60_000;
+  let calls = peer.criticalLatencies();
+  while (accepted.some((c) => !calls.has(c.id)) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    calls = peer.criticalLatencies();
+  }
+  return accepted.flatMap((c) => calls.get(c.id) ?? []);
+}
+
+/** For each CRITICAL job a peer's worker called its provider for: acceptance to that call, ms. */
+export function readCallLog(callLog: string): Map<string, number> {
+  const latencies = new Map<string, number>();
+  if (!existsSync(callLog)) return latencies;
+  for (const line of readFileSync(callLog, 'utf8').split('\n')) {
+    if (!line) continue;
+    const call = JSON.parse(line) as { id: string; calledAt: number; acceptedAt: number };
+    if (!latencies.has(call.id)) latencies.set(call.id, call.calledAt - call.acceptedAt);
+  }
+  return latencies;
+}
 
 /** What the peer's API verifies tokens with: Herald's own key set and claims, so one token serves both. */
 export interface PeerAuth {
@@ -60,14 +114,7 @@ export async function startPeer(auth: PeerAuth, drain: PeerDrain = 'none'): Prom
   const dir = tempDir('redis');
   const callLog = join(dir, 'critical-calls.jsonl');
   // Stopped in reverse: the queue client, the API, the worker, then redis-server.
-  const closers: Array<() => Promise<void>> = [];
-  const started = (child: Child) => {
-    closers.push(() => child.stop(5000));
-    return child;
-  };
-  const stop = async () => {
-    for (const close of closers.reverse()) await close();
-  };
+  const { closers, started, stop } = teardown();
   try {
     started(
       spawnProgram(
@@ -88,10 +135,7 @@ export async function startPeer(auth: PeerAuth, drain: PeerDrain = 'none'): Prom
       REDIS_HOST: '127.0.0.1',
       REDIS_PORT: String(port),
       LOG_LEVEL: 'warn',
-      PEER_DRAIN_MODE: drain,
-      PEER_DRAIN_RATE: '2000',
-      PEER_DRAIN_WINDOW_MS: '100',
-      PEER_CALL_LOG: callLog,
+      ...drainEnv(drain, callLog),
     };
     const worker = started(spawnNode(['bench/peer/worker.mjs'], env, 'peer worker'));
     await worker.waitForLine(/^PEER WORKER ready/, 30_000);
@@ -138,16 +182,7 @@ export async function startPeer(auth: PeerAuth, drain: PeerDrain = 'none'): Prom
       async lowWaiting() {
         return queue.getPrioritizedCount();
       },
-      criticalLatencies() {
-        const latencies = new Map<string, number>();
-        if (!existsSync(callLog)) return latencies;
-        for (const line of readFileSync(callLog, 'utf8').split('\n')) {
-          if (!line) continue;
-          const call = JSON.parse(line) as { id: string; calledAt: number; acceptedAt: number };
-          if (!latencies.has(call.id)) latencies.set(call.id, call.calledAt - call.acceptedAt);
-        }
-        return latencies;
-      },
+      criticalLatencies: () => readCallLog(callLog),
       stop,
     };
   } catch (error) {
@@ -156,7 +191,7 @@ export async function startPeer(auth: PeerAuth, drain: PeerDrain = 'none'): Prom
   }
 }
 
-async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const open = await new Promise<boolean>((resolve) => {

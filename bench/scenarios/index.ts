@@ -9,6 +9,7 @@ import { failoverScenario } from './failover.ts';
 import { gatewayScenario } from './gateway.ts';
 import { ingestApiOnlyScenario, ingestScenario } from './ingest.ts';
 import { isolationScenario } from './isolation.ts';
+import { isolationPeerScenario } from './isolation-peer.ts';
 import { liquidCriticalScenario, liquidParseScenario } from './liquid.ts';
 import { memoryScenario } from './memory.ts';
 import { peerScenario } from './peer.ts';
@@ -25,6 +26,7 @@ export const SCENARIOS: Scenario[] = [
   batchScenario,
   batchApiOnlyScenario,
   isolationScenario,
+  isolationPeerScenario,
   abuseScenario,
   dispatchScenario,
   callbacksScenario,

@@ -6,7 +6,7 @@ import { alternateIngest } from '../lib/ingest-rounds.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { runPaced } from '../lib/paced.ts';
-import { type PeerAuth, startPeer } from '../lib/peer.ts';
+import { calledLatencies, type PeerAuth, startPeer } from '../lib/peer.ts';
 import { measured, type Row } from '../lib/report.ts';
 import { shedNote } from '../lib/rounds.ts';
 import { median, percentile, spread } from '../lib/stats.ts';
@@ -110,13 +110,7 @@ async function criticalUnderBacklog(options: BenchOptions): Promise<Row[]> {
     if (critical.accepted.length === 0)
       throw new Error(`peer accepted no CRITICAL: ${critical.failures.join('; ')}`);
     const lowLeft = await peer.lowWaiting();
-    const deadline = Date.now() + 60_000;
-    let calls = peer.criticalLatencies();
-    while (critical.accepted.some((c) => !calls.has(c.id)) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      calls = peer.criticalLatencies();
-    }
-    const peerLatencies = critical.accepted.flatMap((c) => calls.get(c.id) ?? []);
+    const peerLatencies = await calledLatencies(peer, critical.accepted);
     const peerP99 = percentile(peerLatencies, 99);
     const heraldP99 = percentile(heraldLatencies, 99);
     const note =

@@ -1,8 +1,12 @@
 import { dispatchOn } from './dispatch.ts';
 import { ingestOn } from './ingest.ts';
+import { isolationPeerPostgresScenario } from './isolation-peer.ts';
 import type { Scenario } from './types.ts';
 
-/** `--postgres`: ingest and dispatch again on PostgreSQL with two API processes. */
+/**
+ * `--postgres`: ingest and dispatch again on PostgreSQL with two API processes, and CRITICAL
+ * beside a LOW drain against the graphile-worker peer.
+ */
 export const postgresScenarios: Scenario[] = [
   {
     name: 'ingest-postgres',
@@ -14,4 +18,5 @@ export const postgresScenarios: Scenario[] = [
     title: '4. Dispatch on PostgreSQL',
     run: (options) => dispatchOn('postgres', options),
   },
+  isolationPeerPostgresScenario,
 ];

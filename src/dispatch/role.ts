@@ -2,7 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import type { Metrics, MetricsSnapshot } from '../metrics.ts';
 import type { ReportSink } from '../notifications/reports.ts';
-import { createWakeup, type Wakeup } from '../notifications/wakeup.ts';
+import { createWakeup, isUrgent, type Wakeup } from '../notifications/wakeup.ts';
 import type { Store } from '../store/port/index.ts';
 import type { EncodedNotification, IdempotentHit } from '../store/port/notifications.ts';
 import type { WakeupChannel } from '../store/port/wakeups.ts';
@@ -88,7 +88,7 @@ export async function buildWorkerRole(deps: WorkerRoleDeps): Promise<WorkerRole>
   const wakeup = createWakeup();
   // Ingest in other processes wakes this worker through the database (PostgreSQL NOTIFY); the
   // subscription ends with the store's connections.
-  if (config.roles.includes('worker')) await store.wakeups.subscribe(() => wakeup.notify());
+  if (config.roles.includes('worker')) await store.wakeups.subscribe((urgent) => wakeup.notify(urgent));
   const renderer = createRenderer(
     store,
     createRenderPool({ threads: config.renderThreads, timeoutMs: config.renderTimeoutMs }),
@@ -108,7 +108,7 @@ export async function buildWorkerRole(deps: WorkerRoleDeps): Promise<WorkerRole>
       try {
         return await store.notifications.insertMany(rows, since);
       } finally {
-        wakeup.notify();
+        wakeup.notify(rows.some((row) => isUrgent(row.priority)));
         dispatch?.statusChanged(); // their QUEUED changes
       }
     },

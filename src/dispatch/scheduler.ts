@@ -4,12 +4,13 @@ import { hostname } from 'node:os';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import type { Metrics } from '../metrics.ts';
-import { CHANNELS, type Channel, priorityRank } from '../notifications/model.ts';
+import { CHANNELS, type Channel, PRIORITIES, type Priority, priorityRank } from '../notifications/model.ts';
 import type { Completion } from '../notifications/status.ts';
+import { isUrgent } from '../notifications/wakeup.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { ProviderDeps } from '../providers/types.ts';
 import type { Store } from '../store/port/index.ts';
-import type { ClaimBudget, CycleResult } from '../store/port/queue.ts';
+import type { ClaimBudget, CycleInput, CycleResult } from '../store/port/queue.ts';
 import type { Renderer } from '../templates/render.ts';
 import { DEFAULT_SHARES, priorityBudget, type SlotShares } from './budget.ts';
 import type { CircuitOptions } from './circuit.ts';
@@ -53,13 +54,23 @@ export interface Scheduler {
   step(claim?: boolean): Promise<StepResult>;
   /** Sends in progress. */
   inFlight(): number;
-  /** Completions waiting for the next step. */
+  /**
+   * Completions not yet written: those waiting for the next step, and the CRITICAL and HIGH ones
+   * waiting for (or being written by) the urgent lane.
+   */
   pending(): number;
+  /** Completions the next step writes (the urgent lane writes the CRITICAL and HIGH ones). */
+  pendingForStep(): number;
+  /**
+   * Claims ready CRITICAL and HIGH rows now, in the urgent lane, without waiting for the step in
+   * progress (PostgreSQL: on a connection of its own, beside it) or the completions it would write.
+   */
+  claimUrgent(): void;
   /** The earliest due time of a waiting row seen by the last step. */
   nextDueAt(): number | null;
   /** Resolves when a send finishes (so the loop can write it), after `ms`, or when `signal` aborts. */
   settled(ms: number, signal?: AbortSignal): Promise<void>;
-  /** Resolves when every current send has finished. */
+  /** Resolves when every current send has finished and the urgent lane has written what it took. */
   drained(): Promise<void>;
   /** Renews the leases of sends running longer than a third of the lease; aborts overdue ones. */
   maintainLeases(): Promise<void>;
@@ -89,6 +100,13 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   const flights = new Map<number, Flight & { done: Promise<void> }>();
   const counts: [number, number, number, number] = [0, 0, 0, 0];
   let buffer: Completion[] = [];
+  /** CRITICAL and HIGH completions for the urgent lane. */
+  let urgent: Completion[] = [];
+  /** A claim of CRITICAL and HIGH was asked of the urgent lane. */
+  let urgentClaim = false;
+  /** The urgent lane's run, while it runs; and how many completions it is writing. */
+  let lane: Promise<void> | undefined;
+  let laneWriting = 0;
   let backlog: boolean[] = [false, false, false, false];
   let nextDue: number | null = null;
   let lastLeaseCheck = clock.now();
@@ -111,11 +129,109 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     };
   }
 
+  /** What a cycle of this worker (a step or the urgent lane) is given. */
+  function cycleInput(now: number, completions: Completion[], claim: ClaimBudget | undefined): CycleInput {
+    return {
+      owner,
+      now,
+      leaseUntil: now + config.leaseMs,
+      completions,
+      claim,
+      maxAttempts: config.retryMaxAttempts,
+    };
+  }
+
+  /** The budget of the urgent lane: CRITICAL's and HIGH's room only. */
+  function urgentBudget(): ClaimBudget {
+    const all = budget();
+    return {
+      ...all,
+      perPriority: all.perPriority.map((n, rank) => (isUrgent(PRIORITIES[rank] as Priority) ? n : 0)),
+    };
+  }
+
   /** Each send may listen for the abort, so the step's signal takes as many listeners as it has sends. */
   function stepController(): AbortController {
     const controller = new AbortController();
     setMaxListeners(0, controller.signal);
     return controller;
+  }
+
+  /** Where a finished send's completion goes: the urgent lane for CRITICAL and HIGH, else the next step. */
+  function complete(priority: Priority, completion: Completion): void {
+    if (isUrgent(priority)) {
+      urgent.push(completion);
+      startLane(false);
+      return;
+    }
+    buffer.push(completion);
+    wake?.();
+  }
+
+  /**
+   * Starts the urgent lane unless it runs (it loops while it has work). A claim starts it at once:
+   * on SQLite, before the step the worker has queued behind setImmediate. Completions start it
+   * after the current I/O callbacks, so the sends that finish together are written together.
+   */
+  function startLane(now: boolean): void {
+    if (lane) return;
+    const begin = now ? Promise.resolve() : new Promise<void>((resolve) => setImmediate(resolve));
+    lane = begin
+      .then(runLane)
+      .catch((error: unknown) => deps.log.error({ err: error }, 'urgent lane crashed'))
+      .finally(() => {
+        lane = undefined;
+        // Work that came after the loop's last look and before this.
+        if (urgent.length > 0 || urgentClaim) startLane(urgentClaim);
+      });
+  }
+
+  /**
+   * The urgent lane: writes CRITICAL and HIGH completions and claims CRITICAL and HIGH rows in
+   * cycles of their own, neither promoting nor reaping, so that neither waits for a step's LOW
+   * batch (its completions, its claims, its commit). On SQLite a cycle runs between two steps;
+   * on PostgreSQL beside the step in progress, on another connection (the rows it touches are
+   * leased to this worker or locked with SKIP LOCKED, so the two never wait for each other).
+   */
+  async function runLane(): Promise<void> {
+    while (urgent.length > 0 || urgentClaim) {
+      const completions = urgent;
+      urgent = [];
+      const claim = urgentClaim;
+      urgentClaim = false;
+      laneWriting = completions.length;
+      const now = clock.now();
+      let result: CycleResult;
+      try {
+        result = await store.queue.cycle({
+          ...cycleInput(now, completions, claim ? urgentBudget() : undefined),
+          promoteLimit: 0,
+          reapLimit: 0,
+        });
+      } catch (error) {
+        // The next step writes them (and claims what the lane did not).
+        deps.log.error({ err: error }, 'urgent lane failed; the next step writes its completions');
+        buffer = completions.concat(buffer);
+        wake?.();
+        return;
+      } finally {
+        laneWriting = 0;
+      }
+      if (result.claimed.length > 0) {
+        const controller = stepController();
+        for (const record of result.claimed) launch({ record, controller, startedAt: now, released: false });
+      }
+      // A retry written here may fall due before the time the loop sleeps until.
+      if (result.nextDueAt !== null && (nextDue === null || result.nextDueAt < nextDue)) {
+        nextDue = result.nextDueAt;
+        wake?.();
+      }
+      // Slots came free: rows left behind for lack of them may be claimed now.
+      if (result.applied > 0 && backlog.some(Boolean)) wake?.();
+      if (completions.length > 0) await followUp(store, completions, result.stale, now, deps.log);
+      if (result.applied + result.claimed.length + result.expired + result.suppressed > 0)
+        deps.onStatusChanged?.();
+    }
   }
 
   function launch(flight: Flight): void {
@@ -125,8 +241,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       (completion) => {
         counts[rank] = (counts[rank] ?? 1) - 1;
         flights.delete(flight.record.seq);
-        buffer.push(completion);
-        wake?.();
+        complete(flight.record.priority, completion);
       },
       (error: unknown) => {
         // deliver() maps every outcome to a completion; this is a bug, so keep the worker sane:
@@ -135,7 +250,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         counts[rank] = (counts[rank] ?? 1) - 1;
         flights.delete(flight.record.seq);
         const { seq, attempts } = flight.record;
-        buffer.push({
+        complete(flight.record.priority, {
           seq,
           attempt: attempts,
           kind: 'hold',
@@ -143,7 +258,6 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
           detail: 'internal error',
           repeat: flight.record.holds > 0,
         });
-        wake?.();
       },
     );
     flights.set(flight.record.seq, Object.assign(flight, { done }));
@@ -154,19 +268,18 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     async step(claim = true) {
       // Top up the shared-limit pools before the budget reads them (a no-op without sharing).
       if (claim) await shared?.sync();
+      else {
+        // Writing what is left (shutdown, tests): the lane's too, so none is left behind.
+        await lane;
+        buffer = buffer.concat(urgent);
+        urgent = [];
+      }
       const now = clock.now();
       const completions = buffer;
       buffer = [];
       let result: CycleResult;
       try {
-        result = await store.queue.cycle({
-          owner,
-          now,
-          leaseUntil: now + config.leaseMs,
-          completions,
-          claim: claim ? budget() : undefined,
-          maxAttempts: config.retryMaxAttempts,
-        });
+        result = await store.queue.cycle(cycleInput(now, completions, claim ? budget() : undefined));
       } catch (error) {
         buffer = completions.concat(buffer); // keep them for the next try
         throw error;
@@ -186,7 +299,12 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       return result;
     },
     inFlight: () => flights.size,
-    pending: () => buffer.length,
+    pending: () => buffer.length + urgent.length + laneWriting,
+    pendingForStep: () => buffer.length,
+    claimUrgent() {
+      urgentClaim = true;
+      startLane(true);
+    },
     nextDueAt: () => nextDue,
     settled(ms, signal) {
       if (buffer.length > 0) return Promise.resolve();
@@ -203,7 +321,10 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       });
     },
     async drained() {
-      while (flights.size > 0) await Promise.all([...flights.values()].map((f) => f.done));
+      while (flights.size > 0 || lane) {
+        await Promise.all([...flights.values()].map((f) => f.done));
+        await lane;
+      }
     },
     async maintainLeases() {
       const now = clock.now();

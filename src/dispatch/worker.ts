@@ -51,6 +51,19 @@ export function createWorker(deps: WorkerDeps): Worker {
   }
 
   async function run(): Promise<void> {
+    // CRITICAL or HIGH committed while a step runs: the urgent lane claims it now rather than
+    // after that step. An idle loop is woken by the same notify and claims it in its next step.
+    const stopUrgent = wakeup.onUrgent(() => {
+      if (running && stopWaiting === undefined) scheduler.claimUrgent();
+    });
+    try {
+      await steps();
+    } finally {
+      stopUrgent();
+    }
+  }
+
+  async function steps(): Promise<void> {
     while (running) {
       try {
         await scheduler.maintainLeases();
@@ -58,7 +71,7 @@ export function createWorker(deps: WorkerDeps): Worker {
         // A step that only ended rows (suppressed or expired) moved the queue too: more may be
         // ready behind them, so step again instead of waiting for the next wake-up.
         const moved = result.claimed.length + result.suppressed + result.expired + result.promoted;
-        if (moved > 0 || scheduler.pending() > 0) {
+        if (moved > 0 || scheduler.pendingForStep() > 0) {
           // Let sends that answer at once (the sandbox) finish, so the next step writes them.
           await new Promise((resolve) => setImmediate(resolve));
           continue;

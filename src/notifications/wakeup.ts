@@ -3,8 +3,22 @@
  * claims at once instead of waiting for its poll interval. With PostgreSQL, LISTEN/NOTIFY
  * feeds the same signal across processes; polling stays as the backstop.
  */
+import { type Priority, priorityRank } from './model.ts';
+
+/**
+ * CRITICAL and HIGH: committing one wakes the worker's urgent lane, and the worker writes their
+ * completions and claims them in that lane, apart from the bulk (dispatch/scheduler.ts).
+ */
+export const isUrgent = (priority: Priority): boolean => priorityRank(priority) <= 1;
+
 export interface Wakeup {
-  notify(): void;
+  /**
+   * `urgent`: what was committed includes CRITICAL or HIGH rows, so a worker busy with a step
+   * claims them in its urgent lane at once instead of after that step (dispatch/scheduler.ts).
+   */
+  notify(urgent?: boolean): void;
+  /** Calls `listener` on each urgent notify() until the returned function is called. */
+  onUrgent(listener: () => void): () => void;
   /** Resolves on the next notify() or after `ms`, whichever comes first (or when `signal` aborts). */
   wait(ms: number, signal?: AbortSignal): Promise<void>;
 }
@@ -15,8 +29,10 @@ export type WakeSignal = Pick<Wakeup, 'notify'>;
 export function createWakeup(): Wakeup {
   let waiters: Array<() => void> = [];
   let pending = false;
+  const urgentListeners = new Set<() => void>();
   return {
-    notify() {
+    notify(urgent = false) {
+      if (urgent) for (const listener of urgentListeners) listener();
       if (waiters.length === 0) {
         pending = true;
         return;
@@ -24,6 +40,10 @@ export function createWakeup(): Wakeup {
       const woken = waiters;
       waiters = [];
       for (const wake of woken) wake();
+    },
+    onUrgent(listener) {
+      urgentListeners.add(listener);
+      return () => urgentListeners.delete(listener);
     },
     wait(ms: number, signal?: AbortSignal) {
       if (pending) {

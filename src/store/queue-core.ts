@@ -401,7 +401,9 @@ export function* cycleProgram(input: CycleInput, turns: PromotionTurns): Program
   const completions = input.completions.map((c) => effectOf(owner, c, now));
   const applied = yield* applyTransitions(completions, now);
   const promoted = yield* promote(now, input.promoteLimit ?? 1000, turns);
-  const leases = yield* call((d) => d.expiredLeases(now, input.reapLimit ?? 1000));
+  const reapLimit = input.reapLimit ?? 1000;
+  // A limit of 0 (the scheduler's urgent lane) reads no leases at all.
+  const leases = reapLimit > 0 ? yield* call((d) => d.expiredLeases(now, reapLimit)) : [];
   const reaped = yield* applyTransitions(
     leases.map((lease) => reapEffect(lease, input.maxAttempts)),
     now,

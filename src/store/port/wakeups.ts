@@ -5,6 +5,9 @@
  * where the in-process signal (src/notifications/wakeup.ts) already does this, so its channel is silent.
  */
 export interface WakeupChannel {
-  /** Calls `onWake` on each hint from any process until the returned function is called. */
-  subscribe(onWake: () => void): Promise<() => Promise<void>>;
+  /**
+   * Calls `onWake` on each hint from any process until the returned function is called; `urgent`:
+   * the commit included CRITICAL or HIGH rows (notifications/wakeup.ts).
+   */
+  subscribe(onWake: (urgent?: boolean) => void): Promise<() => Promise<void>>;
 }

@@ -1,5 +1,6 @@
 import { priorityRank } from '../../notifications/model.ts';
 import { type ActionEffect, CANCEL, REDRIVE } from '../../notifications/status.ts';
+import { isUrgent } from '../../notifications/wakeup.ts';
 import { actionUpdate } from '../actions.ts';
 import { filtersRows, listRange } from '../list-range.ts';
 import type {
@@ -19,7 +20,7 @@ import {
 import type { Query, Sql } from './connect.ts';
 import { joinRank } from './lanes.ts';
 import { scanFloor } from './scan-floor.ts';
-import { WAKEUP_CHANNEL } from './wakeups.ts';
+import { URGENT_PAYLOAD, WAKEUP_CHANNEL } from './wakeups.ts';
 
 const hitOf = (row: NotificationRow): IdempotentHit => ({
   record: notificationFromRow(row),
@@ -59,6 +60,8 @@ async function insertRows(tx: Query, items: EncodedNotification[]): Promise<Set<
       ord,
     };
   });
+  // Urgent when the batch has CRITICAL or HIGH rows, so a busy worker claims them at once (its urgent lane).
+  const hint = items.some((n) => isUrgent(n.priority)) ? URGENT_PAYLOAD : '';
   // Ready rows join the back of their tenant's line (src/store/lanes.ts): one look-up per line in the batch,
   // then consecutive turns in batch order.
   const inserted = await tx<{ id: string | null }[]>`
@@ -83,7 +86,7 @@ async function insertRows(tx: Query, items: EncodedNotification[]): Promise<Set<
     ORDER BY t.ord
     ON CONFLICT DO NOTHING
     RETURNING id),
-    woke AS (SELECT pg_notify(${WAKEUP_CHANNEL}, '') FROM (SELECT 1 FROM ins LIMIT 1) one)
+    woke AS (SELECT pg_notify(${WAKEUP_CHANNEL}, ${hint}) FROM (SELECT 1 FROM ins LIMIT 1) one)
     SELECT id FROM ins UNION ALL SELECT NULL FROM woke`;
   return new Set(inserted.flatMap((row) => (row.id === null ? [] : [row.id])));
 }

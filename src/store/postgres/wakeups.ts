@@ -4,6 +4,9 @@ import type { Sql } from './connect.ts';
 /** The NOTIFY channel ingest signals on (in its transaction, so the hint arrives after commit). */
 export const WAKEUP_CHANNEL = 'herald_wakeup';
 
+/** The payload of a wake-up whose commit included CRITICAL or HIGH rows (else it is empty). */
+export const URGENT_PAYLOAD = 'urgent';
+
 /** The channel a trigger on notification_events signals, once per transaction (migration 140). */
 export const STATUS_CHANNEL = 'herald_status';
 
@@ -11,7 +14,7 @@ export const STATUS_CHANNEL = 'herald_status';
 export function createPostgresWakeups(sql: Sql, channel: string): WakeupChannel {
   return {
     async subscribe(onWake) {
-      const { unlisten } = await sql.listen(channel, () => onWake());
+      const { unlisten } = await sql.listen(channel, (payload) => onWake(payload === URGENT_PAYLOAD));
       return unlisten;
     },
   };
