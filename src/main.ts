@@ -25,6 +25,7 @@ import type { App, Routes } from './http/types.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { clusterExposition, startMetricsPublisher } from './metrics-publisher.ts';
 import { notificationActionRoutes } from './notifications/action-routes.ts';
+import { type BatchDecoder, createBatchDecoder } from './notifications/batch-decoder.ts';
 import { createIngest, type Ingest } from './notifications/ingest.ts';
 import { notificationReadRoutes } from './notifications/read-routes.ts';
 import { createReportService, type ReportService } from './notifications/reports.ts';
@@ -55,6 +56,8 @@ export interface HeraldDeps extends CoreDeps {
   auth: AuthService;
   /** Durable acceptance with group commit (the api role's ingest routes). */
   ingest: Ingest;
+  /** Batch bodies read and checked in threads of their own (POST /notifications/batch). */
+  batchDecoder: BatchDecoder;
   /** The one path of delivery reports: webhooks and SMPP receipts. */
   reports: ReportService;
   /** Ingest and the admin routes signal it: it wakes the worker role (`worker.wakeup`). */
@@ -174,6 +177,7 @@ export async function createDeps(
         metrics,
         writer: oneWriter ? worker.insertMany : undefined,
       }),
+      batchDecoder: createBatchDecoder({ threads: config.batchThreads }),
       renderer: worker.renderer,
       syntax,
       reports,
@@ -205,7 +209,10 @@ export function buildApi(deps: HeraldDeps, options: Parameters<typeof buildApp>[
       ...apiRoutes(deps),
       protect: (scope) => protect(scope, deps.verifier),
       // Accepted notifications still in a batch are committed before the store can close.
-      onClose: () => deps.ingest.drain(),
+      onClose: async () => {
+        await deps.ingest.drain();
+        await deps.batchDecoder.close();
+      },
     },
     options,
   );
