@@ -25,6 +25,7 @@ import type { App, Routes } from './http/types.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { clusterExposition, startMetricsPublisher } from './metrics-publisher.ts';
 import { notificationActionRoutes } from './notifications/action-routes.ts';
+import { type BatchDecoder, createBatchDecoder } from './notifications/batch-decoder.ts';
 import { createIngest, type Ingest } from './notifications/ingest.ts';
 import { notificationReadRoutes } from './notifications/read-routes.ts';
 import { createReportService, type ReportService } from './notifications/reports.ts';
@@ -53,6 +54,8 @@ export interface HeraldDeps extends CoreDeps {
   auth: AuthService;
   /** Durable acceptance with group commit (the api role's ingest routes). */
   ingest: Ingest;
+  /** Batch bodies read and checked in threads of their own (POST /notifications/batch). */
+  batchDecoder: BatchDecoder;
   /** The one path of delivery reports: webhooks and SMPP receipts. */
   reports: ReportService;
   /**
@@ -172,6 +175,7 @@ export async function createDeps(
         metrics,
         writer: oneWriter ? worker.insertMany : undefined,
       }),
+      batchDecoder: createBatchDecoder({ threads: config.batchThreads }),
       syntax,
       reports,
       unsubscribe,
@@ -191,11 +195,12 @@ export async function createDeps(
 }
 
 /**
- * Closes what createDeps opened: the worker role (its render pool; a dispatch thread, its store
- * and the thread), the live streams' reader, then the store. After the API's and the worker's own
+ * Closes what createDeps opened: the batch threads, the worker role (its render pool; a dispatch
+ * thread, its store and the thread), the live streams' reader, then the store. After the API's and the worker's own
  * close (startHerald), or once a built API is done with (`herald openapi`, tests).
  */
 export async function closeDeps(deps: HeraldDeps): Promise<void> {
+  await deps.batchDecoder.close();
   await deps.worker.close();
   await deps.statusHub.close();
   await deps.store.close();

@@ -11,7 +11,7 @@ export { JWT_ALGS, type JwtAlg, ROLES, type Role } from './schema.ts';
  * `loadConfig`; nothing else reads `process.env`.
  */
 export type Config = Omit<Static<typeof ServerSchema>, 'logFormat'> &
-  Pick<typeof FIXED, 'ingestMaxBatch' | 'webhookBodyLimit'> & {
+  Pick<typeof FIXED, 'ingestMaxBatch' | 'batchThreads' | 'webhookBodyLimit'> & {
     /** HERALD_LOG_FORMAT with `auto` resolved for this process's stdout. */
     logFormat: 'pretty' | 'json';
     auth: Static<typeof AuthSchema> & Pick<typeof FIXED, 'loginWindowSeconds'>;
@@ -58,6 +58,7 @@ export function loadConfig(env: Env): Config {
     authUrl: trimSlash(server.authUrl ?? localApi),
     apiUrl: trimSlash(server.apiUrl ?? localApi),
     ingestMaxBatch: FIXED.ingestMaxBatch,
+    batchThreads: FIXED.batchThreads,
     webhookBodyLimit: FIXED.webhookBodyLimit,
     auth: { ...auth, issuer: auth.issuer ?? publicUrl, loginWindowSeconds: FIXED.loginWindowSeconds },
     dispatch: {

@@ -300,6 +300,11 @@ export const FIXED = {
   loginWindowSeconds: 15 * 60,
   /** Most rows one group commit writes; more wait for the next flush. */
   ingestMaxBatch: 10_000,
+  /**
+   * Threads that read and check batch bodies off the event loop (notifications/batch-decoder.ts):
+   * two batches read at once; more wait their tenant's turn. Started on first use.
+   */
+  batchThreads: 2,
   /** Provider webhook batches (SendGrid posts thousands of events at once) are larger than API bodies. */
   webhookBodyLimit: 2 * MiB,
   /**

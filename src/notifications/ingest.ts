@@ -1,9 +1,16 @@
 import type { CoreDeps } from '../deps.ts';
 import { type FieldError, HeraldError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
-import { type EncodedNotification, encodeColumns, type IdempotentHit } from '../store/port/notifications.ts';
+import {
+  type EncodedColumns,
+  type EncodedNotification,
+  encodeColumns,
+  type IdempotentHit,
+  type PackedColumns,
+} from '../store/port/notifications.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
 import type { SyntaxCheck } from '../templates/syntax-check.ts';
+import type { CheckedItem, ItemVerdict } from './batch-items.ts';
 import {
   createGroupCommit,
   type GroupCommit,
@@ -11,7 +18,7 @@ import {
   resultsPerItem,
 } from './group-commit.ts';
 import { notificationId, requestHash } from './ids.ts';
-import { type Content, priorityRank } from './model.ts';
+import { type Channel, type Content, priorityRank } from './model.ts';
 import { type ValidNotification, validateNotification } from './validate.ts';
 import { acceptedView } from './view.ts';
 import type { WakeSignal } from './wakeup.ts';
@@ -33,8 +40,11 @@ export interface Ingest {
     body: unknown,
     idempotencyKey: string | undefined,
   ): Promise<{ status: 200 | 201; body: ReturnType<typeof acceptedView> }>;
-  /** Up to 1000 bodies, each validated alone; the accepted ones share one commit. */
-  acceptBatch(tenant: string, bodies: unknown[]): Promise<BatchItemResult[]>;
+  /**
+   * Up to 1000 items, each already validated alone (by a batch thread, batch-items.ts); the
+   * accepted ones share one commit.
+   */
+  acceptBatch(tenant: string, verdicts: ItemVerdict[]): Promise<BatchItemResult[]>;
   /** The batcher's counters (transactions, items, pending). */
   stats(): GroupCommitStats;
   /** Commits everything pending and waits for it (shutdown, before the store closes). */
@@ -63,16 +73,22 @@ export type IngestDeps = CoreDeps & {
 const invalid = (errors: FieldError[]) =>
   new HeraldError('VALIDATION_FAILED', 'The notification is invalid.', { errors });
 
-function templateMismatch(key: string, v: ValidNotification, at = 'body'): HeraldError {
+/** The answer to a template key that names no template of the notification's channel. */
+function templateMismatch(v: { template: string | null; channel: Channel }, at = 'body'): HeraldError {
+  const key = v.template as string;
   return new HeraldError('TEMPLATE_NOT_FOUND', `No ${v.channel} template "${key}" exists in your tenant.`, {
     errors: [{ path: `${at}/template`, message: `no ${v.channel} template with this key` }],
   });
 }
 
-/** The row to store, its JSON columns serialized here, in the request (see EncodedNotification). */
+/**
+ * The row to store, its JSON columns serialized in the request (see EncodedNotification): here,
+ * or by the batch thread that checked a batch's item (batch-items.ts).
+ */
 function toRow(
   tenant: string,
-  v: ValidNotification,
+  v: Pick<ValidNotification, 'channel' | 'priority' | 'scheduledAt' | 'expiresAt'>,
+  encoded: EncodedColumns | PackedColumns,
   template: TemplateRecord | null,
   now: number,
   idempotencyKey: string | null,
@@ -90,7 +106,7 @@ function toRow(
     scheduledAt: v.scheduledAt,
     expiresAt: v.expiresAt,
     createdAt: now,
-    encoded: encodeColumns(v),
+    encoded,
   };
 }
 
@@ -178,32 +194,31 @@ export function createIngest(deps: IngestDeps): Ingest {
       let template: TemplateRecord | null = null;
       if (v.template !== null) {
         template = await store.templates.get(tenant, v.template);
-        if (!template || template.channel !== v.channel) throw templateMismatch(v.template, v);
+        if (!template || template.channel !== v.channel) throw templateMismatch(v);
       }
-      const row = toRow(tenant, v, template, now, idempotencyKey ?? null, hash);
+      const row = toRow(tenant, v, encodeColumns(v), template, now, idempotencyKey ?? null, hash);
       const [hit] = await batcher.submit([row]);
       if (hit) return replay(hit, hash as string);
       return { status: 201, body: acceptedView(row) };
     },
 
-    async acceptBatch(tenant, bodies) {
+    async acceptBatch(tenant, verdicts) {
       const now = clock.now();
-      const results: BatchItemResult[] = new Array(bodies.length);
-      let valid: Array<{ index: number; v: ValidNotification }> = [];
-      bodies.forEach((body, index) => {
-        const v = validateNotification(body, `body/notifications/${index}`, now, pushAllowedHosts);
-        if (Array.isArray(v)) results[index] = { index, error: invalid(v) };
-        else valid.push({ index, v });
+      const results: BatchItemResult[] = new Array(verdicts.length);
+      let valid: Array<{ index: number; item: CheckedItem }> = [];
+      verdicts.forEach((verdict, index) => {
+        if ('errors' in verdict) results[index] = { index, error: invalid(verdict.errors) };
+        else valid.push({ index, item: verdict.item });
       });
       // The inline content's Liquid, in one check (its sources parsed off this event loop).
-      const inline = valid.filter(({ v }) => v.content !== null);
+      const inline = valid.filter(({ item }) => item.liquid !== null);
       if (inline.length > 0) {
         const problems = await deps.syntax(
           tenant,
-          inline.map(({ index, v }) => ({
-            content: v.content as Content,
+          inline.map(({ index, item }) => ({
+            content: item.liquid as Content,
             prefix: `body/notifications/${index}/content`,
-            rank: priorityRank(v.priority),
+            rank: priorityRank(item.priority),
           })),
         );
         inline.forEach(({ index }, i) => {
@@ -214,23 +229,23 @@ export function createIngest(deps: IngestDeps): Ingest {
       }
       // Each distinct template key is looked up once per batch, not once per item.
       const templates = new Map<string, TemplateRecord | null>();
-      for (const { v } of valid) {
-        if (v.template !== null && !templates.has(v.template)) {
-          templates.set(v.template, await store.templates.get(tenant, v.template));
+      for (const { item } of valid) {
+        if (item.template !== null && !templates.has(item.template)) {
+          templates.set(item.template, await store.templates.get(tenant, item.template));
         }
       }
       const rows: EncodedNotification[] = [];
       const rowIndex: number[] = [];
-      for (const { index, v } of valid) {
+      for (const { index, item } of valid) {
         let template: TemplateRecord | null = null;
-        if (v.template !== null) {
-          template = templates.get(v.template) ?? null;
-          if (!template || template.channel !== v.channel) {
-            results[index] = { index, error: templateMismatch(v.template, v, `body/notifications/${index}`) };
+        if (item.template !== null) {
+          template = templates.get(item.template) ?? null;
+          if (!template || template.channel !== item.channel) {
+            results[index] = { index, error: templateMismatch(item, `body/notifications/${index}`) };
             continue;
           }
         }
-        rows.push(toRow(tenant, v, template, now, null, null));
+        rows.push(toRow(tenant, item, item.encoded, template, now, null, null));
         rowIndex.push(index);
       }
       if (rows.length > 0) await batcher.submit(rows);

@@ -1,12 +1,18 @@
+import type { IncomingMessage } from 'node:http';
 import { Type } from '@sinclair/typebox';
+import { errorCodes, type FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import { problemOf } from '../http/problem.ts';
-import type { RouteModule } from '../http/types.ts';
+import type { App, RouteModule } from '../http/types.ts';
+import { type ItemVerdict, MAX_ITEMS } from './batch-body.ts';
+import { readBytes } from './batch-bytes.ts';
+import type { BatchDecoder } from './batch-decoder.ts';
 import type { Ingest } from './ingest.ts';
 import { Accepted, NotificationBody } from './schemas.ts';
 
 const BatchBody = Type.Object(
-  { notifications: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) },
+  { notifications: Type.Array(Type.Unknown(), { minItems: 1, maxItems: MAX_ITEMS }) },
   { additionalProperties: false },
 );
 const BatchResults = Type.Object({
@@ -20,8 +26,39 @@ const BatchResults = Type.Object({
   ),
 });
 
+/** Each batch request's item verdicts, from its body's reading (batchBodyParser) to its handler. */
+const verdictsOf = new WeakMap<FastifyRequest, ItemVerdict[]>();
+
+/**
+ * The JSON parser of POST /notifications/batch: the body's bytes go to a batch thread, which
+ * parses them and checks every item (batch-decoder.ts), and the request's body becomes the
+ * outline the thread sends back (batch-body.ts), for the route's schema to check as it would
+ * the body itself. Fastify's own parser would parse the whole body on the event loop. Answers
+ * as Fastify's parser does: empty, not JSON, a __proto__ key.
+ */
+function batchBodyParser(deps: { config: Config; clock: Clock; batchDecoder: BatchDecoder }) {
+  const pushAllowedHosts = deps.config.providers.pushAllowedHosts ?? [];
+  return async (request: FastifyRequest, payload: IncomingMessage) => {
+    const decoded = await deps.batchDecoder.decode(
+      request.principal.tenant,
+      await readBytes(payload, deps.config.batchBodyLimit),
+      deps.clock.now(),
+      pushAllowedHosts,
+    );
+    if (!decoded.ok) {
+      throw decoded.malformed === 'empty'
+        ? new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY()
+        : new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
+    }
+    if (decoded.verdicts) verdictsOf.set(request, decoded.verdicts);
+    return decoded.outline;
+  };
+}
+
+type IngestRouteDeps = { config: Config; clock: Clock; ingest: Ingest; batchDecoder: BatchDecoder };
+
 /** POST /notifications and POST /notifications/batch: durable acceptance (scope notifications:send). */
-export const notificationIngestRoutes: RouteModule<{ config: Config; ingest: Ingest }> = (app, deps) => {
+export const notificationIngestRoutes: RouteModule<IngestRouteDeps> = async (app, deps) => {
   const { ingest } = deps;
 
   app.post(
@@ -55,12 +92,21 @@ export const notificationIngestRoutes: RouteModule<{ config: Config; ingest: Ing
     },
   );
 
+  // Its own scope: the batch body's parser is this route's alone.
+  await app.register(async (scope: App) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/json', batchBodyParser(deps));
+    batchRoute(scope, deps);
+  });
+};
+
+function batchRoute(app: App, { config, ingest }: IngestRouteDeps): void {
   app.post(
     '/notifications/batch',
     {
       // Each item is checked for U+0000 by validate.ts, so a batch can answer 207 per item.
       config: { scope: 'notifications:send', checksNulInBody: true },
-      bodyLimit: deps.config.batchBodyLimit,
+      bodyLimit: config.batchBodyLimit,
       schema: {
         tags: ['notifications'],
         summary: 'Accept up to 1000 notifications, each on its own; one commit for the batch',
@@ -69,10 +115,13 @@ export const notificationIngestRoutes: RouteModule<{ config: Config; ingest: Ing
       },
     },
     async (request, reply) => {
-      const results = await ingest.acceptBatch(request.principal.tenant, request.body.notifications);
+      // The schema took the outline, so the thread checked every item (batch-body.ts).
+      const verdicts = verdictsOf.get(request);
+      if (!verdicts) throw new Error('a batch the schema took has no item verdicts');
+      const results = await ingest.acceptBatch(request.principal.tenant, verdicts);
       return reply.code(207).send({
         results: results.map((r) => ('error' in r ? { index: r.index, error: problemOf(r.error) } : r)),
       });
     },
   );
-};
+}

@@ -3,11 +3,12 @@ import { type ActionEffect, CANCEL, REDRIVE } from '../../notifications/status.t
 import { isUrgent } from '../../notifications/wakeup.ts';
 import { actionUpdate } from '../actions.ts';
 import { filtersRows, listRange } from '../list-range.ts';
-import type {
-  ActionOutcome,
-  EncodedNotification,
-  IdempotentHit,
-  NotificationStore,
+import {
+  type ActionOutcome,
+  columnsOf,
+  type EncodedNotification,
+  type IdempotentHit,
+  type NotificationStore,
 } from '../port/notifications.ts';
 import { scannedPage } from '../port/scanned-page.ts';
 import {
@@ -39,6 +40,7 @@ const hitOf = (row: NotificationRow): IdempotentHit => ({
 async function insertRows(tx: Query, items: EncodedNotification[]): Promise<Set<string>> {
   const rows = items.map((n, ord) => {
     const waiting = n.scheduledAt !== null && n.scheduledAt > n.createdAt;
+    const encoded = columnsOf(n.encoded);
     return {
       id: n.id,
       tenant: n.tenant,
@@ -46,12 +48,12 @@ async function insertRows(tx: Query, items: EncodedNotification[]): Promise<Set<
       priority: priorityRank(n.priority),
       queue_state: waiting ? 'waiting' : 'ready',
       due_at: waiting ? n.scheduledAt : null,
-      recipient: n.encoded.recipient,
+      recipient: encoded.recipient,
       template_key: n.templateKey,
       template_version: n.templateVersion,
-      content: n.encoded.content,
-      variables: n.encoded.variables,
-      metadata: n.encoded.metadata,
+      content: encoded.content,
+      variables: encoded.variables,
+      metadata: encoded.metadata,
       idempotency_key: n.idempotencyKey,
       request_hash: n.requestHash,
       scheduled_at: n.scheduledAt,

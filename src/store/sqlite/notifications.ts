@@ -2,11 +2,12 @@ import { priorityRank } from '../../notifications/model.ts';
 import { type ActionEffect, CANCEL, REDRIVE } from '../../notifications/status.ts';
 import { actionUpdate } from '../actions.ts';
 import { filtersRows, listRange } from '../list-range.ts';
-import type {
-  ActionOutcome,
-  EncodedNotification,
-  IdempotentHit,
-  NotificationStore,
+import {
+  type ActionOutcome,
+  columnsOf,
+  type EncodedNotification,
+  type IdempotentHit,
+  type NotificationStore,
 } from '../port/notifications.ts';
 import { scannedPage } from '../port/scanned-page.ts';
 import {
@@ -95,6 +96,7 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
       laneRank =
         lines.get(line) ?? (joinAt.get({ tenant: n.tenant, priority, channel: n.channel }) as number);
     }
+    const encoded = columnsOf(n.encoded);
     const values = [
       n.id,
       n.tenant,
@@ -102,12 +104,12 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
       priority,
       waiting ? 'waiting' : 'ready',
       waiting ? n.scheduledAt : null,
-      n.encoded.recipient,
+      encoded.recipient,
       n.templateKey,
       n.templateVersion,
-      n.encoded.content,
-      n.encoded.variables,
-      n.encoded.metadata,
+      encoded.content,
+      encoded.variables,
+      encoded.metadata,
       n.idempotencyKey,
       n.requestHash,
       n.scheduledAt,

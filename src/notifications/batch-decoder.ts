@@ -1,0 +1,169 @@
+import { Worker } from 'node:worker_threads';
+import { HeraldError } from '../errors.ts';
+import { Turns } from '../turns.ts';
+import type { DecodedBatch } from './batch-body.ts';
+
+/** What a batch thread is told at its start (batch-thread.ts). */
+export interface BatchThreadData {
+  nice: number;
+  /** Tests only: see BatchDecoderOptions.hold. */
+  hold?: Int32Array;
+}
+
+/** A body for a batch thread: its bytes (moved, not copied), acceptance's time and push rule. */
+export interface ToBatchThread {
+  id: number;
+  bytes: Uint8Array;
+  now: number;
+  pushAllowedHosts: readonly string[];
+}
+
+/** What a batch thread says: it is ready, or how a body was read. */
+export type FromBatchThread =
+  | { ready: true }
+  | { id: number; ok: true; decoded: DecodedBatch }
+  | { id: number; ok: false; message: string };
+
+/** Reads and checks batch bodies off the event loop (POST /notifications/batch, routes.ts). */
+export interface BatchDecoder {
+  /**
+   * Reads `bytes` as a batch body and checks each item at `now`; in turns by tenant with other
+   * tenants' batches. It takes the view's whole buffer (moved to the thread, not copied): the
+   * caller must own it alone, and not use it after.
+   */
+  decode(
+    tenant: string,
+    bytes: Uint8Array,
+    now: number,
+    pushAllowedHosts: readonly string[],
+  ): Promise<DecodedBatch>;
+  close(): Promise<void>;
+}
+
+export interface BatchDecoderOptions {
+  threads: number;
+  /**
+   * Tests only: a shared [held, arrived] pair. While `held` (index 0) is 1, each thread adds one
+   * to `arrived` (index 1) when a body reaches it and waits before reading it, so a test can
+   * see what the event loop does while a batch is being read.
+   */
+  hold?: Int32Array;
+}
+
+const ENTRY = new URL('./batch-thread.js', import.meta.url);
+/** The nice value of the threads (as the render pool's bulk threads): requests' event loop first. */
+const BATCH_NICE = 10;
+
+interface Job {
+  message: Omit<ToBatchThread, 'id'>;
+  resolve(decoded: DecodedBatch): void;
+  reject(error: unknown): void;
+}
+
+interface Thread {
+  worker: Worker;
+  ready: boolean;
+  running?: { id: number; job: Job };
+}
+
+/** The answer when a batch thread ended under a body (it ran out of memory): the caller may retry. */
+const ended = () =>
+  new HeraldError('UNAVAILABLE', 'The batch could not be read now; retry it.', { retryAfterS: 1 });
+
+/**
+ * Batch bodies are read and checked in worker threads: JSON parsing, each item's validation and
+ * the serialization of its row are about a hundred milliseconds of CPU for a 7 MiB batch, which
+ * held the event loop (GET /health, every other tenant's requests) while it ran (issue 46,
+ * item 1). The body's bytes move to the thread without a copy; what comes back is each item's
+ * verdict with its row's JSON columns as strings, flat objects that are cheap to receive. Waiting
+ * bodies take turns by tenant, as renders do. Threads start on first use and do not keep the
+ * process alive; one that ends (out of memory) fails its body with 503 and is replaced on next use.
+ */
+export function createBatchDecoder(options: BatchDecoderOptions): BatchDecoder {
+  const waiting = new Turns<Job>();
+  const threads: Thread[] = [];
+  let nextId = 1;
+  let closed = false;
+
+  function spawn(): Thread {
+    const worker = new Worker(ENTRY, {
+      workerData: { nice: BATCH_NICE, hold: options.hold } satisfies BatchThreadData,
+    });
+    const thread: Thread = { worker, ready: false };
+    worker.on('message', (message: FromBatchThread) => {
+      if ('ready' in message) {
+        thread.ready = true;
+      } else if (thread.running?.id === message.id) {
+        const { job } = thread.running;
+        thread.running = undefined;
+        if (message.ok) job.resolve(message.decoded);
+        else job.reject(new Error(`batch thread: ${message.message}`));
+      }
+      pump();
+    });
+    worker.on('error', () => {}); // 'exit' follows and handles it
+    worker.on('exit', () => {
+      threads.splice(threads.indexOf(thread), 1);
+      thread.running?.job.reject(ended());
+      thread.running = undefined;
+      // A thread that ended before it was ready would end again: fail the waiting bodies
+      // rather than start threads in a loop; the next body tries a new one.
+      if (!thread.ready) for (const job of waiting.takeAll()) job.reject(ended());
+      pump();
+    });
+    threads.push(thread);
+    return thread;
+  }
+
+  /** A thread keeps the process alive while a body is in it or waiting for it, not when idle. */
+  function holdProcess(): void {
+    for (const t of threads) {
+      if (t.running || waiting.size > 0) t.worker.ref();
+      else t.worker.unref();
+    }
+  }
+
+  function pump(): void {
+    try {
+      take();
+    } finally {
+      holdProcess();
+    }
+  }
+
+  function take(): void {
+    while (waiting.size > 0 && !closed) {
+      const idle = threads.find((t) => t.ready && !t.running);
+      if (!idle) {
+        if (threads.length < options.threads) spawn();
+        return;
+      }
+      const job = waiting.shift() as Job;
+      const id = nextId++;
+      idle.running = { id, job };
+      const message: ToBatchThread = { id, ...job.message };
+      idle.worker.postMessage(message, [message.bytes.buffer as ArrayBuffer]);
+    }
+  }
+
+  return {
+    decode(tenant, bytes, now, pushAllowedHosts) {
+      if (closed) return Promise.reject(ended());
+      // The view's whole buffer moves to the thread. Node allocates small buffers from a shared
+      // pool, which cannot move: those are copied (a few kilobytes at most).
+      const own =
+        bytes.buffer instanceof ArrayBuffer && bytes.byteLength >= Buffer.poolSize >>> 1
+          ? bytes
+          : new Uint8Array(bytes);
+      return new Promise((resolve, reject) => {
+        waiting.push(tenant, { message: { bytes: own, now, pushAllowedHosts }, resolve, reject });
+        pump();
+      });
+    },
+    async close() {
+      closed = true;
+      for (const job of waiting.takeAll()) job.reject(ended());
+      await Promise.all(threads.map((t) => t.worker.terminate()));
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import type { FieldError } from '../errors.ts';
+import { type EncodedColumns, encodeColumns, type PackedColumns } from '../store/port/notifications.ts';
+import { hasLiquid, TEXT_FIELDS } from '../templates/fields.ts';
+import type { Channel, Content, Priority } from './model.ts';
+import { validateNotification } from './validate.ts';
+
+/**
+ * One batch item after every check that needs no store and no Liquid parse: what ingest needs to
+ * make its row (the JSON columns already serialized), and the inline content only where it has
+ * Liquid markup for the syntax check to parse. Small on purpose: it crosses from the batch
+ * thread to the event loop (batch-decoder.ts), where each string that crosses costs.
+ */
+export interface CheckedItem {
+  channel: Channel;
+  priority: Priority;
+  template: string | null;
+  scheduledAt: number | null;
+  expiresAt: number | null;
+  /** Serialized by checkItem, then packed with the batch's other rows (batch-body.ts). */
+  encoded: EncodedColumns | PackedColumns;
+  /** The inline content, when one of its text fields holds Liquid markup; else null. */
+  liquid: Content | null;
+}
+
+/** An item refused by validation (paths under `body/notifications/<index>`), or checked. */
+export type ItemVerdict = { errors: FieldError[] } | { item: CheckedItem };
+
+const withLiquid = (content: Content | null): Content | null =>
+  content !== null &&
+  TEXT_FIELDS.some((field) => typeof content[field] === 'string' && hasLiquid(content[field]))
+    ? content
+    : null;
+
+/** Validates and serializes the item at `index` of a batch, as acceptance at `now` sees it. */
+export function checkItem(
+  raw: unknown,
+  index: number,
+  now: number,
+  pushAllowedHosts: readonly string[],
+): ItemVerdict {
+  const v = validateNotification(raw, `body/notifications/${index}`, now, pushAllowedHosts);
+  if (Array.isArray(v)) return { errors: v };
+  return {
+    item: {
+      channel: v.channel,
+      priority: v.priority,
+      template: v.template,
+      scheduledAt: v.scheduledAt,
+      expiresAt: v.expiresAt,
+      encoded: encodeColumns(v),
+      liquid: withLiquid(v.content),
+    },
+  };
+}
