@@ -23,7 +23,7 @@ const PasswordChange = withExample(
 
 /**
  * POST /auth/logout-all and POST /auth/password (protected, users only): a signed-in user ends
- * every session it has, or changes its password, which ends them too (README, "Authentication").
+ * every session it has, or changes its password, which ends them too (docs/authentication.md).
  * Access tokens already issued live until they expire.
  */
 export const sessionRoutes: RouteModule<AuthDeps> = (app, deps) => {

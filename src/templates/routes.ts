@@ -27,7 +27,7 @@ const Fields = {
 };
 const ChannelSchema = literals(CHANNELS);
 const strict = { additionalProperties: false } as const;
-/** The password-reset template of the README, the documents' example throughout. */
+/** The password-reset template of docs/sending.md, the examples' template throughout. */
 const FIELDS_EXAMPLE = {
   subject: 'Reset your password, {{ name }}',
   text: 'Hi {{ name }}, reset it here: {{ link }}',
