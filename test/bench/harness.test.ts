@@ -11,6 +11,17 @@ import { median, percentile } from '../../bench/lib/stats.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { tempDir } from '../helpers/config.ts';
 
+/** The machine a bench run reports, for the table tests. */
+const MACHINE = {
+  loadAverage: { atStart: 0.1, atEnd: 1.5 },
+  cpu: 'AMD EPYC',
+  cores: 2,
+  memoryMb: 24_000,
+  freeMemoryMb: 20_000,
+  node: 'v20.20.0',
+  platform: 'linux x64',
+};
+
 describe('bench harness', () => {
   it('takes the median of rounds and nearest-rank percentiles', () => {
     assert.equal(median([3, 1, 2]), 2);
@@ -115,15 +126,7 @@ describe('bench README block', () => {
     const block = benchBlock({
       startedAt: '2026-11-21T08:00:00.000Z',
       seconds: 600,
-      machine: {
-        loadAverage: { atStart: 0.1, atEnd: 1.5 },
-        cpu: 'AMD EPYC',
-        cores: 2,
-        memoryMb: 24_000,
-        freeMemoryMb: 20_000,
-        node: 'v20.20.0',
-        platform: 'linux x64',
-      },
+      machine: MACHINE,
       rows,
       notes: notes(rows),
       summary: summary(rows, 600),
@@ -144,15 +147,7 @@ describe('bench README block', () => {
     const results = {
       startedAt: '2026-11-21T08:00:00.000Z',
       seconds: 60,
-      machine: {
-        loadAverage: { atStart: 0.1, atEnd: 0.2 },
-        cpu: 'AMD EPYC',
-        cores: 2,
-        memoryMb: 24_000,
-        freeMemoryMb: 20_000,
-        node: 'v20.20.0',
-        platform: 'linux x64',
-      },
+      machine: { ...MACHINE, loadAverage: { atStart: 0.1, atEnd: 0.2 } },
       rows: [],
       notes: [],
       summary: 'bench: 0/0 targets met (60 s)',
