@@ -8,9 +8,9 @@ import { dirname, resolve } from 'node:path';
 import { Unavailable } from './lib/api.ts';
 import { progress, setQuiet } from './lib/log.ts';
 import { type BenchOptions, parseOptions, USAGE } from './lib/options.ts';
+import { updatePerformanceDoc } from './lib/performance-doc.ts';
 import { stopPostgres } from './lib/postgres.ts';
 import { killChildren, ROOT } from './lib/proc.ts';
-import { updateReadme } from './lib/readme.ts';
 import { machine, notes, type Row, summary, table } from './lib/report.ts';
 import { removeTempDirs } from './lib/tmp.ts';
 import { SCENARIOS } from './scenarios/index.ts';
@@ -134,9 +134,11 @@ async function main(): Promise<number> {
   console.log('');
   for (const note of results.notes) console.log(`- ${note}`);
   console.log(`\nResults written to ${out}`);
-  if (options.readme) {
+  if (options.docs) {
     console.log(
-      updateReadme(results) ? 'README.md Performance table updated' : 'README.md has no bench markers',
+      updatePerformanceDoc(results)
+        ? 'docs/performance.md bench table updated'
+        : 'docs/performance.md has no bench markers',
     );
   }
   console.log(line);

@@ -41,7 +41,8 @@ export interface BenchOptions {
   keep: boolean;
   quiet: boolean;
   /** Rewrite the table in README.md's Performance section from this run. */
-  readme: boolean;
+  /** Put the table in docs/performance.md. */
+  docs: boolean;
   sizes: Sizes;
 }
 
@@ -106,7 +107,7 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --round-seconds N        length of one ingest, batch or login round (default 10, 5, 5)
   --out PATH               where to write the results (default bench/results/latest.json,
                            bench/results/quick.json with --quick)
-  --readme                 put this run's table in README.md (Performance section)
+  --docs                   put this run's table in docs/performance.md (--readme: the same)
   --keep                   keep the temporary data directories
   --quiet                  no progress lines`;
 
@@ -144,7 +145,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   let postgres = false;
   let keep = false;
   let quiet = false;
-  let readme = false;
+  let docs = false;
   let out: string | undefined;
   const scenarios: string[] = [];
   const overrides: Array<(sizes: Sizes) => void> = [];
@@ -165,8 +166,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       case '--quiet':
         quiet = true;
         break;
+      case '--docs':
       case '--readme':
-        readme = true;
+        docs = true;
         break;
       case '--scenario':
         scenarios.push(...(value() ?? '').split(',').filter(Boolean));
@@ -183,7 +185,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       }
     }
   }
-  if (readme && quick) throw new Error('--readme takes a full-size run; --quick figures mean nothing');
+  if (docs && quick) throw new Error('--docs takes a full-size run; --quick figures mean nothing');
   const sizes = structuredClone(quick ? QUICK : FULL);
   for (const apply of overrides) apply(sizes);
   return {
@@ -193,7 +195,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     out,
     keep,
     quiet,
-    readme,
+    docs,
     sizes,
   };
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { iso } from '../clock.ts';
 import { HeraldError } from '../errors.ts';
+import { exampleOf, withExample } from '../http/examples.ts';
 import type { RouteModule } from '../http/types.ts';
 import { type ClientRecord, DuplicateError, type UserRecord } from '../store/port/auth.ts';
 import { createClient, createUser, disableUser, rotateClientSecret } from './accounts.ts';
@@ -46,7 +47,13 @@ const clientView = (c: ClientRecord) => ({
 });
 
 const admin = { scope: 'admin' };
-const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const UserIdParams = Type.Object({
+  id: Type.String({ maxLength: 100, examples: ['usr_0b9c2a4e-5d1f-4b7a-9c3e-2f6d8a1b4c5e'] }),
+});
+const ClientIdParams = Type.Object({
+  id: Type.String({ maxLength: 100, examples: ['cli_5f2b8c0e9a4d7e1f3b6c8a2d'] }),
+});
+const SECRET_EXAMPLE = 'kQ3vN8xR2mT7yW1zB5cF9hJ4lP6sD0gA-eU3iO8nV2w';
 
 /** /admin/users and /admin/clients (protected, scope `admin`). */
 export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
@@ -73,6 +80,8 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
       schema: {
         tags: ['admin'],
         summary: 'Create a user',
+        description:
+          "A user is a tenant and an email; its role (admin, sender, viewer) gives its scopes. `tenant` defaults to the caller's, and only admins of tenant `default` may name another. The password has at least 12 characters and is not a common, repeated or sequential one (400 naming the rule). A duplicate within the tenant is 409.",
         body: CreateUserBody,
         response: { 201: UserView },
       },
@@ -100,8 +109,12 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
       schema: {
         tags: ['admin'],
         summary: 'List users',
+        description:
+          "The users of the caller's tenant; admins of tenant `default` see every tenant's, or one named by `tenant`.",
         querystring: TenantQuery,
-        response: { 200: Type.Object({ items: Type.Array(UserView) }) },
+        response: {
+          200: withExample(Type.Object({ items: Type.Array(UserView) }), { items: [exampleOf(UserView)] }),
+        },
       },
     },
     async (request) => ({
@@ -116,8 +129,10 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
       schema: {
         tags: ['admin'],
         summary: 'Disable a user: it can no longer log in or refresh',
-        params: IdParams,
-        response: { 200: UserView },
+        description:
+          'Its refresh tokens answer 401 from now on; access tokens it holds live until they expire (10 minutes by default).',
+        params: UserIdParams,
+        response: { 200: withExample(UserView, { ...exampleOf(UserView), disabled: true }) },
       },
     },
     async (request) => {
@@ -134,7 +149,9 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
       schema: {
         tags: ['admin'],
         summary: 'Sign a user out everywhere: every refresh token it holds stops working',
-        params: IdParams,
+        description:
+          'Every refresh token issued to the user before now answers 401 at its next use, on every instance. Takes no body.',
+        params: UserIdParams,
         response: { 204: Type.Null() },
       },
     },
@@ -152,8 +169,15 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
       schema: {
         tags: ['admin'],
         summary: 'Create a service client; its secret is shown once',
+        description:
+          'A backend service exchanges the client id and secret for a 10-minute access token at POST /auth/token (client credentials). The secret is in this answer only: Herald keeps a keyed digest of it.',
         body: CreateClientBody,
-        response: { 201: Type.Composite([ClientView, Type.Object({ client_secret: Type.String() })]) },
+        response: {
+          201: withExample(Type.Composite([ClientView, Type.Object({ client_secret: Type.String() })]), {
+            ...exampleOf(ClientView),
+            client_secret: SECRET_EXAMPLE,
+          }),
+        },
       },
     },
     async (request, reply) => {
@@ -175,8 +199,15 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
       schema: {
         tags: ['admin'],
         summary: 'Give a client a new secret; the old one is refused from then on',
-        params: IdParams,
-        response: { 200: Type.Object({ client_id: Type.String(), client_secret: Type.String() }) },
+        description:
+          'For a leaked secret: the new one is in this answer only. Access tokens already issued live until they expire. Takes no body.',
+        params: ClientIdParams,
+        response: {
+          200: withExample(Type.Object({ client_id: Type.String(), client_secret: Type.String() }), {
+            client_id: exampleOf(ClientView).client_id,
+            client_secret: SECRET_EXAMPLE,
+          }),
+        },
       },
     },
     async (request, reply) => {
@@ -194,8 +225,10 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
       schema: {
         tags: ['admin'],
         summary: 'Disable a client: it gets no more tokens',
-        params: IdParams,
-        response: { 200: ClientView },
+        description:
+          'POST /auth/token refuses it from now on; access tokens already issued live until they expire. Takes no body.',
+        params: ClientIdParams,
+        response: { 200: withExample(ClientView, { ...exampleOf(ClientView), disabled: true }) },
       },
     },
     async (request) => {
@@ -212,8 +245,14 @@ export const adminAccountRoutes: RouteModule<AuthDeps> = (app, deps) => {
       schema: {
         tags: ['admin'],
         summary: 'List service clients',
+        description:
+          "The clients of the caller's tenant (never their secrets); admins of tenant `default` see every tenant's, or one named by `tenant`.",
         querystring: TenantQuery,
-        response: { 200: Type.Object({ items: Type.Array(ClientView) }) },
+        response: {
+          200: withExample(Type.Object({ items: Type.Array(ClientView) }), {
+            items: [exampleOf(ClientView)],
+          }),
+        },
       },
     },
     async (request) => ({

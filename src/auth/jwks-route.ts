@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { withExample } from '../http/examples.ts';
 import type { RouteModule } from '../http/types.ts';
 import { PublicJwk } from './schemas.ts';
 import type { AuthDeps } from './service.ts';
@@ -16,7 +17,23 @@ export const jwksRoute: RouteModule<AuthDeps> = (app, deps) => {
       schema: {
         tags: ['auth'],
         summary: 'Public signing keys (JWKS)',
-        response: { 200: Type.Object({ keys: Type.Array(PublicJwk) }) },
+        description:
+          "The public keys that verify Herald's tokens, for a verifier of its own (an `api` process with HERALD_JWKS_URL, or your service). A rotated key stays published until the last token it signed has expired. Cached 5 minutes.",
+        response: {
+          200: withExample(Type.Object({ keys: Type.Array(PublicJwk) }), {
+            keys: [
+              {
+                kty: 'EC',
+                kid: 'k-2026-11-28-a1b2c3',
+                alg: 'ES256',
+                use: 'sig',
+                crv: 'P-256',
+                x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+                y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+              },
+            ],
+          }),
+        },
       },
     },
     async (_request, reply) => {

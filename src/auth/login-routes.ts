@@ -27,6 +27,8 @@ export const loginRoutes: RouteModule<AuthDeps> = (app, deps) => {
       schema: {
         tags: ['auth'],
         summary: 'Log in with email and password',
+        description:
+          'Answers an access token (an ES256 JWT, 10 minutes) and a refresh token (12 hours sliding, 7 days at most), with Cache-Control: no-store. An email that is a user of several tenants names the one with `tenant`. A wrong email or password is 401; 10 failures for one email or 100 from one address in 15 minutes are 429 with Retry-After.',
         body: LoginBody,
         response: { 200: TokenPair },
       },
@@ -56,6 +58,8 @@ export const loginRoutes: RouteModule<AuthDeps> = (app, deps) => {
       schema: {
         tags: ['auth'],
         summary: 'Trade a refresh token for a new token pair',
+        description:
+          'A new access and refresh token, before the old access token expires. A refresh token of a user who signed out everywhere, changed the password or was disabled since is 401.',
         body: RefreshBody,
         response: { 200: TokenPair },
       },

@@ -1,21 +1,40 @@
 import { Type } from '@sinclair/typebox';
 import type { CoreDeps } from '../deps.ts';
+import { withExample } from '../http/examples.ts';
 import type { RouteModule } from '../http/types.ts';
 
-const Me = Type.Object({
-  sub: Type.String(),
-  tid: Type.String(),
-  scope: Type.String(),
-  kind: Type.Union([Type.Literal('user'), Type.Literal('client')]),
-  email: Type.Optional(Type.String()),
-  role: Type.Optional(Type.String()),
-});
+const Me = withExample(
+  Type.Object({
+    sub: Type.String(),
+    tid: Type.String(),
+    scope: Type.String(),
+    kind: Type.Union([Type.Literal('user'), Type.Literal('client')]),
+    email: Type.Optional(Type.String()),
+    role: Type.Optional(Type.String()),
+  }),
+  {
+    sub: 'usr_0b9c2a4e-5d1f-4b7a-9c3e-2f6d8a1b4c5e',
+    tid: 'default',
+    scope: 'notifications:send notifications:read templates:read templates:write admin',
+    kind: 'user',
+    email: 'admin@example.com',
+    role: 'admin',
+  },
+);
 
 /** GET /auth/me (protected, any scope): the caller as its token and its user record describe it. */
 export const meRoute: RouteModule<CoreDeps> = (app, deps) => {
   app.get(
     '/auth/me',
-    { schema: { tags: ['auth'], summary: 'The caller', response: { 200: Me } } },
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'The caller',
+        description:
+          'Who the access token speaks for: its subject, tenant, scopes and kind, and for a user its email and role. Any scope.',
+        response: { 200: Me },
+      },
+    },
     async (request) => {
       const p = request.principal;
       const me: {

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { HeraldError } from '../errors.ts';
+import { withExample } from '../http/examples.ts';
 import type { RouteModule } from '../http/types.ts';
 import type { UserRecord } from '../store/port/auth.ts';
 import { principalTurn } from './argon2-gate.ts';
@@ -9,17 +10,20 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-rules.ts';
 import { hashSecret, refuseWeakPassword, verifySecret } from './passwords.ts';
 import type { AuthDeps } from './service.ts';
 
-const PasswordChange = Type.Object(
-  {
-    currentPassword: Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }),
-    newPassword: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH }),
-  },
-  { additionalProperties: false },
+const PasswordChange = withExample(
+  Type.Object(
+    {
+      currentPassword: Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }),
+      newPassword: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH }),
+    },
+    { additionalProperties: false },
+  ),
+  { currentPassword: 'change-me-now', newPassword: 'a much longer passphrase' },
 );
 
 /**
  * POST /auth/logout-all and POST /auth/password (protected, users only): a signed-in user ends
- * every session it has, or changes its password, which ends them too (README, "Authentication").
+ * every session it has, or changes its password, which ends them too (docs/authentication.md).
  * Access tokens already issued live until they expire.
  */
 export const sessionRoutes: RouteModule<AuthDeps> = (app, deps) => {
@@ -42,6 +46,8 @@ export const sessionRoutes: RouteModule<AuthDeps> = (app, deps) => {
       schema: {
         tags: ['auth'],
         summary: 'Sign out everywhere: every refresh token of the caller stops working',
+        description:
+          'Users only (a service client gets 403). Every refresh token issued to the caller before now answers 401 at its next use, on every instance; access tokens live until they expire. Takes no body.',
         response: { 204: Type.Null() },
       },
     },
@@ -58,6 +64,8 @@ export const sessionRoutes: RouteModule<AuthDeps> = (app, deps) => {
       schema: {
         tags: ['auth'],
         summary: 'Change the caller’s password (ends every session)',
+        description:
+          'Users only. A wrong current password is 401 and counts as a failed login; a weak new one is 400 naming the rule. Every refresh token issued before the change answers 401 from then on.',
         body: PasswordChange,
         response: { 204: Type.Null() },
       },

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { HeraldError } from '../errors.ts';
+import { withExample } from '../http/examples.ts';
 import { headersOf, isServerError } from '../http/problem.ts';
 import type { App, RouteModule } from '../http/types.ts';
 import { loginTurn } from './argon2-gate.ts';
@@ -20,22 +21,37 @@ class OAuthError extends Error {
   }
 }
 
-const TokenRequest = Type.Object(
+const TokenRequest = withExample(
+  Type.Object(
+    {
+      grant_type: Type.String({ description: 'client_credentials' }),
+      client_id: Type.Optional(Type.String()),
+      client_secret: Type.Optional(Type.String()),
+      scope: Type.Optional(Type.String({ description: 'space-separated subset of the client scopes' })),
+    },
+    // RFC 6749 section 3.2: unrecognised parameters are ignored, not refused.
+    { additionalProperties: true },
+  ),
   {
-    grant_type: Type.String({ description: 'client_credentials' }),
-    client_id: Type.Optional(Type.String()),
-    client_secret: Type.Optional(Type.String()),
-    scope: Type.Optional(Type.String({ description: 'space-separated subset of the client scopes' })),
+    grant_type: 'client_credentials',
+    client_id: 'cli_5f2b8c0e9a4d7e1f3b6c8a2d',
+    client_secret: 'kQ3vN8xR2mT7yW1zB5cF9hJ4lP6sD0gA-eU3iO8nV2w',
   },
-  // RFC 6749 section 3.2: unrecognised parameters are ignored, not refused.
-  { additionalProperties: true },
 );
-const TokenAnswer = Type.Object({
-  access_token: Type.String(),
-  token_type: Type.Literal('Bearer'),
-  expires_in: Type.Integer(),
-  scope: Type.String(),
-});
+const TokenAnswer = withExample(
+  Type.Object({
+    access_token: Type.String(),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer(),
+    scope: Type.String(),
+  }),
+  {
+    access_token: 'eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiJjbGlfNWYyYiJ9.c2lnbmF0dXJl',
+    token_type: 'Bearer',
+    expires_in: 600,
+    scope: 'notifications:send',
+  },
+);
 const OAuthProblem = Type.Object({ error: Type.String(), error_description: Type.String() });
 
 function formParser(
@@ -116,7 +132,8 @@ export const tokenRoute: RouteModule<AuthDeps> = async (app, deps) => {
         schema: {
           tags: ['auth'],
           summary: 'OAuth 2.0 client credentials grant',
-          description: 'Client id and secret by HTTP Basic or in the body; form or JSON body.',
+          description:
+            "A service client's id and secret (by HTTP Basic, or client_id and client_secret in a form or JSON body) for an access token of 10 minutes, with the client's scopes or the subset `scope` asks for. Errors are OAuth 2.0 errors (RFC 6749 section 5.2), not problem+json; 10 failures for one client in 15 minutes are 429.",
           consumes: ['application/x-www-form-urlencoded', 'application/json'],
           body: TokenRequest,
           response: {

@@ -4,16 +4,20 @@ import { sealPrivateKey } from '../auth/key-crypto.ts';
 import { iso } from '../clock.ts';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
+import { exampleOf, withExample } from '../http/examples.ts';
 import { numericCursor, PageSchema, pageOf } from '../http/page.ts';
 import { literals, nullable } from '../http/schema.ts';
 import type { RouteModule } from '../http/types.ts';
 import { STATUSES, type Status } from '../notifications/model.ts';
+import { NOTIFICATION_ID_EXAMPLE } from '../notifications/schemas.ts';
 import { refusedUrl } from '../providers/outbound.ts';
 import type { AttemptRecord, CallbackRecord } from '../store/port/callbacks.ts';
 import { newSecret } from './signing.ts';
 
 const admin = { scope: 'admin' };
-const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const CALLBACK_ID_EXAMPLE = 'cb_Qm9vbGVhbkNhbGxiYWNr';
+const SECRET_EXAMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const IdParams = Type.Object({ id: Type.String({ maxLength: 100, examples: [CALLBACK_ID_EXAMPLE] }) });
 
 const CreateCallbackBody = Type.Object(
   {
@@ -34,19 +38,35 @@ const CreateCallbackBody = Type.Object(
   { additionalProperties: false },
 );
 
-const CallbackView = Type.Object({
-  id: Type.String(),
-  url: Type.String(),
-  events: Type.Array(literals(STATUSES)),
-  enabled: Type.Boolean(),
-  disabledReason: nullable(Type.String()),
-  createdAt: Type.String({ format: 'date-time' }),
+const CallbackView = withExample(
+  Type.Object({
+    id: Type.String(),
+    url: Type.String(),
+    events: Type.Array(literals(STATUSES)),
+    enabled: Type.Boolean(),
+    disabledReason: nullable(Type.String()),
+    createdAt: Type.String({ format: 'date-time' }),
+  }),
+  {
+    id: CALLBACK_ID_EXAMPLE,
+    url: 'https://hooks.example.com/herald',
+    events: ['DELIVERED', 'FAILED'],
+    enabled: true,
+    disabledReason: null,
+    createdAt: '2026-11-28T09:00:00.000Z',
+  },
+);
+const CreatedCallback = withExample(
+  Type.Composite([
+    CallbackView,
+    Type.Object({ secret: Type.String({ description: 'whsec_…: shown only here and on rotation' }) }),
+  ]),
+  { ...exampleOf(CallbackView), secret: SECRET_EXAMPLE },
+);
+const RotatedSecret = withExample(Type.Object({ id: Type.String(), secret: Type.String() }), {
+  id: CALLBACK_ID_EXAMPLE,
+  secret: SECRET_EXAMPLE,
 });
-const CreatedCallback = Type.Composite([
-  CallbackView,
-  Type.Object({ secret: Type.String({ description: 'whsec_…: shown only here and on rotation' }) }),
-]);
-const RotatedSecret = Type.Object({ id: Type.String(), secret: Type.String() });
 const Delivery = Type.Object({
   messageId: Type.String({ description: 'The webhook-id' }),
   notificationId: Type.String(),
@@ -54,6 +74,27 @@ const Delivery = Type.Object({
   statusCode: nullable(Type.Integer()),
   error: nullable(Type.String()),
   at: Type.String({ format: 'date-time' }),
+});
+const Deliveries = withExample(PageSchema(Delivery), {
+  items: [
+    {
+      messageId: 'msg_2bX9kQ4f7TzL1c0Vn8aE',
+      notificationId: NOTIFICATION_ID_EXAMPLE,
+      attempt: 2,
+      statusCode: 200,
+      error: null,
+      at: '2026-11-28T09:30:05.120Z',
+    },
+    {
+      messageId: 'msg_2bX9kQ4f7TzL1c0Vn8aE',
+      notificationId: NOTIFICATION_ID_EXAMPLE,
+      attempt: 1,
+      statusCode: 503,
+      error: 'the receiver answered 503',
+      at: '2026-11-28T09:30:00.020Z',
+    },
+  ],
+  nextCursor: null,
 });
 const DeliveriesQuery = Type.Object(
   {
@@ -97,7 +138,10 @@ export const callbackRoutes: RouteModule<CoreDeps> = (app, deps) => {
         summary: 'Register a status callback; its signing secret is in this answer only',
         description:
           'A tenant has at most HERALD_CALLBACKS_PER_TENANT callbacks (20); one more gets 409 INVALID_STATE until one is deleted.',
-        body: CreateCallbackBody,
+        body: withExample(CreateCallbackBody, {
+          url: 'https://hooks.example.com/herald',
+          events: ['DELIVERED', 'FAILED'],
+        }),
         response: { 201: CreatedCallback },
       },
     },
@@ -151,7 +195,13 @@ export const callbackRoutes: RouteModule<CoreDeps> = (app, deps) => {
       schema: {
         tags: ['callbacks'],
         summary: "The tenant's status callbacks",
-        response: { 200: Type.Object({ items: Type.Array(CallbackView) }) },
+        description:
+          "Scope admin. Every callback of the caller's tenant, without its secret; a callback given up on (its receiver answered 410) says why in `disabledReason`.",
+        response: {
+          200: withExample(Type.Object({ items: Type.Array(CallbackView) }), {
+            items: [exampleOf(CallbackView)],
+          }),
+        },
       },
     },
     async (request) => ({ items: (await store.callbacks.list(request.principal.tenant)).map(view) }),
@@ -164,6 +214,7 @@ export const callbackRoutes: RouteModule<CoreDeps> = (app, deps) => {
       schema: {
         tags: ['callbacks'],
         summary: 'Remove a callback and its pending messages',
+        description: 'Scope admin. No message is sent to it afterwards, retries included.',
         params: IdParams,
         response: { 204: { description: 'Removed', type: 'null' } },
       },
@@ -181,6 +232,8 @@ export const callbackRoutes: RouteModule<CoreDeps> = (app, deps) => {
       schema: {
         tags: ['callbacks'],
         summary: 'New signing secret; the old one still signs for 24 hours',
+        description:
+          'Scope admin. Messages carry a signature by each secret for 24 hours, so a receiver can switch to the new one at its pace. The new secret is in this answer only. Takes no body.',
         params: IdParams,
         response: { 200: RotatedSecret },
       },
@@ -206,9 +259,11 @@ export const callbackRoutes: RouteModule<CoreDeps> = (app, deps) => {
       schema: {
         tags: ['callbacks'],
         summary: 'Recent attempts, newest first',
+        description:
+          "Scope admin. Each attempt to post a message to this callback: its webhook-id, the notification, the receiver's status code or the error. Follow `nextCursor` until it is null.",
         params: IdParams,
         querystring: DeliveriesQuery,
-        response: { 200: PageSchema(Delivery) },
+        response: { 200: Deliveries },
       },
     },
     async (request) => {

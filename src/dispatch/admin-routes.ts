@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { visibleTenant } from '../auth/principal.ts';
 import type { CoreDeps } from '../deps.ts';
+import { withExample } from '../http/examples.ts';
 import { literals, nullable } from '../http/schema.ts';
 import type { RouteModule } from '../http/types.ts';
 import { CHANNELS, type Channel, PRIORITIES, type Priority, priorityRank } from '../notifications/model.ts';
@@ -16,12 +17,36 @@ const QueueRow = Type.Object({
   paused: Type.Boolean(),
 });
 const QueuesBody = Type.Object({ queues: Type.Array(QueueRow) });
-const Selector = Type.Object(
-  {
-    priority: Type.Optional(literals(PRIORITIES)),
-    channel: Type.Optional(literals(CHANNELS)),
-  },
-  { additionalProperties: false },
+/** Two of the 12 rows, for the document's example. */
+const queuesExample = (lowEmailPaused: boolean) => ({
+  queues: [
+    {
+      priority: 'CRITICAL' as const,
+      channel: 'email' as const,
+      depth: 0,
+      oldestAgeMs: null,
+      inFlight: 1,
+      paused: false,
+    },
+    {
+      priority: 'LOW' as const,
+      channel: 'email' as const,
+      depth: 1200,
+      oldestAgeMs: 84000,
+      inFlight: 0,
+      paused: lowEmailPaused,
+    },
+  ],
+});
+const Selector = withExample(
+  Type.Object(
+    {
+      priority: Type.Optional(literals(PRIORITIES)),
+      channel: Type.Optional(literals(CHANNELS)),
+    },
+    { additionalProperties: false },
+  ),
+  { priority: 'LOW', channel: 'email' },
 );
 
 /** GET /admin/queues and POST /admin/queues/pause|resume, scope admin. */
@@ -36,7 +61,7 @@ export const queueAdminRoutes: RouteModule<CoreDeps & { wakeup: WakeSignal }> = 
         description:
           "Depth, oldest age and in-flight count are of every tenant's notifications for admins of tenant `default`, " +
           "of the caller's tenant's only for other admins; a pause holds every tenant.",
-        response: { 200: QueuesBody },
+        response: { 200: withExample(QueuesBody, queuesExample(false)) },
       },
     },
     async (request) => queuesView(deps.store, deps.clock.now(), visibleTenant(request.principal)),
@@ -50,9 +75,10 @@ export const queueAdminRoutes: RouteModule<CoreDeps & { wakeup: WakeSignal }> = 
         schema: {
           tags: ['admin'],
           summary: `${action === 'pause' ? 'Pause' : 'Resume'} a priority, a channel, both, or everything`,
-          description: 'For every tenant: admins of tenant `default` only (`403` for others).',
+          description:
+            'For every tenant: admins of tenant `default` only (`403` for others). The body names a priority, a channel or both; `{}` (or none) is every queue. Pauses live in the database, so every worker sees them. Answers every queue as GET /admin/queues does.',
           body: Selector,
-          response: { 200: QueuesBody },
+          response: { 200: withExample(QueuesBody, queuesExample(action === 'pause')) },
         },
         // No body at all means everything, as `{}` does.
         preValidation: async (request) => {

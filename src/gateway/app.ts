@@ -17,7 +17,7 @@ export interface GatewayOptions {
   hop?: Partial<HopOptions>;
 }
 
-/** The gateway's forwarding table (README, "Web UI"), most specific first. */
+/** The gateway's forwarding table (docs/web-ui.md, "The gateway"), most specific first. */
 function gatewayRoutes(config: Config): Route[] {
   const { authUrl, apiUrl, bodyLimit, batchBodyLimit } = config;
   return [

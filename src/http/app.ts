@@ -78,6 +78,11 @@ export async function buildApp(spec: AppSpec, options: FastifyServerOptions = {}
     reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
     // The OpenAPI UI holds no data, but must not be framed (clickjacking).
     if (request.url.startsWith('/docs')) reply.header('content-security-policy', "frame-ancestors 'none'");
+    // The docs page at `/docs` names its assets `/docs/static/…` from the root, which a proxy that
+    // serves the API under a prefix (the gateway's `/api/docs`) cannot reach; at `/docs/` it names
+    // them `./static/…`. A relative Location keeps whatever prefix the browser used.
+    const [path, query] = request.url.split('?', 2);
+    if (path === '/docs') return reply.redirect(query === undefined ? 'docs/' : `docs/?${query}`, 302);
   });
   app.addHook('preParsing', refuseEncodedBody);
   app.addHook('preValidation', refuseNul);

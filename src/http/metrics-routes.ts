@@ -4,7 +4,13 @@ import type { Routes } from './types.ts';
 const PROMETHEUS_TEXT = {
   200: {
     description: 'The Prometheus text exposition format',
-    content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } },
+    content: {
+      'text/plain; version=0.0.4': {
+        schema: { type: 'string' },
+        example:
+          '# HELP herald_notifications_accepted_total Notifications durably accepted\n# TYPE herald_notifications_accepted_total counter\nherald_notifications_accepted_total{channel="email",priority="HIGH"} 42\n',
+      },
+    },
   },
 };
 

@@ -57,6 +57,8 @@ export const notificationReadRoutes: RouteModule<CoreDeps> = (app, deps) => {
       schema: {
         tags: ['notifications'],
         summary: 'Status and events; ETag for cheap polling',
+        description:
+          "Scope notifications:read. The notification of the caller's tenant (recipient masked) with every event, oldest first: each attempt, its provider and outcome. Send the answer's ETag back in If-None-Match and an unchanged notification answers 304 with no body. Another tenant's ID is 404.",
         params: NotificationIdParam,
         response: {
           200: NotificationDetail,

@@ -3,28 +3,55 @@ import { Type } from '@sinclair/typebox';
 import { errorCodes, type FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
+import { exampleOf, withExample } from '../http/examples.ts';
 import { problemOf } from '../http/problem.ts';
 import type { App, RouteModule } from '../http/types.ts';
 import { type ItemVerdict, MAX_ITEMS } from './batch-body.ts';
 import { readBytes } from './batch-bytes.ts';
 import type { BatchDecoder } from './batch-decoder.ts';
 import type { Ingest } from './ingest.ts';
-import { Accepted, NotificationBody } from './schemas.ts';
+import { Accepted, NOTIFICATION_ID_EXAMPLE, NotificationBody } from './schemas.ts';
 
-const BatchBody = Type.Object(
-  { notifications: Type.Array(Type.Unknown(), { minItems: 1, maxItems: MAX_ITEMS }) },
-  { additionalProperties: false },
-);
-const BatchResults = Type.Object({
-  results: Type.Array(
-    Type.Object({
-      index: Type.Integer(),
-      notificationId: Type.Optional(Type.String()),
-      status: Type.Optional(Type.String()),
-      error: Type.Optional(Type.Unknown()),
-    }),
+const BatchBody = withExample(
+  Type.Object(
+    { notifications: Type.Array(Type.Unknown(), { minItems: 1, maxItems: MAX_ITEMS }) },
+    { additionalProperties: false },
   ),
-});
+  {
+    notifications: [
+      exampleOf(NotificationBody),
+      { channel: 'sms', recipient: { phone: '+15550001111' }, content: { text: 'Your code is 424242' } },
+    ],
+  },
+);
+const BatchResults = withExample(
+  Type.Object({
+    results: Type.Array(
+      Type.Object({
+        index: Type.Integer(),
+        notificationId: Type.Optional(Type.String()),
+        status: Type.Optional(Type.String()),
+        error: Type.Optional(Type.Unknown()),
+      }),
+    ),
+  }),
+  {
+    results: [
+      { index: 0, notificationId: NOTIFICATION_ID_EXAMPLE, status: 'QUEUED' },
+      {
+        index: 1,
+        error: {
+          type: 'https://herald.dev/problems/validation-failed',
+          title: 'Validation failed',
+          status: 400,
+          code: 'VALIDATION_FAILED',
+          detail: 'The notification is invalid.',
+          errors: [{ path: 'body/recipient/phone', message: 'must be an E.164 number' }],
+        },
+      },
+    ],
+  },
+);
 
 /** Each batch request's item verdicts, from its body's reading (batchBodyParser) to its handler. */
 const verdictsOf = new WeakMap<FastifyRequest, ItemVerdict[]>();
@@ -69,6 +96,8 @@ export const notificationIngestRoutes: RouteModule<IngestRouteDeps> = async (app
       schema: {
         tags: ['notifications'],
         summary: 'Accept one notification; 201 only after it is durably committed',
+        description:
+          'Scope notifications:send. The body names a channel (email, sms or push), a recipient of that channel, and either a `template` (its current version is pinned now, rendered with `variables` when the notification is processed) or inline `content`; `priority` (CRITICAL, HIGH, NORMAL by default, LOW), `scheduledAt`, `expiresAt` and `metadata` are optional. The answer 201 comes only once the notification is durably committed, with its ID and a Location. With an `Idempotency-Key` header, the same key and body within 24 hours answer 200 with the same ID; the same key with another body is 409. Follow the notification with GET /notifications/{id}, the live stream or a status callback.',
         body: NotificationBody,
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
         response: { 200: Accepted, 201: Accepted },
@@ -110,6 +139,8 @@ function batchRoute(app: App, { config, ingest }: IngestRouteDeps): void {
       schema: {
         tags: ['notifications'],
         summary: 'Accept up to 1000 notifications, each on its own; one commit for the batch',
+        description:
+          'Scope notifications:send. Each item is a POST /notifications body, checked on its own: the answer 207 has one result per item, in order, with its notificationId or its problem, and a bad item never refuses the others.',
         body: BatchBody,
         response: { 207: BatchResults },
       },

@@ -1,7 +1,8 @@
-import { type TObject, type TProperties, Type } from '@sinclair/typebox';
+import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { CHANNELS } from '../channels.ts';
 import { ISO_TIME_PATTERN } from '../clock.ts';
+import { withExample } from '../http/examples.ts';
 import { PageSchema } from '../http/page.ts';
 import { literals, nullable } from '../http/schema.ts';
 import { TemplateKey } from '../templates/key.ts';
@@ -12,6 +13,9 @@ import { PRIORITIES, STATUSES } from './model.ts';
 // 100k items a second can afford. Formats are patterns, so no global format registry is needed.
 
 const strict = { additionalProperties: false } as const;
+
+/** A notification ID (a UUIDv7) for the OpenAPI document's examples. */
+export const NOTIFICATION_ID_EXAMPLE = '019b76da-a800-70e3-aa1e-88b1e3a76f06';
 const Text = (max: number) => Type.String({ minLength: 1, maxLength: max });
 
 const IsoTime = Type.String({
@@ -92,7 +96,14 @@ const WebPushBody = body('push', WebPushRecipient, PushContent);
 const DevicePushBody = body('push', DeviceRecipient, PushContent);
 
 /** The documented union (OpenAPI); validation picks one compiled schema by channel instead. */
-export const NotificationBody = Type.Union([EmailBody, SmsBody, WebPushBody, DevicePushBody]);
+export const NotificationBody = withExample(Type.Union([EmailBody, SmsBody, WebPushBody, DevicePushBody]), {
+  channel: 'email',
+  priority: 'HIGH',
+  recipient: { email: 'ada@example.com' },
+  template: 'password-reset',
+  variables: { name: 'Ada', link: 'https://example.com/r?t=1' },
+  metadata: { userId: 'u_42' },
+});
 
 export const checkers = {
   email: TypeCompiler.Compile(EmailBody),
@@ -102,13 +113,22 @@ export const checkers = {
 };
 
 /** The 201 (and idempotent 200) answer of POST /notifications. */
-export const Accepted = Type.Object({
-  notificationId: Type.String(),
-  status: Type.String(),
-  channel: Type.String(),
-  priority: Type.String(),
-  createdAt: Type.String(),
-});
+export const Accepted = withExample(
+  Type.Object({
+    notificationId: Type.String(),
+    status: Type.String(),
+    channel: Type.String(),
+    priority: Type.String(),
+    createdAt: Type.String(),
+  }),
+  {
+    notificationId: NOTIFICATION_ID_EXAMPLE,
+    status: 'QUEUED',
+    channel: 'email',
+    priority: 'HIGH',
+    createdAt: '2026-11-28T09:30:00.000Z',
+  },
+);
 
 const Time = Type.String({ format: 'date-time' });
 
@@ -153,12 +173,50 @@ export const NotificationEvent = Type.Object({
 });
 
 /** GET /notifications/{id}: the summary and every event (view.ts detailView). */
-export const NotificationDetail = Type.Composite([
-  NotificationSummary,
-  Type.Object({ events: Type.Array(NotificationEvent) }),
-]);
+const summaryExample: Static<typeof NotificationSummary> = {
+  notificationId: NOTIFICATION_ID_EXAMPLE,
+  status: 'DELIVERED',
+  channel: 'email',
+  priority: 'HIGH',
+  recipient: { email: 'a***@example.com' },
+  template: 'password-reset',
+  templateVersion: 1,
+  metadata: { userId: 'u_42' },
+  attempts: 1,
+  createdAt: '2026-11-28T09:30:00.000Z',
+  updatedAt: '2026-11-28T09:30:00.012Z',
+  scheduledAt: null,
+  expiresAt: null,
+  nextAttemptAt: null,
+  provider: 'sandbox',
+  providerMessageId: 'sbx_0193a2b4c5d6',
+};
 
-export const NotificationPage = PageSchema(NotificationSummary);
+export const NotificationDetail = withExample(
+  Type.Composite([NotificationSummary, Type.Object({ events: Type.Array(NotificationEvent) })]),
+  {
+    ...summaryExample,
+    events: [
+      { type: 'QUEUED', at: '2026-11-28T09:30:00.000Z' },
+      { type: 'PROCESSING', at: '2026-11-28T09:30:00.004Z', attempt: 1 },
+      {
+        type: 'SENT',
+        at: '2026-11-28T09:30:00.011Z',
+        attempt: 1,
+        provider: 'sandbox',
+        detail: 'stored in the sandbox',
+      },
+      { type: 'DELIVERED', at: '2026-11-28T09:30:00.012Z', provider: 'sandbox', source: 'provider' },
+    ],
+  },
+);
+
+export const NotificationPage = withExample(PageSchema(NotificationSummary), {
+  items: [summaryExample],
+  nextCursor: 'bjoxNzMyNzg2MjAwMDAw',
+});
 
 /** `:id` of one notification. No length bound: any unknown ID, however long, answers 404 like every other. */
-export const NotificationIdParam = Type.Object({ id: Type.String({ minLength: 1 }) });
+export const NotificationIdParam = Type.Object({
+  id: Type.String({ minLength: 1, examples: [NOTIFICATION_ID_EXAMPLE] }),
+});

@@ -83,7 +83,13 @@ export const notificationStreamRoute: RouteModule<
         response: {
           200: {
             description: 'An endless text/event-stream',
-            content: { 'text/event-stream': { schema: Type.String() } },
+            content: {
+              'text/event-stream': {
+                schema: Type.String(),
+                example:
+                  'event: status\nid: c3Q6MTIzNA\ndata: {"notificationId":"019b76da-a800-70e3-aa1e-88b1e3a76f06","status":"DELIVERED","previousStatus":"SENT","event":{"type":"DELIVERED","at":"2026-11-28T09:30:00.012Z","provider":"sandbox","source":"provider"},"metadata":{"userId":"u_42"}}\n\n',
+              },
+            },
           },
         },
       },

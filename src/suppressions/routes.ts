@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { iso } from '../clock.ts';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
+import { exampleOf, withExample } from '../http/examples.ts';
 import { numericCursor, PageSchema, pageOf } from '../http/page.ts';
 import { literals } from '../http/schema.ts';
 import type { RouteModule } from '../http/types.ts';
@@ -22,27 +23,38 @@ const RecipientText = Type.String({
   description:
     'email: the address; sms: the E.164 number; push: the Web Push endpoint or the APNs/FCM device token',
 });
-const SuppressionView = Type.Object({
-  channel: literals(CHANNELS),
-  recipient: Type.String({ description: 'Masked like every recipient Herald shows' }),
-  reason: Type.String({
-    description: `The admin's own words, or the name of Herald's own reason: ${SUPPRESSION_REASONS.map((r) => `\`${r}\``).join(', ')}`,
+const SuppressionView = withExample(
+  Type.Object({
+    channel: literals(CHANNELS),
+    recipient: Type.String({ description: 'Masked like every recipient Herald shows' }),
+    reason: Type.String({
+      description: `The admin's own words, or the name of Herald's own reason: ${SUPPRESSION_REASONS.map((r) => `\`${r}\``).join(', ')}`,
+    }),
+    createdAt: Type.String({ format: 'date-time' }),
   }),
-  createdAt: Type.String({ format: 'date-time' }),
-});
+  {
+    channel: 'email',
+    recipient: 'a***@example.com',
+    reason: 'asked by phone',
+    createdAt: '2026-11-28T09:00:00.000Z',
+  },
+);
 /** An admin's reason, in their own words (reasonProblem says what else it must be). */
 const ReasonText = Type.String({
   minLength: 1,
   maxLength: REASON_MAX_LENGTH,
   description: `Why, in your own words: one line, not blank, up to ${REASON_MAX_LENGTH} characters, stored without surrounding spaces; \`manual\` when left out`,
 });
-const CreateBody = Type.Object(
-  {
-    channel: literals(CHANNELS),
-    recipient: RecipientText,
-    reason: Type.Optional(ReasonText),
-  },
-  { additionalProperties: false },
+const CreateBody = withExample(
+  Type.Object(
+    {
+      channel: literals(CHANNELS),
+      recipient: RecipientText,
+      reason: Type.Optional(ReasonText),
+    },
+    { additionalProperties: false },
+  ),
+  { channel: 'email', recipient: 'ada@example.com', reason: 'asked by phone' },
 );
 const ListQuery = Type.Object(
   {
@@ -56,7 +68,10 @@ const ListQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-const KeyParams = Type.Object({ channel: literals(CHANNELS), recipient: RecipientText });
+const KeyParams = Type.Object({
+  channel: withExample(literals(CHANNELS), 'email'),
+  recipient: withExample(RecipientText, 'ada@example.com'),
+});
 
 const cursor = numericCursor('s');
 const view = (s: SuppressionRecord) => ({
@@ -99,7 +114,12 @@ export const suppressionRoutes: RouteModule<CoreDeps> = (app, deps) => {
         description:
           'Follow `nextCursor` until it is null: with `channel` alone, one request looks at 10,000 suppressions at most, so a page may hold fewer items than `limit`, or none, and still have a next cursor.',
         querystring: ListQuery,
-        response: { 200: PageSchema(SuppressionView) },
+        response: {
+          200: withExample(PageSchema(SuppressionView), {
+            items: [exampleOf(SuppressionView)],
+            nextCursor: null,
+          }),
+        },
       },
     },
     async (request) => {
@@ -131,6 +151,8 @@ export const suppressionRoutes: RouteModule<CoreDeps> = (app, deps) => {
       schema: {
         tags: ['suppressions'],
         summary: 'Suppress a recipient (reason `manual` unless given); an existing one is kept',
+        description:
+          'Scope admin. Notifications of the tenant to this recipient on this channel make no provider call and end FAILED, their event naming the suppression; CRITICAL ones are still attempted. The recipient is the unmasked one; the answer masks it.',
         body: CreateBody,
         response: { 201: SuppressionView },
       },

@@ -9,11 +9,13 @@ import type { UnsubscribeTarget, UnsubscribeTokens } from './unsubscribe-token.t
 /** RFC 8058: the one key and value a one-click POST carries. */
 const ONE_CLICK = 'List-Unsubscribe=One-Click';
 
-const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 4096 }) });
-const HtmlPage = {
+const TokenParams = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 4096, examples: ['v1.kZ3m0Q2bX9kQ4f7TzL1c0Vn8aE5rWq'] }),
+});
+const htmlPage = (example: string) => ({
   description: 'A small HTML page',
-  content: { 'text/html': { schema: { type: 'string' } } },
-};
+  content: { 'text/html': { schema: { type: 'string' }, example } },
+});
 
 /**
  * The page's headers: no script, no framing, no referrer (the link is a capability), no
@@ -81,9 +83,15 @@ export const unsubscribeRoutes: RouteModule<CoreDeps & { unsubscribe: Unsubscrib
         schema: {
           tags: ['suppressions'],
           summary: 'One-click unsubscribe: the confirmation page (changes nothing)',
+          description:
+            'Public: the page the List-Unsubscribe link of a LOW email opens. It names the masked recipient and has a button that posts the one-click body; opening it (a mail scanner following links) changes nothing. A forged or foreign token is 404.',
           security: [],
           params: TokenParams,
-          response: { 200: HtmlPage },
+          response: {
+            200: htmlPage(
+              '<h1>Unsubscribe</h1><p>Stop newsletters and other bulk messages to <strong>a***@example.com</strong>? Important messages about your account still arrive.</p><form method="post">…</form>',
+            ),
+          },
         },
       },
       async (request, reply) => {
@@ -107,7 +115,11 @@ export const unsubscribeRoutes: RouteModule<CoreDeps & { unsubscribe: Unsubscrib
           security: [],
           consumes: ['application/x-www-form-urlencoded', 'multipart/form-data'],
           params: TokenParams,
-          response: { 200: HtmlPage },
+          response: {
+            200: htmlPage(
+              '<h1>Unsubscribed</h1><p><strong>a***@example.com</strong> gets no more newsletters or other bulk messages.</p>',
+            ),
+          },
         },
       },
       async (request, reply) => {

@@ -3,6 +3,7 @@ import { CHANNELS, type Channel } from '../channels.ts';
 import { iso } from '../clock.ts';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
+import { exampleOf, withExample } from '../http/examples.ts';
 import { PageSchema, pageOf, textCursor } from '../http/page.ts';
 import { literals } from '../http/schema.ts';
 import type { RouteModule } from '../http/types.ts';
@@ -26,29 +27,67 @@ const Fields = {
 };
 const ChannelSchema = literals(CHANNELS);
 const strict = { additionalProperties: false } as const;
-const CreateBody = Type.Object({ key: TemplateKey, channel: ChannelSchema, ...Fields }, strict);
-const UpdateBody = Type.Object({ channel: Type.Optional(ChannelSchema), ...Fields }, strict);
-const PreviewBody = Type.Object(
-  { variables: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
-  strict,
+/** The password-reset template of docs/sending.md, the examples' template throughout. */
+const FIELDS_EXAMPLE = {
+  subject: 'Reset your password, {{ name }}',
+  text: 'Hi {{ name }}, reset it here: {{ link }}',
+  html: '<p>Hi {{ name }},</p><p><a href="{{ link }}">Reset your password</a></p>',
+};
+const CreateBody = withExample(Type.Object({ key: TemplateKey, channel: ChannelSchema, ...Fields }, strict), {
+  key: 'password-reset',
+  channel: 'email',
+  ...FIELDS_EXAMPLE,
+});
+const UpdateBody = withExample(Type.Object({ channel: Type.Optional(ChannelSchema), ...Fields }, strict), {
+  ...FIELDS_EXAMPLE,
+  subject: 'Your password reset link, {{ name }}',
+});
+const PreviewBody = withExample(
+  Type.Object({ variables: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }, strict),
+  { variables: { name: 'Ada', link: 'https://example.com/r?t=1' } },
 );
-const KeyParam = Type.Object({ key: TemplateKey });
+const KeyParam = Type.Object({ key: { ...TemplateKey, examples: ['password-reset'] } });
 /** A template as the API shows it (view below). */
-const TemplateView = Type.Object({
-  key: Type.String(),
-  channel: ChannelSchema,
-  version: Type.Integer(),
-  ...ContentView.properties,
-  createdAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time' }),
+const TemplateView = withExample(
+  Type.Object({
+    key: Type.String(),
+    channel: ChannelSchema,
+    version: Type.Integer(),
+    ...ContentView.properties,
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  }),
+  {
+    key: 'password-reset',
+    channel: 'email',
+    version: 1,
+    ...FIELDS_EXAMPLE,
+    createdAt: '2026-11-28T09:00:00.000Z',
+    updatedAt: '2026-11-28T09:00:00.000Z',
+  },
+);
+const TemplateList = withExample(PageSchema(TemplateView), {
+  items: [exampleOf(TemplateView)],
+  nextCursor: null,
 });
-const TemplateList = PageSchema(TemplateView);
-const Preview = Type.Object({
-  key: Type.String(),
-  channel: ChannelSchema,
-  version: Type.Integer(),
-  content: ContentView,
-});
+const Preview = withExample(
+  Type.Object({
+    key: Type.String(),
+    channel: ChannelSchema,
+    version: Type.Integer(),
+    content: ContentView,
+  }),
+  {
+    key: 'password-reset',
+    channel: 'email',
+    version: 1,
+    content: {
+      subject: 'Reset your password, Ada',
+      text: 'Hi Ada, reset it here: https://example.com/r?t=1',
+      html: '<p>Hi Ada,</p><p><a href="https://example.com/r?t=1">Reset your password</a></p>',
+    },
+  },
+);
 const ListQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
@@ -95,6 +134,8 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
 
   const created = {
     summary: 'Create a template (version 1)',
+    description:
+      "Scope templates:write. A Liquid template of the caller's tenant: `subject`, `text` and `html` for email, `text` for SMS, `title` and `body` for push. Output in `html` is HTML-escaped unless written `{{ value | raw }}`. A syntax error is 400 with its line and column, and so are `include`, `render` and `layout`; an existing key is 409.",
     body: CreateBody,
     response: { 201: TemplateView },
   };
@@ -112,7 +153,13 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
     return reply.code(201).header('location', `/templates/${key}`).send(view(created));
   });
 
-  const list = { summary: 'List templates by key', querystring: ListQuery, response: { 200: TemplateList } };
+  const list = {
+    summary: 'List templates by key',
+    description:
+      "Scope templates:read. The current version of each of the tenant's templates, by key; follow `nextCursor` until it is null.",
+    querystring: ListQuery,
+    response: { 200: TemplateList },
+  };
   app.get('/templates', { ...read, schema: { tags, ...list } }, async (request) => {
     const limit = request.query.limit ?? 50;
     const after = cursor.decode(request.query.cursor) ?? '';
@@ -121,7 +168,12 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
     return { items: page.map(view), nextCursor };
   });
 
-  const one = { summary: "A template's current version", params: KeyParam, response: { 200: TemplateView } };
+  const one = {
+    summary: "A template's current version",
+    description: 'Scope templates:read. 404 for a key the tenant has no template of.',
+    params: KeyParam,
+    response: { 200: TemplateView },
+  };
   app.get('/templates/:key', { ...read, schema: { tags, ...one } }, async (request) => {
     const found = await store.templates.get(request.principal.tenant, request.params.key);
     if (!found) throw notFound(request.params.key);
@@ -135,6 +187,8 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
       schema: {
         tags,
         summary: 'Save a new version; notifications accepted earlier keep theirs',
+        description:
+          "Scope templates:write. The fields given replace the current version's as version n+1, checked as at creation; notifications accepted before keep rendering the version they pinned.",
         params: KeyParam,
         body: UpdateBody,
         response: { 200: TemplateView },
@@ -154,7 +208,13 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
     },
   );
 
-  const remove = { summary: 'Delete a template', params: KeyParam, response: { 204: Type.Null() } };
+  const remove = {
+    summary: 'Delete a template',
+    description:
+      'Scope templates:write. The key no longer names a template: a notification that names it afterwards is refused (422 TEMPLATE_NOT_FOUND), and a key the tenant has no template of is 404.',
+    params: KeyParam,
+    response: { 204: Type.Null() },
+  };
   app.delete('/templates/:key', { ...write, schema: { tags, ...remove } }, async (request, reply) => {
     const deleted = await store.templates.delete(request.principal.tenant, request.params.key);
     if (!deleted) throw notFound(request.params.key);
@@ -168,6 +228,8 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
       schema: {
         tags,
         summary: 'Render a template with sample variables (422 RENDER_LIMIT past the limits)',
+        description:
+          'Scope templates:read. Renders the current version as the worker would, and sends nothing. A variable the template uses but `variables` lacks is 400 naming it; past the render limits (100 ms, 256 KiB of output) 422 RENDER_LIMIT.',
         params: KeyParam,
         body: PreviewBody,
         response: { 200: Preview },

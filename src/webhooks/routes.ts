@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
+import { withExample } from '../http/examples.ts';
 import type { App, RouteModule } from '../http/types.ts';
 import type { DeliveryReport } from '../notifications/delivery-report.ts';
 import type { ReportService } from '../notifications/reports.ts';
@@ -48,14 +49,17 @@ const isForm = (contentType: string | undefined) =>
   /^application\/x-www-form-urlencoded/i.test(contentType ?? '');
 
 /** What a webhook call did with its reports (ReportService outcomes), and how many it ignored. */
-const Outcomes = Type.Object({
-  applied: Type.Integer(),
-  unchanged: Type.Integer(),
-  pending: Type.Integer(),
-  duplicate: Type.Integer(),
-  dropped: Type.Integer(),
-  ignored: Type.Optional(Type.Integer()),
-});
+const Outcomes = withExample(
+  Type.Object({
+    applied: Type.Integer(),
+    unchanged: Type.Integer(),
+    pending: Type.Integer(),
+    duplicate: Type.Integer(),
+    dropped: Type.Integer(),
+    ignored: Type.Optional(Type.Integer()),
+  }),
+  { applied: 1, unchanged: 0, pending: 0, duplicate: 0, dropped: 0 },
+);
 
 const docs = (summary: string) => ({
   schema: {

@@ -1,13 +1,26 @@
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { acceptOrShed, type LoadResult } from '../../bench/lib/load.ts';
 import { parseOptions } from '../../bench/lib/options.ts';
 import { checkOrder } from '../../bench/lib/order.ts';
-import { readmeBlock } from '../../bench/lib/readme.ts';
+import { benchBlock, PERFORMANCE_DOC, updatePerformanceDoc } from '../../bench/lib/performance-doc.ts';
 import { measured, notes, summary, table } from '../../bench/lib/report.ts';
 import { median, percentile } from '../../bench/lib/stats.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { tempDir } from '../helpers/config.ts';
+
+/** The machine a bench run reports, for the table tests. */
+const MACHINE = {
+  loadAverage: { atStart: 0.1, atEnd: 1.5 },
+  cpu: 'AMD EPYC',
+  cores: 2,
+  memoryMb: 24_000,
+  freeMemoryMb: 20_000,
+  node: 'v20.20.0',
+  platform: 'linux x64',
+};
 
 describe('bench harness', () => {
   it('takes the median of rounds and nearest-rank percentiles', () => {
@@ -37,6 +50,7 @@ describe('bench harness', () => {
     assert.throws(() => parseOptions(['--fast']), /unknown flag/);
     assert.throws(() => parseOptions(['--isolation-backlog', 'many']), /positive integer/);
     assert.throws(() => parseOptions(['--quick', '--readme']), /full-size run/);
+    assert.throws(() => parseOptions(['--quick', '--docs']), /full-size run/);
   });
 
   it('counts only accepted requests and tolerates only overload answers', () => {
@@ -109,18 +123,10 @@ describe('bench README block', () => {
         target: { bound: 300, better: 'lower', text: '<= 300 MB' },
       }),
     ];
-    const block = readmeBlock({
+    const block = benchBlock({
       startedAt: '2026-11-21T08:00:00.000Z',
       seconds: 600,
-      machine: {
-        loadAverage: { atStart: 0.1, atEnd: 1.5 },
-        cpu: 'AMD EPYC',
-        cores: 2,
-        memoryMb: 24_000,
-        freeMemoryMb: 20_000,
-        node: 'v20.20.0',
-        platform: 'linux x64',
-      },
+      machine: MACHINE,
       rows,
       notes: notes(rows),
       summary: summary(rows, 600),
@@ -129,5 +135,27 @@ describe('bench README block', () => {
     assert.match(block, /load average 0.1 at the start, 1.5 at the end/);
     assert.match(block, /\| memory +\| peak RSS +\| 210 MB +\| <= 300 MB +\| met +\|/);
     assert.match(block, /`bench: 1\/1 targets met \(600 s\)`\n<!-- bench:end -->$/);
+  });
+  it('writes the table into docs/performance.md, not the README (#49.6)', () => {
+    assert.equal(PERFORMANCE_DOC, join(import.meta.dirname, '..', '..', 'docs', 'performance.md'));
+    const doc = readFileSync(PERFORMANCE_DOC, 'utf8');
+    assert.match(doc, /<!-- bench:start -->[\s\S]*<!-- bench:end -->/);
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    assert.doesNotMatch(readme, /bench:start/);
+    const copy = join(tempDir('herald-perf-doc-'), 'performance.md');
+    writeFileSync(copy, 'before\n<!-- bench:start -->\nold\n<!-- bench:end -->\nafter\n');
+    const results = {
+      startedAt: '2026-11-21T08:00:00.000Z',
+      seconds: 60,
+      machine: { ...MACHINE, loadAverage: { atStart: 0.1, atEnd: 0.2 } },
+      rows: [],
+      notes: [],
+      summary: 'bench: 0/0 targets met (60 s)',
+    };
+    assert.equal(updatePerformanceDoc(results, copy), true);
+    const written = readFileSync(copy, 'utf8');
+    assert.match(written, /^before\n<!-- bench:start -->\nMeasured 2026-11-21 08:00 UTC/);
+    assert.match(written, /\[bench\/results\/latest.json\]\(\.\.\/bench\/results\/latest.json\)/);
+    assert.match(written, /<!-- bench:end -->\nafter\n$/);
   });
 });

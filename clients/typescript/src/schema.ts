@@ -7,7 +7,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process is up */
+        /**
+         * Liveness: the process is up
+         * @description Public and cheap: answers 200 while the process serves requests, whatever its store does.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -24,7 +27,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the store answers (503 when not) */
+        /**
+         * Readiness: the store answers (503 when not)
+         * @description Public: 200 once the process can reach its store (SQLite file or PostgreSQL), else 503 with Retry-After, so a load balancer sends no traffic to it meanwhile.
+         */
         get: operations["getReady"];
         put?: never;
         post?: never;
@@ -43,7 +49,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log in with email and password */
+        /**
+         * Log in with email and password
+         * @description Answers an access token (an ES256 JWT, 10 minutes) and a refresh token (12 hours sliding, 7 days at most), with Cache-Control: no-store. An email that is a user of several tenants names the one with `tenant`. A wrong email or password is 401; 10 failures for one email or 100 from one address in 15 minutes are 429 with Retry-After.
+         */
         post: operations["postAuthLogin"];
         delete?: never;
         options?: never;
@@ -60,7 +69,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Trade a refresh token for a new token pair */
+        /**
+         * Trade a refresh token for a new token pair
+         * @description A new access and refresh token, before the old access token expires. A refresh token of a user who signed out everywhere, changed the password or was disabled since is 401.
+         */
         post: operations["postAuthRefresh"];
         delete?: never;
         options?: never;
@@ -79,7 +91,7 @@ export interface paths {
         put?: never;
         /**
          * OAuth 2.0 client credentials grant
-         * @description Client id and secret by HTTP Basic or in the body; form or JSON body.
+         * @description A service client's id and secret (by HTTP Basic, or client_id and client_secret in a form or JSON body) for an access token of 10 minutes, with the client's scopes or the subset `scope` asks for. Errors are OAuth 2.0 errors (RFC 6749 section 5.2), not problem+json; 10 failures for one client in 15 minutes are 429.
          */
         post: operations["postAuthToken"];
         delete?: never;
@@ -95,7 +107,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public signing keys (JWKS) */
+        /**
+         * Public signing keys (JWKS)
+         * @description The public keys that verify Herald's tokens, for a verifier of its own (an `api` process with HERALD_JWKS_URL, or your service). A rotated key stays published until the last token it signed has expired. Cached 5 minutes.
+         */
         get: operations["getWellKnownJwksJson"];
         put?: never;
         post?: never;
@@ -112,7 +127,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** External sign-in settings for the UI */
+        /**
+         * External sign-in settings for the UI
+         * @description Public: whether sign-in with an OpenID provider is configured (HERALD_OIDC_ISSUER), and where the browser sends the user to sign in.
+         */
         get: operations["getAuthOidcConfig"];
         put?: never;
         post?: never;
@@ -131,7 +149,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange an OpenID Connect authorization code for Herald tokens */
+        /**
+         * Exchange an OpenID Connect authorization code for Herald tokens
+         * @description The browser posts the code the provider gave it, with its PKCE verifier and nonce. Herald exchanges the code, checks the ID token and answers the same token pair as POST /auth/login for the linked user (no account is created). Throttled per client address like a login.
+         */
         post: operations["postAuthOidcCallback"];
         delete?: never;
         options?: never;
@@ -206,7 +227,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One-click unsubscribe: the confirmation page (changes nothing) */
+        /**
+         * One-click unsubscribe: the confirmation page (changes nothing)
+         * @description Public: the page the List-Unsubscribe link of a LOW email opens. It names the masked recipient and has a button that posts the one-click body; opening it (a mail scanner following links) changes nothing. A forged or foreign token is 404.
+         */
         get: operations["getUnsubscribeToken"];
         put?: never;
         /**
@@ -227,7 +251,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller */
+        /**
+         * The caller
+         * @description Who the access token speaks for: its subject, tenant, scopes and kind, and for a user its email and role. Any scope.
+         */
         get: operations["getAuthMe"];
         put?: never;
         post?: never;
@@ -246,7 +273,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign out everywhere: every refresh token of the caller stops working */
+        /**
+         * Sign out everywhere: every refresh token of the caller stops working
+         * @description Users only (a service client gets 403). Every refresh token issued to the caller before now answers 401 at its next use, on every instance; access tokens live until they expire. Takes no body.
+         */
         post: operations["postAuthLogoutAll"];
         delete?: never;
         options?: never;
@@ -263,7 +293,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change the caller’s password (ends every session) */
+        /**
+         * Change the caller’s password (ends every session)
+         * @description Users only. A wrong current password is 401 and counts as a failed login; a weak new one is 400 naming the rule. Every refresh token issued before the change answers 401 from then on.
+         */
         post: operations["postAuthPassword"];
         delete?: never;
         options?: never;
@@ -278,10 +311,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List users */
+        /**
+         * List users
+         * @description The users of the caller's tenant; admins of tenant `default` see every tenant's, or one named by `tenant`.
+         */
         get: operations["getAdminUsers"];
         put?: never;
-        /** Create a user */
+        /**
+         * Create a user
+         * @description A user is a tenant and an email; its role (admin, sender, viewer) gives its scopes. `tenant` defaults to the caller's, and only admins of tenant `default` may name another. The password has at least 12 characters and is not a common, repeated or sequential one (400 naming the rule). A duplicate within the tenant is 409.
+         */
         post: operations["postAdminUsers"];
         delete?: never;
         options?: never;
@@ -298,7 +337,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Disable a user: it can no longer log in or refresh */
+        /**
+         * Disable a user: it can no longer log in or refresh
+         * @description Its refresh tokens answer 401 from now on; access tokens it holds live until they expire (10 minutes by default).
+         */
         post: operations["postAdminUsersIdDisable"];
         delete?: never;
         options?: never;
@@ -315,7 +357,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign a user out everywhere: every refresh token it holds stops working */
+        /**
+         * Sign a user out everywhere: every refresh token it holds stops working
+         * @description Every refresh token issued to the user before now answers 401 at its next use, on every instance. Takes no body.
+         */
         post: operations["postAdminUsersIdRevokeSessions"];
         delete?: never;
         options?: never;
@@ -330,10 +375,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List service clients */
+        /**
+         * List service clients
+         * @description The clients of the caller's tenant (never their secrets); admins of tenant `default` see every tenant's, or one named by `tenant`.
+         */
         get: operations["getAdminClients"];
         put?: never;
-        /** Create a service client; its secret is shown once */
+        /**
+         * Create a service client; its secret is shown once
+         * @description A backend service exchanges the client id and secret for a 10-minute access token at POST /auth/token (client credentials). The secret is in this answer only: Herald keeps a keyed digest of it.
+         */
         post: operations["postAdminClients"];
         delete?: never;
         options?: never;
@@ -350,7 +401,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Give a client a new secret; the old one is refused from then on */
+        /**
+         * Give a client a new secret; the old one is refused from then on
+         * @description For a leaked secret: the new one is in this answer only. Access tokens already issued live until they expire. Takes no body.
+         */
         post: operations["postAdminClientsIdRotate"];
         delete?: never;
         options?: never;
@@ -367,7 +421,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Disable a client: it gets no more tokens */
+        /**
+         * Disable a client: it gets no more tokens
+         * @description POST /auth/token refuses it from now on; access tokens already issued live until they expire. Takes no body.
+         */
         post: operations["postAdminClientsIdDisable"];
         delete?: never;
         options?: never;
@@ -388,7 +445,10 @@ export interface paths {
          */
         get: operations["getNotifications"];
         put?: never;
-        /** Accept one notification; 201 only after it is durably committed */
+        /**
+         * Accept one notification; 201 only after it is durably committed
+         * @description Scope notifications:send. The body names a channel (email, sms or push), a recipient of that channel, and either a `template` (its current version is pinned now, rendered with `variables` when the notification is processed) or inline `content`; `priority` (CRITICAL, HIGH, NORMAL by default, LOW), `scheduledAt`, `expiresAt` and `metadata` are optional. The answer 201 comes only once the notification is durably committed, with its ID and a Location. With an `Idempotency-Key` header, the same key and body within 24 hours answer 200 with the same ID; the same key with another body is 409. Follow the notification with GET /notifications/{id}, the live stream or a status callback.
+         */
         post: operations["postNotifications"];
         delete?: never;
         options?: never;
@@ -405,7 +465,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept up to 1000 notifications, each on its own; one commit for the batch */
+        /**
+         * Accept up to 1000 notifications, each on its own; one commit for the batch
+         * @description Scope notifications:send. Each item is a POST /notifications body, checked on its own: the answer 207 has one result per item, in order, with its notificationId or its problem, and a bad item never refuses the others.
+         */
         post: operations["postNotificationsBatch"];
         delete?: never;
         options?: never;
@@ -420,7 +483,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Status and events; ETag for cheap polling */
+        /**
+         * Status and events; ETag for cheap polling
+         * @description Scope notifications:read. The notification of the caller's tenant (recipient masked) with every event, oldest first: each attempt, its provider and outcome. Send the answer's ETag back in If-None-Match and an unchanged notification answers 304 with no body. Another tenant's ID is 404.
+         */
         get: operations["getNotificationsId"];
         put?: never;
         post?: never;
@@ -457,7 +523,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's status callbacks */
+        /**
+         * The tenant's status callbacks
+         * @description Scope admin. Every callback of the caller's tenant, without its secret; a callback given up on (its receiver answered 410) says why in `disabledReason`.
+         */
         get: operations["getCallbacks"];
         put?: never;
         /**
@@ -481,7 +550,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a callback and its pending messages */
+        /**
+         * Remove a callback and its pending messages
+         * @description Scope admin. No message is sent to it afterwards, retries included.
+         */
         delete: operations["deleteCallbacksId"];
         options?: never;
         head?: never;
@@ -497,7 +569,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** New signing secret; the old one still signs for 24 hours */
+        /**
+         * New signing secret; the old one still signs for 24 hours
+         * @description Scope admin. Messages carry a signature by each secret for 24 hours, so a receiver can switch to the new one at its pace. The new secret is in this answer only. Takes no body.
+         */
         post: operations["postCallbacksIdRotateSecret"];
         delete?: never;
         options?: never;
@@ -512,7 +587,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Recent attempts, newest first */
+        /**
+         * Recent attempts, newest first
+         * @description Scope admin. Each attempt to post a message to this callback: its webhook-id, the notification, the receiver's status code or the error. Follow `nextCursor` until it is null.
+         */
         get: operations["getCallbacksIdDeliveries"];
         put?: never;
         post?: never;
@@ -535,7 +613,10 @@ export interface paths {
          */
         get: operations["getSuppressions"];
         put?: never;
-        /** Suppress a recipient (reason `manual` unless given); an existing one is kept */
+        /**
+         * Suppress a recipient (reason `manual` unless given); an existing one is kept
+         * @description Scope admin. Notifications of the tenant to this recipient on this channel make no provider call and end FAILED, their event naming the suppression; CRITICAL ones are still attempted. The recipient is the unmasked one; the answer masks it.
+         */
         post: operations["postSuppressions"];
         delete?: never;
         options?: never;
@@ -572,7 +653,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a notification not yet sent */
+        /**
+         * Cancel a notification not yet sent
+         * @description Scope notifications:send. A QUEUED or RETRYING notification that no worker holds becomes CANCELLED and is never sent; any other is 409 INVALID_STATE. Takes no body. Answers the notification as GET /notifications/{id} does.
+         */
         post: operations["postNotificationsIdCancel"];
         delete?: never;
         options?: never;
@@ -589,7 +673,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Redrive a FAILED notification */
+        /**
+         * Redrive a FAILED notification
+         * @description Scope admin. A FAILED notification is queued again with a fresh attempt count; any other is 409 INVALID_STATE. Takes no body. Answers the notification as GET /notifications/{id} does.
+         */
         post: operations["postNotificationsIdRetry"];
         delete?: never;
         options?: never;
@@ -604,10 +691,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List templates by key */
+        /**
+         * List templates by key
+         * @description Scope templates:read. The current version of each of the tenant's templates, by key; follow `nextCursor` until it is null.
+         */
         get: operations["getTemplates"];
         put?: never;
-        /** Create a template (version 1) */
+        /**
+         * Create a template (version 1)
+         * @description Scope templates:write. A Liquid template of the caller's tenant: `subject`, `text` and `html` for email, `text` for SMS, `title` and `body` for push. Output in `html` is HTML-escaped unless written `{{ value | raw }}`. A syntax error is 400 with its line and column, and so are `include`, `render` and `layout`; an existing key is 409.
+         */
         post: operations["postTemplates"];
         delete?: never;
         options?: never;
@@ -622,12 +715,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A template's current version */
+        /**
+         * A template's current version
+         * @description Scope templates:read. 404 for a key the tenant has no template of.
+         */
         get: operations["getTemplatesKey"];
-        /** Save a new version; notifications accepted earlier keep theirs */
+        /**
+         * Save a new version; notifications accepted earlier keep theirs
+         * @description Scope templates:write. The fields given replace the current version's as version n+1, checked as at creation; notifications accepted before keep rendering the version they pinned.
+         */
         put: operations["putTemplatesKey"];
         post?: never;
-        /** Delete a template */
+        /**
+         * Delete a template
+         * @description Scope templates:write. The key no longer names a template: a notification that names it afterwards is refused (422 TEMPLATE_NOT_FOUND), and a key the tenant has no template of is 404.
+         */
         delete: operations["deleteTemplatesKey"];
         options?: never;
         head?: never;
@@ -643,7 +745,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Render a template with sample variables (422 RENDER_LIMIT past the limits) */
+        /**
+         * Render a template with sample variables (422 RENDER_LIMIT past the limits)
+         * @description Scope templates:read. Renders the current version as the worker would, and sends nothing. A variable the template uses but `variables` lacks is 400 naming it; past the render limits (100 ms, 256 KiB of output) 422 RENDER_LIMIT.
+         */
         post: operations["postTemplatesKeyPreview"];
         delete?: never;
         options?: never;
@@ -682,7 +787,7 @@ export interface paths {
         put?: never;
         /**
          * Pause a priority, a channel, both, or everything
-         * @description For every tenant: admins of tenant `default` only (`403` for others).
+         * @description For every tenant: admins of tenant `default` only (`403` for others). The body names a priority, a channel or both; `{}` (or none) is every queue. Pauses live in the database, so every worker sees them. Answers every queue as GET /admin/queues does.
          */
         post: operations["postAdminQueuesPause"];
         delete?: never;
@@ -702,7 +807,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a priority, a channel, both, or everything
-         * @description For every tenant: admins of tenant `default` only (`403` for others).
+         * @description For every tenant: admins of tenant `default` only (`403` for others). The body names a priority, a channel or both; `{}` (or none) is every queue. Pauses live in the database, so every worker sees them. Answers every queue as GET /admin/queues does.
          */
         post: operations["postAdminQueuesResume"];
         delete?: never;
@@ -816,6 +921,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": {
                         status: string;
                     };
@@ -856,6 +966,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ready"
+                     *     }
+                     */
                     "application/json": {
                         status: string;
                     };
@@ -890,6 +1005,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "admin@example.com",
+                 *       "password": "change-me-now"
+                 *     }
+                 */
                 "application/json": {
                     email: string;
                     password: string;
@@ -904,6 +1025,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJl",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 600,
+                     *       "refresh_token": "eyJhbGciOiJFUzI1NiIsInR5cCI6InJ0K2p3dCJ9.eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJl",
+                     *       "refresh_expires_in": 43200
+                     *     }
+                     */
                     "application/json": {
                         access_token: string;
                         /** @enum {string} */
@@ -943,6 +1073,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refresh_token": "eyJhbGciOiJFUzI1NiIsInR5cCI6InJ0K2p3dCJ9.eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJl"
+                 *     }
+                 */
                 "application/json": {
                     refresh_token?: string;
                 };
@@ -955,6 +1090,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJl",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 600,
+                     *       "refresh_token": "eyJhbGciOiJFUzI1NiIsInR5cCI6InJ0K2p3dCJ9.eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJl",
+                     *       "refresh_expires_in": 43200
+                     *     }
+                     */
                     "application/json": {
                         access_token: string;
                         /** @enum {string} */
@@ -994,6 +1138,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "grant_type": "client_credentials",
+                 *       "client_id": "cli_5f2b8c0e9a4d7e1f3b6c8a2d",
+                 *       "client_secret": "kQ3vN8xR2mT7yW1zB5cF9hJ4lP6sD0gA-eU3iO8nV2w"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @description client_credentials */
                     grant_type: string;
@@ -1004,6 +1155,13 @@ export interface operations {
                 } & {
                     [key: string]: unknown;
                 };
+                /**
+                 * @example {
+                 *       "grant_type": "client_credentials",
+                 *       "client_id": "cli_5f2b8c0e9a4d7e1f3b6c8a2d",
+                 *       "client_secret": "kQ3vN8xR2mT7yW1zB5cF9hJ4lP6sD0gA-eU3iO8nV2w"
+                 *     }
+                 */
                 "application/json": {
                     /** @description client_credentials */
                     grant_type: string;
@@ -1023,6 +1181,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiJjbGlfNWYyYiJ9.c2lnbmF0dXJl",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 600,
+                     *       "scope": "notifications:send"
+                     *     }
+                     */
                     "application/json": {
                         access_token: string;
                         /** @enum {string} */
@@ -1115,6 +1281,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "EC",
+                     *           "kid": "k-2026-11-28-a1b2c3",
+                     *           "alg": "ES256",
+                     *           "use": "sig",
+                     *           "crv": "P-256",
+                     *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         keys: {
                             kty: string;
@@ -1165,6 +1346,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "enabled": true,
+                     *       "authorizationEndpoint": "https://id.example.com/authorize",
+                     *       "clientId": "herald-ui",
+                     *       "scope": "openid email"
+                     *     }
+                     */
                     "application/json": {
                         enabled: boolean;
                         authorizationEndpoint?: string;
@@ -1202,6 +1391,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "SplxlOBeZQQYbYS6WxSbIA",
+                 *       "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+                 *       "nonce": "n-0S6_WzA2Mj-8f3kq",
+                 *       "redirect_uri": "https://herald.example.com/oidc/callback"
+                 *     }
+                 */
                 "application/json": {
                     code: string;
                     code_verifier: string;
@@ -1217,6 +1414,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJl",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 600,
+                     *       "refresh_token": "eyJhbGciOiJFUzI1NiIsInR5cCI6InJ0K2p3dCJ9.eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJl",
+                     *       "refresh_expires_in": 43200
+                     *     }
+                     */
                     "application/json": {
                         access_token: string;
                         /** @enum {string} */
@@ -1262,6 +1468,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "applied": 1,
+                     *       "unchanged": 0,
+                     *       "pending": 0,
+                     *       "duplicate": 0,
+                     *       "dropped": 0
+                     *     }
+                     */
                     "application/json": {
                         applied: number;
                         unchanged: number;
@@ -1307,6 +1522,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "applied": 1,
+                     *       "unchanged": 0,
+                     *       "pending": 0,
+                     *       "duplicate": 0,
+                     *       "dropped": 0
+                     *     }
+                     */
                     "application/json": {
                         applied: number;
                         unchanged: number;
@@ -1352,6 +1576,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "applied": 1,
+                     *       "unchanged": 0,
+                     *       "pending": 0,
+                     *       "duplicate": 0,
+                     *       "dropped": 0
+                     *     }
+                     */
                     "application/json": {
                         applied: number;
                         unchanged: number;
@@ -1387,6 +1620,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example v1.kZ3m0Q2bX9kQ4f7TzL1c0Vn8aE5rWq */
                 token: string;
             };
             cookie?: never;
@@ -1399,6 +1633,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <h1>Unsubscribe</h1><p>Stop newsletters and other bulk messages to <strong>a***@example.com</strong>? Important messages about your account still arrive.</p><form method="post">…</form> */
                     "text/html": string;
                 };
             };
@@ -1427,6 +1662,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example v1.kZ3m0Q2bX9kQ4f7TzL1c0Vn8aE5rWq */
                 token: string;
             };
             cookie?: never;
@@ -1439,6 +1675,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <h1>Unsubscribed</h1><p><strong>a***@example.com</strong> gets no more newsletters or other bulk messages.</p> */
                     "text/html": string;
                 };
             };
@@ -1477,6 +1714,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "sub": "usr_0b9c2a4e-5d1f-4b7a-9c3e-2f6d8a1b4c5e",
+                     *       "tid": "default",
+                     *       "scope": "notifications:send notifications:read templates:read templates:write admin",
+                     *       "kind": "user",
+                     *       "email": "admin@example.com",
+                     *       "role": "admin"
+                     *     }
+                     */
                     "application/json": {
                         sub: string;
                         tid: string;
@@ -1552,6 +1799,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currentPassword": "change-me-now",
+                 *       "newPassword": "a much longer passphrase"
+                 *     }
+                 */
                 "application/json": {
                     currentPassword: string;
                     newPassword: string;
@@ -1603,6 +1856,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "usr_0b9c2a4e-5d1f-4b7a-9c3e-2f6d8a1b4c5e",
+                     *           "email": "ops@acme.test",
+                     *           "role": "sender",
+                     *           "tenant": "acme",
+                     *           "disabled": false,
+                     *           "createdAt": "2026-11-28T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         items: {
                             id: string;
@@ -1644,6 +1911,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ops@acme.test",
+                 *       "password": "a-long-password",
+                 *       "role": "sender",
+                 *       "tenant": "acme"
+                 *     }
+                 */
                 "application/json": {
                     email: string;
                     password: string;
@@ -1659,6 +1934,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "usr_0b9c2a4e-5d1f-4b7a-9c3e-2f6d8a1b4c5e",
+                     *       "email": "ops@acme.test",
+                     *       "role": "sender",
+                     *       "tenant": "acme",
+                     *       "disabled": false,
+                     *       "createdAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         email: string;
@@ -1694,6 +1979,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example usr_0b9c2a4e-5d1f-4b7a-9c3e-2f6d8a1b4c5e */
                 id: string;
             };
             cookie?: never;
@@ -1706,6 +1992,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "usr_0b9c2a4e-5d1f-4b7a-9c3e-2f6d8a1b4c5e",
+                     *       "email": "ops@acme.test",
+                     *       "role": "sender",
+                     *       "tenant": "acme",
+                     *       "disabled": true,
+                     *       "createdAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         email: string;
@@ -1741,6 +2037,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example usr_0b9c2a4e-5d1f-4b7a-9c3e-2f6d8a1b4c5e */
                 id: string;
             };
             cookie?: never;
@@ -1791,6 +2088,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "client_id": "cli_5f2b8c0e9a4d7e1f3b6c8a2d",
+                     *           "name": "billing",
+                     *           "scopes": [
+                     *             "notifications:send"
+                     *           ],
+                     *           "tenant": "acme",
+                     *           "disabled": false,
+                     *           "createdAt": "2026-11-28T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         items: {
                             client_id: string;
@@ -1832,6 +2145,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "billing",
+                 *       "scopes": [
+                 *         "notifications:send"
+                 *       ],
+                 *       "tenant": "acme"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     scopes: ("notifications:send" | "notifications:read" | "templates:read" | "templates:write" | "admin")[];
@@ -1846,6 +2168,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "client_id": "cli_5f2b8c0e9a4d7e1f3b6c8a2d",
+                     *       "name": "billing",
+                     *       "scopes": [
+                     *         "notifications:send"
+                     *       ],
+                     *       "tenant": "acme",
+                     *       "disabled": false,
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "client_secret": "kQ3vN8xR2mT7yW1zB5cF9hJ4lP6sD0gA-eU3iO8nV2w"
+                     *     }
+                     */
                     "application/json": {
                         client_id: string;
                         name: string;
@@ -1882,6 +2217,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example cli_5f2b8c0e9a4d7e1f3b6c8a2d */
                 id: string;
             };
             cookie?: never;
@@ -1894,6 +2230,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "client_id": "cli_5f2b8c0e9a4d7e1f3b6c8a2d",
+                     *       "client_secret": "kQ3vN8xR2mT7yW1zB5cF9hJ4lP6sD0gA-eU3iO8nV2w"
+                     *     }
+                     */
                     "application/json": {
                         client_id: string;
                         client_secret: string;
@@ -1925,6 +2267,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example cli_5f2b8c0e9a4d7e1f3b6c8a2d */
                 id: string;
             };
             cookie?: never;
@@ -1937,6 +2280,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "client_id": "cli_5f2b8c0e9a4d7e1f3b6c8a2d",
+                     *       "name": "billing",
+                     *       "scopes": [
+                     *         "notifications:send"
+                     *       ],
+                     *       "tenant": "acme",
+                     *       "disabled": true,
+                     *       "createdAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         client_id: string;
                         name: string;
@@ -1992,6 +2347,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "notificationId": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *           "status": "DELIVERED",
+                     *           "channel": "email",
+                     *           "priority": "HIGH",
+                     *           "recipient": {
+                     *             "email": "a***@example.com"
+                     *           },
+                     *           "template": "password-reset",
+                     *           "templateVersion": 1,
+                     *           "metadata": {
+                     *             "userId": "u_42"
+                     *           },
+                     *           "attempts": 1,
+                     *           "createdAt": "2026-11-28T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-28T09:30:00.012Z",
+                     *           "scheduledAt": null,
+                     *           "expiresAt": null,
+                     *           "nextAttemptAt": null,
+                     *           "provider": "sandbox",
+                     *           "providerMessageId": "sbx_0193a2b4c5d6"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "bjoxNzMyNzg2MjAwMDAw"
+                     *     }
+                     */
                     "application/json": {
                         items: {
                             notificationId: string;
@@ -2051,6 +2435,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "channel": "email",
+                 *       "priority": "HIGH",
+                 *       "recipient": {
+                 *         "email": "ada@example.com"
+                 *       },
+                 *       "template": "password-reset",
+                 *       "variables": {
+                 *         "name": "Ada",
+                 *         "link": "https://example.com/r?t=1"
+                 *       },
+                 *       "metadata": {
+                 *         "userId": "u_42"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     channel: "email";
@@ -2163,6 +2564,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "notificationId": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *       "status": "QUEUED",
+                     *       "channel": "email",
+                     *       "priority": "HIGH",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         notificationId: string;
                         status: string;
@@ -2178,6 +2588,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "notificationId": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *       "status": "QUEUED",
+                     *       "channel": "email",
+                     *       "priority": "HIGH",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         notificationId: string;
                         status: string;
@@ -2216,6 +2635,36 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "notifications": [
+                 *         {
+                 *           "channel": "email",
+                 *           "priority": "HIGH",
+                 *           "recipient": {
+                 *             "email": "ada@example.com"
+                 *           },
+                 *           "template": "password-reset",
+                 *           "variables": {
+                 *             "name": "Ada",
+                 *             "link": "https://example.com/r?t=1"
+                 *           },
+                 *           "metadata": {
+                 *             "userId": "u_42"
+                 *           }
+                 *         },
+                 *         {
+                 *           "channel": "sms",
+                 *           "recipient": {
+                 *             "phone": "+15550001111"
+                 *           },
+                 *           "content": {
+                 *             "text": "Your code is 424242"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     notifications: unknown[];
                 };
@@ -2228,6 +2677,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "index": 0,
+                     *           "notificationId": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *           "status": "QUEUED"
+                     *         },
+                     *         {
+                     *           "index": 1,
+                     *           "error": {
+                     *             "type": "https://herald.dev/problems/validation-failed",
+                     *             "title": "Validation failed",
+                     *             "status": 400,
+                     *             "code": "VALIDATION_FAILED",
+                     *             "detail": "The notification is invalid.",
+                     *             "errors": [
+                     *               {
+                     *                 "path": "body/recipient/phone",
+                     *                 "message": "must be an E.164 number"
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         results: {
                             index: number;
@@ -2263,6 +2739,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f06 */
                 id: string;
             };
             cookie?: never;
@@ -2275,6 +2752,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "notificationId": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *       "status": "DELIVERED",
+                     *       "channel": "email",
+                     *       "priority": "HIGH",
+                     *       "recipient": {
+                     *         "email": "a***@example.com"
+                     *       },
+                     *       "template": "password-reset",
+                     *       "templateVersion": 1,
+                     *       "metadata": {
+                     *         "userId": "u_42"
+                     *       },
+                     *       "attempts": 1,
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:30:00.012Z",
+                     *       "scheduledAt": null,
+                     *       "expiresAt": null,
+                     *       "nextAttemptAt": null,
+                     *       "provider": "sandbox",
+                     *       "providerMessageId": "sbx_0193a2b4c5d6",
+                     *       "events": [
+                     *         {
+                     *           "type": "QUEUED",
+                     *           "at": "2026-11-28T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "type": "PROCESSING",
+                     *           "at": "2026-11-28T09:30:00.004Z",
+                     *           "attempt": 1
+                     *         },
+                     *         {
+                     *           "type": "SENT",
+                     *           "at": "2026-11-28T09:30:00.011Z",
+                     *           "attempt": 1,
+                     *           "provider": "sandbox",
+                     *           "detail": "stored in the sandbox"
+                     *         },
+                     *         {
+                     *           "type": "DELIVERED",
+                     *           "at": "2026-11-28T09:30:00.012Z",
+                     *           "provider": "sandbox",
+                     *           "source": "provider"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         notificationId: string;
                         status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED";
@@ -2357,6 +2882,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example event: status
+                     *     id: c3Q6MTIzNA
+                     *     data: {"notificationId":"019b76da-a800-70e3-aa1e-88b1e3a76f06","status":"DELIVERED","previousStatus":"SENT","event":{"type":"DELIVERED","at":"2026-11-28T09:30:00.012Z","provider":"sandbox","source":"provider"},"metadata":{"userId":"u_42"}}
+                     */
                     "text/event-stream": string;
                 };
             };
@@ -2395,6 +2925,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "cb_Qm9vbGVhbkNhbGxiYWNr",
+                     *           "url": "https://hooks.example.com/herald",
+                     *           "events": [
+                     *             "DELIVERED",
+                     *             "FAILED"
+                     *           ],
+                     *           "enabled": true,
+                     *           "disabledReason": null,
+                     *           "createdAt": "2026-11-28T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         items: {
                             id: string;
@@ -2437,6 +2984,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/herald",
+                 *       "events": [
+                 *         "DELIVERED",
+                 *         "FAILED"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description An https:// receiver; no loopback, private or link-local address unless HERALD_CALLBACK_ALLOWED_HOSTS lists its host */
                     url: string;
@@ -2452,6 +3008,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "cb_Qm9vbGVhbkNhbGxiYWNr",
+                     *       "url": "https://hooks.example.com/herald",
+                     *       "events": [
+                     *         "DELIVERED",
+                     *         "FAILED"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabledReason": null,
+                     *       "createdAt": "2026-11-28T09:00:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         url: string;
@@ -2490,6 +3060,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example cb_Qm9vbGVhbkNhbGxiYWNr */
                 id: string;
             };
             cookie?: never;
@@ -2528,6 +3099,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example cb_Qm9vbGVhbkNhbGxiYWNr */
                 id: string;
             };
             cookie?: never;
@@ -2540,6 +3112,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "cb_Qm9vbGVhbkNhbGxiYWNr",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         secret: string;
@@ -2574,6 +3152,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example cb_Qm9vbGVhbkNhbGxiYWNr */
                 id: string;
             };
             cookie?: never;
@@ -2586,6 +3165,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "messageId": "msg_2bX9kQ4f7TzL1c0Vn8aE",
+                     *           "notificationId": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *           "attempt": 2,
+                     *           "statusCode": 200,
+                     *           "error": null,
+                     *           "at": "2026-11-28T09:30:05.120Z"
+                     *         },
+                     *         {
+                     *           "messageId": "msg_2bX9kQ4f7TzL1c0Vn8aE",
+                     *           "notificationId": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *           "attempt": 1,
+                     *           "statusCode": 503,
+                     *           "error": "the receiver answered 503",
+                     *           "at": "2026-11-28T09:30:00.020Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": {
                         items: {
                             /** @description The webhook-id */
@@ -2642,6 +3244,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "channel": "email",
+                     *           "recipient": "a***@example.com",
+                     *           "reason": "asked by phone",
+                     *           "createdAt": "2026-11-28T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": {
                         items: {
                             channel: "email" | "sms" | "push";
@@ -2685,6 +3300,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "channel": "email",
+                 *       "recipient": "ada@example.com",
+                 *       "reason": "asked by phone"
+                 *     }
+                 */
                 "application/json": {
                     channel: "email" | "sms" | "push";
                     /** @description email: the address; sms: the E.164 number; push: the Web Push endpoint or the APNs/FCM device token */
@@ -2701,6 +3323,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "channel": "email",
+                     *       "recipient": "a***@example.com",
+                     *       "reason": "asked by phone",
+                     *       "createdAt": "2026-11-28T09:00:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         channel: "email" | "sms" | "push";
                         /** @description Masked like every recipient Herald shows */
@@ -2737,8 +3367,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example email */
                 channel: "email" | "sms" | "push";
-                /** @description email: the address; sms: the E.164 number; push: the Web Push endpoint or the APNs/FCM device token */
+                /**
+                 * @description email: the address; sms: the E.164 number; push: the Web Push endpoint or the APNs/FCM device token
+                 * @example ada@example.com
+                 */
                 recipient: string;
             };
             cookie?: never;
@@ -2777,6 +3411,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f06 */
                 id: string;
             };
             cookie?: never;
@@ -2789,6 +3424,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "notificationId": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *       "status": "CANCELLED",
+                     *       "channel": "email",
+                     *       "priority": "HIGH",
+                     *       "recipient": {
+                     *         "email": "a***@example.com"
+                     *       },
+                     *       "template": "password-reset",
+                     *       "templateVersion": 1,
+                     *       "metadata": {
+                     *         "userId": "u_42"
+                     *       },
+                     *       "attempts": 0,
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:30:00.012Z",
+                     *       "scheduledAt": "2026-11-28T18:00:00.000Z",
+                     *       "expiresAt": null,
+                     *       "nextAttemptAt": null,
+                     *       "provider": null,
+                     *       "providerMessageId": null,
+                     *       "events": [
+                     *         {
+                     *           "type": "QUEUED",
+                     *           "at": "2026-11-28T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "type": "CANCELLED",
+                     *           "at": "2026-11-28T09:31:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         notificationId: string;
                         status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED";
@@ -2848,6 +3517,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f06 */
                 id: string;
             };
             cookie?: never;
@@ -2860,6 +3530,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "notificationId": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *       "status": "CANCELLED",
+                     *       "channel": "email",
+                     *       "priority": "HIGH",
+                     *       "recipient": {
+                     *         "email": "a***@example.com"
+                     *       },
+                     *       "template": "password-reset",
+                     *       "templateVersion": 1,
+                     *       "metadata": {
+                     *         "userId": "u_42"
+                     *       },
+                     *       "attempts": 0,
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:30:00.012Z",
+                     *       "scheduledAt": "2026-11-28T18:00:00.000Z",
+                     *       "expiresAt": null,
+                     *       "nextAttemptAt": null,
+                     *       "provider": null,
+                     *       "providerMessageId": null,
+                     *       "events": [
+                     *         {
+                     *           "type": "QUEUED",
+                     *           "at": "2026-11-28T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "type": "CANCELLED",
+                     *           "at": "2026-11-28T09:31:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         notificationId: string;
                         status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED";
@@ -2932,6 +3636,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "key": "password-reset",
+                     *           "channel": "email",
+                     *           "version": 1,
+                     *           "subject": "Reset your password, {{ name }}",
+                     *           "text": "Hi {{ name }}, reset it here: {{ link }}",
+                     *           "html": "<p>Hi {{ name }},</p><p><a href=\"{{ link }}\">Reset your password</a></p>",
+                     *           "createdAt": "2026-11-28T09:00:00.000Z",
+                     *           "updatedAt": "2026-11-28T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": {
                         items: {
                             key: string;
@@ -2983,6 +3704,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "password-reset",
+                 *       "channel": "email",
+                 *       "subject": "Reset your password, {{ name }}",
+                 *       "text": "Hi {{ name }}, reset it here: {{ link }}",
+                 *       "html": "<p>Hi {{ name }},</p><p><a href=\"{{ link }}\">Reset your password</a></p>"
+                 *     }
+                 */
                 "application/json": {
                     key: string;
                     channel: "email" | "sms" | "push";
@@ -3001,6 +3731,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": "password-reset",
+                     *       "channel": "email",
+                     *       "version": 1,
+                     *       "subject": "Reset your password, {{ name }}",
+                     *       "text": "Hi {{ name }}, reset it here: {{ link }}",
+                     *       "html": "<p>Hi {{ name }},</p><p><a href=\"{{ link }}\">Reset your password</a></p>",
+                     *       "createdAt": "2026-11-28T09:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:00:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         key: string;
                         channel: "email" | "sms" | "push";
@@ -3045,6 +3787,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example password-reset */
                 key: string;
             };
             cookie?: never;
@@ -3057,6 +3800,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": "password-reset",
+                     *       "channel": "email",
+                     *       "version": 1,
+                     *       "subject": "Reset your password, {{ name }}",
+                     *       "text": "Hi {{ name }}, reset it here: {{ link }}",
+                     *       "html": "<p>Hi {{ name }},</p><p><a href=\"{{ link }}\">Reset your password</a></p>",
+                     *       "createdAt": "2026-11-28T09:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:00:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         key: string;
                         channel: "email" | "sms" | "push";
@@ -3101,12 +3856,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example password-reset */
                 key: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "subject": "Your password reset link, {{ name }}",
+                 *       "text": "Hi {{ name }}, reset it here: {{ link }}",
+                 *       "html": "<p>Hi {{ name }},</p><p><a href=\"{{ link }}\">Reset your password</a></p>"
+                 *     }
+                 */
                 "application/json": {
                     channel?: "email" | "sms" | "push";
                     subject?: string;
@@ -3124,6 +3887,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": "password-reset",
+                     *       "channel": "email",
+                     *       "version": 1,
+                     *       "subject": "Reset your password, {{ name }}",
+                     *       "text": "Hi {{ name }}, reset it here: {{ link }}",
+                     *       "html": "<p>Hi {{ name }},</p><p><a href=\"{{ link }}\">Reset your password</a></p>",
+                     *       "createdAt": "2026-11-28T09:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:00:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         key: string;
                         channel: "email" | "sms" | "push";
@@ -3168,6 +3943,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example password-reset */
                 key: string;
             };
             cookie?: never;
@@ -3206,12 +3982,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example password-reset */
                 key: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "variables": {
+                 *         "name": "Ada",
+                 *         "link": "https://example.com/r?t=1"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     variables?: {
                         [key: string]: unknown;
@@ -3226,6 +4011,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": "password-reset",
+                     *       "channel": "email",
+                     *       "version": 1,
+                     *       "content": {
+                     *         "subject": "Reset your password, Ada",
+                     *         "text": "Hi Ada, reset it here: https://example.com/r?t=1",
+                     *         "html": "<p>Hi Ada,</p><p><a href=\"https://example.com/r?t=1\">Reset your password</a></p>"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         key: string;
                         channel: "email" | "sms" | "push";
@@ -3278,6 +4075,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "queues": [
+                     *         {
+                     *           "priority": "CRITICAL",
+                     *           "channel": "email",
+                     *           "depth": 0,
+                     *           "oldestAgeMs": null,
+                     *           "inFlight": 1,
+                     *           "paused": false
+                     *         },
+                     *         {
+                     *           "priority": "LOW",
+                     *           "channel": "email",
+                     *           "depth": 1200,
+                     *           "oldestAgeMs": 84000,
+                     *           "inFlight": 0,
+                     *           "paused": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
@@ -3319,6 +4138,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "priority": "LOW",
+                 *       "channel": "email"
+                 *     }
+                 */
                 "application/json": {
                     priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                     channel?: "email" | "sms" | "push";
@@ -3332,6 +4157,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "queues": [
+                     *         {
+                     *           "priority": "CRITICAL",
+                     *           "channel": "email",
+                     *           "depth": 0,
+                     *           "oldestAgeMs": null,
+                     *           "inFlight": 1,
+                     *           "paused": false
+                     *         },
+                     *         {
+                     *           "priority": "LOW",
+                     *           "channel": "email",
+                     *           "depth": 1200,
+                     *           "oldestAgeMs": 84000,
+                     *           "inFlight": 0,
+                     *           "paused": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
@@ -3373,6 +4220,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "priority": "LOW",
+                 *       "channel": "email"
+                 *     }
+                 */
                 "application/json": {
                     priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                     channel?: "email" | "sms" | "push";
@@ -3386,6 +4239,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "queues": [
+                     *         {
+                     *           "priority": "CRITICAL",
+                     *           "channel": "email",
+                     *           "depth": 0,
+                     *           "oldestAgeMs": null,
+                     *           "inFlight": 1,
+                     *           "paused": false
+                     *         },
+                     *         {
+                     *           "priority": "LOW",
+                     *           "channel": "email",
+                     *           "depth": 1200,
+                     *           "oldestAgeMs": 84000,
+                     *           "inFlight": 0,
+                     *           "paused": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
@@ -3438,6 +4313,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "notificationId": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *           "channel": "email",
+                     *           "recipient": {
+                     *             "email": "a***@example.com"
+                     *           },
+                     *           "content": {
+                     *             "subject": "Reset your password, Ada",
+                     *             "text": "Hi Ada, reset it here: https://example.com/r?t=1",
+                     *             "html": "<p>Hi Ada,</p><p><a href=\"https://example.com/r?t=1\">Reset your password</a></p>"
+                     *           },
+                     *           "at": "2026-11-28T09:30:00.011Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "bTo0Mg"
+                     *     }
+                     */
                     "application/json": {
                         items: {
                             notificationId: string;
@@ -3498,6 +4393,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example # HELP herald_notifications_accepted_total Notifications durably accepted
+                     *     # TYPE herald_notifications_accepted_total counter
+                     *     herald_notifications_accepted_total{channel="email",priority="HIGH"} 42
+                     */
                     "text/plain; version=0.0.4": string;
                 };
             };
@@ -3536,6 +4436,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example # HELP herald_notifications_accepted_total Notifications durably accepted
+                     *     # TYPE herald_notifications_accepted_total counter
+                     *     herald_notifications_accepted_total{channel="email",priority="HIGH"} 42
+                     */
                     "text/plain; version=0.0.4": string;
                 };
             };

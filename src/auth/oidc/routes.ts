@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { HeraldError } from '../../errors.ts';
+import { withExample } from '../../http/examples.ts';
 import type { RouteModule } from '../../http/types.ts';
 import type { UserRecord } from '../../store/port/auth.ts';
 import { normalizeEmail } from '../accounts.ts';
@@ -13,15 +14,27 @@ import { type Identity, userinfoEmail, verifyIdToken } from './id-token.ts';
 import { createProvider } from './provider.ts';
 
 /** POST /auth/oidc/callback body: what the browser kept in sessionStorage, plus the code it got. */
-const CallbackBody = Type.Object(
+const CallbackBody = withExample(
+  Type.Object(
+    {
+      code: Type.String({ minLength: 1, maxLength: 2048 }),
+      // RFC 7636 section 4.1: 43 to 128 unreserved characters.
+      code_verifier: Type.String({ pattern: '^[A-Za-z0-9._~-]{43,128}$' }),
+      nonce: Type.String({ minLength: 16, maxLength: 256 }),
+      redirect_uri: Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        pattern: '^https?://[^?#]+/oidc/callback$',
+      }),
+    },
+    { additionalProperties: false },
+  ),
   {
-    code: Type.String({ minLength: 1, maxLength: 2048 }),
-    // RFC 7636 section 4.1: 43 to 128 unreserved characters.
-    code_verifier: Type.String({ pattern: '^[A-Za-z0-9._~-]{43,128}$' }),
-    nonce: Type.String({ minLength: 16, maxLength: 256 }),
-    redirect_uri: Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://[^?#]+/oidc/callback$' }),
+    code: 'SplxlOBeZQQYbYS6WxSbIA',
+    code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+    nonce: 'n-0S6_WzA2Mj-8f3kq',
+    redirect_uri: 'https://herald.example.com/oidc/callback',
   },
-  { additionalProperties: false },
 );
 
 const OidcConfigView = Type.Object({
@@ -87,7 +100,16 @@ export const oidcRoutes: RouteModule<AuthDeps> = (app, deps) => {
       schema: {
         tags: ['auth'],
         summary: 'External sign-in settings for the UI',
-        response: { 200: OidcConfigView },
+        description:
+          'Public: whether sign-in with an OpenID provider is configured (HERALD_OIDC_ISSUER), and where the browser sends the user to sign in.',
+        response: {
+          200: withExample(OidcConfigView, {
+            enabled: true,
+            authorizationEndpoint: 'https://id.example.com/authorize',
+            clientId: 'herald-ui',
+            scope: 'openid email',
+          }),
+        },
       },
     },
     async () => {
@@ -108,6 +130,8 @@ export const oidcRoutes: RouteModule<AuthDeps> = (app, deps) => {
       schema: {
         tags: ['auth'],
         summary: 'Exchange an OpenID Connect authorization code for Herald tokens',
+        description:
+          'The browser posts the code the provider gave it, with its PKCE verifier and nonce. Herald exchanges the code, checks the ID token and answers the same token pair as POST /auth/login for the linked user (no account is created). Throttled per client address like a login.',
         body: CallbackBody,
         response: { 200: TokenPair },
       },

@@ -3,11 +3,12 @@ import { visibleTenant } from '../../auth/principal.ts';
 import { CHANNELS, type Channel } from '../../channels.ts';
 import { iso } from '../../clock.ts';
 import type { CoreDeps } from '../../deps.ts';
+import { withExample } from '../../http/examples.ts';
 import { numericCursor, PageSchema, pageOf } from '../../http/page.ts';
 import { literals } from '../../http/schema.ts';
 import type { RouteModule } from '../../http/types.ts';
 import { maskRecipient } from '../../notifications/mask.ts';
-import { ContentView } from '../../notifications/schemas.ts';
+import { ContentView, NOTIFICATION_ID_EXAMPLE } from '../../notifications/schemas.ts';
 
 const Query = Type.Object(
   {
@@ -19,14 +20,32 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
-const SandboxPage = PageSchema(
-  Type.Object({
-    notificationId: Type.String(),
-    channel: literals(CHANNELS),
-    recipient: Type.Record(Type.String(), Type.Unknown(), { description: 'masked' }),
-    content: ContentView,
-    at: Type.String({ format: 'date-time' }),
-  }),
+const SandboxPage = withExample(
+  PageSchema(
+    Type.Object({
+      notificationId: Type.String(),
+      channel: literals(CHANNELS),
+      recipient: Type.Record(Type.String(), Type.Unknown(), { description: 'masked' }),
+      content: ContentView,
+      at: Type.String({ format: 'date-time' }),
+    }),
+  ),
+  {
+    items: [
+      {
+        notificationId: NOTIFICATION_ID_EXAMPLE,
+        channel: 'email',
+        recipient: { email: 'a***@example.com' },
+        content: {
+          subject: 'Reset your password, Ada',
+          text: 'Hi Ada, reset it here: https://example.com/r?t=1',
+          html: '<p>Hi Ada,</p><p><a href="https://example.com/r?t=1">Reset your password</a></p>',
+        },
+        at: '2026-11-28T09:30:00.011Z',
+      },
+    ],
+    nextCursor: 'bTo0Mg',
+  },
 );
 
 /** The id of the last message shown. */

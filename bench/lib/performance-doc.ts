@@ -6,7 +6,10 @@ import { type machine, type Row, table } from './report.ts';
 const START = '<!-- bench:start -->';
 const END = '<!-- bench:end -->';
 
-/** What run.ts writes to bench/results/latest.json (the parts the README shows). */
+/** Where the bench table lives: the README links to it rather than carry a quarter of its length. */
+export const PERFORMANCE_DOC = join(ROOT, 'docs', 'performance.md');
+
+/** What run.ts writes to bench/results/latest.json (the parts docs/performance.md shows). */
 export interface Results {
   startedAt: string;
   seconds: number;
@@ -16,15 +19,15 @@ export interface Results {
   summary: string;
 }
 
-/** The generated part of the README's Performance section: machine, table, notes, summary. */
-export function readmeBlock(results: Results): string {
+/** The generated part of docs/performance.md: machine, table, notes, summary. */
+export function benchBlock(results: Results): string {
   const m = results.machine;
   return [
     START,
     `Measured ${results.startedAt.slice(0, 16).replace('T', ' ')} UTC on ${m.cpu}, ${m.cores} cores, ` +
       `${Math.round(m.memoryMb / 1024)} GB RAM, Node ${m.node}, ${m.platform}; the run took ` +
       `${Math.round(results.seconds / 60)} min (1-minute load average ${m.loadAverage.atStart} at the start, ` +
-      `${m.loadAverage.atEnd} at the end). Raw figures: [bench/results/latest.json](bench/results/latest.json).`,
+      `${m.loadAverage.atEnd} at the end). Raw figures: [bench/results/latest.json](../bench/results/latest.json).`,
     '',
     table(results.rows),
     '',
@@ -35,13 +38,12 @@ export function readmeBlock(results: Results): string {
   ].join('\n');
 }
 
-/** Replaces the block between the bench markers in README.md; false when the markers are missing. */
-export function updateReadme(results: Results): boolean {
-  const path = join(ROOT, 'README.md');
+/** Replaces the block between the bench markers in docs/performance.md; false when the markers are missing. */
+export function updatePerformanceDoc(results: Results, path = PERFORMANCE_DOC): boolean {
   const text = readFileSync(path, 'utf8');
   const start = text.indexOf(START);
   const end = text.indexOf(END);
   if (start < 0 || end < start) return false;
-  writeFileSync(path, text.slice(0, start) + readmeBlock(results) + text.slice(end + END.length));
+  writeFileSync(path, text.slice(0, start) + benchBlock(results) + text.slice(end + END.length));
   return true;
 }

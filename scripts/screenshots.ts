@@ -1,12 +1,28 @@
-// Takes the README's screenshots of the main pages into docs/screenshots/.
-// Run: node --import tsx test/browser/screenshots.ts   (needs /usr/bin/chromium)
+// Takes the README's screenshots of the web UI into docs/screenshots/, from a fresh Herald (every
+// role, a temporary data directory, random ports) seeded with sample data, in Chromium
+// (/usr/bin/chromium, or CHROMIUM_PATH). One command, so they follow the UI as it changes:
+//   npm run screenshots                 (or: node --import tsx scripts/screenshots.ts [out-dir])
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
-import { ADMIN, launchBrowser, logIn, startStack } from '../helpers/browser.ts';
-import { startIdp } from '../helpers/oidc.ts';
+import { ADMIN, launchBrowser, logIn, startStack } from '../test/helpers/browser.ts';
+import { startIdp } from '../test/helpers/oidc.ts';
 
-const OUT = join(import.meta.dirname, '..', '..', 'docs', 'screenshots');
+/** The pages the README shows, and the others docs/web-ui.md may use; each becomes `<name>.png`. */
+const SHOTS = [
+  'login',
+  'dashboard',
+  'send-errors',
+  'notifications',
+  'notification-detail',
+  'templates',
+  'sandbox',
+  'suppressions',
+  'account',
+  'admin',
+] as const;
+
+const OUT = resolve(process.argv[2] ?? join(import.meta.dirname, '..', 'docs', 'screenshots'));
 
 async function api(base: string, token: string, method: string, path: string, body?: unknown) {
   const response = await fetch(`${base}/api${path}`, {
@@ -17,10 +33,10 @@ async function api(base: string, token: string, method: string, path: string, bo
   return response.json();
 }
 
-async function shot(page: Page, name: string) {
+async function shot(page: Page, name: (typeof SHOTS)[number]) {
   await page.waitForTimeout(400);
   await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: false });
-  console.log(`docs/screenshots/${name}.png`);
+  console.log(join(OUT, `${name}.png`));
 }
 
 mkdirSync(OUT, { recursive: true });
@@ -61,6 +77,12 @@ await api(base, token, 'POST', '/admin/users', {
 });
 await api(base, token, 'POST', '/admin/clients', { name: 'billing-service', scopes: ['notifications:send'] });
 await api(base, token, 'POST', '/admin/queues/pause', { priority: 'LOW' });
+await api(base, token, 'POST', '/suppressions', {
+  channel: 'email',
+  recipient: 'bounced@example.com',
+  reason: 'asked by phone to stop',
+});
+await api(base, token, 'POST', '/suppressions', { channel: 'sms', recipient: '+15550009999' });
 const people = ['ada', 'grace', 'alan', 'edsger', 'barbara', 'donald'];
 for (const [i, name] of people.entries()) {
   await api(base, token, 'POST', '/notifications', {
@@ -152,6 +174,14 @@ await page
   .click();
 await page.locator('iframe.email-frame').waitFor();
 await shot(page, 'sandbox');
+
+await page.getByRole('link', { name: 'Suppressions' }).click();
+await page.getByText('asked by phone to stop').first().waitFor();
+await shot(page, 'suppressions');
+
+await page.getByRole('link', { name: 'Account' }).click();
+await page.getByRole('heading', { name: 'Change password' }).waitFor();
+await shot(page, 'account');
 
 await page.getByRole('link', { name: 'Admin' }).click();
 await page.getByRole('cell', { name: 'ops@example.com' }).waitFor();
