@@ -51,13 +51,6 @@ export async function runCli(
   }
 }
 
-/** Reads one line from stdin (for passwords kept out of the process list). */
-export async function readStdinLine(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
-}
-
 /** Pads columns for list output. */
 export function row(cells: readonly string[], widths: readonly number[]): string {
   return cells
