@@ -1,5 +1,6 @@
 import { type Config, ConfigError, loadConfig } from '../config/config.ts';
 import { startDispatchThread, stopOnThreadExit, wantsDispatchThread } from '../dispatch/thread.ts';
+import { PortUnavailableError } from '../http/listen.ts';
 import type { Herald } from '../main.ts';
 import { trimMemory } from '../memory-trim.ts';
 
@@ -58,6 +59,11 @@ export async function runStart(_args: string[], env: NodeJS.ProcessEnv): Promise
     if (error instanceof ConfigError) {
       console.error(error.message);
       return 2;
+    }
+    // A taken port: one line naming it and its variable; startHerald has closed what it opened.
+    if (error instanceof PortUnavailableError) {
+      console.error(error.message);
+      return 1;
     }
     throw error;
   }
