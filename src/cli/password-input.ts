@@ -36,10 +36,11 @@ function readLine(): Promise<string> {
 /** Asks on stderr and reads what is typed with the terminal's echo off (raw mode). */
 function promptHidden(prompt: string): Promise<string> {
   const { stdin, stderr } = process;
-  stderr.write(prompt);
+  // Echo off before the prompt shows: what is typed once it is seen is never echoed.
   stdin.setRawMode(true);
   stdin.setEncoding('utf8');
   stdin.resume();
+  stderr.write(prompt);
   return new Promise((resolve, reject) => {
     let typed = '';
     const finish = (error?: Error) => {

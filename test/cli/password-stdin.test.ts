@@ -48,6 +48,16 @@ function onTerminal(dataDir: string) {
   return { child, ...watch(child) };
 }
 
+/** Runs the command on a terminal and types `first`, then `second`, each after its prompt. */
+async function typeTwice(dataDir: string, first: string, second: string) {
+  const run = onTerminal(dataDir);
+  await run.waitFor(/Password: $/);
+  run.child.stdin?.write(`${first}\r`);
+  await run.waitFor(/Repeat the password: $/);
+  run.child.stdin?.write(`${second}\r`);
+  return run;
+}
+
 /** Whether tty@example.com signs in with `password` on the store in `dataDir`. */
 async function passwordWorks(dataDir: string, password: string): Promise<boolean> {
   const deps = await createDeps(testConfig({ HERALD_DATA_DIR: dataDir }));
@@ -70,11 +80,7 @@ describe('herald users add --password-stdin', { timeout: 60_000 }, () => {
     skip: !hasScript && 'no script(1)',
   }, async () => {
     const dir = tempDir();
-    const run = onTerminal(dir);
-    await run.waitFor(/Password: $/);
-    run.child.stdin?.write(`${PASSWORD}\r`);
-    await run.waitFor(/Repeat the password: $/);
-    run.child.stdin?.write(`${PASSWORD}\r`);
+    const run = await typeTwice(dir, PASSWORD, PASSWORD);
     assert.equal(await run.exited, 0, run.output());
     assert.match(run.output(), /created user usr_\S+ tty@example\.com role=admin/);
     assert.ok(!run.output().includes('unseen'), `the password was echoed: ${run.output()}`);
@@ -85,11 +91,7 @@ describe('herald users add --password-stdin', { timeout: 60_000 }, () => {
     skip: !hasScript && 'no script(1)',
   }, async () => {
     const dir = tempDir();
-    const run = onTerminal(dir);
-    await run.waitFor(/Password: $/);
-    run.child.stdin?.write(`${PASSWORD}\r`);
-    await run.waitFor(/Repeat the password: $/);
-    run.child.stdin?.write('something else entirely\r');
+    const run = await typeTwice(dir, PASSWORD, 'something else entirely');
     assert.equal(await run.exited, 2, run.output());
     assert.match(run.output(), /the two passwords differ/);
     assert.equal(await passwordWorks(dir, PASSWORD), false);
