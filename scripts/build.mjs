@@ -216,13 +216,26 @@ function nativeHelper() {
 }
 
 const bin = (name) => join('node_modules', '.bin', name);
+/**
+ * A line before each step: `npm install` runs this build through `prepare` and would otherwise
+ * show nothing for the minutes it takes (with foreground-scripts=true in .npmrc, npm shows the
+ * output of install scripts, better-sqlite3's native build included).
+ */
+const step = (what) => console.log(`herald build: ${what}`);
+const started = Date.now();
 rmSync('dist', { recursive: true, force: true });
+step('compiling the server (src/ to dist/ with tsc)…');
 run(bin('tsc'), ['-p', 'tsconfig.build.json']);
 copyAssets('src');
+step('compiling the native memory helper (native/malloc-trim.c)…');
 nativeHelper();
+step("bundling the server's dependencies (dist/vendor/ with esbuild)…");
 await vendor();
 if (!process.argv.includes('--server')) {
+  step('building the web UI (web/dist/ with vite)…');
   run(bin('vite'), ['build', '--config', 'web/vite.config.ts', '--logLevel', 'warn']);
   // The typed client's dist/, which `@herald/client` (the workspace link) resolves to.
+  step('building the typed client (clients/typescript/dist/, ESM and CommonJS)…');
   await buildClient();
 }
+step(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);

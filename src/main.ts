@@ -19,6 +19,7 @@ import {
 } from './dispatch/thread.ts';
 import { buildApp } from './http/app.ts';
 import { healthRoutes } from './http/health.ts';
+import { listenOn } from './http/listen.ts';
 import { createLogger } from './http/logger.ts';
 import { metricsRoutes } from './http/metrics-routes.ts';
 import type { App, Routes } from './http/types.ts';
@@ -251,7 +252,7 @@ export async function startHerald(
       closers.push(() => api.close());
       await api.ready();
       await deps.worker.ready;
-      await api.listen({ host: config.host, port: config.apiPort });
+      await listenOn(api, config.host, config.apiPort, 'HERALD_API_PORT');
       if (roles.has('auth') && !config.keyEncryptionSecret) {
         api.log.warn(
           'HERALD_KEY_ENCRYPTION_SECRET is not set: the signing keys are stored unencrypted; set it in production',
@@ -277,9 +278,10 @@ export async function startHerald(
         authUrl: local(config.authUrl),
         apiUrl: local(config.apiUrl),
       });
-      await gateway.listen({ host: config.host, port: config.gatewayPort });
-      herald.gatewayUrl = listenUrl(gateway);
+      // Closed with the rest when its port is taken: the API port, already open, closes too.
       closers.push(() => gateway.close());
+      await listenOn(gateway, config.host, config.gatewayPort, 'HERALD_GATEWAY_PORT');
+      herald.gatewayUrl = listenUrl(gateway);
     }
   } catch (error) {
     await herald.close();

@@ -1,7 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { systemClock } from '../clock.ts';
 import { type Config, ConfigError, loadConfig } from '../config/config.ts';
-import { createStore } from '../store/create.ts';
+import { createStore, describeStore } from '../store/create.ts';
 import type { Store } from '../store/port/index.ts';
 
 /** A mistake in the command line; printed with the usage text, exit code 2. */
@@ -35,6 +35,8 @@ export async function runCli(
     throw error;
   }
   const store = await createStore(config);
+  // On stderr, so a list stays parseable: which store this command read or changed.
+  console.error(`Store: ${describeStore(config)}`);
   try {
     return await action({ config, store, clock: systemClock, out: (line) => console.log(line) });
   } catch (error) {
@@ -47,13 +49,6 @@ export async function runCli(
   } finally {
     await store.close();
   }
-}
-
-/** Reads one line from stdin (for passwords kept out of the process list). */
-export async function readStdinLine(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
 }
 
 /** Pads columns for list output. */

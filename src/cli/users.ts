@@ -2,12 +2,15 @@ import { createUser, disableUser, isRole, normalizeEmail, USER_EMAIL } from '../
 import { passwordProblem } from '../auth/password-rules.ts';
 import { DEFAULT_TENANT, TENANT_NAME } from '../auth/principal.ts';
 import { type AuthStore, DuplicateError, type UserRecord } from '../store/port/auth.ts';
-import { parseOptions, readStdinLine, row, runCli, UsageError } from './support.ts';
+import { readPassword } from './password-input.ts';
+import { parseOptions, row, runCli, UsageError } from './support.ts';
 
 export const USERS_HELP = `Usage:
   herald users add --email E (--password P | --password-stdin) --role admin|sender|viewer [--tenant T]
   herald users list [--tenant T]
   herald users disable --email E [--tenant T] | --id ID
+
+--password-stdin asks twice, without echo, at a terminal; from a pipe it reads the first line.
 
 Examples:
   herald users add --email you@example.com --password-stdin --role admin   (the first admin)
@@ -28,7 +31,7 @@ export function runUsers(args: string[], env: NodeJS.ProcessEnv): Promise<number
       if (!role || !isRole(role)) throw new UsageError('--role must be admin, sender or viewer');
       if (!TENANT_NAME.test(tenant))
         throw new UsageError('--tenant must be lowercase letters, digits, . _ -');
-      const password = values['password-stdin'] ? await readStdinLine() : values.password;
+      const password = values['password-stdin'] ? await readPassword() : values.password;
       const problem = password ? passwordProblem(password) : 'is required';
       if (!password || problem) throw new UsageError(`the password ${problem}`);
       try {

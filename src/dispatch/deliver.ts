@@ -10,6 +10,7 @@ import type { Renderer } from '../templates/render.ts';
 import { RenderError } from '../templates/render-error.ts';
 import { type RetryPolicy, retryDelay } from './backoff.ts';
 import { chooseProvider, fallbackReady } from './failover.ts';
+import type { ProviderHealthLog } from './provider-health.ts';
 import type { createProviderStates } from './provider-state.ts';
 
 /** What delivering one claimed notification needs. */
@@ -23,6 +24,8 @@ export interface DeliverDeps {
   metrics?: Metrics;
   /** The one-click unsubscribe link of a LOW email's recipient (made in dispatch/start.ts). */
   unsubscribeUrl?: (record: NotificationRecord) => Promise<string>;
+  /** Logs each provider's changes between working and failing (provider-health.ts). */
+  health?: ProviderHealthLog;
 }
 
 /** A send in progress; `released` is set when shutdown gives the lease back instead of waiting. */
@@ -120,6 +123,10 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
   // Released at shutdown and aborted: give the notification back. A send that succeeded anyway
   // is recorded as such, so it is not sent twice.
   if (flight.released && !result.ok) return hold(now(), 'released at shutdown');
+  // A configuration refusal or a transient failure says the provider is failing; any answer
+  // about the message itself (sent, or refused for good) says it works.
+  const failing = !result.ok && (result.kind === 'config' || result.kind === 'transient');
+  deps.health?.(provider.name, failing ? 'failing' : 'working', result.ok ? undefined : result.detail);
   if (result.ok) {
     circuit.success();
     return {

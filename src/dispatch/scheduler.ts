@@ -16,6 +16,7 @@ import { DEFAULT_SHARES, priorityBudget, type SlotShares } from './budget.ts';
 import type { CircuitOptions } from './circuit.ts';
 import { type DeliverDeps, deliver, type Flight } from './deliver.ts';
 import { followUp } from './follow-up.ts';
+import { createProviderHealthLog } from './provider-health.ts';
 import { createProviderStates } from './provider-state.ts';
 import { createSharedLimits } from './shared-limits.ts';
 
@@ -96,6 +97,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     policy: config,
     random: deps.random ?? Math.random,
     metrics: deps.metrics,
+    health: createProviderHealthLog(deps.log),
   };
   const flights = new Map<number, Flight & { done: Promise<void> }>();
   const counts: [number, number, number, number] = [0, 0, 0, 0];

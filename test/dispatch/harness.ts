@@ -2,7 +2,12 @@ import { after } from 'node:test';
 import { manualClock } from '../../src/clock.ts';
 import type { Config } from '../../src/config/config.ts';
 import type { CircuitOptions } from '../../src/dispatch/circuit.ts';
-import { createScheduler, type Scheduler, type StepResult } from '../../src/dispatch/scheduler.ts';
+import {
+  createScheduler,
+  type Scheduler,
+  type SchedulerDeps,
+  type StepResult,
+} from '../../src/dispatch/scheduler.ts';
 import { createProviderRegistry, type ProviderFactory } from '../../src/providers/registry.ts';
 import type { OutgoingMessage, Provider, SendResult } from '../../src/providers/types.ts';
 import type { Store } from '../../src/store/port/index.ts';
@@ -65,6 +70,8 @@ export interface WorkerOptions {
   random?: () => number;
   /** The renderer, when not one on the harness's store. */
   renderer?: Renderer;
+  /** The worker's log (default: quiet). */
+  log?: SchedulerDeps['log'];
 }
 
 /** A scheduler on the harness's store and clock; real providers from `factories`, else the sandbox. */
@@ -84,7 +91,7 @@ export function schedulerFor(
     renderer,
     clock,
     config: { ...config.dispatch, ...options.dispatch },
-    log: quiet,
+    log: options.log ?? quiet,
     owner: options.owner ?? 'w1',
     random: options.random ?? (() => 0.5),
     circuit: options.circuit,

@@ -46,6 +46,7 @@ const NO_ERROR_HERE = new Set([
   'get /ready',
   'get /.well-known/jwks.json',
   'get /auth/oidc/config',
+  'get /auth/setup',
 ]);
 
 const openapiPath = (route: string) => route.replace(/:([A-Za-z]+)/g, '{$1}');
@@ -246,6 +247,7 @@ async function exercise(
   await expect(anonymous('POST', '/auth/refresh', { refresh_token: pair.refresh_token }), 200);
   await expect(anonymous('POST', '/auth/refresh', { refresh_token: 'nope' }), 401);
   await expect(anonymous('GET', '/.well-known/jwks.json'), 200);
+  await expect(anonymous('GET', '/auth/setup'), 200);
   await anonymous('GET', '/auth/oidc/config');
   await anonymous('POST', '/auth/oidc/callback', { code: 'x', state: 'y' });
   const user = { authorization: `Bearer ${pair.access_token}` };

@@ -19,13 +19,15 @@ const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
  */
 const QUEUE_CACHE_MIB = 32;
 export const READER_CACHE_MIB = 8;
+/** The database file under HERALD_DATA_DIR. */
+export const SQLITE_FILE = 'herald.db';
 
 /**
  * Opens (creating if needed) the database file under `dataDir` with the durability Herald promises:
  * WAL with synchronous=FULL, so a committed transaction survives a power cut; group commit keeps
  * that to one fsync per batch rather than per request.
  */
-export function openSqlite(dataDir: string, fileName = 'herald.db', cacheMiB = QUEUE_CACHE_MIB): SqliteDb {
+export function openSqlite(dataDir: string, fileName = SQLITE_FILE, cacheMiB = QUEUE_CACHE_MIB): SqliteDb {
   const file = join(dataDir, fileName);
   ownerOnly(dataDir, file);
   const db = new Database(file);

@@ -10,6 +10,36 @@ async function oidcConfig(): Promise<OidcConfig> {
   return response.ok ? ((await response.json()) as OidcConfig) : { enabled: false };
 }
 
+/** Whether no user exists yet (the API says only that, to anyone). */
+async function setupNeeded(): Promise<boolean> {
+  const response = await fetch('/api/auth/setup');
+  return response.ok && ((await response.json()) as { setupNeeded: boolean }).setupNeeded;
+}
+
+/**
+ * Before the first user exists nobody can sign in: the page says how to create the first admin,
+ * with the server's own store (its start-up output prints the command with its HERALD_DATA_DIR).
+ */
+const FIRST_ADMIN_COMMAND =
+  'HERALD_DATA_DIR=/path/to/data npm run herald -- users add --email you@example.com --password-stdin --role admin';
+
+function FirstAdminHint() {
+  return (
+    <section className="notice" role="status" aria-label="Create the first admin">
+      <p>
+        <strong>No user exists yet.</strong> Create the first admin where the server runs, pointing at the
+        server's store (the same <code>HERALD_DATA_DIR</code> or <code>DATABASE_URL</code>; the server printed
+        this command with it when it started):
+      </p>
+      <pre>{FIRST_ADMIN_COMMAND}</pre>
+      <p>
+        Or restart the server once with <code>HERALD_ADMIN_EMAIL</code> and <code>HERALD_ADMIN_PASSWORD</code>{' '}
+        set. Then sign in here.
+      </p>
+    </section>
+  );
+}
+
 /**
  * Sign-in. The tenant field is optional and hidden until wanted: an email is a user of one tenant
  * for most people, and the API says when it is not (400 naming body/tenant, shown beside the
@@ -24,6 +54,7 @@ export function LoginPage() {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const oidc = useQuery({ queryKey: ['oidc-config'], queryFn: oidcConfig, staleTime: 60_000 });
+  const setup = useQuery({ queryKey: ['setup-needed'], queryFn: setupNeeded });
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -43,6 +74,7 @@ export function LoginPage() {
   return (
     <div className="login">
       <h1>Herald</h1>
+      {setup.data ? <FirstAdminHint /> : null}
       {search.get('signed-out') === 'device' ? (
         <p className="notice" role="status">
           Signed out on this device. Other devices where you signed in stay signed in until their sessions
