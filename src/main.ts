@@ -26,6 +26,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { clusterExposition, startMetricsPublisher } from './metrics-publisher.ts';
 import { notificationActionRoutes } from './notifications/action-routes.ts';
 import { createIngest, type Ingest } from './notifications/ingest.ts';
+import { notificationMessageRoute } from './notifications/message-route.ts';
 import { notificationReadRoutes } from './notifications/read-routes.ts';
 import { createReportService, type ReportService } from './notifications/reports.ts';
 import { notificationIngestRoutes } from './notifications/routes.ts';
@@ -107,6 +108,7 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(adminAccountRoutes, deps),
       bind(notificationIngestRoutes, deps),
       bind(notificationReadRoutes, deps),
+      bind(notificationMessageRoute, deps),
       bind(notificationStreamRoute, deps),
       bind(callbackRoutes, deps),
       bind(suppressionRoutes, deps),

@@ -430,6 +430,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/notifications/{id}/message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A notification's rendered message (admins)
+         * @description The sandbox copy when the sandbox delivered it; otherwise the message rendered from its pinned template version or inline content. A message that does not render has `content: null` and the error in `detail`.
+         */
+        get: operations["getNotificationsIdMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/notifications/stream": {
         parameters: {
             query?: never;
@@ -723,6 +743,26 @@ export interface paths {
          * @description Newest first. Follow `nextCursor` until it is null: with `channel` and no `notificationId`, one request looks at 10,000 messages at most, so a page may hold fewer items than `limit`, or none, and still have a next cursor.
          */
         get: operations["getAdminSandbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/sandbox/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which channels go to the sandbox
+         * @description A channel with no provider configured delivers to the sandbox (docs/sandbox.md); this says which, from the configuration.
+         */
+        get: operations["getAdminSandboxChannels"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2083,6 +2123,7 @@ export interface operations {
                     };
                     template?: string;
                     content?: {
+                        /** @description At most 1600 characters (Twilio's limit for one message). */
                         text: string;
                     };
                     variables?: {
@@ -2315,6 +2356,63 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getNotificationsIdMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        notificationId: string;
+                        channel: string;
+                        /** @description `sandbox`: the copy the sandbox delivered; `rendered`: rendered now from the pinned template version (or inline content) and the variables */
+                        source: "sandbox" | "rendered";
+                        content: {
+                            subject?: string;
+                            text?: string;
+                            html?: string;
+                            title?: string;
+                            body?: string;
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /** @description Why there is no content: the render error */
+                        detail?: string;
+                    };
+                };
             };
             /** @description The request was refused (problem+json) */
             "4XX": {
@@ -2945,6 +3043,9 @@ export interface operations {
                             data?: {
                                 [key: string]: unknown;
                             };
+                            sampleVariables: {
+                                [key: string]: unknown;
+                            } | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -2991,6 +3092,10 @@ export interface operations {
                     html?: string;
                     title?: string;
                     body?: string;
+                    /** @description Variables the editor previews the template with, saved with the version; a PUT without them keeps the current ones. */
+                    sampleVariables?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -3013,6 +3118,9 @@ export interface operations {
                         data?: {
                             [key: string]: unknown;
                         };
+                        sampleVariables: {
+                            [key: string]: unknown;
+                        } | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -3069,6 +3177,9 @@ export interface operations {
                         data?: {
                             [key: string]: unknown;
                         };
+                        sampleVariables: {
+                            [key: string]: unknown;
+                        } | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -3114,6 +3225,10 @@ export interface operations {
                     html?: string;
                     title?: string;
                     body?: string;
+                    /** @description Variables the editor previews the template with, saved with the version; a PUT without them keeps the current ones. */
+                    sampleVariables?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -3136,6 +3251,9 @@ export interface operations {
                         data?: {
                             [key: string]: unknown;
                         };
+                        sampleVariables: {
+                            [key: string]: unknown;
+                        } | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -3213,6 +3331,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Without them, the template's sample variables (or none). */
                     variables?: {
                         [key: string]: unknown;
                     };
@@ -3460,6 +3579,50 @@ export interface operations {
                             at: string;
                         }[];
                         nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAdminSandboxChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channels: {
+                            channel: "email" | "sms" | "push";
+                            /** @description true: no provider is configured, messages go to the sandbox */
+                            sandbox: boolean;
+                        }[];
                     };
                 };
             };

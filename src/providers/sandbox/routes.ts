@@ -8,6 +8,7 @@ import { literals } from '../../http/schema.ts';
 import type { RouteModule } from '../../http/types.ts';
 import { maskRecipient } from '../../notifications/mask.ts';
 import { ContentView } from '../../notifications/schemas.ts';
+import { configuredChannels } from '../registry.ts';
 
 const Query = Type.Object(
   {
@@ -28,6 +29,15 @@ const SandboxPage = PageSchema(
     at: Type.String({ format: 'date-time' }),
   }),
 );
+
+const SandboxChannels = Type.Object({
+  channels: Type.Array(
+    Type.Object({
+      channel: literals(CHANNELS),
+      sandbox: Type.Boolean({ description: 'true: no provider is configured, messages go to the sandbox' }),
+    }),
+  ),
+});
 
 /** The id of the last message shown. */
 const cursor = numericCursor('m');
@@ -77,6 +87,24 @@ export const sandboxRoutes: RouteModule<CoreDeps> = (app, deps) => {
         })),
         nextCursor,
       };
+    },
+  );
+
+  app.get(
+    '/admin/sandbox/channels',
+    {
+      config: { scope: 'admin' },
+      schema: {
+        tags: ['admin'],
+        summary: 'Which channels go to the sandbox',
+        description:
+          'A channel with no provider configured delivers to the sandbox (docs/sandbox.md); this says which, from the configuration.',
+        response: { 200: SandboxChannels },
+      },
+    },
+    async () => {
+      const configured = configuredChannels(deps.config);
+      return { channels: CHANNELS.map((channel) => ({ channel, sandbox: !configured[channel] })) };
     },
   );
 };
