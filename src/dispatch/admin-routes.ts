@@ -10,8 +10,16 @@ import { queuesView } from './queues-view.ts';
 const QueueRow = Type.Object({
   priority: literals(PRIORITIES),
   channel: literals(CHANNELS),
-  depth: Type.Integer(),
+  depth: Type.Integer({ description: 'QUEUED and RETRYING, scheduled ones included' }),
   oldestAgeMs: nullable(Type.Integer()),
+  scheduled: Type.Integer({
+    description: 'Of `depth`, the ones not due yet (a later scheduledAt, a retry backoff)',
+  }),
+  oldestDueAgeMs: nullable(
+    Type.Integer({
+      description: 'Age of the oldest one that is due now (scheduled ones left out); null when none is',
+    }),
+  ),
   inFlight: Type.Integer(),
   paused: Type.Boolean(),
 });

@@ -192,4 +192,47 @@ describe('web UI pages in Chromium', { skip: browserSkip() }, () => {
     assert.deepEqual(saved.json.sampleVariables, { order: { id: 'B-2' } });
     await page.close();
   });
+
+  it('shows a notification scheduled for 2030 as scheduled, not as the oldest waiting', async () => {
+    const later = await apiCall(base, token, 'POST', '/api/notifications', {
+      channel: 'push',
+      priority: 'LOW',
+      recipient: { deviceToken: 'device-token-1234', platform: 'fcm' },
+      content: { title: 'Happy new year', body: '2030' },
+      scheduledAt: '2030-01-01T00:00:00Z',
+    });
+    assert.equal(later.status, 201);
+    const page = await browser.newPage();
+    await logIn(page, base);
+    /** The value a bar chart shows for one row. */
+    const bar = (chart: string, row: string) =>
+      page
+        .getByRole('img', { name: chart })
+        .locator('g', { has: page.locator('text', { hasText: row }) })
+        .locator('text.chart-value')
+        .textContent();
+    await eventually(
+      async () => (await bar('Notifications scheduled for later (or backing off)', 'LOW push')) === '1',
+      30_000,
+      'the scheduled chart',
+      200,
+    );
+    assert.equal(await bar('Notifications due now per priority and channel', 'LOW push'), '0');
+    assert.equal(await bar('Age of the oldest notification due now', 'LOW push'), '0.0 s');
+    await page.close();
+  });
+
+  it("shows admins the notification's rendered message", async () => {
+    const page = await browser.newPage();
+    await logIn(page, base);
+    await page.goto(`${base}/notifications/${deliveredId}`);
+    const message = page.getByTestId('rendered-message');
+    await message.getByText('As the sandbox delivered it.').waitFor();
+    assert.equal(await message.locator('.bubble').textContent(), 'x'.repeat(1600));
+    // Not delivered by the sandbox: rendered from its content and variables.
+    await page.goto(`${base}/notifications/${failedId}`);
+    await message.getByText(/Rendered from its template version/).waitFor();
+    assert.equal(await message.locator('.bubble').textContent(), 'y'.repeat(1700));
+    await page.close();
+  });
 });

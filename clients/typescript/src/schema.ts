@@ -3401,8 +3401,12 @@ export interface operations {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                             channel: "email" | "sms" | "push";
+                            /** @description QUEUED and RETRYING, scheduled ones included */
                             depth: number;
                             oldestAgeMs: number | null;
+                            /** @description Of `depth`, the ones not due yet (a later scheduledAt, a retry backoff) */
+                            scheduled: number;
+                            oldestDueAgeMs: number | null;
                             inFlight: number;
                             paused: boolean;
                         }[];
@@ -3455,8 +3459,12 @@ export interface operations {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                             channel: "email" | "sms" | "push";
+                            /** @description QUEUED and RETRYING, scheduled ones included */
                             depth: number;
                             oldestAgeMs: number | null;
+                            /** @description Of `depth`, the ones not due yet (a later scheduledAt, a retry backoff) */
+                            scheduled: number;
+                            oldestDueAgeMs: number | null;
                             inFlight: number;
                             paused: boolean;
                         }[];
@@ -3509,8 +3517,12 @@ export interface operations {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                             channel: "email" | "sms" | "push";
+                            /** @description QUEUED and RETRYING, scheduled ones included */
                             depth: number;
                             oldestAgeMs: number | null;
+                            /** @description Of `depth`, the ones not due yet (a later scheduledAt, a retry backoff) */
+                            scheduled: number;
+                            oldestDueAgeMs: number | null;
                             inFlight: number;
                             paused: boolean;
                         }[];
