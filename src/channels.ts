@@ -6,6 +6,12 @@
 export const CHANNELS = ['email', 'sms', 'push'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
+/**
+ * Most characters of one SMS text: Twilio's limit for a message body (longer bodies get its
+ * error 21617), so neither acceptance nor the sandbox takes what a real provider would refuse.
+ */
+export const SMS_TEXT_MAX = 1600;
+
 /** Inline content (or a template's fields): email uses subject/text/html, sms text, push title/body/data. */
 export interface Content {
   subject?: string;

@@ -28,6 +28,7 @@ import { clusterExposition, startMetricsPublisher } from './metrics-publisher.ts
 import { notificationActionRoutes } from './notifications/action-routes.ts';
 import { type BatchDecoder, createBatchDecoder } from './notifications/batch-decoder.ts';
 import { createIngest, type Ingest } from './notifications/ingest.ts';
+import { notificationMessageRoute } from './notifications/message-route.ts';
 import { notificationReadRoutes } from './notifications/read-routes.ts';
 import { createReportService, type ReportService } from './notifications/reports.ts';
 import { notificationIngestRoutes } from './notifications/routes.ts';
@@ -110,6 +111,7 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(adminAccountRoutes, deps),
       bind(notificationIngestRoutes, deps),
       bind(notificationReadRoutes, deps),
+      bind(notificationMessageRoute, withWorker),
       bind(notificationStreamRoute, deps),
       bind(callbackRoutes, deps),
       bind(suppressionRoutes, deps),

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { withExample } from '../http/examples.ts';
 import type { RouteModule } from '../http/types.ts';
 import type { AuthDeps } from './service.ts';
 
@@ -16,7 +17,13 @@ export const setupRoute: RouteModule<AuthDeps> = (app, deps) => {
       schema: {
         tags: ['auth'],
         summary: 'Whether the first admin still has to be created',
-        response: { 200: Type.Object({ setupNeeded: Type.Boolean() }, { additionalProperties: false }) },
+        description:
+          'Public. `true` while no user exists (the sign-in page then says how to create the first admin); it says nothing about any user.',
+        response: {
+          200: withExample(Type.Object({ setupNeeded: Type.Boolean() }, { additionalProperties: false }), {
+            setupNeeded: true,
+          }),
+        },
       },
     },
     async () => {

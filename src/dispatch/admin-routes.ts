@@ -11,8 +11,16 @@ import { queuesView } from './queues-view.ts';
 const QueueRow = Type.Object({
   priority: literals(PRIORITIES),
   channel: literals(CHANNELS),
-  depth: Type.Integer(),
+  depth: Type.Integer({ description: 'QUEUED and RETRYING, scheduled ones included' }),
   oldestAgeMs: nullable(Type.Integer()),
+  scheduled: Type.Integer({
+    description: 'Of `depth`, the ones not due yet (a later scheduledAt, a retry backoff)',
+  }),
+  oldestDueAgeMs: nullable(
+    Type.Integer({
+      description: 'Age of the oldest one that is due now (scheduled ones left out); null when none is',
+    }),
+  ),
   inFlight: Type.Integer(),
   paused: Type.Boolean(),
 });
@@ -25,6 +33,8 @@ const queuesExample = (lowEmailPaused: boolean) => ({
       channel: 'email' as const,
       depth: 0,
       oldestAgeMs: null,
+      scheduled: 0,
+      oldestDueAgeMs: null,
       inFlight: 1,
       paused: false,
     },
@@ -33,6 +43,8 @@ const queuesExample = (lowEmailPaused: boolean) => ({
       channel: 'email' as const,
       depth: 1200,
       oldestAgeMs: 84000,
+      scheduled: 200,
+      oldestDueAgeMs: 84000,
       inFlight: 0,
       paused: lowEmailPaused,
     },

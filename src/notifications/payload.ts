@@ -3,8 +3,8 @@ import type { FieldError } from '../errors.ts';
 /** How deep `variables`, `metadata` and push `data` may nest (the contract's limit). */
 export const MAX_DEPTH = 32;
 
-/** The bounded fields, by the container that holds them. */
-const BOUNDED_TOP = new Set(['variables', 'metadata']);
+/** The bounded fields, by the container that holds them (`sampleVariables`: a template's, routes.ts). */
+const BOUNDED_TOP = new Set(['variables', 'metadata', 'sampleVariables']);
 
 /**
  * Checks what a schema cannot check cheaply, with an iterative walk (a deeply nested body must

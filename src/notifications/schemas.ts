@@ -1,6 +1,6 @@
 import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { CHANNELS } from '../channels.ts';
+import { CHANNELS, SMS_TEXT_MAX } from '../channels.ts';
 import { ISO_TIME_PATTERN } from '../clock.ts';
 import { withExample } from '../http/examples.ts';
 import { PageSchema } from '../http/page.ts';
@@ -70,7 +70,16 @@ const EmailContent = Type.Object(
   { subject: Text(998), text: Type.Optional(Type.String()), html: Type.Optional(Type.String()) },
   strict,
 );
-const SmsContent = Type.Object({ text: Text(10_000) }, strict);
+const SmsContent = Type.Object(
+  {
+    text: Type.String({
+      minLength: 1,
+      maxLength: SMS_TEXT_MAX,
+      description: `At most ${SMS_TEXT_MAX} characters (Twilio's limit for one message).`,
+    }),
+  },
+  strict,
+);
 const PushContent = Type.Object({ title: Text(1000), body: Text(4000), data: Type.Optional(Bag) }, strict);
 
 function body(channel: string, recipient: TObject, content: TObject): TObject<TProperties> {

@@ -12,12 +12,25 @@ export type ProviderFactory = (deps: ProviderDeps) => Provider | Provider[] | un
  * only when one of its providers is configured: together they cost about 30 MB of RSS.
  */
 export async function configuredProviderFactories(config: Config): Promise<ProviderFactory[]> {
-  const p = config.providers;
+  const configured = configuredChannels(config);
   return [
-    ...(p.vapid || p.apns || p.fcm ? (await import('./push/index.ts')).pushProviderFactories : []),
-    ...(p.smtp ? (await import('./email/index.ts')).emailProviderFactories : []),
-    ...(p.twilio || p.smpp ? (await import('./sms/index.ts')).smsProviderFactories : []),
+    ...(configured.push ? (await import('./push/index.ts')).pushProviderFactories : []),
+    ...(configured.email ? (await import('./email/index.ts')).emailProviderFactories : []),
+    ...(configured.sms ? (await import('./sms/index.ts')).smsProviderFactories : []),
   ];
+}
+
+/**
+ * Which channels have a real provider configured; the others go to the sandbox (createProviderRegistry).
+ * Read from the configuration alone, so an API process without the worker role says the same.
+ */
+export function configuredChannels(config: Config): Record<Channel, boolean> {
+  const p = config.providers;
+  return {
+    email: Boolean(p.smtp),
+    sms: Boolean(p.twilio || p.smpp),
+    push: Boolean(p.vapid || p.apns || p.fcm),
+  };
 }
 
 /** Which provider serves which notification. */

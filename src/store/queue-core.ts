@@ -59,7 +59,8 @@ export interface CopyRow extends SandboxCopy, AppliedRow {
 export interface QueueGroup {
   priority: number;
   channel: string;
-  state: 'ready' | 'waiting' | 'leased';
+  /** `scheduled`: waiting rows not due yet (a later scheduledAt or retry); `waiting`: due ones. */
+  state: 'ready' | 'waiting' | 'scheduled' | 'leased';
   n: number;
   /** created_at of the oldest row of the group (not needed for leased groups). */
   oldest: number | null;
@@ -429,6 +430,8 @@ export function cellsOf(selector: QueueSelector): Array<{ priority: number; chan
   return priorities.flatMap((priority) => channels.map((channel) => ({ priority, channel })));
 }
 
+const earliest = (a: number | null, b: number) => (a === null ? b : Math.min(a, b));
+
 /** The 12 queues in priority then channel order, from the groups and the paused cells. */
 export function statsGrid(
   groups: readonly QueueGroup[],
@@ -442,6 +445,8 @@ export function statsGrid(
         channel,
         depth: 0,
         oldestCreatedAt: null,
+        scheduled: 0,
+        oldestDueCreatedAt: null,
         inFlight: 0,
         paused: false,
       });
@@ -455,9 +460,10 @@ export function statsGrid(
       continue;
     }
     cell.depth += g.n;
+    if (g.state === 'scheduled') cell.scheduled += g.n;
     if (g.oldest !== null) {
-      cell.oldestCreatedAt =
-        cell.oldestCreatedAt === null ? g.oldest : Math.min(cell.oldestCreatedAt, g.oldest);
+      cell.oldestCreatedAt = earliest(cell.oldestCreatedAt, g.oldest);
+      if (g.state !== 'scheduled') cell.oldestDueCreatedAt = earliest(cell.oldestDueCreatedAt, g.oldest);
     }
   }
   for (const p of paused) {

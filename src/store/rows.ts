@@ -103,8 +103,14 @@ export interface TemplateRow {
   channel: string;
   version: number;
   content: string;
+  sample_variables: string | null;
   created_at: number;
   updated_at: number;
+}
+
+/** A template version's sample variables as stored: JSON, or NULL for none. */
+export function samplesText(samples: Record<string, unknown> | null): string | null {
+  return samples === null ? null : JSON.stringify(samples);
 }
 
 export function templateFromRow(row: TemplateRow | undefined): TemplateRecord | null {
@@ -115,6 +121,7 @@ export function templateFromRow(row: TemplateRow | undefined): TemplateRecord | 
     channel: row.channel as Channel,
     version: row.version,
     content: JSON.parse(row.content) as TemplateContent,
+    sampleVariables: row.sample_variables === null ? null : JSON.parse(row.sample_variables),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -33,18 +33,37 @@ const FIELDS_EXAMPLE = {
   text: 'Hi {{ name }}, reset it here: {{ link }}',
   html: '<p>Hi {{ name }},</p><p><a href="{{ link }}">Reset your password</a></p>',
 };
-const CreateBody = withExample(Type.Object({ key: TemplateKey, channel: ChannelSchema, ...Fields }, strict), {
-  key: 'password-reset',
-  channel: 'email',
-  ...FIELDS_EXAMPLE,
-});
-const UpdateBody = withExample(Type.Object({ channel: Type.Optional(ChannelSchema), ...Fields }, strict), {
-  ...FIELDS_EXAMPLE,
-  subject: 'Your password reset link, {{ name }}',
-});
+const SAMPLE_EXAMPLE = { name: 'Ada', link: 'https://example.com/r?t=1' };
+const Variables = Type.Record(Type.String(), Type.Unknown());
+const SampleVariables = Type.Optional(
+  Type.Record(Type.String(), Type.Unknown(), {
+    description:
+      'Variables the editor previews the template with, saved with the version; a PUT without them keeps the current ones.',
+  }),
+);
+const CreateBody = withExample(
+  Type.Object(
+    { key: TemplateKey, channel: ChannelSchema, ...Fields, sampleVariables: SampleVariables },
+    strict,
+  ),
+  { key: 'password-reset', channel: 'email', ...FIELDS_EXAMPLE, sampleVariables: SAMPLE_EXAMPLE },
+);
+const UpdateBody = withExample(
+  Type.Object({ channel: Type.Optional(ChannelSchema), ...Fields, sampleVariables: SampleVariables }, strict),
+  { ...FIELDS_EXAMPLE, subject: 'Your password reset link, {{ name }}' },
+);
 const PreviewBody = withExample(
-  Type.Object({ variables: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }, strict),
-  { variables: { name: 'Ada', link: 'https://example.com/r?t=1' } },
+  Type.Object(
+    {
+      variables: Type.Optional(
+        Type.Record(Type.String(), Type.Unknown(), {
+          description: "Without them, the template's sample variables (or none).",
+        }),
+      ),
+    },
+    strict,
+  ),
+  { variables: SAMPLE_EXAMPLE },
 );
 const KeyParam = Type.Object({ key: { ...TemplateKey, examples: ['password-reset'] } });
 /** A template as the API shows it (view below). */
@@ -54,6 +73,7 @@ const TemplateView = withExample(
     channel: ChannelSchema,
     version: Type.Integer(),
     ...ContentView.properties,
+    sampleVariables: Type.Union([Variables, Type.Null()]),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   }),
@@ -62,6 +82,7 @@ const TemplateView = withExample(
     channel: 'email',
     version: 1,
     ...FIELDS_EXAMPLE,
+    sampleVariables: SAMPLE_EXAMPLE,
     createdAt: '2026-11-28T09:00:00.000Z',
     updatedAt: '2026-11-28T09:00:00.000Z',
   },
@@ -103,6 +124,7 @@ function view(t: TemplateRecord) {
     channel: t.channel,
     version: t.version,
     ...t.content,
+    sampleVariables: t.sampleVariables,
     createdAt: iso(t.createdAt),
     updatedAt: iso(t.updatedAt),
   };
@@ -111,7 +133,8 @@ function view(t: TemplateRecord) {
 /** The template's fields, once they fit the channel and parse (in the render threads, at NORMAL: saves never take the threads kept for CRITICAL and HIGH). */
 async function check(syntax: SyntaxCheck, tenant: string, channel: Channel, body: Record<string, unknown>) {
   const content = contentOf(body);
-  let errors = templateErrors(channel, content);
+  // Sample variables follow the acceptance rule for variables (depth, U+0000).
+  let errors = [...payloadErrors(body, 'body'), ...templateErrors(channel, content)];
   if (errors.length === 0) {
     [errors = []] = await syntax(tenant, [{ content, prefix: 'body', rank: priorityRank('NORMAL') }]);
   }
@@ -148,6 +171,7 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
       channel as Channel,
       content,
       clock.now(),
+      request.body.sampleVariables ?? null,
     );
     if (!created) throw new HeraldError('CONFLICT', `A template "${key}" exists; PUT a new version instead.`);
     return reply.code(201).header('location', `/templates/${key}`).send(view(created));
@@ -202,7 +226,8 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
       const channel = (request.body.channel as Channel | undefined) ?? current.channel;
       const content = await check(syntax, tenant, channel, request.body);
       // A new version; notifications accepted earlier keep the version they pinned.
-      const updated = await store.templates.update(tenant, key, channel, content, clock.now());
+      const samples = request.body.sampleVariables ?? current.sampleVariables;
+      const updated = await store.templates.update(tenant, key, channel, content, clock.now(), samples);
       if (!updated) throw notFound(key);
       return view(updated);
     },
@@ -236,13 +261,13 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
       },
     },
     async (request) => {
-      const variables = request.body.variables ?? {};
       // The acceptance rule for variables (depth, U+0000): a preview renders what a send could.
-      const errors = payloadErrors({ variables }, 'body');
+      const errors = payloadErrors({ variables: request.body.variables ?? {} }, 'body');
       if (errors.length > 0)
         throw new HeraldError('VALIDATION_FAILED', 'The variables are invalid.', { errors });
       const found = await store.templates.get(request.principal.tenant, request.params.key);
       if (!found) throw notFound(request.params.key);
+      const variables = request.body.variables ?? found.sampleVariables ?? {};
       try {
         const content = await renderer.preview(found, variables);
         return { key: found.key, channel: found.channel, version: found.version, content };

@@ -30,6 +30,8 @@ describe('queue administration', () => {
       channel: 'email',
       depth: 0,
       oldestAgeMs: null,
+      scheduled: 0,
+      oldestDueAgeMs: null,
       inFlight: 0,
       paused: false,
     });
@@ -64,6 +66,20 @@ describe('queue administration', () => {
         (q: { priority: string; channel: string }) => q.priority === 'HIGH' && q.channel === 'email',
       );
     assert.deepEqual([row.depth, row.inFlight], [1, 2]);
+  });
+
+  it('shows scheduled work apart from due work: a notification for 2030 is not the oldest waiting', async () => {
+    const low = (q: { priority: string; channel: string }) => q.priority === 'LOW' && q.channel === 'sms';
+    await send(t.app, t.admin, sms({ priority: 'LOW', scheduledAt: '2030-01-01T00:00:00Z' }));
+    t.clock.advance(90_000);
+    let row = (await queues()).json().queues.find(low);
+    assert.deepEqual([row.depth, row.scheduled, row.oldestDueAgeMs], [1, 1, null]);
+    assert.equal(row.oldestAgeMs, 90_000, 'oldestAgeMs keeps its contract: every waiting row');
+    t.clock.advance(1000);
+    await send(t.app, t.admin, sms({ priority: 'LOW' }));
+    t.clock.advance(2000);
+    row = (await queues()).json().queues.find(low);
+    assert.deepEqual([row.depth, row.scheduled, row.oldestDueAgeMs], [2, 1, 2000]);
   });
 
   it('pauses and resumes a priority; held notifications show a THROTTLED event', async () => {

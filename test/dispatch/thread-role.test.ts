@@ -62,6 +62,7 @@ for (const threaded of [false, true]) {
         channel: 'sms' as const,
         version: 1,
         content: { text: '{% for i in (1..n) %}{{ i }}{% endfor %}' },
+        sampleVariables: null,
         createdAt: 0,
         updatedAt: 0,
       };

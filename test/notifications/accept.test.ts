@@ -115,6 +115,18 @@ describe('POST /notifications', () => {
     });
   }
 
+  it("refuses inline SMS text over 1,600 characters (Twilio's limit) with 400 naming the limit", async () => {
+    const exact = await send(t.app, t.sender, sms({ content: { text: 'a'.repeat(1600) } }));
+    assert.equal(exact.statusCode, 201, exact.body);
+    const before = countRows(t.deps);
+    const response = await send(t.app, t.sender, sms({ content: { text: 'a'.repeat(1601) } }));
+    assert.equal(response.statusCode, 400, response.body);
+    const error = response.json().errors.find((e: { path: string }) => e.path === 'body/content/text');
+    assert.ok(error, response.body);
+    assert.match(error.message, /1600/);
+    assert.equal(countRows(t.deps), before);
+  });
+
   it('refuses a template of another channel with 422', async () => {
     const created = await t.app.inject({
       method: 'POST',

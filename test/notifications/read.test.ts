@@ -330,3 +330,38 @@ describe('cancel and redrive', () => {
     );
   });
 });
+
+describe('GET /notifications/{id}/message', () => {
+  let t: T;
+  before(async () => {
+    t = await notificationsApp();
+  });
+  after(() => t.close());
+
+  const message = (id: string, headers: Record<string, string>) =>
+    t.app.inject({ method: 'GET', url: `/notifications/${id}/message`, headers });
+
+  it("renders a notification's message for admins only, within their tenant", async () => {
+    const id = (
+      await send(
+        t.app,
+        t.sender,
+        email({
+          content: { subject: 'Hi {{ name }}', text: 'Code {{ code }}' },
+          variables: { name: 'Ada', code: 42 },
+        }),
+      )
+    ).json().notificationId;
+    const answer = await message(id, t.admin);
+    assert.equal(answer.statusCode, 200, answer.body);
+    assert.deepEqual(answer.json(), {
+      notificationId: id,
+      channel: 'email',
+      source: 'rendered',
+      content: { subject: 'Hi Ada', text: 'Code 42' },
+    });
+    assert.equal((await message(id, t.sender)).statusCode, 403);
+    assert.equal((await message(id, t.viewer)).statusCode, 403);
+    assert.equal((await message(id, t.other)).statusCode, 404);
+  });
+});

@@ -411,21 +411,28 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
       ]);
       await cycle(store, { claim: { ...ALL, perChannel: everyPriority({ push: 5 }) } });
       await store.queue.setPaused({ priority: 0, channel: 'email' }, true, T0);
-      const stats = await store.queue.stats();
+      // At T0 + 10 the one scheduled for T0 + 99 s is not due: counted apart, not the oldest due.
+      const stats = await store.queue.stats(undefined, T0 + 10);
       const cell = (p: number, c: string) => stats.find((s) => s.priority === p && s.channel === c);
       assert.deepEqual(cell(1, 'sms'), {
         priority: 1,
         channel: 'sms',
         depth: 2,
         oldestCreatedAt: T0 + 1,
+        scheduled: 1,
+        oldestDueCreatedAt: T0 + 1,
         inFlight: 0,
         paused: false,
       });
+      const later = await store.queue.stats(undefined, T0 + 100_000);
+      assert.equal(later.find((s) => s.priority === 1 && s.channel === 'sms')?.scheduled, 0);
       assert.deepEqual(cell(3, 'push'), {
         priority: 3,
         channel: 'push',
         depth: 0,
         oldestCreatedAt: null,
+        scheduled: 0,
+        oldestDueCreatedAt: null,
         inFlight: 1,
         paused: false,
       });

@@ -36,6 +36,16 @@ export function templateStoreSuite(name: string, open: () => Promise<Store>): vo
       assert.equal(await store.templates.update('t1', 'missing', 'sms', { text: 'x' }, T0), null);
     });
 
+    it('keeps sample variables with each version', async () => {
+      const v1 = await store.templates.create('t1', 'order', 'sms', { text: '{{ id }}' }, T0, { id: 'A1' });
+      assert.deepEqual(v1?.sampleVariables, { id: 'A1' });
+      await store.templates.update('t1', 'order', 'sms', { text: '#{{ id }}' }, T0 + 1, { id: 'B2' });
+      assert.deepEqual((await store.templates.get('t1', 'order'))?.sampleVariables, { id: 'B2' });
+      assert.deepEqual((await store.templates.getVersion('t1', 'order', 1))?.sampleVariables, { id: 'A1' });
+      const none = await store.templates.create('t1', 'plain', 'sms', { text: 'hi' }, T0);
+      assert.equal(none?.sampleVariables, null);
+    });
+
     it('deletes the key but keeps its versions, and continues numbering when re-created', async () => {
       await store.templates.create('t1', 'gone', 'push', { title: 'a', body: 'b' }, T0);
       assert.equal(await store.templates.delete('t1', 'gone'), true);

@@ -98,6 +98,34 @@ describe('templates API', () => {
     assert.equal(missing.json().errors[0].path, 'body/variables');
   });
 
+  it('keeps sample variables with the template and previews with them when none are given', async () => {
+    const created = await call('POST', '/templates', {
+      key: 'order-shipped',
+      channel: 'sms',
+      text: 'Order {{ order.id }} is on its way',
+      sampleVariables: { order: { id: 'A-17' } },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    assert.deepEqual(created.json().sampleVariables, { order: { id: 'A-17' } });
+    const preview = await call('POST', '/templates/order-shipped/preview', {});
+    assert.equal(preview.statusCode, 200, preview.body);
+    assert.deepEqual(preview.json().content, { text: 'Order A-17 is on its way' });
+    // A new version without sample variables keeps the current ones; with them, replaces them.
+    await call('PUT', '/templates/order-shipped', { text: 'Order {{ order.id }} shipped' });
+    assert.deepEqual((await call('GET', '/templates/order-shipped')).json().sampleVariables, {
+      order: { id: 'A-17' },
+    });
+    const replaced = await call('PUT', '/templates/order-shipped', {
+      text: 'Order {{ order.id }} shipped',
+      sampleVariables: { order: { id: 'B-2' } },
+    });
+    assert.deepEqual(replaced.json().sampleVariables, { order: { id: 'B-2' } });
+    const bad = await call('PUT', '/templates/order-shipped', { text: 'x', sampleVariables: ['no'] });
+    assert.equal(bad.statusCode, 400);
+    assert.equal(bad.json().version, undefined);
+    assert.equal((await call('GET', '/templates/order-shipped')).json().version, 3);
+  });
+
   it('keeps templates per tenant and enforces scopes', async () => {
     assert.equal((await call('GET', '/templates/welcome', undefined, t.other)).statusCode, 404);
     assert.equal((await call('GET', '/templates', undefined, t.other)).json().items.length, 0);

@@ -14,7 +14,7 @@ import { SendPage } from './pages/send.tsx';
 import { SuppressionsPage } from './pages/suppressions.tsx';
 import { TemplatesPage } from './pages/templates.tsx';
 import { Link, match, navigate, useLocation } from './router.tsx';
-import { clearSession, loadSession, tokenClaims } from './session.ts';
+import { clearSession, hasScope, loadSession, tokenClaims } from './session.ts';
 
 const PUBLIC = new Set(['/login', '/oidc/callback']);
 
@@ -77,11 +77,7 @@ function page(path: string): ReactNode {
   return <p>Nothing here.</p>;
 }
 
-/** Whether the session's token carries `scope` (for what to show; the API enforces scopes itself). */
-function can(scope: string): boolean {
-  const session = loadSession();
-  return session ? (tokenClaims(session).scope ?? '').split(' ').includes(scope) : false;
-}
+const can = hasScope;
 
 /** The dashboard for admins (its data needs the admin scope); the notification list for others. */
 function HomePage() {

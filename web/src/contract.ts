@@ -20,10 +20,14 @@ type Json<R> = R extends { content: { 'application/json': infer B } } ? B : neve
 export type NotificationSummary = Json<Paths['/notifications']['get']['responses'][200]>['items'][number];
 /** GET /notifications/{id}: the summary and its events. */
 export type NotificationDetail = Json<Paths['/notifications/{id}']['get']['responses'][200]>;
+/** GET /notifications/{id}/message: its rendered message (admins). */
+export type NotificationMessage = Json<Paths['/notifications/{id}/message']['get']['responses'][200]>;
 /** One row of GET /admin/queues. */
 export type QueueRow = Json<Paths['/admin/queues']['get']['responses'][200]>['queues'][number];
 /** A message of GET /admin/sandbox. */
 export type SandboxItem = Json<Paths['/admin/sandbox']['get']['responses'][200]>['items'][number];
+/** GET /admin/sandbox/channels: which channels go to the sandbox. */
+export type SandboxChannels = Json<Paths['/admin/sandbox/channels']['get']['responses'][200]>;
 /** A template as GET /templates/{key} shows it. */
 export type TemplateView = Json<Paths['/templates/{key}']['get']['responses'][200]>;
 /** A user of GET /admin/users. */

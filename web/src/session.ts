@@ -92,3 +92,9 @@ export function sessionIsOperator(): boolean {
   const session = loadSession();
   return session !== null && isOperator({ tenant: tokenClaims(session).tid ?? '' });
 }
+
+/** Whether the session's token carries `scope` (for what to show; the API enforces scopes itself). */
+export function hasScope(scope: string): boolean {
+  const session = loadSession();
+  return session ? (tokenClaims(session).scope ?? '').split(' ').includes(scope) : false;
+}

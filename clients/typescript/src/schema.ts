@@ -127,7 +127,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether the first admin still has to be created */
+        /**
+         * Whether the first admin still has to be created
+         * @description Public. `true` while no user exists (the sign-in page then says how to create the first admin); it says nothing about any user.
+         */
         get: operations["getAuthSetup"];
         put?: never;
         post?: never;
@@ -513,6 +516,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/notifications/{id}/message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A notification's rendered message (admins)
+         * @description The sandbox copy when the sandbox delivered it; otherwise the message rendered from its pinned template version or inline content. A message that does not render has `content: null` and the error in `detail`.
+         */
+        get: operations["getNotificationsIdMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/notifications/stream": {
         parameters: {
             query?: never;
@@ -845,6 +868,26 @@ export interface paths {
          * @description Newest first. Follow `nextCursor` until it is null: with `channel` and no `notificationId`, one request looks at 10,000 messages at most, so a page may hold fewer items than `limit`, or none, and still have a next cursor.
          */
         get: operations["getAdminSandbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/sandbox/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which channels go to the sandbox
+         * @description A channel with no provider configured delivers to the sandbox (docs/sandbox.md); this says which, from the configuration.
+         */
+        get: operations["getAdminSandboxChannels"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1363,6 +1406,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "setupNeeded": true
+                     *     }
+                     */
                     "application/json": {
                         setupNeeded: boolean;
                     };
@@ -2541,6 +2589,7 @@ export interface operations {
                     };
                     template?: string;
                     content?: {
+                        /** @description At most 1600 characters (Twilio's limit for one message). */
                         text: string;
                     };
                     variables?: {
@@ -2897,6 +2946,76 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getNotificationsIdMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f06 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "notificationId": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *       "channel": "email",
+                     *       "source": "rendered",
+                     *       "content": {
+                     *         "subject": "Reset your password, Ada",
+                     *         "text": "Hi Ada, reset it here: https://example.com/r?t=1",
+                     *         "html": "<p>Hi Ada,</p><p><a href=\"https://example.com/r?t=1\">Reset your password</a></p>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        notificationId: string;
+                        channel: string;
+                        /** @description `sandbox`: the copy the sandbox delivered; `rendered`: rendered now from the pinned template version (or inline content) and the variables */
+                        source: "sandbox" | "rendered";
+                        content: {
+                            subject?: string;
+                            text?: string;
+                            html?: string;
+                            title?: string;
+                            body?: string;
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /** @description Why there is no content: the render error */
+                        detail?: string;
+                    };
+                };
             };
             /** @description The request was refused (problem+json) */
             "4XX": {
@@ -3703,6 +3822,10 @@ export interface operations {
                      *           "subject": "Reset your password, {{ name }}",
                      *           "text": "Hi {{ name }}, reset it here: {{ link }}",
                      *           "html": "<p>Hi {{ name }},</p><p><a href=\"{{ link }}\">Reset your password</a></p>",
+                     *           "sampleVariables": {
+                     *             "name": "Ada",
+                     *             "link": "https://example.com/r?t=1"
+                     *           },
                      *           "createdAt": "2026-11-28T09:00:00.000Z",
                      *           "updatedAt": "2026-11-28T09:00:00.000Z"
                      *         }
@@ -3723,6 +3846,9 @@ export interface operations {
                             data?: {
                                 [key: string]: unknown;
                             };
+                            sampleVariables: {
+                                [key: string]: unknown;
+                            } | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -3767,7 +3893,11 @@ export interface operations {
                  *       "channel": "email",
                  *       "subject": "Reset your password, {{ name }}",
                  *       "text": "Hi {{ name }}, reset it here: {{ link }}",
-                 *       "html": "<p>Hi {{ name }},</p><p><a href=\"{{ link }}\">Reset your password</a></p>"
+                 *       "html": "<p>Hi {{ name }},</p><p><a href=\"{{ link }}\">Reset your password</a></p>",
+                 *       "sampleVariables": {
+                 *         "name": "Ada",
+                 *         "link": "https://example.com/r?t=1"
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -3778,6 +3908,10 @@ export interface operations {
                     html?: string;
                     title?: string;
                     body?: string;
+                    /** @description Variables the editor previews the template with, saved with the version; a PUT without them keeps the current ones. */
+                    sampleVariables?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -3796,6 +3930,10 @@ export interface operations {
                      *       "subject": "Reset your password, {{ name }}",
                      *       "text": "Hi {{ name }}, reset it here: {{ link }}",
                      *       "html": "<p>Hi {{ name }},</p><p><a href=\"{{ link }}\">Reset your password</a></p>",
+                     *       "sampleVariables": {
+                     *         "name": "Ada",
+                     *         "link": "https://example.com/r?t=1"
+                     *       },
                      *       "createdAt": "2026-11-28T09:00:00.000Z",
                      *       "updatedAt": "2026-11-28T09:00:00.000Z"
                      *     }
@@ -3812,6 +3950,9 @@ export interface operations {
                         data?: {
                             [key: string]: unknown;
                         };
+                        sampleVariables: {
+                            [key: string]: unknown;
+                        } | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -3865,6 +4006,10 @@ export interface operations {
                      *       "subject": "Reset your password, {{ name }}",
                      *       "text": "Hi {{ name }}, reset it here: {{ link }}",
                      *       "html": "<p>Hi {{ name }},</p><p><a href=\"{{ link }}\">Reset your password</a></p>",
+                     *       "sampleVariables": {
+                     *         "name": "Ada",
+                     *         "link": "https://example.com/r?t=1"
+                     *       },
                      *       "createdAt": "2026-11-28T09:00:00.000Z",
                      *       "updatedAt": "2026-11-28T09:00:00.000Z"
                      *     }
@@ -3881,6 +4026,9 @@ export interface operations {
                         data?: {
                             [key: string]: unknown;
                         };
+                        sampleVariables: {
+                            [key: string]: unknown;
+                        } | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -3934,6 +4082,10 @@ export interface operations {
                     html?: string;
                     title?: string;
                     body?: string;
+                    /** @description Variables the editor previews the template with, saved with the version; a PUT without them keeps the current ones. */
+                    sampleVariables?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -3952,6 +4104,10 @@ export interface operations {
                      *       "subject": "Reset your password, {{ name }}",
                      *       "text": "Hi {{ name }}, reset it here: {{ link }}",
                      *       "html": "<p>Hi {{ name }},</p><p><a href=\"{{ link }}\">Reset your password</a></p>",
+                     *       "sampleVariables": {
+                     *         "name": "Ada",
+                     *         "link": "https://example.com/r?t=1"
+                     *       },
                      *       "createdAt": "2026-11-28T09:00:00.000Z",
                      *       "updatedAt": "2026-11-28T09:00:00.000Z"
                      *     }
@@ -3968,6 +4124,9 @@ export interface operations {
                         data?: {
                             [key: string]: unknown;
                         };
+                        sampleVariables: {
+                            [key: string]: unknown;
+                        } | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -4055,6 +4214,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Without them, the template's sample variables (or none). */
                     variables?: {
                         [key: string]: unknown;
                     };
@@ -4140,6 +4300,8 @@ export interface operations {
                      *           "channel": "email",
                      *           "depth": 0,
                      *           "oldestAgeMs": null,
+                     *           "scheduled": 0,
+                     *           "oldestDueAgeMs": null,
                      *           "inFlight": 1,
                      *           "paused": false
                      *         },
@@ -4148,6 +4310,8 @@ export interface operations {
                      *           "channel": "email",
                      *           "depth": 1200,
                      *           "oldestAgeMs": 84000,
+                     *           "scheduled": 200,
+                     *           "oldestDueAgeMs": 84000,
                      *           "inFlight": 0,
                      *           "paused": false
                      *         }
@@ -4158,8 +4322,12 @@ export interface operations {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                             channel: "email" | "sms" | "push";
+                            /** @description QUEUED and RETRYING, scheduled ones included */
                             depth: number;
                             oldestAgeMs: number | null;
+                            /** @description Of `depth`, the ones not due yet (a later scheduledAt, a retry backoff) */
+                            scheduled: number;
+                            oldestDueAgeMs: number | null;
                             inFlight: number;
                             paused: boolean;
                         }[];
@@ -4222,6 +4390,8 @@ export interface operations {
                      *           "channel": "email",
                      *           "depth": 0,
                      *           "oldestAgeMs": null,
+                     *           "scheduled": 0,
+                     *           "oldestDueAgeMs": null,
                      *           "inFlight": 1,
                      *           "paused": false
                      *         },
@@ -4230,6 +4400,8 @@ export interface operations {
                      *           "channel": "email",
                      *           "depth": 1200,
                      *           "oldestAgeMs": 84000,
+                     *           "scheduled": 200,
+                     *           "oldestDueAgeMs": 84000,
                      *           "inFlight": 0,
                      *           "paused": true
                      *         }
@@ -4240,8 +4412,12 @@ export interface operations {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                             channel: "email" | "sms" | "push";
+                            /** @description QUEUED and RETRYING, scheduled ones included */
                             depth: number;
                             oldestAgeMs: number | null;
+                            /** @description Of `depth`, the ones not due yet (a later scheduledAt, a retry backoff) */
+                            scheduled: number;
+                            oldestDueAgeMs: number | null;
                             inFlight: number;
                             paused: boolean;
                         }[];
@@ -4304,6 +4480,8 @@ export interface operations {
                      *           "channel": "email",
                      *           "depth": 0,
                      *           "oldestAgeMs": null,
+                     *           "scheduled": 0,
+                     *           "oldestDueAgeMs": null,
                      *           "inFlight": 1,
                      *           "paused": false
                      *         },
@@ -4312,6 +4490,8 @@ export interface operations {
                      *           "channel": "email",
                      *           "depth": 1200,
                      *           "oldestAgeMs": 84000,
+                     *           "scheduled": 200,
+                     *           "oldestDueAgeMs": 84000,
                      *           "inFlight": 0,
                      *           "paused": false
                      *         }
@@ -4322,8 +4502,12 @@ export interface operations {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                             channel: "email" | "sms" | "push";
+                            /** @description QUEUED and RETRYING, scheduled ones included */
                             depth: number;
                             oldestAgeMs: number | null;
+                            /** @description Of `depth`, the ones not due yet (a later scheduledAt, a retry backoff) */
+                            scheduled: number;
+                            oldestDueAgeMs: number | null;
                             inFlight: number;
                             paused: boolean;
                         }[];
@@ -4412,6 +4596,68 @@ export interface operations {
                             at: string;
                         }[];
                         nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAdminSandboxChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "channels": [
+                     *         {
+                     *           "channel": "email",
+                     *           "sandbox": false
+                     *         },
+                     *         {
+                     *           "channel": "sms",
+                     *           "sandbox": true
+                     *         },
+                     *         {
+                     *           "channel": "push",
+                     *           "sandbox": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        channels: {
+                            channel: "email" | "sms" | "push";
+                            /** @description true: no provider is configured, messages go to the sandbox */
+                            sandbox: boolean;
+                        }[];
                     };
                 };
             };

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SMS_TEXT_MAX } from '../../channels.ts';
 import type { Channel } from '../../notifications/model.ts';
 import type { Provider, ProviderLimits } from '../types.ts';
 import { injectedFailure } from './failures.ts';
@@ -31,6 +32,14 @@ export function createSandboxProvider(channel: Channel, options: { failures: boo
     async send(message, signal) {
       const injected = options.failures ? injectedFailure(message.recipient, message.attempt) : undefined;
       if (injected && 'result' in injected) return injected.result;
+      // Refused as Twilio refuses it (error 21617): a template can render past what acceptance checks.
+      const length = message.content.text?.length ?? 0;
+      if (message.channel === 'sms' && length > SMS_TEXT_MAX)
+        return {
+          ok: false,
+          kind: 'permanent',
+          detail: `sandbox: the SMS text has ${length} characters, more than the limit of ${SMS_TEXT_MAX}`,
+        };
       if (injected) {
         try {
           await sleep(injected.delayMs, undefined, { signal });

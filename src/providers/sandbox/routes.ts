@@ -9,6 +9,7 @@ import { literals } from '../../http/schema.ts';
 import type { RouteModule } from '../../http/types.ts';
 import { maskRecipient } from '../../notifications/mask.ts';
 import { ContentView, NOTIFICATION_ID_EXAMPLE } from '../../notifications/schemas.ts';
+import { configuredChannels } from '../registry.ts';
 
 const Query = Type.Object(
   {
@@ -45,6 +46,24 @@ const SandboxPage = withExample(
       },
     ],
     nextCursor: 'bTo0Mg',
+  },
+);
+
+const SandboxChannels = withExample(
+  Type.Object({
+    channels: Type.Array(
+      Type.Object({
+        channel: literals(CHANNELS),
+        sandbox: Type.Boolean({ description: 'true: no provider is configured, messages go to the sandbox' }),
+      }),
+    ),
+  }),
+  {
+    channels: [
+      { channel: 'email', sandbox: false },
+      { channel: 'sms', sandbox: true },
+      { channel: 'push', sandbox: true },
+    ],
   },
 );
 
@@ -96,6 +115,24 @@ export const sandboxRoutes: RouteModule<CoreDeps> = (app, deps) => {
         })),
         nextCursor,
       };
+    },
+  );
+
+  app.get(
+    '/admin/sandbox/channels',
+    {
+      config: { scope: 'admin' },
+      schema: {
+        tags: ['admin'],
+        summary: 'Which channels go to the sandbox',
+        description:
+          'A channel with no provider configured delivers to the sandbox (docs/sandbox.md); this says which, from the configuration.',
+        response: { 200: SandboxChannels },
+      },
+    },
+    async () => {
+      const configured = configuredChannels(deps.config);
+      return { channels: CHANNELS.map((channel) => ({ channel, sandbox: !configured[channel] })) };
     },
   );
 };

@@ -63,6 +63,10 @@ export interface QueueStat {
   depth: number;
   /** created_at of the oldest waiting row, or null when empty. */
   oldestCreatedAt: number | null;
+  /** Of `depth`, the rows not due yet at `now` (scheduled later, or a retry's backoff). */
+  scheduled: number;
+  /** created_at of the oldest row that is due (ready, or waiting past its due time), or null. */
+  oldestDueCreatedAt: number | null;
   inFlight: number;
   paused: boolean;
 }
@@ -82,8 +86,9 @@ export interface QueueStore {
   /**
    * The 12 queues, in priority then channel order: every tenant's rows, or only `tenant`'s
    * (depth, oldest and in flight; a pause holds every tenant, so `paused` is the same either way).
+   * With `now`, waiting rows due after it count as `scheduled` (without, every waiting row is due).
    */
-  stats(tenant?: string): Promise<QueueStat[]>;
+  stats(tenant?: string, now?: number): Promise<QueueStat[]>;
   /**
    * Pauses or resumes the selected queues, in O(1) whatever their depth. Notifications held back
    * by a pause get their THROTTLED event when they are next considered (claimed after the resume).

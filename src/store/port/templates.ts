@@ -16,6 +16,8 @@ export interface TemplateRecord {
   channel: Channel;
   version: number;
   content: TemplateContent;
+  /** The variables the editor previews this version with (saved with it), or null. */
+  sampleVariables: Record<string, unknown> | null;
   /** When the key was first created (of the current head row). */
   createdAt: number;
   /** When this version was saved. */
@@ -31,6 +33,7 @@ export interface TemplateStore {
     channel: Channel,
     content: TemplateContent,
     now: number,
+    sampleVariables?: Record<string, unknown> | null,
   ): Promise<TemplateRecord | null>;
   /** Saves a new current version; null if the key does not exist. */
   update(
@@ -39,6 +42,7 @@ export interface TemplateStore {
     channel: Channel,
     content: TemplateContent,
     now: number,
+    sampleVariables?: Record<string, unknown> | null,
   ): Promise<TemplateRecord | null>;
   /** The current version, or null when the key does not exist (or was deleted). */
   get(tenant: string, key: string): Promise<TemplateRecord | null>;

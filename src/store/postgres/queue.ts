@@ -185,7 +185,7 @@ export function createPostgresQueue(sql: Sql): QueueStore {
         WHERE n.seq = l.seq AND n.lease_owner = ${owner} AND n.attempts = l.attempt AND n.queue_state = 'leased'`;
       return rows.count;
     },
-    async stats(tenant) {
+    async stats(tenant, now = Number.MAX_SAFE_INTEGER) {
       // One arm per state, each with its state as a literal so that it reads that state's partial
       // index (a parameter would not match the index's predicate in a generic plan). With
       // `queue_state IN (...)` PostgreSQL scanned the whole table, every notification ever sent,
@@ -199,8 +199,9 @@ export function createPostgresQueue(sql: Sql): QueueStore {
         SELECT priority, channel, 'ready' AS state, count(*)::int AS n, min(created_at) AS oldest
           FROM notifications WHERE ${ready} GROUP BY priority, channel
         UNION ALL
-        SELECT priority, channel, 'waiting', count(*)::int, min(created_at)
-          FROM notifications WHERE queue_state = 'waiting' ${ofTenant} GROUP BY priority, channel
+        SELECT priority, channel, CASE WHEN due_at > ${now} THEN 'scheduled' ELSE 'waiting' END,
+               count(*)::int, min(created_at)
+          FROM notifications WHERE queue_state = 'waiting' ${ofTenant} GROUP BY 1, 2, 3
         UNION ALL
         SELECT priority, channel, 'leased', count(*)::int, NULL
           FROM notifications WHERE queue_state = 'leased' ${ofTenant} GROUP BY priority, channel`;

@@ -1,12 +1,12 @@
 import type { Channel } from '../../notifications/model.ts';
 import type { TemplateContent, TemplateRecord, TemplateStore } from '../port/templates.ts';
-import { type TemplateRow as Row, templateFromRow as toRecord } from '../rows.ts';
+import { type TemplateRow as Row, samplesText, templateFromRow as toRecord } from '../rows.ts';
 import type { Query, Sql } from './connect.ts';
 
 /** The PostgreSQL template store; same semantics as the SQLite one. Versions are never updated or deleted. */
 export function createPostgresTemplates(sql: Sql): TemplateStore {
   const current = (q: Query, tenant: string, key: string) => q<Row[]>`
-    SELECT t.tenant, t.key, v.channel, v.version, v.content, t.created_at, v.created_at AS updated_at
+    SELECT t.tenant, t.key, v.channel, v.version, v.content, v.sample_variables, t.created_at, v.created_at AS updated_at
       FROM templates t JOIN template_versions v
         ON v.tenant = t.tenant AND v.key = t.key AND v.version = t.current_version
      WHERE t.tenant = ${tenant} AND t.key = ${key}`;
@@ -18,6 +18,7 @@ export function createPostgresTemplates(sql: Sql): TemplateStore {
     channel: Channel,
     content: TemplateContent,
     now: number,
+    samples: Record<string, unknown> | null,
   ) =>
     sql.begin(async (tx) => {
       // SQLite serialises writers; here two instances saving one key at once would pick the same
@@ -28,8 +29,8 @@ export function createPostgresTemplates(sql: Sql): TemplateStore {
       const [next] = await tx<{ v: number }[]>`
         SELECT COALESCE(MAX(version), 0) + 1 AS v FROM template_versions WHERE tenant = ${tenant} AND key = ${key}`;
       const v = next?.v ?? 1;
-      await tx`INSERT INTO template_versions (tenant, key, version, channel, content, created_at)
-               VALUES (${tenant}, ${key}, ${v}, ${channel}, ${JSON.stringify(content)}, ${now})`;
+      await tx`INSERT INTO template_versions (tenant, key, version, channel, content, sample_variables, created_at)
+               VALUES (${tenant}, ${key}, ${v}, ${channel}, ${JSON.stringify(content)}, ${samplesText(samples)}, ${now})`;
       if (mode === 'create') {
         await tx`INSERT INTO templates (tenant, key, channel, current_version, created_at, updated_at)
                  VALUES (${tenant}, ${key}, ${channel}, ${v}, ${now}, ${now})`;
@@ -41,20 +42,22 @@ export function createPostgresTemplates(sql: Sql): TemplateStore {
     });
 
   return {
-    create: (tenant, key, channel, content, now) => save('create', tenant, key, channel, content, now),
-    update: (tenant, key, channel, content, now) => save('update', tenant, key, channel, content, now),
+    create: (tenant, key, channel, content, now, samples = null) =>
+      save('create', tenant, key, channel, content, now, samples),
+    update: (tenant, key, channel, content, now, samples = null) =>
+      save('update', tenant, key, channel, content, now, samples),
     async get(tenant, key) {
       return toRecord((await current(sql, tenant, key))[0]);
     },
     async getVersion(tenant, key, v) {
       const [row] = await sql<Row[]>`
-        SELECT tenant, key, channel, version, content, created_at, created_at AS updated_at
+        SELECT tenant, key, channel, version, content, sample_variables, created_at, created_at AS updated_at
           FROM template_versions WHERE tenant = ${tenant} AND key = ${key} AND version = ${v}`;
       return toRecord(row);
     },
     async list(tenant, limit, afterKey = '') {
       const rows = await sql<Row[]>`
-        SELECT t.tenant, t.key, v.channel, v.version, v.content, t.created_at, v.created_at AS updated_at
+        SELECT t.tenant, t.key, v.channel, v.version, v.content, v.sample_variables, t.created_at, v.created_at AS updated_at
           FROM templates t JOIN template_versions v
             ON v.tenant = t.tenant AND v.key = t.key AND v.version = t.current_version
          WHERE t.tenant = ${tenant} AND t.key > ${afterKey} ORDER BY t.key LIMIT ${limit}`;

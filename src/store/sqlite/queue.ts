@@ -204,8 +204,9 @@ function createStats(db: SqliteDb) {
     // `queue_state IN (...)` query cannot use them and scans the whole table (measured: a scan of
     // 200,000 rows on every /admin/queues poll cost the worker in the same process ~15 % of its rate).
     waiting: db.prepare(
-      `SELECT priority, channel, 'waiting' AS state, COUNT(*) AS n, MIN(created_at) AS oldest FROM notifications
-       WHERE queue_state = 'waiting'${other} GROUP BY priority, channel`,
+      `SELECT priority, channel, CASE WHEN due_at > @now THEN 'scheduled' ELSE 'waiting' END AS state,
+         COUNT(*) AS n, MIN(created_at) AS oldest FROM notifications
+       WHERE queue_state = 'waiting'${other} GROUP BY priority, channel, state`,
     ),
     leased: db.prepare(
       `SELECT priority, channel, 'leased' AS state, COUNT(*) AS n, NULL AS oldest FROM notifications
@@ -221,13 +222,16 @@ function createStats(db: SqliteDb) {
   // Seq follows acceptance, so the smallest ready seq is the oldest ready row.
   const createdAt = db.prepare('SELECT created_at FROM notifications WHERE seq = ?').pluck();
   const paused = db.prepare('SELECT priority, channel FROM queue_pauses WHERE resumed_at IS NULL');
-  return db.transaction((tenant: string | undefined) => {
+  return db.transaction((tenant: string | undefined, now: number) => {
     const { ready, waiting, leased } = tenant === undefined ? all : ofTenant;
     const args = tenant === undefined ? [] : [{ tenant }];
     const groups: QueueGroup[] = (
       ready.all(...args) as Array<{ priority: number; channel: string; n: number; first: number }>
     ).map((g) => ({ ...g, state: 'ready', oldest: createdAt.get(g.first) as number }));
-    groups.push(...(waiting.all(...args) as QueueGroup[]), ...(leased.all(...args) as QueueGroup[]));
+    groups.push(
+      ...(waiting.all({ now, ...(tenant === undefined ? {} : { tenant }) }) as QueueGroup[]),
+      ...(leased.all(...args) as QueueGroup[]),
+    );
     return statsGrid(groups, paused.all() as Array<{ priority: number; channel: string }>);
   });
 }
@@ -271,8 +275,8 @@ export function createSqliteQueue(db: SqliteDb): QueueStore {
       if (leases.length === 0) return 0;
       return relaxed(() => renewAll.immediate(owner, leases, until));
     },
-    async stats(tenant) {
-      return stats(tenant);
+    async stats(tenant, now = Number.MAX_SAFE_INTEGER) {
+      return stats(tenant, now);
     },
     async setPaused(selector, paused, now) {
       setPaused.immediate(cellsOf(selector), paused, now);

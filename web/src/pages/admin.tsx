@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { get, mutate } from '../api.ts';
+import { ClientSecret } from '../components/client-secret.tsx';
 import { fieldErrors, ProblemView } from '../components/problem.tsx';
 import {
   CHANNELS,
@@ -42,55 +43,59 @@ function Queues() {
           Your tenant's notifications. Pauses hold every tenant, so only admins of tenant "default" set them.
         </p>
       )}
-      <table>
-        <thead>
-          <tr>
-            <th>Priority</th>
-            {CHANNELS.map((c) => (
-              <th key={c}>{c}</th>
-            ))}
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {PRIORITIES.map((p) => (
-            <tr key={p}>
-              <td>{p}</td>
-              {CHANNELS.map((c) => {
-                const q = row(p, c);
-                return (
-                  <td key={c}>
-                    {q ? `${q.depth} waiting, ${q.inFlight} in flight` : '–'}
-                    {q?.paused ? <strong className="paused"> paused</strong> : null}{' '}
-                    {operator ? (
-                      <button
-                        type="button"
-                        className="small"
-                        onClick={() =>
-                          toggle.mutate({ action: q?.paused ? 'resume' : 'pause', priority: p, channel: c })
-                        }
-                      >
-                        {q?.paused ? 'Resume' : 'Pause'}
-                      </button>
-                    ) : null}
-                  </td>
-                );
-              })}
-              <td>
-                {operator ? (
-                  <button
-                    type="button"
-                    className="small secondary"
-                    onClick={() => toggle.mutate({ action: allPaused(p) ? 'resume' : 'pause', priority: p })}
-                  >
-                    {allPaused(p) ? `Resume ${p}` : `Pause ${p}`}
-                  </button>
-                ) : null}
-              </td>
+      <div className="table-scroll">
+        <table>
+          <thead>
+            <tr>
+              <th>Priority</th>
+              {CHANNELS.map((c) => (
+                <th key={c}>{c}</th>
+              ))}
+              <th />
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {PRIORITIES.map((p) => (
+              <tr key={p}>
+                <td>{p}</td>
+                {CHANNELS.map((c) => {
+                  const q = row(p, c);
+                  return (
+                    <td key={c}>
+                      {q ? `${q.depth} waiting, ${q.inFlight} in flight` : '–'}
+                      {q?.paused ? <strong className="paused"> paused</strong> : null}{' '}
+                      {operator ? (
+                        <button
+                          type="button"
+                          className="small"
+                          onClick={() =>
+                            toggle.mutate({ action: q?.paused ? 'resume' : 'pause', priority: p, channel: c })
+                          }
+                        >
+                          {q?.paused ? 'Resume' : 'Pause'}
+                        </button>
+                      ) : null}
+                    </td>
+                  );
+                })}
+                <td>
+                  {operator ? (
+                    <button
+                      type="button"
+                      className="small secondary"
+                      onClick={() =>
+                        toggle.mutate({ action: allPaused(p) ? 'resume' : 'pause', priority: p })
+                      }
+                    >
+                      {allPaused(p) ? `Resume ${p}` : `Pause ${p}`}
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </div>
   );
 }
@@ -119,34 +124,36 @@ function Users() {
   return (
     <div className="card">
       <h2>Users</h2>
-      <table>
-        <thead>
-          <tr>
-            <th>Email</th>
-            <th>Role</th>
-            <th>Tenant</th>
-            <th>State</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {(users.data?.items ?? []).map((u) => (
-            <tr key={u.id}>
-              <td>{u.email}</td>
-              <td>{u.role}</td>
-              <td>{u.tenant}</td>
-              <td>{u.disabled ? 'disabled' : 'active'}</td>
-              <td>
-                {u.disabled ? null : (
-                  <button type="button" className="small secondary" onClick={() => disable.mutate(u.id)}>
-                    Disable
-                  </button>
-                )}
-              </td>
+      <div className="table-scroll">
+        <table>
+          <thead>
+            <tr>
+              <th>Email</th>
+              <th>Role</th>
+              <th>Tenant</th>
+              <th>State</th>
+              <th />
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {(users.data?.items ?? []).map((u) => (
+              <tr key={u.id}>
+                <td>{u.email}</td>
+                <td>{u.role}</td>
+                <td>{u.tenant}</td>
+                <td>{u.disabled ? 'disabled' : 'active'}</td>
+                <td>
+                  {u.disabled ? null : (
+                    <button type="button" className="small secondary" onClick={() => disable.mutate(u.id)}>
+                      Disable
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <form onSubmit={submit} className="row">
         <label>
           Email
@@ -205,28 +212,30 @@ function Clients() {
   return (
     <div className="card">
       <h2>Service clients</h2>
-      <table>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Client ID</th>
-            <th>Scopes</th>
-            <th>Tenant</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(clients.data?.items ?? []).map((c) => (
-            <tr key={c.client_id}>
-              <td>{c.name}</td>
-              <td>
-                <code>{c.client_id}</code>
-              </td>
-              <td>{c.scopes.join(' ')}</td>
-              <td>{c.tenant}</td>
+      <div className="table-scroll">
+        <table>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Client ID</th>
+              <th>Scopes</th>
+              <th>Tenant</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {(clients.data?.items ?? []).map((c) => (
+              <tr key={c.client_id}>
+                <td>{c.name}</td>
+                <td>
+                  <code>{c.client_id}</code>
+                </td>
+                <td>{c.scopes.join(' ')}</td>
+                <td>{c.tenant}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <form
         className="row"
         onSubmit={(e) => {
@@ -250,11 +259,7 @@ function Clients() {
         ))}
         <button type="submit">Add client</button>
       </form>
-      {secret ? (
-        <p className="ok">
-          Secret of <code>{secret.id}</code>, shown once: <code>{secret.secret}</code>
-        </p>
-      ) : null}
+      {secret ? <ClientSecret id={secret.id} secret={secret.secret} /> : null}
       <ProblemView error={clients.error ?? add.error} />
     </div>
   );

@@ -80,14 +80,21 @@ export function DashboardPage() {
   const live = useStatusStream((change) => setRecent((r) => [change, ...r].slice(0, RECENT)));
 
   const rows = queues.data?.queues ?? [];
+  // Scheduled work (a later scheduledAt, a retry's backoff) is not waiting: it is shown apart,
+  // and the oldest age counts only what is due now.
   const depthBars = rows.map((q) => ({
     label: `${q.priority} ${q.channel}${q.paused ? ' (paused)' : ''}`,
-    value: q.depth,
+    value: q.depth - q.scheduled,
+    tone: `tone-${q.channel}`,
+  }));
+  const scheduledBars = rows.map((q) => ({
+    label: `${q.priority} ${q.channel}`,
+    value: q.scheduled,
     tone: `tone-${q.channel}`,
   }));
   const ageBars = rows.map((q) => ({
     label: `${q.priority} ${q.channel}`,
-    value: q.oldestAgeMs ?? 0,
+    value: q.oldestDueAgeMs ?? 0,
     tone: `tone-${q.channel}`,
   }));
   const last = history.at(-1);
@@ -111,12 +118,16 @@ export function DashboardPage() {
       <ProblemView error={queues.error ?? metrics.error} />
       <div className="grid">
         <div className="card">
-          <h2>Queue depth</h2>
-          <BarChart title="Queue depth per priority and channel" bars={depthBars} />
+          <h2>Due now</h2>
+          <BarChart title="Notifications due now per priority and channel" bars={depthBars} />
         </div>
         <div className="card">
           <h2>Oldest waiting</h2>
-          <BarChart title="Age of the oldest waiting notification" bars={ageBars} format={ageFormat} />
+          <BarChart title="Age of the oldest notification due now" bars={ageBars} format={ageFormat} />
+        </div>
+        <div className="card">
+          <h2>Scheduled</h2>
+          <BarChart title="Notifications scheduled for later (or backing off)" bars={scheduledBars} />
         </div>
         {operator ? (
           <>

@@ -1,8 +1,11 @@
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { call, mutate } from '../api.ts';
+import { call, get, mutate } from '../api.ts';
+import { ContentPreview } from '../components/previews.tsx';
 import { ProblemView } from '../components/problem.tsx';
-import type { NotificationDetail as Detail } from '../contract.ts';
+import type { NotificationDetail as Detail, NotificationMessage } from '../contract.ts';
 import { Link } from '../router.tsx';
+import { hasScope } from '../session.ts';
 import { useStatusStream } from '../stream.ts';
 import { recipientText } from './notifications.tsx';
 
@@ -124,6 +127,7 @@ export function NotificationDetailPage(props: { id: string }) {
               ) : null}
             </div>
           </div>
+          {hasScope('admin') ? <RenderedMessage id={detail.notificationId} status={detail.status} /> : null}
           <h2>Timeline</h2>
           <ol className="timeline">
             {detail.events.map((e, i) => (
@@ -147,5 +151,38 @@ export function NotificationDetailPage(props: { id: string }) {
         </>
       ) : null}
     </section>
+  );
+}
+
+/**
+ * The message itself, for admins (GET /notifications/{id}/message): email HTML only inside the
+ * sandboxed frame of ContentPreview, as on the sandbox page. Read again when the status changes
+ * (the sandbox's copy exists once it is delivered).
+ */
+function RenderedMessage(props: { id: string; status: string }) {
+  const message = useQuery({
+    queryKey: ['message', props.id, props.status],
+    queryFn: () => get<NotificationMessage>(`/notifications/${encodeURIComponent(props.id)}/message`),
+  });
+  const data = message.data;
+  return (
+    <div className="card" data-testid="rendered-message">
+      <h2>Message</h2>
+      <ProblemView error={message.error} />
+      {data ? (
+        <>
+          <p className="muted">
+            {data.source === 'sandbox'
+              ? 'As the sandbox delivered it.'
+              : 'Rendered from its template version and variables, as delivery renders it.'}
+          </p>
+          {data.content ? (
+            <ContentPreview channel={data.channel} content={data.content} />
+          ) : (
+            <div className="problem">It does not render: {data.detail}</div>
+          )}
+        </>
+      ) : null}
+    </div>
   );
 }

@@ -3,7 +3,7 @@ import { useRef, useState } from 'react';
 import { get } from '../api.ts';
 import { ProblemView } from '../components/problem.tsx';
 import { CHANNELS, type NotificationSummary, PRIORITIES, STATUSES } from '../contract.ts';
-import { Link } from '../router.tsx';
+import { Link, navigate, useLocation } from '../router.tsx';
 import { useStatusStream } from '../stream.ts';
 
 /** The masked recipient as one line of text. */
@@ -15,8 +15,28 @@ export function recipientText(recipient: Record<string, unknown> | undefined): s
 
 const PAGE = 20;
 
+/** The list's filters that the address bar carries (`/notifications?status=FAILED`). */
+const URL_FILTERS = ['status', 'priority', 'channel', 'createdAfter', 'createdBefore'] as const;
+
+function filtersOf(search: URLSearchParams): Record<string, string> {
+  const filters: Record<string, string> = {};
+  for (const name of URL_FILTERS) {
+    const value = search.get(name);
+    if (value) filters[name] = value;
+  }
+  return filters;
+}
+
 export function NotificationsPage() {
-  const [filters, setFilters] = useState<Record<string, string>>({});
+  // The address bar is the filters' one home: a link or a reload shows the same list.
+  const { path, search } = useLocation();
+  const filters = filtersOf(search);
+  const setFilters = (next: Record<string, string>) => {
+    const query = new URLSearchParams();
+    for (const name of URL_FILTERS) if (next[name]) query.set(name, next[name]);
+    const text = query.toString();
+    navigate(text ? `${path}?${text}` : path, { replace: true });
+  };
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors.at(-1);
   const query = new URLSearchParams({ limit: String(PAGE) });
@@ -83,34 +103,38 @@ export function NotificationsPage() {
         </label>
       </div>
       <ProblemView error={list.error} />
-      <table>
-        <thead>
-          <tr>
-            <th>Created</th>
-            <th>Status</th>
-            <th>Priority</th>
-            <th>Channel</th>
-            <th>Recipient</th>
-            <th>ID</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(list.data?.items ?? []).map((n) => (
-            <tr key={n.notificationId}>
-              <td>{new Date(n.createdAt).toLocaleString()}</td>
-              <td>
-                <span className={`status status-${n.status.toLowerCase()}`}>{n.status}</span>
-              </td>
-              <td>{n.priority}</td>
-              <td>{n.channel}</td>
-              <td>{recipientText(n.recipient)}</td>
-              <td>
-                <Link to={`/notifications/${encodeURIComponent(n.notificationId)}`}>{n.notificationId}</Link>
-              </td>
+      <div className="table-scroll">
+        <table>
+          <thead>
+            <tr>
+              <th>Created</th>
+              <th>Status</th>
+              <th>Priority</th>
+              <th>Channel</th>
+              <th>Recipient</th>
+              <th>ID</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {(list.data?.items ?? []).map((n) => (
+              <tr key={n.notificationId}>
+                <td>{new Date(n.createdAt).toLocaleString()}</td>
+                <td>
+                  <span className={`status status-${n.status.toLowerCase()}`}>{n.status}</span>
+                </td>
+                <td>{n.priority}</td>
+                <td>{n.channel}</td>
+                <td>{recipientText(n.recipient)}</td>
+                <td>
+                  <Link to={`/notifications/${encodeURIComponent(n.notificationId)}`}>
+                    {n.notificationId}
+                  </Link>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {list.data && list.data.items.length === 0 ? (
         <p className="muted">
           {list.data.nextCursor

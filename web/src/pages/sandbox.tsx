@@ -5,7 +5,7 @@ import { ChannelSelect } from '../components/channel-select.tsx';
 import { CursorPager } from '../components/pager.tsx';
 import { ContentPreview } from '../components/previews.tsx';
 import { ProblemView } from '../components/problem.tsx';
-import type { SandboxItem } from '../contract.ts';
+import type { SandboxChannels, SandboxItem } from '../contract.ts';
 import { Link } from '../router.tsx';
 import { recipientText } from './notifications.tsx';
 
@@ -24,12 +24,17 @@ export function SandboxPage() {
     refetchInterval: 3000,
     placeholderData: keepPreviousData,
   });
+  const routing = useQuery({
+    queryKey: ['sandbox-channels'],
+    queryFn: () => get<SandboxChannels>('/admin/sandbox/channels'),
+  });
   const items = inbox.data?.items ?? [];
   const shown = selected ?? items[0] ?? null;
 
   return (
     <section>
       <h1>Sandbox inbox</h1>
+      {routing.data ? <SandboxRouting channels={routing.data.channels} /> : null}
       <div className="row">
         <ChannelSelect
           all
@@ -74,5 +79,24 @@ export function SandboxPage() {
         </div>
       </div>
     </section>
+  );
+}
+
+/** Which channels this deployment delivers to the sandbox, and which to real providers. */
+export function SandboxRouting(props: { channels: SandboxChannels['channels'] }) {
+  const to = (sandbox: boolean) =>
+    props.channels
+      .filter((c) => c.sandbox === sandbox)
+      .map((c) => c.channel)
+      .join(', ');
+  const sandboxed = to(true);
+  const real = to(false);
+  return (
+    <p className="notice" data-testid="sandbox-routing">
+      {sandboxed
+        ? `Goes to the sandbox (no provider configured): ${sandboxed}.`
+        : 'No channel goes to the sandbox.'}
+      {real ? ` Goes to real providers: ${real}.` : ''}
+    </p>
   );
 }

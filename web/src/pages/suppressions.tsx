@@ -47,26 +47,28 @@ export function SuppressionsPage(props: { admin: boolean }) {
           />
         </div>
         <ProblemView error={list.error} />
-        <table>
-          <thead>
-            <tr>
-              <th>Channel</th>
-              <th>Recipient</th>
-              <th>Reason</th>
-              <th>Since</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((s) => (
-              <tr key={`${s.channel}-${s.recipient}-${s.createdAt}`}>
-                <td>{s.channel}</td>
-                <td>{s.recipient}</td>
-                <td>{s.reason}</td>
-                <td>{new Date(s.createdAt).toLocaleString(undefined, { hour12: false })}</td>
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th>Channel</th>
+                <th>Recipient</th>
+                <th>Reason</th>
+                <th>Since</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {items.map((s) => (
+                <tr key={`${s.channel}-${s.recipient}-${s.createdAt}`}>
+                  <td>{s.channel}</td>
+                  <td>{s.recipient}</td>
+                  <td>{s.reason}</td>
+                  <td>{new Date(s.createdAt).toLocaleString(undefined, { hour12: false })}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
         {items.length === 0 ? <p className="muted">No suppressed recipients.</p> : null}
         <CursorPager cursors={cursors} next={list.data?.nextCursor} onChange={setCursors} />
       </div>

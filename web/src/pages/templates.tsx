@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { get, mutate } from '../api.ts';
+import { get, mutate, ProblemError } from '../api.ts';
 import { ChannelSelect } from '../components/channel-select.tsx';
 import { ContentPreview } from '../components/previews.tsx';
 import { ProblemView } from '../components/problem.tsx';
@@ -15,6 +15,23 @@ const FIELDS: Record<string, (keyof Fields)[]> = {
 
 const EMPTY = { key: '', channel: 'email', subject: '', text: '', html: '', title: '', body: '' };
 
+/** The sample variables typed in the editor, as the API takes them (a JSON object). */
+function sampleVariables(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text || '{}');
+  } catch {
+    value = undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ProblemError({
+      status: 400,
+      title: 'Sample variables are not a JSON object',
+      errors: [{ path: 'body/sampleVariables', message: 'must be a JSON object' }],
+    });
+  return value as Record<string, unknown>;
+}
+
 /** The template editor: fields on the left, a live preview (rendered as you type) on the right. */
 export function TemplatesPage() {
   const client = useQueryClient();
@@ -24,7 +41,8 @@ export function TemplatesPage() {
   });
   const [draft, setDraft] = useState<typeof EMPTY>(EMPTY);
   const [existing, setExisting] = useState(false);
-  const [variables, setVariables] = useState('{\n  "name": "Ada"\n}');
+  // The template's own sample variables (saved with it), so a valid template previews clean.
+  const [variables, setVariables] = useState('{}');
   const [preview, setPreview] = useState<{ content?: Fields; error?: string }>({});
 
   useEffect(() => {
@@ -47,7 +65,7 @@ export function TemplatesPage() {
 
   const save = useMutation({
     mutationFn: () => {
-      const body: Record<string, string> = {};
+      const body: Record<string, unknown> = { sampleVariables: sampleVariables(variables) };
       for (const f of FIELDS[draft.channel] ?? []) if (draft[f]) body[f] = draft[f];
       return existing
         ? mutate<Template>('PUT', `/templates/${encodeURIComponent(draft.key)}`, {
@@ -75,13 +93,13 @@ export function TemplatesPage() {
       mutate<{ version: number; content: Fields }>(
         'POST',
         `/templates/${encodeURIComponent(draft.key)}/preview`,
-        {
-          variables: JSON.parse(variables || '{}'),
-        },
+        { variables: sampleVariables(variables) },
       ),
   });
   const open = (t: Template) => {
-    setDraft({ ...EMPTY, ...t, key: t.key, channel: t.channel });
+    const { sampleVariables: samples, ...fields } = t;
+    setDraft({ ...EMPTY, ...fields, key: t.key, channel: t.channel });
+    setVariables(JSON.stringify(samples ?? {}, null, 2));
     setExisting(true);
     save.reset();
     serverPreview.reset();
@@ -99,6 +117,7 @@ export function TemplatesPage() {
             type="button"
             onClick={() => {
               setDraft(EMPTY);
+              setVariables('{}');
               setExisting(false);
             }}
           >
@@ -149,7 +168,7 @@ export function TemplatesPage() {
             ),
           )}
           <label>
-            Preview variables (JSON)
+            Sample variables (JSON, saved with the template)
             <textarea
               name="variables"
               rows={4}
