@@ -154,9 +154,7 @@ await shot(page, 'notification-detail');
 
 await page.getByRole('link', { name: 'Templates' }).click();
 await page.getByRole('button', { name: 'welcome' }).click();
-await page
-  .getByLabel('Preview variables (JSON)')
-  .fill('{"name": "Ada", "link": "https://acme.example/login"}');
+await page.getByLabel(/Sample variables/).fill('{"name": "Ada", "link": "https://acme.example/login"}');
 await page.waitForTimeout(600);
 await shot(page, 'templates');
 

@@ -99,13 +99,13 @@ describe('web UI in Chromium: sign in, send, watch delivery', { skip: browserSki
     await page.getByLabel('Key').fill('otp');
     await page.getByLabel('Channel').selectOption('sms');
     await page.getByLabel('text').fill('Your code is {{ code }}');
-    await page.getByLabel('Preview variables (JSON)').fill('{"code": "123456"}');
+    await page.getByLabel(/Sample variables/).fill('{"code": "123456"}');
     await page.locator('.bubble').filter({ hasText: 'Your code is 123456' }).waitFor();
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('button', { name: 'Preview the saved version on the server' }).click();
     await page.locator('.server-preview .bubble').filter({ hasText: 'Your code is 123456' }).waitFor();
     // A missing variable: the live preview says so, as delivery would fail.
-    await page.getByLabel('Preview variables (JSON)').fill('{}');
+    await page.getByLabel(/Sample variables/).fill('{}');
     await page.locator('.problem').filter({ hasText: /code/ }).first().waitFor();
   });
 
@@ -182,7 +182,7 @@ describe('web UI in Chromium: sign in, send, watch delivery', { skip: browserSki
     const tenantWatch = await watchPage(tenantPage);
     try {
       await logIn(tenantPage, base, who);
-      await tenantPage.getByRole('heading', { name: 'Queue depth' }).waitFor();
+      await tenantPage.getByRole('heading', { name: 'Due now' }).waitFor();
       await tenantPage.getByText("The queues count your tenant's notifications.").waitFor();
       await tenantPage.waitForTimeout(2500); // one more poll of the queues
       assert.equal(await tenantPage.getByRole('heading', { name: 'Throughput' }).count(), 0);

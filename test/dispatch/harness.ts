@@ -107,10 +107,15 @@ export function schedulerFor(
  */
 export async function settle(scheduler: Scheduler): Promise<void> {
   for (let i = 0; i < 1000; i++) {
+    // The urgent lane writes CRITICAL and HIGH completions beside the steps: once nothing is in
+    // flight, wait for it, so that the step sees what it wrote (a retry due at once). Settled
+    // means a step that began with nothing in flight or unwritten found nothing to do.
+    if (scheduler.inFlight() === 0) await scheduler.drained();
+    const quiet = scheduler.inFlight() === 0 && scheduler.pending() === 0;
     const result = await scheduler.step();
-    await scheduler.settled(20);
     const idle = result.claimed.length === 0 && result.promoted === 0;
-    if (idle && scheduler.inFlight() === 0 && scheduler.pending() === 0) return;
+    if (quiet && idle && scheduler.inFlight() === 0 && scheduler.pending() === 0) return;
+    await scheduler.settled(20);
   }
   throw new Error('scheduler did not settle');
 }

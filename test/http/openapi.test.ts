@@ -360,6 +360,8 @@ async function exercise(
     304,
   );
   await expect(call('GET', '/notifications/unknown'), 404);
+  await expect(call('GET', `/notifications/${accepted.notificationId}/message`), 200);
+  await expect(call('GET', '/notifications/unknown/message'), 404);
   await expect(call('GET', '/notifications?limit=2'), 200);
   await expect(call('GET', '/notifications?status=LOST'), 400);
   const later = new Date(Date.now() + 3_600_000).toISOString();
@@ -445,6 +447,8 @@ async function exercise(
   await expect(call('POST', '/admin/queues/resume', { channel: 'fax' }), 400);
   await expect(call('GET', '/admin/sandbox'), 200);
   await expect(call('GET', '/admin/sandbox?limit=-1'), 400);
+  await expect(call('GET', '/admin/sandbox/channels'), 200);
+  await expect(anonymous('GET', '/admin/sandbox/channels'), 401);
 
   // webhooks, signed as each provider signs
   const now = String(Math.floor(Date.now() / 1000));

@@ -29,6 +29,9 @@ const PUBLIC: Array<[method: string, path: RegExp]> = [
   // answers with Herald's tokens as login does; the config route holds only public settings.
   ['GET', /^\/auth\/oidc\/config$/],
   ['POST', /^\/auth\/oidc\/callback$/],
+  // Whether the first admin is still to be made: a boolean for the sign-in page, nothing of any user.
+  ['GET', /^\/auth\/setup$/],
+  ['HEAD', /^\/auth\/setup$/],
   // One-click unsubscribe (RFC 8058): the link's authenticated token is the credential.
   ['GET', /^\/unsubscribe\/[^/]+$/],
   ['HEAD', /^\/unsubscribe\/[^/]+$/],

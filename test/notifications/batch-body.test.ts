@@ -5,11 +5,13 @@ import { buildApi, createDeps } from '../../src/main.ts';
 import { createBatchDecoder } from '../../src/notifications/batch-decoder.ts';
 import { authHeader } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
-import { countRows, notificationsApp, sms } from './fixtures.ts';
+import { countRows, email, notificationsApp, sms } from './fixtures.ts';
 
-/** A batch of `n` SMS, each with ~7.8 KB of text of its own (about 8 MB per 1,000). */
+/** A batch of `n` emails, each with ~7.8 KB of text of its own (about 8 MB per 1,000). */
 const bigBatch = (n: number) => ({
-  notifications: Array.from({ length: n }, (_, i) => sms({ content: { text: `#${i} ${'x'.repeat(7800)}` } })),
+  notifications: Array.from({ length: n }, (_, i) =>
+    email({ content: { subject: 'Hello', text: `#${i} ${'x'.repeat(7800)}` } }),
+  ),
 });
 
 // Issue 46, item 1: a batch body is read and checked in a batch thread, never on the event loop.

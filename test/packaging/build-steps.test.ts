@@ -13,7 +13,15 @@ describe('the build', () => {
   it('prints a line before each step, in a copy of the sources', () => {
     // A copy: building here would remove dist/ under the tests running beside this one.
     const copy = tempDir('herald-build-');
-    for (const name of ['src', 'scripts', 'native', 'tsconfig.json', 'tsconfig.build.json', 'package.json']) {
+    for (const name of [
+      'src',
+      'scripts',
+      'native',
+      'clients',
+      'tsconfig.json',
+      'tsconfig.build.json',
+      'package.json',
+    ]) {
       cpSync(join(ROOT, name), join(copy, name), { recursive: true });
     }
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));

@@ -5,7 +5,7 @@ import type { HeraldError } from '../../src/errors.ts';
 import { createRenderer, type SyntaxVerdict } from '../../src/templates/render.ts';
 import { createRenderPool } from '../../src/templates/render-pool.ts';
 import { createSyntaxCheck } from '../../src/templates/syntax-check.ts';
-import { notificationsApp, send, sms } from '../notifications/fixtures.ts';
+import { email, notificationsApp, send, sms } from '../notifications/fixtures.ts';
 
 /** About 2 KB of Liquid, different for each `i`: no verdict is known for it. */
 const distinct = (i: number) =>
@@ -29,10 +29,10 @@ describe('Liquid syntax check off the event loop', () => {
 
   it('parses a batch of distinct sources in the render threads, while /health and another tenant are answered first', async () => {
     const items = Array.from({ length: 200 }, (_, i) =>
-      sms({ content: { text: distinct(i) }, variables: { name: 'Ada', n: i } }),
+      email({ content: { subject: 'Hi', text: distinct(i) }, variables: { name: 'Ada', n: i } }),
     );
     items[7] = sms({ content: { text: 'Hi {{ name' } });
-    items[8] = sms({ content: { text: distinct(0) }, variables: { name: 'Ada', n: 0 } }); // a source repeated
+    items[8] = email({ content: { subject: 'Hi', text: distinct(0) }, variables: { name: 'Ada', n: 0 } }); // a source repeated
     const finished: string[] = [];
     const batch = t.app
       .inject({
