@@ -3,29 +3,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { notificationId } from '../../src/notifications/ids.ts';
-import { encodeNotification } from '../../src/store/port/notifications.ts';
 import type { createPostgresStore } from '../../src/store/postgres/index.ts';
+import { newNotification } from './queue-fixtures.ts';
 
 type Open = (onStatement?: (text: string) => void) => ReturnType<typeof createPostgresStore>;
 
 const item = (n: number) =>
-  encodeNotification({
-    id: notificationId(Date.UTC(2026, 0, 1) + n),
-    tenant: 't1',
-    channel: 'email',
-    priority: 'NORMAL',
-    recipient: { email: 'ada@example.com' },
-    templateKey: null,
-    templateVersion: null,
-    content: { subject: 's', text: 't' },
-    variables: {},
-    metadata: {},
-    idempotencyKey: null,
-    requestHash: null,
-    scheduledAt: null,
-    expiresAt: null,
-    createdAt: Date.UTC(2026, 0, 1),
-  });
+  newNotification({ id: notificationId(Date.UTC(2026, 0, 1) + n), createdAt: Date.UTC(2026, 0, 1) });
 
 export function writeCostSuite(open: Open): void {
   describe('PostgreSQL: the database work of one notification', () => {
