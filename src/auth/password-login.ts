@@ -7,14 +7,14 @@ import { verifySecret } from './passwords.ts';
  * How many users of one email a login naming no tenant checks, oldest first, and how many argon2
  * verifications every such login costs: fewer candidates are made up with verifications of the
  * dummy hash, so the time of the answer cannot tell how many tenants have a user of the email
- * (API.md section 2: no answer tells one tenant about another's users). Two covers an address
+ * (no answer tells one tenant about another's users: docs/authentication.md). Two covers an address
  * that is a user of an operator's tenant and of one customer's at the price of one more hash per
  * login; a user past them signs in naming its tenant (README, "Security").
  */
 export const LOGIN_CANDIDATES = 2;
 
 /**
- * The user a password login signs in (API.md section 2): with `tenant`, that tenant's user of the
+ * The user a password login signs in (docs/authentication.md): with `tenant`, that tenant's user of the
  * email; without, the one user of that email, in any tenant, whose password matches. Every
  * candidate's hash is verified, disabled users' too, and the count is made up with the dummy
  * hash (one verification with a tenant, LOGIN_CANDIDATES without), so the cost depends on the

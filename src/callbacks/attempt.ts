@@ -10,7 +10,7 @@ import type {
 } from '../store/port/callbacks.ts';
 import type { createPoster, PostAnswer } from './post.ts';
 
-/** Messages are retried for this long after the status change, then given up (API.md §10). */
+/** Messages are retried for this long after the status change, then given up (docs/callbacks.md). */
 export const CALLBACK_RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /**
  * The retries' backoff (dispatch/backoff.ts, the one schedule of Herald's retries): the first

@@ -305,7 +305,7 @@ export function pauseEvent(seq: number, pause: PauseEntry, createdAt: number): E
 }
 
 /**
- * What an operator's action does to one notification (API.md §3: cancel, and retry, which is a
+ * What an operator's action does to one notification (POST /notifications/{id}/cancel and /retry in the OpenAPI document: cancel, and retry, which is a
  * redrive): the statuses it applies to (any other answers 409 and changes nothing), the row it
  * leaves, and the event it writes. Decided here; the store adapters apply it (store/actions.ts).
  */

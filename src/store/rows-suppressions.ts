@@ -26,7 +26,7 @@ export function suppressionFromRow(row: SuppressionRow): SuppressionRecord {
     tenant: row.tenant,
     channel: row.channel as Channel,
     recipient: row.recipient,
-    // Herald's own name or an admin's words (API.md §11), as stored.
+    // Herald's own name or an admin's words (free text, 1 to 200 characters), as stored.
     reason: row.reason,
     createdAt: Number(row.created_at),
   };

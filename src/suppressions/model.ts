@@ -16,7 +16,7 @@ export const SUPPRESSION_REASONS = [
 ] as const;
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 
-/** The longest reason an admin may give in their own words (API.md §11), in characters. */
+/** The longest reason an admin may give in their own words (free text), in characters: docs/deliverability.md. */
 export const REASON_MAX_LENGTH = 200;
 
 const OWN_REASONS: ReadonlySet<string> = new Set(SUPPRESSION_REASONS);
