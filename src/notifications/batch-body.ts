@@ -1,4 +1,5 @@
 import { type EncodedColumns, type PackedColumns, packColumns } from '../store/port/notifications.ts';
+import { packSources } from '../templates/fields.ts';
 import { type CheckedItem, checkItem, type ItemVerdict } from './batch-items.ts';
 
 /**
@@ -51,13 +52,17 @@ function poisoned(value: unknown): boolean {
   return false;
 }
 
-/** The checked items with their columns packed in one shared buffer (see PackedColumns). */
+/**
+ * The checked items with their columns packed in one shared buffer (see PackedColumns), and their
+ * Liquid sources in another (packSources).
+ */
 function packed(verdicts: ItemVerdict[]): ItemVerdict[] {
   const items = verdicts.flatMap((v) => ('item' in v ? [v.item] : []));
   const columns = packColumns(items.map((item) => item.encoded as EncodedColumns));
   items.forEach((item, i) => {
     item.encoded = columns[i] as PackedColumns;
   });
+  packSources(items.flatMap((item) => item.liquid ?? []));
   return verdicts;
 }
 

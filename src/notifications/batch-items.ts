@@ -1,6 +1,6 @@
 import type { FieldError } from '../errors.ts';
 import { type EncodedColumns, encodeColumns, type PackedColumns } from '../store/port/notifications.ts';
-import { hasLiquid, TEXT_FIELDS } from '../templates/fields.ts';
+import { type LiquidSource, liquidSources } from '../templates/fields.ts';
 import type { Channel, Content, Priority } from './model.ts';
 import { validateNotification } from './validate.ts';
 
@@ -18,18 +18,20 @@ export interface CheckedItem {
   expiresAt: number | null;
   /** Serialized by checkItem, then packed with the batch's other rows (batch-body.ts). */
   encoded: EncodedColumns | PackedColumns;
-  /** The inline content, when one of its text fields holds Liquid markup; else null. */
-  liquid: Content | null;
+  /**
+   * The inline content's fields that hold Liquid markup (null: none), packed with the batch's
+   * other sources in one shared buffer (batch-body.ts).
+   */
+  liquid: LiquidSource[] | null;
 }
 
 /** An item refused by validation (paths under `body/notifications/<index>`), or checked. */
 export type ItemVerdict = { errors: FieldError[] } | { item: CheckedItem };
 
-const withLiquid = (content: Content | null): Content | null =>
-  content !== null &&
-  TEXT_FIELDS.some((field) => typeof content[field] === 'string' && hasLiquid(content[field]))
-    ? content
-    : null;
+const withLiquid = (content: Content | null): LiquidSource[] | null => {
+  const sources = content === null ? [] : liquidSources(content);
+  return sources.length > 0 ? sources : null;
+};
 
 /** Validates and serializes the item at `index` of a batch, as acceptance at `now` sees it. */
 export function checkItem(

@@ -9,6 +9,7 @@ import {
   type PackedColumns,
 } from '../store/port/notifications.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
+import { type LiquidSource, liquidSources } from '../templates/fields.ts';
 import type { SyntaxCheck } from '../templates/syntax-check.ts';
 import type { CheckedItem, ItemVerdict } from './batch-items.ts';
 import {
@@ -18,7 +19,7 @@ import {
   resultsPerItem,
 } from './group-commit.ts';
 import { notificationId, requestHash } from './ids.ts';
-import { type Channel, type Content, priorityRank } from './model.ts';
+import { type Channel, priorityRank } from './model.ts';
 import { type ValidNotification, validateNotification } from './validate.ts';
 import { acceptedView } from './view.ts';
 import type { WakeSignal } from './wakeup.ts';
@@ -178,7 +179,7 @@ export function createIngest(deps: IngestDeps): Ingest {
       if (Array.isArray(v)) throw invalid(v);
       if (v.content !== null) {
         const [errors = []] = await deps.syntax(tenant, [
-          { content: v.content, prefix: 'body/content', rank: priorityRank(v.priority) },
+          { sources: liquidSources(v.content), prefix: 'body/content', rank: priorityRank(v.priority) },
         ]);
         if (errors.length > 0) throw invalid(errors);
       }
@@ -216,7 +217,7 @@ export function createIngest(deps: IngestDeps): Ingest {
         const problems = await deps.syntax(
           tenant,
           inline.map(({ index, item }) => ({
-            content: item.liquid as Content,
+            sources: item.liquid as LiquidSource[],
             prefix: `body/notifications/${index}/content`,
             rank: priorityRank(item.priority),
           })),

@@ -2,7 +2,7 @@ import { parentPort } from 'node:worker_threads';
 import type { Content } from '../channels.ts';
 import { osThreadId } from '../os-thread.ts';
 import { openLine } from '../thread-calls.ts';
-import { TEXT_FIELDS } from './fields.ts';
+import { type LiquidSource, sourceText } from './fields.ts';
 import {
   LiquidFieldError,
   type ParsedContent,
@@ -39,18 +39,14 @@ function parsedOf(key: string, content: Content): ParsedContent {
   return parsed;
 }
 
-/** A syntax check: the first field that does not parse, with the engine's message. */
-function check(content: Content): RenderOutcome {
-  for (const field of TEXT_FIELDS) {
-    const source = content[field];
-    const problem = typeof source === 'string' ? syntaxProblem(field, source) : null;
-    if (problem !== null) return { ok: false, limit: false, message: problem, field };
-  }
-  return { ok: true, content: {} };
+/** A syntax check: whether the source parses, or the engine's message. */
+function check({ field, source }: LiquidSource): RenderOutcome {
+  const problem = syntaxProblem(field, sourceText(source));
+  return problem === null ? { ok: true, content: {} } : { ok: false, limit: false, message: problem, field };
 }
 
 function run(job: ThreadJob): RenderOutcome {
-  if (job.parseOnly) return check(job.content);
+  if (job.check) return check(job.check);
   const cutAt = job.cutAt - performance.timeOrigin;
   try {
     return { ok: true, content: renderParsed(parsedOf(job.key, job.content), job.variables, cutAt) };

@@ -4,6 +4,7 @@ import { type ThreadCpu, threadCpu } from '../os-thread.ts';
 import { type Rank, reserveCaps, roomFor } from '../reserve.ts';
 import { type Line, openLine } from '../thread-calls.ts';
 import { Turns } from '../turns.ts';
+import type { LiquidSource } from './fields.ts';
 
 /** What one render asks: the Liquid sources (cached in the thread by `key`) and the variables. */
 export interface RenderJob {
@@ -12,8 +13,11 @@ export interface RenderJob {
   key: string;
   content: Content;
   variables: Record<string, unknown>;
-  /** Only parse `content` (the syntax check, syntax-check.ts): nothing is rendered, nor cached. */
-  parseOnly?: boolean;
+  /**
+   * Only parse this source (the syntax check, syntax-check.ts), in place of `content`: nothing is
+   * rendered, nor cached.
+   */
+  check?: LiquidSource;
 }
 
 /** A job as handed to a thread (whose it is matters only to the queue). */
@@ -38,7 +42,7 @@ const RECHECK_MS = 2;
 
 /** What a render thread serves (render-jobs.ts), over the one thread-call mechanism (thread-calls.ts). */
 export interface RenderThreadCalls {
-  /** Renders (or, `parseOnly`, checks) one job; answers every job, a failed one with why. */
+  /** Renders (or, given `check`, parses) one job; answers every job, a failed one with why. */
   render(job: ThreadJob): RenderOutcome;
 }
 
@@ -179,7 +183,7 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     const postedAt = performance.now();
     thread.running = { ...waiting, id, timer, postedAt, cpuAtPost: thread.cpu?.ms() };
     const cutAt = performance.timeOrigin + postedAt + options.timeoutMs * COOPERATIVE_SHARE;
-    const { key, content, variables, parseOnly } = waiting.job;
+    const { key, content, variables, check } = waiting.job;
     // Only the job still running on this thread is finished by its answer: one past its deadline
     // or on a thread that ended was finished already, and its late answer (or the line's failure)
     // changes nothing.
@@ -188,7 +192,7 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
       finish(thread, outcome);
       pump();
     };
-    thread.line.call('render', { cutAt, key, content, variables, parseOnly }).then(answered, (error) =>
+    thread.line.call('render', { cutAt, key, content, variables, check }).then(answered, (error) =>
       // The thread answers every job it is given (render-jobs.ts), so a failed call is one the
       // structured clone refused (variables nested thousands deep): it fails alone, and the
       // thread takes the next.

@@ -123,9 +123,8 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
     },
     checkSyntax(tenant, rank, sources) {
       return Promise.all(
-        sources.map(async ({ field, source }) => {
-          const content = { [field]: source };
-          const outcome = await pool.run({ tenant, key: '', content, variables: {}, parseOnly: true }, rank);
+        sources.map(async (check) => {
+          const outcome = await pool.run({ tenant, key: '', content: {}, variables: {}, check }, rank);
           if (outcome.ok) return null;
           // Past the render time or memory: the thread was ended, as a render past it would be.
           // Not a lasting verdict: a thread kept off the CPU by load ends the same way.

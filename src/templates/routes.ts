@@ -11,6 +11,7 @@ import { priorityRank } from '../notifications/model.ts';
 import { payloadErrors } from '../notifications/payload.ts';
 import { ContentView } from '../notifications/schemas.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
+import { liquidSources } from './fields.ts';
 import { TEMPLATE_KEY, TemplateKey } from './key.ts';
 import type { Renderer } from './render.ts';
 import { RenderError } from './render-error.ts';
@@ -136,7 +137,9 @@ async function check(syntax: SyntaxCheck, tenant: string, channel: Channel, body
   // Sample variables follow the acceptance rule for variables (depth, U+0000).
   let errors = [...payloadErrors(body, 'body'), ...templateErrors(channel, content)];
   if (errors.length === 0) {
-    [errors = []] = await syntax(tenant, [{ content, prefix: 'body', rank: priorityRank('NORMAL') }]);
+    [errors = []] = await syntax(tenant, [
+      { sources: liquidSources(content), prefix: 'body', rank: priorityRank('NORMAL') },
+    ]);
   }
   if (errors.length > 0) throw new HeraldError('VALIDATION_FAILED', 'The template is invalid.', { errors });
   return content;

@@ -1,12 +1,15 @@
-import type { Content } from '../channels.ts';
 import { type FieldError, HeraldError } from '../errors.ts';
 import type { Rank } from '../reserve.ts';
-import { hasLiquid, type LiquidSource, TEXT_FIELDS } from './fields.ts';
+import type { LiquidSource } from './fields.ts';
 import type { Renderer } from './render.ts';
 
-/** One content to check (inline content, or a template's fields), its errors under `prefix`. */
+/**
+ * One content to check (inline content, or a template's fields: `liquidSources(content)`), its
+ * errors under `prefix`.
+ */
 export interface SyntaxItem {
-  content: Content;
+  /** Its fields that hold Liquid markup. */
+  sources: LiquidSource[];
   /** Where its fields' errors point, e.g. `body/content` or `body/notifications/3/content`. */
   prefix: string;
   /** The priority its parse runs at in the render pool (0 CRITICAL .. 3 LOW). */
@@ -16,11 +19,8 @@ export interface SyntaxItem {
 /** The Liquid syntax errors of each item, in order (an empty list: every field parses). */
 export type SyntaxCheck = (tenant: string, items: SyntaxItem[]) => Promise<FieldError[][]>;
 
-/** Verdicts kept, and the longest source kept (longer ones are rarely sent twice). */
+/** Verdicts kept, by the digest of each source. */
 const MAX_VERDICTS = 2000;
-const MAX_KEPT_SOURCE = 10_000;
-
-const verdictKey = ({ field, source }: LiquidSource) => `${field === 'html' ? 'h' : 't'}${source}`;
 
 /**
  * The Liquid syntax check of inline content at acceptance and of templates at save. Parsing is
@@ -28,8 +28,8 @@ const verdictKey = ({ field, source }: LiquidSource) => `${field === 'html' ? 'h
  * 7.8 KB sources is seconds of it), so it runs where rendering does, in the render pool's
  * threads: within the render deadline, in turns with other tenants at the item's priority, and
  * never on the event loop that answers requests. Bulk sends repeat the same content with
- * different variables: each source's verdict is remembered, so a batch that repeats one is
- * checked once, and a known source costs no hand-over at all.
+ * different variables: each source's verdict is remembered by its digest, so a batch that repeats
+ * one is checked once, and a known source costs no hand-over at all.
  */
 export function createSyntaxCheck(renderer: Pick<Renderer, 'checkSyntax'>): SyntaxCheck {
   const verdicts = new Map<string, string | null>();
@@ -39,15 +39,12 @@ export function createSyntaxCheck(renderer: Pick<Renderer, 'checkSyntax'>): Synt
     const found = new Map<string, string | null>();
     const unknown = new Map<string, LiquidSource & { rank: Rank }>();
     const transient = new Set<string>();
-    for (const { content, rank } of items) {
-      for (const field of TEXT_FIELDS) {
-        const source = content[field];
-        if (typeof source !== 'string' || !hasLiquid(source)) continue;
-        const key = verdictKey({ field, source });
-        const known = verdicts.get(key);
-        if (known !== undefined) found.set(key, known);
-        else if ((unknown.get(key)?.rank ?? Number.POSITIVE_INFINITY) > rank)
-          unknown.set(key, { field, source, rank });
+    for (const { sources, rank } of items) {
+      for (const s of sources) {
+        const known = verdicts.get(s.digest);
+        if (known !== undefined) found.set(s.digest, known);
+        else if ((unknown.get(s.digest)?.rank ?? Number.POSITIVE_INFINITY) > rank)
+          unknown.set(s.digest, { ...s, rank });
       }
     }
     const byRank = new Map<Rank, Array<LiquidSource & { rank: Rank }>>();
@@ -61,7 +58,7 @@ export function createSyntaxCheck(renderer: Pick<Renderer, 'checkSyntax'>): Synt
         const checked = await renderer.checkSyntax(
           tenant,
           rank,
-          sources.map(({ field, source }) => ({ field, source })),
+          sources.map(({ field, source, digest }) => ({ field, source, digest })),
         );
         for (const [i, s] of sources.entries()) {
           const verdict = checked[i] ?? null;
@@ -71,28 +68,22 @@ export function createSyntaxCheck(renderer: Pick<Renderer, 'checkSyntax'>): Synt
               retryAfterS: 1,
             });
           }
-          const key = verdictKey(s);
-          found.set(key, verdict?.error ?? null);
+          found.set(s.digest, verdict?.error ?? null);
           // Only what the source itself decides is remembered (shared by every tenant): never a
           // parse cut short, which the machine's load may have caused.
-          if (verdict !== null && !verdict.lasting) transient.add(key);
+          if (verdict !== null && !verdict.lasting) transient.add(s.digest);
         }
       }),
     );
-    for (const key of unknown.keys()) {
+    for (const digest of unknown.keys()) {
       if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
-      if (key.length <= MAX_KEPT_SOURCE + 1 && !transient.has(key)) verdicts.set(key, found.get(key) ?? null);
+      if (!transient.has(digest)) verdicts.set(digest, found.get(digest) ?? null);
     }
-    return items.map(({ content, prefix }) => {
-      const errors: FieldError[] = [];
-      for (const field of TEXT_FIELDS) {
-        const source = content[field];
-        if (typeof source !== 'string' || !hasLiquid(source)) continue;
-        const key = verdictKey({ field, source });
-        const problem = found.get(key);
-        if (problem) errors.push({ path: `${prefix}/${field}`, message: `Liquid syntax error: ${problem}` });
-      }
-      return errors;
-    });
+    return items.map(({ sources, prefix }) =>
+      sources.flatMap(({ field, digest }) => {
+        const problem = found.get(digest);
+        return problem ? [{ path: `${prefix}/${field}`, message: `Liquid syntax error: ${problem}` }] : [];
+      }),
+    );
   };
 }

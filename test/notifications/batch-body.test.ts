@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { manualClock } from '../../src/clock.ts';
 import { buildApi, createDeps } from '../../src/main.ts';
 import { createBatchDecoder } from '../../src/notifications/batch-decoder.ts';
+import { liquidDigest, sourceText } from '../../src/templates/fields.ts';
 import { authHeader } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
 import { countRows, email, notificationsApp, sms } from './fixtures.ts';
@@ -76,6 +77,34 @@ describe('POST /notifications/batch: bodies as Fastify reads them', () => {
       payload,
     });
   const one = JSON.stringify(sms());
+
+  it('hands the Liquid sources on as shared bytes and digests, not as text for the event loop', async () => {
+    const decoder = createBatchDecoder({ threads: 1 });
+    try {
+      const content = { subject: 'Hi {{ name }}', text: `Dear {{ name }}, é ${'x'.repeat(7800)}` };
+      const body = {
+        notifications: [email({ content }), email({ content: { subject: 'Hello', text: 'no markup' } })],
+      };
+      const decoded = await decoder.decode('acme', Buffer.from(JSON.stringify(body)), Date.now(), []);
+      assert.ok(decoded.ok && decoded.verdicts);
+      const [first, second] = decoded.verdicts.map((v) => ('item' in v ? v.item : undefined));
+      assert.equal(second?.liquid, null, 'content without markup has nothing to check');
+      const sources = first?.liquid ?? [];
+      assert.deepEqual(
+        sources.map((s) => s.field),
+        ['subject', 'text'],
+      );
+      for (const s of sources) {
+        assert.ok(s.source instanceof Uint8Array, `${s.field} crossed as text`);
+        assert.ok(s.source.buffer instanceof SharedArrayBuffer, `${s.field} was copied, not shared`);
+        const text = content[s.field as keyof typeof content];
+        assert.equal(sourceText(s.source), text);
+        assert.equal(s.digest, liquidDigest(s.field, text), 'the digest of the bytes is that of the text');
+      }
+    } finally {
+      await decoder.close();
+    }
+  });
 
   it('answers bodies that are not a batch as the JSON parser and the schema did, storing nothing', async () => {
     const rows = countRows(t.deps);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it, mock } from 'node:test';
 import { Liquid } from 'liquidjs';
 import type { HeraldError } from '../../src/errors.ts';
+import { liquidSources } from '../../src/templates/fields.ts';
 import { createRenderer, type SyntaxVerdict } from '../../src/templates/render.ts';
 import { createRenderPool } from '../../src/templates/render-pool.ts';
 import { createSyntaxCheck } from '../../src/templates/syntax-check.ts';
@@ -93,7 +94,11 @@ describe('Liquid syntax check off the event loop', () => {
 });
 
 describe('Liquid syntax verdicts', () => {
-  const item = (source: string) => ({ content: { text: source }, prefix: 'body/content', rank: 2 });
+  const item = (source: string) => ({
+    sources: liquidSources({ text: source }),
+    prefix: 'body/content',
+    rank: 2,
+  });
 
   it('remembers a real syntax error, but never a check the pool could not run', async () => {
     // A real pool: closed, it cannot run the check; open, it parses.
