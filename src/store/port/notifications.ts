@@ -194,7 +194,8 @@ export interface NotificationStore {
   existing(tenant: string, ids: readonly string[]): Promise<Set<string>>;
   /**
    * Newest first (by acceptance order), at most `limit`, looking at LIST_SCAN of the tenant's
-   * notifications at most when a filter other than the cursor is set. `createdBefore` and
+   * notifications at most when a filter other than the cursor is set (with `recipientDigest`,
+   * of the tenant's notifications to that recipient, read through their index). `createdBefore` and
    * `createdAfter` first narrow the read to the acceptance order's range of those times (found
    * by seekTime, TIME_SKEW_MS wider), so an old range is reached at once.
    */
