@@ -30,6 +30,7 @@ import { type BatchDecoder, createBatchDecoder } from './notifications/batch-dec
 import { createIngest, type Ingest } from './notifications/ingest.ts';
 import { notificationMessageRoute } from './notifications/message-route.ts';
 import { notificationReadRoutes } from './notifications/read-routes.ts';
+import { createRecipientDigests, type RecipientDigests } from './notifications/recipient-digest.ts';
 import { createReportService, type ReportService } from './notifications/reports.ts';
 import { notificationIngestRoutes } from './notifications/routes.ts';
 import { createStatusHub, type StatusHub } from './notifications/stream-hub.ts';
@@ -74,6 +75,8 @@ export interface HeraldDeps extends CoreDeps {
   statusHub: StatusHub;
   /** One-click unsubscribe links: made by the worker, opened by /unsubscribe/{token}. */
   unsubscribe: UnsubscribeTokens;
+  /** The tenants' recipient digest keys: written at acceptance, searched by GET /notifications?recipient=. */
+  recipientDigests: RecipientDigests;
 }
 
 /** A running Herald: the roles its config asked for, and how to stop them. */
@@ -158,6 +161,8 @@ export async function createDeps(
     const metrics = createMetrics({ peer: thread?.metrics, argon2Operations: () => argon2Stats().started });
     const reports = createReportService(store, clock);
     const unsubscribe = createUnsubscribeTokens(store.auth, clock, config.keyEncryptionSecret);
+    const recipientDigests = createRecipientDigests(store.auth, clock, config.keyEncryptionSecret);
+    await recipientDigests.open();
     // startHerald waits for `worker.ready` before listening: the API is built meanwhile.
     worker ??= await buildWorkerRole({ ...core, metrics, reports, unsubscribe });
     // With one writer (SQLite) a dispatch thread's connection commits new notifications, and
@@ -173,6 +178,7 @@ export async function createDeps(
       metrics,
       ingest: createIngest({
         ...core,
+        recipientDigests,
         wakeup: worker.wakeup,
         syntax,
         metrics,
@@ -182,6 +188,7 @@ export async function createDeps(
       syntax,
       reports,
       unsubscribe,
+      recipientDigests,
       statusHub: createStatusHub({
         store,
         changes: oneWriter ? worker.statusChanges : undefined,

@@ -58,6 +58,17 @@ export async function tokenStillValid(
 }
 
 /**
+ * Refuses (403, with the bearer challenge naming the scope) a caller without `scope`: the route's
+ * own scope, checked by the hook below, or the scope one of its parameters needs (`what`).
+ */
+export function requireScope(principal: Principal, scope: string, what: string): void {
+  if (principal.scopes.has(scope)) return;
+  throw new HeraldError('FORBIDDEN', `${what} needs the scope "${scope}".`, {
+    challenge: { error: 'insufficient_scope', scope },
+  });
+}
+
+/**
  * The one protection mechanism: every route registered inside `scope` requires a valid access
  * token, and its `config.scope` if it names one. Routes are protected by where they are
  * registered, not by per-route code, so a route added there cannot forget it.
@@ -75,11 +86,7 @@ export function protect(scope: FastifyInstance, verifier: AccessTokenVerifier): 
       throw error;
     }
     const needed = request.routeOptions.config.scope;
-    if (needed && !request.principal.scopes.has(needed)) {
-      throw new HeraldError('FORBIDDEN', `This operation needs the scope "${needed}".`, {
-        challenge: { error: 'insufficient_scope', scope: needed },
-      });
-    }
+    if (needed) requireScope(request.principal, needed, 'This operation');
     if (request.routeOptions.config.operatorOnly && !isOperator(request.principal)) {
       throw new HeraldError(
         'FORBIDDEN',

@@ -1,10 +1,10 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { safeEqual } from '../safe-equal.ts';
 import type { AuthStore } from '../store/port/auth.ts';
 import type { GateTurn } from './argon2-gate.ts';
-import { isSealed, openPrivateKey, sealPrivateKey } from './key-crypto.ts';
 import { verifySecret } from './passwords.ts';
+import { createServerKey } from './server-key.ts';
 
 const PREFIX = 'hmac-sha256:';
 /** The server secret the digests are keyed with (server_secrets, sealed like a signing key). */
@@ -38,40 +38,17 @@ export function createClientSecrets(
   clock: Clock,
   encryptionSecret: string | undefined,
 ): ClientSecrets {
-  let key: Promise<Buffer> | undefined;
-  /** The stored key, made (sealed when a secret is set) by whichever instance needs it first. */
-  const storedKey = () =>
-    store.serverSecret(
-      KEY_NAME,
-      sealPrivateKey(randomBytes(32).toString('base64url'), KEY_NAME, encryptionSecret),
-      clock.now(),
-    );
-  const keyOf = () => {
-    key ??= (async () => {
-      const stored = await storedKey();
-      return Buffer.from(openPrivateKey(stored, KEY_NAME, encryptionSecret), 'base64url');
-    })().catch((error) => {
-      key = undefined; // try again next time (a database hiccup is not forever)
-      throw error;
-    });
-    return key;
-  };
+  const key = createServerKey(store, clock, KEY_NAME, encryptionSecret);
   return {
     async digest(secret) {
       return (
         PREFIX +
-        createHmac('sha256', await keyOf())
+        createHmac('sha256', await key.get())
           .update(secret)
           .digest('base64url')
       );
     },
-    async sealAtRest() {
-      if (!encryptionSecret) return false;
-      const stored = await storedKey();
-      if (isSealed(stored)) return false;
-      await store.setServerSecret(KEY_NAME, sealPrivateKey(stored, KEY_NAME, encryptionSecret));
-      return true;
-    },
+    sealAtRest: () => key.sealAtRest(),
     async verify(stored, secret, turn) {
       if (stored !== undefined && !stored.startsWith(PREFIX)) {
         const ok = await verifySecret(stored, secret, turn);

@@ -49,7 +49,7 @@ export function openPrivateKey(stored: string, kid: string, secret: string | und
   if (!isSealed(stored)) return stored;
   if (!secret) {
     throw new KeyDecryptionError(
-      'is not set, but the signing keys in the store are encrypted: set it to the secret they were stored with.',
+      'is not set, but the keys in the store are encrypted: set it to the secret they were stored with.',
     );
   }
   const [salt, iv, tag, body] = stored
@@ -58,7 +58,7 @@ export function openPrivateKey(stored: string, kid: string, secret: string | und
     .map((part) => Buffer.from(part, 'base64url'));
   // The tag length is pinned: a shorter tag would be checked only as far as it goes.
   if (!salt || !iv || iv.length !== 12 || !tag || tag.length !== TAG_BYTES || !body)
-    throw new KeyDecryptionError(`cannot read signing key ${kid}: the stored value is corrupt.`);
+    throw new KeyDecryptionError(`cannot read key ${kid}: the stored value is corrupt.`);
   try {
     const decipher = createDecipheriv('aes-256-gcm', derive(secret, salt), iv, { authTagLength: TAG_BYTES });
     decipher.setAAD(Buffer.from(kid));
@@ -66,7 +66,7 @@ export function openPrivateKey(stored: string, kid: string, secret: string | und
     return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
   } catch {
     throw new KeyDecryptionError(
-      `does not decrypt signing key ${kid} (a different secret than the one it was stored with?).`,
+      `does not decrypt key ${kid} (a different secret than the one it was stored with?).`,
     );
   }
 }

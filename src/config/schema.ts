@@ -57,7 +57,10 @@ export const ServerSchema = Type.Object({
   dataDir: text('HERALD_DATA_DIR', './data', 'directory of the SQLite database'),
   databaseUrl: maybeUrl('DATABASE_URL', 'postgres://…: PostgreSQL instead of SQLite'),
   databasePoolSize: int('HERALD_DB_POOL_SIZE', 10, 1, 1000, 'PostgreSQL connections per process'),
-  keyEncryptionSecret: maybe('HERALD_KEY_ENCRYPTION_SECRET', 'encrypts the signing keys at rest'),
+  keyEncryptionSecret: maybe(
+    'HERALD_KEY_ENCRYPTION_SECRET',
+    'encrypts the signing keys and the other server keys at rest',
+  ),
   roles: Type.Array(Type.Union(ROLES.map((r) => Type.Literal(r))), {
     env: 'HERALD_ROLES',
     default: [...ROLES],

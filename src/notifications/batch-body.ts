@@ -87,13 +87,15 @@ function listOf(value: unknown): unknown[] | undefined {
 
 /**
  * Reads a batch body as Fastify's JSON parser would (UTF-8, a leading BOM skipped, prototype
- * poisoning refused) and checks each item at `now`. Runs in the batch thread: a 7 MiB body is
- * tens of milliseconds of parsing and checking, which the event loop must not spend.
+ * poisoning refused) and checks each item at `now` (its recipient digested with the tenant's
+ * `digestKey`). Runs in the batch thread: a 7 MiB body is tens of milliseconds of parsing and
+ * checking, which the event loop must not spend.
  */
 export function decodeBatch(
   bytes: Uint8Array,
   now: number,
   pushAllowedHosts: readonly string[],
+  digestKey: Uint8Array,
 ): DecodedBatch {
   if (bytes.length === 0) return { ok: false, malformed: 'empty' };
   // Buffer's decoder, many times faster than TextDecoder's on megabytes; a BOM is skipped, as
@@ -128,7 +130,9 @@ export function decodeBatch(
   const checkable = list !== undefined && list.length >= 1 && list.length <= MAX_ITEMS;
   const verdicts =
     checkable && Object.keys(outline).length === 1
-      ? packed((list as unknown[]).map((raw, index) => checkItem(raw, index, now, pushAllowedHosts)))
+      ? packed(
+          (list as unknown[]).map((raw, index) => checkItem(raw, index, now, pushAllowedHosts, digestKey)),
+        )
       : null;
   return { ok: true, outline, verdicts };
 }

@@ -10,12 +10,16 @@ export interface BatchThreadData {
   hold?: Int32Array;
 }
 
-/** A body for a batch thread: its bytes (moved, not copied), acceptance's time and push rule. */
+/**
+ * A body for a batch thread: its bytes (moved, not copied), acceptance's time and push rule, and
+ * its tenant's recipient digest key (recipient-digest.ts; the thread never holds the server key).
+ */
 export interface ToBatchThread {
   id: number;
   bytes: Uint8Array;
   now: number;
   pushAllowedHosts: readonly string[];
+  digestKey: Uint8Array;
 }
 
 /** What a batch thread says: it is ready, or how a body was read. */
@@ -29,13 +33,14 @@ export interface BatchDecoder {
   /**
    * Reads `bytes` as a batch body and checks each item at `now`; in turns by tenant with other
    * tenants' batches. It takes the view's whole buffer (moved to the thread, not copied): the
-   * caller must own it alone, and not use it after.
+   * caller must own it alone, and not use it after. `digestKey` is the tenant's recipient digest key.
    */
   decode(
     tenant: string,
     bytes: Uint8Array,
     now: number,
     pushAllowedHosts: readonly string[],
+    digestKey: Uint8Array,
   ): Promise<DecodedBatch>;
   close(): Promise<void>;
 }
@@ -147,7 +152,7 @@ export function createBatchDecoder(options: BatchDecoderOptions): BatchDecoder {
   }
 
   return {
-    decode(tenant, bytes, now, pushAllowedHosts) {
+    decode(tenant, bytes, now, pushAllowedHosts, digestKey) {
       if (closed) return Promise.reject(ended());
       // The view's whole buffer moves to the thread. Node allocates small buffers from a shared
       // pool, which cannot move: those are copied (a few kilobytes at most).
@@ -156,7 +161,11 @@ export function createBatchDecoder(options: BatchDecoderOptions): BatchDecoder {
           ? bytes
           : new Uint8Array(bytes);
       return new Promise((resolve, reject) => {
-        waiting.push(tenant, { message: { bytes: own, now, pushAllowedHosts }, resolve, reject });
+        waiting.push(tenant, {
+          message: { bytes: own, now, pushAllowedHosts, digestKey },
+          resolve,
+          reject,
+        });
         pump();
       });
     },

@@ -2,6 +2,7 @@ import type { FieldError } from '../errors.ts';
 import { type EncodedColumns, encodeColumns, type PackedColumns } from '../store/port/notifications.ts';
 import { type LiquidSource, liquidSources } from '../templates/fields.ts';
 import type { Channel, Content, Priority } from './model.ts';
+import { recipientDigest } from './recipient-digest.ts';
 import { validateNotification } from './validate.ts';
 
 /**
@@ -16,7 +17,7 @@ export interface CheckedItem {
   template: string | null;
   scheduledAt: number | null;
   expiresAt: number | null;
-  /** Serialized by checkItem, then packed with the batch's other rows (batch-body.ts). */
+  /** Serialized (and the recipient digested) by checkItem, then packed with the batch's other rows (batch-body.ts). */
   encoded: EncodedColumns | PackedColumns;
   /**
    * The inline content's fields that hold Liquid markup (null: none), packed with the batch's
@@ -33,12 +34,16 @@ const withLiquid = (content: Content | null): LiquidSource[] | null => {
   return sources.length > 0 ? sources : null;
 };
 
-/** Validates and serializes the item at `index` of a batch, as acceptance at `now` sees it. */
+/**
+ * Validates and serializes the item at `index` of a batch, as acceptance at `now` sees it, its
+ * recipient digested with the tenant's `digestKey`.
+ */
 export function checkItem(
   raw: unknown,
   index: number,
   now: number,
   pushAllowedHosts: readonly string[],
+  digestKey: Uint8Array,
 ): ItemVerdict {
   const v = validateNotification(raw, `body/notifications/${index}`, now, pushAllowedHosts);
   if (Array.isArray(v)) return { errors: v };
@@ -49,7 +54,7 @@ export function checkItem(
       template: v.template,
       scheduledAt: v.scheduledAt,
       expiresAt: v.expiresAt,
-      encoded: encodeColumns(v),
+      encoded: encodeColumns(v, recipientDigest(digestKey, v.recipient)),
       liquid: withLiquid(v.content),
     },
   };

@@ -14,7 +14,7 @@ if (!port) throw new Error('batch-thread.ts runs in a batch thread (batch-decode
 const { nice, hold } = workerData as BatchThreadData;
 if (nice > 0) lowerOwnPriority(nice);
 
-port.on('message', ({ id, bytes, now, pushAllowedHosts }: ToBatchThread) => {
+port.on('message', ({ id, bytes, now, pushAllowedHosts, digestKey }: ToBatchThread) => {
   if (hold) {
     // Tests only: say that a body is here, then wait until let go (batch-decoder.ts `hold`).
     Atomics.store(hold, 1, Atomics.load(hold, 1) + 1);
@@ -23,7 +23,7 @@ port.on('message', ({ id, bytes, now, pushAllowedHosts }: ToBatchThread) => {
   }
   let message: FromBatchThread;
   try {
-    message = { id, ok: true, decoded: decodeBatch(bytes, now, pushAllowedHosts) };
+    message = { id, ok: true, decoded: decodeBatch(bytes, now, pushAllowedHosts, digestKey) };
   } catch (error) {
     message = { id, ok: false, message: error instanceof Error ? error.message : String(error) };
   }

@@ -20,6 +20,7 @@ import {
 } from './group-commit.ts';
 import { notificationId, requestHash } from './ids.ts';
 import { type Channel, priorityRank } from './model.ts';
+import { type RecipientDigests, recipientDigest } from './recipient-digest.ts';
 import { type ValidNotification, validateNotification } from './validate.ts';
 import { acceptedView } from './view.ts';
 import type { WakeSignal } from './wakeup.ts';
@@ -60,11 +61,13 @@ export type CommitRows = (
 
 /**
  * What ingest is built from: the store, the worker's wake-up it signals after each commit, and
- * the Liquid syntax check of inline content (in the render threads). `writer` commits instead
+ * the Liquid syntax check of inline content (in the render threads), the tenants' recipient
+ * digest keys (recipient-digest.ts). `writer` commits instead
  * of the store when another thread owns the writes and wakes its own worker (the dispatch
  * thread on SQLite, dispatch/thread.ts).
  */
 export type IngestDeps = CoreDeps & {
+  recipientDigests: RecipientDigests;
   wakeup: WakeSignal;
   syntax: SyntaxCheck;
   metrics?: Metrics;
@@ -197,7 +200,9 @@ export function createIngest(deps: IngestDeps): Ingest {
         template = await store.templates.get(tenant, v.template);
         if (!template || template.channel !== v.channel) throw templateMismatch(v);
       }
-      const row = toRow(tenant, v, encodeColumns(v), template, now, idempotencyKey ?? null, hash);
+      const digest = recipientDigest(await deps.recipientDigests.tenantKey(tenant), v.recipient);
+      const encoded = encodeColumns(v, digest);
+      const row = toRow(tenant, v, encoded, template, now, idempotencyKey ?? null, hash);
       const [hit] = await batcher.submit([row]);
       if (hit) return replay(hit, hash as string);
       return { status: 201, body: acceptedView(row) };

@@ -10,6 +10,7 @@ import { type ItemVerdict, MAX_ITEMS } from './batch-body.ts';
 import { readBytes } from './batch-bytes.ts';
 import type { BatchDecoder } from './batch-decoder.ts';
 import type { Ingest } from './ingest.ts';
+import type { RecipientDigests } from './recipient-digest.ts';
 import { Accepted, NOTIFICATION_ID_EXAMPLE, NotificationBody } from './schemas.ts';
 
 const BatchBody = withExample(
@@ -63,14 +64,17 @@ const verdictsOf = new WeakMap<FastifyRequest, ItemVerdict[]>();
  * the body itself. Fastify's own parser would parse the whole body on the event loop. Answers
  * as Fastify's parser does: empty, not JSON, a __proto__ key.
  */
-function batchBodyParser(deps: { config: Config; clock: Clock; batchDecoder: BatchDecoder }) {
+function batchBodyParser(deps: IngestRouteDeps) {
   const pushAllowedHosts = deps.config.providers.pushAllowedHosts ?? [];
   return async (request: FastifyRequest, payload: IncomingMessage) => {
+    const { tenant } = request.principal;
+    const bytes = await readBytes(payload, deps.config.batchBodyLimit);
     const decoded = await deps.batchDecoder.decode(
-      request.principal.tenant,
-      await readBytes(payload, deps.config.batchBodyLimit),
+      tenant,
+      bytes,
       deps.clock.now(),
       pushAllowedHosts,
+      await deps.recipientDigests.tenantKey(tenant),
     );
     if (!decoded.ok) {
       throw decoded.malformed === 'empty'
@@ -82,7 +86,13 @@ function batchBodyParser(deps: { config: Config; clock: Clock; batchDecoder: Bat
   };
 }
 
-type IngestRouteDeps = { config: Config; clock: Clock; ingest: Ingest; batchDecoder: BatchDecoder };
+type IngestRouteDeps = {
+  config: Config;
+  clock: Clock;
+  ingest: Ingest;
+  batchDecoder: BatchDecoder;
+  recipientDigests: RecipientDigests;
+};
 
 /** POST /notifications and POST /notifications/batch: durable acceptance (scope notifications:send). */
 export const notificationIngestRoutes: RouteModule<IngestRouteDeps> = async (app, deps) => {

@@ -98,8 +98,14 @@ describe('signing keys', () => {
         },
       );
     }
-    // An api-only process needs no private key, so it starts and verifies without the secret.
-    const apiOnly = await createDeps(testConfig({ HERALD_DATA_DIR: dataDir, HERALD_ROLES: 'api' }));
+    // An api-only process needs no private signing key, but opens the recipient digests' key
+    // (#49.14), sealed too: without the secret it fails at start, naming it, not at the first
+    // notification; with it, it starts and verifies.
+    const apiEnv = { HERALD_DATA_DIR: dataDir, HERALD_ROLES: 'api' };
+    await assert.rejects(createDeps(testConfig(apiEnv)), /HERALD_KEY_ENCRYPTION_SECRET is not set/);
+    const apiOnly = await createDeps(
+      testConfig({ ...apiEnv, HERALD_KEY_ENCRYPTION_SECRET: env.HERALD_KEY_ENCRYPTION_SECRET }),
+    );
     assert.ok(await apiOnly.verifier.verify(token));
     await apiOnly.store.close();
   });
@@ -120,6 +126,8 @@ describe('signing keys', () => {
     assert.equal(after?.kid, record?.kid);
     assert.match(after?.privateJwk ?? '', /^enc:v1:/);
     assert.match(await sealed.store.auth.serverSecret('client-secret-mac', 'unused', 0), /^enc:v1:/);
+    // The recipient digests' key, made in plaintext by the first start (#49.14), sealed too.
+    assert.match(await sealed.store.auth.serverSecret('recipient-digest', 'unused', 0), /^enc:v1:/);
     // Same key, still usable: old tokens verify, new ones are signed with it.
     assert.ok(await sealed.verifier.verify(token));
     assert.equal(decodeProtectedHeader(await tokenFor(sealed)).kid, record?.kid);

@@ -85,7 +85,13 @@ describe('POST /notifications/batch: bodies as Fastify reads them', () => {
       const body = {
         notifications: [email({ content }), email({ content: { subject: 'Hello', text: 'no markup' } })],
       };
-      const decoded = await decoder.decode('acme', Buffer.from(JSON.stringify(body)), Date.now(), []);
+      const decoded = await decoder.decode(
+        'acme',
+        Buffer.from(JSON.stringify(body)),
+        Date.now(),
+        [],
+        new Uint8Array(32),
+      );
       assert.ok(decoded.ok && decoded.verdicts);
       const [first, second] = decoded.verdicts.map((v) => ('item' in v ? v.item : undefined));
       assert.equal(second?.liquid, null, 'content without markup has nothing to check');

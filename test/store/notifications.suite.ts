@@ -225,6 +225,43 @@ export function notificationStoreSuite(name: string, open: () => Promise<Store>)
       assert.equal(latest.scannedTo, undefined);
     });
 
+    it("lists a tenant's notifications by recipient digest, stored as given, with the other filters", async () => {
+      // #49.14: the digest is the store's to keep and index, not to make (notifications/recipient-digest.ts).
+      const ada = item({ tenant: 'by-recipient', recipientDigest: 'digest-ada', createdAt: T0 + 1 });
+      const bob = item({ tenant: 'by-recipient', recipientDigest: 'digest-bob', createdAt: T0 + 2 });
+      const adaSms = item({
+        tenant: 'by-recipient',
+        channel: 'sms',
+        recipientDigest: 'digest-ada',
+        createdAt: T0 + 3,
+      });
+      const none = item({ tenant: 'by-recipient', createdAt: T0 + 4 });
+      const elsewhere = item({ tenant: 'by-recipient-2', recipientDigest: 'digest-ada', createdAt: T0 + 5 });
+      const adaLast = item({ tenant: 'by-recipient', recipientDigest: 'digest-ada', createdAt: T0 + 6 });
+      await store.notifications.insertMany([ada, bob, adaSms, none, elsewhere, adaLast], T0 - DAY);
+      const ids = async (filter: Parameters<Store['notifications']['list']>[1], limit = 10) =>
+        (await store.notifications.list('by-recipient', filter, limit)).items.map((n) => n.id);
+      assert.deepEqual(await ids({ recipientDigest: 'digest-ada' }), [adaLast.id, adaSms.id, ada.id]);
+      assert.deepEqual(await ids({ recipientDigest: 'digest-ada', channel: 'sms' }), [adaSms.id]);
+      assert.deepEqual(await ids({ recipientDigest: 'digest-bob' }), [bob.id]);
+      assert.deepEqual(await ids({ recipientDigest: 'digest-nobody' }), []);
+      const first = (await store.notifications.list('by-recipient', { recipientDigest: 'digest-ada' }, 2))
+        .items;
+      assert.deepEqual(await ids({ recipientDigest: 'digest-ada', beforeSeq: first[1]?.seq }), [ada.id]);
+      // Kept in its column as given.
+      const stored =
+        store.kind === 'sqlite'
+          ? (store as unknown as { db: import('better-sqlite3').Database }).db
+              .prepare('SELECT recipient_digest AS d FROM notifications WHERE id IN (?, ?) ORDER BY seq')
+              .all(ada.id, none.id)
+          : await (store as unknown as { sql: import('postgres').Sql }).sql`
+              SELECT recipient_digest AS d FROM notifications WHERE id IN (${ada.id}, ${none.id}) ORDER BY seq`;
+      assert.deepEqual(
+        stored.map((row) => (row as { d: string | null }).d),
+        ['digest-ada', null],
+      );
+    });
+
     it('cancels only what no worker holds, with an event', async () => {
       const ready = item();
       const leased = item();

@@ -38,6 +38,8 @@ describe('SQLite statement plans', () => {
         {},
         { status: 'QUEUED' as const },
         { channel: 'sms' as const, priority: 'LOW' as const },
+        { recipientDigest: 'd' },
+        { recipientDigest: 'd', status: 'FAILED' as const },
       ])
         await store.notifications.list('t', { ...filter, createdAfter: 0, beforeSeq: 10 }, 10);
       await store.queue.stats('t');

@@ -461,7 +461,7 @@ export interface paths {
         };
         /**
          * Newest first, filtered, cursor-paginated
-         * @description Follow `nextCursor` until it is null. With a filter, one request looks at 10,000 of the tenant's notifications at most (newest first; `createdAfter` and `createdBefore` first narrow that to where notifications of those times are), so a page may hold fewer items than `limit`, or none, and still have a next cursor.
+         * @description Follow `nextCursor` until it is null. With a filter, one request looks at 10,000 of the tenant's notifications at most (newest first; `createdAfter` and `createdBefore` first narrow that to where notifications of those times are), so a page may hold fewer items than `limit`, or none, and still have a next cursor. `recipient` (scope admin, an extension of the contract; 403 without it) lists the notifications to one exact address, found through its keyed digest (those to it only are looked at), and combines with the other filters; a malformed address is 400.
          */
         get: operations["getNotifications"];
         put?: never;
@@ -2437,6 +2437,11 @@ export interface operations {
                 createdAfter?: string;
                 /** @description ISO 8601 time with a zone (2026-01-01T09:00:00Z), or a date alone (its midnight UTC) */
                 createdBefore?: string;
+                /**
+                 * @description Scope admin (an extension of the contract). Only notifications to this exact address: an email (compared lower-cased), an E.164 phone (spaces, dots, dashes and brackets ignored), a push endpoint or a device token. Found by its keyed digest, not by reading addresses; notifications accepted before Herald kept digests are not found.
+                 * @example ada@example.com
+                 */
+                recipient?: string;
                 limit?: number;
                 cursor?: string;
             };

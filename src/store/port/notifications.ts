@@ -27,29 +27,37 @@ export interface NewNotification {
   scheduledAt: number | null;
   expiresAt: number | null;
   createdAt: number;
+  /** The recipient's keyed digest (notifications/recipient-digest.ts); null: not searchable by recipient. */
+  recipientDigest?: string | null;
 }
 
-/** The JSON columns of a new notification, already serialized. */
+/**
+ * The columns of a new notification its request computes: the JSON ones serialized, and the
+ * recipient's digest (what GET /notifications?recipient= finds it by).
+ */
 export interface EncodedColumns {
   recipient: string;
   content: string | null;
   variables: string | null;
   metadata: string | null;
+  recipientDigest: string | null;
 }
 
 /**
  * The same columns as UTF-8 in shared memory (packColumns): what a batch thread hands on, so that
  * a 7 MiB batch crosses the API's event loop and on to the dispatch thread as one shared buffer
  * rather than as thousands of strings that each thread copies and collects. `sizes` are the byte
- * lengths of recipient, content, variables and metadata in `bytes`, -1 for SQL NULL.
+ * lengths of recipient, content, variables, metadata and recipientDigest in `bytes`, -1 for SQL NULL.
  */
 export interface PackedColumns {
   bytes: Uint8Array;
-  sizes: [number, number, number, number];
+  sizes: [number, number, number, number, number];
 }
 
 /** The fields of a new notification that are stored as JSON. */
 type JsonFields = 'recipient' | 'content' | 'variables' | 'metadata';
+/** The fields a request computes for its row (EncodedColumns). */
+type EncodedFields = JsonFields | 'recipientDigest';
 
 /**
  * A new notification with its JSON columns serialized (and the objects dropped, so a pending
@@ -57,7 +65,7 @@ type JsonFields = 'recipient' | 'content' | 'variables' | 'metadata';
  * it, before the row joins a group commit, so a value that cannot be serialized fails its own
  * request and never the commit shared with other requests.
  */
-export type EncodedNotification = Omit<NewNotification, JsonFields> & {
+export type EncodedNotification = Omit<NewNotification, EncodedFields> & {
   encoded: EncodedColumns | PackedColumns;
 };
 
@@ -65,17 +73,21 @@ export type EncodedNotification = Omit<NewNotification, JsonFields> & {
 const json = (value: unknown): string | null =>
   value === null || value === undefined ? null : JSON.stringify(value);
 
-/** Serializes the JSON columns (throws on a value JSON cannot hold). */
-export function encodeColumns(n: Pick<NewNotification, JsonFields>): EncodedColumns {
+/** Serializes the JSON columns (throws on a value JSON cannot hold), beside the recipient's digest. */
+export function encodeColumns(
+  n: Pick<NewNotification, JsonFields>,
+  recipientDigest: string | null,
+): EncodedColumns {
   return {
     recipient: JSON.stringify(n.recipient),
     content: json(n.content),
     variables: json(n.variables),
     metadata: json(n.metadata),
+    recipientDigest,
   };
 }
 
-const COLUMNS = ['recipient', 'content', 'variables', 'metadata'] as const;
+const COLUMNS = ['recipient', 'content', 'variables', 'metadata', 'recipientDigest'] as const;
 
 /** Packs each row's columns into one SharedArrayBuffer, one view per row (see PackedColumns). */
 export function packColumns(rows: EncodedColumns[]): PackedColumns[] {
@@ -107,7 +119,7 @@ export function columnsOf(encoded: EncodedColumns | PackedColumns): EncodedColum
   const { bytes, sizes } = encoded;
   const all = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let at = 0;
-  const [recipient, content, variables, metadata] = sizes.map((size) => {
+  const [recipient, content, variables, metadata, recipientDigest] = sizes.map((size) => {
     if (size < 0) return null;
     at += size;
     return all.toString('utf8', at - size, at);
@@ -117,6 +129,7 @@ export function columnsOf(encoded: EncodedColumns | PackedColumns): EncodedColum
     content: content ?? null,
     variables: variables ?? null,
     metadata: metadata ?? null,
+    recipientDigest: recipientDigest ?? null,
   };
 }
 
@@ -134,7 +147,7 @@ export function encodeNotification(n: NewNotification): EncodedNotification {
     scheduledAt: n.scheduledAt,
     expiresAt: n.expiresAt,
     createdAt: n.createdAt,
-    encoded: encodeColumns(n),
+    encoded: encodeColumns(n, n.recipientDigest ?? null),
   };
 }
 
@@ -146,6 +159,8 @@ export interface IdempotentHit {
 
 /** Filters of GET /notifications; `beforeSeq` is the decoded cursor (newest first). */
 export interface NotificationFilter {
+  /** Only notifications whose recipient has this digest (notifications/recipient-digest.ts). */
+  recipientDigest?: string;
   status?: Status;
   priority?: Priority;
   channel?: Channel;
@@ -179,7 +194,8 @@ export interface NotificationStore {
   existing(tenant: string, ids: readonly string[]): Promise<Set<string>>;
   /**
    * Newest first (by acceptance order), at most `limit`, looking at LIST_SCAN of the tenant's
-   * notifications at most when a filter other than the cursor is set. `createdBefore` and
+   * notifications at most when a filter other than the cursor is set (with `recipientDigest`,
+   * of the tenant's notifications to that recipient, read through their index). `createdBefore` and
    * `createdAfter` first narrow the read to the acceptance order's range of those times (found
    * by seekTime, TIME_SKEW_MS wider), so an old range is reached at once.
    */

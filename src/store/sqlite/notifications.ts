@@ -26,9 +26,9 @@ import { shaped } from './shaped.ts';
 /** The columns a new notification sets, and one row's values for them (status QUEUED, no attempt yet). */
 const INSERT_COLUMNS = `id, tenant, channel, priority, status, queue_state, due_at, recipient, template_key,
   template_version, content, variables, metadata, idempotency_key, request_hash, scheduled_at, expires_at,
-  attempts, created_at, updated_at, lane_rank`;
-const ROW_VALUES = "(?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)";
-/** Rows a multi-row insert takes (SQLite binds at most 32,766 parameters; 16 x 19 is far below). */
+  attempts, created_at, updated_at, lane_rank, recipient_digest`;
+const ROW_VALUES = "(?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)";
+/** Rows a multi-row insert takes (SQLite binds at most 32,766 parameters; 16 x 20 is far below). */
 const CHUNK = 16;
 
 /** The SQLite notifications store: ingest, reads, cancel and redrive. */
@@ -117,6 +117,7 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
       n.createdAt,
       n.createdAt,
       laneRank,
+      encoded.recipientDigest,
     ];
     const joined = () => {
       if (!waiting) lines.set(line, laneRank + 1);
@@ -208,12 +209,14 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
         const row = newest.get(tenant) as { seq: number } | undefined;
         return row?.seq;
       });
-      // With a filter, the read looks at the next LIST_SCAN of the tenant's notifications at most.
+      // With a filter, the read looks at the next LIST_SCAN of the tenant's notifications at most
+      // (of those to the recipient, through their index, when one is searched).
       const { floor, where, params } = listWhere(
         'notifications',
         'seq',
         [
           ['tenant = ?', tenant],
+          ['recipient_digest = ?', filter.recipientDigest],
           ['seq < ?', below],
           ['seq > ?', above],
         ],
