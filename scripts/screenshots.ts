@@ -12,6 +12,7 @@ import { startIdp } from '../test/helpers/oidc.ts';
 const SHOTS = [
   'login',
   'dashboard',
+  'dashboard-history',
   'send-errors',
   'notifications',
   'notification-detail',
@@ -83,6 +84,12 @@ await api(base, token, 'POST', '/suppressions', {
   reason: 'asked by phone to stop',
 });
 await api(base, token, 'POST', '/suppressions', { channel: 'sms', recipient: '+15550009999' });
+// To the suppressed number: skipped, in the dashboard's delivery history.
+await api(base, token, 'POST', '/notifications', {
+  channel: 'sms',
+  recipient: { phone: '+15550009999' },
+  content: { text: 'Your code is 424242' },
+});
 const people = ['ada', 'grace', 'alan', 'edsger', 'barbara', 'donald'];
 for (const [i, name] of people.entries()) {
   await api(base, token, 'POST', '/notifications', {
@@ -137,6 +144,9 @@ const traffic = (async () => {
 await page.waitForTimeout(9000);
 await traffic;
 await shot(page, 'dashboard');
+// The delivery history, below the queues.
+await page.getByTestId('history-1h').scrollIntoViewIfNeeded();
+await shot(page, 'dashboard-history');
 
 await page.getByRole('link', { name: 'Send' }).click();
 await page.getByLabel('Recipient email').fill('not-an-email');

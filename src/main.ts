@@ -27,6 +27,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { clusterExposition, startMetricsPublisher } from './metrics-publisher.ts';
 import { notificationActionRoutes } from './notifications/action-routes.ts';
 import { type BatchDecoder, createBatchDecoder } from './notifications/batch-decoder.ts';
+import { historyRoutes } from './notifications/history-route.ts';
 import { createIngest, type Ingest } from './notifications/ingest.ts';
 import { notificationMessageRoute } from './notifications/message-route.ts';
 import { notificationReadRoutes } from './notifications/read-routes.ts';
@@ -121,6 +122,7 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(notificationActionRoutes, withWorker),
       bind(templateRoutes, withWorker),
       bind(queueAdminRoutes, withWorker),
+      bind(historyRoutes, deps),
       bind(sandboxRoutes, deps),
       metricsRoutes(deps.metrics, () => clusterExposition(deps)),
     );

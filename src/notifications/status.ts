@@ -7,6 +7,7 @@ import {
 } from '../suppressions/model.ts';
 import type { DeliveryReport } from './delivery-report.ts';
 import { type EventType, priorityOf, type Recipient, type Status, TERMINAL_STATUSES } from './model.ts';
+import type { Outcome } from './outcomes.ts';
 
 /**
  * The status machine: every change the queue and delivery reports make to a notification is
@@ -146,6 +147,8 @@ export interface Transition {
   copy?: SandboxCopy;
   /** A suppression the outcome adds, committed with it. */
   suppress?: Suppression;
+  /** How the delivery history counts it (outcomes.ts), when it ends the notification's sending. */
+  outcome?: Outcome;
 }
 
 /**
@@ -169,6 +172,7 @@ export function effectOf(owner: string, c: Completion, now: number): Transition 
         change: sentChange(delivered ? 'DELIVERED' : 'SENT', c.provider, c.providerMessageId ?? null),
         events,
         copy: c.copy,
+        outcome: 'DELIVERED',
       };
     }
     case 'retry':
@@ -195,6 +199,7 @@ export function effectOf(owner: string, c: Completion, now: number): Transition 
         change: settled('FAILED', null),
         events: [failedAttempt(c), { seq, type: 'FAILED', attempt, detail: c.detail }],
         suppress: c.suppress,
+        outcome: 'FAILED',
       };
     case 'hold': {
       // A hold gives the attempt back: the claim counted it, but no provider was called.
@@ -249,6 +254,8 @@ export function suppressedEffect(
     events: [
       { seq, type: 'FAILED', detail: suppressedDetail(hit.reason, hit.createdAt), source: 'suppression' },
     ],
+    // Not sent on purpose: the contract's SKIPPED for a recipient who opted out (outcomes.ts).
+    outcome: 'SKIPPED',
   };
 }
 
@@ -282,6 +289,7 @@ export function reapEffect(lease: ExpiredLease, maxAttempts: number): Transition
         detail: exhausted ? 'attempts exhausted' : null,
       },
     ],
+    outcome: exhausted ? 'FAILED' : undefined,
   };
 }
 

@@ -11,6 +11,7 @@ import {
   type Transition,
 } from '../notifications/status.ts';
 import { blocks, type Suppression, type SuppressionRecord, suppressionKey } from '../suppressions/model.ts';
+import type { OutcomeCount } from './port/outcome-counts.ts';
 import type { ClaimBudget, CycleInput, CycleResult, QueueSelector, QueueStat } from './port/queue.ts';
 import { keyText, type SuppressionKey } from './port/suppressions.ts';
 
@@ -33,6 +34,7 @@ export interface AppliedRow {
   seq: number;
   id: string;
   tenant: string;
+  channel: Channel;
 }
 
 /** One claimed row, with its updated_at from before the claim (pause bookkeeping needs it). */
@@ -79,6 +81,12 @@ export interface QueueDriver {
   storeCopies(copies: readonly CopyRow[], now: number): Awaitable<void>;
   /** Adds (or widens) suppressions, by the rule of the suppression port. */
   suppress(entries: readonly Suppression[], now: number): Awaitable<void>;
+  /**
+   * Adds a cycle's outcomes to the delivery history's buckets at `now` (one row per key and
+   * span, however many notifications it counts), and now and then prunes the buckets past
+   * their window (notifications/outcomes.ts).
+   */
+  countOutcomes(counts: readonly OutcomeCount[], now: number): Awaitable<void>;
   /** The suppressions among these keys: one statement for a whole claim. */
   suppressions(keys: readonly SuppressionKey[]): Awaitable<SuppressionRecord[]>;
   /** How many waiting rows of one priority are due by `now`, counting up to `upTo` at most. */
@@ -186,8 +194,31 @@ function pauseView(entries: readonly PauseEntry[]): PauseView {
   };
 }
 
+/**
+ * A cycle's outcomes, one count per (tenant, channel, outcome), so that the cycle writes the
+ * history once whatever its batch (countOutcomes): the completion path is hot.
+ */
+class OutcomeTally {
+  private readonly counts = new Map<string, OutcomeCount>();
+
+  add(row: AppliedRow, outcome: NonNullable<Transition['outcome']>): void {
+    const key = `${row.tenant}\u0000${row.channel}\u0000${outcome}`;
+    const count = this.counts.get(key);
+    if (count) count.n += 1;
+    else this.counts.set(key, { tenant: row.tenant, channel: row.channel, outcome, n: 1 });
+  }
+
+  all(): OutcomeCount[] {
+    return [...this.counts.values()];
+  }
+}
+
 /** Applies completions or reaps: the row changes, then the events and copies of the ones that held. */
-function* applyTransitions(transitions: readonly Transition[], now: number): Program<Set<number>> {
+function* applyTransitions(
+  transitions: readonly Transition[],
+  now: number,
+  tally: OutcomeTally,
+): Program<Set<number>> {
   if (transitions.length === 0) return new Set();
   const applied = yield* call((d) => d.transition(transitions, now));
   const rows = new Map<number, AppliedRow>();
@@ -201,6 +232,7 @@ function* applyTransitions(transitions: readonly Transition[], now: number): Pro
     if (!row) continue;
     for (const event of t.events) events.push(event);
     if (t.suppress) suppress.push(t.suppress);
+    if (t.outcome) tally.add(row, t.outcome);
     const copy = t.copy;
     if (copy) {
       copies.push({
@@ -244,6 +276,7 @@ function* claimInOrder(
   now: number,
   leaseUntil: number,
   budget: ClaimBudget,
+  tally: OutcomeTally,
 ): Program<{ claimed: NotificationRecord[]; expired: number; backlog: boolean[]; suppressed: number }> {
   const view = pauseView(yield* call((d) => d.pauses(PAUSE_HISTORY)));
   const claimed: NotificationRecord[] = [];
@@ -302,7 +335,7 @@ function* claimInOrder(
     }
   }
   if (events.length > 0) yield* call((d) => d.appendEvents(events, now));
-  yield* applyTransitions([...stopped.values()], now);
+  yield* applyTransitions([...stopped.values()], now, tally);
   return { claimed, expired, backlog, suppressed: stopped.size };
 }
 
@@ -399,8 +432,9 @@ function* promote(now: number, limit: number, turns: PromotionTurns): Program<nu
  */
 export function* cycleProgram(input: CycleInput, turns: PromotionTurns): Program<CycleResult> {
   const { owner, now } = input;
+  const tally = new OutcomeTally();
   const completions = input.completions.map((c) => effectOf(owner, c, now));
-  const applied = yield* applyTransitions(completions, now);
+  const applied = yield* applyTransitions(completions, now, tally);
   const promoted = yield* promote(now, input.promoteLimit ?? 1000, turns);
   const reapLimit = input.reapLimit ?? 1000;
   // A limit of 0 (the scheduler's urgent lane) reads no leases at all.
@@ -408,18 +442,22 @@ export function* cycleProgram(input: CycleInput, turns: PromotionTurns): Program
   const reaped = yield* applyTransitions(
     leases.map((lease) => reapEffect(lease, input.maxAttempts)),
     now,
+    tally,
   );
   const outcome = input.claim
-    ? yield* claimInOrder(owner, now, input.leaseUntil, input.claim)
+    ? yield* claimInOrder(owner, now, input.leaseUntil, input.claim, tally)
     : { claimed: [], expired: 0, backlog: [false, false, false, false], suppressed: 0 };
   const stale = input.completions.filter((c) => !applied.has(c.seq)).map((c) => c.seq);
+  const nextDueAt = yield* call((d) => d.nextDueAt());
+  const counts = tally.all();
+  if (counts.length > 0) yield* call((d) => d.countOutcomes(counts, now));
   return {
     ...outcome,
     applied: input.completions.length - stale.length,
     stale,
     promoted,
     reaped: reaped.size,
-    nextDueAt: yield* call((d) => d.nextDueAt()),
+    nextDueAt,
   };
 }
 

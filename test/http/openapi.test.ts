@@ -445,6 +445,8 @@ async function exercise(
   await expect(call('POST', '/admin/queues/pause', { priority: 'NONE' }), 400);
   await expect(call('POST', '/admin/queues/resume', { priority: 'LOW' }), 200);
   await expect(call('POST', '/admin/queues/resume', { channel: 'fax' }), 400);
+  await expect(call('GET', '/admin/history?window=7d'), 200);
+  await expect(call('GET', '/admin/history?window=1y'), 400);
   await expect(call('GET', '/admin/sandbox'), 200);
   await expect(call('GET', '/admin/sandbox?limit=-1'), 400);
   await expect(call('GET', '/admin/sandbox/channels'), 200);

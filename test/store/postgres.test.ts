@@ -4,6 +4,7 @@ import { after } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
 import { createPostgresStore } from '../../src/store/postgres/index.ts';
 import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
+import { sharedOutcomeCountsSuite } from './outcome-counts-shared.ts';
 import { laneTailSuite } from './postgres-lane-tail.ts';
 import { statementPlansSuite } from './postgres-plans.ts';
 import { writeCostSuite } from './postgres-write-cost.ts';
@@ -44,5 +45,10 @@ writeCostSuite(async (onStatement) => {
   const store = await createPostgresStore(url, { max: 4, ...(onStatement ? { onStatement } : {}) });
   opened.push(store);
   return store;
+});
+// Two stores on one database, as two worker processes would open it.
+sharedOutcomeCountsSuite('postgres', async () => {
+  const url = await server.createDatabase('herald_shared', templateName);
+  return [await createPostgresStore(url, { max: 4 }), await createPostgresStore(url, { max: 4 })];
 });
 statementPlansSuite(statements, () => server.createDatabase('herald_plans', templateName));

@@ -24,6 +24,8 @@ export type NotificationDetail = Json<Paths['/notifications/{id}']['get']['respo
 export type NotificationMessage = Json<Paths['/notifications/{id}/message']['get']['responses'][200]>;
 /** One row of GET /admin/queues. */
 export type QueueRow = Json<Paths['/admin/queues']['get']['responses'][200]>['queues'][number];
+/** GET /admin/history: delivered, failed and skipped per channel and bucket. */
+export type DeliveryHistory = Json<Paths['/admin/history']['get']['responses'][200]>;
 /** A message of GET /admin/sandbox. */
 export type SandboxItem = Json<Paths['/admin/sandbox']['get']['responses'][200]>['items'][number];
 /** GET /admin/sandbox/channels: which channels go to the sandbox. */

@@ -856,6 +856,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Delivered, failed and skipped notifications per channel over the last hour or 7 days
+         * @description Counted in the database by whichever process completed them, in 1-minute buckets for `window=1h` and 1-hour buckets for `window=7d`; the newest bucket is the one in progress. Of every tenant's notifications for admins of tenant `default`, of the caller's tenant's only for other admins. `delivered` is counted once, when the provider accepts the message; a later delivery report changes no count. Cancelled and expired notifications are not counted. Herald's extension to the contract (docs/web-ui.md).
+         */
+        get: operations["getAdminHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/sandbox": {
         parameters: {
             query?: never;
@@ -4515,6 +4535,105 @@ export interface operations {
                             oldestDueAgeMs: number | null;
                             inFlight: number;
                             paused: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAdminHistory: {
+        parameters: {
+            query?: {
+                /** @description `1h`: the last hour in minutes (the default); `7d`: the last 7 days in hours */
+                window?: "1h" | "7d";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "window": "1h",
+                     *       "bucketSeconds": 60,
+                     *       "from": "2026-11-28T08:31:00.000Z",
+                     *       "to": "2026-11-28T09:31:00.000Z",
+                     *       "channels": [
+                     *         {
+                     *           "channel": "email",
+                     *           "buckets": [
+                     *             {
+                     *               "start": "2026-11-28T09:29:00.000Z",
+                     *               "delivered": 120,
+                     *               "failed": 2,
+                     *               "skipped": 1
+                     *             },
+                     *             {
+                     *               "start": "2026-11-28T09:30:00.000Z",
+                     *               "delivered": 37,
+                     *               "failed": 0,
+                     *               "skipped": 0
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        window: "1h" | "7d";
+                        /** @description Length of each bucket */
+                        bucketSeconds: number;
+                        /**
+                         * Format: date-time
+                         * @description Start of the oldest bucket
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description End of the newest bucket, the one in progress
+                         */
+                        to: string;
+                        channels: {
+                            channel: "email" | "sms" | "push";
+                            /** @description Oldest first, one per bucket of the window, empty ones included */
+                            buckets: {
+                                /**
+                                 * Format: date-time
+                                 * @description Start of the bucket (UTC)
+                                 */
+                                start: string;
+                                /** @description The provider accepted them (SENT, or SENT then DELIVERED) */
+                                delivered: number;
+                                /** @description FAILED: a permanent error, or the last attempt used up */
+                                failed: number;
+                                /** @description Not sent on purpose: the recipient is suppressed */
+                                skipped: number;
+                            }[];
                         }[];
                     };
                 };

@@ -2,6 +2,7 @@ import type { AuthStore } from './auth.ts';
 import type { CallbackStore } from './callbacks.ts';
 import type { LimitStore } from './limits.ts';
 import type { NotificationStore } from './notifications.ts';
+import type { OutcomeCountStore } from './outcome-counts.ts';
 import type { ProcessMetricsStore } from './process-metrics.ts';
 import type { QueueStore } from './queue.ts';
 import type { ReportStore } from './reports.ts';
@@ -35,6 +36,8 @@ export interface Store {
   sandbox: SandboxStore;
   /** Each process's latest metrics, for the deployment's dashboard (src/metrics-publisher.ts). */
   processMetrics: ProcessMetricsStore;
+  /** Delivered, failed and skipped per channel and minute or hour, from every process (GET /admin/history). */
+  outcomes: OutcomeCountStore;
   /** Every status change in commit order: live streams and the callback sender read it. */
   statusLog: StatusLogStore;
   /** Status callbacks: their places in the log, outbox of retries and attempts (src/callbacks). */

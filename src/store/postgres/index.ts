@@ -5,6 +5,7 @@ import { type ConnectOptions, connectPostgres, type Sql } from './connect.ts';
 import { createPostgresLimits } from './limits.ts';
 import { migratePostgres } from './migrate.ts';
 import { createPostgresNotifications } from './notifications.ts';
+import { createPostgresOutcomeCounts } from './outcome-counts.ts';
 import { createPostgresProcessMetrics } from './process-metrics.ts';
 import { createPostgresQueue } from './queue.ts';
 import { createPostgresReports } from './reports.ts';
@@ -42,6 +43,7 @@ export async function createPostgresStore(
     sandbox: createPostgresSandbox(sql),
     limits: createPostgresLimits(sql),
     processMetrics: createPostgresProcessMetrics(sql),
+    outcomes: createPostgresOutcomeCounts(sql),
     statusLog: createPostgresStatusLog(sql),
     callbacks: createPostgresCallbacks(sql),
     suppressions: createPostgresSuppressions(sql),

@@ -13,6 +13,7 @@ import {
 } from '../queue-core.ts';
 import type { Query, Sql } from './connect.ts';
 import { frontRank, promote, readyIndexed } from './lanes.ts';
+import { createPostgresOutcomeCounter, type OutcomeCounter } from './outcome-counts.ts';
 import { claimPriorityOn } from './queue-claim.ts';
 import { addSuppressionsOn, matchOn } from './suppressions.ts';
 
@@ -26,7 +27,7 @@ const PROMOTE = promote('\u0000', 'FOR UPDATE SKIP LOCKED').split('\u0000') as [
  * transitions, events or copies is one statement whatever its size, which is what keeps
  * completion off the critical path at thousands a second.
  */
-function driverOn(tx: Query): QueueDriver {
+function driverOn(tx: Query, countOutcomes: OutcomeCounter): QueueDriver {
   // These waiting rows back to ready, ranked as src/store/lanes.ts says (one statement for both
   // databases, promote): a retry or a hold regains its place at the front, a scheduled row joins
   // its tenant's line. SKIP LOCKED: a row another worker is promoting is left to it.
@@ -68,7 +69,7 @@ function driverOn(tx: Query): QueueDriver {
           lease_owner = NULL, lease_until = NULL, updated_at = ${now}
         FROM c
         WHERE n.seq = c.seq AND n.lease_owner = c.owner AND n.attempts = c.attempt AND n.queue_state = 'leased'
-        RETURNING n.seq, n.id, n.tenant`;
+        RETURNING n.seq, n.id, n.tenant, n.channel`;
     },
     async appendEvents(events, now) {
       const rows = events.map((event, ord) => ({ ...event, ord }));
@@ -82,6 +83,7 @@ function driverOn(tx: Query): QueueDriver {
       await addSuppressionsOn(tx, entries, now);
     },
     suppressions: (keys) => matchOn(tx, keys),
+    countOutcomes: (counts, now) => countOutcomes(tx, counts, now),
     async storeCopies(copies, now) {
       const rows = copies.map((c) => ({ ...c, recipient: json(c.recipient), content: json(c.content) }));
       await tx`INSERT INTO sandbox_messages (notification_seq, notification_id, tenant, channel, recipient, content, attempt, at)
@@ -164,6 +166,7 @@ function driverOn(tx: Query): QueueDriver {
  */
 export function createPostgresQueue(sql: Sql): QueueStore {
   const turns = promotionTurns();
+  const countOutcomes = createPostgresOutcomeCounter();
   const inTx = <T>(work: (tx: Query) => Promise<T>) => sql.begin(work) as Promise<T>;
   return {
     cycle(input) {
@@ -173,7 +176,7 @@ export function createPostgresQueue(sql: Sql): QueueStore {
         // which at-least-once delivery redoes (the row is still ready or leased); acceptance
         // keeps full durability, since a 201 must survive.
         await tx`SET LOCAL synchronous_commit = off`;
-        return runAsync(cycleProgram(input, turns), driverOn(tx));
+        return runAsync(cycleProgram(input, turns), driverOn(tx, countOutcomes));
       });
     },
     async renew(owner, leases, until) {

@@ -4,6 +4,7 @@ import { createSqliteCallbacks } from './callbacks.ts';
 import { createSqliteLimits } from './limits.ts';
 import { createSqliteNotifications } from './notifications.ts';
 import { openSqlite, type SqliteDb } from './open.ts';
+import { createSqliteOutcomeCounts } from './outcome-counts.ts';
 import { createSqliteProcessMetrics } from './process-metrics.ts';
 import { createSqliteQueue } from './queue.ts';
 import { createSqliteReports } from './reports.ts';
@@ -30,6 +31,7 @@ export function createSqliteStore(dataDir: string, cacheMiB?: number): Store & {
     sandbox: createSqliteSandbox(db),
     limits: createSqliteLimits(db),
     processMetrics: createSqliteProcessMetrics(db),
+    outcomes: createSqliteOutcomeCounts(db),
     statusLog: createSqliteStatusLog(db),
     callbacks: createSqliteCallbacks(db),
     suppressions: createSqliteSuppressions(db),

@@ -12,6 +12,7 @@ import {
 } from '../queue-core.ts';
 import { frontRank, promote, readyIndexed } from './lanes.ts';
 import { relaxedSync, type SqliteDb } from './open.ts';
+import { createSqliteOutcomeCounter } from './outcome-counts.ts';
 import { createClaimPriority } from './queue-claim.ts';
 import { shaped } from './shaped.ts';
 import { addSuppressionsSync, matchSuppressionsSync } from './suppressions.ts';
@@ -28,7 +29,7 @@ function createDriver(db: SqliteDb): QueueDriver {
   // Two statements rather than one with CASEs: SQLite maintains only the indexes whose columns
   // an UPDATE sets, so the hot path (a send) sets no more columns than it changes.
   const FENCE =
-    "WHERE seq = ? AND lease_owner = ? AND attempts = ? AND queue_state = 'leased' RETURNING seq, id, tenant";
+    "WHERE seq = ? AND lease_owner = ? AND attempts = ? AND queue_state = 'leased' RETURNING seq, id, tenant, channel";
   const sent = shaped<AppliedRow>(
     db.prepare(
       `UPDATE notifications SET status = ?, queue_state = ?, next_attempt_at = ?, provider = ?,
@@ -154,6 +155,7 @@ function createDriver(db: SqliteDb): QueueDriver {
       addSuppressionsSync(db, entries, now);
     },
     suppressions: (keys) => matchSuppressionsSync(db, keys),
+    countOutcomes: createSqliteOutcomeCounter(db),
     dueCount: (priority, now, upTo) => dueUpTo.get(priority, now, upTo) as number,
     promoteTurn(priority, now, { after, looks, visits, quota, limit }) {
       // The walk's rows are gathered and promoted in one statement, as on PostgreSQL (a statement

@@ -8,6 +8,7 @@ import { parsePrometheus, type Sample, sum } from '../prometheus.ts';
 import { Link } from '../router.tsx';
 import { sessionIsOperator } from '../session.ts';
 import { useStatusStream } from '../stream.ts';
+import { DeliveryHistoryCard } from './delivery-history.tsx';
 
 const POLL_MS = 2000;
 const HISTORY = 60;
@@ -136,6 +137,7 @@ export function DashboardPage() {
               <LineChart
                 title="Accepted and delivered per second"
                 unit="/s"
+                times={history.slice(1).map((p) => p.at)}
                 series={[
                   { name: 'accepted', tone: 'tone-a', points: rates(history, (p) => p.accepted) },
                   { name: 'sent/delivered', tone: 'tone-b', points: rates(history, (p) => p.delivered) },
@@ -152,6 +154,8 @@ export function DashboardPage() {
             </div>
           </>
         ) : null}
+        <DeliveryHistoryCard window="1h" />
+        <DeliveryHistoryCard window="7d" />
         <div className="card">
           <h2>Status changes</h2>
           <ol className="timeline" data-testid="recent-changes">
