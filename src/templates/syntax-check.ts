@@ -90,7 +90,7 @@ export function createSyntaxCheck(renderer: Pick<Renderer, 'checkSyntax'>): Synt
         if (typeof source !== 'string' || !hasLiquid(source)) continue;
         const key = verdictKey({ field, source });
         const problem = found.get(key);
-        if (problem) errors.push({ path: `${prefix}/${field}`, message: `Liquid syntax error: ${problem}` });
+        if (problem) errors.push({ path: `${prefix}/${field}`, message: `must be valid Liquid: ${problem}` });
       }
       return errors;
     });
