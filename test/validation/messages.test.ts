@@ -91,6 +91,15 @@ describe('validation messages', () => {
     );
   });
 
+  it('states the limit of the route in a 413, in bytes', async () => {
+    const limit = t.deps.config.bodyLimit;
+    const big = email({ variables: { text: 'x'.repeat(limit) } });
+    for (const response of [await send(t.app, t.sender, big), await call('POST', '/suppressions', big)]) {
+      assert.equal(response.statusCode, 413);
+      assert.equal(response.json().detail, `The body exceeds the limit of ${limit} bytes for this route.`);
+    }
+  });
+
   it(`lists ${MAX_FIELD_ERRORS} problems at most`, async () => {
     const unknown = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`x${i}`, i]));
     const one = await send(t.app, t.sender, email(unknown));
