@@ -98,10 +98,26 @@ export function fieldMessage({ keyword, params }: BrokenRule, fallback = 'must b
 
 const lastSegment = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
-/** The bound a comparison keyword of TypeBox's names, in ajv's params. */
-function bound(schema: Record<string, unknown>, keyword: string, comparison: string): BrokenRule {
-  return { keyword, params: { comparison, limit: schema[keyword] } };
-}
+/**
+ * TypeBox's errors of a limit, as the ajv keyword that holds the limit (and, for a number, the
+ * comparison ajv names in its params).
+ */
+const LIMITS: Partial<Record<ValueErrorType, [keyword: string, comparison?: string]>> = {
+  [ValueErrorType.StringMinLength]: ['minLength'],
+  [ValueErrorType.StringMaxLength]: ['maxLength'],
+  [ValueErrorType.ArrayMinItems]: ['minItems'],
+  [ValueErrorType.ArrayMaxItems]: ['maxItems'],
+  [ValueErrorType.ObjectMinProperties]: ['minProperties'],
+  [ValueErrorType.ObjectMaxProperties]: ['maxProperties'],
+  [ValueErrorType.NumberMinimum]: ['minimum', '>='],
+  [ValueErrorType.IntegerMinimum]: ['minimum', '>='],
+  [ValueErrorType.NumberMaximum]: ['maximum', '<='],
+  [ValueErrorType.IntegerMaximum]: ['maximum', '<='],
+  [ValueErrorType.NumberExclusiveMinimum]: ['exclusiveMinimum', '>'],
+  [ValueErrorType.IntegerExclusiveMinimum]: ['exclusiveMinimum', '>'],
+  [ValueErrorType.NumberExclusiveMaximum]: ['exclusiveMaximum', '<'],
+  [ValueErrorType.IntegerExclusiveMaximum]: ['exclusiveMaximum', '<'],
+};
 
 /** The value a union of literals allows (TypeBox's `Union([Literal…])`), or undefined for another union. */
 function literalChoices(schema: Record<string, unknown>): unknown[] | undefined {
@@ -113,36 +129,16 @@ function literalChoices(schema: Record<string, unknown>): unknown[] | undefined 
 /** A TypeBox value error as the ajv rule it breaks, so both read alike. */
 export function ruleOfTypeBox(error: ValueError): BrokenRule {
   const schema = error.schema as unknown as Record<string, unknown>;
-  const limit = (keyword: string): BrokenRule => ({ keyword, params: { limit: schema[keyword] } });
+  const limit = LIMITS[error.type];
+  if (limit) {
+    const [keyword, comparison] = limit;
+    return { keyword, params: { comparison, limit: schema[keyword] } };
+  }
   switch (error.type) {
     case ValueErrorType.ObjectRequiredProperty:
       return { keyword: 'required', params: { missingProperty: lastSegment(error.path) } };
     case ValueErrorType.ObjectAdditionalProperties:
       return { keyword: 'additionalProperties', params: { additionalProperty: lastSegment(error.path) } };
-    case ValueErrorType.StringMinLength:
-      return limit('minLength');
-    case ValueErrorType.StringMaxLength:
-      return limit('maxLength');
-    case ValueErrorType.ArrayMinItems:
-      return limit('minItems');
-    case ValueErrorType.ArrayMaxItems:
-      return limit('maxItems');
-    case ValueErrorType.ObjectMinProperties:
-      return limit('minProperties');
-    case ValueErrorType.ObjectMaxProperties:
-      return limit('maxProperties');
-    case ValueErrorType.NumberMinimum:
-    case ValueErrorType.IntegerMinimum:
-      return bound(schema, 'minimum', '>=');
-    case ValueErrorType.NumberMaximum:
-    case ValueErrorType.IntegerMaximum:
-      return bound(schema, 'maximum', '<=');
-    case ValueErrorType.NumberExclusiveMinimum:
-    case ValueErrorType.IntegerExclusiveMinimum:
-      return bound(schema, 'exclusiveMinimum', '>');
-    case ValueErrorType.NumberExclusiveMaximum:
-    case ValueErrorType.IntegerExclusiveMaximum:
-      return bound(schema, 'exclusiveMaximum', '<');
     case ValueErrorType.StringPattern:
       return { keyword: 'pattern', params: { pattern: schema.pattern } };
     case ValueErrorType.StringFormat:
@@ -151,8 +147,11 @@ export function ruleOfTypeBox(error: ValueError): BrokenRule {
       return { keyword: 'const', params: { allowedValue: schema.const } };
     case ValueErrorType.Union: {
       const choices = literalChoices(schema);
-      return choices
-        ? { keyword: 'enum', params: { allowedValues: choices } }
+      if (choices) return { keyword: 'enum', params: { allowedValues: choices } };
+      // A union of types (a number or null): "must be number or null".
+      const types = (schema.anyOf as Record<string, unknown>[] | undefined)?.map((b) => b.type);
+      return types?.every((t) => typeof t === 'string')
+        ? { keyword: 'type', params: { type: types.join(',') } }
         : { keyword: 'anyOf', params: {} };
     }
     default:

@@ -3,7 +3,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MAX_FIELD_ERRORS } from '../../src/http/field-messages.ts';
-import { countRows, devicePush, email, notificationsApp, send, sms } from '../notifications/fixtures.ts';
+import {
+  countRows,
+  devicePush,
+  email,
+  notificationsApp,
+  send,
+  sms,
+  webPush,
+} from '../notifications/fixtures.ts';
 
 type T = Awaited<ReturnType<typeof notificationsApp>>;
 type FieldErrors = Array<{ path: string; message: string }>;
@@ -121,6 +129,11 @@ describe('validation messages', () => {
       ['POST', '/notifications', devicePush({ content: { title: 'x'.repeat(1001), body: '' } })],
       ['POST', '/notifications', sms({ content: undefined })],
       ['POST', '/notifications', { channel: 'push', recipient: { subscription: { endpoint: 'http://x' } } }],
+      [
+        'POST',
+        '/notifications',
+        webPush({ recipient: { subscription: { endpoint: 'https://a.example/1', expirationTime: 'x' } } }),
+      ],
       ['POST', '/notifications/batch', { notifications: [] }],
       ['POST', '/notifications/batch', { notifications: [1, {}], dryRun: true }],
       ['GET', '/notifications?status=LOST&limit=0&colour=red'],
@@ -150,7 +163,7 @@ describe('validation messages', () => {
         said.push(message);
       }
     }
-    // Each length and count limit is stated with its number.
+    // Each limit is stated with its number; a union of types names its types.
     for (const limit of [
       'must NOT have more than 1600 characters',
       'must NOT have more than 1000 characters',
@@ -158,6 +171,7 @@ describe('validation messages', () => {
       'must have at least 1 item',
       'must be at least 12 characters',
       'must be >= 1',
+      'must be number or null',
     ]) {
       assert.ok(said.includes(limit), `${limit} in ${JSON.stringify(said)}`);
     }
