@@ -20,7 +20,7 @@ export const tooLarge = (limit: number) => `The body exceeds the limit of ${limi
  */
 function fromFastifyError(error: FastifyError, bodyLimit: number): HeraldError | undefined {
   if (error.validation) {
-    // Ajv reports every problem (allErrors, app.ts); problem() lists the first MAX_FIELD_ERRORS.
+    // Every error of a small value (lazy-compilers.ts); problem() lists the first MAX_FIELD_ERRORS.
     const errors = joinChoices(error.validation).map((v) => ({
       path: validationPath(v.instancePath, v.params as Record<string, unknown>, error.validationContext),
       message: fieldMessage({ keyword: v.keyword, params: v.params as Record<string, unknown> }, v.message),
