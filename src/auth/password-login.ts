@@ -47,7 +47,12 @@ export async function passwordUser(
   });
   if (matching.length > 1) {
     throw new HeraldError('VALIDATION_FAILED', 'This email and password sign in to several tenants.', {
-      errors: [{ path: 'body/tenant', message: 'name the tenant to sign in to' }],
+      errors: [
+        {
+          path: 'body/tenant',
+          message: 'must name the tenant to sign in to: this email and password sign in to several',
+        },
+      ],
     });
   }
   return matching[0];

@@ -49,12 +49,12 @@ function isRun(text: string): boolean {
  * repeated, and a run like 123456789012 or abcdefghijkl. No composition rules (ASVS 2.1.9).
  */
 export function passwordProblem(password: string): string | undefined {
-  if ([...password].length < MIN_PASSWORD_LENGTH)
-    return `must have at least ${MIN_PASSWORD_LENGTH} characters`;
-  if (password.length > MAX_PASSWORD_LENGTH) return `must have at most ${MAX_PASSWORD_LENGTH} characters`;
+  if ([...password].length < MIN_PASSWORD_LENGTH) return `must be at least ${MIN_PASSWORD_LENGTH} characters`;
+  if (password.length > MAX_PASSWORD_LENGTH)
+    return `must NOT have more than ${MAX_PASSWORD_LENGTH} characters`;
   const plain = password.trim().toLowerCase();
-  if (commonPasswords().has(plain)) return 'must not be a commonly used password (one found in breaches)';
-  if (REPEATED.test(plain)) return 'must not repeat one character or a short group over and over';
-  if (isRun(plain)) return 'must not be a run of consecutive characters (like 123456789012)';
+  if (commonPasswords().has(plain)) return 'must NOT be a commonly used password (one found in breaches)';
+  if (REPEATED.test(plain)) return 'must NOT repeat one character or a short group over and over';
+  if (isRun(plain)) return 'must NOT be a run of consecutive characters (like 123456789012)';
   return undefined;
 }

@@ -1,12 +1,18 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { withExample } from '../http/examples.ts';
+import { describedPattern } from '../http/field-messages.ts';
 import { literals } from '../http/schema.ts';
 import { USER_EMAIL } from './accounts.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-rules.ts';
 import { SCOPES, TENANT_NAME } from './principal.ts';
 
 /** A tenant name: lowercase, URL-safe. */
-export const TenantName = Type.String({ pattern: TENANT_NAME.source });
+export const TenantName = Type.String({
+  pattern: describedPattern(
+    TENANT_NAME.source,
+    'must be a tenant name: 1 to 63 lower-case letters, digits, dots, dashes or underscores, starting with a letter or digit',
+  ),
+});
 
 /**
  * POST /auth/login body. The password length is capped here, before anything hashes it. `tenant`
@@ -57,7 +63,11 @@ export const ScopeName = literals(SCOPES);
 export const CreateUserBody = withExample(
   Type.Object(
     {
-      email: Type.String({ minLength: 3, maxLength: 320, pattern: USER_EMAIL.source }),
+      email: Type.String({
+        minLength: 3,
+        maxLength: 320,
+        pattern: describedPattern(USER_EMAIL.source, 'must be an email address such as ada@example.com'),
+      }),
       password: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH }),
       role: Type.Union([Type.Literal('admin'), Type.Literal('sender'), Type.Literal('viewer')]),
       tenant: Type.Optional(TenantName),

@@ -67,6 +67,8 @@ export async function buildApp(spec: AppSpec, options: FastifyServerOptions = {}
         removeAdditional: false,
         coerceTypes: 'array',
         useDefaults: true,
+        // The first error; a refused value small enough is checked again for every error
+        // (lazy-compilers.ts), since listing all of a large hostile body costs per error.
         allErrors: false,
         validateSchema: false,
       },

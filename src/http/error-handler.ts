@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HeraldError } from '../errors.ts';
+import { fieldMessage } from './field-messages.ts';
 import {
   headersOf,
   isServerError,
@@ -10,12 +11,19 @@ import {
 } from './problem.ts';
 import { routeMethods } from './route-methods.ts';
 
-/** Maps Fastify's own error codes (parser, limits, validation) to the contract's codes. */
-function fromFastifyError(error: FastifyError): HeraldError | undefined {
+/** The detail of a `413`: the limit of the route the body was sent to, in bytes. */
+export const tooLarge = (limit: number) => `The body exceeds the limit of ${limit} bytes for this route.`;
+
+/**
+ * Maps Fastify's own error codes (parser, limits, validation) to the contract's codes;
+ * `bodyLimit` is the limit of the route the request was sent to.
+ */
+function fromFastifyError(error: FastifyError, bodyLimit: number): HeraldError | undefined {
   if (error.validation) {
+    // Every error of a small value (lazy-compilers.ts); problem() lists the first MAX_FIELD_ERRORS.
     const errors = joinChoices(error.validation).map((v) => ({
       path: validationPath(v.instancePath, v.params as Record<string, unknown>, error.validationContext),
-      message: v.message ?? 'is invalid',
+      message: fieldMessage({ keyword: v.keyword, params: v.params as Record<string, unknown> }, v.message),
     }));
     return new HeraldError('VALIDATION_FAILED', 'The request does not match the schema.', { errors });
   }
@@ -23,7 +31,7 @@ function fromFastifyError(error: FastifyError): HeraldError | undefined {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new HeraldError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new HeraldError('PAYLOAD_TOO_LARGE', 'The request body is larger than allowed.');
+      return new HeraldError('PAYLOAD_TOO_LARGE', tooLarge(bodyLimit));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new HeraldError('MALFORMED_BODY', 'The JSON body is empty.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -41,7 +49,7 @@ function fromFastifyError(error: FastifyError): HeraldError | undefined {
   if (error instanceof SyntaxError || error.statusCode === 400) {
     return new HeraldError('MALFORMED_BODY', 'The body could not be parsed.');
   }
-  if (error.statusCode === 413) return new HeraldError('PAYLOAD_TOO_LARGE');
+  if (error.statusCode === 413) return new HeraldError('PAYLOAD_TOO_LARGE', tooLarge(bodyLimit));
   if (error.statusCode === 415) return new HeraldError('UNSUPPORTED_MEDIA_TYPE');
   if (error.statusCode === 404) return new HeraldError('NOT_FOUND');
   if (error.statusCode === 405) return new HeraldError('METHOD_NOT_ALLOWED');
@@ -54,21 +62,29 @@ type SchemaError = NonNullable<FastifyError['validation']>[number];
  * A value that is none of a union of literals (TypeBox's `Union([Literal…])`, an `anyOf` of
  * `const`s: every status, priority, channel) makes Ajv report each branch it tried and then the
  * `anyOf`: nine errors that all say "must be equal to constant". They are joined into one that
- * names the choices, as the notification validator words it ("must be one of …").
+ * names the choices ("must be one of …", field-messages.ts). A branch's errors come just before
+ * their `anyOf`, so each is found by looking back from it: linear in the errors, however many
+ * `allErrors` reports.
  */
 function joinChoices(errors: SchemaError[]): SchemaError[] {
-  let out: SchemaError[] = [];
+  const out: SchemaError[] = [];
   for (const error of errors) {
+    if (error.keyword !== 'anyOf') {
+      out.push(error);
+      continue;
+    }
     const prefix = `${error.schemaPath}/`;
-    const branches = error.keyword === 'anyOf' ? out.filter((e) => e.schemaPath.startsWith(prefix)) : [];
+    let start = out.length;
+    while (start > 0 && out[start - 1]?.schemaPath.startsWith(prefix)) start--;
+    const branches = out.slice(start);
     const tried = new Set(branches.map((e) => e.schemaPath.slice(prefix.length).split('/')[0]));
     const choices = branches.filter((e) => e.keyword === 'const').map((e) => String(e.params.allowedValue));
     if (choices.length === 0 || choices.length !== tried.size) {
       out.push(error);
       continue;
     }
-    out = out.filter((e) => !branches.includes(e));
-    out.push({ ...error, message: `must be one of ${choices.join(', ')}` });
+    out.length = start;
+    out.push({ ...error, keyword: 'enum', params: { allowedValues: choices } });
   }
   return out;
 }
@@ -86,7 +102,8 @@ function validationPath(
 
 /** The single error handler: every HeraldError, and Fastify's own errors, leave as problem+json. */
 function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const herald = error instanceof HeraldError ? error : fromFastifyError(error);
+  const herald =
+    error instanceof HeraldError ? error : fromFastifyError(error, request.routeOptions.bodyLimit);
   if (!herald) {
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, 'INTERNAL');

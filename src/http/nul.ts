@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { HeraldError } from '../errors.ts';
+import { NUL_MESSAGE } from './field-messages.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -44,7 +45,7 @@ export async function refuseNul(request: FastifyRequest): Promise<void> {
     (request.routeOptions.config.checksNulInBody ? undefined : nulPath(request.body, 'body'));
   if (path !== undefined) {
     throw new HeraldError('VALIDATION_FAILED', 'The request holds a U+0000 character.', {
-      errors: [{ path, message: 'must not contain U+0000' }],
+      errors: [{ path, message: NUL_MESSAGE }],
     });
   }
 }

@@ -16,7 +16,9 @@ export interface Cursor<K> {
 
 const invalidCursor = () =>
   new HeraldError('VALIDATION_FAILED', 'The cursor is invalid.', {
-    errors: [{ path: 'querystring/cursor', message: 'use the nextCursor of a previous page' }],
+    errors: [
+      { path: 'querystring/cursor', message: 'must be the nextCursor of a previous page of this list' },
+    ],
   });
 
 /** A cursor over a numeric key (a sequence or row id), tagged so one list's cursor fails on another. */

@@ -1,6 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthChallenge, ErrorCode, FieldError, HeraldError } from '../errors.ts';
+import { withExample } from './examples.ts';
+import { MAX_FIELD_ERRORS } from './field-messages.ts';
 import { literals } from './schema.ts';
 
 export const PROBLEM_JSON = 'application/problem+json';
@@ -52,26 +54,46 @@ const TITLE: Record<ErrorCode, string> = {
   INTERNAL: 'Internal server error',
 };
 
-/** The RFC 9457 body every error answer carries; the OpenAPI document describes it with this. */
-export const ProblemSchema = Type.Object(
-  {
-    type: Type.String({ format: 'uri' }),
-    title: Type.String(),
-    status: Type.Integer({ minimum: 400, maximum: 599 }),
-    detail: Type.String(),
-    code: literals(Object.keys(STATUS) as ErrorCode[]),
-    errors: Type.Optional(
-      Type.Array(
-        Type.Object({ path: Type.String(), message: Type.String() }, { additionalProperties: true }),
+/**
+ * The RFC 9457 body every error answer carries; the OpenAPI document describes it with this. Its
+ * example is a `400` listing every problem of a body at once (field-messages.ts).
+ */
+export const ProblemSchema = withExample(
+  Type.Object(
+    {
+      type: Type.String({ format: 'uri' }),
+      title: Type.String(),
+      status: Type.Integer({ minimum: 400, maximum: 599 }),
+      detail: Type.String(),
+      code: literals(Object.keys(STATUS) as ErrorCode[]),
+      errors: Type.Optional(
+        Type.Array(
+          Type.Object({ path: Type.String(), message: Type.String() }, { additionalProperties: true }),
+        ),
       ),
-    ),
+    },
+    { title: 'Problem', additionalProperties: true },
+  ),
+  {
+    type: 'https://herald.dev/problems/validation-failed',
+    title: 'Validation failed',
+    status: 400,
+    detail: 'The notification is invalid.',
+    code: 'VALIDATION_FAILED',
+    errors: [
+      { path: 'body/channel', message: "must have required property 'channel'" },
+      { path: 'body/chanel', message: "must NOT have additional property 'chanel'" },
+      { path: 'body/recipient/deviceToken', message: 'must be at least 8 characters' },
+    ],
   },
-  { title: 'Problem', additionalProperties: true },
 );
 
 export type Problem = Static<typeof ProblemSchema>;
 
-/** Builds the problem body for a code; 5xx bodies never carry internal detail. */
+/**
+ * Builds the problem body for a code; 5xx bodies never carry internal detail, and no body lists
+ * more than MAX_FIELD_ERRORS field errors.
+ */
 export function problem(code: ErrorCode, detail?: string, errors?: FieldError[]): Problem {
   const status = STATUS[code];
   const body: Problem = {
@@ -81,7 +103,7 @@ export function problem(code: ErrorCode, detail?: string, errors?: FieldError[])
     detail: code === 'INTERNAL' ? TITLE[code] : (detail ?? TITLE[code]),
     code,
   };
-  if (errors && errors.length > 0) body.errors = errors;
+  if (errors && errors.length > 0) body.errors = errors.slice(0, MAX_FIELD_ERRORS);
   return body;
 }
 

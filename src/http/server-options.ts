@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { FastifyServerOptions } from 'fastify';
-import { frameworkError } from './error-handler.ts';
+import { frameworkError, tooLarge } from './error-handler.ts';
 import { PROBLEM_JSON, problem } from './problem.ts';
 
 /**
@@ -45,8 +45,9 @@ export function hardenServer(server: Server, limitFor: (method: string, url: str
   server.maxConnections = MAX_CONNECTIONS;
   server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
     const length = Number(request.headers['content-length']);
-    if (Number.isFinite(length) && length > limitFor(request.method ?? 'POST', request.url ?? '/')) {
-      const body = JSON.stringify(problem('PAYLOAD_TOO_LARGE', 'The request body is larger than allowed.'));
+    const limit = limitFor(request.method ?? 'POST', request.url ?? '/');
+    if (Number.isFinite(length) && length > limit) {
+      const body = JSON.stringify(problem('PAYLOAD_TOO_LARGE', tooLarge(limit)));
       response.writeHead(413, {
         'content-type': PROBLEM_JSON,
         connection: 'close',

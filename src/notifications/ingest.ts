@@ -81,7 +81,7 @@ const invalid = (errors: FieldError[]) =>
 function templateMismatch(v: { template: string | null; channel: Channel }, at = 'body'): HeraldError {
   const key = v.template as string;
   return new HeraldError('TEMPLATE_NOT_FOUND', `No ${v.channel} template "${key}" exists in your tenant.`, {
-    errors: [{ path: `${at}/template`, message: `no ${v.channel} template with this key` }],
+    errors: [{ path: `${at}/template`, message: `must name a ${v.channel} template of your tenant` }],
   });
 }
 

@@ -1,4 +1,5 @@
 import type { FieldError } from '../errors.ts';
+import { MAX_FIELD_ERRORS, NUL_MESSAGE, tooDeep } from '../http/field-messages.ts';
 
 /** How deep `variables`, `metadata` and push `data` may nest (the contract's limit). */
 export const MAX_DEPTH = 32;
@@ -10,26 +11,34 @@ const BOUNDED_TOP = new Set(['variables', 'metadata', 'sampleVariables']);
  * Checks what a schema cannot check cheaply, with an iterative walk (a deeply nested body must
  * not overflow the stack of the request that carries it, nor of the commit it would share): no
  * string or key anywhere may contain U+0000 (PostgreSQL text cannot hold it), and `variables`,
- * `metadata` and `content.data` nest at most MAX_DEPTH levels. Returns the first problem found.
+ * `metadata` and `content.data` nest at most MAX_DEPTH levels. Returns every problem found, one
+ * per field and rule (MAX_FIELD_ERRORS at most); a field nested too deep is not walked deeper.
  * It runs for every item of a batch, so it allocates only per container, not per value.
  */
 export function payloadErrors(body: Record<string, unknown>, prefix: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const found = (field: string, message: string) => {
+    const path = field ? `${prefix}/${field}` : prefix;
+    if (!errors.some((e) => e.path === path && e.message === message)) errors.push({ path, message });
+  };
   // Parallel stacks: the container, its nesting level inside a bounded field (0: not in one), and
   // the bounded field's name (for the error's path).
   const values: object[] = [body];
   const depths: number[] = [0];
   const fields: string[] = [''];
-  while (values.length > 0) {
+  while (values.length > 0 && errors.length < MAX_FIELD_ERRORS) {
     const value = values.pop() as object;
     const depth = depths.pop() as number;
     const field = fields.pop() as string;
-    if (depth > MAX_DEPTH)
-      return [{ path: `${prefix}/${field}`, message: `must not nest more than ${MAX_DEPTH} levels deep` }];
+    if (depth > MAX_DEPTH) {
+      found(field, tooDeep(MAX_DEPTH));
+      continue;
+    }
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
         const child: unknown = value[i];
         if (typeof child === 'string') {
-          if (child.includes('\u0000')) return nul(prefix, field);
+          if (child.includes('\u0000')) found(field, NUL_MESSAGE);
         } else if (typeof child === 'object' && child !== null) {
           values.push(child);
           depths.push(depth === 0 ? 0 : depth + 1);
@@ -40,10 +49,10 @@ export function payloadErrors(body: Record<string, unknown>, prefix: string): Fi
     }
     const record = value as Record<string, unknown>;
     for (const key in record) {
-      if (key.includes('\u0000')) return nul(prefix, field);
+      if (key.includes('\u0000')) found(field, NUL_MESSAGE);
       const child = record[key];
       if (typeof child === 'string') {
-        if (child.includes('\u0000')) return nul(prefix, field || key);
+        if (child.includes('\u0000')) found(field || key, NUL_MESSAGE);
       } else if (typeof child === 'object' && child !== null) {
         // Entering a bounded field starts its count at 1; inside one, each level adds one.
         const starts =
@@ -54,9 +63,5 @@ export function payloadErrors(body: Record<string, unknown>, prefix: string): Fi
       }
     }
   }
-  return [];
+  return errors;
 }
-
-const nul = (prefix: string, field: string): FieldError[] => [
-  { path: field ? `${prefix}/${field}` : prefix, message: 'must not contain the character U+0000' },
-];

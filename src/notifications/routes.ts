@@ -47,7 +47,12 @@ const BatchResults = withExample(
           status: 400,
           code: 'VALIDATION_FAILED',
           detail: 'The notification is invalid.',
-          errors: [{ path: 'body/recipient/phone', message: 'must be an E.164 number' }],
+          errors: [
+            {
+              path: 'body/notifications/1/recipient/phone',
+              message: 'must be an E.164 phone number: + and 7 to 15 digits, such as +15550101234',
+            },
+          ],
         },
       },
     ],

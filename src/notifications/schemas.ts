@@ -1,8 +1,9 @@
-import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
+import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { CHANNELS, SMS_TEXT_MAX } from '../channels.ts';
 import { ISO_TIME_PATTERN } from '../clock.ts';
 import { withExample } from '../http/examples.ts';
+import { describedPattern } from '../http/field-messages.ts';
 import { PageSchema } from '../http/page.ts';
 import { literals, nullable } from '../http/schema.ts';
 import { TemplateKey } from '../templates/key.ts';
@@ -20,19 +21,35 @@ const Text = (max: number) => Type.String({ minLength: 1, maxLength: max });
 
 const IsoTime = Type.String({
   maxLength: 40,
-  pattern: ISO_TIME_PATTERN,
+  pattern: describedPattern(
+    ISO_TIME_PATTERN,
+    'must be an ISO 8601 time with a zone, such as 2026-01-01T09:00:00Z',
+  ),
   description: 'ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z',
 });
 const Bag = Type.Record(Type.String(), Type.Unknown());
 
-/** What each channel's recipient must look like (the suppression routes check against them too). */
+/**
+ * What each channel's recipient must look like (the suppression routes check against them too),
+ * and what a failed match says; a length the pattern does not hold is the schema's own limit.
+ */
 export const RECIPIENT_PATTERNS = {
-  email:
+  email: describedPattern(
     '^[^\\s@<>(),;:"\\[\\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$',
-  phone: '^\\+[1-9][0-9]{6,14}$',
-  endpoint: '^https://[^\\s]+$',
-  deviceToken: '^[A-Za-z0-9_:.=+/-]+$',
-} as const;
+    'must be an email address such as ada@example.com',
+  ),
+  phone: describedPattern(
+    '^\\+[1-9][0-9]{6,14}$',
+    'must be an E.164 phone number: + and 7 to 15 digits, such as +15550101234',
+  ),
+  endpoint: describedPattern('^https://[^\\s]+$', 'must be an https:// push service URL'),
+  deviceToken: describedPattern(
+    '^[A-Za-z0-9_:.=+/-]+$',
+    'must be letters, digits and the characters _ : . = + / - only',
+  ),
+};
+/** A Web Push subscription's keys: base64 or base64url. */
+const PUSH_KEY = describedPattern('^[A-Za-z0-9_=+/-]+$', 'must be base64 or base64url');
 
 const EmailRecipient = Type.Object(
   { email: Type.String({ maxLength: 254, pattern: RECIPIENT_PATTERNS.email }) },
@@ -47,8 +64,8 @@ const WebPushRecipient = Type.Object(
         expirationTime: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
         keys: Type.Object(
           {
-            p256dh: Type.String({ minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9_=+/-]+$' }),
-            auth: Type.String({ minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9_=+/-]+$' }),
+            p256dh: Type.String({ minLength: 1, maxLength: 256, pattern: PUSH_KEY }),
+            auth: Type.String({ minLength: 1, maxLength: 256, pattern: PUSH_KEY }),
           },
           strict,
         ),
@@ -82,10 +99,10 @@ const SmsContent = Type.Object(
 );
 const PushContent = Type.Object({ title: Text(1000), body: Text(4000), data: Type.Optional(Bag) }, strict);
 
-function body(channel: string, recipient: TObject, content: TObject): TObject<TProperties> {
+function body(channel: TSchema, recipient: TObject, content: TObject): TObject<TProperties> {
   return Type.Object(
     {
-      channel: Type.Literal(channel),
+      channel,
       priority: Type.Optional(literals(PRIORITIES)),
       recipient,
       template: Type.Optional(TemplateKey),
@@ -99,10 +116,15 @@ function body(channel: string, recipient: TObject, content: TObject): TObject<TP
   );
 }
 
-const EmailBody = body('email', EmailRecipient, EmailContent);
-const SmsBody = body('sms', SmsRecipient, SmsContent);
-const WebPushBody = body('push', WebPushRecipient, PushContent);
-const DevicePushBody = body('push', DeviceRecipient, PushContent);
+const EmailBody = body(Type.Literal('email'), EmailRecipient, EmailContent);
+const SmsBody = body(Type.Literal('sms'), SmsRecipient, SmsContent);
+const WebPushBody = body(Type.Literal('push'), WebPushRecipient, PushContent);
+const DevicePushBody = body(Type.Literal('push'), DeviceRecipient, PushContent);
+/**
+ * A body whose channel is missing or none of them: which recipient and content it needs is not
+ * known, but its channel and its other fields are still checked, so one answer lists them all.
+ */
+const AnyChannelBody = body(literals(CHANNELS), Type.Object({}), Type.Object({}));
 
 /** The documented union (OpenAPI); validation picks one compiled schema by channel instead. */
 export const NotificationBody = withExample(Type.Union([EmailBody, SmsBody, WebPushBody, DevicePushBody]), {
@@ -119,6 +141,7 @@ export const checkers = {
   sms: TypeCompiler.Compile(SmsBody),
   webPush: TypeCompiler.Compile(WebPushBody),
   devicePush: TypeCompiler.Compile(DevicePushBody),
+  anyChannel: TypeCompiler.Compile(AnyChannelBody),
 };
 
 /** The 201 (and idempotent 200) answer of POST /notifications. */

@@ -98,7 +98,7 @@ export const notificationStreamRoute: RouteModule<
       const after = request.headers['last-event-id'];
       if (after !== undefined && !(await handedOut(deps.store.statusLog, after))) {
         throw new HeraldError('VALIDATION_FAILED', 'Last-Event-ID is not an event id of this stream.', {
-          errors: [{ path: 'headers/last-event-id', message: 'use the id of an event this stream sent' }],
+          errors: [{ path: 'headers/last-event-id', message: 'must be the id of an event this stream sent' }],
         });
       }
       const { tenant } = request.principal;

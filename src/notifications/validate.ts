@@ -1,8 +1,9 @@
-import type { ValueError } from '@sinclair/typebox/errors';
+import type { ValueError } from '@sinclair/typebox/compiler';
 import { parseIsoTime } from '../clock.ts';
 import type { FieldError } from '../errors.ts';
+import { fieldMessage, MAX_FIELD_ERRORS, NOT_A_TIME, ruleOfTypeBox } from '../http/field-messages.ts';
 import { refusedUrl } from '../providers/outbound.ts';
-import { CHANNELS, type Channel, type Content, type Priority, type Recipient } from './model.ts';
+import type { Channel, Content, Priority, Recipient } from './model.ts';
 import { payloadErrors } from './payload.ts';
 import { checkers } from './schemas.ts';
 
@@ -19,47 +20,28 @@ export interface ValidNotification {
   scheduledAt: number | null;
 }
 
-/** Readable messages for pattern failures, by the field's last path segment. */
-const FRIENDLY: Record<string, string> = {
-  email: 'must be an email address such as ada@example.com',
-  phone: 'must be an E.164 phone number such as +15550101234',
-  endpoint: 'must be an https:// push service URL',
-  deviceToken: 'must be a device token (letters, digits, and _:.=+/-)',
-  platform: 'must be "apns" or "fcm"',
-  priority: 'must be one of CRITICAL, HIGH, NORMAL, LOW',
-  template: 'must be a template key (letters, digits, dot, dash, underscore)',
-  expiresAt: 'must be an ISO 8601 time with a zone, such as 2026-01-01T09:00:00Z',
-  scheduledAt: 'must be an ISO 8601 time with a zone, such as 2026-01-01T09:00:00Z',
-};
-
-const MAX_ERRORS = 20;
-
 /** The two methods used of a compiled TypeBox schema (its Check narrows types, which we do not want here). */
 interface Checker {
   Check(value: unknown): boolean;
   Errors(value: unknown): Iterable<ValueError>;
 }
 
-function schemaErrors(checker: Checker, value: unknown, prefix: string): FieldError[] {
-  const errors: FieldError[] = [];
-  const seen = new Set<string>();
+/**
+ * Every rule of the schema the body breaks, worded as ajv words them (field-messages.ts). A
+ * required property TypeBox finds missing is also "not a string": only the first is said.
+ */
+function schemaErrors(checker: Checker, value: unknown, prefix: string, errors: FieldError[]): void {
+  let missing = '';
   for (const error of checker.Errors(value)) {
-    if (seen.has(error.path)) continue;
-    seen.add(error.path);
-    const last = error.path.slice(error.path.lastIndexOf('/') + 1);
-    const isPattern = /match|union|Expected string length/i.test(error.message);
-    const known = /Unexpected property/i.test(error.message)
-      ? 'is not a known field'
-      : isPattern && FRIENDLY[last]
-        ? FRIENDLY[last]
-        : error.message;
-    errors.push({ path: `${prefix}${error.path}`, message: known });
-    if (errors.length >= MAX_ERRORS) break;
+    if (errors.length >= MAX_FIELD_ERRORS) return;
+    if (error.path === missing) continue;
+    const rule = ruleOfTypeBox(error);
+    if (rule.keyword === 'required') missing = error.path;
+    errors.push({ path: `${prefix}${error.path}`, message: fieldMessage(rule) });
   }
-  return errors;
 }
 
-function pickChecker(body: Record<string, unknown>): Checker | undefined {
+function pickChecker(body: Record<string, unknown>): Checker {
   switch (body.channel) {
     case 'email':
       return checkers.email;
@@ -71,7 +53,7 @@ function pickChecker(body: Record<string, unknown>): Checker | undefined {
       return web ? checkers.webPush : checkers.devicePush;
     }
     default:
-      return undefined;
+      return checkers.anyChannel;
   }
 }
 
@@ -82,10 +64,52 @@ function parseTime(value: unknown): number | null {
 }
 
 /**
+ * What the schema cannot say: template XOR content, times that exist and come in order, a push
+ * endpoint Herald may call. Each is checked whatever the rest of the body is, but not on a field
+ * the schema already refused.
+ */
+function meaningErrors(
+  body: Record<string, unknown>,
+  prefix: string,
+  now: number,
+  pushAllowedHosts: readonly string[],
+  errors: FieldError[],
+  times: { expiresAt: number | null; scheduledAt: number | null },
+): void {
+  const refused = new Set(errors.map((e) => e.path));
+  const fine = (field: string) => !refused.has(`${prefix}/${field}`);
+  const hasTemplate = body.template !== undefined;
+  const hasContent = body.content !== undefined;
+  if (hasTemplate && hasContent) {
+    errors.push({
+      path: `${prefix}/content`,
+      message: 'must NOT be given with a template: give one of the two',
+    });
+  } else if (!hasTemplate && !hasContent) {
+    errors.push({ path: `${prefix}/template`, message: 'must be given, or inline content instead' });
+  }
+  const expiresAt = fine('expiresAt') ? times.expiresAt : null;
+  const scheduledAt = fine('scheduledAt') ? times.scheduledAt : null;
+  if (Number.isNaN(expiresAt)) errors.push({ path: `${prefix}/expiresAt`, message: NOT_A_TIME });
+  if (Number.isNaN(scheduledAt)) errors.push({ path: `${prefix}/scheduledAt`, message: NOT_A_TIME });
+  if (expiresAt !== null && expiresAt <= now) {
+    errors.push({ path: `${prefix}/expiresAt`, message: 'must be in the future' });
+  }
+  if (expiresAt !== null && scheduledAt !== null && scheduledAt >= expiresAt) {
+    errors.push({ path: `${prefix}/scheduledAt`, message: 'must be before expiresAt' });
+  }
+  const endpointPath = 'recipient/subscription/endpoint';
+  const endpoint = (body.recipient as Recipient | null | undefined)?.subscription?.endpoint;
+  const refusal =
+    typeof endpoint === 'string' && fine(endpointPath) ? refusedUrl(endpoint, pushAllowedHosts) : undefined;
+  if (refusal) errors.push({ path: `${prefix}/${endpointPath}`, message: refusal });
+}
+
+/**
  * Validates one notification body at acceptance: shape and unknown fields (per channel),
- * recipient format, template XOR content, and times. Returns the field errors (paths under
- * `prefix`, e.g. `body`) or the normalized value. The Liquid syntax of inline content is
- * checked after, off the event loop (ingest.ts, templates/syntax-check.ts).
+ * recipient format, template XOR content, and times. Returns every problem found (paths under
+ * `prefix`, e.g. `body`; MAX_FIELD_ERRORS at most) or the normalized value. The Liquid syntax
+ * of inline content is checked after, off the event loop (ingest.ts, templates/syntax-check.ts).
  */
 export function validateNotification(
   raw: unknown,
@@ -94,40 +118,17 @@ export function validateNotification(
   pushAllowedHosts: readonly string[] = [],
 ): ValidNotification | FieldError[] {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    return [{ path: prefix, message: 'must be a JSON object' }];
+    return [{ path: prefix, message: fieldMessage({ keyword: 'type', params: { type: 'object' } }) }];
   }
   const body = raw as Record<string, unknown>;
-  const payload = payloadErrors(body, prefix);
-  if (payload.length > 0) return payload;
+  const errors = payloadErrors(body, prefix);
   const checker = pickChecker(body);
-  if (!checker) {
-    return [{ path: `${prefix}/channel`, message: `must be one of ${CHANNELS.join(', ')}` }];
-  }
-  if (!checker.Check(body)) return schemaErrors(checker, body, prefix);
-  const errors: FieldError[] = [];
-  const hasTemplate = body.template !== undefined;
-  const hasContent = body.content !== undefined;
-  if (hasTemplate === hasContent) {
-    errors.push({
-      path: `${prefix}/${hasTemplate ? 'content' : 'template'}`,
-      message: 'give either a template key or inline content, not both and not neither',
-    });
-  }
+  // Check first: a valid body (nearly every one) pays no error walk.
+  if (!checker.Check(body)) schemaErrors(checker, body, prefix, errors);
   const expiresAt = parseTime(body.expiresAt);
   const scheduledAt = parseTime(body.scheduledAt);
-  if (Number.isNaN(expiresAt)) errors.push({ path: `${prefix}/expiresAt`, message: 'is not a valid time' });
-  if (Number.isNaN(scheduledAt))
-    errors.push({ path: `${prefix}/scheduledAt`, message: 'is not a valid time' });
-  if (expiresAt !== null && expiresAt <= now) {
-    errors.push({ path: `${prefix}/expiresAt`, message: 'must be in the future' });
-  }
-  if (expiresAt !== null && scheduledAt !== null && scheduledAt >= expiresAt) {
-    errors.push({ path: `${prefix}/scheduledAt`, message: 'must be before expiresAt' });
-  }
-  const endpoint = (body.recipient as Recipient).subscription?.endpoint;
-  const refused = endpoint === undefined ? undefined : refusedUrl(endpoint, pushAllowedHosts);
-  if (refused) errors.push({ path: `${prefix}/recipient/subscription/endpoint`, message: refused });
-  if (errors.length > 0) return errors;
+  meaningErrors(body, prefix, now, pushAllowedHosts, errors, { expiresAt, scheduledAt });
+  if (errors.length > 0) return errors.slice(0, MAX_FIELD_ERRORS);
   return {
     channel: body.channel as Channel,
     priority: (body.priority as Priority | undefined) ?? 'NORMAL',

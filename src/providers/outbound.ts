@@ -55,11 +55,11 @@ export function refusedUrl(
   }
   if (url.protocol !== 'https:') return 'must be an https:// URL';
   // Never sent (the request goes to the origin), and a password would be shown back and stored.
-  if (url.username || url.password) return 'must not carry a user name or password';
+  if (url.username || url.password) return 'must NOT carry a user name or password';
   if (isAllowedHost(url, allowedHosts)) return undefined;
   const host = bareHost(url);
   if (isLoopbackHost(host) || isPrivateAddress(host)) {
-    return `must not name a loopback, private, link-local or other non-public address (${variable} lists exceptions)`;
+    return `must NOT name a loopback, private, link-local or other non-public address (${variable} lists exceptions)`;
   }
   return undefined;
 }

@@ -34,7 +34,7 @@ const hasControl = (text: string) =>
  */
 export function reasonProblem(reason: string): string | undefined {
   if (hasControl(reason)) return 'must be one line, without control characters (line breaks, tabs)';
-  if (reason.trim() === '') return 'must not be blank';
+  if (reason.trim() === '') return 'must NOT be blank';
   return undefined;
 }
 

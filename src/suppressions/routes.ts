@@ -91,8 +91,10 @@ const PATTERNS: Record<Channel, RegExp[]> = {
 function keyOf(channel: Channel, recipient: string, path: string): string {
   const key = keyOfText(channel, recipient);
   if (!PATTERNS[channel].some((p) => p.test(key))) {
-    const message = `is not ${channel === 'email' ? 'an' : 'a'} ${channel} recipient (${RecipientText.description})`;
-    throw new HeraldError('VALIDATION_FAILED', `The recipient ${message}.`, { errors: [{ path, message }] });
+    const kind = `${channel === 'email' ? 'an' : 'a'} ${channel} recipient`;
+    throw new HeraldError('VALIDATION_FAILED', `The recipient cannot be ${kind}.`, {
+      errors: [{ path, message: `must be ${kind} (${RecipientText.description})` }],
+    });
   }
   return key;
 }
@@ -126,7 +128,7 @@ export const suppressionRoutes: RouteModule<CoreDeps> = (app, deps) => {
       const { channel, limit = 50 } = request.query;
       if (request.query.recipient !== undefined && channel === undefined) {
         throw new HeraldError('VALIDATION_FAILED', 'A recipient filter needs its channel.', {
-          errors: [{ path: 'querystring/channel', message: 'required with recipient' }],
+          errors: [{ path: 'querystring/channel', message: 'must be given with recipient' }],
         });
       }
       const recipient =

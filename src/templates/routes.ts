@@ -280,7 +280,7 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
           throw new HeraldError('RENDER_LIMIT', `The template is over a render limit: ${error.message}`);
         // A missing variable here is what would fail the notification at delivery.
         throw new HeraldError('VALIDATION_FAILED', `The template does not render: ${error.message}`, {
-          errors: [{ path: 'body/variables', message: error.message }],
+          errors: [{ path: 'body/variables', message: `must let the template render: ${error.message}` }],
         });
       }
     },

@@ -82,7 +82,7 @@ export function createSyntaxCheck(renderer: Pick<Renderer, 'checkSyntax'>): Synt
     return items.map(({ sources, prefix }) =>
       sources.flatMap(({ field, digest }) => {
         const problem = found.get(digest);
-        return problem ? [{ path: `${prefix}/${field}`, message: `Liquid syntax error: ${problem}` }] : [];
+        return problem ? [{ path: `${prefix}/${field}`, message: `must be valid Liquid: ${problem}` }] : [];
       }),
     );
   };

@@ -30,14 +30,19 @@ export function templateErrors(channel: Channel, content: TemplateContent): Fiel
   const has = (f: string) => typeof content[f as keyof TemplateContent] === 'string';
   for (const field of TEXT_FIELDS) {
     if (has(field) && !rules.allowed.includes(field)) {
-      errors.push({ path: `body/${field}`, message: `is not used by ${channel} templates` });
+      errors.push({ path: `body/${field}`, message: `must NOT be given for ${channel} templates` });
     }
   }
   for (const field of rules.required) {
-    if (!has(field)) errors.push({ path: `body/${field}`, message: `is required for ${channel} templates` });
+    if (!has(field))
+      errors.push({ path: `body/${field}`, message: `must be given for ${channel} templates` });
   }
   if (rules.anyOf && !rules.anyOf.some(has)) {
-    errors.push({ path: `body/${rules.anyOf[0]}`, message: `give ${rules.anyOf.join(' or ')}` });
+    const [first, ...others] = rules.anyOf;
+    errors.push({
+      path: `body/${first}`,
+      message: `must be given for ${channel} templates, or ${others.join(' or ')} instead`,
+    });
   }
   return errors;
 }

@@ -110,7 +110,7 @@ export const webhookRoutes: RouteModule<CoreDeps & { reports: ReportService }> =
         throw badSignature('Twilio');
       const parsed = twilioReport(params, deps.clock.now());
       if ('problem' in parsed)
-        throw new HeraldError('VALIDATION_FAILED', parsed.problem, {
+        throw new HeraldError('VALIDATION_FAILED', 'The status callback is not one Herald reads.', {
           errors: [{ path: 'body', message: parsed.problem }],
         });
       return reply.code(200).send(await applyAll([parsed.report]));

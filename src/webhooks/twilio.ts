@@ -24,9 +24,9 @@ export type TwilioParse = { report: DeliveryReport } | { problem: string };
 export function twilioReport(params: URLSearchParams, now: number): TwilioParse {
   const sid = params.get('MessageSid') ?? params.get('SmsSid');
   const status = (params.get('MessageStatus') ?? params.get('SmsStatus'))?.toLowerCase();
-  if (!sid || !status) return { problem: 'MessageSid and MessageStatus are required' };
+  if (!sid || !status) return { problem: "must have required properties 'MessageSid' and 'MessageStatus'" };
   const outcome = STATUS[status];
-  if (!outcome) return { problem: `unknown MessageStatus "${status}"` };
+  if (!outcome) return { problem: `must have a MessageStatus Twilio documents, not "${status}"` };
   const errorCode = params.get('ErrorCode');
   return {
     report: {

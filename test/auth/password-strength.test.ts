@@ -25,8 +25,8 @@ describe('passwordProblem', () => {
     for (const run of ['234567890123', '098765432109', 'abcdefghijkl', 'ZYXWVUTSRQPO']) {
       assert.match(passwordProblem(run) ?? '', /run of consecutive characters/, run);
     }
-    assert.match(passwordProblem('eleven char') ?? '', /at least 12 characters/);
-    assert.match(passwordProblem('x'.repeat(1025)) ?? '', /at most 1024 characters/);
+    assert.match(passwordProblem('eleven char') ?? '', /^must be at least 12 characters$/);
+    assert.match(passwordProblem('x'.repeat(1025)) ?? '', /^must NOT have more than 1024 characters$/);
   });
 
   it('accepts passphrases and random passwords', () => {
@@ -63,7 +63,7 @@ describe('every way a password is set refuses weak ones', () => {
       assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
       const body = response.json();
       assert.equal(body.code, 'VALIDATION_FAILED');
-      assert.match(body.detail, /^The password must not /);
+      assert.match(body.detail, /^The password must NOT /);
       assert.equal(body.errors[0].path, 'body/password');
       assert.equal(await t.deps.store.auth.findUserByEmail(`weak${i}@example.com`, 'default'), undefined);
     }
@@ -107,7 +107,7 @@ describe('every way a password is set refuses weak ones', () => {
       } finally {
         console.error = error;
       }
-      assert.match(printed.join('\n'), /the password must not /);
+      assert.match(printed.join('\n'), /the password must NOT /);
     }
   });
 
@@ -120,7 +120,7 @@ describe('every way a password is set refuses weak ones', () => {
         (error: unknown) =>
           error instanceof ConfigError &&
           error.variable === 'HERALD_ADMIN_PASSWORD' &&
-          /must not /.test(error.message),
+          /must NOT /.test(error.message),
       );
       assert.equal(await t.deps.store.auth.findUserByEmail(`boot${i}@example.com`, 'default'), undefined);
     }

@@ -172,7 +172,7 @@ describe('callback poster and the outbound rules (API.md §7)', () => {
           const answer = await strict.post(messageTo(url));
           assert.equal(answer.refused, true, url);
           assert.equal(answer.statusCode, null);
-          assert.match(String(answer.error), /^callback URL must not name a loopback/);
+          assert.match(String(answer.error), /^callback URL must NOT name a loopback/);
         }
       }
       assert.equal((await strict.post(messageTo(`http://localhost:${port}/hook`))).refused, true);

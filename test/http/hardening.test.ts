@@ -80,10 +80,9 @@ function askToUpload(url: string, path: string, length: number): Promise<'contin
 
 describe('HTTP hardening', () => {
   let herald: Herald;
+  const config = testConfig({ HERALD_ROLES: 'auth,api,gateway', HERALD_REQUEST_TIMEOUT_MS: '1000' });
   before(async () => {
-    herald = await startHerald(
-      testConfig({ HERALD_ROLES: 'auth,api,gateway', HERALD_REQUEST_TIMEOUT_MS: '1000' }),
-    );
+    herald = await startHerald(config);
   });
   after(() => herald.close());
 
@@ -100,6 +99,11 @@ describe('HTTP hardening', () => {
     assert.equal(big.status, 413);
     assert.equal(big.continued, false, 'no 100 Continue: the client never uploads');
     assert.equal(JSON.parse(big.body).code, 'PAYLOAD_TOO_LARGE');
+    // The answer states the limit of the route the body was announced to.
+    const limit = (bytes: number) => `The body exceeds the limit of ${bytes} bytes for this route.`;
+    assert.equal(JSON.parse(big.body).detail, limit(config.bodyLimit));
+    const batch = await expectContinue(api, '/notifications/batch', 64 * 1024 * 1024);
+    assert.equal(JSON.parse(batch.body).detail, limit(config.batchBodyLimit));
     // Within the limit the client is asked for the body (and then needs a token: 401).
     const small = await expectContinue(api, '/notifications', 10);
     assert.equal(small.continued, true);
@@ -107,6 +111,7 @@ describe('HTTP hardening', () => {
     const gateway = await expectContinue(herald.gatewayUrl as string, '/api/notifications', 64 * 1024 * 1024);
     assert.equal(gateway.status, 413);
     assert.equal(gateway.continued, false);
+    assert.equal(JSON.parse(gateway.body).detail, limit(config.bodyLimit));
   });
 
   it('checks an announced body against the limit of the route it names', async () => {

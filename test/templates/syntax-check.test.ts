@@ -70,7 +70,7 @@ describe('Liquid syntax check off the event loop', () => {
     const { results } = response.json();
     assert.equal(results[7].error.code, 'VALIDATION_FAILED');
     assert.equal(results[7].error.errors[0].path, 'body/notifications/7/content/text');
-    assert.match(results[7].error.errors[0].message, /^Liquid syntax error: /);
+    assert.match(results[7].error.errors[0].message, /^must be valid Liquid: /);
     const queued = results.filter((r: { status?: string }) => r.status === 'QUEUED').length;
     assert.equal(queued, 199);
     assert.equal(parses.mock.callCount(), 0, 'no Liquid was parsed on the thread that answers requests');
@@ -85,7 +85,7 @@ describe('Liquid syntax check off the event loop', () => {
     });
     assert.equal(bad.statusCode, 400);
     assert.equal(bad.json().errors[0].path, 'body/text');
-    assert.match(bad.json().errors[0].message, /^Liquid syntax error: .*if/);
+    assert.match(bad.json().errors[0].message, /^must be valid Liquid: .*if/);
     const inline = await send(t.app, t.sender, sms({ content: { text: '{% if x %}no end' } }));
     assert.equal(inline.statusCode, 400);
     assert.deepEqual(inline.json().errors, [{ ...bad.json().errors[0], path: 'body/content/text' }]);
@@ -125,7 +125,7 @@ describe('Liquid syntax verdicts', () => {
       // The same source again: checked anew (nothing was remembered), and it parses.
       assert.deepEqual(await check('acme', [item('Hi {{ name }}')]), [[]]);
       const broken = await check('acme', [item('Hi {{ name ')]);
-      assert.match(broken[0]?.[0]?.message ?? '', /^Liquid syntax error/);
+      assert.match(broken[0]?.[0]?.message ?? '', /^must be valid Liquid/);
       const checksBefore = answers.length;
       // A real syntax error is the source's own: remembered, not parsed again.
       assert.deepEqual(await check('globex', [item('Hi {{ name ')]), broken);

@@ -291,7 +291,7 @@ describe('pinned template versions at delivery', () => {
     const forty = await call('POST', '/templates/deep/preview', { variables: nest(40, 'x') }, t.viewer);
     assert.equal(forty.statusCode, 400, forty.body);
     assert.deepEqual(forty.json().errors, [
-      { path: 'body/variables', message: 'must not nest more than 32 levels deep' },
+      { path: 'body/variables', message: 'must NOT nest more than 32 levels deep' },
     ]);
     // Far deeper than a thread hand-over can copy: still a 400, never a 500.
     const array = `${'['.repeat(12_000)}${']'.repeat(12_000)}`;

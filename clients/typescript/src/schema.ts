@@ -960,7 +960,30 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** Problem */
+        /**
+         * Problem
+         * @example {
+         *       "type": "https://herald.dev/problems/validation-failed",
+         *       "title": "Validation failed",
+         *       "status": 400,
+         *       "detail": "The notification is invalid.",
+         *       "code": "VALIDATION_FAILED",
+         *       "errors": [
+         *         {
+         *           "path": "body/channel",
+         *           "message": "must have required property 'channel'"
+         *         },
+         *         {
+         *           "path": "body/chanel",
+         *           "message": "must NOT have additional property 'chanel'"
+         *         },
+         *         {
+         *           "path": "body/recipient/deviceToken",
+         *           "message": "must be at least 8 characters"
+         *         }
+         *       ]
+         *     }
+         */
         Problem: {
             /** Format: uri */
             type: string;
@@ -2826,8 +2849,8 @@ export interface operations {
                      *             "detail": "The notification is invalid.",
                      *             "errors": [
                      *               {
-                     *                 "path": "body/recipient/phone",
-                     *                 "message": "must be an E.164 number"
+                     *                 "path": "body/notifications/1/recipient/phone",
+                     *                 "message": "must be an E.164 phone number: + and 7 to 15 digits, such as +15550101234"
                      *               }
                      *             ]
                      *           }

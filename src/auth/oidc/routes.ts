@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { HeraldError } from '../../errors.ts';
 import { withExample } from '../../http/examples.ts';
+import { describedPattern } from '../../http/field-messages.ts';
 import type { RouteModule } from '../../http/types.ts';
 import type { UserRecord } from '../../store/port/auth.ts';
 import { normalizeEmail } from '../accounts.ts';
@@ -19,12 +20,20 @@ const CallbackBody = withExample(
     {
       code: Type.String({ minLength: 1, maxLength: 2048 }),
       // RFC 7636 section 4.1: 43 to 128 unreserved characters.
-      code_verifier: Type.String({ pattern: '^[A-Za-z0-9._~-]{43,128}$' }),
+      code_verifier: Type.String({
+        pattern: describedPattern(
+          '^[A-Za-z0-9._~-]{43,128}$',
+          'must be 43 to 128 letters, digits or the characters . _ ~ -',
+        ),
+      }),
       nonce: Type.String({ minLength: 16, maxLength: 256 }),
       redirect_uri: Type.String({
         minLength: 1,
         maxLength: 2048,
-        pattern: '^https?://[^?#]+/oidc/callback$',
+        pattern: describedPattern(
+          '^https?://[^?#]+/oidc/callback$',
+          'must be a URL ending in /oidc/callback',
+        ),
       }),
     },
     { additionalProperties: false },
