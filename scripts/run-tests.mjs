@@ -1,6 +1,6 @@
 // Runs every test/**/*.test.ts with node's test runner through tsx (Node 20 has no --test globs).
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -59,6 +59,41 @@ function usesPostgres(files) {
 }
 
 /**
+ * What dist/ is built from: a change to any of these after a build started makes it stale.
+ * node_modules counts through package-lock.json (dist/vendor/ bundles packages from it).
+ */
+const BUILD_INPUTS = [
+  'src',
+  'native',
+  'scripts/build.mjs',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package-lock.json',
+];
+/** When this script last built dist/ (gitignored .tmp/): the build's start and end. */
+const BUILD_STAMP = join('.tmp', 'run-tests-build.json');
+
+function newestMtime(path) {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
+}
+
+/**
+ * Whether dist/ is this script's last build of the sources as they are now: no input changed
+ * since that build started, and dist/ itself was not made again since it ended (a build by hand,
+ * which may have failed half-way). The suite then runs on it without building again: CI's runs on
+ * Node 22 and 24 follow the one on Node 20 with the same sources.
+ */
+function buildIsCurrent() {
+  if (!existsSync(BUILD_STAMP) || !existsSync('dist')) return false;
+  const { started, ended } = JSON.parse(readFileSync(BUILD_STAMP, 'utf8'));
+  const inputs = Math.max(...BUILD_INPUTS.map(newestMtime));
+  return inputs < started && statSync('dist').mtimeMs <= ended;
+}
+
+/**
  * One PostgreSQL for the whole run, started beside the build: each test process would otherwise
  * run initdb and start a server of its own (23 files do), where creating a database on a
  * running server takes a moment. The suites already support a shared server (the one in
@@ -82,7 +117,15 @@ postgres?.catch(() => undefined);
 
 // Tests that start Herald as a user does (`node bin/herald.js start`) run the compiled dist/:
 // compile the current sources first, so that they never test a stale build.
-const built = await run(['scripts/build.mjs', '--server']);
+let built = 0;
+if (!buildIsCurrent()) {
+  const started = Date.now();
+  built = await run(['scripts/build.mjs', '--server']);
+  if (built === 0) {
+    mkdirSync('.tmp', { recursive: true });
+    writeFileSync(BUILD_STAMP, JSON.stringify({ started, ended: Date.now() }));
+  }
+}
 const server = await postgres;
 let status = built;
 if (built === 0) {
