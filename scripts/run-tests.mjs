@@ -33,9 +33,9 @@ function run(args, env = process.env) {
   const forward = (signal) => child.kill(signal);
   process.on('SIGINT', forward).on('SIGTERM', forward);
   return new Promise((done) => {
-    child.once('exit', (code, signal) => {
+    child.once('exit', (code) => {
       process.off('SIGINT', forward).off('SIGTERM', forward);
-      done(code ?? (signal ? 1 : 0));
+      done(code ?? 1);
     });
   });
 }
@@ -116,7 +116,8 @@ const postgres =
 postgres?.catch(() => undefined);
 
 // Tests that start Herald as a user does (`node bin/herald.js start`) run the compiled dist/:
-// compile the current sources first, so that they never test a stale build.
+// compile the current sources first (unless dist/ is their build already), so that they never
+// test a stale build.
 let built = 0;
 if (!buildIsCurrent()) {
   const started = Date.now();
