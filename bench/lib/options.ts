@@ -72,7 +72,9 @@ const FULL: Sizes = {
 };
 
 const QUICK: Sizes = {
-  rounds: 3,
+  // One round of each alternation: --quick checks that every part of the harness runs (the
+  // smoke test, test/bench/bench-smoke.test.ts, in every CI run); its figures mean nothing.
+  rounds: 1,
   ingest: { connections: 8, warmup: { amount: 50 }, round: { amount: 200 } },
   batch: { size: 50, connections: 2, warmup: { amount: 2 }, round: { amount: 6 } },
   isolation: { backlog: 2000, everyMs: 10, forMs: 500, lowRate: 200 },
