@@ -30,6 +30,8 @@ export interface Sizes {
   startup: { runs: number; idleSeconds: number; settledSeconds: number };
   /** Liquid isolation: items of each parsing batch; rounds of runaway renders beside a CRITICAL. */
   liquid: { batchItems: number; rounds: number };
+  /** Renders of the template per round, on the event loop and in the pool each. */
+  render: { count: number };
 }
 
 /** What the flags asked for. */
@@ -66,10 +68,13 @@ const FULL: Sizes = {
   auth: { verifySeconds: 3, login: { seconds: 5 }, loginConnections: 4 },
   startup: { runs: 5, idleSeconds: 3, settledSeconds: 15 },
   liquid: { batchItems: 1000, rounds: 20 },
+  render: { count: 20_000 },
 };
 
 const QUICK: Sizes = {
-  rounds: 3,
+  // One round of each alternation: --quick checks that every part of the harness runs (the
+  // smoke test, test/bench/bench-smoke.test.ts, in every CI run); its figures mean nothing.
+  rounds: 1,
   ingest: { connections: 8, warmup: { amount: 50 }, round: { amount: 200 } },
   batch: { size: 50, connections: 2, warmup: { amount: 2 }, round: { amount: 6 } },
   isolation: { backlog: 2000, everyMs: 10, forMs: 500, lowRate: 200 },
@@ -88,6 +93,7 @@ const QUICK: Sizes = {
   auth: { verifySeconds: 0.2, login: { amount: 20 }, loginConnections: 2 },
   startup: { runs: 1, idleSeconds: 0.5, settledSeconds: 1 },
   liquid: { batchItems: 20, rounds: 2 },
+  render: { count: 500 },
 };
 
 export const USAGE = `Usage: npm run bench -- [flags]

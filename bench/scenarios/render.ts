@@ -22,20 +22,21 @@ const variables = (i: number) => ({
   },
 });
 
-const COUNT = 20_000;
 const ROUNDS = 3;
 
 /**
  * What rendering off the event loop costs per notification (issue 11): the same template
- * rendered COUNT times on the loop (what Herald did before) and through the worker-thread pool
- * (what it does now), with the pool kept full the way the scheduler keeps it (many renders in
- * flight). Content without Liquid markup never reaches the pool, so plain notifications (the
- * dispatch scenario's) pay nothing.
+ * rendered `sizes.render.count` times (20,000; 500 with --quick, whose figures mean nothing) on
+ * the loop (what Herald did before) and through the worker-thread pool (what it does now), with
+ * the pool kept full the way the scheduler keeps it (many renders in flight). Content without
+ * Liquid markup never reaches the pool, so plain notifications (the dispatch scenario's) pay
+ * nothing.
  */
 export const renderScenario: Scenario = {
   name: 'render',
   title: 'Liquid rendering: on the event loop vs in the worker-thread pool (per notification)',
-  async run() {
+  async run(options) {
+    const { count } = options.sizes.render;
     const parsed = parseContent(CONTENT);
     const pool = createRenderPool({ threads: 2, timeoutMs: 1000 });
     try {
@@ -45,16 +46,16 @@ export const renderScenario: Scenario = {
       for (let round = 0; round < ROUNDS; round++) {
         progress(`render: round ${round + 1} of ${ROUNDS}`);
         let start = performance.now();
-        for (let i = 0; i < COUNT; i++) renderParsed(parsed, variables(i));
-        inLoop.push(((performance.now() - start) * 1000) / COUNT);
+        for (let i = 0; i < count; i++) renderParsed(parsed, variables(i));
+        inLoop.push(((performance.now() - start) * 1000) / count);
         start = performance.now();
         // CRITICAL rank: all threads (bulk ranks are held to their share).
         await Promise.all(
-          Array.from({ length: COUNT }, (_, i) =>
+          Array.from({ length: count }, (_, i) =>
             pool.run({ tenant: 'bench', key: 'order-shipped', content: CONTENT, variables: variables(i) }, 0),
           ),
         );
-        inPool.push(((performance.now() - start) * 1000) / COUNT);
+        inPool.push(((performance.now() - start) * 1000) / count);
       }
       const loop = median(inLoop);
       const threads = median(inPool);
