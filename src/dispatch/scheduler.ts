@@ -238,6 +238,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
           ...cycleInput(now, completions, claim ? urgentBudget() : undefined),
           promoteLimit: 0,
           reapLimit: 0,
+          urgent: true,
         });
       } catch (error) {
         // The next step writes them (and claims what the lane did not).
