@@ -43,6 +43,9 @@ async function heraldBesideDrain(
   sizes: { backlog: number; forMs: number },
 ): Promise<HeraldLatencies & { auth: PeerAuth; token: Api['auth'] }> {
   const env: Record<string, string> = engine === 'postgres' ? { DATABASE_URL: await postgresDatabase() } : {};
+  // Where its CRITICALs' time goes (bench/urgent-trace.ts reads the file): one file per database.
+  const trace = process.env.HERALD_DISPATCH_TRACE;
+  if (trace) env.HERALD_DISPATCH_TRACE = `${trace}.${engine}`;
   const herald: HeraldProcess = await startHerald({ env });
   try {
     const api = await login(herald.url);

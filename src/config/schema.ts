@@ -235,6 +235,10 @@ export const DispatchSchema = Type.Object({
   concurrency: int('HERALD_WORKER_CONCURRENCY', 256, 1, 100_000, 'sends one worker keeps in flight'),
   claimBatch: int('HERALD_CLAIM_BATCH', 128, 1, 10_000, 'most notifications one claim takes'),
   pollMs: int('HERALD_POLL_MS', 500, 10, 60_000, "idle worker's poll backstop"),
+  traceFile: maybe(
+    'HERALD_DISPATCH_TRACE',
+    "a file the worker appends each CRITICAL's stage times to (a diagnosis aid, read by bench/urgent-trace.ts)",
+  ),
 });
 
 export const ProvidersSchema = Type.Object({

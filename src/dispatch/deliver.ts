@@ -12,6 +12,7 @@ import { type RetryPolicy, retryDelay } from './backoff.ts';
 import { chooseProvider, fallbackReady } from './failover.ts';
 import type { ProviderHealthLog } from './provider-health.ts';
 import type { createProviderStates } from './provider-state.ts';
+import type { UrgentTrace } from './urgent-trace.ts';
 
 /** What delivering one claimed notification needs. */
 export interface DeliverDeps {
@@ -26,6 +27,8 @@ export interface DeliverDeps {
   unsubscribeUrl?: (record: NotificationRecord) => Promise<string>;
   /** Logs each provider's changes between working and failing (provider-health.ts). */
   health?: ProviderHealthLog;
+  /** Marks the render and the provider call of a traced CRITICAL (urgent-trace.ts). */
+  trace?: UrgentTrace;
 }
 
 /** A send in progress; `released` is set when shutdown gives the lease back instead of waiting. */
@@ -77,7 +80,9 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
   try {
     let content: Awaited<ReturnType<Renderer['render']>>;
     try {
+      deps.trace?.mark(record.seq, 'renderStart');
       content = await deps.renderer.render(record);
+      deps.trace?.mark(record.seq, 'renderEnd');
     } catch (error) {
       if (error instanceof RenderError) return { ...lease, kind: 'failed', detail: error.message };
       return retryOrFail(deps, record, undefined, `rendering failed: ${message(error)}`);
@@ -96,6 +101,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
     }
     if (record.attempts === 1)
       deps.metrics?.pickupLatency.observe({ priority: record.priority }, (now() - record.createdAt) / 1000);
+    deps.trace?.mark(record.seq, 'sendStart');
     try {
       result = await provider.send(
         {
@@ -113,6 +119,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
     } catch (error) {
       result = { ok: false, kind: 'transient', detail: `provider error: ${message(error)}` };
     }
+    deps.trace?.mark(record.seq, 'sendEnd');
   } finally {
     state.release(rank);
   }

@@ -19,6 +19,7 @@ import { followUp } from './follow-up.ts';
 import { createProviderHealthLog } from './provider-health.ts';
 import { createProviderStates } from './provider-state.ts';
 import { createSharedLimits } from './shared-limits.ts';
+import { preciseNow, type UrgentTrace, type Via } from './urgent-trace.ts';
 
 /** What a scheduler is built from (house style: plain arguments, no container). */
 export interface SchedulerDeps {
@@ -39,6 +40,8 @@ export interface SchedulerDeps {
   unsubscribeUrl?: DeliverDeps['unsubscribeUrl'];
   /** Told after each step that changed a notification's status (its events are committed). */
   onStatusChanged?: () => void;
+  /** Marks the stages of each CRITICAL's way (HERALD_DISPATCH_TRACE); absent, nothing is marked. */
+  trace?: UrgentTrace;
 }
 
 /** One scheduler step's outcome, for tests and the run loop. */
@@ -98,6 +101,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     random: deps.random ?? Math.random,
     metrics: deps.metrics,
     health: createProviderHealthLog(deps.log),
+    trace: deps.trace,
   };
   const flights = new Map<number, Flight & { done: Promise<void> }>();
   const counts: [number, number, number, number] = [0, 0, 0, 0];
@@ -159,8 +163,32 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     return controller;
   }
 
+  /** Marks a cycle's CRITICAL claims and the completions it wrote (begun at `began`), when tracing. */
+  function traceCycle(
+    began: number,
+    result: CycleResult,
+    completions: readonly Completion[],
+    via: Via,
+  ): void {
+    const { trace } = deps;
+    if (!trace) return;
+    const ended = preciseNow();
+    for (const record of result.claimed) {
+      if (record.priority !== 'CRITICAL') continue;
+      trace.mark(record.seq, 'claimStart', began);
+      trace.via(record.seq, 'claimStart', via);
+      trace.mark(record.seq, 'claimCommitted', ended);
+    }
+    for (const { seq } of completions) {
+      trace.via(seq, 'writeStart', via);
+      trace.mark(seq, 'writeStart', began);
+      trace.mark(seq, 'committed', ended);
+    }
+  }
+
   /** Where a finished send's completion goes: the urgent lane for CRITICAL and HIGH, else the next step. */
   function complete(priority: Priority, completion: Completion): void {
+    deps.trace?.mark(completion.seq, 'queued');
     if (isUrgent(priority)) {
       urgent.push(completion);
       startLane(false);
@@ -203,12 +231,14 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       urgentClaim = false;
       laneWriting = completions.length;
       const now = clock.now();
+      const began = preciseNow();
       let result: CycleResult;
       try {
         result = await store.queue.cycle({
           ...cycleInput(now, completions, claim ? urgentBudget() : undefined),
           promoteLimit: 0,
           reapLimit: 0,
+          urgent: true,
         });
       } catch (error) {
         // The next step writes them (and claims what the lane did not).
@@ -219,6 +249,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       } finally {
         laneWriting = 0;
       }
+      traceCycle(began, result, completions, 'lane');
       if (result.claimed.length > 0) {
         const controller = stepController();
         for (const record of result.claimed) launch({ record, controller, startedAt: now, released: false });
@@ -239,6 +270,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   function launch(flight: Flight): void {
     const rank = priorityRank(flight.record.priority);
     counts[rank] = (counts[rank] ?? 0) + 1;
+    deps.trace?.mark(flight.record.seq, 'handed');
     const done = deliver(deliverDeps, flight).then(
       (completion) => {
         counts[rank] = (counts[rank] ?? 1) - 1;
@@ -279,6 +311,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       const now = clock.now();
       const completions = buffer;
       buffer = [];
+      const began = preciseNow();
       let result: CycleResult;
       try {
         result = await store.queue.cycle(cycleInput(now, completions, claim ? budget() : undefined));
@@ -286,6 +319,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         buffer = completions.concat(buffer); // keep them for the next try
         throw error;
       }
+      traceCycle(began, result, completions, 'step');
       backlog = result.backlog;
       nextDue = result.nextDueAt;
       // One controller for the step's sends: they start at the same moment, so the lease timeout

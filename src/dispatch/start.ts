@@ -16,6 +16,7 @@ import { suppressionKey } from '../suppressions/model.ts';
 import { createUnsubscribeTokens, type UnsubscribeTokens } from '../suppressions/unsubscribe-token.ts';
 import type { Renderer } from '../templates/render.ts';
 import { createScheduler } from './scheduler.ts';
+import { createUrgentTrace } from './urgent-trace.ts';
 import { createWorker, type Worker } from './worker.ts';
 
 /** The worker role of one process: its providers, scheduler and loop. */
@@ -84,6 +85,8 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     callbacks.changed();
     deps.onStatusChanged?.();
   });
+  const { traceFile } = deps.config.dispatch;
+  const trace = traceFile === undefined ? undefined : createUrgentTrace(traceFile);
   const scheduler = createScheduler({
     store: deps.store,
     providers,
@@ -94,6 +97,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     metrics: deps.metrics,
     unsubscribeUrl: unsubscribeLinks(deps),
     onStatusChanged: statusChanged,
+    trace,
   });
   const worker = createWorker({
     scheduler,
@@ -115,6 +119,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
       await worker.stop(Math.min(deps.config.dispatch.leaseMs, 10_000));
       await callbacks.close();
       await providers.close();
+      await trace?.close();
     },
   };
 }

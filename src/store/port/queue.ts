@@ -34,6 +34,12 @@ export interface CycleInput {
   /** Bounds on promoted and reaped rows per cycle, so one step stays short. */
   promoteLimit?: number;
   reapLimit?: number;
+  /**
+   * A cycle of the scheduler's urgent lane (CRITICAL and HIGH). PostgreSQL runs it on a
+   * connection kept for these cycles alone, so it never waits for a free connection of the pool
+   * nor behind another statement; SQLite has one connection and ignores it.
+   */
+  urgent?: boolean;
 }
 
 /** What one cycle did. */

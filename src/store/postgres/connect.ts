@@ -18,6 +18,11 @@ export interface ConnectOptions {
   applicationName?: string;
   /** Called with each statement's text as it is sent (the statement-plan test collects them). */
   onStatement?: (text: string) => void;
+  /**
+   * Commits on these connections do not wait for the WAL flush (synchronous_commit = off, set
+   * when each connects): for connections whose every commit may be lost by a crash of PostgreSQL.
+   */
+  asyncCommit?: boolean;
 }
 
 /**
@@ -33,7 +38,10 @@ export function connectPostgres(url: string, options: ConnectOptions = {}): Sql 
     ...(options.onStatement
       ? { debug: (_connection: number, text: string) => options.onStatement?.(text) }
       : {}),
-    connection: { application_name: options.applicationName ?? 'herald' },
+    connection: {
+      application_name: options.applicationName ?? 'herald',
+      ...(options.asyncCommit ? { synchronous_commit: 'off' } : {}),
+    },
     types: {
       bigint: {
         to: 20,

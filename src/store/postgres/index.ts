@@ -25,6 +25,18 @@ export async function createPostgresStore(
   options: ConnectOptions = {},
 ): Promise<Store & { sql: Sql }> {
   const sql = connectPostgres(url, options);
+  // The urgent lane's connection (queue.ts): opened at its first cycle, kept open, its own.
+  let lane: Sql | undefined;
+  const urgentSql = () => {
+    lane ??= connectPostgres(url, {
+      ...options,
+      max: 1,
+      idleTimeout: 0,
+      applicationName: `${options.applicationName ?? 'herald'} urgent lane`,
+      asyncCommit: true,
+    });
+    return lane;
+  };
   try {
     await migratePostgres(sql);
   } catch (error) {
@@ -39,7 +51,7 @@ export async function createPostgresStore(
     notifications: createPostgresNotifications(sql),
     templates: createPostgresTemplates(sql),
     reports: createPostgresReports(sql),
-    queue: createPostgresQueue(sql),
+    queue: createPostgresQueue(sql, urgentSql),
     sandbox: createPostgresSandbox(sql),
     limits: createPostgresLimits(sql),
     processMetrics: createPostgresProcessMetrics(sql),
@@ -53,7 +65,7 @@ export async function createPostgresStore(
       await sql`SELECT 1`;
     },
     async close() {
-      await sql.end({ timeout: 5 });
+      await Promise.all([sql.end({ timeout: 5 }), lane?.end({ timeout: 5 })]);
     },
   };
 }
