@@ -174,7 +174,7 @@ describe('Web Push provider against a local push service', () => {
       const endpoint = https.endpoint.replace(`localhost:${port}`, `${host}:${port}`);
       const { result } = await send({ ...https, endpoint });
       assert.ok(!result.ok && result.kind === 'permanent', host);
-      assert.match(result.detail, /must not name a loopback, private/);
+      assert.match(result.detail, /must NOT name a loopback, private/);
     }
     assert.equal(peer.arrivals.length, before);
   });
