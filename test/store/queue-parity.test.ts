@@ -89,6 +89,8 @@ interface Seen {
   rows: unknown[];
   events: unknown[];
   stats: unknown;
+  /** The delivery history's minute buckets (counted in the cycle, pruned past the hour). */
+  outcomes: unknown[];
 }
 
 const ROW_COLUMNS = `id, status, queue_state, due_at, attempts, holds, lane_rank, next_attempt_at, lease_owner,
@@ -164,7 +166,13 @@ function driver(name: string, store: Sqlite | Postgres) {
     name,
     async step(step: Step, now: number): Promise<Seen> {
       const answer = await apply(step, now);
-      return { answer, rows: await rows(), events: await newEvents(), stats: await store.queue.stats() };
+      return {
+        answer,
+        rows: await rows(),
+        events: await newEvents(),
+        stats: await store.queue.stats(),
+        outcomes: await store.outcomes.read({ spanMs: 60_000, since: 0 }),
+      };
     },
   };
 }
@@ -325,7 +333,7 @@ describe('the queue on SQLite and PostgreSQL', () => {
       if (step.op === 'tick') now += step.ms;
       const [lite, pg] = [await stores[0].step(step, now), await stores[1].step(step, now)];
       const where = `seed ${SEED}, step ${i}: ${JSON.stringify(step)}`;
-      for (const part of ['answer', 'rows', 'events', 'stats'] as const) {
+      for (const part of ['answer', 'rows', 'events', 'stats', 'outcomes'] as const) {
         const differs = difference(lite[part], pg[part], part);
         if (differs) assert.fail(`${differs}\n  at ${where}`);
       }
