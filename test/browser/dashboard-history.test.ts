@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { Herald } from '../../src/main.ts';
 import { apiCall } from '../helpers/api-call.ts';
-import { browserSkip, launchBrowser, logIn, startStack, storedSession } from '../helpers/browser.ts';
+import { adminToken, browserSkip, launchBrowser, logIn, settled, startStack } from '../helpers/browser.ts';
 import { eventually } from '../helpers/eventually.ts';
 
 const PHONE = { width: 390, height: 844 };
@@ -21,22 +21,11 @@ describe('dashboard delivery history in Chromium', { skip: browserSkip() }, () =
   let base: string;
   let token: string;
 
-  const settled = (id: string, status: string) =>
-    eventually(
-      async () => (await apiCall(base, token, 'GET', `/api/notifications/${id}`)).json?.status === status,
-      60_000,
-      `${id} ${status}`,
-      50,
-    );
-
   before(async () => {
     herald = await startStack({ HERALD_RENDER_TIMEOUT_MS: '10000' });
     base = herald.gatewayUrl;
     browser = await launchBrowser();
-    const page = await browser.newPage();
-    await logIn(page, base);
-    token = (await storedSession(page))?.accessToken ?? '';
-    await page.close();
+    token = await adminToken(browser, base);
     const send = async (body: object) => {
       const answer = await apiCall(base, token, 'POST', '/api/notifications', body);
       assert.equal(answer.status, 201, JSON.stringify(answer.json));
@@ -66,9 +55,9 @@ describe('dashboard delivery history in Chromium', { skip: browserSkip() }, () =
       recipient: { phone: '+15550100001' },
       content: { text: 'Hi' },
     });
-    for (const id of delivered) await settled(id, 'DELIVERED');
-    await settled(failed, 'FAILED');
-    await settled(skipped, 'FAILED');
+    for (const id of delivered) await settled(base, token, id, 'DELIVERED');
+    await settled(base, token, failed, 'FAILED');
+    await settled(base, token, skipped, 'FAILED');
   });
   after(async () => {
     await browser?.close();

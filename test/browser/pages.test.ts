@@ -10,11 +10,12 @@ import type { Browser, Page } from 'playwright-core';
 import type { Herald } from '../../src/main.ts';
 import { apiCall } from '../helpers/api-call.ts';
 import {
+  adminToken,
   browserSkip,
   launchBrowser,
   logIn,
+  settled,
   startStack,
-  storedSession,
   watchPage,
 } from '../helpers/browser.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -29,25 +30,12 @@ describe('web UI pages in Chromium', { skip: browserSkip() }, () => {
   let failedId: string;
   let deliveredId: string;
 
-  /** Waits until the notification reaches `status`. */
-  async function settled(id: string, status: string): Promise<void> {
-    await eventually(
-      async () => (await apiCall(base, token, 'GET', `/api/notifications/${id}`)).json?.status === status,
-      60_000,
-      `${id} ${status}`,
-      50,
-    );
-  }
-
   before(async () => {
     // Rendering gets time to spare: the shared test machine is slow, and this file is not about it.
     herald = await startStack({ HERALD_RENDER_TIMEOUT_MS: '10000' });
     base = herald.gatewayUrl;
     browser = await launchBrowser();
-    const page = await browser.newPage();
-    await logIn(page, base);
-    token = (await storedSession(page))?.accessToken ?? '';
-    await page.close();
+    token = await adminToken(browser, base);
     const email = await apiCall(base, token, 'POST', '/api/notifications', {
       channel: 'email',
       recipient: { email: 'a-rather-long-recipient-address-for-a-phone@example.com' },
@@ -71,8 +59,8 @@ describe('web UI pages in Chromium', { skip: browserSkip() }, () => {
     });
     assert.equal(tooLong.status, 201, JSON.stringify(tooLong.json));
     failedId = tooLong.json.notificationId;
-    await settled(deliveredId, 'DELIVERED');
-    await settled(failedId, 'FAILED');
+    await settled(base, token, deliveredId, 'DELIVERED');
+    await settled(base, token, failedId, 'FAILED');
     const failed = await apiCall(base, token, 'GET', `/api/notifications/${failedId}`);
     assert.match(JSON.stringify(failed.json.events), /more than the limit of 1600/);
   });

@@ -5,14 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import type { Herald } from '../../src/main.ts';
 import { apiCall } from '../helpers/api-call.ts';
-import {
-  browserSkip,
-  launchBrowser,
-  logIn,
-  startStack,
-  storedSession,
-  watchPage,
-} from '../helpers/browser.ts';
+import { adminToken, browserSkip, launchBrowser, logIn, startStack, watchPage } from '../helpers/browser.ts';
 
 describe('the notification list’s recipient search in Chromium', { skip: browserSkip() }, () => {
   let herald: (Herald & { gatewayUrl: string }) | undefined;
@@ -27,10 +20,7 @@ describe('the notification list’s recipient search in Chromium', { skip: brows
     herald = await startStack();
     base = herald.gatewayUrl;
     browser = await launchBrowser();
-    const page = await browser.newPage();
-    await logIn(page, base);
-    token = (await storedSession(page))?.accessToken ?? '';
-    await page.close();
+    token = await adminToken(browser, base);
     const send = async (address: string) => {
       const answer = await apiCall(base, token, 'POST', '/api/notifications', {
         channel: 'email',

@@ -1,4 +1,4 @@
-// The callback poster's request deadline (API.md §10: no answer within 10 s is a failed attempt),
+// The callback poster's request deadline (docs/callbacks.md: no answer within 10 s is a failed attempt),
 // shared by the requests that start close together, against a real HTTPS peer that never ends
 // its answer.
 import assert from 'node:assert/strict';
@@ -115,7 +115,7 @@ describe('callback poster against a receiver that never finishes its answer', ()
   );
 });
 
-describe('callback poster and the outbound rules (API.md §7)', () => {
+describe('callback poster and the outbound rules (no request to a private address unless configured: docs/security.md)', () => {
   // A receiver on loopback that counts what reaches it.
   let reached = 0;
   const receiver = createHttpsServer(peerTls(), (request, response) => {

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import type { Env } from '../../src/config/read.ts';
 import { type Herald, startHerald } from '../../src/main.ts';
+import { apiCall } from './api-call.ts';
 import { testConfig } from './config.ts';
+import { eventually } from './eventually.ts';
 
 /**
  * Debian's chromium (`apt-get install chromium`); playwright cannot download its own browser
@@ -133,4 +135,25 @@ export async function refreshStatus(base: string, refreshToken: string): Promise
 /** The session the UI keeps in localStorage. */
 export function storedSession(page: Page): Promise<{ accessToken: string; refreshToken: string } | null> {
   return page.evaluate(() => JSON.parse(localStorage.getItem('herald.session') ?? 'null'));
+}
+
+/** An admin's access token, from a sign-in through the login form in a page of its own. */
+export async function adminToken(browser: Browser, base: string): Promise<string> {
+  const page = await browser.newPage();
+  try {
+    await logIn(page, base);
+    return (await storedSession(page))?.accessToken ?? '';
+  } finally {
+    await page.close();
+  }
+}
+
+/** Waits until notification `id` reaches `status` (read through the gateway's API). */
+export function settled(base: string, token: string, id: string, status: string): Promise<void> {
+  return eventually(
+    async () => (await apiCall(base, token, 'GET', `/api/notifications/${id}`)).json?.status === status,
+    60_000,
+    `${id} ${status}`,
+    50,
+  );
 }
