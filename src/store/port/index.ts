@@ -5,6 +5,7 @@ import type { NotificationStore } from './notifications.ts';
 import type { OutcomeCountStore } from './outcome-counts.ts';
 import type { ProcessMetricsStore } from './process-metrics.ts';
 import type { QueueStore } from './queue.ts';
+import type { CategoryStore, RecipientStore } from './recipients.ts';
 import type { ReportStore } from './reports.ts';
 import type { SandboxStore } from './sandbox.ts';
 import type { StatusLogStore } from './status-log.ts';
@@ -44,6 +45,10 @@ export interface Store {
   callbacks: CallbackStore;
   /** Recipients each tenant no longer sends to, per channel (src/suppressions). */
   suppressions: SuppressionStore;
+  /** Each tenant's recipients: profiles and preferences (src/recipients). */
+  recipients: RecipientStore;
+  /** Each tenant's declared categories (src/recipients). */
+  categories: CategoryStore;
   /**
    * Calls `onChange` soon after any process commits status changes (PostgreSQL LISTEN/NOTIFY);
    * on SQLite, readers poll. A hint only: the log is the truth.

@@ -8,6 +8,7 @@ import { createPostgresNotifications } from './notifications.ts';
 import { createPostgresOutcomeCounts } from './outcome-counts.ts';
 import { createPostgresProcessMetrics } from './process-metrics.ts';
 import { createPostgresQueue } from './queue.ts';
+import { createPostgresCategories, createPostgresRecipients } from './recipients.ts';
 import { createPostgresReports } from './reports.ts';
 import { createPostgresSandbox } from './sandbox.ts';
 import { createPostgresStatusLog } from './status-log.ts';
@@ -59,6 +60,8 @@ export async function createPostgresStore(
     statusLog: createPostgresStatusLog(sql),
     callbacks: createPostgresCallbacks(sql),
     suppressions: createPostgresSuppressions(sql),
+    recipients: createPostgresRecipients(sql),
+    categories: createPostgresCategories(sql),
     wakeups: createPostgresWakeups(sql, WAKEUP_CHANNEL),
     statusChanges: createPostgresWakeups(sql, STATUS_CHANNEL),
     async ping() {

@@ -7,6 +7,7 @@ import { openSqlite, type SqliteDb } from './open.ts';
 import { createSqliteOutcomeCounts } from './outcome-counts.ts';
 import { createSqliteProcessMetrics } from './process-metrics.ts';
 import { createSqliteQueue } from './queue.ts';
+import { createSqliteCategories, createSqliteRecipients } from './recipients.ts';
 import { createSqliteReports } from './reports.ts';
 import { createSqliteSandbox } from './sandbox.ts';
 import { createSqliteStatusLog } from './status-log.ts';
@@ -35,6 +36,8 @@ export function createSqliteStore(dataDir: string, cacheMiB?: number): Store & {
     statusLog: createSqliteStatusLog(db),
     callbacks: createSqliteCallbacks(db),
     suppressions: createSqliteSuppressions(db),
+    recipients: createSqliteRecipients(db),
+    categories: createSqliteCategories(db),
     // One process: the in-process signal already wakes the worker, and status readers poll.
     wakeups: silent,
     statusChanges: silent,

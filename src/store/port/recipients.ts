@@ -1,0 +1,72 @@
+import type {
+  CategoryRecord,
+  ChannelChoices,
+  Preferences,
+  RecipientProfile,
+  RecipientRecord,
+} from '../../recipients/model.ts';
+
+/** What identifies one recipient: the tenant and the caller's own ID. */
+export interface RecipientKey {
+  tenant: string;
+  id: string;
+}
+
+/** A key as one string, for maps of recipients found by a look-up. */
+export const recipientKeyText = (k: RecipientKey) => `${k.tenant}\u0000${k.id}`;
+
+/**
+ * A tenant's recipients (src/recipients, API.md §12). A profile is replaced whole; its
+ * preferences are kept apart and survive a replacement.
+ */
+export interface RecipientStore {
+  /**
+   * Creates or replaces each profile, in one transaction; returns each stored record and whether
+   * it was created, in input order. An ID given twice: the last profile stands.
+   */
+  put(
+    tenant: string,
+    entries: ReadonlyArray<{ id: string; profile: RecipientProfile }>,
+    now: number,
+  ): Promise<Array<{ record: RecipientRecord; created: boolean }>>;
+  /** One recipient, or null. */
+  get(tenant: string, id: string): Promise<RecipientRecord | null>;
+  /** The recipients among these keys, across tenants (one statement, whatever their number). */
+  among(keys: readonly RecipientKey[]): Promise<RecipientRecord[]>;
+  /** Erases a recipient: its profile and preferences. False when there was none. */
+  remove(tenant: string, id: string): Promise<boolean>;
+  /** A tenant's recipients in ID order, after `after` (exclusive). */
+  list(tenant: string, options: { limit: number; after?: string }): Promise<RecipientRecord[]>;
+  /** Replaces a recipient's preferences; null when there is no such recipient. */
+  setPreferences(
+    tenant: string,
+    id: string,
+    preferences: Preferences,
+    now: number,
+  ): Promise<RecipientRecord | null>;
+}
+
+/** What a category is declared with. */
+export interface CategoryFields {
+  description: string | null;
+  required: boolean;
+  defaultChannels: ChannelChoices;
+}
+
+/** A tenant's declared categories (API.md §12). */
+export interface CategoryStore {
+  /** Creates or replaces a category; says whether it was created. */
+  put(
+    tenant: string,
+    name: string,
+    fields: CategoryFields,
+    now: number,
+  ): Promise<{ record: CategoryRecord; created: boolean }>;
+  get(tenant: string, name: string): Promise<CategoryRecord | null>;
+  /** The categories among these (tenant, name) pairs (one statement). */
+  among(keys: ReadonlyArray<{ tenant: string; name: string }>): Promise<CategoryRecord[]>;
+  /** A tenant's categories in name order, after `after` (exclusive). */
+  list(tenant: string, options: { limit: number; after?: string }): Promise<CategoryRecord[]>;
+  /** False when there was none. */
+  remove(tenant: string, name: string): Promise<boolean>;
+}

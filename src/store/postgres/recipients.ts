@@ -1,0 +1,118 @@
+import type { CategoryStore, RecipientKey, RecipientStore } from '../port/recipients.ts';
+import {
+  CATEGORY_COLUMNS,
+  type CategoryRow,
+  categoryFromRow,
+  RECIPIENT_COLUMNS,
+  type RecipientRow,
+  recipientFromRow,
+} from '../rows-recipients.ts';
+import type { Query, Sql } from './connect.ts';
+
+const json = (value: unknown) => JSON.stringify(value);
+const NONE = json({ channels: {}, categories: {} });
+
+/** The recipients among `keys`, inside the caller's transaction (a claim's). One statement. */
+export async function recipientsAmongOn(tx: Query, keys: readonly RecipientKey[]) {
+  if (keys.length === 0) return [];
+  const rows = await tx<RecipientRow[]>`
+    SELECT r.tenant, r.recipient_id, r.profile, r.preferences, r.created_at, r.updated_at
+    FROM json_to_recordset(${json(keys)}::text::json) AS k(tenant text, id text)
+    JOIN recipients r ON r.tenant = k.tenant AND r.recipient_id = k.id`;
+  return rows.map(recipientFromRow);
+}
+
+/** The PostgreSQL implementation of the recipient port; same semantics as the SQLite one. */
+export function createPostgresRecipients(sql: Sql): RecipientStore {
+  return {
+    async put(tenant, entries, now) {
+      if (entries.length === 0) return [];
+      const input = entries.map((e, ord) => ({ id: e.id, profile: json(e.profile), ord }));
+      // One statement for the batch. An ID given twice is inserted once with its last profile
+      // (one key twice in one INSERT ... ON CONFLICT is an error), as SQLite's turns leave it.
+      const rows = await sql<Array<RecipientRow & { created: boolean }>>`
+        INSERT INTO recipients (tenant, recipient_id, profile, preferences, created_at, updated_at)
+        SELECT ${tenant}, id, profile, ${NONE}, ${now}::bigint, ${now}::bigint FROM (
+          SELECT DISTINCT ON (id) id, profile, ord
+          FROM json_to_recordset(${json(input)}::text::json) AS e(id text, profile text, ord int)
+          ORDER BY id, ord DESC) d
+        ORDER BY ord
+        ON CONFLICT (tenant, recipient_id) DO UPDATE SET profile = excluded.profile, updated_at = excluded.updated_at
+        RETURNING ${sql.unsafe(RECIPIENT_COLUMNS)}, (xmax = 0) AS created`;
+      const byId = new Map(rows.map((r) => [r.recipient_id, r]));
+      const seen = new Set<string>();
+      return entries.map(({ id }) => {
+        const row = byId.get(id) as RecipientRow & { created: boolean };
+        const created = row.created && !seen.has(id);
+        seen.add(id);
+        return { record: recipientFromRow(row), created };
+      });
+    },
+    async get(tenant, id) {
+      const [row] = await sql<RecipientRow[]>`
+        SELECT ${sql.unsafe(RECIPIENT_COLUMNS)} FROM recipients WHERE tenant = ${tenant} AND recipient_id = ${id}`;
+      return row ? recipientFromRow(row) : null;
+    },
+    async among(keys) {
+      return recipientsAmongOn(sql, keys);
+    },
+    async remove(tenant, id) {
+      const rows = await sql`DELETE FROM recipients WHERE tenant = ${tenant} AND recipient_id = ${id}`;
+      return rows.count > 0;
+    },
+    async list(tenant, options) {
+      const rows = await sql<RecipientRow[]>`
+        SELECT ${sql.unsafe(RECIPIENT_COLUMNS)} FROM recipients
+        WHERE tenant = ${tenant} AND recipient_id > ${options.after ?? ''}
+        ORDER BY recipient_id LIMIT ${options.limit}`;
+      return rows.map(recipientFromRow);
+    },
+    async setPreferences(tenant, id, preferences, now) {
+      const [row] = await sql<RecipientRow[]>`
+        UPDATE recipients SET preferences = ${json(preferences)}, updated_at = ${now}
+        WHERE tenant = ${tenant} AND recipient_id = ${id}
+        RETURNING ${sql.unsafe(RECIPIENT_COLUMNS)}`;
+      return row ? recipientFromRow(row) : null;
+    },
+  };
+}
+
+/** The PostgreSQL implementation of the category port. */
+export function createPostgresCategories(sql: Sql): CategoryStore {
+  return {
+    async put(tenant, name, fields, now) {
+      const [row] = await sql<Array<CategoryRow & { created: boolean }>>`
+        INSERT INTO categories (tenant, name, description, required, default_channels, created_at, updated_at)
+        VALUES (${tenant}, ${name}, ${fields.description}, ${fields.required}, ${json(fields.defaultChannels)}, ${now}, ${now})
+        ON CONFLICT (tenant, name) DO UPDATE SET description = excluded.description,
+          required = excluded.required, default_channels = excluded.default_channels, updated_at = excluded.updated_at
+        RETURNING ${sql.unsafe(CATEGORY_COLUMNS)}, (xmax = 0) AS created`;
+      const stored = row as CategoryRow & { created: boolean };
+      return { record: categoryFromRow(stored), created: stored.created };
+    },
+    async get(tenant, name) {
+      const [row] = await sql<CategoryRow[]>`
+        SELECT ${sql.unsafe(CATEGORY_COLUMNS)} FROM categories WHERE tenant = ${tenant} AND name = ${name}`;
+      return row ? categoryFromRow(row) : null;
+    },
+    async among(keys) {
+      if (keys.length === 0) return [];
+      const rows = await sql<CategoryRow[]>`
+        SELECT c.tenant, c.name, c.description, c.required, c.default_channels, c.created_at, c.updated_at
+        FROM json_to_recordset(${json(keys)}::text::json) AS k(tenant text, name text)
+        JOIN categories c ON c.tenant = k.tenant AND c.name = k.name`;
+      return rows.map(categoryFromRow);
+    },
+    async list(tenant, options) {
+      const rows = await sql<CategoryRow[]>`
+        SELECT ${sql.unsafe(CATEGORY_COLUMNS)} FROM categories
+        WHERE tenant = ${tenant} AND name > ${options.after ?? ''}
+        ORDER BY name LIMIT ${options.limit}`;
+      return rows.map(categoryFromRow);
+    },
+    async remove(tenant, name) {
+      const rows = await sql`DELETE FROM categories WHERE tenant = ${tenant} AND name = ${name}`;
+      return rows.count > 0;
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import type {
+  CategoryRecord,
+  ChannelChoices,
+  Preferences,
+  RecipientProfile,
+  RecipientRecord,
+} from '../recipients/model.ts';
+
+/** A recipients row as both adapters select it (JSON as text). */
+export interface RecipientRow {
+  tenant: string;
+  recipient_id: string;
+  profile: string;
+  preferences: string;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+/** The columns RecipientRow reads, for both adapters' SELECTs. */
+export const RECIPIENT_COLUMNS = 'tenant, recipient_id, profile, preferences, created_at, updated_at';
+
+export function recipientFromRow(row: RecipientRow): RecipientRecord {
+  return {
+    tenant: row.tenant,
+    id: row.recipient_id,
+    profile: JSON.parse(row.profile) as RecipientProfile,
+    preferences: JSON.parse(row.preferences) as Preferences,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+/** A categories row as both adapters select it. */
+export interface CategoryRow {
+  tenant: string;
+  name: string;
+  description: string | null;
+  required: number | boolean;
+  default_channels: string;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+export const CATEGORY_COLUMNS =
+  'tenant, name, description, required, default_channels, created_at, updated_at';
+
+export function categoryFromRow(row: CategoryRow): CategoryRecord {
+  return {
+    tenant: row.tenant,
+    name: row.name,
+    description: row.description,
+    required: Boolean(row.required),
+    defaultChannels: JSON.parse(row.default_channels) as ChannelChoices,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}

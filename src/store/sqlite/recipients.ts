@@ -1,0 +1,139 @@
+import type { CategoryFields, CategoryStore, RecipientKey, RecipientStore } from '../port/recipients.ts';
+import {
+  CATEGORY_COLUMNS,
+  type CategoryRow,
+  categoryFromRow,
+  RECIPIENT_COLUMNS,
+  type RecipientRow,
+  recipientFromRow,
+} from '../rows-recipients.ts';
+import { preparedOnce, type SqliteDb } from './open.ts';
+
+const NONE = JSON.stringify({ channels: {}, categories: {} });
+
+function prepare(db: SqliteDb) {
+  return {
+    one: db.prepare<[string, string], RecipientRow>(
+      `SELECT ${RECIPIENT_COLUMNS} FROM recipients WHERE tenant = ? AND recipient_id = ?`,
+    ),
+    // Created or replaced; the preferences stay.
+    upsert: db.prepare<[string, string, string, string, number, number], RecipientRow>(
+      `INSERT INTO recipients (tenant, recipient_id, profile, preferences, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, recipient_id) DO UPDATE SET profile = excluded.profile, updated_at = excluded.updated_at
+       RETURNING ${RECIPIENT_COLUMNS}`,
+    ),
+    // One statement for a whole claim: the keys as a JSON array, each a primary-key seek.
+    among: db.prepare<[string], RecipientRow>(
+      `SELECT r.tenant, r.recipient_id, r.profile, r.preferences, r.created_at, r.updated_at
+       FROM json_each(?) k JOIN recipients r
+         ON r.tenant = k.value ->> 0 AND r.recipient_id = k.value ->> 1`,
+    ),
+    remove: db.prepare<[string, string]>('DELETE FROM recipients WHERE tenant = ? AND recipient_id = ?'),
+    list: db.prepare<[string, string, number], RecipientRow>(
+      `SELECT ${RECIPIENT_COLUMNS} FROM recipients WHERE tenant = ? AND recipient_id > ? ORDER BY recipient_id LIMIT ?`,
+    ),
+    preferences: db.prepare<[string, number, string, string], RecipientRow>(
+      `UPDATE recipients SET preferences = ?, updated_at = ? WHERE tenant = ? AND recipient_id = ?
+       RETURNING ${RECIPIENT_COLUMNS}`,
+    ),
+    category: db.prepare<[string, string], CategoryRow>(
+      `SELECT ${CATEGORY_COLUMNS} FROM categories WHERE tenant = ? AND name = ?`,
+    ),
+    categoryUpsert: db.prepare<[string, string, string | null, number, string, number, number], CategoryRow>(
+      `INSERT INTO categories (tenant, name, description, required, default_channels, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, name) DO UPDATE SET description = excluded.description,
+         required = excluded.required, default_channels = excluded.default_channels, updated_at = excluded.updated_at
+       RETURNING ${CATEGORY_COLUMNS}`,
+    ),
+    categoriesAmong: db.prepare<[string], CategoryRow>(
+      `SELECT c.tenant, c.name, c.description, c.required, c.default_channels, c.created_at, c.updated_at
+       FROM json_each(?) k JOIN categories c ON c.tenant = k.value ->> 0 AND c.name = k.value ->> 1`,
+    ),
+    categoryList: db.prepare<[string, string, number], CategoryRow>(
+      `SELECT ${CATEGORY_COLUMNS} FROM categories WHERE tenant = ? AND name > ? ORDER BY name LIMIT ?`,
+    ),
+    categoryRemove: db.prepare<[string, string]>('DELETE FROM categories WHERE tenant = ? AND name = ?'),
+  };
+}
+
+const statements = preparedOnce(prepare);
+
+/** The recipients among `keys`, inside the caller's transaction (a claim's). */
+export function recipientsAmongSync(db: SqliteDb, keys: readonly RecipientKey[]) {
+  if (keys.length === 0) return [];
+  const list = JSON.stringify(keys.map((k) => [k.tenant, k.id]));
+  return statements(db).among.all(list).map(recipientFromRow);
+}
+
+/** The SQLite implementation of the recipient port. */
+export function createSqliteRecipients(db: SqliteDb): RecipientStore {
+  const s = statements(db);
+  const put = db.transaction((tenant: string, entries: Parameters<RecipientStore['put']>[1], now: number) =>
+    entries.map(({ id, profile }) => {
+      const created = s.one.get(tenant, id) === undefined;
+      const row = s.upsert.get(tenant, id, JSON.stringify(profile), NONE, now, now) as RecipientRow;
+      return { record: recipientFromRow(row), created };
+    }),
+  );
+  return {
+    async put(tenant, entries, now) {
+      return put.immediate(tenant, entries, now);
+    },
+    async get(tenant, id) {
+      const row = s.one.get(tenant, id);
+      return row ? recipientFromRow(row) : null;
+    },
+    async among(keys) {
+      return recipientsAmongSync(db, keys);
+    },
+    async remove(tenant, id) {
+      return s.remove.run(tenant, id).changes > 0;
+    },
+    async list(tenant, options) {
+      return s.list.all(tenant, options.after ?? '', options.limit).map(recipientFromRow);
+    },
+    async setPreferences(tenant, id, preferences, now) {
+      const row = s.preferences.get(JSON.stringify(preferences), now, tenant, id);
+      return row ? recipientFromRow(row) : null;
+    },
+  };
+}
+
+/** The SQLite implementation of the category port. */
+export function createSqliteCategories(db: SqliteDb): CategoryStore {
+  const s = statements(db);
+  const put = db.transaction((tenant: string, name: string, fields: CategoryFields, now: number) => {
+    const created = s.category.get(tenant, name) === undefined;
+    const row = s.categoryUpsert.get(
+      tenant,
+      name,
+      fields.description,
+      fields.required ? 1 : 0,
+      JSON.stringify(fields.defaultChannels),
+      now,
+      now,
+    ) as CategoryRow;
+    return { record: categoryFromRow(row), created };
+  });
+  return {
+    async put(tenant, name, fields, now) {
+      return put.immediate(tenant, name, fields, now);
+    },
+    async get(tenant, name) {
+      const row = s.category.get(tenant, name);
+      return row ? categoryFromRow(row) : null;
+    },
+    async among(keys) {
+      if (keys.length === 0) return [];
+      return s.categoriesAmong.all(JSON.stringify(keys.map((k) => [k.tenant, k.name]))).map(categoryFromRow);
+    },
+    async list(tenant, options) {
+      return s.categoryList.all(tenant, options.after ?? '', options.limit).map(categoryFromRow);
+    },
+    async remove(tenant, name) {
+      return s.categoryRemove.run(tenant, name).changes > 0;
+    },
+  };
+}

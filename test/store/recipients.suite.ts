@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Store } from '../../src/store/port/index.ts';
+import { T0 } from './queue-fixtures.ts';
+import { freshStores } from './suites.ts';
+
+const ada = { email: 'ada@example.com', locale: 'fr-CA', data: { plan: 'pro' } };
+
+/** Recipients and categories (API.md §12): create or replace, preferences kept, tenancy, paging. */
+export function recipientsSuite(name: string, open: () => Promise<Store>): void {
+  describe(`recipients store (${name})`, () => {
+    const fresh = freshStores(open);
+
+    it('creates, then replaces the profile whole and keeps the preferences', async () => {
+      const store = await fresh();
+      const [first] = await store.recipients.put('t1', [{ id: 'u-1', profile: ada }], T0);
+      assert.equal(first?.created, true);
+      assert.deepEqual(first?.record.profile, ada);
+      assert.deepEqual(first?.record.preferences, { channels: {}, categories: {} });
+      const preferences = { channels: { sms: false }, categories: { marketing: { email: false } } };
+      const chosen = await store.recipients.setPreferences('t1', 'u-1', preferences, T0 + 1);
+      assert.deepEqual(chosen?.preferences, preferences);
+      const [replaced] = await store.recipients.put(
+        't1',
+        [{ id: 'u-1', profile: { phone: '+15550001234' } }],
+        T0 + 2,
+      );
+      assert.equal(replaced?.created, false);
+      assert.deepEqual(replaced?.record.profile, { phone: '+15550001234' });
+      assert.deepEqual(replaced?.record.preferences, preferences);
+      assert.equal(replaced?.record.createdAt, T0);
+      assert.equal(replaced?.record.updatedAt, T0 + 2);
+      assert.equal(await store.recipients.setPreferences('t1', 'nobody', preferences, T0), null);
+    });
+
+    it('puts a batch in input order; an ID given twice keeps its last profile and is created once', async () => {
+      const store = await fresh();
+      await store.recipients.put('t1', [{ id: 'b', profile: {} }], T0);
+      const results = await store.recipients.put(
+        't1',
+        [
+          { id: 'a', profile: { name: 'first' } },
+          { id: 'b', profile: { name: 'B' } },
+          { id: 'a', profile: { name: 'second' } },
+        ],
+        T0 + 1,
+      );
+      assert.deepEqual(
+        results.map((r) => [r.record.id, r.created]),
+        [
+          ['a', true],
+          ['b', false],
+          ['a', false],
+        ],
+      );
+      assert.deepEqual((await store.recipients.get('t1', 'a'))?.profile, { name: 'second' });
+    });
+
+    it('keeps tenants apart, finds many in one read, lists in ID order and removes', async () => {
+      const store = await fresh();
+      await store.recipients.put(
+        't1',
+        ['c', 'a', 'B', 'b'].map((id) => ({ id, profile: { name: id } })),
+        T0,
+      );
+      await store.recipients.put('t2', [{ id: 'a', profile: { name: 'other' } }], T0);
+      assert.equal(await store.recipients.get('t2', 'b'), null);
+      const found = await store.recipients.among([
+        { tenant: 't1', id: 'a' },
+        { tenant: 't2', id: 'a' },
+        { tenant: 't2', id: 'c' },
+      ]);
+      assert.deepEqual(found.map((r) => `${r.tenant}/${r.profile.name}`).sort(), ['t1/a', 't2/other']);
+      // Bytewise order on both databases: upper case before lower case.
+      const first = await store.recipients.list('t1', { limit: 2 });
+      assert.deepEqual(
+        first.map((r) => r.id),
+        ['B', 'a'],
+      );
+      const next = await store.recipients.list('t1', { limit: 2, after: 'a' });
+      assert.deepEqual(
+        next.map((r) => r.id),
+        ['b', 'c'],
+      );
+      assert.equal(await store.recipients.remove('t1', 'a'), true);
+      assert.equal(await store.recipients.remove('t1', 'a'), false);
+      assert.equal((await store.recipients.get('t2', 'a'))?.profile.name, 'other');
+    });
+
+    it('creates and replaces categories, finds them across tenants and removes them', async () => {
+      const store = await fresh();
+      const fields = { description: 'News', required: false, defaultChannels: { sms: false } };
+      const made = await store.categories.put('t1', 'marketing', fields, T0);
+      assert.equal(made.created, true);
+      assert.deepEqual(made.record.defaultChannels, { sms: false });
+      const again = await store.categories.put('t1', 'marketing', { ...fields, required: true }, T0 + 1);
+      assert.equal(again.created, false);
+      assert.equal(again.record.required, true);
+      assert.equal(again.record.createdAt, T0);
+      await store.categories.put(
+        't2',
+        'billing',
+        { description: null, required: true, defaultChannels: {} },
+        T0,
+      );
+      const found = await store.categories.among([
+        { tenant: 't1', name: 'marketing' },
+        { tenant: 't1', name: 'billing' },
+      ]);
+      assert.deepEqual(
+        found.map((c) => c.name),
+        ['marketing'],
+      );
+      assert.deepEqual(
+        (await store.categories.list('t1', { limit: 10 })).map((c) => c.name),
+        ['marketing'],
+      );
+      assert.equal(await store.categories.remove('t1', 'marketing'), true);
+      assert.equal(await store.categories.get('t1', 'marketing'), null);
+    });
+  });
+}
