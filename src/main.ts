@@ -37,6 +37,7 @@ import { notificationIngestRoutes } from './notifications/routes.ts';
 import { createStatusHub, type StatusHub } from './notifications/stream-hub.ts';
 import { notificationStreamRoute } from './notifications/stream-route.ts';
 import { sandboxRoutes } from './providers/sandbox/routes.ts';
+import { createPreferenceTokens, type PreferenceTokens } from './recipients/preferences-token.ts';
 import { createStore } from './store/create.ts';
 import type { Store } from './store/port/index.ts';
 import { suppressionRoutes } from './suppressions/routes.ts';
@@ -78,6 +79,8 @@ export interface HeraldDeps extends CoreDeps {
   unsubscribe: UnsubscribeTokens;
   /** The tenants' recipient digest keys: written at acceptance, searched by GET /notifications?recipient=. */
   recipientDigests: RecipientDigests;
+  /** Recipients' preferences links (`preferencesUrl`): made for the API and templates, opened by /preferences/{token}. */
+  preferenceTokens: PreferenceTokens;
 }
 
 /** A running Herald: the roles its config asked for, and how to stop them. */
@@ -165,6 +168,7 @@ export async function createDeps(
     const unsubscribe = createUnsubscribeTokens(store.auth, clock, config.keyEncryptionSecret);
     const recipientDigests = createRecipientDigests(store.auth, clock, config.keyEncryptionSecret);
     await recipientDigests.open();
+    const preferenceTokens = createPreferenceTokens(store.auth, clock, config.keyEncryptionSecret);
     // startHerald waits for `worker.ready` before listening: the API is built meanwhile.
     worker ??= await buildWorkerRole({ ...core, metrics, reports, unsubscribe });
     // With one writer (SQLite) a dispatch thread's connection commits new notifications, and
@@ -191,6 +195,7 @@ export async function createDeps(
       reports,
       unsubscribe,
       recipientDigests,
+      preferenceTokens,
       statusHub: createStatusHub({
         store,
         changes: oneWriter ? worker.statusChanges : undefined,

@@ -40,8 +40,12 @@ export function priorityOf(rank: number): Priority {
   return priority;
 }
 
-/** A recipient as accepted; which field is set depends on the channel. */
+/**
+ * A recipient as accepted; which field is set depends on the channel. `id` names one of the
+ * tenant's recipients (API.md §12), whose address is read when the notification is processed.
+ */
 export interface Recipient {
+  id?: string;
   email?: string;
   phone?: string;
   subscription?: { endpoint: string; keys: { p256dh: string; auth: string }; expirationTime?: number | null };
