@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Turns } from '../src/turns.ts';
+import { Ring, Turns } from '../src/turns.ts';
 
 describe('turns', () => {
   it("takes one item of each owner in turn, each owner's in order, and everything on takeAll", () => {
@@ -33,5 +33,23 @@ describe('turns', () => {
     assert.deepEqual([turns.shift(), turns.shift(), turns.shift()], ['b1', 'c1', undefined]);
     turns.push('a', 'a3');
     assert.equal(turns.shift(), 'a3');
+  });
+});
+
+describe('ring', () => {
+  it('gives each member its turn in order, a newcomer at the back, and keeps the turn when one leaves', () => {
+    const ring = new Ring<string>();
+    assert.equal(ring.next(), undefined);
+    for (const id of ['a', 'b', 'c']) ring.add(id, id);
+    assert.deepEqual([ring.next(), ring.next()], ['a', 'b']);
+    // c's turn is next: d joins behind a and b, after c.
+    ring.add('d', 'd');
+    assert.deepEqual([ring.next(), ring.next(), ring.next()], ['c', 'a', 'b']);
+    ring.delete('d');
+    ring.delete('nobody');
+    assert.equal(ring.size, 3);
+    assert.deepEqual([ring.next(), ring.next()], ['c', 'a']);
+    ring.delete('c');
+    assert.deepEqual([ring.next(), ring.next(), ring.next()], ['b', 'a', 'b']);
   });
 });

@@ -1,6 +1,6 @@
 import type { RateLimiter } from '../dispatch/rate-window.ts';
 import type { CallbackRecord, LeasedMessage } from '../store/port/callbacks.ts';
-import { Turns } from '../turns.ts';
+import { Ring } from '../turns.ts';
 import type { Head } from './head.ts';
 
 /** One callback's part of the sender: its head, its retries claimed and waiting, and its sends. */
@@ -25,8 +25,8 @@ export interface Feed {
 interface TenantShare {
   tenant: string;
   inFlight: number;
-  /** One item a feed: the feed that starts a send goes to the back of its tenant's turns. */
-  turns: Turns<Feed>;
+  /** Its feeds, taking turns: one send each in turn. */
+  turns: Ring<Feed>;
 }
 
 export interface FeedLimits {
@@ -38,7 +38,7 @@ export interface FeedLimits {
 
 /**
  * The sender's feeds and their slots: each callback has its own requests in flight, and a
- * tenant's callbacks together have its share, which they take in turn (turns.ts), so a tenant
+ * tenant's callbacks together have its share, which they take in turn (a Ring, turns.ts), so a tenant
  * with 20 callbacks in a burst gets no more of the sender, which every tenant shares, than one
  * share. `start` starts one send of a feed if its rate allows and it has one ready; whether it did.
  */
@@ -56,9 +56,7 @@ export function createFeeds(limits: FeedLimits, start: (feed: Feed) => boolean) 
   const pump = (share: TenantShare) => {
     const { turns } = share;
     for (let idle = 0; idle < turns.size; ) {
-      const feed = turns.shift() as Feed;
-      turns.push(feed.callback.id, feed);
-      idle = start(feed) ? 0 : idle + 1;
+      idle = start(turns.next() as Feed) ? 0 : idle + 1;
     }
   };
   return {
@@ -66,7 +64,7 @@ export function createFeeds(limits: FeedLimits, start: (feed: Feed) => boolean) 
     add(callback: CallbackRecord, rate: RateLimiter, now: number): void {
       let share = shares.get(callback.tenant);
       if (!share) {
-        share = { tenant: callback.tenant, inFlight: 0, turns: new Turns<Feed>() };
+        share = { tenant: callback.tenant, inFlight: 0, turns: new Ring<Feed>() };
         shares.set(callback.tenant, share);
       }
       const feed: Feed = {
@@ -80,7 +78,7 @@ export function createFeeds(limits: FeedLimits, start: (feed: Feed) => boolean) 
         gone: false,
       };
       byId.set(callback.id, feed);
-      share.turns.push(callback.id, feed);
+      share.turns.add(callback.id, feed);
     },
     drop(id: string): void {
       const feed = byId.get(id);

@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 
 /**
@@ -12,23 +11,20 @@ import type { Dispatcher } from 'undici';
 export function send(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
-  signal: AbortSignal,
+  deadline: Deadline,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     let answered: number | undefined;
     // A request undici sends again (a pipelined one whose connection closed) starts again.
     let current: Dispatcher.DispatchController | undefined;
-    let onAbort: (() => void) | undefined;
-    const settle = () => {
-      if (onAbort) signal.removeEventListener('abort', onAbort);
-    };
+    let unwatch: (() => void) | undefined;
+    const settle = () => unwatch?.();
     dispatcher.dispatch(options, {
       onRequestStart(controller) {
         current = controller;
+        const { signal } = deadline;
         if (signal.aborted) return controller.abort(signal.reason);
-        if (onAbort) return;
-        onAbort = () => current?.abort(signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
+        unwatch ??= deadline.watch((reason) => current?.abort(reason));
       },
       onResponseStart(_controller, statusCode) {
         // A 1xx is not the answer; the answer follows it.
@@ -51,21 +47,45 @@ export function send(
 /** Requests that start within this long of each other share one timeout signal. */
 const SHARE_DEADLINE_MS = 100;
 
+/** A timeout shared by the requests that started within SHARE_DEADLINE_MS of each other. */
+export interface Deadline {
+  signal: AbortSignal;
+  /** Calls `abort` when the signal fires, until the returned function is called. */
+  watch(abort: (reason: Error) => void): () => void;
+}
+
 /**
- * The signal that ends a request with no answer after `timeoutMs`, headers and body in
- * all. One AbortSignal.timeout() a request was about 6 µs of CPU, and 4% of the sender thread's
- * time in a burst (a CPU profile of the callbacks bench), so the requests that start within
- * SHARE_DEADLINE_MS share one; it fires that much later, so each still gets its full time.
+ * The deadline that ends a request with no answer after `timeoutMs`, headers and body in all.
+ * One AbortSignal.timeout() a request was about 6 µs of CPU, and 4% of the sender thread's time
+ * in a burst (a CPU profile of the callbacks bench), so the requests that start within
+ * SHARE_DEADLINE_MS share one; it fires that much later, so each still gets its full time. The
+ * signal has one listener, which aborts the requests watching: an EventTarget's add and remove
+ * walk its list of listeners, which cost the sender thread 0.2 s of a 19 s burst with hundreds
+ * of requests on one signal (docs/decisions/0009).
  */
-export function createDeadlines(timeoutMs: number, shareMs = SHARE_DEADLINE_MS): () => AbortSignal {
-  let current: AbortSignal | undefined;
+export function createDeadlines(timeoutMs: number, shareMs = SHARE_DEADLINE_MS): () => Deadline {
+  let current: Deadline | undefined;
   let startedAt = Number.NEGATIVE_INFINITY;
   return () => {
     const now = performance.now();
     if (current === undefined || now - startedAt >= shareMs) {
-      current = AbortSignal.timeout(timeoutMs + shareMs);
-      // Each request in flight listens on it until it ends.
-      setMaxListeners(0, current);
+      const signal = AbortSignal.timeout(timeoutMs + shareMs);
+      const watching = new Set<(reason: Error) => void>();
+      signal.addEventListener(
+        'abort',
+        () => {
+          for (const abort of watching) abort(signal.reason as Error);
+          watching.clear();
+        },
+        { once: true },
+      );
+      current = {
+        signal,
+        watch(abort) {
+          watching.add(abort);
+          return () => watching.delete(abort);
+        },
+      };
       startedAt = now;
     }
     return current;

@@ -36,7 +36,20 @@ describe('callback request deadlines', () => {
     await sleep(60);
     const later = deadline();
     assert.notEqual(later, first);
-    assert.equal(first.aborted, false);
+    assert.equal(first.signal.aborted, false);
+  });
+
+  it('aborts the requests watching when it fires, and not one that stopped watching', async () => {
+    const deadline = createDeadlines(20, 10)();
+    const aborted: string[] = [];
+    deadline.watch(() => aborted.push('a'));
+    const unwatch = deadline.watch(() => aborted.push('b'));
+    deadline.watch((reason) => aborted.push(reason.name));
+    unwatch();
+    const alive = setTimeout(() => undefined, 1_000);
+    await new Promise((resolve) => deadline.signal.addEventListener('abort', resolve, { once: true }));
+    clearTimeout(alive);
+    assert.deepEqual(aborted, ['a', 'TimeoutError']);
   });
 
   it('fires no sooner than the timeout after the last request that took it', async () => {
@@ -44,9 +57,9 @@ describe('callback request deadlines', () => {
     // sleep at a load of 15 on two cores); a signal of the first request's own 200 ms would
     // still fire too soon for the second.
     const deadline = createDeadlines(200, 1_000);
-    const signal = deadline();
+    const { signal } = deadline();
     await sleep(30);
-    assert.equal(deadline(), signal);
+    assert.equal(deadline().signal, signal);
     const lastStart = performance.now();
     // AbortSignal.timeout's timer does not keep the process alive; this one does meanwhile.
     const alive = setTimeout(() => undefined, 1_000);
