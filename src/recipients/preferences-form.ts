@@ -37,6 +37,7 @@ const LABELS: Record<PreferenceChannel, string> = {
 const sent = (preferences: Preferences, channel: PreferenceChannel, declared?: CategoryRecord) =>
   optedOut({ priority: 'NORMAL', channel, category: declared?.name ?? null, declared, preferences }) === null;
 
+/** One row of boxes; `heading` and `note` are text (a category's name and description), escaped here. */
 function row(
   heading: string,
   note: string,
@@ -47,7 +48,7 @@ function row(
       `<td><input type="checkbox" name="${escapeHtml(box.name)}" aria-label="${escapeHtml(`${heading}: ${LABELS[PREFERENCE_CHANNELS[i] as PreferenceChannel]}`)}"` +
       `${box.checked ? ' checked' : ''}${box.disabled ? ' disabled' : ''}></td>`,
   );
-  return `<tr><th scope="row">${escapeHtml(heading)}${note ? `<small>${note}</small>` : ''}</th>${cells.join('')}</tr>`;
+  return `<tr><th scope="row">${escapeHtml(heading)}${note ? `<small>${escapeHtml(note)}</small>` : ''}</th>${cells.join('')}</tr>`;
 }
 
 /** The page's body: the form, with a notice when it was just saved. */
@@ -57,10 +58,7 @@ export function preferencesPageBody(
   saved: boolean,
 ): string {
   const categoryRows = categories.map((category) => {
-    const note = [
-      category.description === null ? '' : escapeHtml(category.description),
-      category.required ? 'Always sent.' : '',
-    ]
+    const note = [category.description ?? '', category.required ? 'Always sent.' : '']
       .filter(Boolean)
       .join(' ');
     return row(
