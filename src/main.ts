@@ -37,6 +37,9 @@ import { notificationIngestRoutes } from './notifications/routes.ts';
 import { createStatusHub, type StatusHub } from './notifications/stream-hub.ts';
 import { notificationStreamRoute } from './notifications/stream-route.ts';
 import { sandboxRoutes } from './providers/sandbox/routes.ts';
+import { categoryRoutes } from './recipients/category-routes.ts';
+import { preferenceRoutes } from './recipients/preference-routes.ts';
+import { preferencesPageRoutes } from './recipients/preferences-page-routes.ts';
 import { createPreferenceTokens, type PreferenceTokens } from './recipients/preferences-token.ts';
 import { createStore } from './store/create.ts';
 import type { Store } from './store/port/index.ts';
@@ -127,9 +130,15 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(queueAdminRoutes, withWorker),
       bind(historyRoutes, deps),
       bind(sandboxRoutes, deps),
+      bind(categoryRoutes, deps),
+      bind(preferenceRoutes, deps),
       metricsRoutes(deps.metrics, () => clusterExposition(deps)),
     );
-    routes.public.push(bind(webhookRoutes, deps), bind(unsubscribeRoutes, deps));
+    routes.public.push(
+      bind(webhookRoutes, deps),
+      bind(unsubscribeRoutes, deps),
+      bind(preferencesPageRoutes, deps),
+    );
   }
   return routes;
 }

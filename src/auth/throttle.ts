@@ -86,7 +86,7 @@ export function createAuthThrottles(
   store: AuthStore,
   clock: Clock,
   auth: { loginWindowSeconds: number; loginMaxFailures: number; loginMaxFailuresPerAddress: number },
-): Record<AttemptClaim['scope'], Throttle> {
+): Record<Exclude<AttemptClaim['scope'], 'preferences'>, Throttle> {
   const windowMs = auth.loginWindowSeconds * 1000;
   const limits = { subject: auth.loginMaxFailures, address: auth.loginMaxFailuresPerAddress };
   return {

@@ -11,7 +11,7 @@ export { JWT_ALGS, type JwtAlg, ROLES, type Role } from './schema.ts';
  * `loadConfig`; nothing else reads `process.env`.
  */
 export type Config = Omit<Static<typeof ServerSchema>, 'logFormat'> &
-  Pick<typeof FIXED, 'ingestMaxBatch' | 'batchThreads' | 'webhookBodyLimit'> & {
+  Pick<typeof FIXED, 'ingestMaxBatch' | 'batchThreads' | 'webhookBodyLimit' | 'preferencesWindowSeconds'> & {
     /** HERALD_LOG_FORMAT with `auto` resolved for this process's stdout. */
     logFormat: 'pretty' | 'json';
     auth: Static<typeof AuthSchema> & Pick<typeof FIXED, 'loginWindowSeconds'>;
@@ -60,6 +60,7 @@ export function loadConfig(env: Env): Config {
     ingestMaxBatch: FIXED.ingestMaxBatch,
     batchThreads: FIXED.batchThreads,
     webhookBodyLimit: FIXED.webhookBodyLimit,
+    preferencesWindowSeconds: FIXED.preferencesWindowSeconds,
     auth: { ...auth, issuer: auth.issuer ?? publicUrl, loginWindowSeconds: FIXED.loginWindowSeconds },
     dispatch: {
       ...readSection(env, DispatchSchema),

@@ -167,6 +167,13 @@ export const ServerSchema = Type.Object({
     10_000_000,
     'notifications waiting for their group commit before new ones get 503 (one tenant at most half of them)',
   ),
+  preferencesMaxPosts: int(
+    'HERALD_PREFERENCES_MAX_POSTS',
+    60,
+    1,
+    1_000_000,
+    'posts to the hosted preferences page, and links to it that do not open, per client address per window',
+  ),
 });
 
 export const AuthSchema = Type.Object({
@@ -305,6 +312,12 @@ export const ProvidersSchema = Type.Object({
 export const FIXED = {
   /** The sliding window of login throttling, seconds (the contract's 15 minutes). */
   loginWindowSeconds: 15 * 60,
+  /**
+   * The sliding window of the hosted preferences page's throttle (HERALD_PREFERENCES_MAX_POSTS),
+   * seconds. Not shorter than the login window: each throttle prunes every attempt older than
+   * its own window, whatever its scope (auth/throttle.ts).
+   */
+  preferencesWindowSeconds: 15 * 60,
   /** Most rows one group commit writes; more wait for the next flush. */
   ingestMaxBatch: 10_000,
   /**

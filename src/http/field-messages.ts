@@ -45,7 +45,9 @@ const count = (n: unknown, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 /** A value none of a fixed set (channels, priorities, statuses), or not the one value allowed. */
 export function oneOf(choices: readonly unknown[]): string {
-  return choices.length === 1 ? `must be ${choices[0]}` : `must be one of ${choices.join(', ')}`;
+  // String(): join() would write null as nothing.
+  const words = choices.map(String);
+  return words.length === 1 ? `must be ${words[0]}` : `must be one of ${words.join(', ')}`;
 }
 
 /** A string or key holding U+0000, which PostgreSQL text cannot store (no field needs it). */

@@ -56,7 +56,7 @@ export function prettyStream(out: { write(text: string): unknown } = process.std
 
 /**
  * pino options shared by every app. The request serializer drops the query string, all headers
- * and an unsubscribe token, so tokens (even ones wrongly sent in a URL), passwords and secrets
+ * and an unsubscribe or preferences token, so tokens (even ones wrongly sent in a URL), passwords and secrets
  * never reach a log.
  * With the pretty format, entries go through prettyStream.
  */
@@ -79,8 +79,11 @@ export function loggerOptions(level: string, format: LogFormat = 'json') {
         return {
           id: request.id,
           method: request.method,
-          // An unsubscribe link's token is a credential for that recipient.
-          url: request.url.split('?')[0]?.replace(/^\/unsubscribe\/[^/]+/, '/unsubscribe/[redacted]'),
+          // An unsubscribe or preferences link's token is a credential for that recipient (under
+          // the gateway's /api too).
+          url: request.url
+            .split('?')[0]
+            ?.replace(/^(\/api)?\/(unsubscribe|preferences)\/[^/]+/, '$1/$2/[redacted]'),
           remoteAddress: request.ip,
         };
       },

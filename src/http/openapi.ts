@@ -17,6 +17,11 @@ const TAGS = [
     description:
       'Recipients a tenant no longer sends to, and one-click unsubscribe: see docs/deliverability.md',
   },
+  {
+    name: 'preferences',
+    description:
+      "Categories, recipients' preferences and the hosted preferences page: see docs/preferences.md",
+  },
   { name: 'admin', description: 'Users, clients, queues and the sandbox (scope admin)' },
   { name: 'webhooks', description: 'Delivery reports from providers, authenticated by their signatures' },
   { name: 'ops', description: 'Health, readiness and metrics' },

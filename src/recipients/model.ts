@@ -3,7 +3,7 @@
  * preferences, and the categories a notification may name. Shared by the routes, the dispatch
  * path that resolves a recipient when a notification is processed, and the store adapters.
  */
-import type { Channel } from '../channels.ts';
+import { CHANNELS, type Channel } from '../channels.ts';
 import type { Priority, Recipient } from '../notifications/model.ts';
 
 /** What a recipientId may be: the caller's own ID for the person. */
@@ -31,6 +31,7 @@ export interface RecipientProfile {
 
 /** The channels preferences name: the delivery channels and the in-app inbox (§13). */
 export type PreferenceChannel = Channel | 'inapp';
+export const PREFERENCE_CHANNELS: readonly PreferenceChannel[] = [...CHANNELS, 'inapp'];
 
 /** A choice per channel; an absent channel means no choice was made. */
 export type ChannelChoices = Partial<Record<PreferenceChannel, boolean>>;

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
+import { escapeHtml, htmlPage, sendPublicPage as sendPage } from '../http/html-page.ts';
 import type { App, RouteModule } from '../http/types.ts';
 import { maskKey } from '../notifications/mask.ts';
 import type { UnsubscribeTarget, UnsubscribeTokens } from './unsubscribe-token.ts';
@@ -12,34 +13,6 @@ const ONE_CLICK = 'List-Unsubscribe=One-Click';
 const TokenParams = Type.Object({
   token: Type.String({ minLength: 1, maxLength: 4096, examples: ['v1.kZ3m0Q2bX9kQ4f7TzL1c0Vn8aE5rWq'] }),
 });
-const htmlPage = (example: string) => ({
-  description: 'A small HTML page',
-  content: { 'text/html': { schema: { type: 'string' }, example } },
-});
-
-/**
- * The page's headers: no script, no framing, no referrer (the link is a capability), no
- * caching; the form posts only to this same URL.
- */
-function sendPage(reply: FastifyReply, title: string, body: string) {
-  return reply
-    .type('text/html; charset=utf-8')
-    .header(
-      'content-security-policy',
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    )
-    .header('referrer-policy', 'no-referrer')
-    .header('cache-control', 'no-store')
-    .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
-        `<title>${title}</title><style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem}` +
-        `button{font:inherit;padding:.5rem 1rem}</style></head><body>${body}</body></html>`,
-    );
-}
-
-/** Text for HTML: masked recipients hold no markup, but nothing is written unescaped. */
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 /**
  * A one-click POST body: urlencoded (what mail clients send) or multipart with the same field,
  * read by the platform's form-data parser. A malformed body is simply not one-click.

@@ -94,6 +94,8 @@ describe('web UI pages in Chromium', { skip: browserSkip() }, () => {
       [`/notifications/${deliveredId}`, 'main .timeline li'],
       ['/templates', 'main h1'],
       ['/suppressions', 'main h1'],
+      ['/recipients', 'main h1'],
+      ['/categories', 'main form'],
       ['/sandbox', 'main .bubble'],
       ['/admin', 'main td'],
       ['/account', 'main h2'],

@@ -438,6 +438,30 @@ async function exercise(
   await expect(anonymous('POST', `/unsubscribe/${token}`, 'List-Unsubscribe=One-Click', oneClick), 200);
   await expect(anonymous('POST', `/unsubscribe/${token}`, 'List-Unsubscribe=No', oneClick), 400);
 
+  // categories, preferences and the hosted preferences page
+  const categoryBody = { description: 'News', defaultChannels: { sms: false } };
+  await expect(call('PUT', '/categories/doc-news', categoryBody), 201);
+  await expect(call('PUT', '/categories/doc-news', { required: false }), 200);
+  await expect(call('PUT', '/categories/doc%20news', {}), 400);
+  await expect(call('GET', '/categories'), 200);
+  await expect(call('GET', '/categories?limit=0'), 400);
+  await deps.store.recipients.put('default', [{ id: 'doc-user', profile: {} }], Date.now());
+  const preferences = '/recipients/doc-user/preferences';
+  const mergePatch = { 'content-type': 'application/merge-patch+json' };
+  await expect(call('GET', preferences), 200);
+  await expect(call('GET', '/recipients/nobody/preferences'), 404);
+  await expect(call('PUT', preferences, { channels: { sms: false } }), 200);
+  await expect(call('PUT', preferences, { channels: { sms: 'no' } }), 400);
+  await expect(call('PATCH', preferences, { categories: { 'doc-news': { email: false } } }, mergePatch), 200);
+  await expect(call('PATCH', preferences, [], mergePatch), 400);
+  const preferencesToken = await deps.preferenceTokens.make({ tenant: 'default', id: 'doc-user' });
+  await expect(anonymous('GET', `/preferences/${preferencesToken}`), 200);
+  await expect(anonymous('GET', '/preferences/x.y'), 404);
+  await expect(anonymous('POST', `/preferences/${preferencesToken}`, 'channels.email=on', oneClick), 200);
+  await expect(anonymous('POST', `/preferences/${preferencesToken}`, 'evil=1', oneClick), 400);
+  await expect(call('DELETE', '/categories/doc-news'), 204);
+  await expect(call('DELETE', '/categories/doc-news'), 404);
+
   // queues and the sandbox
   await expect(call('GET', '/admin/queues'), 200);
   await expect(anonymous('GET', '/admin/queues'), 401);

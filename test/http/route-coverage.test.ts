@@ -36,6 +36,10 @@ const PUBLIC: Array<[method: string, path: RegExp]> = [
   ['GET', /^\/unsubscribe\/[^/]+$/],
   ['HEAD', /^\/unsubscribe\/[^/]+$/],
   ['POST', /^\/unsubscribe\/[^/]+$/],
+  // The recipient's preferences page (API.md §12): the link's MAC token is the credential.
+  ['GET', /^\/preferences\/[^/]+$/],
+  ['HEAD', /^\/preferences\/[^/]+$/],
+  ['POST', /^\/preferences\/[^/]+$/],
 ];
 
 /**

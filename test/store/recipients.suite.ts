@@ -118,5 +118,32 @@ export function recipientsSuite(name: string, open: () => Promise<Store>): void 
       assert.equal(await store.categories.remove('t1', 'marketing'), true);
       assert.equal(await store.categories.get('t1', 'marketing'), null);
     });
+
+    it('changes preferences from what they are, losing no concurrent change', async () => {
+      const store = await fresh();
+      await store.recipients.put('t1', [{ id: 'u-1', profile: {} }], T0);
+      await store.recipients.put('t2', [{ id: 'u-1', profile: {} }], T0);
+      const names = Array.from({ length: 20 }, (_, i) => `c${i}`);
+      // Each change adds one category to what it reads: a read and write apart would lose some.
+      const results = await Promise.all(
+        names.map((name, i) =>
+          store.recipients.changePreferences(
+            't1',
+            'u-1',
+            (current) => ({ ...current, categories: { ...current.categories, [name]: { email: false } } }),
+            T0 + 1 + i,
+          ),
+        ),
+      );
+      assert.ok(results.every((r) => r !== null));
+      const record = await store.recipients.get('t1', 'u-1');
+      assert.deepEqual(Object.keys(record?.preferences.categories ?? {}).sort(), [...names].sort());
+      assert.ok((record?.updatedAt ?? 0) > T0);
+      assert.deepEqual((await store.recipients.get('t2', 'u-1'))?.preferences, {
+        channels: {},
+        categories: {},
+      });
+      assert.equal(await store.recipients.changePreferences('t1', 'nobody', (p) => p, T0), null);
+    });
   });
 }

@@ -4,11 +4,13 @@ import { SESSION_ENDED, scheduleRefresh } from './api.ts';
 import { SignOutPanel } from './components/sign-out.tsx';
 import { AccountPage } from './pages/account.tsx';
 import { AdminPage } from './pages/admin.tsx';
+import { CategoriesPage } from './pages/categories.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { NotificationDetailPage } from './pages/notification-detail.tsx';
 import { NotificationsPage } from './pages/notifications.tsx';
 import { OidcCallbackPage } from './pages/oidc-callback.tsx';
+import { RecipientsPage } from './pages/recipients.tsx';
 import { SandboxPage } from './pages/sandbox.tsx';
 import { SendPage } from './pages/send.tsx';
 import { SuppressionsPage } from './pages/suppressions.tsx';
@@ -71,6 +73,8 @@ function page(path: string): ReactNode {
   if (detail) return <NotificationDetailPage id={detail.id as string} />;
   if (path === '/templates') return <TemplatesPage />;
   if (path === '/suppressions') return <SuppressionsPage admin={can('admin')} />;
+  if (path === '/recipients') return <RecipientsPage canWrite={can('recipients:write')} />;
+  if (path === '/categories') return <CategoriesPage admin={can('admin')} />;
   if (path === '/sandbox') return <SandboxPage />;
   if (path === '/admin') return <AdminPage />;
   if (path === '/account') return <AccountPage />;
@@ -99,6 +103,8 @@ function Layout(props: { children: ReactNode }) {
           <Link to="/notifications">Notifications</Link>
           {can('templates:read') ? <Link to="/templates">Templates</Link> : null}
           {can('notifications:read') ? <Link to="/suppressions">Suppressions</Link> : null}
+          {can('recipients:read') ? <Link to="/recipients">Recipients</Link> : null}
+          {can('recipients:read') ? <Link to="/categories">Categories</Link> : null}
           {can('admin') ? <Link to="/sandbox">Sandbox</Link> : null}
           {can('admin') ? <Link to="/admin">Admin</Link> : null}
         </nav>

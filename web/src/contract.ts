@@ -42,3 +42,29 @@ export type CreatedClient = Json<Paths['/admin/clients']['post']['responses'][20
 export type SuppressionItem = Json<Paths['/suppressions']['get']['responses'][200]>['items'][number];
 /** One status change, as GET /notifications/stream sends it (the `data` of a `status` event). */
 export type { StatusChange } from '../../src/notifications/changes.ts';
+export {
+  optedOut,
+  PREFERENCE_CHANNELS,
+  type PreferenceChannel,
+} from '../../src/recipients/model.ts';
+/** A category of GET /categories. */
+export type CategoryItem = Json<Paths['/categories']['get']['responses'][200]>['items'][number];
+/** GET /recipients/{recipientId}/preferences: the recipient's own choices. */
+export type PreferencesView = Json<Paths['/recipients/{recipientId}/preferences']['get']['responses'][200]>;
+/**
+ * GET /recipients/{recipientId} as API.md §12 gives it. Written here by hand while that route
+ * (issue #50's recipients API) is built beside this page; its generated type replaces this.
+ */
+export interface RecipientView {
+  recipientId: string;
+  email: string | null;
+  phone: string | null;
+  push: unknown[] | null;
+  locale: string | null;
+  timezone: string | null;
+  name: string | null;
+  data: Record<string, unknown> | null;
+  preferencesUrl: string;
+  createdAt: string;
+  updatedAt: string;
+}

@@ -264,6 +264,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/preferences/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The recipient's preferences page (changes nothing)
+         * @description Public: the page `preferencesUrl` opens. Every category of the tenant with a checkbox per channel named `<category>.<channel>`, and `channels.<channel>` for a channel as a whole, checked when a notification would be sent; required categories checked and disabled. A forged or altered token is 404.
+         */
+        get: operations["getPreferencesToken"];
+        put?: never;
+        /**
+         * Save the recipient's choices from the preferences page
+         * @description The form as a browser posts it (application/x-www-form-urlencoded: the checked boxes). Every box the page shows becomes a choice, true when checked and false when not; answers the page again with a notice. A field the page does not have is 400.
+         */
+        post: operations["postPreferencesToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/me": {
         parameters: {
             query?: never;
@@ -914,6 +938,78 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/categories/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Declare a category, or replace it
+         * @description Scope admin. 201 when it is new, 200 when it replaced one; fields left out are reset (no description, not required, no defaults). The name `channels` is taken: the preferences page names its boxes for a channel as a whole `channels.<channel>`.
+         */
+        put: operations["putCategoriesName"];
+        post?: never;
+        /**
+         * Delete a category
+         * @description Scope admin. Recipients' choices for it stay (they apply again if it is declared again); notifications may still name it, as an undeclared category: no defaults, not required.
+         */
+        delete: operations["deleteCategoriesName"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's categories, by name
+         * @description Scope recipients:read. Every category the tenant declared, in name order; follow `nextCursor` until it is null.
+         */
+        get: operations["getCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recipients/{recipientId}/preferences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A recipient's preferences
+         * @description Each choice is a boolean; a channel or category left out means no choice was made. A notification of category K on channel C is sent unless the first of `categories[K][C]`, `channels[C]` and the category's `defaultChannels[C]` that is set is false; CRITICAL notifications and required categories always go.
+         */
+        get: operations["getRecipientsRecipientIdPreferences"];
+        /**
+         * Replace a recipient's preferences
+         * @description A part left out (`channels` or `categories`) is emptied: no choice.
+         */
+        put: operations["putRecipientsRecipientIdPreferences"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a recipient's preferences with a JSON merge patch (RFC 7396)
+         * @description Content-Type `application/merge-patch+json` or `application/json`. A member replaces the same member, null removes it (a choice, a category's choices, or all of `channels` or `categories`), a member left out stays. Applied in one transaction: concurrent patches are never lost.
+         */
+        patch: operations["patchRecipientsRecipientIdPreferences"];
         trace?: never;
     };
     "/metrics": {
@@ -1847,6 +1943,90 @@ export interface operations {
             };
         };
     };
+    getPreferencesToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example WyJhY21lIiwidXNlci0xODQyIl0.q0s9nYtW3dqbV2mC1xL0ZpJ4cT7uRkE8aH6fG5bN2sM */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A small HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <h1>Notification preferences</h1><form method="post"><table>…<input type="checkbox" name="marketing.email" checked>…</table><button type="submit">Save</button></form> */
+                    "text/html": string;
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPreferencesToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example WyJhY21lIiwidXNlci0xODQyIl0.q0s9nYtW3dqbV2mC1xL0ZpJ4cT7uRkE8aH6fG5bN2sM */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A small HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <h1>Notification preferences</h1><p class="notice" role="status">Your choices are saved.</p><form method="post"><table>…<input type="checkbox" name="marketing.email" checked>…</table><button type="submit">Save</button></form> */
+                    "text/html": string;
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getAuthMe: {
         parameters: {
             query?: never;
@@ -2304,7 +2484,7 @@ export interface operations {
                  */
                 "application/json": {
                     name: string;
-                    scopes: ("notifications:send" | "notifications:read" | "templates:read" | "templates:write" | "admin")[];
+                    scopes: ("notifications:send" | "notifications:read" | "templates:read" | "templates:write" | "recipients:read" | "recipients:write" | "admin")[];
                     tenant?: string;
                 };
             };
@@ -4805,6 +4985,595 @@ export interface operations {
                             /** @description true: no provider is configured, messages go to the sandbox */
                             sandbox: boolean;
                         }[];
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putCategoriesName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example marketing */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Offers and product news",
+                 *       "defaultChannels": {
+                 *         "sms": false
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Shown to recipients on their preferences page, under the category name */
+                    description?: string;
+                    /**
+                     * @description Sent whatever the preferences say (security, billing); false by default
+                     * @enum {unknown}
+                     */
+                    required?: true | false;
+                    /** @description The choice of a recipient who made none (for this category or the channel as a whole) */
+                    defaultChannels?: {
+                        /** @enum {unknown} */
+                        email?: true | false;
+                        /** @enum {unknown} */
+                        sms?: true | false;
+                        /** @enum {unknown} */
+                        push?: true | false;
+                        /** @enum {unknown} */
+                        inapp?: true | false;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "marketing",
+                     *       "description": "Offers and product news",
+                     *       "required": false,
+                     *       "defaultChannels": {
+                     *         "sms": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        name: string;
+                        description: string | null;
+                        required: boolean;
+                        defaultChannels: {
+                            /** @enum {unknown} */
+                            email?: true | false;
+                            /** @enum {unknown} */
+                            sms?: true | false;
+                            /** @enum {unknown} */
+                            push?: true | false;
+                            /** @enum {unknown} */
+                            inapp?: true | false;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "marketing",
+                     *       "description": "Offers and product news",
+                     *       "required": false,
+                     *       "defaultChannels": {
+                     *         "sms": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        name: string;
+                        description: string | null;
+                        required: boolean;
+                        defaultChannels: {
+                            /** @enum {unknown} */
+                            email?: true | false;
+                            /** @enum {unknown} */
+                            sms?: true | false;
+                            /** @enum {unknown} */
+                            push?: true | false;
+                            /** @enum {unknown} */
+                            inapp?: true | false;
+                        };
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteCategoriesName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example marketing */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCategories: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "name": "marketing",
+                     *           "description": "Offers and product news",
+                     *           "required": false,
+                     *           "defaultChannels": {
+                     *             "sms": false
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: {
+                            name: string;
+                            description: string | null;
+                            required: boolean;
+                            defaultChannels: {
+                                /** @enum {unknown} */
+                                email?: true | false;
+                                /** @enum {unknown} */
+                                sms?: true | false;
+                                /** @enum {unknown} */
+                                push?: true | false;
+                                /** @enum {unknown} */
+                                inapp?: true | false;
+                            };
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRecipientsRecipientIdPreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example user-1842 */
+                recipientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "channels": {
+                     *         "sms": false
+                     *       },
+                     *       "categories": {
+                     *         "marketing": {
+                     *           "email": false,
+                     *           "push": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        channels: {
+                            /** @enum {unknown} */
+                            email?: true | false;
+                            /** @enum {unknown} */
+                            sms?: true | false;
+                            /** @enum {unknown} */
+                            push?: true | false;
+                            /** @enum {unknown} */
+                            inapp?: true | false;
+                        };
+                        categories: {
+                            [key: string]: {
+                                /** @enum {unknown} */
+                                email?: true | false;
+                                /** @enum {unknown} */
+                                sms?: true | false;
+                                /** @enum {unknown} */
+                                push?: true | false;
+                                /** @enum {unknown} */
+                                inapp?: true | false;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putRecipientsRecipientIdPreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example user-1842 */
+                recipientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "channels": {
+                 *         "sms": false
+                 *       },
+                 *       "categories": {
+                 *         "marketing": {
+                 *           "email": false,
+                 *           "push": true
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    channels?: {
+                        /** @enum {unknown} */
+                        email?: true | false;
+                        /** @enum {unknown} */
+                        sms?: true | false;
+                        /** @enum {unknown} */
+                        push?: true | false;
+                        /** @enum {unknown} */
+                        inapp?: true | false;
+                    };
+                    categories?: {
+                        [key: string]: {
+                            /** @enum {unknown} */
+                            email?: true | false;
+                            /** @enum {unknown} */
+                            sms?: true | false;
+                            /** @enum {unknown} */
+                            push?: true | false;
+                            /** @enum {unknown} */
+                            inapp?: true | false;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "channels": {
+                     *         "sms": false
+                     *       },
+                     *       "categories": {
+                     *         "marketing": {
+                     *           "email": false,
+                     *           "push": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        channels: {
+                            /** @enum {unknown} */
+                            email?: true | false;
+                            /** @enum {unknown} */
+                            sms?: true | false;
+                            /** @enum {unknown} */
+                            push?: true | false;
+                            /** @enum {unknown} */
+                            inapp?: true | false;
+                        };
+                        categories: {
+                            [key: string]: {
+                                /** @enum {unknown} */
+                                email?: true | false;
+                                /** @enum {unknown} */
+                                sms?: true | false;
+                                /** @enum {unknown} */
+                                push?: true | false;
+                                /** @enum {unknown} */
+                                inapp?: true | false;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchRecipientsRecipientIdPreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example user-1842 */
+                recipientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "channels": {
+                 *         "sms": null
+                 *       },
+                 *       "categories": {
+                 *         "marketing": {
+                 *           "email": true
+                 *         },
+                 *         "digest": null
+                 *       }
+                 *     }
+                 */
+                "application/merge-patch+json": {
+                    channels?: {
+                        /** @enum {unknown} */
+                        email?: true | false | null;
+                        /** @enum {unknown} */
+                        sms?: true | false | null;
+                        /** @enum {unknown} */
+                        push?: true | false | null;
+                        /** @enum {unknown} */
+                        inapp?: true | false | null;
+                    } | null;
+                    categories?: {
+                        [key: string]: {
+                            /** @enum {unknown} */
+                            email?: true | false | null;
+                            /** @enum {unknown} */
+                            sms?: true | false | null;
+                            /** @enum {unknown} */
+                            push?: true | false | null;
+                            /** @enum {unknown} */
+                            inapp?: true | false | null;
+                        } | null;
+                    } | null;
+                };
+                /**
+                 * @example {
+                 *       "channels": {
+                 *         "sms": null
+                 *       },
+                 *       "categories": {
+                 *         "marketing": {
+                 *           "email": true
+                 *         },
+                 *         "digest": null
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    channels?: {
+                        /** @enum {unknown} */
+                        email?: true | false | null;
+                        /** @enum {unknown} */
+                        sms?: true | false | null;
+                        /** @enum {unknown} */
+                        push?: true | false | null;
+                        /** @enum {unknown} */
+                        inapp?: true | false | null;
+                    } | null;
+                    categories?: {
+                        [key: string]: {
+                            /** @enum {unknown} */
+                            email?: true | false | null;
+                            /** @enum {unknown} */
+                            sms?: true | false | null;
+                            /** @enum {unknown} */
+                            push?: true | false | null;
+                            /** @enum {unknown} */
+                            inapp?: true | false | null;
+                        } | null;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "channels": {
+                     *         "sms": false
+                     *       },
+                     *       "categories": {
+                     *         "marketing": {
+                     *           "email": false,
+                     *           "push": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        channels: {
+                            /** @enum {unknown} */
+                            email?: true | false;
+                            /** @enum {unknown} */
+                            sms?: true | false;
+                            /** @enum {unknown} */
+                            push?: true | false;
+                            /** @enum {unknown} */
+                            inapp?: true | false;
+                        };
+                        categories: {
+                            [key: string]: {
+                                /** @enum {unknown} */
+                                email?: true | false;
+                                /** @enum {unknown} */
+                                sms?: true | false;
+                                /** @enum {unknown} */
+                                push?: true | false;
+                                /** @enum {unknown} */
+                                inapp?: true | false;
+                            };
+                        };
                     };
                 };
             };

@@ -110,7 +110,8 @@ export interface AuthStore {
 
 /** One attempt to count (AuthStore.claimAttempt). */
 export interface AttemptClaim {
-  scope: 'login' | 'token' | 'oidc';
+  /** What is counted: failed logins, failed client authentications, OpenID callbacks, preferences page posts. */
+  scope: 'login' | 'token' | 'oidc' | 'preferences';
   subject: string;
   address: string;
   now: number;

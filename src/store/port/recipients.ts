@@ -44,6 +44,18 @@ export interface RecipientStore {
     preferences: Preferences,
     now: number,
   ): Promise<RecipientRecord | null>;
+  /**
+   * Changes a recipient's preferences from what they are, in one transaction (the read, `change`
+   * and the write), so that no concurrent change is lost between them: a merge patch, a post of
+   * the preferences page. `change` is synchronous and throws nothing. Null when there is no such
+   * recipient.
+   */
+  changePreferences(
+    tenant: string,
+    id: string,
+    change: (current: Preferences) => Preferences,
+    now: number,
+  ): Promise<RecipientRecord | null>;
 }
 
 /** What a category is declared with. */

@@ -74,6 +74,21 @@ export function createPostgresRecipients(sql: Sql): RecipientStore {
         RETURNING ${sql.unsafe(RECIPIENT_COLUMNS)}`;
       return row ? recipientFromRow(row) : null;
     },
+    async changePreferences(tenant, id, apply, now) {
+      // The row is locked from the read to the write: a concurrent change waits for this one.
+      return sql.begin(async (tx) => {
+        const [row] = await tx<RecipientRow[]>`
+          SELECT ${tx.unsafe(RECIPIENT_COLUMNS)} FROM recipients
+          WHERE tenant = ${tenant} AND recipient_id = ${id} FOR UPDATE`;
+        if (!row) return null;
+        const next = apply(recipientFromRow(row).preferences);
+        const [updated] = await tx<RecipientRow[]>`
+          UPDATE recipients SET preferences = ${json(next)}, updated_at = ${now}
+          WHERE tenant = ${tenant} AND recipient_id = ${id}
+          RETURNING ${tx.unsafe(RECIPIENT_COLUMNS)}`;
+        return recipientFromRow(updated as RecipientRow);
+      });
+    },
   };
 }
 

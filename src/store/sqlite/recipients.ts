@@ -1,3 +1,4 @@
+import type { Preferences } from '../../recipients/model.ts';
 import type { CategoryFields, CategoryStore, RecipientKey, RecipientStore } from '../port/recipients.ts';
 import {
   CATEGORY_COLUMNS,
@@ -77,6 +78,14 @@ export function createSqliteRecipients(db: SqliteDb): RecipientStore {
       return { record: recipientFromRow(row), created };
     }),
   );
+  const change = db.transaction(
+    (tenant: string, id: string, apply: (current: Preferences) => Preferences, now: number) => {
+      const row = s.one.get(tenant, id);
+      if (!row) return null;
+      const next = apply(recipientFromRow(row).preferences);
+      return recipientFromRow(s.preferences.get(JSON.stringify(next), now, tenant, id) as RecipientRow);
+    },
+  );
   return {
     async put(tenant, entries, now) {
       return put.immediate(tenant, entries, now);
@@ -97,6 +106,9 @@ export function createSqliteRecipients(db: SqliteDb): RecipientStore {
     async setPreferences(tenant, id, preferences, now) {
       const row = s.preferences.get(JSON.stringify(preferences), now, tenant, id);
       return row ? recipientFromRow(row) : null;
+    },
+    async changePreferences(tenant, id, apply, now) {
+      return change.immediate(tenant, id, apply, now);
     },
   };
 }
