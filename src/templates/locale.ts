@@ -56,8 +56,7 @@ export function closestLocale(
 ): string | undefined {
   if (available.size === 0) return undefined;
   // A notification's own locale is stored canonical; a recipient's is made so here.
-  const recipient = wanted.recipientLocale ? canonicalLocale(wanted.recipientLocale) : undefined;
-  const tag = wanted.locale ?? recipient;
+  const tag = wanted.locale ?? (wanted.recipientLocale ? canonicalLocale(wanted.recipientLocale) : undefined);
   if (tag === undefined) return undefined;
   return fallbackChain(tag).find((candidate) => available.has(candidate));
 }
