@@ -6,7 +6,7 @@ import type { Completion } from '../notifications/status.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { SendResult } from '../providers/types.ts';
 import { suppressionKey } from '../suppressions/model.ts';
-import type { Renderer } from '../templates/render.ts';
+import type { Rendered, Renderer } from '../templates/render.ts';
 import { RenderError } from '../templates/render-error.ts';
 import { type RetryPolicy, retryDelay } from './backoff.ts';
 import { chooseProvider, fallbackReady } from './failover.ts';
@@ -77,11 +77,11 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
   const circuit = state.circuitFor(record.recipient);
   if (!state.acquire(rank)) return hold(now() + 10, `concurrency limit of provider ${provider.name}`);
   let result: SendResult;
+  let rendered: Rendered;
   try {
-    let content: Awaited<ReturnType<Renderer['render']>>;
     try {
       deps.trace?.mark(record.seq, 'renderStart');
-      content = await deps.renderer.render(record);
+      rendered = await deps.renderer.render(record);
       deps.trace?.mark(record.seq, 'renderEnd');
     } catch (error) {
       if (error instanceof RenderError) return { ...lease, kind: 'failed', detail: error.message };
@@ -110,7 +110,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
           channel: record.channel,
           priority: record.priority,
           recipient: record.recipient,
-          content,
+          content: rendered.content,
           attempt: record.attempts,
           unsubscribeUrl,
         },
@@ -143,6 +143,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
       providerMessageId: result.providerMessageId,
       detail: result.detail,
       copy: result.copy,
+      locale: rendered.locale,
     };
   }
   if (result.kind === 'config') {

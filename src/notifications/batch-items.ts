@@ -15,6 +15,7 @@ export interface CheckedItem {
   channel: Channel;
   priority: Priority;
   template: string | null;
+  locale: string | null;
   scheduledAt: number | null;
   expiresAt: number | null;
   /** Serialized (and the recipient digested) by checkItem, then packed with the batch's other rows (batch-body.ts). */
@@ -52,6 +53,7 @@ export function checkItem(
       channel: v.channel,
       priority: v.priority,
       template: v.template,
+      locale: v.locale,
       scheduledAt: v.scheduledAt,
       expiresAt: v.expiresAt,
       encoded: encodeColumns(v, recipientDigest(digestKey, v.recipient)),

@@ -91,7 +91,7 @@ function templateMismatch(v: { template: string | null; channel: Channel }, at =
  */
 function toRow(
   tenant: string,
-  v: Pick<ValidNotification, 'channel' | 'priority' | 'scheduledAt' | 'expiresAt'>,
+  v: Pick<ValidNotification, 'channel' | 'priority' | 'locale' | 'scheduledAt' | 'expiresAt'>,
   encoded: EncodedColumns | PackedColumns,
   template: TemplateRecord | null,
   now: number,
@@ -105,6 +105,7 @@ function toRow(
     priority: v.priority,
     templateKey: template ? template.key : null,
     templateVersion: template ? template.version : null,
+    locale: v.locale,
     idempotencyKey,
     requestHash: hash,
     scheduledAt: v.scheduledAt,

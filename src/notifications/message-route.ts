@@ -61,7 +61,8 @@ export const notificationMessageRoute: RouteModule<CoreDeps & { renderer: Render
       const copy = copies.items[0];
       if (copy) return { ...base, source: 'sandbox' as const, content: copy.content };
       try {
-        return { ...base, source: 'rendered' as const, content: await deps.renderer.render(record) };
+        const { content } = await deps.renderer.render(record);
+        return { ...base, source: 'rendered' as const, content };
       } catch (error) {
         if (!(error instanceof RenderError)) throw error;
         return { ...base, source: 'rendered' as const, content: null, detail: error.message };

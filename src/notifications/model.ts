@@ -64,6 +64,8 @@ export interface NotificationRecord {
   recipient: Recipient;
   templateKey: string | null;
   templateVersion: number | null;
+  /** Its own locale (a canonical BCP 47 tag, API.md §15), or null: its recipient's, or none. */
+  locale: string | null;
   content: Content | null;
   variables: Record<string, unknown>;
   metadata: Record<string, unknown>;
@@ -87,4 +89,6 @@ export interface EventRecord {
   provider?: string;
   detail?: string;
   source?: string;
+  /** On SENT: the locale variant the message was rendered from (absent: the template itself). */
+  locale?: string;
 }

@@ -7,6 +7,7 @@ import { describedPattern } from '../http/field-messages.ts';
 import { PageSchema } from '../http/page.ts';
 import { literals, nullable } from '../http/schema.ts';
 import { TemplateKey } from '../templates/key.ts';
+import { LocaleTag } from '../templates/locale.ts';
 import { PRIORITIES, STATUSES } from './model.ts';
 
 // Schemas of one notification body, one per channel (push has two recipient forms). Compiled
@@ -109,6 +110,11 @@ function body(channel: TSchema, recipient: TObject, content: TObject): TObject<T
       content: Type.Optional(content),
       variables: Type.Optional(Bag),
       metadata: Type.Optional(Bag),
+      locale: Type.Optional({
+        ...LocaleTag,
+        description:
+          "A BCP 47 tag (stored canonical): the template's closest locale variant renders (docs/localization.md).",
+      }),
       expiresAt: Type.Optional(IsoTime),
       scheduledAt: Type.Optional(IsoTime),
     },
@@ -183,6 +189,7 @@ export const NotificationSummary = Type.Object({
   recipient: Type.Record(Type.String(), Type.Unknown(), { description: 'masked' }),
   template: nullable(Type.String()),
   templateVersion: nullable(Type.Integer()),
+  locale: nullable(Type.String({ description: 'Its own locale (canonical BCP 47), or null' })),
   metadata: Type.Unknown(),
   attempts: Type.Integer(),
   createdAt: Time,
@@ -202,6 +209,9 @@ export const NotificationEvent = Type.Object({
   provider: Type.Optional(Type.String()),
   detail: Type.Optional(Type.String()),
   source: Type.Optional(Type.String()),
+  locale: Type.Optional(
+    Type.String({ description: 'On SENT: the locale variant rendered; absent: the template itself' }),
+  ),
 });
 
 /** GET /notifications/{id}: the summary and every event (view.ts detailView). */
@@ -212,7 +222,8 @@ const summaryExample: Static<typeof NotificationSummary> = {
   priority: 'HIGH',
   recipient: { email: 'a***@example.com' },
   template: 'password-reset',
-  templateVersion: 1,
+  templateVersion: 2,
+  locale: 'fr-CA',
   metadata: { userId: 'u_42' },
   attempts: 1,
   createdAt: '2026-11-28T09:30:00.000Z',
@@ -237,6 +248,7 @@ export const NotificationDetail = withExample(
         attempt: 1,
         provider: 'sandbox',
         detail: 'stored in the sandbox',
+        locale: 'fr',
       },
       { type: 'DELIVERED', at: '2026-11-28T09:30:00.012Z', provider: 'sandbox', source: 'provider' },
     ],

@@ -51,6 +51,8 @@ export interface EventInput {
   provider?: string | null;
   detail?: string | null;
   source?: string | null;
+  /** The locale variant a SENT message was rendered from (API.md §15). */
+  locale?: string | null;
 }
 
 /** A message the sandbox provider "delivered", stored with its DELIVERED completion. */
@@ -82,6 +84,8 @@ export type Completion = LeaseRef &
         detail?: string;
         /** What the provider asks to be kept with the completion (the sandbox's copy). */
         copy?: SandboxCopy;
+        /** The locale variant the message was rendered from; undefined: the template itself. */
+        locale?: string;
       }
     | {
         /**
@@ -162,7 +166,14 @@ export function effectOf(owner: string, c: Completion, now: number): Transition 
     case 'delivered': {
       const delivered = c.kind === 'delivered';
       const events: EventInput[] = [
-        { seq, type: 'SENT', attempt, provider: c.provider, detail: c.detail ?? null },
+        {
+          seq,
+          type: 'SENT',
+          attempt,
+          provider: c.provider,
+          detail: c.detail ?? null,
+          locale: c.locale ?? null,
+        },
       ];
       if (delivered) events.push({ seq, type: 'DELIVERED', provider: c.provider, source: 'provider' });
       return {

@@ -3,6 +3,7 @@ import { parseIsoTime } from '../clock.ts';
 import type { FieldError } from '../errors.ts';
 import { fieldMessage, MAX_FIELD_ERRORS, NOT_A_TIME, ruleOfTypeBox } from '../http/field-messages.ts';
 import { refusedUrl } from '../providers/outbound.ts';
+import { canonicalLocale, LOCALE_MESSAGE } from '../templates/locale.ts';
 import type { Channel, Content, Priority, Recipient } from './model.ts';
 import { payloadErrors } from './payload.ts';
 import { checkers } from './schemas.ts';
@@ -16,6 +17,8 @@ export interface ValidNotification {
   content: Content | null;
   variables: Record<string, unknown> | null;
   metadata: Record<string, unknown> | null;
+  /** Canonical BCP 47, or null when none was given. */
+  locale: string | null;
   expiresAt: number | null;
   scheduledAt: number | null;
 }
@@ -103,6 +106,9 @@ function meaningErrors(
   const refusal =
     typeof endpoint === 'string' && fine(endpointPath) ? refusedUrl(endpoint, pushAllowedHosts) : undefined;
   if (refusal) errors.push({ path: `${prefix}/${endpointPath}`, message: refusal });
+  if (typeof body.locale === 'string' && fine('locale') && canonicalLocale(body.locale) === undefined) {
+    errors.push({ path: `${prefix}/locale`, message: LOCALE_MESSAGE });
+  }
 }
 
 /**
@@ -137,6 +143,7 @@ export function validateNotification(
     content: (body.content as Content | undefined) ?? null,
     variables: (body.variables as Record<string, unknown> | undefined) ?? null,
     metadata: (body.metadata as Record<string, unknown> | undefined) ?? null,
+    locale: typeof body.locale === 'string' ? (canonicalLocale(body.locale) as string) : null,
     expiresAt,
     scheduledAt,
   };

@@ -26,6 +26,7 @@ export function summaryView(n: NotificationRecord) {
     recipient: maskRecipient(n.recipient),
     template: n.templateKey,
     templateVersion: n.templateVersion,
+    locale: n.locale,
     metadata: n.metadata,
     attempts: n.attempts,
     createdAt: iso(n.createdAt),

@@ -15,6 +15,7 @@ export interface LoggedRow {
   provider: string | null;
   detail: string | null;
   source: string | null;
+  locale: string | null;
 }
 
 export function loggedFromRow(row: LoggedRow, cursor: string): LoggedStatus {
@@ -30,12 +31,13 @@ export function loggedFromRow(row: LoggedRow, cursor: string): LoggedStatus {
     provider: row.provider,
     detail: row.detail,
     source: row.source,
+    locale: row.locale,
   };
 }
 
 /** The columns of a log query: the event, its notification, and the status before it. */
 export function loggedColumns(statusTypes: string): string {
-  return `n.id AS notification_id, n.tenant, n.metadata, e.type, e.at, e.attempt, e.provider, e.detail, e.source,
+  return `n.id AS notification_id, n.tenant, n.metadata, e.type, e.at, e.attempt, e.provider, e.detail, e.source, e.locale,
     (SELECT p.type FROM notification_events p WHERE p.notification_seq = e.notification_seq AND p.id < e.id
        AND p.type IN (${statusTypes}) ORDER BY p.id DESC LIMIT 1) AS previous`;
 }

@@ -9,7 +9,7 @@ import {
 } from '../notifications/model.ts';
 import type { SuppressionReason } from '../suppressions/model.ts';
 import type { SandboxMessage } from './port/sandbox.ts';
-import type { TemplateContent, TemplateRecord } from './port/templates.ts';
+import type { TemplateContent, TemplateRecord, TemplateVariant } from './port/templates.ts';
 
 /**
  * A `notifications` row as both adapters return it: better-sqlite3 as is, postgres.js with
@@ -25,6 +25,7 @@ export interface NotificationRow {
   recipient: string;
   template_key: string | null;
   template_version: number | null;
+  locale: string | null;
   content: string | null;
   variables: string | null;
   metadata: string | null;
@@ -42,7 +43,7 @@ export interface NotificationRow {
 
 /** The columns every reader selects. */
 export const NOTIFICATION_COLUMNS = `seq, id, tenant, channel, priority, status, recipient, template_key,
-  template_version, content, variables, metadata, request_hash, scheduled_at, expires_at, attempts,
+  template_version, locale, content, variables, metadata, request_hash, scheduled_at, expires_at, attempts,
   holds, next_attempt_at, provider, provider_message_id, created_at, updated_at`;
 
 /** A notification's metadata as every answer shows it: `{}` when none was sent. */
@@ -62,6 +63,7 @@ export function notificationFromRow(row: NotificationRow): NotificationRecord {
     recipient: JSON.parse(row.recipient),
     templateKey: row.template_key,
     templateVersion: row.template_version,
+    locale: row.locale ?? null,
     content: row.content === null ? null : JSON.parse(row.content),
     variables: row.variables === null ? {} : JSON.parse(row.variables),
     metadata: metadataOf(row.metadata),
@@ -85,6 +87,7 @@ export interface EventRow {
   provider: string | null;
   detail: string | null;
   source: string | null;
+  locale: string | null;
 }
 
 export function eventFromRow(row: EventRow): EventRecord {
@@ -93,6 +96,7 @@ export function eventFromRow(row: EventRow): EventRecord {
   if (row.provider !== null) event.provider = row.provider;
   if (row.detail !== null) event.detail = row.detail;
   if (row.source !== null) event.source = row.source;
+  if (row.locale !== null) event.locale = row.locale;
   return event;
 }
 
@@ -123,6 +127,25 @@ export function templateFromRow(row: TemplateRow | undefined): TemplateRecord | 
     content: JSON.parse(row.content) as TemplateContent,
     sampleVariables: row.sample_variables === null ? null : JSON.parse(row.sample_variables),
     createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** A `template_locales` row: one locale variant of one template version. */
+export interface VariantRow {
+  key: string;
+  version: number;
+  locale: string;
+  content: string;
+  updated_at: number;
+}
+
+export function variantFromRow(row: VariantRow): TemplateVariant {
+  return {
+    key: row.key,
+    version: row.version,
+    locale: row.locale,
+    content: JSON.parse(row.content) as TemplateContent,
     updatedAt: row.updated_at,
   };
 }

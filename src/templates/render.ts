@@ -4,8 +4,9 @@ import { ServerSchema } from '../config/schema.ts';
 import { type Priority, priorityRank } from '../notifications/model.ts';
 import type { Rank } from '../reserve.ts';
 import type { Store } from '../store/port/index.ts';
-import type { TemplateRecord } from '../store/port/templates.ts';
+import type { TemplateContent, TemplateRecord } from '../store/port/templates.ts';
 import { hasLiquid, type LiquidSource, TEXT_FIELDS } from './fields.ts';
+import { closestLocale } from './locale.ts';
 import { RenderError } from './render-error.ts';
 import { createRenderPool, type RenderPool } from './render-pool.ts';
 
@@ -16,8 +17,23 @@ export interface RenderInput {
   priority: Priority;
   templateKey: string | null;
   templateVersion: number | null;
+  /** The notification's own locale; its recipient's (`recipientLocale`) is used without one. */
+  locale: string | null;
+  recipientLocale?: string | null;
   content: Content | null;
   variables: Record<string, unknown>;
+}
+
+/** A rendered message, and the locale variant it was rendered from (undefined: the template itself). */
+export interface Rendered {
+  content: Content;
+  locale?: string;
+}
+
+/** A pinned version as rendering reads it: its fields and its locale variants by tag. */
+interface PinnedVersion {
+  template: TemplateRecord;
+  variants: ReadonlyMap<string, TemplateContent>;
 }
 
 /** Renders notifications at processing time, from their pinned template version or inline content. */
@@ -28,7 +44,7 @@ export interface RenderInput {
 export type SyntaxVerdict = null | { error: string; lasting: boolean } | { unavailable: string };
 
 export interface Renderer {
-  render(notification: RenderInput): Promise<Content>;
+  render(notification: RenderInput): Promise<Rendered>;
   /** Renders one template version with `variables` (POST /templates/{key}/preview). */
   preview(template: TemplateRecord, variables: Record<string, unknown>): Promise<Content>;
   /**
@@ -73,8 +89,18 @@ function defaultPool(): RenderPool {
  */
 export function createRenderer(store: Store, given?: RenderPool): Renderer {
   const pool = given ?? defaultPool();
-  // Template versions never change: their sources are read from the store once.
-  const versions = new LRUCache<string, TemplateRecord>({ max: 1000 });
+  // Template versions (and so their locale variants) never change: read from the store once.
+  const versions = new LRUCache<string, PinnedVersion>({ max: 1000 });
+  async function pinned(cacheKey: string, tenant: string, key: string, version: number, what: string) {
+    const cached = versions.get(cacheKey);
+    if (cached) return cached;
+    const template = await store.templates.getVersion(tenant, key, version);
+    if (!template) throw new RenderError(`${what} no longer exists`);
+    const variants = await store.templates.variants(tenant, [{ key, version }]);
+    const found: PinnedVersion = { template, variants: new Map(variants.map((v) => [v.locale, v.content])) };
+    versions.set(cacheKey, found);
+    return found;
+  }
   async function run(
     tenant: string,
     key: string,
@@ -98,17 +124,27 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
         if (version === null) throw new RenderError(`template "${n.templateKey}" has no pinned version`);
         const what = describe({ key: n.templateKey, version });
         const key = `${n.tenant}\u0000${n.templateKey}\u0000${version}`;
-        let template = versions.get(key);
-        if (!template) {
-          const found = await store.templates.getVersion(n.tenant, n.templateKey, version);
-          if (!found) throw new RenderError(`${what} no longer exists`);
-          template = found;
-          versions.set(key, found);
-        }
-        return run(n.tenant, key, template.content, variables, what, rank);
+        const { template, variants } = await pinned(key, n.tenant, n.templateKey, version, what);
+        const locale = closestLocale(n, variants);
+        if (locale === undefined)
+          return { content: await run(n.tenant, key, template.content, variables, what, rank) };
+        const content = variants.get(locale) as TemplateContent;
+        return {
+          content: await run(
+            n.tenant,
+            `${key}\u0000${locale}`,
+            content,
+            variables,
+            `${what} (${locale})`,
+            rank,
+          ),
+          locale,
+        };
       }
       if (!n.content) throw new RenderError('the notification has neither a template nor content');
-      return run(n.tenant, JSON.stringify(n.content), n.content, variables, 'content', rank);
+      return {
+        content: await run(n.tenant, JSON.stringify(n.content), n.content, variables, 'content', rank),
+      };
     },
     preview(template, variables) {
       const key = `${template.tenant}\u0000${template.key}\u0000${template.version}`;

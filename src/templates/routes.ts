@@ -10,9 +10,10 @@ import type { RouteModule } from '../http/types.ts';
 import { priorityRank } from '../notifications/model.ts';
 import { payloadErrors } from '../notifications/payload.ts';
 import { ContentView } from '../notifications/schemas.ts';
-import type { TemplateRecord } from '../store/port/templates.ts';
+import type { TemplateRecord, TemplateVariant } from '../store/port/templates.ts';
 import { liquidSources } from './fields.ts';
 import { TEMPLATE_KEY, TemplateKey } from './key.ts';
+import { canonicalLocale, LOCALE_MESSAGE, LocaleTag } from './locale.ts';
 import type { Renderer } from './render.ts';
 import { RenderError } from './render-error.ts';
 import type { SyntaxCheck } from './syntax-check.ts';
@@ -67,6 +68,22 @@ const PreviewBody = withExample(
   { variables: SAMPLE_EXAMPLE },
 );
 const KeyParam = Type.Object({ key: { ...TemplateKey, examples: ['password-reset'] } });
+const LocaleParam = Type.Object({ key: { ...TemplateKey, examples: ['password-reset'] }, locale: LocaleTag });
+/** A locale variant: the template's fields for one locale (API.md §15). */
+const VariantBody = withExample(Type.Object(Fields, strict), {
+  subject: 'Réinitialisez votre mot de passe, {{ name }}',
+  text: 'Bonjour {{ name }}, c’est ici : {{ link }}',
+});
+const VARIANT_EXAMPLE = {
+  locale: 'fr',
+  ...exampleOf(VariantBody),
+  updatedAt: '2026-11-28T09:05:00.000Z',
+};
+const VariantView = Type.Object({
+  locale: Type.String({ description: 'A canonical BCP 47 tag' }),
+  ...ContentView.properties,
+  updatedAt: Type.String({ format: 'date-time' }),
+});
 /** A template as the API shows it (view below). */
 const TemplateView = withExample(
   Type.Object({
@@ -75,17 +92,22 @@ const TemplateView = withExample(
     version: Type.Integer(),
     ...ContentView.properties,
     sampleVariables: Type.Union([Variables, Type.Null()]),
+    locales: Type.Array(VariantView, {
+      description:
+        "This version's locale variants, by tag: a notification renders the closest to its locale (docs/localization.md).",
+    }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   }),
   {
     key: 'password-reset',
     channel: 'email',
-    version: 1,
+    version: 2,
     ...FIELDS_EXAMPLE,
     sampleVariables: SAMPLE_EXAMPLE,
+    locales: [VARIANT_EXAMPLE],
     createdAt: '2026-11-28T09:00:00.000Z',
-    updatedAt: '2026-11-28T09:00:00.000Z',
+    updatedAt: '2026-11-28T09:05:00.000Z',
   },
 );
 const TemplateList = withExample(PageSchema(TemplateView), {
@@ -118,17 +140,31 @@ const ListQuery = Type.Object(
   strict,
 );
 
-/** A template as the API shows it: its current (or pinned) version's fields. */
-function view(t: TemplateRecord) {
+/** A template as the API shows it: its current (or pinned) version's fields and locale variants. */
+function view(t: TemplateRecord, variants: readonly TemplateVariant[]) {
   return {
     key: t.key,
     channel: t.channel,
     version: t.version,
     ...t.content,
     sampleVariables: t.sampleVariables,
+    locales: variants
+      .filter((v) => v.key === t.key && v.version === t.version)
+      .map((v) => ({ locale: v.locale, ...v.content, updatedAt: iso(v.updatedAt) })),
     createdAt: iso(t.createdAt),
     updatedAt: iso(t.updatedAt),
   };
+}
+
+/** The path's locale tag in canonical form; a tag that is not BCP 47 is a 400. */
+function localeOf(tag: string): string {
+  const locale = canonicalLocale(tag);
+  if (locale === undefined) {
+    throw new HeraldError('VALIDATION_FAILED', `"${tag}" is not a locale tag.`, {
+      errors: [{ path: 'params/locale', message: LOCALE_MESSAGE }],
+    });
+  }
+  return locale;
 }
 
 /** The template's fields, once they fit the channel and parse (in the render threads, at NORMAL: saves never take the threads kept for CRITICAL and HIGH). */
@@ -177,7 +213,7 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
       request.body.sampleVariables ?? null,
     );
     if (!created) throw new HeraldError('CONFLICT', `A template "${key}" exists; PUT a new version instead.`);
-    return reply.code(201).header('location', `/templates/${key}`).send(view(created));
+    return reply.code(201).header('location', `/templates/${key}`).send(view(created, []));
   });
 
   const list = {
@@ -192,7 +228,8 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
     const after = cursor.decode(request.query.cursor) ?? '';
     const items = await store.templates.list(request.principal.tenant, limit + 1, after);
     const { page, nextCursor } = pageOf(items, limit, cursor, (t) => t.key);
-    return { items: page.map(view), nextCursor };
+    const variants = await store.templates.variants(request.principal.tenant, page);
+    return { items: page.map((t) => view(t, variants)), nextCursor };
   });
 
   const one = {
@@ -204,7 +241,7 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
   app.get('/templates/:key', { ...read, schema: { tags, ...one } }, async (request) => {
     const found = await store.templates.get(request.principal.tenant, request.params.key);
     if (!found) throw notFound(request.params.key);
-    return view(found);
+    return view(found, await store.templates.variants(request.principal.tenant, [found]));
   });
 
   app.put(
@@ -227,12 +264,73 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
       const current = await store.templates.get(tenant, key);
       if (!current) throw notFound(key);
       const channel = (request.body.channel as Channel | undefined) ?? current.channel;
+      const variants = await store.templates.variants(tenant, [current]);
+      // The version carries its locale variants, whose fields are the channel's.
+      if (channel !== current.channel && variants.length > 0) {
+        const locales = variants.map((v) => v.locale).join(', ');
+        throw new HeraldError('VALIDATION_FAILED', 'The template is invalid.', {
+          errors: [
+            {
+              path: 'body/channel',
+              message: `must stay ${current.channel} while the template has locale variants (${locales}): delete them first`,
+            },
+          ],
+        });
+      }
       const content = await check(syntax, tenant, channel, request.body);
       // A new version; notifications accepted earlier keep the version they pinned.
       const samples = request.body.sampleVariables ?? current.sampleVariables;
       const updated = await store.templates.update(tenant, key, channel, content, clock.now(), samples);
       if (!updated) throw notFound(key);
-      return view(updated);
+      return view(updated, await store.templates.variants(tenant, [updated]));
+    },
+  );
+
+  app.put(
+    '/templates/:key/locales/:locale',
+    {
+      ...write,
+      schema: {
+        tags,
+        summary: 'Add or replace a locale variant (a new version)',
+        description:
+          "Scope templates:write. The template's fields for one BCP 47 locale (stored canonical: `fr-ca` is `fr-CA`), checked as the template's are. Saved as a new version of the template with its other variants, so notifications accepted earlier keep rendering the variants they pinned. Answers the template. 404 for a key the tenant has no template of.",
+        params: LocaleParam,
+        body: VariantBody,
+        response: { 200: TemplateView },
+      },
+    },
+    async (request) => {
+      const { tenant } = request.principal;
+      const { key } = request.params;
+      const locale = localeOf(request.params.locale);
+      const current = await store.templates.get(tenant, key);
+      if (!current) throw notFound(key);
+      const content = await check(syntax, tenant, current.channel, request.body);
+      const updated = await store.templates.putVariant(tenant, key, locale, content, clock.now());
+      if (!updated) throw notFound(key);
+      return view(updated, await store.templates.variants(tenant, [updated]));
+    },
+  );
+
+  const removeLocale = {
+    summary: 'Delete a locale variant (a new version)',
+    description:
+      'Scope templates:write. Saves a new version of the template without the variant; notifications accepted earlier keep rendering it. 404 for a template or a variant that does not exist.',
+    params: LocaleParam,
+    response: { 204: Type.Null() },
+  };
+  app.delete(
+    '/templates/:key/locales/:locale',
+    { ...write, schema: { tags, ...removeLocale } },
+    async (request, reply) => {
+      const { key } = request.params;
+      const locale = localeOf(request.params.locale);
+      const removed = await store.templates.removeVariant(request.principal.tenant, key, locale, clock.now());
+      if (removed === 'no-template') throw notFound(key);
+      if (removed === 'no-variant')
+        throw new HeraldError('NOT_FOUND', `Template "${key}" has no "${locale}" locale variant.`);
+      return reply.code(204).send(null);
     },
   );
 

@@ -329,6 +329,11 @@ async function exercise(
     200,
   );
   await expect(call('PUT', '/templates/nope', { text: 'x' }), 404);
+  const french = { subject: 'Bonjour {{ name }}', text: 'Bonjour {{ name }}' };
+  await expect(call('PUT', '/templates/doc-welcome/locales/fr-ca', french), 200);
+  await expect(call('PUT', '/templates/doc-welcome/locales/not_a_tag', french), 400);
+  await expect(call('DELETE', '/templates/doc-welcome/locales/fr-CA'), 204);
+  await expect(call('DELETE', '/templates/doc-welcome/locales/fr-CA'), 404);
   await expect(call('POST', '/templates/doc-welcome/preview', { variables: { name: 'Ada' } }), 200);
   await expect(call('POST', '/templates/doc-welcome/preview', { variables: 'no' }), 400);
 

@@ -77,5 +77,91 @@ export function templateStoreSuite(name: string, open: () => Promise<Store>): vo
       assert.equal(await store.templates.getVersion('t4', 'private', 1), null);
       assert.equal(await store.templates.delete('t4', 'private'), false);
     });
+
+    /** The variants of one version, as locale → subject. */
+    const subjects = async (tenant: string, key: string, version: number) =>
+      Object.fromEntries(
+        (await store.templates.variants(tenant, [{ key, version }])).map((v) => [
+          v.locale,
+          v.content.subject,
+        ]),
+      );
+
+    it('saves a new version for each variant change, and every version keeps its own variants', async () => {
+      await store.templates.create('loc', 'hello', 'email', { subject: 'Hi', text: 'a' }, T0, { n: 1 });
+      const v2 = await store.templates.putVariant(
+        'loc',
+        'hello',
+        'fr',
+        { subject: 'Salut', text: 'a' },
+        T0 + 1,
+      );
+      assert.equal(v2?.version, 2);
+      assert.deepEqual(v2?.content, { subject: 'Hi', text: 'a' }, 'the template itself is unchanged');
+      assert.deepEqual(v2?.sampleVariables, { n: 1 });
+      await store.templates.putVariant('loc', 'hello', 'de', { subject: 'Hallo', text: 'a' }, T0 + 2);
+      const v4 = await store.templates.putVariant(
+        'loc',
+        'hello',
+        'fr',
+        { subject: 'Bonjour', text: 'a' },
+        T0 + 3,
+      );
+      assert.equal(v4?.version, 4);
+      // A new version of the template itself carries the variants forward.
+      const v5 = await store.templates.update(
+        'loc',
+        'hello',
+        'email',
+        { subject: 'Hello', text: 'b' },
+        T0 + 4,
+      );
+      assert.deepEqual(await subjects('loc', 'hello', 5), { de: 'Hallo', fr: 'Bonjour' });
+      assert.equal(v5?.version, 5);
+      assert.equal(
+        await store.templates
+          .removeVariant('loc', 'hello', 'fr', T0 + 5)
+          .then((r) => typeof r === 'object' && r.version),
+        6,
+      );
+      assert.deepEqual(await subjects('loc', 'hello', 6), { de: 'Hallo' });
+      // Pinned versions never change.
+      assert.deepEqual(await subjects('loc', 'hello', 1), {});
+      assert.deepEqual(await subjects('loc', 'hello', 2), { fr: 'Salut' });
+      assert.deepEqual(await subjects('loc', 'hello', 4), { de: 'Hallo', fr: 'Bonjour' });
+      const carried = await store.templates.variants('loc', [{ key: 'hello', version: 6 }]);
+      assert.equal(carried[0]?.updatedAt, T0 + 2, 'a carried variant keeps the time it was saved');
+    });
+
+    it('says what was missing when a variant cannot be removed, and changes nothing', async () => {
+      await store.templates.create('loc', 'bye', 'sms', { text: 'Bye' }, T0);
+      assert.equal(await store.templates.removeVariant('loc', 'bye', 'fr', T0), 'no-variant');
+      assert.equal(await store.templates.removeVariant('loc', 'nothing', 'fr', T0), 'no-template');
+      assert.equal(await store.templates.putVariant('loc', 'nothing', 'fr', { text: 'x' }, T0), null);
+      assert.equal((await store.templates.get('loc', 'bye'))?.version, 1);
+      assert.equal(
+        await store.templates.putVariant('other', 'bye', 'fr', { text: 'x' }, T0),
+        null,
+        'another tenant',
+      );
+    });
+
+    it('reads the variants of several versions at once, and no other tenant’s', async () => {
+      await store.templates.create('many', 'a', 'sms', { text: 'a' }, T0);
+      await store.templates.create('many', 'b', 'sms', { text: 'b' }, T0);
+      await store.templates.putVariant('many', 'a', 'fr', { text: 'a-fr' }, T0);
+      await store.templates.putVariant('many', 'b', 'es', { text: 'b-es' }, T0);
+      await store.templates.putVariant('many', 'b', 'de', { text: 'b-de' }, T0);
+      const found = await store.templates.variants('many', [
+        { key: 'a', version: 2 },
+        { key: 'b', version: 3 },
+      ]);
+      assert.deepEqual(
+        found.map((v) => `${v.key} ${v.version} ${v.locale} ${v.content.text}`),
+        ['a 2 fr a-fr', 'b 3 de b-de', 'b 3 es b-es'],
+      );
+      assert.deepEqual(await store.templates.variants('elsewhere', [{ key: 'a', version: 2 }]), []);
+      assert.deepEqual(await store.templates.variants('many', []), []);
+    });
   });
 }

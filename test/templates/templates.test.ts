@@ -190,11 +190,14 @@ describe('pinned template versions at delivery', () => {
     await t.app.inject({ method: 'DELETE', url: '/templates/reset', headers: t.admin });
 
     const renderer = createRenderer(t.deps.store);
-    assert.deepEqual(await renderer.render(await record(v1)), {
+    assert.deepEqual((await renderer.render(await record(v1))).content, {
       subject: 'Reset v1',
       html: '<a href="https://x.example/?a=1&amp;b=2">Ada &lt;3</a>',
     });
-    assert.deepEqual(await renderer.render(await record(v2)), { subject: 'Reset v2', text: 'Ada <3' });
+    assert.deepEqual((await renderer.render(await record(v2))).content, {
+      subject: 'Reset v2',
+      text: 'Ada <3',
+    });
     // A deleted key can no longer be used for new notifications.
     assert.equal((await send(t.app, t.sender, body)).statusCode, 422);
   });
@@ -226,7 +229,7 @@ describe('pinned template versions at delivery', () => {
         variables: { n: 3, who: 'Ada & co' },
       })
     ).json().notificationId;
-    assert.deepEqual(await createRenderer(t.deps.store).render(await record(id)), {
+    assert.deepEqual((await createRenderer(t.deps.store).render(await record(id))).content, {
       title: '3 new',
       body: 'from Ada & co',
       data: { route: '/inbox' },

@@ -491,7 +491,7 @@ export interface paths {
         put?: never;
         /**
          * Accept one notification; 201 only after it is durably committed
-         * @description Scope notifications:send. The body names a channel (email, sms or push), a recipient of that channel, and either a `template` (its current version is pinned now, rendered with `variables` when the notification is processed) or inline `content`; `priority` (CRITICAL, HIGH, NORMAL by default, LOW), `scheduledAt`, `expiresAt` and `metadata` are optional. The answer 201 comes only once the notification is durably committed, with its ID and a Location. With an `Idempotency-Key` header, the same key and body within 24 hours answer 200 with the same ID; the same key with another body is 409. Follow the notification with GET /notifications/{id}, the live stream or a status callback.
+         * @description Scope notifications:send. The body names a channel (email, sms or push), a recipient of that channel, and either a `template` (its current version is pinned now, rendered with `variables` when the notification is processed) or inline `content`; `priority` (CRITICAL, HIGH, NORMAL by default, LOW), `locale` (a BCP 47 tag: the closest locale variant of the template renders), `scheduledAt`, `expiresAt` and `metadata` are optional. The answer 201 comes only once the notification is durably committed, with its ID and a Location. With an `Idempotency-Key` header, the same key and body within 24 hours answer 200 with the same ID; the same key with another body is 409. Follow the notification with GET /notifications/{id}, the live stream or a status callback.
          */
         post: operations["postNotifications"];
         delete?: never;
@@ -795,6 +795,30 @@ export interface paths {
          * @description Scope templates:write. The key no longer names a template: a notification that names it afterwards is refused (422 TEMPLATE_NOT_FOUND), and a key the tenant has no template of is 404.
          */
         delete: operations["deleteTemplatesKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/{key}/locales/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add or replace a locale variant (a new version)
+         * @description Scope templates:write. The template's fields for one BCP 47 locale (stored canonical: `fr-ca` is `fr-CA`), checked as the template's are. Saved as a new version of the template with its other variants, so notifications accepted earlier keep rendering the variants they pinned. Answers the template. 404 for a key the tenant has no template of.
+         */
+        put: operations["putTemplatesKeyLocalesLocale"];
+        post?: never;
+        /**
+         * Delete a locale variant (a new version)
+         * @description Scope templates:write. Saves a new version of the template without the variant; notifications accepted earlier keep rendering it. 404 for a template or a variant that does not exist.
+         */
+        delete: operations["deleteTemplatesKeyLocalesLocale"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2692,7 +2716,8 @@ export interface operations {
                      *             "email": "a***@example.com"
                      *           },
                      *           "template": "password-reset",
-                     *           "templateVersion": 1,
+                     *           "templateVersion": 2,
+                     *           "locale": "fr-CA",
                      *           "metadata": {
                      *             "userId": "u_42"
                      *           },
@@ -2721,6 +2746,7 @@ export interface operations {
                             };
                             template: string | null;
                             templateVersion: number | null;
+                            locale: string | null;
                             metadata: unknown;
                             attempts: number;
                             /** Format: date-time */
@@ -2804,6 +2830,11 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /**
+                     * @description A BCP 47 tag (stored canonical): the template's closest locale variant renders (docs/localization.md).
+                     * @example fr-CA
+                     */
+                    locale?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     expiresAt?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
@@ -2826,6 +2857,11 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /**
+                     * @description A BCP 47 tag (stored canonical): the template's closest locale variant renders (docs/localization.md).
+                     * @example fr-CA
+                     */
+                    locale?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     expiresAt?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
@@ -2858,6 +2894,11 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /**
+                     * @description A BCP 47 tag (stored canonical): the template's closest locale variant renders (docs/localization.md).
+                     * @example fr-CA
+                     */
+                    locale?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     expiresAt?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
@@ -2884,6 +2925,11 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /**
+                     * @description A BCP 47 tag (stored canonical): the template's closest locale variant renders (docs/localization.md).
+                     * @example fr-CA
+                     */
+                    locale?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     expiresAt?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
@@ -3096,7 +3142,8 @@ export interface operations {
                      *         "email": "a***@example.com"
                      *       },
                      *       "template": "password-reset",
-                     *       "templateVersion": 1,
+                     *       "templateVersion": 2,
+                     *       "locale": "fr-CA",
                      *       "metadata": {
                      *         "userId": "u_42"
                      *       },
@@ -3123,7 +3170,8 @@ export interface operations {
                      *           "at": "2026-11-28T09:30:00.011Z",
                      *           "attempt": 1,
                      *           "provider": "sandbox",
-                     *           "detail": "stored in the sandbox"
+                     *           "detail": "stored in the sandbox",
+                     *           "locale": "fr"
                      *         },
                      *         {
                      *           "type": "DELIVERED",
@@ -3145,6 +3193,7 @@ export interface operations {
                         };
                         template: string | null;
                         templateVersion: number | null;
+                        locale: string | null;
                         metadata: unknown;
                         attempts: number;
                         /** Format: date-time */
@@ -3164,6 +3213,8 @@ export interface operations {
                             provider?: string;
                             detail?: string;
                             source?: string;
+                            /** @description On SENT: the locale variant rendered; absent: the template itself */
+                            locale?: string;
                         }[];
                     };
                 };
@@ -3838,7 +3889,8 @@ export interface operations {
                      *         "email": "a***@example.com"
                      *       },
                      *       "template": "password-reset",
-                     *       "templateVersion": 1,
+                     *       "templateVersion": 2,
+                     *       "locale": "fr-CA",
                      *       "metadata": {
                      *         "userId": "u_42"
                      *       },
@@ -3873,6 +3925,7 @@ export interface operations {
                         };
                         template: string | null;
                         templateVersion: number | null;
+                        locale: string | null;
                         metadata: unknown;
                         attempts: number;
                         /** Format: date-time */
@@ -3892,6 +3945,8 @@ export interface operations {
                             provider?: string;
                             detail?: string;
                             source?: string;
+                            /** @description On SENT: the locale variant rendered; absent: the template itself */
+                            locale?: string;
                         }[];
                     };
                 };
@@ -3944,7 +3999,8 @@ export interface operations {
                      *         "email": "a***@example.com"
                      *       },
                      *       "template": "password-reset",
-                     *       "templateVersion": 1,
+                     *       "templateVersion": 2,
+                     *       "locale": "fr-CA",
                      *       "metadata": {
                      *         "userId": "u_42"
                      *       },
@@ -3979,6 +4035,7 @@ export interface operations {
                         };
                         template: string | null;
                         templateVersion: number | null;
+                        locale: string | null;
                         metadata: unknown;
                         attempts: number;
                         /** Format: date-time */
@@ -3998,6 +4055,8 @@ export interface operations {
                             provider?: string;
                             detail?: string;
                             source?: string;
+                            /** @description On SENT: the locale variant rendered; absent: the template itself */
+                            locale?: string;
                         }[];
                     };
                 };
@@ -4046,7 +4105,7 @@ export interface operations {
                      *         {
                      *           "key": "password-reset",
                      *           "channel": "email",
-                     *           "version": 1,
+                     *           "version": 2,
                      *           "subject": "Reset your password, {{ name }}",
                      *           "text": "Hi {{ name }}, reset it here: {{ link }}",
                      *           "html": "<p>Hi {{ name }},</p><p><a href=\"{{ link }}\">Reset your password</a></p>",
@@ -4054,8 +4113,16 @@ export interface operations {
                      *             "name": "Ada",
                      *             "link": "https://example.com/r?t=1"
                      *           },
+                     *           "locales": [
+                     *             {
+                     *               "locale": "fr",
+                     *               "subject": "Réinitialisez votre mot de passe, {{ name }}",
+                     *               "text": "Bonjour {{ name }}, c’est ici : {{ link }}",
+                     *               "updatedAt": "2026-11-28T09:05:00.000Z"
+                     *             }
+                     *           ],
                      *           "createdAt": "2026-11-28T09:00:00.000Z",
-                     *           "updatedAt": "2026-11-28T09:00:00.000Z"
+                     *           "updatedAt": "2026-11-28T09:05:00.000Z"
                      *         }
                      *       ],
                      *       "nextCursor": null
@@ -4077,6 +4144,21 @@ export interface operations {
                             sampleVariables: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description This version's locale variants, by tag: a notification renders the closest to its locale (docs/localization.md). */
+                            locales: {
+                                /** @description A canonical BCP 47 tag */
+                                locale: string;
+                                subject?: string;
+                                text?: string;
+                                html?: string;
+                                title?: string;
+                                body?: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -4154,7 +4236,7 @@ export interface operations {
                      * @example {
                      *       "key": "password-reset",
                      *       "channel": "email",
-                     *       "version": 1,
+                     *       "version": 2,
                      *       "subject": "Reset your password, {{ name }}",
                      *       "text": "Hi {{ name }}, reset it here: {{ link }}",
                      *       "html": "<p>Hi {{ name }},</p><p><a href=\"{{ link }}\">Reset your password</a></p>",
@@ -4162,8 +4244,16 @@ export interface operations {
                      *         "name": "Ada",
                      *         "link": "https://example.com/r?t=1"
                      *       },
+                     *       "locales": [
+                     *         {
+                     *           "locale": "fr",
+                     *           "subject": "Réinitialisez votre mot de passe, {{ name }}",
+                     *           "text": "Bonjour {{ name }}, c’est ici : {{ link }}",
+                     *           "updatedAt": "2026-11-28T09:05:00.000Z"
+                     *         }
+                     *       ],
                      *       "createdAt": "2026-11-28T09:00:00.000Z",
-                     *       "updatedAt": "2026-11-28T09:00:00.000Z"
+                     *       "updatedAt": "2026-11-28T09:05:00.000Z"
                      *     }
                      */
                     "application/json": {
@@ -4181,6 +4271,21 @@ export interface operations {
                         sampleVariables: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description This version's locale variants, by tag: a notification renders the closest to its locale (docs/localization.md). */
+                        locales: {
+                            /** @description A canonical BCP 47 tag */
+                            locale: string;
+                            subject?: string;
+                            text?: string;
+                            html?: string;
+                            title?: string;
+                            body?: string;
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -4230,7 +4335,7 @@ export interface operations {
                      * @example {
                      *       "key": "password-reset",
                      *       "channel": "email",
-                     *       "version": 1,
+                     *       "version": 2,
                      *       "subject": "Reset your password, {{ name }}",
                      *       "text": "Hi {{ name }}, reset it here: {{ link }}",
                      *       "html": "<p>Hi {{ name }},</p><p><a href=\"{{ link }}\">Reset your password</a></p>",
@@ -4238,8 +4343,16 @@ export interface operations {
                      *         "name": "Ada",
                      *         "link": "https://example.com/r?t=1"
                      *       },
+                     *       "locales": [
+                     *         {
+                     *           "locale": "fr",
+                     *           "subject": "Réinitialisez votre mot de passe, {{ name }}",
+                     *           "text": "Bonjour {{ name }}, c’est ici : {{ link }}",
+                     *           "updatedAt": "2026-11-28T09:05:00.000Z"
+                     *         }
+                     *       ],
                      *       "createdAt": "2026-11-28T09:00:00.000Z",
-                     *       "updatedAt": "2026-11-28T09:00:00.000Z"
+                     *       "updatedAt": "2026-11-28T09:05:00.000Z"
                      *     }
                      */
                     "application/json": {
@@ -4257,6 +4370,21 @@ export interface operations {
                         sampleVariables: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description This version's locale variants, by tag: a notification renders the closest to its locale (docs/localization.md). */
+                        locales: {
+                            /** @description A canonical BCP 47 tag */
+                            locale: string;
+                            subject?: string;
+                            text?: string;
+                            html?: string;
+                            title?: string;
+                            body?: string;
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -4328,7 +4456,7 @@ export interface operations {
                      * @example {
                      *       "key": "password-reset",
                      *       "channel": "email",
-                     *       "version": 1,
+                     *       "version": 2,
                      *       "subject": "Reset your password, {{ name }}",
                      *       "text": "Hi {{ name }}, reset it here: {{ link }}",
                      *       "html": "<p>Hi {{ name }},</p><p><a href=\"{{ link }}\">Reset your password</a></p>",
@@ -4336,8 +4464,16 @@ export interface operations {
                      *         "name": "Ada",
                      *         "link": "https://example.com/r?t=1"
                      *       },
+                     *       "locales": [
+                     *         {
+                     *           "locale": "fr",
+                     *           "subject": "Réinitialisez votre mot de passe, {{ name }}",
+                     *           "text": "Bonjour {{ name }}, c’est ici : {{ link }}",
+                     *           "updatedAt": "2026-11-28T09:05:00.000Z"
+                     *         }
+                     *       ],
                      *       "createdAt": "2026-11-28T09:00:00.000Z",
-                     *       "updatedAt": "2026-11-28T09:00:00.000Z"
+                     *       "updatedAt": "2026-11-28T09:05:00.000Z"
                      *     }
                      */
                     "application/json": {
@@ -4355,6 +4491,21 @@ export interface operations {
                         sampleVariables: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description This version's locale variants, by tag: a notification renders the closest to its locale (docs/localization.md). */
+                        locales: {
+                            /** @description A canonical BCP 47 tag */
+                            locale: string;
+                            subject?: string;
+                            text?: string;
+                            html?: string;
+                            title?: string;
+                            body?: string;
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -4389,6 +4540,164 @@ export interface operations {
             path: {
                 /** @example password-reset */
                 key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putTemplatesKeyLocalesLocale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example password-reset */
+                key: string;
+                /** @example fr-CA */
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": "Réinitialisez votre mot de passe, {{ name }}",
+                 *       "text": "Bonjour {{ name }}, c’est ici : {{ link }}"
+                 *     }
+                 */
+                "application/json": {
+                    subject?: string;
+                    text?: string;
+                    html?: string;
+                    title?: string;
+                    body?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "password-reset",
+                     *       "channel": "email",
+                     *       "version": 2,
+                     *       "subject": "Reset your password, {{ name }}",
+                     *       "text": "Hi {{ name }}, reset it here: {{ link }}",
+                     *       "html": "<p>Hi {{ name }},</p><p><a href=\"{{ link }}\">Reset your password</a></p>",
+                     *       "sampleVariables": {
+                     *         "name": "Ada",
+                     *         "link": "https://example.com/r?t=1"
+                     *       },
+                     *       "locales": [
+                     *         {
+                     *           "locale": "fr",
+                     *           "subject": "Réinitialisez votre mot de passe, {{ name }}",
+                     *           "text": "Bonjour {{ name }}, c’est ici : {{ link }}",
+                     *           "updatedAt": "2026-11-28T09:05:00.000Z"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T09:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        key: string;
+                        channel: "email" | "sms" | "push";
+                        version: number;
+                        subject?: string;
+                        text?: string;
+                        html?: string;
+                        title?: string;
+                        body?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        sampleVariables: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description This version's locale variants, by tag: a notification renders the closest to its locale (docs/localization.md). */
+                        locales: {
+                            /** @description A canonical BCP 47 tag */
+                            locale: string;
+                            subject?: string;
+                            text?: string;
+                            html?: string;
+                            title?: string;
+                            body?: string;
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteTemplatesKeyLocalesLocale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example password-reset */
+                key: string;
+                /** @example fr-CA */
+                locale: string;
             };
             cookie?: never;
         };

@@ -18,6 +18,8 @@ export interface NewNotification {
   recipient: Recipient;
   templateKey: string | null;
   templateVersion: number | null;
+  /** A canonical BCP 47 tag (templates/locale.ts), or null (none given). */
+  locale?: string | null;
   content: Content | null;
   variables: Record<string, unknown> | null;
   metadata: Record<string, unknown> | null;
@@ -142,6 +144,7 @@ export function encodeNotification(n: NewNotification): EncodedNotification {
     priority: n.priority,
     templateKey: n.templateKey,
     templateVersion: n.templateVersion,
+    locale: n.locale ?? null,
     idempotencyKey: n.idempotencyKey,
     requestHash: n.requestHash,
     scheduledAt: n.scheduledAt,

@@ -72,6 +72,8 @@ export interface LoggedStatus {
   provider: string | null;
   detail: string | null;
   source: string | null;
+  /** On SENT: the locale variant rendered (API.md §15). */
+  locale: string | null;
 }
 
 /** The event types the log holds, the statuses, as an SQL list for both adapters' queries. */

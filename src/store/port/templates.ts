@@ -24,7 +24,28 @@ export interface TemplateRecord {
   updatedAt: number;
 }
 
-/** Template storage: a head row per (tenant, key) pointing at immutable versions. */
+/**
+ * A locale variant of one template version (API.md §15): the same fields as the template, for
+ * one canonical BCP 47 tag. Immutable like its version: a variant's change is a new version.
+ */
+export interface TemplateVariant {
+  key: string;
+  version: number;
+  locale: string;
+  content: TemplateContent;
+  /** When this variant's content was saved (kept as the variant is carried to later versions). */
+  updatedAt: number;
+}
+
+/** What removing a variant did: the new version without it, or which of the two was missing. */
+export type VariantRemoval = TemplateRecord | 'no-template' | 'no-variant';
+
+/**
+ * Template storage: a head row per (tenant, key) pointing at immutable versions. Each version
+ * holds its locale variants (docs/decisions/0020-locale-variants-per-version.md): a new version
+ * carries the current one's variants forward, and saving or removing a variant saves a new
+ * version, so a notification pinned to version N renders N's variants whatever changes after.
+ */
 export interface TemplateStore {
   /** Creates version 1 (or the next number after a deleted key's versions); null if the key exists. */
   create(
@@ -52,4 +73,22 @@ export interface TemplateStore {
   list(tenant: string, limit: number, afterKey?: string): Promise<TemplateRecord[]>;
   /** Removes the key (its versions stay for pinned notifications); false if it did not exist. */
   delete(tenant: string, key: string): Promise<boolean>;
+  /**
+   * Saves a new current version with the current one's content and variants, `locale`'s set to
+   * `content` (added or replaced); null if the key does not exist.
+   */
+  putVariant(
+    tenant: string,
+    key: string,
+    locale: string,
+    content: TemplateContent,
+    now: number,
+  ): Promise<TemplateRecord | null>;
+  /** Saves a new current version without `locale`'s variant, when the key has one. */
+  removeVariant(tenant: string, key: string, locale: string, now: number): Promise<VariantRemoval>;
+  /** The variants of these versions of the tenant's templates, by key, version and locale. */
+  variants(
+    tenant: string,
+    versions: ReadonlyArray<{ key: string; version: number }>,
+  ): Promise<TemplateVariant[]>;
 }

@@ -73,10 +73,11 @@ function driverOn(tx: Query, countOutcomes: OutcomeCounter): QueueDriver {
     },
     async appendEvents(events, now) {
       const rows = events.map((event, ord) => ({ ...event, ord }));
-      await tx`INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source)
-        SELECT seq, type, COALESCE(at, ${now}::bigint), attempt, provider, detail, source
+      await tx`INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source, locale)
+        SELECT seq, type, COALESCE(at, ${now}::bigint), attempt, provider, detail, source, locale
         FROM json_to_recordset(${json(rows)}::text::json)
-          AS e(seq bigint, type text, at bigint, attempt int, provider text, detail text, source text, ord int)
+          AS e(seq bigint, type text, at bigint, attempt int, provider text, detail text, source text,
+               locale text, ord int)
         ORDER BY ord`;
     },
     async suppress(entries, now) {

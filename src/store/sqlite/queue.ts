@@ -47,8 +47,8 @@ function createDriver(db: SqliteDb): QueueDriver {
   );
   const front = db.prepare(`SELECT ${frontRank(...ROW)} FROM notifications WHERE seq = ?`).pluck();
   const event = db.prepare(
-    `INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source, locale)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const copy = db.prepare(
     `INSERT INTO sandbox_messages (notification_seq, notification_id, tenant, channel, recipient, content, attempt, at)
@@ -143,6 +143,7 @@ function createDriver(db: SqliteDb): QueueDriver {
           e.provider ?? null,
           e.detail ?? null,
           e.source ?? null,
+          e.locale ?? null,
         );
       }
     },

@@ -1,6 +1,12 @@
 import type { Channel } from '../../notifications/model.ts';
 import type { TemplateContent, TemplateRecord, TemplateStore } from '../port/templates.ts';
-import { type TemplateRow as Row, samplesText, templateFromRow as toRecord } from '../rows.ts';
+import {
+  type TemplateRow as Row,
+  samplesText,
+  templateFromRow as toRecord,
+  type VariantRow,
+  variantFromRow,
+} from '../rows.ts';
 import type { SqliteDb } from './open.ts';
 
 const CURRENT = `SELECT t.tenant, t.key, v.channel, v.version, v.content, v.sample_variables, t.created_at, v.created_at AS updated_at
@@ -29,6 +35,23 @@ export function createSqliteTemplates(db: SqliteDb): TemplateStore {
   );
   const list = db.prepare(`${CURRENT} WHERE t.tenant = ? AND t.key > ? ORDER BY t.key LIMIT ?`);
   const remove = db.prepare('DELETE FROM templates WHERE tenant = ? AND key = ?');
+  // A new version carries the previous one's variants, but for the locale set or removed (`?`).
+  const carryVariants = db.prepare(
+    `INSERT INTO template_locales (tenant, key, version, locale, content, updated_at)
+     SELECT tenant, key, ?, locale, content, updated_at FROM template_locales
+      WHERE tenant = ? AND key = ? AND version = ? AND locale IS NOT ?`,
+  );
+  const insertVariant = db.prepare(
+    'INSERT INTO template_locales (tenant, key, version, locale, content, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const hasVariant = db.prepare(
+    'SELECT 1 FROM template_locales WHERE tenant = ? AND key = ? AND version = ? AND locale = ?',
+  );
+  const variantsOf = db.prepare(
+    `SELECT key, version, locale, content, updated_at FROM template_locales
+      WHERE tenant = ? AND (key, version) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))
+      ORDER BY key, version, locale`,
+  );
 
   const save = db.transaction(
     (
@@ -40,13 +63,30 @@ export function createSqliteTemplates(db: SqliteDb): TemplateStore {
       now: number,
       samples: Record<string, unknown> | null,
     ) => {
-      const exists = head.get(tenant, key) !== undefined;
-      if (exists !== (mode === 'update')) return null;
+      const previous = head.get(tenant, key) as { current_version: number } | undefined;
+      if ((previous !== undefined) !== (mode === 'update')) return null;
       const v = (nextVersion.get(tenant, key) as { v: number }).v;
       insertVersion.run(tenant, key, v, channel, JSON.stringify(content), samplesText(samples), now);
-      if (mode === 'create') insertHead.run(tenant, key, channel, v, now, now);
-      else moveHead.run(channel, v, now, tenant, key);
+      if (previous) {
+        moveHead.run(channel, v, now, tenant, key);
+        carryVariants.run(v, tenant, key, previous.current_version, null);
+      } else insertHead.run(tenant, key, channel, v, now, now);
       return toRecord(current.get(tenant, key) as Row);
+    },
+  );
+
+  /** A new version of the current content with `locale`'s variant set to `content`, or removed (null). */
+  const saveVariant = db.transaction(
+    (tenant: string, key: string, locale: string, content: TemplateContent | null, now: number) => {
+      const was = current.get(tenant, key) as Row | undefined;
+      if (!was) return 'no-template' as const;
+      if (content === null && !hasVariant.get(tenant, key, was.version, locale)) return 'no-variant' as const;
+      const v = (nextVersion.get(tenant, key) as { v: number }).v;
+      insertVersion.run(tenant, key, v, was.channel, was.content, was.sample_variables, now);
+      moveHead.run(was.channel, v, now, tenant, key);
+      carryVariants.run(v, tenant, key, was.version, locale);
+      if (content !== null) insertVariant.run(tenant, key, v, locale, JSON.stringify(content), now);
+      return toRecord(current.get(tenant, key) as Row) as TemplateRecord;
     },
   );
 
@@ -68,6 +108,18 @@ export function createSqliteTemplates(db: SqliteDb): TemplateStore {
     },
     async delete(tenant, key) {
       return remove.run(tenant, key).changes > 0;
+    },
+    async putVariant(tenant, key, locale, content, now) {
+      const saved = saveVariant.immediate(tenant, key, locale, content, now);
+      return typeof saved === 'string' ? null : saved;
+    },
+    async removeVariant(tenant, key, locale, now) {
+      return saveVariant.immediate(tenant, key, locale, null, now);
+    },
+    async variants(tenant, versions) {
+      if (versions.length === 0) return [];
+      const pairs = JSON.stringify(versions.map((v) => [v.key, v.version]));
+      return (variantsOf.all(tenant, pairs) as VariantRow[]).map(variantFromRow);
     },
   };
 }

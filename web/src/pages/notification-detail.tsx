@@ -140,6 +140,7 @@ export function NotificationDetailPage(props: { id: string }) {
                     e.attempt ? `attempt ${e.attempt}` : '',
                     e.provider ?? '',
                     e.source ? `via ${e.source}` : '',
+                    e.locale ? `in ${e.locale}` : '',
                     e.detail ?? '',
                   ]
                     .filter(Boolean)

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { get, mutate, ProblemError } from '../api.ts';
 import { ChannelSelect } from '../components/channel-select.tsx';
+import { LocaleVariants } from '../components/locale-variants.tsx';
 import { ContentPreview } from '../components/previews.tsx';
 import { ProblemView } from '../components/problem.tsx';
 import type { TemplateView as Template } from '../contract.ts';
@@ -97,7 +98,7 @@ export function TemplatesPage() {
       ),
   });
   const open = (t: Template) => {
-    const { sampleVariables: samples, ...fields } = t;
+    const { sampleVariables: samples, locales: _variants, ...fields } = t;
     setDraft({ ...EMPTY, ...fields, key: t.key, channel: t.channel });
     setVariables(JSON.stringify(samples ?? {}, null, 2));
     setExisting(true);
@@ -136,59 +137,70 @@ export function TemplatesPage() {
             ))}
           </ul>
         </div>
-        <form
-          className="card form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            save.mutate();
-          }}
-        >
-          <div className="row">
+        <div className="card">
+          <form
+            className="form"
+            onSubmit={(e) => {
+              e.preventDefault();
+              save.mutate();
+            }}
+          >
+            <div className="row">
+              <label>
+                Key
+                <input name="key" value={draft.key} onChange={set('key')} disabled={existing} required />
+              </label>
+              <ChannelSelect
+                name="channel"
+                value={draft.channel}
+                onChange={(value) => setDraft({ ...draft, channel: value })}
+              />
+            </div>
+            {(FIELDS[draft.channel] ?? []).map((f) =>
+              f === 'html' || f === 'text' || f === 'body' ? (
+                <label key={f}>
+                  {f}
+                  <textarea name={f} rows={f === 'html' ? 8 : 3} value={draft[f]} onChange={set(f)} />
+                </label>
+              ) : (
+                <label key={f}>
+                  {f}
+                  <input name={f} value={draft[f]} onChange={set(f)} />
+                </label>
+              ),
+            )}
             <label>
-              Key
-              <input name="key" value={draft.key} onChange={set('key')} disabled={existing} required />
+              Sample variables (JSON, saved with the template)
+              <textarea
+                name="variables"
+                rows={4}
+                value={variables}
+                onChange={(e) => setVariables(e.target.value)}
+              />
             </label>
-            <ChannelSelect
-              name="channel"
-              value={draft.channel}
-              onChange={(value) => setDraft({ ...draft, channel: value })}
-            />
-          </div>
-          {(FIELDS[draft.channel] ?? []).map((f) =>
-            f === 'html' || f === 'text' || f === 'body' ? (
-              <label key={f}>
-                {f}
-                <textarea name={f} rows={f === 'html' ? 8 : 3} value={draft[f]} onChange={set(f)} />
-              </label>
-            ) : (
-              <label key={f}>
-                {f}
-                <input name={f} value={draft[f]} onChange={set(f)} />
-              </label>
-            ),
-          )}
-          <label>
-            Sample variables (JSON, saved with the template)
-            <textarea
-              name="variables"
-              rows={4}
-              value={variables}
-              onChange={(e) => setVariables(e.target.value)}
-            />
-          </label>
-          <div className="row">
-            <button type="submit" disabled={save.isPending}>
-              {existing ? 'Save new version' : 'Create'}
-            </button>
-            {existing ? (
-              <button type="button" className="secondary" onClick={() => remove.mutate()}>
-                Delete
+            <div className="row">
+              <button type="submit" disabled={save.isPending}>
+                {existing ? 'Save new version' : 'Create'}
               </button>
-            ) : null}
-            {save.isSuccess ? <span className="ok">Saved.</span> : null}
-          </div>
-          <ProblemView error={save.error ?? remove.error} />
-        </form>
+              {existing ? (
+                <button type="button" className="secondary" onClick={() => remove.mutate()}>
+                  Delete
+                </button>
+              ) : null}
+              {save.isSuccess ? <span className="ok">Saved.</span> : null}
+            </div>
+            <ProblemView error={save.error ?? remove.error} />
+          </form>
+          {existing ? (
+            <LocaleVariants
+              key={draft.key}
+              templateKey={draft.key}
+              fields={FIELDS[draft.channel] ?? []}
+              locales={list.data?.items.find((t) => t.key === draft.key)?.locales ?? []}
+              onChanged={() => void client.invalidateQueries({ queryKey: ['templates'] })}
+            />
+          ) : null}
+        </div>
         <div className="card">
           <h2>Live preview</h2>
           {preview.error ? (
