@@ -38,6 +38,7 @@ import { createStatusHub, type StatusHub } from './notifications/stream-hub.ts';
 import { notificationStreamRoute } from './notifications/stream-route.ts';
 import { sandboxRoutes } from './providers/sandbox/routes.ts';
 import { createPreferenceTokens, type PreferenceTokens } from './recipients/preferences-token.ts';
+import { recipientRoutes } from './recipients/routes.ts';
 import { createStore } from './store/create.ts';
 import type { Store } from './store/port/index.ts';
 import { suppressionRoutes } from './suppressions/routes.ts';
@@ -122,6 +123,7 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(notificationStreamRoute, deps),
       bind(callbackRoutes, deps),
       bind(suppressionRoutes, deps),
+      bind(recipientRoutes, deps),
       bind(notificationActionRoutes, withWorker),
       bind(templateRoutes, withWorker),
       bind(queueAdminRoutes, withWorker),
