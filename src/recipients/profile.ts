@@ -44,6 +44,23 @@ export const NOT_AN_OBJECT = fieldMessage({ keyword: 'type', params: { type: 'ob
 export const invalidRecipient = (errors: FieldError[]) =>
   new HeraldError('VALIDATION_FAILED', 'The recipient is invalid.', { errors });
 
+/** Whether a string or key anywhere in `value` holds U+0000 (nul.ts says where). Iterative. */
+function holdsNul(value: unknown): boolean {
+  const values: unknown[] = [value];
+  while (values.length > 0) {
+    const current = values.pop();
+    if (typeof current === 'string') {
+      if (current.includes('\u0000')) return true;
+    } else if (typeof current === 'object' && current !== null) {
+      for (const key in current) {
+        if (key.includes('\u0000')) return true;
+        values.push((current as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
+}
+
 const LOCALE_MESSAGE = 'must be a BCP 47 language tag such as fr-CA';
 const TIME_ZONE_MESSAGE = 'must be an IANA time zone name such as Europe/Paris';
 const DATA_SIZE_MESSAGE = `must NOT be more than ${DATA_MAX_BYTES} bytes as JSON`;
@@ -76,13 +93,16 @@ export function checkProfile(
     return [{ path: prefix, message: NOT_AN_OBJECT }];
   }
   const errors: FieldError[] = [];
-  const nul = nulPath(raw, prefix);
-  if (nul !== undefined) errors.push({ path: nul, message: NUL_MESSAGE });
-  // Defined, not assigned: an own `__proto__` key (JSON.parse makes one) stays a field, refused.
-  const given = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null));
+  // The path is worked out only for a value that holds one (building paths costs per key).
+  if (holdsNul(raw)) errors.push({ path: nulPath(raw, prefix) ?? prefix, message: NUL_MESSAGE });
+  // Copied only when a field is null. Defined, not assigned: an own `__proto__` key (JSON.parse
+  // makes one) stays a field, refused.
+  const given = Object.values(raw).includes(null)
+    ? Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null))
+    : raw;
   if (!profileChecker.Check(given)) schemaErrors(profileChecker, given, prefix, errors);
-  const refused = new Set(errors.map((e) => e.path));
-  const fine = (field: string) => given[field] !== undefined && !refused.has(`${prefix}/${field}`);
+  const refused = errors.length === 0 ? undefined : new Set(errors.map((e) => e.path));
+  const fine = (field: string) => given[field] !== undefined && !refused?.has(`${prefix}/${field}`);
   const push = given.push;
   if (fine('push') && Array.isArray(push) && push.length <= MAX_PUSH_TARGETS) {
     push.forEach((target, i) => {
