@@ -6,26 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { createWriteStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { main } from '../../src/cli/main.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
+import { herald } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/config.ts';
-
-/** Runs a herald command in-process and captures what it prints. */
-async function herald(args: string[], env: Record<string, string>) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...parts: unknown[]) => out.push(parts.join(' '));
-  console.error = (...parts: unknown[]) => err.push(parts.join(' '));
-  try {
-    const code = await main(args, { LOG_LEVEL: 'silent', ...env });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
 
 /** Reads the recipients of a data directory's store. */
 async function recipientsOf(dataDir: string, tenant = 'default') {
