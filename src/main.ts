@@ -41,6 +41,7 @@ import { categoryRoutes } from './recipients/category-routes.ts';
 import { preferenceRoutes } from './recipients/preference-routes.ts';
 import { preferencesPageRoutes } from './recipients/preferences-page-routes.ts';
 import { createPreferenceTokens, type PreferenceTokens } from './recipients/preferences-token.ts';
+import { recipientRoutes } from './recipients/routes.ts';
 import { createStore } from './store/create.ts';
 import type { Store } from './store/port/index.ts';
 import { suppressionRoutes } from './suppressions/routes.ts';
@@ -125,6 +126,7 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(notificationStreamRoute, deps),
       bind(callbackRoutes, deps),
       bind(suppressionRoutes, deps),
+      bind(recipientRoutes, deps),
       bind(notificationActionRoutes, withWorker),
       bind(templateRoutes, withWorker),
       bind(queueAdminRoutes, withWorker),

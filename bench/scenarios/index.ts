@@ -13,6 +13,7 @@ import { isolationPeerScenario } from './isolation-peer.ts';
 import { liquidCriticalScenario, liquidParseScenario } from './liquid.ts';
 import { memoryScenario } from './memory.ts';
 import { peerScenario } from './peer.ts';
+import { recipientsImportScenario } from './recipients-import.ts';
 import { renderScenario } from './render.ts';
 import { startupScenario } from './startup.ts';
 import { suppressionsScenario } from './suppressions.ts';
@@ -41,4 +42,5 @@ export const SCENARIOS: Scenario[] = [
   authScenario,
   startupScenario,
   gatewayScenario,
+  recipientsImportScenario,
 ];

@@ -15,7 +15,8 @@ const Me = withExample(
   {
     sub: 'usr_0b9c2a4e-5d1f-4b7a-9c3e-2f6d8a1b4c5e',
     tid: 'default',
-    scope: 'notifications:send notifications:read templates:read templates:write admin',
+    scope:
+      'notifications:send notifications:read templates:read templates:write recipients:read recipients:write admin',
     kind: 'user',
     email: 'admin@example.com',
     role: 'admin',

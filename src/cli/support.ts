@@ -59,10 +59,17 @@ export function row(cells: readonly string[], widths: readonly number[]): string
     .trimEnd();
 }
 
-/** A command's --options, strictly (an unknown option or a stray argument is a UsageError). */
-export function parseOptions<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
+/**
+ * A command's --options, strictly (an unknown option, or a stray argument where the command takes
+ * none, is a UsageError).
+ */
+export function parseOptions<O extends NonNullable<ParseArgsConfig['options']>>(
+  args: string[],
+  options: O,
+  allowPositionals = false,
+) {
   try {
-    return parseArgs({ args, options, strict: true, allowPositionals: false });
+    return parseArgs({ args, options, strict: true, allowPositionals });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

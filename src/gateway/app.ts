@@ -5,6 +5,7 @@ import { routeBodyLimits } from '../http/body-limits.ts';
 import { installErrorHandler } from '../http/error-handler.ts';
 import { loggerOptions } from '../http/logger.ts';
 import { hardenServer, serverLimits } from '../http/server-options.ts';
+import { RECIPIENT_BATCH_BODY_LIMIT } from '../recipients/model.ts';
 import { createPools, type HopOptions, type Route, registerRoute } from './proxy.ts';
 import { registerSecurityHeaders } from './security.ts';
 import { DEFAULT_WEB_ROOT, registerStaticUi } from './static.ts';
@@ -52,6 +53,12 @@ function gatewayRoutes(config: Config): Route[] {
       upstream: apiUrl,
       target: '/notifications/batch',
       bodyLimit: batchBodyLimit,
+    },
+    {
+      prefix: '/api/recipients/batch',
+      upstream: apiUrl,
+      target: '/recipients/batch',
+      bodyLimit: RECIPIENT_BATCH_BODY_LIMIT,
     },
     { prefix: '/api', upstream: apiUrl, target: '', bodyLimit },
   ];

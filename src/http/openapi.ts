@@ -8,6 +8,11 @@ const TAGS = [
   { name: 'notifications', description: 'Accept notifications and follow their status' },
   { name: 'templates', description: 'Versioned Liquid templates and previews' },
   {
+    name: 'recipients',
+    description:
+      "A tenant's recipients: the caller's own user IDs with their addresses, locale and data (see docs/recipients.md)",
+  },
+  {
     name: 'callbacks',
     description:
       'Signed status callbacks (Standard Webhooks), per tenant, scope admin: see docs/callbacks.md for verifying them',

@@ -52,12 +52,15 @@ export const RECIPIENT_PATTERNS = {
 /** A Web Push subscription's keys: base64 or base64url. */
 const PUSH_KEY = describedPattern('^[A-Za-z0-9_=+/-]+$', 'must be base64 or base64url');
 
-const EmailRecipient = Type.Object(
+export const EmailRecipient = Type.Object(
   { email: Type.String({ maxLength: 254, pattern: RECIPIENT_PATTERNS.email }) },
   strict,
 );
-const SmsRecipient = Type.Object({ phone: Type.String({ pattern: RECIPIENT_PATTERNS.phone }) }, strict);
-const WebPushRecipient = Type.Object(
+export const SmsRecipient = Type.Object(
+  { phone: Type.String({ pattern: RECIPIENT_PATTERNS.phone }) },
+  strict,
+);
+export const WebPushRecipient = Type.Object(
   {
     subscription: Type.Object(
       {
@@ -76,7 +79,7 @@ const WebPushRecipient = Type.Object(
   },
   strict,
 );
-const DeviceRecipient = Type.Object(
+export const DeviceRecipient = Type.Object(
   {
     deviceToken: Type.String({ minLength: 8, maxLength: 4096, pattern: RECIPIENT_PATTERNS.deviceToken }),
     platform: Type.Union([Type.Literal('apns'), Type.Literal('fcm')]),

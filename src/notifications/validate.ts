@@ -24,7 +24,7 @@ export interface ValidNotification {
 }
 
 /** The two methods used of a compiled TypeBox schema (its Check narrows types, which we do not want here). */
-interface Checker {
+export interface Checker {
   Check(value: unknown): boolean;
   Errors(value: unknown): Iterable<ValueError>;
 }
@@ -33,7 +33,7 @@ interface Checker {
  * Every rule of the schema the body breaks, worded as ajv words them (field-messages.ts). A
  * required property TypeBox finds missing is also "not a string": only the first is said.
  */
-function schemaErrors(checker: Checker, value: unknown, prefix: string, errors: FieldError[]): void {
+export function schemaErrors(checker: Checker, value: unknown, prefix: string, errors: FieldError[]): void {
   let missing = '';
   for (const error of checker.Errors(value)) {
     if (errors.length >= MAX_FIELD_ERRORS) return;

@@ -15,6 +15,12 @@ export const CATEGORY_NAME = /^[a-z0-9._-]{1,64}$/;
 /** Most push targets one profile keeps. */
 export const MAX_PUSH_TARGETS = 10;
 
+/** Most recipients one POST /recipients/batch takes (and one import commit writes). */
+export const RECIPIENTS_PER_BATCH = 1000;
+
+/** Largest POST /recipients/batch body, bytes (the API's and the gateway's limit). */
+export const RECIPIENT_BATCH_BODY_LIMIT = 10 * 1024 * 1024;
+
 /** One push target of a profile: a Web Push subscription or a native device token. */
 export type PushTarget = Pick<Recipient, 'subscription'> | Pick<Recipient, 'deviceToken' | 'platform'>;
 

@@ -1,26 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { main } from '../../src/cli/main.ts';
 import { buildApi, createDeps } from '../../src/main.ts';
+import { herald } from '../helpers/cli.ts';
 import { tempDir, testConfig } from '../helpers/config.ts';
-
-/** Runs a herald command in-process and captures what it prints. */
-async function herald(args: string[], env: Record<string, string>) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...parts: unknown[]) => out.push(parts.join(' '));
-  console.error = (...parts: unknown[]) => err.push(parts.join(' '));
-  try {
-    const code = await main(args, { LOG_LEVEL: 'silent', ...env });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
 
 describe('herald users, clients and keys', () => {
   it('adds, lists and disables users; the app sees them', async () => {

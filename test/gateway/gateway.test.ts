@@ -181,6 +181,12 @@ describe('gateway (BFF)', () => {
     assert.ok((await response.json()).bytes > 200 * 1024);
   });
 
+  it("lets a recipients batch body up to the API's 10 MiB through", async () => {
+    const response = await post('/api/recipients/batch', { text: 'x'.repeat(9 * 1024 * 1024) });
+    assert.equal(response.status, 200);
+    assert.ok((await response.json()).bytes > 9 * 1024 * 1024);
+  });
+
   it('forwards a POST without a body with Content-Length 0, not chunked', async () => {
     const response = await fetch(`${base}/api/notifications/n1/cancel`, { method: 'POST' });
     assert.equal(response.status, 202);

@@ -76,6 +76,9 @@ export async function startUpstream(): Promise<{
     reply.code(503).header('retry-after', '3').type('application/problem+json').send({ status: 503 }),
   );
   app.post('/notifications/batch', async (request) => ({ bytes: String(request.body).length }));
+  app.post('/recipients/batch', { bodyLimit: 16 * 1024 * 1024 }, async (request) => ({
+    bytes: String(request.body).length,
+  }));
   // Never answers: the gateway must give up with a 504.
   app.get('/slow', () => new Promise(() => {}));
   // Never answers either, and tells when its client (the gateway) has gone.

@@ -337,6 +337,31 @@ async function exercise(
   await expect(call('POST', '/templates/doc-welcome/preview', { variables: { name: 'Ada' } }), 200);
   await expect(call('POST', '/templates/doc-welcome/preview', { variables: 'no' }), 400);
 
+  // recipients
+  const profile = {
+    email: 'ada@example.com',
+    push: [{ deviceToken: 'a1b2c3d4e5f6a7b8c9d0', platform: 'apns' }],
+    locale: 'fr-CA',
+    data: { plan: 'pro' },
+  };
+  await expect(call('PUT', '/recipients/doc-ada', profile), 201);
+  await expect(call('PUT', '/recipients/doc-ada', { ...profile, name: 'Ada' }), 200);
+  await expect(call('PUT', '/recipients/doc-ada', { email: 'nope' }), 400);
+  await expect(call('GET', '/recipients/doc-ada'), 200);
+  await expect(call('GET', '/recipients/nobody'), 404);
+  await expect(call('GET', '/recipients?limit=1'), 200);
+  await expect(call('GET', '/recipients?limit=0'), 400);
+  const mergePatch = { 'content-type': 'application/merge-patch+json' };
+  await expect(call('PATCH', '/recipients/doc-ada', JSON.stringify({ locale: null }), mergePatch), 200);
+  await expect(call('PATCH', '/recipients/doc-ada', JSON.stringify([1]), mergePatch), 400);
+  await expect(
+    call('POST', '/recipients/batch', { recipients: [{ recipientId: 'doc-bo' }, { recipientId: 'bad id' }] }),
+    207,
+  );
+  await expect(call('POST', '/recipients/batch', { recipients: [] }), 400);
+  await expect(call('DELETE', '/recipients/doc-bo'), 204);
+  await expect(call('DELETE', '/recipients/doc-bo'), 404);
+
   // notifications
   const email = (to: string, extra: object = {}) => ({
     channel: 'email',
@@ -452,7 +477,6 @@ async function exercise(
   await expect(call('GET', '/categories?limit=0'), 400);
   await deps.store.recipients.put('default', [{ id: 'doc-user', profile: {} }], Date.now());
   const preferences = '/recipients/doc-user/preferences';
-  const mergePatch = { 'content-type': 'application/merge-patch+json' };
   await expect(call('GET', preferences), 200);
   await expect(call('GET', '/recipients/nobody/preferences'), 404);
   await expect(call('PUT', preferences, { channels: { sms: false } }), 200);

@@ -56,6 +56,46 @@ export function recipientsSuite(name: string, open: () => Promise<Store>): void 
       assert.deepEqual((await store.recipients.get('t1', 'a'))?.profile, { name: 'second' });
     });
 
+    it('writes a batch like put, answering only whether each was created', async () => {
+      const store = await fresh();
+      await store.recipients.put('t1', [{ id: 'b', profile: {} }], T0);
+      await store.recipients.setPreferences('t1', 'b', { channels: { sms: false }, categories: {} }, T0);
+      const created = await store.recipients.write(
+        't1',
+        [
+          { id: 'a', profile: { name: 'first' } },
+          { id: 'b', profile: { name: 'B' } },
+          { id: 'a', profile: { name: 'second' } },
+        ],
+        T0 + 1,
+      );
+      assert.deepEqual(created, [true, false, false]);
+      assert.deepEqual((await store.recipients.get('t1', 'a'))?.profile, { name: 'second' });
+      const b = await store.recipients.get('t1', 'b');
+      assert.deepEqual(b?.profile, { name: 'B' });
+      assert.deepEqual(b?.preferences.channels, { sms: false }, 'the preferences stay');
+      assert.equal(b?.createdAt, T0);
+      assert.equal(b?.updatedAt, T0 + 1);
+      assert.deepEqual(await store.recipients.write('t1', [], T0), []);
+    });
+
+    it('replaces a profile only while it is the one read (a merge patch never loses a change)', async () => {
+      const store = await fresh();
+      const [first] = await store.recipients.put('t1', [{ id: 'u-1', profile: ada }], T0);
+      const preferences = { channels: { sms: false }, categories: {} };
+      await store.recipients.setPreferences('t1', 'u-1', preferences, T0 + 1);
+      const read = first?.record.profile ?? {};
+      const patched = await store.recipients.replaceIf('t1', 'u-1', read, { ...read, name: 'Ada' }, T0 + 2);
+      assert.deepEqual(patched?.profile, { ...ada, name: 'Ada' });
+      assert.deepEqual(patched?.preferences, preferences, 'the preferences stay');
+      assert.equal(patched?.updatedAt, T0 + 2);
+      // A second patch of the same read finds the profile changed: nothing is written.
+      assert.equal(await store.recipients.replaceIf('t1', 'u-1', read, { name: 'stale' }, T0 + 3), null);
+      assert.equal((await store.recipients.get('t1', 'u-1'))?.profile.name, 'Ada');
+      assert.equal(await store.recipients.replaceIf('t2', 'u-1', read, {}, T0 + 3), null, 'another tenant');
+      assert.equal(await store.recipients.replaceIf('t1', 'nobody', {}, {}, T0 + 3), null);
+    });
+
     it('keeps tenants apart, finds many in one read, lists in ID order and removes', async () => {
       const store = await fresh();
       await store.recipients.put(

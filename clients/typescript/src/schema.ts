@@ -708,6 +708,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/recipients/{recipientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One recipient: its profile and its preferences link
+         * @description Scope recipients:read. Addresses unmasked (the caller stored them); an unset field is null. `preferencesUrl` is the page where the recipient manages its own preferences, without signing in. 404 for an ID the tenant has no recipient of.
+         */
+        get: operations["getRecipientsRecipientId"];
+        /**
+         * Create or replace a recipient's profile
+         * @description Scope recipients:write. The whole profile: a field left out (or null) is removed; the preferences stay. Every address is checked as a notification's recipient is: `email`, `phone` in E.164, `push` (at most 10 targets, each a Web Push `subscription` or a `deviceToken` and `platform`), `locale` a BCP 47 tag, `timezone` an IANA name (both stored in their canonical spelling), `data` a JSON object of at most 8 KiB. A bad field is 400 and changes nothing. 201 when created, 200 when replaced.
+         */
+        put: operations["putRecipientsRecipientId"];
+        post?: never;
+        /**
+         * Erase a recipient: its profile and its preferences
+         * @description Scope recipients:write. Notifications accepted before keep only their masked recipient. 404 for an ID the tenant has no recipient of.
+         */
+        delete: operations["deleteRecipientsRecipientId"];
+        options?: never;
+        head?: never;
+        /**
+         * Change part of a recipient's profile (JSON merge patch)
+         * @description Scope recipients:write. A JSON merge patch (RFC 7396), sent as `application/merge-patch+json` or `application/json`: a field given replaces it (a list, such as `push`, whole), `null` removes it, `data` merges key by key. The result is checked as a PUT is; a bad result is 400 and changes nothing. A patch that is not a JSON object is 400; an unknown recipient 404. The preferences stay.
+         */
+        patch: operations["patchRecipientsRecipientId"];
+        trace?: never;
+    };
+    "/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's recipients, in ID order
+         * @description Scope recipients:read. IDs in bytewise order (upper case before lower case); follow `nextCursor` until it is null.
+         */
+        get: operations["getRecipients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recipients/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or replace up to 1000 recipients, each on its own; one commit for the batch
+         * @description Scope recipients:write. Each item is `{ recipientId, ...profile }`, a full replacement checked as a PUT is; bodies up to 10 MiB. The answer 207 has one result per item, in order: its `recipientId` and `status` 201 (created) or 200 (replaced), or its problem; a bad item never refuses the others. An ID given twice keeps its last profile.
+         */
+        post: operations["postRecipientsBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/notifications/{id}/cancel": {
         parameters: {
             query?: never;
@@ -2070,7 +2142,7 @@ export interface operations {
                      * @example {
                      *       "sub": "usr_0b9c2a4e-5d1f-4b7a-9c3e-2f6d8a1b4c5e",
                      *       "tid": "default",
-                     *       "scope": "notifications:send notifications:read templates:read templates:write admin",
+                     *       "scope": "notifications:send notifications:read templates:read templates:write recipients:read recipients:write admin",
                      *       "kind": "user",
                      *       "email": "admin@example.com",
                      *       "role": "admin"
@@ -3840,6 +3912,706 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRecipientsRecipientId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example user-42 */
+                recipientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recipientId": "user-42",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+15550101234",
+                     *       "push": [
+                     *         {
+                     *           "deviceToken": "a1b2c3d4e5f6a7b8c9d0",
+                     *           "platform": "apns"
+                     *         }
+                     *       ],
+                     *       "locale": "fr-CA",
+                     *       "timezone": "America/Toronto",
+                     *       "name": "Ada Lovelace",
+                     *       "data": {
+                     *         "plan": "pro"
+                     *       },
+                     *       "preferencesUrl": "https://herald.example.com/preferences/WyJkZWZhdWx0IiwidXNlci00MiJd.5m0Jx3b0",
+                     *       "createdAt": "2026-11-28T09:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        recipientId: string;
+                        email: string | null;
+                        phone: string | null;
+                        push: ({
+                            subscription: {
+                                endpoint: string;
+                                expirationTime?: number | null;
+                                keys: {
+                                    p256dh: string;
+                                    auth: string;
+                                };
+                            };
+                        } | {
+                            deviceToken: string;
+                            platform: "apns" | "fcm";
+                        })[];
+                        locale: string | null;
+                        timezone: string | null;
+                        name: string | null;
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * Format: uri
+                         * @description The recipient's own preferences page
+                         */
+                        preferencesUrl: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putRecipientsRecipientId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example user-42 */
+                recipientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "phone": "+15550101234",
+                 *       "push": [
+                 *         {
+                 *           "deviceToken": "a1b2c3d4e5f6a7b8c9d0",
+                 *           "platform": "apns"
+                 *         }
+                 *       ],
+                 *       "locale": "fr-CA",
+                 *       "timezone": "America/Toronto",
+                 *       "name": "Ada Lovelace",
+                 *       "data": {
+                 *         "plan": "pro"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    email?: string | null;
+                    phone?: string | null;
+                    push?: ({
+                        subscription: {
+                            endpoint: string;
+                            expirationTime?: number | null;
+                            keys: {
+                                p256dh: string;
+                                auth: string;
+                            };
+                        };
+                    } | {
+                        deviceToken: string;
+                        platform: "apns" | "fcm";
+                    })[] | null;
+                    locale?: string | null;
+                    timezone?: string | null;
+                    name?: string | null;
+                    data?: {
+                        [key: string]: unknown;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recipientId": "user-42",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+15550101234",
+                     *       "push": [
+                     *         {
+                     *           "deviceToken": "a1b2c3d4e5f6a7b8c9d0",
+                     *           "platform": "apns"
+                     *         }
+                     *       ],
+                     *       "locale": "fr-CA",
+                     *       "timezone": "America/Toronto",
+                     *       "name": "Ada Lovelace",
+                     *       "data": {
+                     *         "plan": "pro"
+                     *       },
+                     *       "preferencesUrl": "https://herald.example.com/preferences/WyJkZWZhdWx0IiwidXNlci00MiJd.5m0Jx3b0",
+                     *       "createdAt": "2026-11-28T09:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        recipientId: string;
+                        email: string | null;
+                        phone: string | null;
+                        push: ({
+                            subscription: {
+                                endpoint: string;
+                                expirationTime?: number | null;
+                                keys: {
+                                    p256dh: string;
+                                    auth: string;
+                                };
+                            };
+                        } | {
+                            deviceToken: string;
+                            platform: "apns" | "fcm";
+                        })[];
+                        locale: string | null;
+                        timezone: string | null;
+                        name: string | null;
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * Format: uri
+                         * @description The recipient's own preferences page
+                         */
+                        preferencesUrl: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recipientId": "user-42",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+15550101234",
+                     *       "push": [
+                     *         {
+                     *           "deviceToken": "a1b2c3d4e5f6a7b8c9d0",
+                     *           "platform": "apns"
+                     *         }
+                     *       ],
+                     *       "locale": "fr-CA",
+                     *       "timezone": "America/Toronto",
+                     *       "name": "Ada Lovelace",
+                     *       "data": {
+                     *         "plan": "pro"
+                     *       },
+                     *       "preferencesUrl": "https://herald.example.com/preferences/WyJkZWZhdWx0IiwidXNlci00MiJd.5m0Jx3b0",
+                     *       "createdAt": "2026-11-28T09:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        recipientId: string;
+                        email: string | null;
+                        phone: string | null;
+                        push: ({
+                            subscription: {
+                                endpoint: string;
+                                expirationTime?: number | null;
+                                keys: {
+                                    p256dh: string;
+                                    auth: string;
+                                };
+                            };
+                        } | {
+                            deviceToken: string;
+                            platform: "apns" | "fcm";
+                        })[];
+                        locale: string | null;
+                        timezone: string | null;
+                        name: string | null;
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * Format: uri
+                         * @description The recipient's own preferences page
+                         */
+                        preferencesUrl: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteRecipientsRecipientId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example user-42 */
+                recipientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Erased */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchRecipientsRecipientId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example user-42 */
+                recipientId: string;
+            };
+            cookie?: never;
+        };
+        /** @description A JSON merge patch (RFC 7396) of the profile: a field given replaces it, `null` removes it, `data` merges key by key. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "phone": null,
+                 *       "data": {
+                 *         "plan": "team"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    email?: string | null;
+                    phone?: string | null;
+                    push?: ({
+                        subscription: {
+                            endpoint: string;
+                            expirationTime?: number | null;
+                            keys: {
+                                p256dh: string;
+                                auth: string;
+                            };
+                        };
+                    } | {
+                        deviceToken: string;
+                        platform: "apns" | "fcm";
+                    })[] | null;
+                    locale?: string | null;
+                    timezone?: string | null;
+                    name?: string | null;
+                    data?: {
+                        [key: string]: unknown;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recipientId": "user-42",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+15550101234",
+                     *       "push": [
+                     *         {
+                     *           "deviceToken": "a1b2c3d4e5f6a7b8c9d0",
+                     *           "platform": "apns"
+                     *         }
+                     *       ],
+                     *       "locale": "fr-CA",
+                     *       "timezone": "America/Toronto",
+                     *       "name": "Ada Lovelace",
+                     *       "data": {
+                     *         "plan": "pro"
+                     *       },
+                     *       "preferencesUrl": "https://herald.example.com/preferences/WyJkZWZhdWx0IiwidXNlci00MiJd.5m0Jx3b0",
+                     *       "createdAt": "2026-11-28T09:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        recipientId: string;
+                        email: string | null;
+                        phone: string | null;
+                        push: ({
+                            subscription: {
+                                endpoint: string;
+                                expirationTime?: number | null;
+                                keys: {
+                                    p256dh: string;
+                                    auth: string;
+                                };
+                            };
+                        } | {
+                            deviceToken: string;
+                            platform: "apns" | "fcm";
+                        })[];
+                        locale: string | null;
+                        timezone: string | null;
+                        name: string | null;
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * Format: uri
+                         * @description The recipient's own preferences page
+                         */
+                        preferencesUrl: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRecipients: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "recipientId": "user-42",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+15550101234",
+                     *           "push": [
+                     *             {
+                     *               "deviceToken": "a1b2c3d4e5f6a7b8c9d0",
+                     *               "platform": "apns"
+                     *             }
+                     *           ],
+                     *           "locale": "fr-CA",
+                     *           "timezone": "America/Toronto",
+                     *           "name": "Ada Lovelace",
+                     *           "data": {
+                     *             "plan": "pro"
+                     *           },
+                     *           "preferencesUrl": "https://herald.example.com/preferences/WyJkZWZhdWx0IiwidXNlci00MiJd.5m0Jx3b0",
+                     *           "createdAt": "2026-11-28T09:00:00.000Z",
+                     *           "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: {
+                            recipientId: string;
+                            email: string | null;
+                            phone: string | null;
+                            push: ({
+                                subscription: {
+                                    endpoint: string;
+                                    expirationTime?: number | null;
+                                    keys: {
+                                        p256dh: string;
+                                        auth: string;
+                                    };
+                                };
+                            } | {
+                                deviceToken: string;
+                                platform: "apns" | "fcm";
+                            })[];
+                            locale: string | null;
+                            timezone: string | null;
+                            name: string | null;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: uri
+                             * @description The recipient's own preferences page
+                             */
+                            preferencesUrl: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postRecipientsBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "recipients": [
+                 *         {
+                 *           "recipientId": "user-42",
+                 *           "email": "ada@example.com",
+                 *           "phone": "+15550101234",
+                 *           "push": [
+                 *             {
+                 *               "deviceToken": "a1b2c3d4e5f6a7b8c9d0",
+                 *               "platform": "apns"
+                 *             }
+                 *           ],
+                 *           "locale": "fr-CA",
+                 *           "timezone": "America/Toronto",
+                 *           "name": "Ada Lovelace",
+                 *           "data": {
+                 *             "plan": "pro"
+                 *           }
+                 *         },
+                 *         {
+                 *           "recipientId": "user-43",
+                 *           "email": "grace@example.com",
+                 *           "locale": "en-GB"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    recipients: {
+                        recipientId: string;
+                        email?: string | null;
+                        phone?: string | null;
+                        push?: ({
+                            subscription: {
+                                endpoint: string;
+                                expirationTime?: number | null;
+                                keys: {
+                                    p256dh: string;
+                                    auth: string;
+                                };
+                            };
+                        } | {
+                            deviceToken: string;
+                            platform: "apns" | "fcm";
+                        })[] | null;
+                        locale?: string | null;
+                        timezone?: string | null;
+                        name?: string | null;
+                        data?: {
+                            [key: string]: unknown;
+                        } | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            207: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "index": 0,
+                     *           "recipientId": "user-42",
+                     *           "status": 201
+                     *         },
+                     *         {
+                     *           "index": 1,
+                     *           "error": {
+                     *             "type": "https://herald.dev/problems/validation-failed",
+                     *             "title": "Validation failed",
+                     *             "status": 400,
+                     *             "code": "VALIDATION_FAILED",
+                     *             "detail": "The recipient is invalid.",
+                     *             "errors": [
+                     *               {
+                     *                 "path": "body/recipients/1/email",
+                     *                 "message": "must be an email address such as ada@example.com"
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        results: {
+                            index: number;
+                            recipientId?: string;
+                            /** @description 201: created; 200: replaced */
+                            status?: 200 | 201;
+                            /** @description The problem (problem+json) of a refused item */
+                            error?: unknown;
+                        }[];
+                    };
+                };
             };
             /** @description The request was refused (problem+json) */
             "4XX": {

