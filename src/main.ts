@@ -37,7 +37,9 @@ import { notificationIngestRoutes } from './notifications/routes.ts';
 import { createStatusHub, type StatusHub } from './notifications/stream-hub.ts';
 import { notificationStreamRoute } from './notifications/stream-route.ts';
 import { sandboxRoutes } from './providers/sandbox/routes.ts';
+import { broadcastRoutes } from './recipients/broadcast-routes.ts';
 import { createPreferenceTokens, type PreferenceTokens } from './recipients/preferences-token.ts';
+import { topicRoutes } from './recipients/topic-routes.ts';
 import { createStore } from './store/create.ts';
 import type { Store } from './store/port/index.ts';
 import { suppressionRoutes } from './suppressions/routes.ts';
@@ -127,6 +129,8 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(queueAdminRoutes, withWorker),
       bind(historyRoutes, deps),
       bind(sandboxRoutes, deps),
+      bind(topicRoutes, deps),
+      bind(broadcastRoutes, withWorker),
       metricsRoutes(deps.metrics, () => clusterExposition(deps)),
     );
     routes.public.push(bind(webhookRoutes, deps), bind(unsubscribeRoutes, deps));

@@ -4,6 +4,8 @@ export const SCOPES = [
   'notifications:read',
   'templates:read',
   'templates:write',
+  'recipients:read',
+  'recipients:write',
   'admin',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
