@@ -26,12 +26,14 @@ function prepare(db: SqliteDb) {
     ),
     remove: db.prepare<[string, string]>('DELETE FROM topics WHERE tenant = ? AND topic_key = ?'),
     // One statement for the batch: the IDs as a JSON array, each joined to its recipient (an ID
-    // that names none is left out), a membership already there left as it is. `WHERE true`:
-    // SQLite's parser needs it before an upsert clause on INSERT ... SELECT.
+    // that names none is left out), a membership already there left as it is. CROSS JOIN keeps
+    // the IDs the outer loop, each a primary-key seek: as a plain JOIN SQLite read the tenant's
+    // every recipient once per ID (60,000 recipients: minutes a batch). `WHERE true`: SQLite's
+    // parser needs it before an upsert clause on INSERT ... SELECT.
     subscribe: db.prepare<[string, string, number, string, string]>(
       `INSERT INTO topic_subscribers (tenant, topic_key, recipient_id, created_at)
        SELECT ?, ?, r.recipient_id, ? FROM json_each(?) k
-         JOIN recipients r ON r.tenant = ? AND r.recipient_id = k.value
+         CROSS JOIN recipients r ON r.tenant = ? AND r.recipient_id = k.value
        WHERE true ORDER BY k.key
        ON CONFLICT (tenant, topic_key, recipient_id) DO NOTHING`,
     ),
