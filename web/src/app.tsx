@@ -4,6 +4,7 @@ import { SESSION_ENDED, scheduleRefresh } from './api.ts';
 import { SignOutPanel } from './components/sign-out.tsx';
 import { AccountPage } from './pages/account.tsx';
 import { AdminPage } from './pages/admin.tsx';
+import { BroadcastsPage } from './pages/broadcasts.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { NotificationDetailPage } from './pages/notification-detail.tsx';
@@ -13,6 +14,7 @@ import { SandboxPage } from './pages/sandbox.tsx';
 import { SendPage } from './pages/send.tsx';
 import { SuppressionsPage } from './pages/suppressions.tsx';
 import { TemplatesPage } from './pages/templates.tsx';
+import { TopicsPage } from './pages/topics.tsx';
 import { Link, match, navigate, useLocation } from './router.tsx';
 import { clearSession, hasScope, loadSession, tokenClaims } from './session.ts';
 
@@ -71,6 +73,8 @@ function page(path: string): ReactNode {
   if (detail) return <NotificationDetailPage id={detail.id as string} />;
   if (path === '/templates') return <TemplatesPage />;
   if (path === '/suppressions') return <SuppressionsPage admin={can('admin')} />;
+  if (path === '/topics') return <TopicsPage />;
+  if (path === '/broadcasts') return <BroadcastsPage />;
   if (path === '/sandbox') return <SandboxPage />;
   if (path === '/admin') return <AdminPage />;
   if (path === '/account') return <AccountPage />;
@@ -99,6 +103,8 @@ function Layout(props: { children: ReactNode }) {
           <Link to="/notifications">Notifications</Link>
           {can('templates:read') ? <Link to="/templates">Templates</Link> : null}
           {can('notifications:read') ? <Link to="/suppressions">Suppressions</Link> : null}
+          {can('recipients:read') ? <Link to="/topics">Topics</Link> : null}
+          {can('notifications:send') ? <Link to="/broadcasts">Broadcasts</Link> : null}
           {can('admin') ? <Link to="/sandbox">Sandbox</Link> : null}
           {can('admin') ? <Link to="/admin">Admin</Link> : null}
         </nav>
