@@ -32,6 +32,8 @@ export interface Sizes {
   liquid: { batchItems: number; rounds: number };
   /** Renders of the template per round, on the event loop and in the pool each. */
   render: { count: number };
+  /** A broadcast's topic, and one CRITICAL every `everyMs` for `criticalMs` while it fans out. */
+  fanOut: { subscribers: number; everyMs: number; criticalMs: number };
 }
 
 /** What the flags asked for. */
@@ -69,6 +71,7 @@ const FULL: Sizes = {
   startup: { runs: 5, idleSeconds: 3, settledSeconds: 15 },
   liquid: { batchItems: 1000, rounds: 20 },
   render: { count: 20_000 },
+  fanOut: { subscribers: 1_000_000, everyMs: 10, criticalMs: 5_000 },
 };
 
 const QUICK: Sizes = {
@@ -94,6 +97,7 @@ const QUICK: Sizes = {
   startup: { runs: 1, idleSeconds: 0.5, settledSeconds: 1 },
   liquid: { batchItems: 20, rounds: 2 },
   render: { count: 500 },
+  fanOut: { subscribers: 5_000, everyMs: 20, criticalMs: 500 },
 };
 
 export const USAGE = `Usage: npm run bench -- [flags]
@@ -103,7 +107,8 @@ export const USAGE = `Usage: npm run bench -- [flags]
                            ingest, ingest-api-only, peer, batch, batch-api-only, isolation,
                            abuse, dispatch, callbacks, suppressions, failover, claim, catch-up,
                            memory, render, liquid-parse, liquid-critical, auth, startup,
-                           gateway (and ingest-postgres, dispatch-postgres)
+                           gateway, fan-out (and ingest-postgres, dispatch-postgres,
+                           fan-out-postgres)
   --postgres               follow ingest and dispatch with the same on PostgreSQL (1 auth, 2 api
                            and worker processes; scenarios ingest-postgres, dispatch-postgres)
   --isolation-backlog N    LOW notifications queued before the isolation window (default 1000000)
