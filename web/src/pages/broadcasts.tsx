@@ -13,8 +13,8 @@ import {
 } from '../contract.ts';
 import { Link } from '../router.tsx';
 
-/** How often a broadcast still fanning out (or cancelling) is read again. */
-const POLL_MS = 1000;
+/** How often a broadcast still fanning out (or with notifications waiting) is read again. */
+const POLL_MS = 2000;
 
 /** The inline content of a broadcast on each channel, from a subject (title) and a text (body). */
 function contentOf(channel: Channel, subject: string, text: string): Record<string, string> {
