@@ -1,5 +1,5 @@
 import { type Channel, priorityOf } from '../notifications/model.ts';
-import type { BroadcastRecord, BroadcastStatus } from './port/broadcasts.ts';
+import type { BroadcastRecord, BroadcastStatus, FanOutStep } from './port/broadcasts.ts';
 import type { SubscriberRecord, TopicRecord } from './port/topics.ts';
 
 type Int = number | string;
@@ -101,5 +101,17 @@ export function fannedValues(b: BroadcastRow) {
     scheduledAt: numberOrNull(b.scheduled_at),
     expiresAt: numberOrNull(b.expires_at),
     broadcastId: b.id,
+  };
+}
+
+/** What a fan-out step of broadcast `b` tells the worker (port/broadcasts.ts FanOutStep). */
+export function stepOf(b: BroadcastRow, made: number, cancelled: number, finished: boolean): FanOutStep {
+  return {
+    broadcastId: b.id,
+    tenant: b.tenant,
+    priority: priorityOf(Number(b.priority)),
+    made,
+    cancelled,
+    finished,
   };
 }

@@ -4,7 +4,13 @@ import { CANCEL } from '../../notifications/status.ts';
 import { isUrgent } from '../../notifications/wakeup.ts';
 import { actionUpdateWhere } from '../actions.ts';
 import type { BroadcastStore, FanOutStep } from '../port/broadcasts.ts';
-import { BROADCAST_COLUMNS, type BroadcastRow, broadcastFromRow, fannedValues } from '../rows-topics.ts';
+import {
+  BROADCAST_COLUMNS,
+  type BroadcastRow,
+  broadcastFromRow,
+  fannedValues,
+  stepOf,
+} from '../rows-topics.ts';
 import type { Query, Sql } from './connect.ts';
 import { joinRank } from './lanes.ts';
 import { URGENT_PAYLOAD, WAKEUP_CHANNEL } from './wakeups.ts';
@@ -69,14 +75,7 @@ export function createPostgresBroadcasts(sql: Sql): BroadcastStore {
         recipients = ${recipients}, until_seq = ${until}, fanned_to = ${last ?? from}, created = created + ${n},
         advanced_at = ${now}, updated_at = ${now}
       WHERE seq = ${Number(b.seq)}`;
-    return {
-      broadcastId: b.id,
-      tenant: b.tenant,
-      priority: priorityOf(v.priority),
-      made: n,
-      cancelled: 0,
-      finished,
-    };
+    return stepOf(b, n, 0, finished);
   };
 
   const cancelSome = async (tx: Query, b: BroadcastRow, now: number, chunk: number): Promise<FanOutStep> => {
@@ -100,14 +99,7 @@ export function createPostgresBroadcasts(sql: Sql): BroadcastStore {
     const finished = n < chunk;
     await tx`UPDATE broadcasts SET pending = ${finished ? 0 : 1}, cancelled_to = ${last ?? from}, advanced_at = ${now}
       WHERE seq = ${Number(b.seq)}`;
-    return {
-      broadcastId: b.id,
-      tenant: b.tenant,
-      priority: priorityOf(Number(b.priority)),
-      made: 0,
-      cancelled,
-      finished,
-    };
+    return stepOf(b, 0, cancelled, finished);
   };
 
   const one = async (q: Query, tenant: string, id: string) => {

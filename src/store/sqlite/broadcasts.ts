@@ -1,9 +1,15 @@
 import { idPrefix } from '../../notifications/ids.ts';
-import { priorityOf, priorityRank } from '../../notifications/model.ts';
+import { priorityRank } from '../../notifications/model.ts';
 import { CANCEL } from '../../notifications/status.ts';
 import { actionUpdateWhere } from '../actions.ts';
 import type { BroadcastStore, FanOutStep } from '../port/broadcasts.ts';
-import { BROADCAST_COLUMNS, type BroadcastRow, broadcastFromRow, fannedValues } from '../rows-topics.ts';
+import {
+  BROADCAST_COLUMNS,
+  type BroadcastRow,
+  broadcastFromRow,
+  fannedValues,
+  stepOf,
+} from '../rows-topics.ts';
 import { joinRank } from './lanes.ts';
 import { preparedOnce, type SqliteDb } from './open.ts';
 
@@ -143,14 +149,7 @@ export function createSqliteBroadcasts(db: SqliteDb): BroadcastStore {
       now,
       seq: b.seq,
     });
-    return {
-      broadcastId: b.id,
-      tenant: b.tenant,
-      priority: priorityOf(v.priority),
-      made: n,
-      cancelled: 0,
-      finished,
-    };
+    return stepOf(b, n, 0, finished);
   };
 
   const cancelSome = (b: BroadcastRow, now: number, chunk: number): FanOutStep => {
@@ -168,14 +167,7 @@ export function createSqliteBroadcasts(db: SqliteDb): BroadcastStore {
     }
     const finished = n < chunk;
     s.cancelAdvance.run({ pending: finished ? 0 : 1, to: last ?? from, now, seq: b.seq });
-    return {
-      broadcastId: b.id,
-      tenant: b.tenant,
-      priority: priorityOf(Number(b.priority)),
-      made: 0,
-      cancelled,
-      finished,
-    };
+    return stepOf(b, 0, cancelled, finished);
   };
 
   const step = db.transaction((now: number, chunk: number): FanOutStep | null => {
