@@ -1037,7 +1037,7 @@ export interface paths {
         };
         /**
          * A broadcast's progress and its notifications' counts by status
-         * @description Scope notifications:read. `created` grows as the fan-out goes; `counts` counts its notifications by their current status (read through their index: a broadcast of a million is a read of a million index entries, so poll it every few seconds, not faster). Another tenant's broadcast is 404.
+         * @description Scope notifications:read. `created` grows as the fan-out goes; `counts` counts its notifications by their current status, read through their index and reused for a second (a broadcast of a million is a read of a million index entries). Another tenant's broadcast is 404.
          */
         get: operations["getBroadcastsId"];
         put?: never;
