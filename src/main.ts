@@ -37,11 +37,13 @@ import { notificationIngestRoutes } from './notifications/routes.ts';
 import { createStatusHub, type StatusHub } from './notifications/stream-hub.ts';
 import { notificationStreamRoute } from './notifications/stream-route.ts';
 import { sandboxRoutes } from './providers/sandbox/routes.ts';
+import { broadcastRoutes } from './recipients/broadcast-routes.ts';
 import { categoryRoutes } from './recipients/category-routes.ts';
 import { preferenceRoutes } from './recipients/preference-routes.ts';
 import { preferencesPageRoutes } from './recipients/preferences-page-routes.ts';
 import { createPreferenceTokens, type PreferenceTokens } from './recipients/preferences-token.ts';
 import { recipientRoutes } from './recipients/routes.ts';
+import { topicRoutes } from './recipients/topic-routes.ts';
 import { createStore } from './store/create.ts';
 import type { Store } from './store/port/index.ts';
 import { suppressionRoutes } from './suppressions/routes.ts';
@@ -134,6 +136,8 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(sandboxRoutes, deps),
       bind(categoryRoutes, deps),
       bind(preferenceRoutes, deps),
+      bind(topicRoutes, deps),
+      bind(broadcastRoutes, withWorker),
       metricsRoutes(deps.metrics, () => clusterExposition(deps)),
     );
     routes.public.push(

@@ -34,6 +34,8 @@ export interface Sizes {
   render: { count: number };
   /** Recipients sent through POST /recipients/batch: in all, a request, requests in flight. */
   recipients: { total: number; batch: number; connections: number };
+  /** A broadcast's topic, and one CRITICAL every `everyMs` for `criticalMs` while it fans out. */
+  fanOut: { subscribers: number; everyMs: number; criticalMs: number };
 }
 
 /** What the flags asked for. */
@@ -72,6 +74,7 @@ const FULL: Sizes = {
   liquid: { batchItems: 1000, rounds: 20 },
   render: { count: 20_000 },
   recipients: { total: 200_000, batch: 1000, connections: 4 },
+  fanOut: { subscribers: 1_000_000, everyMs: 10, criticalMs: 5_000 },
 };
 
 const QUICK: Sizes = {
@@ -98,6 +101,7 @@ const QUICK: Sizes = {
   liquid: { batchItems: 20, rounds: 2 },
   render: { count: 500 },
   recipients: { total: 2000, batch: 100, connections: 2 },
+  fanOut: { subscribers: 5_000, everyMs: 20, criticalMs: 500 },
 };
 
 export const USAGE = `Usage: npm run bench -- [flags]
@@ -107,7 +111,8 @@ export const USAGE = `Usage: npm run bench -- [flags]
                            ingest, ingest-api-only, peer, batch, batch-api-only, isolation,
                            abuse, dispatch, callbacks, suppressions, failover, claim, catch-up,
                            memory, render, liquid-parse, liquid-critical, auth, startup,
-                           gateway, recipients-import (and ingest-postgres, dispatch-postgres)
+                           gateway, recipients-import, fan-out (and ingest-postgres,
+                           dispatch-postgres, fan-out-postgres)
   --postgres               follow ingest and dispatch with the same on PostgreSQL (1 auth, 2 api
                            and worker processes; scenarios ingest-postgres, dispatch-postgres)
   --isolation-backlog N    LOW notifications queued before the isolation window (default 1000000)

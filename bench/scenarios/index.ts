@@ -6,6 +6,7 @@ import { catchUpScenario } from './catch-up.ts';
 import { claimScenario } from './claim.ts';
 import { dispatchScenario } from './dispatch.ts';
 import { failoverScenario } from './failover.ts';
+import { fanOutScenario } from './fan-out.ts';
 import { gatewayScenario } from './gateway.ts';
 import { ingestApiOnlyScenario, ingestScenario } from './ingest.ts';
 import { isolationScenario } from './isolation.ts';
@@ -43,4 +44,5 @@ export const SCENARIOS: Scenario[] = [
   startupScenario,
   gatewayScenario,
   recipientsImportScenario,
+  fanOutScenario,
 ];

@@ -1,4 +1,5 @@
 import { dispatchOn } from './dispatch.ts';
+import { fanOutPostgresScenario } from './fan-out.ts';
 import { ingestOn } from './ingest.ts';
 import { isolationPeerPostgresScenario } from './isolation-peer.ts';
 import type { Scenario } from './types.ts';
@@ -19,4 +20,5 @@ export const postgresScenarios: Scenario[] = [
     run: (options) => dispatchOn('postgres', options),
   },
   isolationPeerPostgresScenario,
+  fanOutPostgresScenario,
 ];

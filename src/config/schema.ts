@@ -333,6 +333,12 @@ export const FIXED = {
    * probe after every pause of a provider.
    */
   maxHolds: 5,
+  /**
+   * Notifications a broadcast's fan-out makes in one transaction (recipients/fan-out.ts): on
+   * SQLite the writer is held that long, so a CRITICAL committed meanwhile waits for one chunk at
+   * most (`npm run bench -- --scenario fan-out`).
+   */
+  fanOutChunk: 500,
   /** Circuit-breaker tuning of every provider; tests shorten it through the scheduler's deps. */
   circuit: {
     /** Consecutive transient failures that open the circuit. */

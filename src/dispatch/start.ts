@@ -12,6 +12,7 @@ import {
   type ProviderRegistry,
 } from '../providers/registry.ts';
 import type { ProviderDeps } from '../providers/types.ts';
+import { startFanOut } from '../recipients/fan-out.ts';
 import { suppressionKey } from '../suppressions/model.ts';
 import { createUnsubscribeTokens, type UnsubscribeTokens } from '../suppressions/unsubscribe-token.ts';
 import type { Renderer } from '../templates/render.ts';
@@ -107,6 +108,15 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     log,
   });
   worker.start();
+  // Broadcasts fan out beside the claim loop, a chunk at a time (docs/topics.md).
+  const fanOut = startFanOut({
+    broadcasts: deps.store.broadcasts,
+    clock: deps.clock,
+    wakeup: deps.wakeup,
+    onChanged: statusChanged,
+    pollMs: deps.config.dispatch.pollMs,
+    log,
+  });
   log.info(
     { owner: scheduler.owner, providers: providers.all().map((p) => `${p.channel}:${p.name}`) },
     'worker started',
@@ -116,6 +126,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     providers,
     statusChanged,
     async close() {
+      await fanOut.stop();
       await worker.stop(Math.min(deps.config.dispatch.leaseMs, 10_000));
       await callbacks.close();
       await providers.close();

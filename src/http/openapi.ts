@@ -27,6 +27,14 @@ const TAGS = [
     description:
       "Categories, recipients' preferences and the hosted preferences page: see docs/preferences.md",
   },
+  {
+    name: 'topics',
+    description: "Topics: a tenant's lists of recipients to broadcast to (see docs/topics.md)",
+  },
+  {
+    name: 'broadcasts',
+    description: 'One notification to every subscriber of a topic, fanned out durably (see docs/topics.md)',
+  },
   { name: 'admin', description: 'Users, clients, queues and the sandbox (scope admin)' },
   { name: 'webhooks', description: 'Delivery reports from providers, authenticated by their signatures' },
   { name: 'ops', description: 'Health, readiness and metrics' },

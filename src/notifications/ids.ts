@@ -7,10 +7,17 @@ import { createHash, randomUUID } from 'node:crypto';
  * that are tenant-checked anyway.
  */
 export function notificationId(now: number): string {
+  // randomUUID() is xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx; keep its last three groups and 3 nibbles.
+  return `${idPrefix(now)}${randomUUID().slice(15)}`;
+}
+
+/**
+ * The part of a notification ID fixed by its time: 48 bits of milliseconds and the version
+ * nibble. A broadcast's fan-out appends the random part in SQL (store/rows-topics.ts).
+ */
+export function idPrefix(now: number): string {
   const time = now.toString(16).padStart(12, '0').slice(-12);
-  const random = randomUUID();
-  // random is xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx; keep its last three groups and 3 nibbles.
-  return `${time.slice(0, 8)}-${time.slice(8)}-7${random.slice(15)}`;
+  return `${time.slice(0, 8)}-${time.slice(8)}-7`;
 }
 
 /** JSON with object keys sorted at every level, so equal bodies hash equally whatever their key order. */

@@ -79,6 +79,8 @@ export interface NotificationRecord {
   providerMessageId: string | null;
   createdAt: number;
   updatedAt: number;
+  /** The broadcast that made it (API.md §12); absent for one accepted on its own. */
+  broadcastId?: string;
 }
 
 /** One entry of a notification's event list, in order. */

@@ -29,6 +29,13 @@ const ListQuery = Type.Object(
         examples: ['ada@example.com'],
       }),
     ),
+    broadcastId: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description:
+          'Only the notifications this broadcast made (POST /broadcasts), read through their index: those of the broadcast only are looked at.',
+      }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
   },
@@ -138,6 +145,7 @@ export const notificationReadRoutes: RouteModule<CoreDeps & { recipientDigests: 
         request.principal.tenant,
         {
           recipientDigest,
+          broadcastId: q.broadcastId,
           status: q.status as Status | undefined,
           priority: q.priority as Priority | undefined,
           channel: q.channel as Channel | undefined,

@@ -202,6 +202,7 @@ export const NotificationSummary = Type.Object({
   nextAttemptAt: nullable(Time),
   provider: nullable(Type.String()),
   providerMessageId: nullable(Type.String()),
+  broadcastId: Type.Optional(Type.String({ description: 'The broadcast that made it; absent otherwise' })),
 });
 
 /** One event of a notification's history, oldest first. */

@@ -18,7 +18,7 @@ export function acceptedView(n: Pick<NotificationRecord, 'id' | 'channel' | 'pri
 
 /** A notification as GET /notifications lists it: masked recipient, no events. */
 export function summaryView(n: NotificationRecord) {
-  return {
+  const view = {
     notificationId: n.id,
     status: n.status,
     channel: n.channel,
@@ -37,6 +37,8 @@ export function summaryView(n: NotificationRecord) {
     provider: n.provider,
     providerMessageId: n.providerMessageId,
   };
+  // Only a broadcast's notifications name one (API.md §12).
+  return n.broadcastId === undefined ? view : { ...view, broadcastId: n.broadcastId };
 }
 
 /** An event as the API shows it: its time in ISO 8601. */

@@ -17,6 +17,19 @@ export interface ActionParams {
  * action applies to.
  */
 export function actionUpdate(effect: ActionEffect, joinRank: LaneRules['joinRank'], p: ActionParams): string {
+  return actionUpdateWhere(effect, joinRank, p.now, `id = ${p.id} AND tenant = ${p.tenant}`);
+}
+
+/**
+ * The same UPDATE for the rows `which` selects (a broadcast's cancel applies CANCEL to a chunk of
+ * its notifications): the state condition is added to it.
+ */
+export function actionUpdateWhere(
+  effect: ActionEffect,
+  joinRank: LaneRules['joinRank'],
+  now: string,
+  which: string,
+): string {
   const sets = [
     `status = ${literal(effect.status)}`,
     `queue_state = ${literal(effect.queueState)}`,
@@ -33,7 +46,7 @@ export function actionUpdate(effect: ActionEffect, joinRank: LaneRules['joinRank
       `lane_rank = ${rank}`,
     );
   }
-  return `UPDATE notifications SET ${sets.join(', ')}, updated_at = ${p.now}
-    WHERE id = ${p.id} AND tenant = ${p.tenant} AND status IN (${effect.from.map(literal).join(', ')})
+  return `UPDATE notifications SET ${sets.join(', ')}, updated_at = ${now}
+    WHERE ${which} AND status IN (${effect.from.map(literal).join(', ')})
     RETURNING seq`;
 }

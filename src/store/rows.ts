@@ -39,12 +39,13 @@ export interface NotificationRow {
   provider_message_id: string | null;
   created_at: number;
   updated_at: number;
+  broadcast_id: string | null;
 }
 
 /** The columns every reader selects. */
 export const NOTIFICATION_COLUMNS = `seq, id, tenant, channel, priority, status, recipient, template_key,
   template_version, locale, content, variables, metadata, request_hash, scheduled_at, expires_at, attempts,
-  holds, next_attempt_at, provider, provider_message_id, created_at, updated_at`;
+  holds, next_attempt_at, provider, provider_message_id, created_at, updated_at, broadcast_id`;
 
 /** A notification's metadata as every answer shows it: `{}` when none was sent. */
 export function metadataOf(text: string | null): Record<string, unknown> {
@@ -53,7 +54,7 @@ export function metadataOf(text: string | null): Record<string, unknown> {
 
 /** Maps a row to the domain record (JSON columns parsed, rank back to priority). */
 export function notificationFromRow(row: NotificationRow): NotificationRecord {
-  return {
+  const record: NotificationRecord = {
     seq: row.seq,
     id: row.id,
     tenant: row.tenant,
@@ -77,6 +78,8 @@ export function notificationFromRow(row: NotificationRow): NotificationRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+  if (row.broadcast_id !== null) record.broadcastId = row.broadcast_id;
+  return record;
 }
 
 /** A `notification_events` row. */

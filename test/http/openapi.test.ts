@@ -490,6 +490,33 @@ async function exercise(
   await expect(anonymous('POST', `/preferences/${preferencesToken}`, 'evil=1', oneClick), 400);
   await expect(call('DELETE', '/categories/doc-news'), 204);
   await expect(call('DELETE', '/categories/doc-news'), 404);
+  // topics and broadcasts (the recipient through the store: its routes are another area's)
+  await deps.store.recipients.put(
+    'default',
+    [{ id: 'doc-reader', profile: { email: 'r@example.com' } }],
+    Date.now(),
+  );
+  await expect(call('PUT', '/topics/doc-news', { name: 'News' }), 201);
+  await expect(call('PUT', '/topics/doc news', {}), 400);
+  await expect(call('GET', '/topics'), 200);
+  await expect(call('GET', '/topics?cursor=forged'), 400);
+  await expect(call('GET', '/topics/doc-news'), 200);
+  await expect(call('GET', '/topics/nope'), 404);
+  await expect(call('POST', '/topics/doc-news/subscribers', { recipients: ['doc-reader', 'ghost'] }), 200);
+  await expect(call('POST', '/topics/nope/subscribers', { recipients: ['doc-reader'] }), 404);
+  await expect(call('GET', '/topics/doc-news/subscribers'), 200);
+  await expect(call('GET', '/topics/nope/subscribers'), 404);
+  const broadcast = { topic: 'doc-news', channel: 'email', content: { subject: 'News', text: 'Hi' } };
+  const made = await expect(call('POST', '/broadcasts', broadcast), 201);
+  await expect(call('POST', '/broadcasts', { ...broadcast, topic: 'nope' }), 404);
+  await expect(call('GET', `/broadcasts/${made.broadcastId}`), 200);
+  await expect(call('GET', '/broadcasts/nope'), 404);
+  await expect(call('POST', `/broadcasts/${made.broadcastId}/cancel`), 200);
+  await expect(call('POST', '/broadcasts/nope/cancel'), 404);
+  await expect(call('DELETE', '/topics/doc-news/subscribers/doc-reader'), 204);
+  await expect(call('DELETE', '/topics/doc-news/subscribers/doc-reader'), 404);
+  await expect(call('DELETE', '/topics/doc-news'), 204);
+  await expect(call('DELETE', '/topics/doc-news'), 404);
 
   // queues and the sandbox
   await expect(call('GET', '/admin/queues'), 200);

@@ -19,4 +19,7 @@ export const GROWING_TABLES: readonly string[] = [
   'user_identities',
   'users',
   'clients',
+  'topics',
+  'topic_subscribers',
+  'broadcasts',
 ];

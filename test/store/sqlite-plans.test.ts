@@ -40,6 +40,8 @@ describe('SQLite statement plans', () => {
         { channel: 'sms' as const, priority: 'LOW' as const },
         { recipientDigest: 'd' },
         { recipientDigest: 'd', status: 'FAILED' as const },
+        { broadcastId: 'b' },
+        { broadcastId: 'b', status: 'CANCELLED' as const },
       ])
         await store.notifications.list('t', { ...filter, createdAfter: 0, beforeSeq: 10 }, 10);
       await store.queue.stats('t');

@@ -4,6 +4,7 @@ import { SESSION_ENDED, scheduleRefresh } from './api.ts';
 import { SignOutPanel } from './components/sign-out.tsx';
 import { AccountPage } from './pages/account.tsx';
 import { AdminPage } from './pages/admin.tsx';
+import { BroadcastsPage } from './pages/broadcasts.tsx';
 import { CategoriesPage } from './pages/categories.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
 import { LoginPage } from './pages/login.tsx';
@@ -15,6 +16,7 @@ import { SandboxPage } from './pages/sandbox.tsx';
 import { SendPage } from './pages/send.tsx';
 import { SuppressionsPage } from './pages/suppressions.tsx';
 import { TemplatesPage } from './pages/templates.tsx';
+import { TopicsPage } from './pages/topics.tsx';
 import { Link, match, navigate, useLocation } from './router.tsx';
 import { clearSession, hasScope, loadSession, tokenClaims } from './session.ts';
 
@@ -75,6 +77,8 @@ function page(path: string): ReactNode {
   if (path === '/suppressions') return <SuppressionsPage admin={can('admin')} />;
   if (path === '/recipients') return <RecipientsPage canWrite={can('recipients:write')} />;
   if (path === '/categories') return <CategoriesPage admin={can('admin')} />;
+  if (path === '/topics') return <TopicsPage />;
+  if (path === '/broadcasts') return <BroadcastsPage />;
   if (path === '/sandbox') return <SandboxPage />;
   if (path === '/admin') return <AdminPage />;
   if (path === '/account') return <AccountPage />;
@@ -105,6 +109,8 @@ function Layout(props: { children: ReactNode }) {
           {can('notifications:read') ? <Link to="/suppressions">Suppressions</Link> : null}
           {can('recipients:read') ? <Link to="/recipients">Recipients</Link> : null}
           {can('recipients:read') ? <Link to="/categories">Categories</Link> : null}
+          {can('recipients:read') ? <Link to="/topics">Topics</Link> : null}
+          {can('notifications:send') ? <Link to="/broadcasts">Broadcasts</Link> : null}
           {can('admin') ? <Link to="/sandbox">Sandbox</Link> : null}
           {can('admin') ? <Link to="/admin">Admin</Link> : null}
         </nav>

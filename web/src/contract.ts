@@ -40,6 +40,18 @@ export type ClientView = Json<Paths['/admin/clients']['get']['responses'][200]>[
 export type CreatedClient = Json<Paths['/admin/clients']['post']['responses'][201]>;
 /** A suppressed recipient of GET /suppressions (masked). */
 export type SuppressionItem = Json<Paths['/suppressions']['get']['responses'][200]>['items'][number];
+/** A topic as GET /topics/{key} shows it. */
+export type TopicView = Json<Paths['/topics/{key}']['get']['responses'][200]>;
+/** A subscriber of GET /topics/{key}/subscribers. */
+export type SubscriberItem = Json<
+  Paths['/topics/{key}/subscribers']['get']['responses'][200]
+>['items'][number];
+/** POST /topics/{key}/subscribers: how many were added, and the refused IDs. */
+export type Subscribed = Json<Paths['/topics/{key}/subscribers']['post']['responses'][200]>;
+/** GET /broadcasts/{id}: its progress and its notifications' counts. */
+export type BroadcastView = Json<Paths['/broadcasts/{id}']['get']['responses'][200]>;
+/** POST /broadcasts: the 201. */
+export type BroadcastAccepted = Json<Paths['/broadcasts']['post']['responses'][201]>;
 /** One status change, as GET /notifications/stream sends it (the `data` of a `status` event). */
 export type { StatusChange } from '../../src/notifications/changes.ts';
 export {

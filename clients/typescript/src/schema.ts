@@ -1108,6 +1108,158 @@ export interface paths {
         patch: operations["patchRecipientsRecipientIdPreferences"];
         trace?: never;
     };
+    "/topics/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One topic and its subscriber count
+         * @description Scope recipients:read. Another tenant's topic is 404.
+         */
+        get: operations["getTopicsKey"];
+        /**
+         * Create a topic, or rename it
+         * @description Scope recipients:write. 201 when the topic is new, 200 when it existed (its subscribers are kept).
+         */
+        put: operations["putTopicsKey"];
+        post?: never;
+        /**
+         * Delete a topic and its memberships
+         * @description Scope recipients:write. The recipients stay; a broadcast already fanning out to it goes on with its snapshot.
+         */
+        delete: operations["deleteTopicsKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's topics by key
+         * @description Scope recipients:read. Follow `nextCursor` until it is null.
+         */
+        get: operations["getTopics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/topics/{key}/subscribers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A topic's subscribers by recipientId
+         * @description Scope recipients:read. Follow `nextCursor` until it is null. 404 for an unknown topic.
+         */
+        get: operations["getTopicsKeySubscribers"];
+        put?: never;
+        /**
+         * Subscribe up to 1000 recipients
+         * @description Scope recipients:write. One statement for the batch. `added` counts the new subscribers; an ID that names no recipient of the tenant is refused in `refused` (RECIPIENT_NOT_FOUND) and the others are still added. 404 for an unknown topic.
+         */
+        post: operations["postTopicsKeySubscribers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/topics/{key}/subscribers/{recipientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unsubscribe a recipient
+         * @description Scope recipients:write. 404 for an unknown topic or a recipient not subscribed to it.
+         */
+        delete: operations["deleteTopicsKeySubscribersRecipientId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/broadcasts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one notification to every subscriber of a topic; 201 at once, fanned out after
+         * @description Scope notifications:send. The body is a POST /notifications body with `topic` in place of `recipient` (and the optional `category` and `locale`), checked the same way. The 201 comes once the broadcast is stored; every subscriber of the topic when the fan-out starts then gets one notification of its own (`recipient: { id }`, with `broadcastId`), exactly once even across a crash. Follow it with GET /broadcasts/{id}. An unknown topic is 404; a topic with no subscriber is 400.
+         */
+        post: operations["postBroadcasts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/broadcasts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A broadcast's progress and its notifications' counts by status
+         * @description Scope notifications:read. `created` grows as the fan-out goes; `counts` counts its notifications by their current status, read through their index and reused for a second (a broadcast of a million is a read of a million index entries). Another tenant's broadcast is 404.
+         */
+        get: operations["getBroadcastsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/broadcasts/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel what has not been sent
+         * @description Scope notifications:send. The fan-out stops, and its notifications still waiting (QUEUED or RETRYING) are cancelled in chunks right after; those being sent or sent stay as they are. Answers the broadcast, now CANCELLED.
+         */
+        post: operations["postBroadcastsIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -2761,6 +2913,8 @@ export interface operations {
                  * @example ada@example.com
                  */
                 recipient?: string;
+                /** @description Only the notifications this broadcast made (POST /broadcasts), read through their index: those of the broadcast only are looked at. */
+                broadcastId?: string;
                 limit?: number;
                 cursor?: string;
             };
@@ -2830,6 +2984,8 @@ export interface operations {
                             nextAttemptAt: string | null;
                             provider: string | null;
                             providerMessageId: string | null;
+                            /** @description The broadcast that made it; absent otherwise */
+                            broadcastId?: string;
                         }[];
                         nextCursor: string | null;
                     };
@@ -3277,6 +3433,8 @@ export interface operations {
                         nextAttemptAt: string | null;
                         provider: string | null;
                         providerMessageId: string | null;
+                        /** @description The broadcast that made it; absent otherwise */
+                        broadcastId?: string;
                         events: {
                             type: string;
                             /** Format: date-time */
@@ -4709,6 +4867,8 @@ export interface operations {
                         nextAttemptAt: string | null;
                         provider: string | null;
                         providerMessageId: string | null;
+                        /** @description The broadcast that made it; absent otherwise */
+                        broadcastId?: string;
                         events: {
                             type: string;
                             /** Format: date-time */
@@ -4819,6 +4979,8 @@ export interface operations {
                         nextAttemptAt: string | null;
                         provider: string | null;
                         providerMessageId: string | null;
+                        /** @description The broadcast that made it; absent otherwise */
+                        broadcastId?: string;
                         events: {
                             type: string;
                             /** Format: date-time */
@@ -6654,6 +6816,652 @@ export interface operations {
                                 /** @enum {unknown} */
                                 inapp?: true | false;
                             };
+                        };
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTopicsKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example release-notes */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "release-notes",
+                     *       "name": "Release notes",
+                     *       "subscribers": 1250,
+                     *       "createdAt": "2026-11-28T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        key: string;
+                        name: string | null;
+                        /** @description How many recipients are subscribed */
+                        subscribers: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putTopicsKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example release-notes */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Release notes"
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "release-notes",
+                     *       "name": "Release notes",
+                     *       "subscribers": 1250,
+                     *       "createdAt": "2026-11-28T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        key: string;
+                        name: string | null;
+                        /** @description How many recipients are subscribed */
+                        subscribers: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "release-notes",
+                     *       "name": "Release notes",
+                     *       "subscribers": 1250,
+                     *       "createdAt": "2026-11-28T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        key: string;
+                        name: string | null;
+                        /** @description How many recipients are subscribed */
+                        subscribers: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteTopicsKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example release-notes */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTopics: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "key": "release-notes",
+                     *           "name": "Release notes",
+                     *           "subscribers": 1250,
+                     *           "createdAt": "2026-11-28T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: {
+                            key: string;
+                            name: string | null;
+                            /** @description How many recipients are subscribed */
+                            subscribers: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTopicsKeySubscribers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @example release-notes */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "recipientId": "user-42",
+                     *           "subscribedAt": "2026-11-28T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "dHM6dXNlci00Mg"
+                     *     }
+                     */
+                    "application/json": {
+                        items: {
+                            recipientId: string;
+                            /** Format: date-time */
+                            subscribedAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postTopicsKeySubscribers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example release-notes */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "recipients": [
+                 *         "user-42",
+                 *         "user-43",
+                 *         "nobody"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    recipients: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "added": 2,
+                     *       "refused": [
+                     *         {
+                     *           "recipientId": "nobody",
+                     *           "code": "RECIPIENT_NOT_FOUND"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description How many became subscribers (one already subscribed is not counted) */
+                        added: number;
+                        refused: {
+                            recipientId: string;
+                            /** @enum {string} */
+                            code: "RECIPIENT_NOT_FOUND";
+                        }[];
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteTopicsKeySubscribersRecipientId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example release-notes */
+                key: string;
+                /** @example user-42 */
+                recipientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postBroadcasts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "topic": "release-notes",
+                 *       "channel": "email",
+                 *       "priority": "LOW",
+                 *       "template": "release-notes",
+                 *       "variables": {
+                 *         "version": "2.4"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The key of a topic of your tenant with at least one subscriber */
+                    topic: string;
+                    /** @description email, sms or push */
+                    channel: string;
+                    priority?: string;
+                    template?: string;
+                    content?: {
+                        [key: string]: unknown;
+                    };
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                    category?: string;
+                    locale?: string;
+                    scheduledAt?: string;
+                    expiresAt?: string;
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "broadcastId": "019b76da-a800-70e3-aa1e-88b1e3a76f07",
+                     *       "status": "QUEUED",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        broadcastId: string;
+                        /** @enum {string} */
+                        status: "QUEUED";
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBroadcastsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f07 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "broadcastId": "019b76da-a800-70e3-aa1e-88b1e3a76f07",
+                     *       "status": "FANNING_OUT",
+                     *       "topic": "release-notes",
+                     *       "recipients": 120000,
+                     *       "created": 48000,
+                     *       "counts": {
+                     *         "QUEUED": 40000,
+                     *         "DELIVERED": 8000
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        broadcastId: string;
+                        status: "QUEUED" | "FANNING_OUT" | "DONE" | "CANCELLED";
+                        topic: string;
+                        /** @description Subscribers when the fan-out started; null until it starts */
+                        recipients: number | null;
+                        /** @description Notifications made so far */
+                        created: number;
+                        /** @description Its notifications by current status; statuses with none are left out */
+                        counts: {
+                            [key: string]: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postBroadcastsIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f07 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "broadcastId": "019b76da-a800-70e3-aa1e-88b1e3a76f07",
+                     *       "status": "FANNING_OUT",
+                     *       "topic": "release-notes",
+                     *       "recipients": 120000,
+                     *       "created": 48000,
+                     *       "counts": {
+                     *         "QUEUED": 40000,
+                     *         "DELIVERED": 8000
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        broadcastId: string;
+                        status: "QUEUED" | "FANNING_OUT" | "DONE" | "CANCELLED";
+                        topic: string;
+                        /** @description Subscribers when the fan-out started; null until it starts */
+                        recipients: number | null;
+                        /** @description Notifications made so far */
+                        created: number;
+                        /** @description Its notifications by current status; statuses with none are left out */
+                        counts: {
+                            [key: string]: number;
                         };
                     };
                 };

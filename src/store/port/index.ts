@@ -1,4 +1,5 @@
 import type { AuthStore } from './auth.ts';
+import type { BroadcastStore } from './broadcasts.ts';
 import type { CallbackStore } from './callbacks.ts';
 import type { LimitStore } from './limits.ts';
 import type { NotificationStore } from './notifications.ts';
@@ -11,6 +12,7 @@ import type { SandboxStore } from './sandbox.ts';
 import type { StatusLogStore } from './status-log.ts';
 import type { SuppressionStore } from './suppressions.ts';
 import type { TemplateStore } from './templates.ts';
+import type { TopicStore } from './topics.ts';
 import type { WakeupChannel } from './wakeups.ts';
 
 /**
@@ -49,6 +51,10 @@ export interface Store {
   recipients: RecipientStore;
   /** Each tenant's declared categories (src/recipients). */
   categories: CategoryStore;
+  /** Each tenant's topics and their subscribers (src/recipients). */
+  topics: TopicStore;
+  /** Broadcasts to a topic and their durable fan-out (src/recipients/fan-out.ts). */
+  broadcasts: BroadcastStore;
   /**
    * Calls `onChange` soon after any process commits status changes (PostgreSQL LISTEN/NOTIFY);
    * on SQLite, readers poll. A hint only: the log is the truth.

@@ -164,6 +164,8 @@ export interface IdempotentHit {
 export interface NotificationFilter {
   /** Only notifications whose recipient has this digest (notifications/recipient-digest.ts). */
   recipientDigest?: string;
+  /** Only the notifications this broadcast made (read through their index). */
+  broadcastId?: string;
   status?: Status;
   priority?: Priority;
   channel?: Channel;

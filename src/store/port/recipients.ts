@@ -54,7 +54,7 @@ export interface RecipientStore {
   get(tenant: string, id: string): Promise<RecipientRecord | null>;
   /** The recipients among these keys, across tenants (one statement, whatever their number). */
   among(keys: readonly RecipientKey[]): Promise<RecipientRecord[]>;
-  /** Erases a recipient: its profile and preferences. False when there was none. */
+  /** Erases a recipient: its profile, preferences and topic memberships. False when there was none. */
   remove(tenant: string, id: string): Promise<boolean>;
   /** A tenant's recipients in ID order, after `after` (exclusive). */
   list(tenant: string, options: { limit: number; after?: string }): Promise<RecipientRecord[]>;

@@ -1,5 +1,6 @@
 import type { Store } from '../port/index.ts';
 import { createPostgresAuthStore } from './auth.ts';
+import { createPostgresBroadcasts } from './broadcasts.ts';
 import { createPostgresCallbacks } from './callbacks.ts';
 import { type ConnectOptions, connectPostgres, type Sql } from './connect.ts';
 import { createPostgresLimits } from './limits.ts';
@@ -14,6 +15,7 @@ import { createPostgresSandbox } from './sandbox.ts';
 import { createPostgresStatusLog } from './status-log.ts';
 import { createPostgresSuppressions } from './suppressions.ts';
 import { createPostgresTemplates } from './templates.ts';
+import { createPostgresTopics } from './topics.ts';
 import { createPostgresWakeups, STATUS_CHANNEL, WAKEUP_CHANNEL } from './wakeups.ts';
 
 /**
@@ -62,6 +64,8 @@ export async function createPostgresStore(
     suppressions: createPostgresSuppressions(sql),
     recipients: createPostgresRecipients(sql),
     categories: createPostgresCategories(sql),
+    topics: createPostgresTopics(sql),
+    broadcasts: createPostgresBroadcasts(sql),
     wakeups: createPostgresWakeups(sql, WAKEUP_CHANNEL),
     statusChanges: createPostgresWakeups(sql, STATUS_CHANNEL),
     async ping() {

@@ -180,9 +180,11 @@ export function createPostgresNotifications(sql: Sql): NotificationStore {
           return row?.seq;
         },
       );
-      // A searched recipient is part of the range: its index holds the tenant's notifications to it.
+      // A searched recipient or broadcast is part of the range: its index holds the tenant's notifications to
+      // it, or made by it.
       const range = sql`tenant = ${tenant}
         ${f.recipientDigest === undefined ? sql`` : sql`AND recipient_digest = ${f.recipientDigest}`}
+        ${f.broadcastId === undefined ? sql`` : sql`AND broadcast_id = ${f.broadcastId}`}
         ${below === undefined ? sql`` : sql`AND seq < ${below}`}
         ${above === undefined ? sql`` : sql`AND seq > ${above}`}`;
       const filtered = filtersRows(f);

@@ -9,6 +9,7 @@ import {
   recipientFromRow,
 } from '../rows-recipients.ts';
 import type { Query, Sql } from './connect.ts';
+import { leaveTopicsOn } from './topics.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
 const NONE = json({ channels: {}, categories: {} });
@@ -87,8 +88,12 @@ export function createPostgresRecipients(sql: Sql): RecipientStore {
       return recipientsAmongOn(sql, keys);
     },
     async remove(tenant, id) {
-      const rows = await sql`DELETE FROM recipients WHERE tenant = ${tenant} AND recipient_id = ${id}`;
-      return rows.count > 0;
+      // The profile, its preferences and its topic memberships go together.
+      return sql.begin(async (tx) => {
+        await leaveTopicsOn(tx, tenant, id);
+        const rows = await tx`DELETE FROM recipients WHERE tenant = ${tenant} AND recipient_id = ${id}`;
+        return rows.count > 0;
+      });
     },
     async list(tenant, options) {
       const rows = await sql<RecipientRow[]>`

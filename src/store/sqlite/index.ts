@@ -1,5 +1,6 @@
 import type { Store } from '../port/index.ts';
 import { createSqliteAuthStore } from './auth.ts';
+import { createSqliteBroadcasts } from './broadcasts.ts';
 import { createSqliteCallbacks } from './callbacks.ts';
 import { createSqliteLimits } from './limits.ts';
 import { createSqliteNotifications } from './notifications.ts';
@@ -13,6 +14,7 @@ import { createSqliteSandbox } from './sandbox.ts';
 import { createSqliteStatusLog } from './status-log.ts';
 import { createSqliteSuppressions } from './suppressions.ts';
 import { createSqliteTemplates } from './templates.ts';
+import { createSqliteTopics } from './topics.ts';
 
 const silent = { subscribe: async () => async () => undefined };
 
@@ -38,6 +40,8 @@ export function createSqliteStore(dataDir: string, cacheMiB?: number): Store & {
     suppressions: createSqliteSuppressions(db),
     recipients: createSqliteRecipients(db),
     categories: createSqliteCategories(db),
+    topics: createSqliteTopics(db),
+    broadcasts: createSqliteBroadcasts(db),
     // One process: the in-process signal already wakes the worker, and status readers poll.
     wakeups: silent,
     statusChanges: silent,

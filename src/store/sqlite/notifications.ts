@@ -218,6 +218,7 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
         [
           ['tenant = ?', tenant],
           ['recipient_digest = ?', filter.recipientDigest],
+          ['broadcast_id = ?', filter.broadcastId],
           ['seq < ?', below],
           ['seq > ?', above],
         ],

@@ -9,6 +9,7 @@ import {
   recipientFromRow,
 } from '../rows-recipients.ts';
 import { preparedOnce, type SqliteDb } from './open.ts';
+import { leaveTopicsSync } from './topics.ts';
 
 const NONE = JSON.stringify({ channels: {}, categories: {} });
 
@@ -103,6 +104,11 @@ export function createSqliteRecipients(db: SqliteDb): RecipientStore {
       return recipientFromRow(s.preferences.get(JSON.stringify(next), now, tenant, id) as RecipientRow);
     },
   );
+  // The profile, its preferences and its topic memberships go together.
+  const remove = db.transaction((tenant: string, id: string) => {
+    leaveTopicsSync(db, tenant, id);
+    return s.remove.run(tenant, id).changes > 0;
+  });
   return {
     async put(tenant, entries, now) {
       return put.immediate(tenant, entries, now);
@@ -122,7 +128,7 @@ export function createSqliteRecipients(db: SqliteDb): RecipientStore {
       return recipientsAmongSync(db, keys);
     },
     async remove(tenant, id) {
-      return s.remove.run(tenant, id).changes > 0;
+      return remove.immediate(tenant, id);
     },
     async list(tenant, options) {
       return s.list.all(tenant, options.after ?? '', options.limit).map(recipientFromRow);

@@ -17,10 +17,19 @@ export function recipientText(recipient: Record<string, unknown> | undefined): s
 const PAGE = 20;
 
 /**
- * The list's filters that the address bar carries (`/notifications?status=FAILED`); `recipient`
+ * The list's filters that the address bar carries (`/notifications?status=FAILED`, a broadcast's
+ * `broadcastId` from its page); `recipient`
  * (an exact address, found by its digest) for admins only: the API refuses it to anyone else.
  */
-const URL_FILTERS = ['status', 'priority', 'channel', 'createdAfter', 'createdBefore', 'recipient'] as const;
+const URL_FILTERS = [
+  'status',
+  'priority',
+  'channel',
+  'createdAfter',
+  'createdBefore',
+  'recipient',
+  'broadcastId',
+] as const;
 
 function filtersOf(search: URLSearchParams, admin: boolean): Record<string, string> {
   const filters: Record<string, string> = {};

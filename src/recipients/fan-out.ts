@@ -1,0 +1,69 @@
+import { setTimeout as sleep, setImmediate as yieldTurn } from 'node:timers/promises';
+import type { Clock } from '../clock.ts';
+import { FIXED } from '../config/schema.ts';
+import { isUrgent, type WakeSignal } from '../notifications/wakeup.ts';
+import type { BroadcastStore } from '../store/port/broadcasts.ts';
+
+/** The worker's fan-out of broadcasts (docs/topics.md). */
+export interface FanOut {
+  /** Stops taking steps; resolves once the step under way is committed or rolled back. */
+  stop(): Promise<void>;
+}
+
+export interface FanOutDeps {
+  broadcasts: BroadcastStore;
+  clock: Clock;
+  /** The worker's wake-up: told after each chunk so the new notifications are claimed at once. */
+  wakeup: WakeSignal;
+  /** Told after each chunk: new notifications (and cancels) are status changes. */
+  onChanged?: () => void;
+  /** How often an idle fan-out looks for a broadcast (HERALD_POLL_MS). */
+  pollMs: number;
+  log: { error(obj: object, msg: string): void };
+  /** Rows a step makes at most; FIXED.fanOutChunk unless a test says otherwise. */
+  chunk?: number;
+}
+
+/**
+ * Runs broadcasts' fan-out beside the worker's claim loop, one step (one transaction of at most
+ * `chunk` notifications) at a time, and yields the event loop after each, so the claim cycle, the
+ * urgent lane and ingest's commits on the same thread (the SQLite writer) wait for one chunk at
+ * most, never for a whole broadcast: the partition that keeps a CRITICAL ahead of a million LOW
+ * being made. Idle, it looks for work every `pollMs` on its own timer rather than on the
+ * worker's wake-up, whose one pending signal it must not take from the claim loop.
+ */
+export function startFanOut(deps: FanOutDeps): FanOut {
+  const { broadcasts, clock, log } = deps;
+  const chunk = deps.chunk ?? FIXED.fanOutChunk;
+  let running = true;
+  const idle = new AbortController();
+
+  async function run(): Promise<void> {
+    while (running) {
+      try {
+        const step = (await broadcasts.hasWork()) ? await broadcasts.step(clock.now(), chunk) : null;
+        if (step === null) {
+          await sleep(deps.pollMs, undefined, { signal: idle.signal }).catch(() => undefined);
+          continue;
+        }
+        if (step.made > 0 || step.cancelled > 0) {
+          deps.wakeup.notify(step.made > 0 && isUrgent(step.priority));
+          deps.onChanged?.();
+        }
+        await yieldTurn();
+      } catch (error) {
+        log.error({ err: error }, 'broadcast fan-out step failed; retrying after the poll interval');
+        await sleep(deps.pollMs, undefined, { signal: idle.signal }).catch(() => undefined);
+      }
+    }
+  }
+
+  const loop = run();
+  return {
+    async stop() {
+      running = false;
+      idle.abort();
+      await loop;
+    },
+  };
+}

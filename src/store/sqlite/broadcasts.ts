@@ -1,0 +1,202 @@
+import { idPrefix } from '../../notifications/ids.ts';
+import { priorityRank } from '../../notifications/model.ts';
+import { CANCEL } from '../../notifications/status.ts';
+import { actionUpdateWhere } from '../actions.ts';
+import type { BroadcastStore, FanOutStep } from '../port/broadcasts.ts';
+import {
+  BROADCAST_COLUMNS,
+  type BroadcastRow,
+  broadcastFromRow,
+  fannedValues,
+  stepOf,
+} from '../rows-topics.ts';
+import { joinRank } from './lanes.ts';
+import { preparedOnce, type SqliteDb } from './open.ts';
+
+/**
+ * The notification ID's random part, from 10 random bytes in hex (`h`): 3 nibbles, the variant
+ * (8, 9, a or b), 3 and 12 more, after the time prefix (notifications/ids.ts).
+ */
+const ID = `@prefix || substr(h, 1, 3) || '-' || substr('89ab', 1 + unicode(substr(h, 4, 1)) % 4, 1)
+  || substr(h, 5, 3) || '-' || substr(h, 8, 12)`;
+
+function prepare(db: SqliteDb) {
+  return {
+    topic: db.prepare<[string, string], { subscribers: number }>(
+      'SELECT subscribers FROM topics WHERE tenant = ? AND topic_key = ?',
+    ),
+    insert: db.prepare(
+      `INSERT INTO broadcasts (id, tenant, topic_key, status, channel, priority, template_key, template_version,
+         content, variables, metadata, category, locale, scheduled_at, expires_at, pending, advanced_at, created_at, updated_at)
+       VALUES (@id, @tenant, @topic, 'QUEUED', @channel, @priority, @templateKey, @templateVersion, @content, @variables,
+         @metadata, @category, @locale, @scheduledAt, @expiresAt, 1, @createdAt, @createdAt, @createdAt)`,
+    ),
+    one: db.prepare<[string, string], BroadcastRow>(
+      `SELECT ${BROADCAST_COLUMNS} FROM broadcasts WHERE tenant = ? AND id = ?`,
+    ),
+    counts: db.prepare<[string, string], { status: string; n: number }>(
+      `SELECT status, count(*) AS n FROM notifications WHERE tenant = ? AND broadcast_id = ? GROUP BY status`,
+    ),
+    cancel: db.prepare<[number, string, string]>(
+      `UPDATE broadcasts SET status = 'CANCELLED', pending = 1, updated_at = ?
+       WHERE tenant = ? AND id = ? AND status <> 'CANCELLED'`,
+    ),
+    hasWork: db.prepare('SELECT 1 FROM broadcasts WHERE pending = 1 LIMIT 1').pluck(),
+    next: db.prepare<[], BroadcastRow>(
+      `SELECT ${BROADCAST_COLUMNS} FROM broadcasts WHERE pending = 1 ORDER BY advanced_at LIMIT 1`,
+    ),
+    // The snapshot: AUTOINCREMENT never reuses a seq, so later memberships are all above it.
+    // max() alone, so SQLite reads the last rowid rather than the table (no coalesce around it).
+    snapshot: db.prepare('SELECT max(seq) FROM topic_subscribers').pluck(),
+    // The chunk: how many of the snapshot's members follow the cursor, and the last of them.
+    bounds: db.prepare(
+      `SELECT count(*) AS n, max(recipient_id) AS last FROM (SELECT recipient_id FROM topic_subscribers
+         WHERE tenant = @tenant AND topic_key = @topic AND recipient_id > @from AND seq <= @until
+         ORDER BY recipient_id LIMIT @chunk)`,
+    ),
+    joinAt: db.prepare(`SELECT ${joinRank('@tenant', '@priority', '@channel')}`).pluck(),
+    // One statement for the chunk. A window function keeps SQLite from flattening the subquery,
+    // so each row draws its random bytes once.
+    fan: db.prepare(
+      `INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient, template_key,
+         template_version, content, variables, metadata, scheduled_at, expires_at, attempts, created_at, updated_at,
+         lane_rank, broadcast_id)
+       SELECT ${ID}, @tenant, @channel, @priority, 'QUEUED', @queueState, @dueAt, json_object('id', recipient_id),
+         @templateKey, @templateVersion, @content, @variables, @metadata, @scheduledAt, @expiresAt, 0, @now, @now,
+         @base + k * @step, @broadcastId
+       FROM (SELECT lower(hex(randomblob(10))) AS h, recipient_id, row_number() OVER (ORDER BY recipient_id) - 1 AS k
+         FROM topic_subscribers
+         WHERE tenant = @tenant AND topic_key = @topic AND recipient_id > @from AND recipient_id <= @to
+           AND seq <= @until)`,
+    ),
+    advance: db.prepare(
+      `UPDATE broadcasts SET status = @status, pending = @pending, recipients = @recipients, until_seq = @until,
+         fanned_to = @to, created = created + @made, advanced_at = @now, updated_at = @now WHERE seq = @seq`,
+    ),
+    cancelBounds: db.prepare(
+      `SELECT count(*) AS n, max(seq) AS last FROM (SELECT seq FROM notifications
+         WHERE tenant = @tenant AND broadcast_id = @id AND seq > @from ORDER BY seq LIMIT @chunk)`,
+    ),
+    cancelChunk: db
+      .prepare(
+        actionUpdateWhere(
+          CANCEL,
+          joinRank,
+          '@now',
+          'tenant = @tenant AND broadcast_id = @id AND seq > @from AND seq <= @to',
+        ),
+      )
+      .pluck(),
+    cancelEvents: db.prepare(
+      `INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source)
+       SELECT value, @type, @now, NULL, NULL, @detail, @source FROM json_each(@seqs)`,
+    ),
+    cancelAdvance: db.prepare(
+      'UPDATE broadcasts SET pending = @pending, cancelled_to = @to, advanced_at = @now WHERE seq = @seq',
+    ),
+  };
+}
+
+const statements = preparedOnce(prepare);
+
+/** The SQLite implementation of the broadcast port (see port/broadcasts.ts). */
+export function createSqliteBroadcasts(db: SqliteDb): BroadcastStore {
+  const s = statements(db);
+
+  const create = db.transaction((b: Parameters<BroadcastStore['create']>[0]) => {
+    const topic = s.topic.get(b.tenant, b.topic);
+    if (!topic) return 'topic' as const;
+    if (topic.subscribers === 0) return 'empty' as const;
+    s.insert.run({ ...b, priority: priorityRank(b.priority) });
+    return 'created' as const;
+  });
+
+  const fanOut = (b: BroadcastRow, now: number, chunk: number): FanOutStep => {
+    const starting = b.status === 'QUEUED';
+    const until = starting ? ((s.snapshot.get() as number | null) ?? 0) : Number(b.until_seq);
+    const recipients = starting
+      ? (s.topic.get(b.tenant, b.topic_key)?.subscribers ?? 0)
+      : Number(b.recipients);
+    const from = b.fanned_to;
+    const { n, last } = s.bounds.get({ tenant: b.tenant, topic: b.topic_key, from, until, chunk }) as {
+      n: number;
+      last: string | null;
+    };
+    const { waiting, ...v } = fannedValues(b);
+    if (n > 0) {
+      const line = { tenant: v.tenant, priority: v.priority, channel: v.channel };
+      const base = waiting ? 0 : (s.joinAt.get(line) as number);
+      s.fan.run({
+        ...v,
+        prefix: idPrefix(now),
+        topic: b.topic_key,
+        from,
+        to: last,
+        until,
+        now,
+        base,
+        step: waiting ? 0 : 1,
+      });
+    }
+    const finished = n < chunk;
+    s.advance.run({
+      status: finished ? 'DONE' : 'FANNING_OUT',
+      pending: finished ? 0 : 1,
+      recipients,
+      until,
+      to: last ?? from,
+      made: n,
+      now,
+      seq: b.seq,
+    });
+    return stepOf(b, n, 0, finished);
+  };
+
+  const cancelSome = (b: BroadcastRow, now: number, chunk: number): FanOutStep => {
+    const from = Number(b.cancelled_to);
+    const { n, last } = s.cancelBounds.get({ tenant: b.tenant, id: b.id, from, chunk }) as {
+      n: number;
+      last: number | null;
+    };
+    let cancelled = 0;
+    if (n > 0) {
+      const seqs = s.cancelChunk.all({ tenant: b.tenant, id: b.id, from, to: last, now }) as number[];
+      cancelled = seqs.length;
+      const { type, detail, source } = CANCEL.event;
+      if (cancelled > 0) s.cancelEvents.run({ type, detail, source, now, seqs: JSON.stringify(seqs) });
+    }
+    const finished = n < chunk;
+    s.cancelAdvance.run({ pending: finished ? 0 : 1, to: last ?? from, now, seq: b.seq });
+    return stepOf(b, 0, cancelled, finished);
+  };
+
+  const step = db.transaction((now: number, chunk: number): FanOutStep | null => {
+    const b = s.next.get();
+    if (!b) return null;
+    return b.status === 'CANCELLED' ? cancelSome(b, now, chunk) : fanOut(b, now, chunk);
+  });
+
+  return {
+    async create(b) {
+      return create.immediate(b);
+    },
+    async get(tenant, id) {
+      const row = s.one.get(tenant, id);
+      return row ? broadcastFromRow(row) : null;
+    },
+    async counts(tenant, id) {
+      return Object.fromEntries(s.counts.all(tenant, id).map((r) => [r.status, r.n]));
+    },
+    async cancel(tenant, id, now) {
+      s.cancel.run(now, tenant, id);
+      const row = s.one.get(tenant, id);
+      return row ? broadcastFromRow(row) : null;
+    },
+    async hasWork() {
+      return s.hasWork.get() !== undefined;
+    },
+    async step(now, chunk) {
+      return step.immediate(now, chunk);
+    },
+  };
+}
