@@ -17,6 +17,9 @@ export interface CheckedItem {
   template: string | null;
   scheduledAt: number | null;
   expiresAt: number | null;
+  category: string | null;
+  /** The person a `{ id }` recipient names: ingest checks the batch's ones in one read. */
+  recipientId: string | null;
   /** Serialized (and the recipient digested) by checkItem, then packed with the batch's other rows (batch-body.ts). */
   encoded: EncodedColumns | PackedColumns;
   /**
@@ -54,6 +57,8 @@ export function checkItem(
       template: v.template,
       scheduledAt: v.scheduledAt,
       expiresAt: v.expiresAt,
+      category: v.category,
+      recipientId: v.recipient.id ?? null,
       encoded: encodeColumns(v, recipientDigest(digestKey, v.recipient)),
       liquid: withLiquid(v.content),
     },
