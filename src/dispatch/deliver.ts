@@ -6,7 +6,7 @@ import type { Completion } from '../notifications/status.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { SendResult } from '../providers/types.ts';
 import { suppressionKey } from '../suppressions/model.ts';
-import type { Renderer } from '../templates/render.ts';
+import type { Renderer, RenderInput } from '../templates/render.ts';
 import { RenderError } from '../templates/render-error.ts';
 import { type RetryPolicy, retryDelay } from './backoff.ts';
 import { chooseProvider, fallbackReady } from './failover.ts';
@@ -25,6 +25,8 @@ export interface DeliverDeps {
   metrics?: Metrics;
   /** The one-click unsubscribe link of a LOW email's recipient (made in dispatch/start.ts). */
   unsubscribeUrl?: (record: NotificationRecord) => Promise<string>;
+  /** A person's preferences page, for its templates (made in dispatch/start.ts). */
+  preferencesUrl?: (tenant: string, id: string) => Promise<string>;
   /** Logs each provider's changes between working and failing (provider-health.ts). */
   health?: ProviderHealthLog;
   /** Marks the render and the provider call of a traced CRITICAL (urgent-trace.ts). */
@@ -81,7 +83,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
     let content: Awaited<ReturnType<Renderer['render']>>;
     try {
       deps.trace?.mark(record.seq, 'renderStart');
-      content = await deps.renderer.render(record);
+      content = await deps.renderer.render(record.person ? await personInput(deps, record) : record);
       deps.trace?.mark(record.seq, 'renderEnd');
     } catch (error) {
       if (error instanceof RenderError) return { ...lease, kind: 'failed', detail: error.message };
@@ -171,6 +173,15 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
   // With a healthy fallback, the next attempt goes there at once instead of after a backoff.
   const at = fallbackReady(alternatives, deps.states, record, provider) ? now() : undefined;
   return retryOrFail(deps, record, provider.name, result.detail, result.retryAfterMs, at);
+}
+
+/** What a notification to a person renders with: the person, its preferences page and locale. */
+async function personInput(deps: DeliverDeps, record: NotificationRecord): Promise<RenderInput> {
+  const person = record.person as NonNullable<NotificationRecord['person']>;
+  const preferencesUrl = deps.preferencesUrl
+    ? await deps.preferencesUrl(record.tenant, person.id)
+    : undefined;
+  return { ...record, preferencesUrl, recipientLocale: person.locale };
 }
 
 /**

@@ -38,6 +38,8 @@ export interface SchedulerDeps {
   metrics?: Metrics;
   /** The one-click unsubscribe link of a LOW email (absent: LOW email carries none). */
   unsubscribeUrl?: DeliverDeps['unsubscribeUrl'];
+  /** A person's preferences page for its templates (absent: `preferences_url` is null). */
+  preferencesUrl?: DeliverDeps['preferencesUrl'];
   /** Told after each step that changed a notification's status (its events are committed). */
   onStatusChanged?: () => void;
   /** Marks the stages of each CRITICAL's way (HERALD_DISPATCH_TRACE); absent, nothing is marked. */
@@ -93,6 +95,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   const states = createProviderStates(deps.providers, clock, deps.circuit ?? config.circuit, shared);
   const deliverDeps: DeliverDeps = {
     unsubscribeUrl: deps.unsubscribeUrl,
+    preferencesUrl: deps.preferencesUrl,
     providers: deps.providers,
     states,
     renderer: deps.renderer,

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Channel, Content } from '../channels.ts';
 import { ServerSchema } from '../config/schema.ts';
-import { type Priority, priorityRank } from '../notifications/model.ts';
+import { type Person, type Priority, priorityRank } from '../notifications/model.ts';
 import type { Rank } from '../reserve.ts';
 import type { Store } from '../store/port/index.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
@@ -18,6 +18,29 @@ export interface RenderInput {
   templateVersion: number | null;
   content: Content | null;
   variables: Record<string, unknown>;
+  /** A notification to a person (API.md §12): its templates also see `recipient` and `preferences_url`. */
+  person?: Person;
+  /** The person's preferences page (`preferencesUrl`). */
+  preferencesUrl?: string;
+  /** The resolved person's locale, for choosing a locale variant (API.md §15). */
+  recipientLocale?: string | null;
+}
+
+/**
+ * The variables a notification renders with: its own, and for a person `recipient` (`id`, `name`,
+ * `locale`, `timezone`, `data`) and `preferences_url`, which take the place of variables of
+ * those names.
+ */
+function variablesOf(n: RenderInput): Record<string, unknown> {
+  const variables = n.variables ?? {};
+  const person = n.person;
+  if (person === undefined) return variables;
+  const { id, name, locale, timezone, data } = person;
+  return {
+    ...variables,
+    recipient: { id, name, locale, timezone, data },
+    preferences_url: n.preferencesUrl ?? null,
+  };
 }
 
 /** Renders notifications at processing time, from their pinned template version or inline content. */
@@ -91,7 +114,7 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
   }
   return {
     async render(n) {
-      const variables = n.variables ?? {};
+      const variables = variablesOf(n);
       const rank = priorityRank(n.priority);
       if (n.templateKey !== null) {
         const version = n.templateVersion;
