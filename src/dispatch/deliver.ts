@@ -176,7 +176,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
 }
 
 /** What a notification to a person renders with: the person, its preferences page and locale. */
-async function personInput(deps: DeliverDeps, record: NotificationRecord): Promise<RenderInput> {
+export async function personInput(deps: DeliverDeps, record: NotificationRecord): Promise<RenderInput> {
   const person = record.person as NonNullable<NotificationRecord['person']>;
   const preferencesUrl = deps.preferencesUrl
     ? await deps.preferencesUrl(record.tenant, person.id)
@@ -188,7 +188,7 @@ async function personInput(deps: DeliverDeps, record: NotificationRecord): Promi
  * A transient failure: retry after backoff (or at `at`, when a fallback can take it now), or
  * fail once attempts are used up. `provider` is the one that failed, when one did.
  */
-function retryOrFail(
+export function retryOrFail(
   deps: DeliverDeps,
   record: NotificationRecord,
   provider: string | undefined,

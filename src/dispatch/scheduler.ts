@@ -15,6 +15,7 @@ import type { Renderer } from '../templates/render.ts';
 import { DEFAULT_SHARES, priorityBudget, type SlotShares } from './budget.ts';
 import type { CircuitOptions } from './circuit.ts';
 import { type DeliverDeps, deliver, type Flight } from './deliver.ts';
+import { deliverToTargets } from './deliver-targets.ts';
 import { followUp } from './follow-up.ts';
 import { createProviderHealthLog } from './provider-health.ts';
 import { createProviderStates } from './provider-state.ts';
@@ -274,7 +275,11 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     const rank = priorityRank(flight.record.priority);
     counts[rank] = (counts[rank] ?? 0) + 1;
     deps.trace?.mark(flight.record.seq, 'handed');
-    const done = deliver(deliverDeps, flight).then(
+    // A push to a person goes to every target of the profile in one attempt (deliver-targets.ts).
+    const targets = flight.record.person?.targets;
+    const sending =
+      targets === undefined ? deliver(deliverDeps, flight) : deliverToTargets(deliverDeps, flight, targets);
+    const done = sending.then(
       (completion) => {
         counts[rank] = (counts[rank] ?? 1) - 1;
         flights.delete(flight.record.seq);
