@@ -4,7 +4,7 @@ import type { Completion, TargetNote } from '../notifications/status.ts';
 import type { Provider, SendResult } from '../providers/types.ts';
 import { suppressionKey } from '../suppressions/model.ts';
 import { RenderError } from '../templates/render-error.ts';
-import { type DeliverDeps, type Flight, personInput, retryOrFail } from './deliver.ts';
+import { type DeliverDeps, type Flight, outgoing, personInput, retryOrFail } from './deliver.ts';
 
 /** One target's part of the attempt: what its provider answered, or that it was not tried. */
 interface TargetOutcome {
@@ -66,18 +66,7 @@ export async function deliverToTargets(
           return { target, key, provider, held: `circuit open: provider ${provider.name} is failing` };
         let result: SendResult;
         try {
-          result = await provider.send(
-            {
-              notificationId: record.id,
-              tenant: record.tenant,
-              channel: record.channel,
-              priority: record.priority,
-              recipient: target,
-              content,
-              attempt: record.attempts,
-            },
-            flight.controller.signal,
-          );
+          result = await provider.send(outgoing(record, target, content), flight.controller.signal);
         } catch (error) {
           result = { ok: false, kind: 'transient', detail: `provider error: ${message(error)}` };
         }

@@ -4,7 +4,7 @@ import type { Metrics } from '../metrics.ts';
 import { type NotificationRecord, priorityRank } from '../notifications/model.ts';
 import type { Completion } from '../notifications/status.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
-import type { SendResult } from '../providers/types.ts';
+import type { OutgoingMessage, SendResult } from '../providers/types.ts';
 import { suppressionKey } from '../suppressions/model.ts';
 import type { Renderer, RenderInput } from '../templates/render.ts';
 import { RenderError } from '../templates/render-error.ts';
@@ -106,16 +106,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
     deps.trace?.mark(record.seq, 'sendStart');
     try {
       result = await provider.send(
-        {
-          notificationId: record.id,
-          tenant: record.tenant,
-          channel: record.channel,
-          priority: record.priority,
-          recipient: record.recipient,
-          content,
-          attempt: record.attempts,
-          unsubscribeUrl,
-        },
+        outgoing(record, record.recipient, content, unsubscribeUrl),
         flight.controller.signal,
       );
     } catch (error) {
@@ -173,6 +164,25 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
   // With a healthy fallback, the next attempt goes there at once instead of after a backoff.
   const at = fallbackReady(alternatives, deps.states, record, provider) ? now() : undefined;
   return retryOrFail(deps, record, provider.name, result.detail, result.retryAfterMs, at);
+}
+
+/** What a provider is asked to send: the notification, rendered, to one recipient. */
+export function outgoing(
+  record: NotificationRecord,
+  recipient: NotificationRecord['recipient'],
+  content: OutgoingMessage['content'],
+  unsubscribeUrl?: string,
+): OutgoingMessage {
+  return {
+    notificationId: record.id,
+    tenant: record.tenant,
+    channel: record.channel,
+    priority: record.priority,
+    recipient,
+    content,
+    attempt: record.attempts,
+    unsubscribeUrl,
+  };
 }
 
 /** What a notification to a person renders with: the person, its preferences page and locale. */
