@@ -104,7 +104,7 @@ export interface QueueDriver {
   recipients(keys: readonly RecipientKey[]): Awaitable<RecipientRecord[]>;
   /** The declared categories among these: one statement for a whole claim. */
   categories(keys: ReadonlyArray<{ tenant: string; name: string }>): Awaitable<CategoryRecord[]>;
-  /** Removes gone push targets from their profiles (a completion's: recipients/resolve.ts). */
+  /** Removes gone push targets from their profiles, with the completion that found them gone (dispatch/deliver-targets.ts). */
   dropPushTargets(gone: readonly GoneTargets[], now: number): Awaitable<void>;
   /** How many waiting rows of one priority are due by `now`, counting up to `upTo` at most. */
   dueCount(priority: number, now: number, upTo: number): Awaitable<number>;
