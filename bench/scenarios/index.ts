@@ -13,6 +13,7 @@ import { isolationPeerScenario } from './isolation-peer.ts';
 import { liquidCriticalScenario, liquidParseScenario } from './liquid.ts';
 import { memoryScenario } from './memory.ts';
 import { peerScenario } from './peer.ts';
+import { peopleScenario } from './people.ts';
 import { renderScenario } from './render.ts';
 import { startupScenario } from './startup.ts';
 import { suppressionsScenario } from './suppressions.ts';
@@ -31,6 +32,7 @@ export const SCENARIOS: Scenario[] = [
   dispatchScenario,
   callbacksScenario,
   suppressionsScenario,
+  peopleScenario,
   failoverScenario,
   claimScenario,
   catchUpScenario,
