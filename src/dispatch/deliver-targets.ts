@@ -38,7 +38,7 @@ export async function deliverToTargets(
   const rank = priorityRank(record.priority);
   let content: Awaited<ReturnType<DeliverDeps['renderer']['render']>>;
   try {
-    content = await deps.renderer.render(await personInput(deps, record));
+    content = await deps.renderer.render(personInput(deps, record));
   } catch (error) {
     if (error instanceof RenderError) return { ...lease, kind: 'failed', detail: error.message };
     return retryOrFail(deps, record, undefined, `rendering failed: ${message(error)}`);

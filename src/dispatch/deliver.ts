@@ -83,7 +83,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
     let content: Awaited<ReturnType<Renderer['render']>>;
     try {
       deps.trace?.mark(record.seq, 'renderStart');
-      content = await deps.renderer.render(record.person ? await personInput(deps, record) : record);
+      content = await deps.renderer.render(record.person ? personInput(deps, record) : record);
       deps.trace?.mark(record.seq, 'renderEnd');
     } catch (error) {
       if (error instanceof RenderError) return { ...lease, kind: 'failed', detail: error.message };
@@ -186,11 +186,10 @@ export function outgoing(
 }
 
 /** What a notification to a person renders with: the person, its preferences page and locale. */
-export async function personInput(deps: DeliverDeps, record: NotificationRecord): Promise<RenderInput> {
+export function personInput(deps: DeliverDeps, record: NotificationRecord): RenderInput {
   const person = record.person as NonNullable<NotificationRecord['person']>;
-  const preferencesUrl = deps.preferencesUrl
-    ? await deps.preferencesUrl(record.tenant, person.id)
-    : undefined;
+  const links = deps.preferencesUrl;
+  const preferencesUrl = links && (() => links(record.tenant, person.id));
   return { ...record, preferencesUrl, recipientLocale: person.locale };
 }
 

@@ -20,8 +20,11 @@ export interface RenderInput {
   variables: Record<string, unknown>;
   /** A notification to a person (API.md §12): its templates also see `recipient` and `preferences_url`. */
   person?: Person;
-  /** The person's preferences page (`preferencesUrl`). */
-  preferencesUrl?: string;
+  /**
+   * The person's preferences page (`preferencesUrl`), made only when the content has Liquid to
+   * run (a literal message needs no link, and a link is a MAC to compute).
+   */
+  preferencesUrl?: () => Promise<string>;
   /** The resolved person's locale, for choosing a locale variant (API.md §15). */
   recipientLocale?: string | null;
 }
@@ -31,7 +34,7 @@ export interface RenderInput {
  * `locale`, `timezone`, `data`) and `preferences_url`, which take the place of variables of
  * those names.
  */
-function variablesOf(n: RenderInput): Record<string, unknown> {
+async function variablesOf(n: RenderInput): Promise<Record<string, unknown>> {
   const variables = n.variables ?? {};
   const person = n.person;
   if (person === undefined) return variables;
@@ -39,7 +42,7 @@ function variablesOf(n: RenderInput): Record<string, unknown> {
   return {
     ...variables,
     recipient: { id, name, locale, timezone, data },
-    preferences_url: n.preferencesUrl ?? null,
+    preferences_url: n.preferencesUrl ? await n.preferencesUrl() : null,
   };
 }
 
@@ -102,19 +105,20 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
     tenant: string,
     key: string,
     content: Content,
-    variables: Record<string, unknown>,
+    variables: Record<string, unknown> | (() => Promise<Record<string, unknown>>),
     what: string,
     rank: number,
   ) {
     const plain = literal(content);
     if (plain) return plain;
-    const outcome = await pool.run({ tenant, key, content, variables }, rank);
+    // A notification's variables are made only now: a literal message needs none.
+    const values = typeof variables === 'function' ? await variables() : variables;
+    const outcome = await pool.run({ tenant, key, content, variables: values }, rank);
     if (outcome.ok) return outcome.content;
     throw new RenderError(`${what}: ${outcome.message}`, outcome.field, outcome.limit);
   }
   return {
     async render(n) {
-      const variables = variablesOf(n);
       const rank = priorityRank(n.priority);
       if (n.templateKey !== null) {
         const version = n.templateVersion;
@@ -128,10 +132,10 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
           template = found;
           versions.set(key, found);
         }
-        return run(n.tenant, key, template.content, variables, what, rank);
+        return run(n.tenant, key, template.content, () => variablesOf(n), what, rank);
       }
       if (!n.content) throw new RenderError('the notification has neither a template nor content');
-      return run(n.tenant, JSON.stringify(n.content), n.content, variables, 'content', rank);
+      return run(n.tenant, JSON.stringify(n.content), n.content, () => variablesOf(n), 'content', rank);
     },
     preview(template, variables) {
       const key = `${template.tenant}\u0000${template.key}\u0000${template.version}`;
