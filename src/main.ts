@@ -185,7 +185,7 @@ export async function createDeps(
     await recipientDigests.open();
     const preferenceTokens = createPreferenceTokens(store.auth, clock, config.keyEncryptionSecret);
     // startHerald waits for `worker.ready` before listening: the API is built meanwhile.
-    worker ??= await buildWorkerRole({ ...core, metrics, reports, unsubscribe });
+    worker ??= await buildWorkerRole({ ...core, metrics, reports, unsubscribe, preferenceTokens });
     // With one writer (SQLite) a dispatch thread's connection commits new notifications, and
     // says when it committed status changes.
     const oneWriter = store.capabilities.oneWriter;

@@ -14,6 +14,7 @@ import { isolationPeerScenario } from './isolation-peer.ts';
 import { liquidCriticalScenario, liquidParseScenario } from './liquid.ts';
 import { memoryScenario } from './memory.ts';
 import { peerScenario } from './peer.ts';
+import { peopleScenario } from './people.ts';
 import { recipientsImportScenario } from './recipients-import.ts';
 import { renderScenario } from './render.ts';
 import { startupScenario } from './startup.ts';
@@ -33,6 +34,7 @@ export const SCENARIOS: Scenario[] = [
   dispatchScenario,
   callbacksScenario,
   suppressionsScenario,
+  peopleScenario,
   failoverScenario,
   claimScenario,
   catchUpScenario,

@@ -4,9 +4,9 @@ import type { Metrics } from '../metrics.ts';
 import { type NotificationRecord, priorityRank } from '../notifications/model.ts';
 import type { Completion } from '../notifications/status.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
-import type { SendResult } from '../providers/types.ts';
+import type { OutgoingMessage, SendResult } from '../providers/types.ts';
 import { suppressionKey } from '../suppressions/model.ts';
-import type { Rendered, Renderer } from '../templates/render.ts';
+import type { Rendered, Renderer, RenderInput } from '../templates/render.ts';
 import { RenderError } from '../templates/render-error.ts';
 import { type RetryPolicy, retryDelay } from './backoff.ts';
 import { chooseProvider, fallbackReady } from './failover.ts';
@@ -25,6 +25,8 @@ export interface DeliverDeps {
   metrics?: Metrics;
   /** The one-click unsubscribe link of a LOW email's recipient (made in dispatch/start.ts). */
   unsubscribeUrl?: (record: NotificationRecord) => Promise<string>;
+  /** A person's preferences page, for its templates (made in dispatch/start.ts). */
+  preferencesUrl?: (tenant: string, id: string) => Promise<string>;
   /** Logs each provider's changes between working and failing (provider-health.ts). */
   health?: ProviderHealthLog;
   /** Marks the render and the provider call of a traced CRITICAL (urgent-trace.ts). */
@@ -81,7 +83,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
   try {
     try {
       deps.trace?.mark(record.seq, 'renderStart');
-      rendered = await deps.renderer.render(record);
+      rendered = await deps.renderer.render(record.person ? personInput(deps, record) : record);
       deps.trace?.mark(record.seq, 'renderEnd');
     } catch (error) {
       if (error instanceof RenderError) return { ...lease, kind: 'failed', detail: error.message };
@@ -104,16 +106,7 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
     deps.trace?.mark(record.seq, 'sendStart');
     try {
       result = await provider.send(
-        {
-          notificationId: record.id,
-          tenant: record.tenant,
-          channel: record.channel,
-          priority: record.priority,
-          recipient: record.recipient,
-          content: rendered.content,
-          attempt: record.attempts,
-          unsubscribeUrl,
-        },
+        outgoing(record, record.recipient, rendered.content, unsubscribeUrl),
         flight.controller.signal,
       );
     } catch (error) {
@@ -174,11 +167,38 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
   return retryOrFail(deps, record, provider.name, result.detail, result.retryAfterMs, at);
 }
 
+/** What a provider is asked to send: the notification, rendered, to one recipient. */
+export function outgoing(
+  record: NotificationRecord,
+  recipient: NotificationRecord['recipient'],
+  content: OutgoingMessage['content'],
+  unsubscribeUrl?: string,
+): OutgoingMessage {
+  return {
+    notificationId: record.id,
+    tenant: record.tenant,
+    channel: record.channel,
+    priority: record.priority,
+    recipient,
+    content,
+    attempt: record.attempts,
+    unsubscribeUrl,
+  };
+}
+
+/** What a notification to a person renders with: the person, its preferences page and locale. */
+export function personInput(deps: DeliverDeps, record: NotificationRecord): RenderInput {
+  const person = record.person as NonNullable<NotificationRecord['person']>;
+  const links = deps.preferencesUrl;
+  const preferencesUrl = links && (() => links(record.tenant, person.id));
+  return { ...record, preferencesUrl, recipientLocale: person.locale };
+}
+
 /**
  * A transient failure: retry after backoff (or at `at`, when a fallback can take it now), or
  * fail once attempts are used up. `provider` is the one that failed, when one did.
  */
-function retryOrFail(
+export function retryOrFail(
   deps: DeliverDeps,
   record: NotificationRecord,
   provider: string | undefined,

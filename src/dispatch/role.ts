@@ -3,6 +3,7 @@ import type { Config } from '../config/config.ts';
 import type { Metrics, MetricsSnapshot } from '../metrics.ts';
 import type { ReportSink } from '../notifications/reports.ts';
 import { createWakeup, isUrgent, type Wakeup } from '../notifications/wakeup.ts';
+import type { PreferenceTokens } from '../recipients/preferences-token.ts';
 import type { Store } from '../store/port/index.ts';
 import type { EncodedNotification, IdempotentHit } from '../store/port/notifications.ts';
 import type { WakeupChannel } from '../store/port/wakeups.ts';
@@ -66,6 +67,8 @@ export interface WorkerRoleDeps {
   reports: ReportSink;
   /** The process's unsubscribe tokens when the API shares this thread; else made by the worker. */
   unsubscribe?: UnsubscribeTokens;
+  /** The process's preferences links when the API shares this thread; else made by the worker. */
+  preferenceTokens?: PreferenceTokens;
   /** Told when the worker committed status changes (the dispatch thread tells the main thread). */
   onStatusChanged?: () => void;
 }

@@ -15,6 +15,7 @@ import type { Renderer } from '../templates/render.ts';
 import { DEFAULT_SHARES, priorityBudget, type SlotShares } from './budget.ts';
 import type { CircuitOptions } from './circuit.ts';
 import { type DeliverDeps, deliver, type Flight } from './deliver.ts';
+import { deliverToTargets } from './deliver-targets.ts';
 import { followUp } from './follow-up.ts';
 import { createProviderHealthLog } from './provider-health.ts';
 import { createProviderStates } from './provider-state.ts';
@@ -38,6 +39,8 @@ export interface SchedulerDeps {
   metrics?: Metrics;
   /** The one-click unsubscribe link of a LOW email (absent: LOW email carries none). */
   unsubscribeUrl?: DeliverDeps['unsubscribeUrl'];
+  /** A person's preferences page for its templates (absent: `preferences_url` is null). */
+  preferencesUrl?: DeliverDeps['preferencesUrl'];
   /** Told after each step that changed a notification's status (its events are committed). */
   onStatusChanged?: () => void;
   /** Marks the stages of each CRITICAL's way (HERALD_DISPATCH_TRACE); absent, nothing is marked. */
@@ -93,6 +96,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   const states = createProviderStates(deps.providers, clock, deps.circuit ?? config.circuit, shared);
   const deliverDeps: DeliverDeps = {
     unsubscribeUrl: deps.unsubscribeUrl,
+    preferencesUrl: deps.preferencesUrl,
     providers: deps.providers,
     states,
     renderer: deps.renderer,
@@ -271,7 +275,11 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     const rank = priorityRank(flight.record.priority);
     counts[rank] = (counts[rank] ?? 0) + 1;
     deps.trace?.mark(flight.record.seq, 'handed');
-    const done = deliver(deliverDeps, flight).then(
+    // A push to a person goes to every target of the profile in one attempt (deliver-targets.ts).
+    const targets = flight.record.person?.targets;
+    const sending =
+      targets === undefined ? deliver(deliverDeps, flight) : deliverToTargets(deliverDeps, flight, targets);
+    const done = sending.then(
       (completion) => {
         counts[rank] = (counts[rank] ?? 1) - 1;
         flights.delete(flight.record.seq);

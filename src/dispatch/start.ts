@@ -13,6 +13,7 @@ import {
 } from '../providers/registry.ts';
 import type { ProviderDeps } from '../providers/types.ts';
 import { startFanOut } from '../recipients/fan-out.ts';
+import { createPreferenceTokens, type PreferenceTokens } from '../recipients/preferences-token.ts';
 import { suppressionKey } from '../suppressions/model.ts';
 import { createUnsubscribeTokens, type UnsubscribeTokens } from '../suppressions/unsubscribe-token.ts';
 import type { Renderer } from '../templates/render.ts';
@@ -51,6 +52,8 @@ export type WorkerDeps = CoreDeps & {
   metrics?: Metrics;
   /** The process's unsubscribe tokens when the API shares this thread; else made here. */
   unsubscribe?: UnsubscribeTokens;
+  /** The process's preferences links when the API shares this thread; else made here. */
+  preferenceTokens?: PreferenceTokens;
   /**
    * Told when notifications' status changed (at most every STATUS_HINT_GAP_MS): the dispatch
    * thread tells the main thread's live streams.
@@ -64,9 +67,20 @@ function unsubscribeLinks(deps: WorkerDeps) {
     deps.unsubscribe ?? createUnsubscribeTokens(deps.store.auth, deps.clock, deps.config.keyEncryptionSecret);
   return async (record: NotificationRecord) => {
     const recipient = suppressionKey(record.recipient) ?? '';
-    const token = await tokens.make({ tenant: record.tenant, channel: record.channel, recipient });
+    // To a person: the link opts the person out of the email's category (API.md §12).
+    const person = record.person && { id: record.person.id, category: record.category };
+    const token = await tokens.make({ tenant: record.tenant, channel: record.channel, recipient, person });
     return `${deps.config.publicUrl}/unsubscribe/${token}`;
   };
+}
+
+/** A person's preferences page (`preferencesUrl`, API.md §12), under HERALD_PUBLIC_URL. */
+function preferencesLinks(deps: WorkerDeps) {
+  const tokens =
+    deps.preferenceTokens ??
+    createPreferenceTokens(deps.store.auth, deps.clock, deps.config.keyEncryptionSecret);
+  return async (tenant: string, id: string) =>
+    `${deps.config.publicUrl}/preferences/${await tokens.make({ tenant, id })}`;
 }
 
 /** Starts the worker role: its providers, scheduler and loop. */
@@ -97,6 +111,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     log,
     metrics: deps.metrics,
     unsubscribeUrl: unsubscribeLinks(deps),
+    preferencesUrl: preferencesLinks(deps),
     onStatusChanged: statusChanged,
     trace,
   });

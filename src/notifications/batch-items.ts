@@ -18,6 +18,9 @@ export interface CheckedItem {
   locale: string | null;
   scheduledAt: number | null;
   expiresAt: number | null;
+  category: string | null;
+  /** The person a `{ id }` recipient names: ingest checks the batch's ones in one read. */
+  recipientId: string | null;
   /** Serialized (and the recipient digested) by checkItem, then packed with the batch's other rows (batch-body.ts). */
   encoded: EncodedColumns | PackedColumns;
   /**
@@ -56,6 +59,8 @@ export function checkItem(
       locale: v.locale,
       scheduledAt: v.scheduledAt,
       expiresAt: v.expiresAt,
+      category: v.category,
+      recipientId: v.recipient.id ?? null,
       encoded: encodeColumns(v, recipientDigest(digestKey, v.recipient)),
       liquid: withLiquid(v.content),
     },

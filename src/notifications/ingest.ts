@@ -85,13 +85,20 @@ function templateMismatch(v: { template: string | null; channel: Channel }, at =
   });
 }
 
+/** The answer to a `{ id }` recipient that names no recipient of the tenant (API.md §12). */
+function recipientNotFound(id: string, at = 'body'): HeraldError {
+  return new HeraldError('RECIPIENT_NOT_FOUND', `No recipient "${id}" exists in your tenant.`, {
+    errors: [{ path: `${at}/recipient/id`, message: 'must name a recipient of your tenant' }],
+  });
+}
+
 /**
  * The row to store, its JSON columns serialized in the request (see EncodedNotification): here,
  * or by the batch thread that checked a batch's item (batch-items.ts).
  */
 function toRow(
   tenant: string,
-  v: Pick<ValidNotification, 'channel' | 'priority' | 'locale' | 'scheduledAt' | 'expiresAt'>,
+  v: Pick<ValidNotification, 'channel' | 'priority' | 'locale' | 'scheduledAt' | 'expiresAt' | 'category'>,
   encoded: EncodedColumns | PackedColumns,
   template: TemplateRecord | null,
   now: number,
@@ -111,6 +118,7 @@ function toRow(
     scheduledAt: v.scheduledAt,
     expiresAt: v.expiresAt,
     createdAt: now,
+    category: v.category,
     encoded,
   };
 }
@@ -201,6 +209,10 @@ export function createIngest(deps: IngestDeps): Ingest {
         template = await store.templates.get(tenant, v.template);
         if (!template || template.channel !== v.channel) throw templateMismatch(v);
       }
+      // A person is checked to exist now; its address is read when the notification is processed.
+      const person = v.recipient.id;
+      if (person !== undefined && !(await store.recipients.get(tenant, person)))
+        throw recipientNotFound(person);
       const digest = recipientDigest(await deps.recipientDigests.tenantKey(tenant), v.recipient);
       const encoded = encodeColumns(v, digest);
       const row = toRow(tenant, v, encoded, template, now, idempotencyKey ?? null, hash);
@@ -241,9 +253,23 @@ export function createIngest(deps: IngestDeps): Ingest {
           templates.set(item.template, await store.templates.get(tenant, item.template));
         }
       }
+      // Every person the batch names, in one read.
+      const ids = new Set<string>();
+      for (const { item } of valid) if (item.recipientId !== null) ids.add(item.recipientId);
+      const known =
+        ids.size === 0
+          ? new Set<string>()
+          : new Set((await store.recipients.among([...ids].map((id) => ({ tenant, id })))).map((r) => r.id));
       const rows: EncodedNotification[] = [];
       const rowIndex: number[] = [];
       for (const { index, item } of valid) {
+        if (item.recipientId !== null && !known.has(item.recipientId)) {
+          results[index] = {
+            index,
+            error: recipientNotFound(item.recipientId, `body/notifications/${index}`),
+          };
+          continue;
+        }
         let template: TemplateRecord | null = null;
         if (item.template !== null) {
           template = templates.get(item.template) ?? null;

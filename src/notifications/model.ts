@@ -17,6 +17,7 @@ export const STATUSES = [
   'FAILED',
   'CANCELLED',
   'EXPIRED',
+  'SKIPPED',
 ] as const;
 export type Status = (typeof STATUSES)[number];
 
@@ -25,6 +26,7 @@ export const TERMINAL_STATUSES: ReadonlySet<Status> = new Set([
   'FAILED',
   'CANCELLED',
   'EXPIRED',
+  'SKIPPED',
 ]);
 
 const EVENT_TYPES = [...STATUSES, 'ATTEMPT_FAILED', 'THROTTLED', 'WEBHOOK'] as const;
@@ -53,6 +55,20 @@ export interface Recipient {
   platform?: 'apns' | 'fcm';
 }
 
+/**
+ * A notification's recipient as resolved when it is processed (API.md §12), from the profile its
+ * `{ id }` names: what its templates see as `recipient`, and on push every target of the profile
+ * that no suppression stops (`recipient` is then the first of them).
+ */
+export interface Person {
+  id: string;
+  name: string | null;
+  locale: string | null;
+  timezone: string | null;
+  data: Record<string, unknown>;
+  targets?: Recipient[];
+}
+
 /** A notification as stored. Times are epoch milliseconds. */
 export interface NotificationRecord {
   seq: number;
@@ -69,6 +85,13 @@ export interface NotificationRecord {
   content: Content | null;
   variables: Record<string, unknown>;
   metadata: Record<string, unknown>;
+  /** The notification's category (API.md §12), or null. */
+  category: string | null;
+  /**
+   * Set on a claimed notification to a person: the profile it was resolved to in the claim's
+   * transaction (`recipient` then holds the resolved address). Never stored.
+   */
+  person?: Person;
   scheduledAt: number | null;
   expiresAt: number | null;
   attempts: number;

@@ -8,8 +8,10 @@
  * The names are the contract's statuses: `DELIVERED` counts a provider's acceptance (`SENT`, or
  * `SENT` then `DELIVERED` at once), once, when the worker's attempt ends; a delivery report that
  * follows changes no count. `FAILED` counts a permanent error or the last attempt used up.
- * `SKIPPED` counts a notification not sent on purpose: its recipient is suppressed (the contract's
- * "opted out"; the row's status says `FAILED`, with the suppression as its event's source).
+ * `SKIPPED` counts a notification not sent on purpose: one that ended `SKIPPED` (a person deleted,
+ * with no address for the channel, or opted out: API.md §12), and one whose recipient is
+ * suppressed (the row's status says `FAILED`, as §11 wants, with the suppression as its event's
+ * source).
  * Cancelled and expired notifications are not counted.
  */
 export const OUTCOMES = ['DELIVERED', 'FAILED', 'SKIPPED'] as const;

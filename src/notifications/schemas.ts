@@ -6,6 +6,7 @@ import { withExample } from '../http/examples.ts';
 import { describedPattern } from '../http/field-messages.ts';
 import { PageSchema } from '../http/page.ts';
 import { literals, nullable } from '../http/schema.ts';
+import { CATEGORY_NAME, RECIPIENT_ID } from '../recipients/model.ts';
 import { TemplateKey } from '../templates/key.ts';
 import { LocaleTag } from '../templates/locale.ts';
 import { PRIORITIES, STATUSES } from './model.ts';
@@ -87,6 +88,26 @@ export const DeviceRecipient = Type.Object(
   strict,
 );
 
+/** A person, by the caller's own ID (API.md §12): the address is read when it is processed. */
+const PersonRecipient = Type.Object(
+  {
+    id: Type.String({
+      maxLength: 128,
+      pattern: describedPattern(
+        RECIPIENT_ID.source,
+        'must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ + - (a recipientId)',
+      ),
+    }),
+  },
+  strict,
+);
+
+const Category = Type.String({
+  maxLength: 64,
+  pattern: describedPattern(CATEGORY_NAME.source, 'must be 1 to 64 characters of a-z 0-9 . _ -'),
+  description: "The notification's category: the recipient's preferences for it apply (API.md §12).",
+});
+
 const EmailContent = Type.Object(
   { subject: Text(998), text: Type.Optional(Type.String()), html: Type.Optional(Type.String()) },
   strict,
@@ -118,6 +139,7 @@ function body(channel: TSchema, recipient: TObject, content: TObject): TObject<T
         description:
           "A BCP 47 tag (stored canonical): the template's closest locale variant renders (docs/localization.md).",
       }),
+      category: Type.Optional(Category),
       expiresAt: Type.Optional(IsoTime),
       scheduledAt: Type.Optional(IsoTime),
     },
@@ -129,6 +151,9 @@ const EmailBody = body(Type.Literal('email'), EmailRecipient, EmailContent);
 const SmsBody = body(Type.Literal('sms'), SmsRecipient, SmsContent);
 const WebPushBody = body(Type.Literal('push'), WebPushRecipient, PushContent);
 const DevicePushBody = body(Type.Literal('push'), DeviceRecipient, PushContent);
+const EmailPersonBody = body(Type.Literal('email'), PersonRecipient, EmailContent);
+const SmsPersonBody = body(Type.Literal('sms'), PersonRecipient, SmsContent);
+const PushPersonBody = body(Type.Literal('push'), PersonRecipient, PushContent);
 /**
  * A body whose channel is missing or none of them: which recipient and content it needs is not
  * known, but its channel and its other fields are still checked, so one answer lists them all.
@@ -136,20 +161,34 @@ const DevicePushBody = body(Type.Literal('push'), DeviceRecipient, PushContent);
 const AnyChannelBody = body(literals(CHANNELS), Type.Object({}), Type.Object({}));
 
 /** The documented union (OpenAPI); validation picks one compiled schema by channel instead. */
-export const NotificationBody = withExample(Type.Union([EmailBody, SmsBody, WebPushBody, DevicePushBody]), {
-  channel: 'email',
-  priority: 'HIGH',
-  recipient: { email: 'ada@example.com' },
-  template: 'password-reset',
-  variables: { name: 'Ada', link: 'https://example.com/r?t=1' },
-  metadata: { userId: 'u_42' },
-});
+export const NotificationBody = withExample(
+  Type.Union([
+    EmailBody,
+    SmsBody,
+    WebPushBody,
+    DevicePushBody,
+    EmailPersonBody,
+    SmsPersonBody,
+    PushPersonBody,
+  ]),
+  {
+    channel: 'email',
+    priority: 'HIGH',
+    recipient: { email: 'ada@example.com' },
+    template: 'password-reset',
+    variables: { name: 'Ada', link: 'https://example.com/r?t=1' },
+    metadata: { userId: 'u_42' },
+  },
+);
 
 export const checkers = {
   email: TypeCompiler.Compile(EmailBody),
   sms: TypeCompiler.Compile(SmsBody),
   webPush: TypeCompiler.Compile(WebPushBody),
   devicePush: TypeCompiler.Compile(DevicePushBody),
+  emailPerson: TypeCompiler.Compile(EmailPersonBody),
+  smsPerson: TypeCompiler.Compile(SmsPersonBody),
+  pushPerson: TypeCompiler.Compile(PushPersonBody),
   anyChannel: TypeCompiler.Compile(AnyChannelBody),
 };
 

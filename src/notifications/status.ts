@@ -1,6 +1,7 @@
 import type { Channel, Content } from '../channels.ts';
 import {
   type Suppression,
+  type SuppressionReason,
   type SuppressionRecord,
   suppressedDetail,
   suppressionKey,
@@ -29,6 +30,7 @@ const RANK: Record<Status, number> = {
   FAILED: 3,
   CANCELLED: 3,
   EXPIRED: 3,
+  SKIPPED: 3,
 };
 
 export function canMove(from: Status, to: Status): boolean {
@@ -62,6 +64,30 @@ export interface SandboxCopy {
   content: Content;
 }
 
+/**
+ * Push targets of a person that answered gone in an attempt (API.md §12): removed from the
+ * profile and suppressed (§11), in the completion's transaction. `keys` are their suppression keys.
+ */
+export interface GoneTargets {
+  tenant: string;
+  id: string;
+  keys: string[];
+  reason: SuppressionReason;
+}
+
+/** What one target of a push to a person said, when others were sent to in the same attempt. */
+export interface TargetNote {
+  provider?: string;
+  detail: string;
+}
+
+/** What an attempt to several targets adds to its completion (dispatch/deliver-targets.ts). */
+interface TargetsOutcome {
+  /** Targets that failed: an ATTEMPT_FAILED event each, before the attempt's own events. */
+  notes?: TargetNote[];
+  gone?: GoneTargets;
+}
+
 /** A claim's hold on one notification: completions are fenced by owner and attempt. */
 export interface LeaseRef {
   seq: number;
@@ -75,6 +101,7 @@ export interface LeaseRef {
  * newer attempt.
  */
 export type Completion = LeaseRef &
+  TargetsOutcome &
   (
     | {
         /** SENT, or SENT then DELIVERED when the provider confirmed delivery synchronously. */
@@ -151,6 +178,8 @@ export interface Transition {
   copy?: SandboxCopy;
   /** A suppression the outcome adds, committed with it. */
   suppress?: Suppression;
+  /** Gone push targets of a person: out of the profile and suppressed, committed with it. */
+  gone?: GoneTargets;
   /** How the delivery history counts it (outcomes.ts), when it ends the notification's sending. */
   outcome?: Outcome;
 }
@@ -160,6 +189,24 @@ export interface Transition {
  * each object once, with no spreads.
  */
 export function effectOf(owner: string, c: Completion, now: number): Transition {
+  const t = attemptEffect(owner, c, now);
+  if (c.notes === undefined && c.gone === undefined) return t;
+  // An attempt to several targets: each target that failed says so first, by name.
+  if (c.notes) {
+    const notes: EventInput[] = c.notes.map((n) => ({
+      seq: c.seq,
+      type: 'ATTEMPT_FAILED',
+      attempt: c.attempt,
+      provider: n.provider ?? null,
+      detail: n.detail,
+    }));
+    t.events = [...notes, ...t.events];
+  }
+  t.gone = c.gone;
+  return t;
+}
+
+function attemptEffect(owner: string, c: Completion, now: number): Transition {
   const { seq, attempt } = c;
   switch (c.kind) {
     case 'sent':
@@ -266,6 +313,23 @@ export function suppressedEffect(
       { seq, type: 'FAILED', detail: suppressedDetail(hit.reason, hit.createdAt), source: 'suppression' },
     ],
     // Not sent on purpose: the contract's SKIPPED for a recipient who opted out (outcomes.ts).
+    outcome: 'SKIPPED',
+  };
+}
+
+/**
+ * A claimed notification to a person that is not sent on purpose (API.md §12): the recipient was
+ * deleted, has no address for the channel, or opted out. SKIPPED at once, in the claim's own
+ * transaction, with no provider call (the attempt the claim counted is given back); `detail` says
+ * why (recipients/resolve.ts).
+ */
+export function skippedEffect(owner: string, seq: number, attempt: number, detail: string): Transition {
+  return {
+    seq,
+    owner,
+    attempt,
+    change: { ...settled('SKIPPED', null), attemptsDelta: -1 },
+    events: [{ seq, type: 'SKIPPED', detail, source: 'recipient' }],
     outcome: 'SKIPPED',
   };
 }

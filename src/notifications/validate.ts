@@ -19,6 +19,7 @@ export interface ValidNotification {
   metadata: Record<string, unknown> | null;
   /** Canonical BCP 47, or null when none was given. */
   locale: string | null;
+  category: string | null;
   expiresAt: number | null;
   scheduledAt: number | null;
 }
@@ -45,16 +46,18 @@ export function schemaErrors(checker: Checker, value: unknown, prefix: string, e
 }
 
 function pickChecker(body: Record<string, unknown>): Checker {
+  const recipient = body.recipient;
+  const has = (field: string) => typeof recipient === 'object' && recipient !== null && field in recipient;
+  // `{ id }` names a person on any channel (API.md §12).
+  const person = has('id');
   switch (body.channel) {
     case 'email':
-      return checkers.email;
+      return person ? checkers.emailPerson : checkers.email;
     case 'sms':
-      return checkers.sms;
-    case 'push': {
-      const recipient = body.recipient;
-      const web = typeof recipient === 'object' && recipient !== null && 'subscription' in recipient;
-      return web ? checkers.webPush : checkers.devicePush;
-    }
+      return person ? checkers.smsPerson : checkers.sms;
+    case 'push':
+      if (person) return checkers.pushPerson;
+      return has('subscription') ? checkers.webPush : checkers.devicePush;
     default:
       return checkers.anyChannel;
   }
@@ -144,6 +147,7 @@ export function validateNotification(
     variables: (body.variables as Record<string, unknown> | undefined) ?? null,
     metadata: (body.metadata as Record<string, unknown> | undefined) ?? null,
     locale: typeof body.locale === 'string' ? (canonicalLocale(body.locale) as string) : null,
+    category: (body.category as string | undefined) ?? null,
     expiresAt,
     scheduledAt,
   };

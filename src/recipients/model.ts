@@ -92,3 +92,20 @@ export function optedOut(input: {
   if (whole !== undefined) return whole ? null : `opted out of ${channel}`;
   return declared?.defaultChannels[channel] === false ? `${category} is off by default on ${channel}` : null;
 }
+
+/**
+ * A recipient's preferences after a one-click unsubscribe from an email of `category` (API.md
+ * §12): opted out of that category on the channel, or of the channel as a whole without one.
+ */
+export function unsubscribed(
+  preferences: Preferences,
+  channel: PreferenceChannel,
+  category: string | null,
+): Preferences {
+  if (category === null) return { ...preferences, channels: { ...preferences.channels, [channel]: false } };
+  const own = preferences.categories[category] ?? {};
+  return {
+    ...preferences,
+    categories: { ...preferences.categories, [category]: { ...own, [channel]: false } },
+  };
+}

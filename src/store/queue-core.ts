@@ -1,18 +1,29 @@
-import { CHANNELS, type Channel, type NotificationRecord, PRIORITIES } from '../notifications/model.ts';
+import {
+  CHANNELS,
+  type Channel,
+  type NotificationRecord,
+  PRIORITIES,
+  type Recipient,
+} from '../notifications/model.ts';
 import {
   type EventInput,
   type ExpiredLease,
   effectOf,
+  type GoneTargets,
   type PauseEntry,
   pauseEvent,
   reapEffect,
   type SandboxCopy,
+  skippedEffect,
   suppressedEffect,
   type Transition,
 } from '../notifications/status.ts';
+import type { CategoryRecord, RecipientRecord } from '../recipients/model.ts';
+import { resolve } from '../recipients/resolve.ts';
 import { blocks, type Suppression, type SuppressionRecord, suppressionKey } from '../suppressions/model.ts';
 import type { OutcomeCount } from './port/outcome-counts.ts';
 import type { ClaimBudget, CycleInput, CycleResult, QueueSelector, QueueStat } from './port/queue.ts';
+import { type RecipientKey, recipientKeyText } from './port/recipients.ts';
 import { keyText, type SuppressionKey } from './port/suppressions.ts';
 
 /**
@@ -89,6 +100,12 @@ export interface QueueDriver {
   countOutcomes(counts: readonly OutcomeCount[], now: number): Awaitable<void>;
   /** The suppressions among these keys: one statement for a whole claim. */
   suppressions(keys: readonly SuppressionKey[]): Awaitable<SuppressionRecord[]>;
+  /** The recipients among these keys (a claim's people): one statement for a whole claim. */
+  recipients(keys: readonly RecipientKey[]): Awaitable<RecipientRecord[]>;
+  /** The declared categories among these: one statement for a whole claim. */
+  categories(keys: ReadonlyArray<{ tenant: string; name: string }>): Awaitable<CategoryRecord[]>;
+  /** Removes gone push targets from their profiles, with the completion that found them gone (dispatch/deliver-targets.ts). */
+  dropPushTargets(gone: readonly GoneTargets[], now: number): Awaitable<void>;
   /** How many waiting rows of one priority are due by `now`, counting up to `upTo` at most. */
   dueCount(priority: number, now: number, upTo: number): Awaitable<number>;
   /**
@@ -226,12 +243,18 @@ function* applyTransitions(
   const events: EventInput[] = [];
   const copies: CopyRow[] = [];
   const suppress: Suppression[] = [];
+  const gone: GoneTargets[] = [];
   // A plain loop: this runs for every completion, thousands a second.
   for (const t of transitions) {
     const row = rows.get(t.seq);
     if (!row) continue;
     for (const event of t.events) events.push(event);
     if (t.suppress) suppress.push(t.suppress);
+    if (t.gone) {
+      gone.push(t.gone);
+      const { tenant, reason } = t.gone;
+      for (const recipient of t.gone.keys) suppress.push({ tenant, channel: 'push', recipient, reason });
+    }
     if (t.outcome) tally.add(row, t.outcome);
     const copy = t.copy;
     if (copy) {
@@ -249,6 +272,7 @@ function* applyTransitions(
   if (events.length > 0) yield* call((d) => d.appendEvents(events, now));
   if (copies.length > 0) yield* call((d) => d.storeCopies(copies, now));
   if (suppress.length > 0) yield* call((d) => d.suppress(suppress, now));
+  if (gone.length > 0) yield* call((d) => d.dropPushTargets(gone, now));
   return new Set(rows.keys());
 }
 
@@ -304,7 +328,13 @@ function* claimInOrder(
       expired += result.expired.length;
       backlog[priority] = result.backlog;
       const rows = result.claimed.map((c) => c.record);
-      const halted = yield* suppressedAmong(owner, rows);
+      // People first: a suppression is checked against the address the person resolves to.
+      const skipped = yield* resolvePeople(owner, rows);
+      const halted = yield* suppressedAmong(
+        owner,
+        skipped.size === 0 ? rows : rows.filter((r) => !skipped.has(r.seq)),
+      );
+      for (const [seq, skip] of skipped) halted.set(seq, skip);
       for (const { record, touchedAt } of result.claimed) {
         const halt = halted.get(record.seq);
         if (halt) {
@@ -340,30 +370,85 @@ function* claimInOrder(
 }
 
 /**
+ * Resolves the claimed notifications to people (`recipient: { id }`, API.md §12) in the claim's
+ * transaction: their recipients in one read, and the categories they name in one more (only when
+ * a non-CRITICAL one names a category; CRITICAL ignores preferences). The rule is
+ * recipients/resolve.ts: a row to SKIP becomes a transition to SKIPPED; the others are given the
+ * resolved address (`recipient`) and the person (`person`) for their delivery.
+ */
+function* resolvePeople(
+  owner: string,
+  taken: readonly NotificationRecord[],
+): Program<Map<number, Transition>> {
+  const skipped = new Map<number, Transition>();
+  const people: NotificationRecord[] = [];
+  for (const record of taken) if (record.recipient.id !== undefined) people.push(record);
+  if (people.length === 0) return skipped;
+  const keys = people.map((r) => ({ tenant: r.tenant, id: r.recipient.id as string }));
+  const found = new Map<string, RecipientRecord>();
+  for (const r of yield* call((d) => d.recipients(keys))) found.set(recipientKeyText(r), r);
+  const named = people.filter((r) => r.category !== null && r.priority !== 'CRITICAL');
+  const declared = new Map<string, CategoryRecord>();
+  if (named.length > 0) {
+    const wanted = named.map((r) => ({ tenant: r.tenant, name: r.category as string }));
+    for (const c of yield* call((d) => d.categories(wanted))) declared.set(`${c.tenant}\u0000${c.name}`, c);
+  }
+  for (const [i, record] of people.entries()) {
+    const category =
+      record.category === null ? undefined : declared.get(`${record.tenant}\u0000${record.category}`);
+    const outcome = resolve(record, found.get(recipientKeyText(keys[i] as RecipientKey)), category);
+    if ('skip' in outcome) {
+      skipped.set(record.seq, skippedEffect(owner, record.seq, record.attempts, outcome.skip));
+    } else {
+      record.recipient = outcome.recipient;
+      record.person = outcome.person;
+    }
+  }
+  return skipped;
+}
+
+/**
  * The claimed rows a suppression stops, as transitions to FAILED: one look-up for the whole
  * claim (CRITICAL rows are not looked up, since nothing stops them), and the rule of what a
- * suppression stops in suppressions/model.ts.
+ * suppression stops in suppressions/model.ts. A push to a person looks up each of its targets:
+ * the suppressed ones are left out of its send, and it is stopped only when all of them are.
  */
 function* suppressedAmong(
   owner: string,
   taken: readonly NotificationRecord[],
 ): Program<Map<number, Transition>> {
   const stopped = new Map<number, Transition>();
-  const keyed: Array<{ record: NotificationRecord; key: SuppressionKey }> = [];
+  const keyed: Array<{ record: NotificationRecord; target: Recipient; key: SuppressionKey }> = [];
   for (const record of taken) {
     if (record.priority === 'CRITICAL') continue;
-    const recipient = suppressionKey(record.recipient);
-    if (recipient === undefined) continue;
-    keyed.push({ record, key: { tenant: record.tenant, channel: record.channel, recipient } });
+    for (const target of record.person?.targets ?? [record.recipient]) {
+      const recipient = suppressionKey(target);
+      if (recipient === undefined) continue;
+      keyed.push({ record, target, key: { tenant: record.tenant, channel: record.channel, recipient } });
+    }
   }
   if (keyed.length === 0) return stopped;
   const hits = yield* call((d) => d.suppressions(keyed.map((k) => k.key)));
   if (hits.length === 0) return stopped;
   const found = new Map(hits.map((h) => [keyText(h), h]));
-  for (const { record, key } of keyed) {
+  // The targets each row loses, and the first suppression that took one.
+  const lost = new Map<NotificationRecord, { targets: Set<Recipient>; hit: SuppressionRecord }>();
+  for (const { record, target, key } of keyed) {
     const hit = found.get(keyText(key));
-    if (hit && blocks(hit.reason, record.priority))
+    if (!hit || !blocks(hit.reason, record.priority)) continue;
+    const entry = lost.get(record);
+    if (entry) entry.targets.add(target);
+    else lost.set(record, { targets: new Set([target]), hit });
+  }
+  for (const [record, { targets, hit }] of lost) {
+    const left = (record.person?.targets ?? [record.recipient]).filter((t) => !targets.has(t));
+    const first = left[0];
+    if (first === undefined) {
       stopped.set(record.seq, suppressedEffect(owner, record.seq, record.attempts, hit));
+    } else if (record.person) {
+      record.person.targets = left;
+      record.recipient = first;
+    }
   }
   return stopped;
 }

@@ -1,3 +1,4 @@
+import type { Recipient } from '../notifications/model.ts';
 import type {
   CategoryRecord,
   ChannelChoices,
@@ -5,6 +6,7 @@ import type {
   RecipientProfile,
   RecipientRecord,
 } from '../recipients/model.ts';
+import { suppressionKey } from '../suppressions/model.ts';
 
 /** A recipients row as both adapters select it (JSON as text). */
 export interface RecipientRow {
@@ -54,4 +56,19 @@ export function categoryFromRow(row: CategoryRow): CategoryRecord {
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };
+}
+
+/**
+ * A stored profile (JSON) without the push targets whose suppression keys are `keys`, as JSON;
+ * undefined when it has none of them (nothing to write).
+ */
+export function withoutTargets(profileText: string, keys: readonly string[]): string | undefined {
+  const profile = JSON.parse(profileText) as RecipientProfile;
+  const targets = profile.push ?? [];
+  const kept = targets.filter((t) => {
+    const key = suppressionKey(t as Recipient);
+    return key === undefined || !keys.includes(key);
+  });
+  if (kept.length === targets.length) return undefined;
+  return JSON.stringify({ ...profile, push: kept });
 }

@@ -29,6 +29,7 @@ export interface NotificationRow {
   content: string | null;
   variables: string | null;
   metadata: string | null;
+  category: string | null;
   request_hash: string | null;
   scheduled_at: number | null;
   expires_at: number | null;
@@ -44,7 +45,7 @@ export interface NotificationRow {
 
 /** The columns every reader selects. */
 export const NOTIFICATION_COLUMNS = `seq, id, tenant, channel, priority, status, recipient, template_key,
-  template_version, locale, content, variables, metadata, request_hash, scheduled_at, expires_at, attempts,
+  template_version, locale, content, variables, metadata, category, request_hash, scheduled_at, expires_at, attempts,
   holds, next_attempt_at, provider, provider_message_id, created_at, updated_at, broadcast_id`;
 
 /** A notification's metadata as every answer shows it: `{}` when none was sent. */
@@ -68,6 +69,7 @@ export function notificationFromRow(row: NotificationRow): NotificationRecord {
     content: row.content === null ? null : JSON.parse(row.content),
     variables: row.variables === null ? {} : JSON.parse(row.variables),
     metadata: metadataOf(row.metadata),
+    category: row.category ?? null,
     scheduledAt: row.scheduled_at,
     expiresAt: row.expires_at,
     attempts: row.attempts,

@@ -5,6 +5,7 @@ import { HeraldError } from '../errors.ts';
 import { escapeHtml, htmlPage, sendPublicPage as sendPage } from '../http/html-page.ts';
 import type { App, RouteModule } from '../http/types.ts';
 import { maskKey } from '../notifications/mask.ts';
+import { unsubscribed } from '../recipients/model.ts';
 import type { UnsubscribeTarget, UnsubscribeTokens } from './unsubscribe-token.ts';
 
 /** RFC 8058: the one key and value a one-click POST carries. */
@@ -26,6 +27,23 @@ async function isOneClick(request: FastifyRequest): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * What a one-click POST does: a person's email opts that person out (recipients/model.ts
+ * `unsubscribed`); any other, or a person deleted since, adds an `unsubscribe` suppression.
+ */
+async function unsubscribe(deps: CoreDeps, target: UnsubscribeTarget): Promise<void> {
+  const now = deps.clock.now();
+  const { person, ...address } = target;
+  if (person) {
+    const found = await deps.store.recipients.get(target.tenant, person.id);
+    if (found) {
+      const preferences = unsubscribed(found.preferences, target.channel, person.category);
+      if (await deps.store.recipients.setPreferences(target.tenant, person.id, preferences, now)) return;
+    }
+  }
+  await deps.store.suppressions.add([{ ...address, reason: 'unsubscribe' }], now);
 }
 
 /**
@@ -83,8 +101,9 @@ export const unsubscribeRoutes: RouteModule<CoreDeps & { unsubscribe: Unsubscrib
       {
         schema: {
           tags: ['suppressions'],
-          summary: 'One-click unsubscribe (RFC 8058): adds an `unsubscribe` suppression',
-          description: `The body is \`${ONE_CLICK}\` (form-encoded), as mail clients send it. Again: 200, nothing new.`,
+          summary:
+            'One-click unsubscribe (RFC 8058): adds an `unsubscribe` suppression, or opts a person out',
+          description: `The body is \`${ONE_CLICK}\` (form-encoded), as mail clients send it. Again: 200, nothing new. The link of an email to a person (recipient \`{ id }\`) opts that person out of the email's category on email (of email altogether when it had none) instead of suppressing the address.`,
           security: [],
           consumes: ['application/x-www-form-urlencoded', 'multipart/form-data'],
           params: TokenParams,
@@ -102,7 +121,7 @@ export const unsubscribeRoutes: RouteModule<CoreDeps & { unsubscribe: Unsubscrib
             errors: [{ path: 'body', message: `must be ${ONE_CLICK}` }],
           });
         }
-        await deps.store.suppressions.add([{ ...found, reason: 'unsubscribe' }], deps.clock.now());
+        await unsubscribe(deps, found);
         return sendPage(
           reply,
           'Unsubscribed',

@@ -21,6 +21,11 @@ export interface UnsubscribeTarget {
   channel: Channel;
   /** The recipient's suppression key. */
   recipient: string;
+  /**
+   * An email to a person (API.md §12): its recipientId and the email's category. The link then
+   * opts that person out of the category on email (of email when null) instead of suppressing.
+   */
+  person?: { id: string; category: string | null };
 }
 
 /** The stored key set: every key ever made, by id, and the one new links use. */
@@ -79,7 +84,9 @@ export function createUnsubscribeTokens(
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
       cipher.setAAD(AAD);
-      const plain = JSON.stringify([target.tenant, target.channel, target.recipient]);
+      const fields: unknown[] = [target.tenant, target.channel, target.recipient];
+      if (target.person) fields.push([target.person.id, target.person.category]);
+      const plain = JSON.stringify(fields);
       const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
       const kid = Buffer.alloc(2);
       kid.writeUInt16BE(set.current);
@@ -106,9 +113,15 @@ export function createUnsubscribeTokens(
           decipher.update(raw.subarray(2 + IV_BYTES + TAG_BYTES)),
           decipher.final(),
         ]).toString('utf8');
-        const [tenant, channel, recipient] = JSON.parse(plain) as [string, Channel, string];
+        const [tenant, channel, recipient, person] = JSON.parse(plain) as [
+          string,
+          Channel,
+          string,
+          [string, string | null]?,
+        ];
         if (!CHANNELS.includes(channel)) return undefined;
-        return { tenant, channel, recipient };
+        if (person === undefined) return { tenant, channel, recipient };
+        return { tenant, channel, recipient, person: { id: person[0], category: person[1] } };
       } catch {
         return undefined; // the tag did not verify: forged or altered
       }

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Channel, Content } from '../channels.ts';
 import { ServerSchema } from '../config/schema.ts';
-import { type Priority, priorityRank } from '../notifications/model.ts';
+import { type Person, type Priority, priorityRank } from '../notifications/model.ts';
 import type { Rank } from '../reserve.ts';
 import type { Store } from '../store/port/index.ts';
 import type { TemplateContent, TemplateRecord } from '../store/port/templates.ts';
@@ -17,11 +17,35 @@ export interface RenderInput {
   priority: Priority;
   templateKey: string | null;
   templateVersion: number | null;
-  /** The notification's own locale; its recipient's (`recipientLocale`) is used without one. */
+  /** The notification's own locale; its recipient's (`recipientLocale`, API.md §15) is used without one. */
   locale: string | null;
   recipientLocale?: string | null;
   content: Content | null;
   variables: Record<string, unknown>;
+  /** A notification to a person (API.md §12): its templates also see `recipient` and `preferences_url`. */
+  person?: Person;
+  /**
+   * The person's preferences page (`preferencesUrl`), made only when the content has Liquid to
+   * run (a literal message needs no link, and a link is a MAC to compute).
+   */
+  preferencesUrl?: () => Promise<string>;
+}
+
+/**
+ * The variables a notification renders with: its own, and for a person `recipient` (`id`, `name`,
+ * `locale`, `timezone`, `data`) and `preferences_url`, which take the place of variables of
+ * those names.
+ */
+async function variablesOf(n: RenderInput): Promise<Record<string, unknown>> {
+  const variables = n.variables ?? {};
+  const person = n.person;
+  if (person === undefined) return variables;
+  const { id, name, locale, timezone, data } = person;
+  return {
+    ...variables,
+    recipient: { id, name, locale, timezone, data },
+    preferences_url: n.preferencesUrl ? await n.preferencesUrl() : null,
+  };
 }
 
 /** A rendered message, and the locale variant it was rendered from (undefined: the template itself). */
@@ -105,19 +129,20 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
     tenant: string,
     key: string,
     content: Content,
-    variables: Record<string, unknown>,
+    variables: Record<string, unknown> | (() => Promise<Record<string, unknown>>),
     what: string,
     rank: number,
   ) {
     const plain = literal(content);
     if (plain) return plain;
-    const outcome = await pool.run({ tenant, key, content, variables }, rank);
+    // A notification's variables are made only now: a literal message needs none.
+    const values = typeof variables === 'function' ? await variables() : variables;
+    const outcome = await pool.run({ tenant, key, content, variables: values }, rank);
     if (outcome.ok) return outcome.content;
     throw new RenderError(`${what}: ${outcome.message}`, outcome.field, outcome.limit);
   }
   return {
     async render(n) {
-      const variables = n.variables ?? {};
       const rank = priorityRank(n.priority);
       if (n.templateKey !== null) {
         const version = n.templateVersion;
@@ -127,14 +152,14 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
         const { template, variants } = await pinned(key, n.tenant, n.templateKey, version, what);
         const locale = closestLocale(n, variants);
         if (locale === undefined)
-          return { content: await run(n.tenant, key, template.content, variables, what, rank) };
+          return { content: await run(n.tenant, key, template.content, () => variablesOf(n), what, rank) };
         const content = variants.get(locale) as TemplateContent;
         return {
           content: await run(
             n.tenant,
             `${key}\u0000${locale}`,
             content,
-            variables,
+            () => variablesOf(n),
             `${what} (${locale})`,
             rank,
           ),
@@ -143,7 +168,14 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
       }
       if (!n.content) throw new RenderError('the notification has neither a template nor content');
       return {
-        content: await run(n.tenant, JSON.stringify(n.content), n.content, variables, 'content', rank),
+        content: await run(
+          n.tenant,
+          JSON.stringify(n.content),
+          n.content,
+          () => variablesOf(n),
+          'content',
+          rank,
+        ),
       };
     },
     preview(template, variables) {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { notificationId } from '../../src/notifications/ids.ts';
 import type { createPostgresStore } from '../../src/store/postgres/index.ts';
-import { newNotification } from './queue-fixtures.ts';
+import { cycle, newNotification } from './queue-fixtures.ts';
 
 type Open = (onStatement?: (text: string) => void) => ReturnType<typeof createPostgresStore>;
 
@@ -58,6 +58,36 @@ export function writeCostSuite(open: Open): void {
           ).size,
           3,
         );
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('resolves every person of a claim in one read of recipients and one of categories (#50)', async () => {
+      const sent: string[] = [];
+      const store = await open((text) => sent.push(text));
+      try {
+        const people = Array.from({ length: 40 }, (_, i) => ({
+          id: `p${i}`,
+          profile: { email: `p${i}@example.com` },
+        }));
+        await store.recipients.put('t1', people, 0);
+        await store.notifications.insertMany(
+          people.map((p, i) => ({
+            ...item(100 + i),
+            category: i % 2 === 0 ? 'news' : null,
+            encoded: { ...item(100 + i).encoded, recipient: JSON.stringify({ id: p.id }) },
+          })),
+          0,
+        );
+        sent.length = 0;
+        const result = await cycle(store);
+        assert.equal(result.claimed.length, 40);
+        assert.ok(result.claimed.every((r) => r.recipient.email?.endsWith('@example.com')));
+        const reads = (table: string) =>
+          sent.filter((text) => new RegExp(`JOIN ${table} [a-z] ON`).test(text)).length;
+        assert.equal(reads('recipients'), 1, sent.join('\n---\n'));
+        assert.equal(reads('categories'), 1);
       } finally {
         await store.close();
       }

@@ -5,7 +5,7 @@
 
 export { isOperator, SCOPES } from '../../src/auth/principal.ts';
 export { CHANNELS, type Channel } from '../../src/channels.ts';
-export { PRIORITIES, type Priority, STATUSES } from '../../src/notifications/model.ts';
+export { PRIORITIES, type Priority, STATUSES, TERMINAL_STATUSES } from '../../src/notifications/model.ts';
 export { STREAM_RETRY_MS, TOKEN_ENDED_COMMENT } from '../../src/notifications/stream-protocol.ts';
 
 /**

@@ -254,8 +254,8 @@ export interface paths {
         get: operations["getUnsubscribeToken"];
         put?: never;
         /**
-         * One-click unsubscribe (RFC 8058): adds an `unsubscribe` suppression
-         * @description The body is `List-Unsubscribe=One-Click` (form-encoded), as mail clients send it. Again: 200, nothing new.
+         * One-click unsubscribe (RFC 8058): adds an `unsubscribe` suppression, or opts a person out
+         * @description The body is `List-Unsubscribe=One-Click` (form-encoded), as mail clients send it. Again: 200, nothing new. The link of an email to a person (recipient `{ id }`) opts that person out of the email's category on email (of email altogether when it had none) instead of suppressing the address.
          */
         post: operations["postUnsubscribeToken"];
         delete?: never;
@@ -1334,7 +1334,7 @@ export interface components {
             title: string;
             status: number;
             detail: string;
-            code: "AUTH_INVALID_TOKEN" | "AUTH_INVALID_CREDENTIALS" | "FORBIDDEN" | "VALIDATION_FAILED" | "MALFORMED_BODY" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "TEMPLATE_NOT_FOUND" | "RENDER_LIMIT" | "IDEMPOTENCY_CONFLICT" | "INVALID_STATE" | "CONFLICT" | "RATE_LIMITED" | "UNAVAILABLE" | "BAD_GATEWAY" | "GATEWAY_TIMEOUT" | "WEBHOOK_SIGNATURE_INVALID" | "INTERNAL";
+            code: "AUTH_INVALID_TOKEN" | "AUTH_INVALID_CREDENTIALS" | "FORBIDDEN" | "VALIDATION_FAILED" | "MALFORMED_BODY" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "TEMPLATE_NOT_FOUND" | "RECIPIENT_NOT_FOUND" | "RENDER_LIMIT" | "IDEMPOTENCY_CONFLICT" | "INVALID_STATE" | "CONFLICT" | "RATE_LIMITED" | "UNAVAILABLE" | "BAD_GATEWAY" | "GATEWAY_TIMEOUT" | "WEBHOOK_SIGNATURE_INVALID" | "INTERNAL";
             errors?: ({
                 path: string;
                 message: string;
@@ -2901,7 +2901,7 @@ export interface operations {
     getNotifications: {
         parameters: {
             query?: {
-                status?: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED";
+                status?: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
                 priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                 channel?: "email" | "sms" | "push";
                 /** @description ISO 8601 time with a zone (2026-01-01T09:00:00Z), or a date alone (its midnight UTC) */
@@ -2963,7 +2963,7 @@ export interface operations {
                     "application/json": {
                         items: {
                             notificationId: string;
-                            status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED";
+                            status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
                             channel: "email" | "sms" | "push";
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                             /** @description masked */
@@ -3063,6 +3063,8 @@ export interface operations {
                      * @example fr-CA
                      */
                     locale?: string;
+                    /** @description The notification's category: the recipient's preferences for it apply (API.md §12). */
+                    category?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     expiresAt?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
@@ -3090,6 +3092,8 @@ export interface operations {
                      * @example fr-CA
                      */
                     locale?: string;
+                    /** @description The notification's category: the recipient's preferences for it apply (API.md §12). */
+                    category?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     expiresAt?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
@@ -3127,6 +3131,8 @@ export interface operations {
                      * @example fr-CA
                      */
                     locale?: string;
+                    /** @description The notification's category: the recipient's preferences for it apply (API.md §12). */
+                    category?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     expiresAt?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
@@ -3158,6 +3164,99 @@ export interface operations {
                      * @example fr-CA
                      */
                     locale?: string;
+                    /** @description The notification's category: the recipient's preferences for it apply (API.md §12). */
+                    category?: string;
+                    /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
+                    expiresAt?: string;
+                    /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
+                    scheduledAt?: string;
+                } | {
+                    /** @enum {string} */
+                    channel: "email";
+                    priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
+                    recipient: {
+                        id: string;
+                    };
+                    template?: string;
+                    content?: {
+                        subject: string;
+                        text?: string;
+                        html?: string;
+                    };
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @description A BCP 47 tag (stored canonical): the template's closest locale variant renders (docs/localization.md).
+                     * @example fr-CA
+                     */
+                    locale?: string;
+                    /** @description The notification's category: the recipient's preferences for it apply (API.md §12). */
+                    category?: string;
+                    /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
+                    expiresAt?: string;
+                    /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
+                    scheduledAt?: string;
+                } | {
+                    /** @enum {string} */
+                    channel: "sms";
+                    priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
+                    recipient: {
+                        id: string;
+                    };
+                    template?: string;
+                    content?: {
+                        /** @description At most 1600 characters (Twilio's limit for one message). */
+                        text: string;
+                    };
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @description A BCP 47 tag (stored canonical): the template's closest locale variant renders (docs/localization.md).
+                     * @example fr-CA
+                     */
+                    locale?: string;
+                    /** @description The notification's category: the recipient's preferences for it apply (API.md §12). */
+                    category?: string;
+                    /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
+                    expiresAt?: string;
+                    /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
+                    scheduledAt?: string;
+                } | {
+                    /** @enum {string} */
+                    channel: "push";
+                    priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
+                    recipient: {
+                        id: string;
+                    };
+                    template?: string;
+                    content?: {
+                        title: string;
+                        body: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @description A BCP 47 tag (stored canonical): the template's closest locale variant renders (docs/localization.md).
+                     * @example fr-CA
+                     */
+                    locale?: string;
+                    /** @description The notification's category: the recipient's preferences for it apply (API.md §12). */
+                    category?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     expiresAt?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
@@ -3412,7 +3511,7 @@ export interface operations {
                      */
                     "application/json": {
                         notificationId: string;
-                        status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED";
+                        status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
                         channel: "email" | "sms" | "push";
                         priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                         /** @description masked */
@@ -3631,7 +3730,7 @@ export interface operations {
                         items: {
                             id: string;
                             url: string;
-                            events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED")[];
+                            events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED")[];
                             enabled: boolean;
                             disabledReason: string | null;
                             /** Format: date-time */
@@ -3682,7 +3781,7 @@ export interface operations {
                     /** @description An https:// receiver; no loopback, private or link-local address unless HERALD_CALLBACK_ALLOWED_HOSTS lists its host */
                     url: string;
                     /** @description The statuses to report; every status when absent */
-                    events?: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED")[];
+                    events?: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED")[];
                 };
             };
         };
@@ -3710,7 +3809,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         url: string;
-                        events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED")[];
+                        events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED")[];
                         enabled: boolean;
                         disabledReason: string | null;
                         /** Format: date-time */
@@ -4846,7 +4945,7 @@ export interface operations {
                      */
                     "application/json": {
                         notificationId: string;
-                        status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED";
+                        status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
                         channel: "email" | "sms" | "push";
                         priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                         /** @description masked */
@@ -4958,7 +5057,7 @@ export interface operations {
                      */
                     "application/json": {
                         notificationId: string;
-                        status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED";
+                        status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
                         channel: "email" | "sms" | "push";
                         priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                         /** @description masked */

@@ -31,6 +31,8 @@ export interface NewNotification {
   createdAt: number;
   /** The recipient's keyed digest (notifications/recipient-digest.ts); null: not searchable by recipient. */
   recipientDigest?: string | null;
+  /** The notification's category (API.md §12); absent or null: none. */
+  category?: string | null;
 }
 
 /**
@@ -150,6 +152,7 @@ export function encodeNotification(n: NewNotification): EncodedNotification {
     scheduledAt: n.scheduledAt,
     expiresAt: n.expiresAt,
     createdAt: n.createdAt,
+    category: n.category ?? null,
     encoded: encodeColumns(n, n.recipientDigest ?? null),
   };
 }

@@ -51,7 +51,10 @@ export interface CycleResult {
   /** Seqs of the completions whose fence failed. */
   stale: number[];
   expired: number;
-  /** Claimed rows a suppression stopped: FAILED in the claim's transaction, not in `claimed`. */
+  /**
+   * Claimed rows a suppression stopped (FAILED) or a person's resolution skipped (SKIPPED), in the
+   * claim's transaction; not in `claimed`.
+   */
   suppressed: number;
   promoted: number;
   reaped: number;

@@ -15,6 +15,7 @@ import type { Query, Sql } from './connect.ts';
 import { frontRank, promote, readyIndexed } from './lanes.ts';
 import { createPostgresOutcomeCounter, type OutcomeCounter } from './outcome-counts.ts';
 import { claimPriorityOn } from './queue-claim.ts';
+import { categoriesAmongOn, dropPushTargetsOn, recipientsAmongOn } from './recipients.ts';
 import { addSuppressionsOn, matchOn } from './suppressions.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -84,6 +85,9 @@ function driverOn(tx: Query, countOutcomes: OutcomeCounter): QueueDriver {
       await addSuppressionsOn(tx, entries, now);
     },
     suppressions: (keys) => matchOn(tx, keys),
+    recipients: (keys) => recipientsAmongOn(tx, keys),
+    categories: (keys) => categoriesAmongOn(tx, keys),
+    dropPushTargets: (gone, now) => dropPushTargetsOn(tx, gone, now),
     countOutcomes: (counts, now) => countOutcomes(tx, counts, now),
     async storeCopies(copies, now) {
       const rows = copies.map((c) => ({ ...c, recipient: json(c.recipient), content: json(c.content) }));

@@ -1,3 +1,4 @@
+import type { GoneTargets } from '../../notifications/status.ts';
 import type { RecipientProfile } from '../../recipients/model.ts';
 import type { CategoryStore, RecipientKey, RecipientStore } from '../port/recipients.ts';
 import {
@@ -7,6 +8,7 @@ import {
   RECIPIENT_COLUMNS,
   type RecipientRow,
   recipientFromRow,
+  withoutTargets,
 } from '../rows-recipients.ts';
 import type { Query, Sql } from './connect.ts';
 import { leaveTopicsOn } from './topics.ts';
@@ -54,6 +56,33 @@ function inInputOrder<R extends { recipient_id: string; created: boolean }>(entr
     seen.add(id);
     return { row, created };
   });
+}
+
+/** The declared categories among `keys`, inside the caller's transaction (a claim's). One statement. */
+export async function categoriesAmongOn(tx: Query, keys: ReadonlyArray<{ tenant: string; name: string }>) {
+  if (keys.length === 0) return [];
+  const rows = await tx<CategoryRow[]>`
+    SELECT c.tenant, c.name, c.description, c.required, c.default_channels, c.created_at, c.updated_at
+    FROM json_to_recordset(${json(keys)}::text::json) AS k(tenant text, name text)
+    JOIN categories c ON c.tenant = k.tenant AND c.name = k.name`;
+  return rows.map(categoryFromRow);
+}
+
+/**
+ * Removes gone push targets from their profiles, inside the caller's transaction (a
+ * completion's). Rare (a target that answered gone), so a read and a write per profile; the row
+ * is locked so that a concurrent PUT of the profile is not overwritten with an older one.
+ */
+export async function dropPushTargetsOn(tx: Query, gone: readonly GoneTargets[], now: number) {
+  for (const g of gone) {
+    const [row] = await tx<{ profile: string }[]>`
+      SELECT profile FROM recipients WHERE tenant = ${g.tenant} AND recipient_id = ${g.id} FOR UPDATE`;
+    if (!row) continue;
+    const kept = withoutTargets(row.profile, g.keys);
+    if (kept !== undefined)
+      await tx`UPDATE recipients SET profile = ${kept}, updated_at = ${now}
+        WHERE tenant = ${g.tenant} AND recipient_id = ${g.id}`;
+  }
 }
 
 /** The PostgreSQL implementation of the recipient port; same semantics as the SQLite one. */
@@ -146,12 +175,7 @@ export function createPostgresCategories(sql: Sql): CategoryStore {
       return row ? categoryFromRow(row) : null;
     },
     async among(keys) {
-      if (keys.length === 0) return [];
-      const rows = await sql<CategoryRow[]>`
-        SELECT c.tenant, c.name, c.description, c.required, c.default_channels, c.created_at, c.updated_at
-        FROM json_to_recordset(${json(keys)}::text::json) AS k(tenant text, name text)
-        JOIN categories c ON c.tenant = k.tenant AND c.name = k.name`;
-      return rows.map(categoryFromRow);
+      return categoriesAmongOn(sql, keys);
     },
     async list(tenant, options) {
       const rows = await sql<CategoryRow[]>`

@@ -14,6 +14,7 @@ import { frontRank, promote, readyIndexed } from './lanes.ts';
 import { relaxedSync, type SqliteDb } from './open.ts';
 import { createSqliteOutcomeCounter } from './outcome-counts.ts';
 import { createClaimPriority } from './queue-claim.ts';
+import { categoriesAmongSync, dropPushTargetsSync, recipientsAmongSync } from './recipients.ts';
 import { shaped } from './shaped.ts';
 import { addSuppressionsSync, matchSuppressionsSync } from './suppressions.ts';
 
@@ -156,6 +157,9 @@ function createDriver(db: SqliteDb): QueueDriver {
       addSuppressionsSync(db, entries, now);
     },
     suppressions: (keys) => matchSuppressionsSync(db, keys),
+    recipients: (keys) => recipientsAmongSync(db, keys),
+    categories: (keys) => categoriesAmongSync(db, keys),
+    dropPushTargets: (gone, now) => dropPushTargetsSync(db, gone, now),
     countOutcomes: createSqliteOutcomeCounter(db),
     dueCount: (priority, now, upTo) => dueUpTo.get(priority, now, upTo) as number,
     promoteTurn(priority, now, { after, looks, visits, quota, limit }) {

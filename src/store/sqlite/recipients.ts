@@ -1,3 +1,4 @@
+import type { GoneTargets } from '../../notifications/status.ts';
 import type { Preferences } from '../../recipients/model.ts';
 import type { CategoryFields, CategoryStore, RecipientKey, RecipientStore } from '../port/recipients.ts';
 import {
@@ -7,6 +8,7 @@ import {
   RECIPIENT_COLUMNS,
   type RecipientRow,
   recipientFromRow,
+  withoutTargets,
 } from '../rows-recipients.ts';
 import { preparedOnce, type SqliteDb } from './open.ts';
 import { leaveTopicsSync } from './topics.ts';
@@ -64,6 +66,14 @@ function prepare(db: SqliteDb) {
       `SELECT ${CATEGORY_COLUMNS} FROM categories WHERE tenant = ? AND name > ? ORDER BY name LIMIT ?`,
     ),
     categoryRemove: db.prepare<[string, string]>('DELETE FROM categories WHERE tenant = ? AND name = ?'),
+    profile: db
+      .prepare<[string, string], string>(
+        'SELECT profile FROM recipients WHERE tenant = ? AND recipient_id = ?',
+      )
+      .pluck(),
+    setProfile: db.prepare<[string, number, string, string]>(
+      'UPDATE recipients SET profile = ?, updated_at = ? WHERE tenant = ? AND recipient_id = ?',
+    ),
   };
 }
 
@@ -74,6 +84,25 @@ export function recipientsAmongSync(db: SqliteDb, keys: readonly RecipientKey[])
   if (keys.length === 0) return [];
   const list = JSON.stringify(keys.map((k) => [k.tenant, k.id]));
   return statements(db).among.all(list).map(recipientFromRow);
+}
+
+/** The declared categories among `keys`, inside the caller's transaction (a claim's). */
+export function categoriesAmongSync(db: SqliteDb, keys: ReadonlyArray<{ tenant: string; name: string }>) {
+  if (keys.length === 0) return [];
+  return statements(db)
+    .categoriesAmong.all(JSON.stringify(keys.map((k) => [k.tenant, k.name])))
+    .map(categoryFromRow);
+}
+
+/** Removes gone push targets from their profiles, inside the caller's transaction (a completion's). */
+export function dropPushTargetsSync(db: SqliteDb, gone: readonly GoneTargets[], now: number): void {
+  const s = statements(db);
+  for (const g of gone) {
+    const text = s.profile.get(g.tenant, g.id);
+    if (text === undefined) continue;
+    const kept = withoutTargets(text, g.keys);
+    if (kept !== undefined) s.setProfile.run(kept, now, g.tenant, g.id);
+  }
 }
 
 /** The SQLite implementation of the recipient port. */
@@ -168,8 +197,7 @@ export function createSqliteCategories(db: SqliteDb): CategoryStore {
       return row ? categoryFromRow(row) : null;
     },
     async among(keys) {
-      if (keys.length === 0) return [];
-      return s.categoriesAmong.all(JSON.stringify(keys.map((k) => [k.tenant, k.name]))).map(categoryFromRow);
+      return categoriesAmongSync(db, keys);
     },
     async list(tenant, options) {
       return s.categoryList.all(tenant, options.after ?? '', options.limit).map(categoryFromRow);

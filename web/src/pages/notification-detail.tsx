@@ -3,13 +3,17 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { call, get, mutate } from '../api.ts';
 import { ContentPreview } from '../components/previews.tsx';
 import { ProblemView } from '../components/problem.tsx';
-import type { NotificationDetail as Detail, NotificationMessage } from '../contract.ts';
+import {
+  type NotificationDetail as Detail,
+  type NotificationMessage,
+  TERMINAL_STATUSES,
+} from '../contract.ts';
 import { Link } from '../router.tsx';
 import { hasScope } from '../session.ts';
 import { useStatusStream } from '../stream.ts';
 import { recipientText } from './notifications.tsx';
 
-const TERMINAL = new Set(['DELIVERED', 'FAILED', 'CANCELLED', 'EXPIRED']);
+const TERMINAL: ReadonlySet<string> = TERMINAL_STATUSES;
 const POLL_MS = 1000;
 
 /**
