@@ -51,6 +51,8 @@ export interface BroadcastRow {
   content: string | null;
   variables: string | null;
   metadata: string | null;
+  category: string | null;
+  locale: string | null;
   scheduled_at: Int | null;
   expires_at: Int | null;
   recipients: Int | null;
@@ -63,7 +65,7 @@ export interface BroadcastRow {
 }
 
 export const BROADCAST_COLUMNS = `seq, id, tenant, topic_key, status, channel, priority, template_key,
-  template_version, content, variables, metadata, scheduled_at, expires_at, recipients, created, fanned_to,
+  template_version, content, variables, metadata, category, locale, scheduled_at, expires_at, recipients, created, fanned_to,
   until_seq, cancelled_to, created_at, updated_at`;
 
 const numberOrNull = (value: Int | null) => (value === null ? null : Number(value));
@@ -98,6 +100,8 @@ export function fannedValues(b: BroadcastRow) {
     content: b.content,
     variables: b.variables,
     metadata: b.metadata,
+    category: b.category,
+    locale: b.locale,
     scheduledAt: numberOrNull(b.scheduled_at),
     expiresAt: numberOrNull(b.expires_at),
     broadcastId: b.id,

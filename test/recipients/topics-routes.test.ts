@@ -236,6 +236,27 @@ for (const database of DATABASES) {
       assert.equal((await call(t.other, 'GET', `/notifications?broadcastId=${id}`)).body.items.length, 0);
     });
 
+    it("gives each notification the broadcast's category and locale, so preferences and variants apply", async () => {
+      await people(['cl-1', 'cl-2']);
+      await call(t.admin, 'PUT', '/topics/localized', {});
+      await call(t.admin, 'POST', '/topics/localized/subscribers', { recipients: ['cl-1', 'cl-2'] });
+      const accepted = await call(t.sender, 'POST', '/broadcasts', {
+        ...body(),
+        topic: 'localized',
+        category: 'news',
+        locale: 'fr-CA',
+      });
+      assert.equal(accepted.status, 201, JSON.stringify(accepted.body));
+      await fanOut();
+      const listed = await call(t.viewer, 'GET', `/notifications?broadcastId=${accepted.body.broadcastId}`);
+      assert.equal(listed.body.items.length, 2);
+      for (const item of listed.body.items as Array<{ notificationId: string }>) {
+        const stored = await t.deps.store.notifications.get('default', item.notificationId);
+        assert.equal(stored?.record.category, 'news');
+        assert.equal(stored?.record.locale, 'fr-CA');
+      }
+    });
+
     it('cancels a broadcast: the fan-out stops and its waiting notifications are cancelled', async () => {
       const ids = Array.from({ length: 700 }, (_, i) => `c${String(i).padStart(4, '0')}`);
       await people(ids);

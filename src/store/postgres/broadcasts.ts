@@ -59,12 +59,13 @@ export function createPostgresBroadcasts(sql: Sql): BroadcastStore {
                    WHERE tenant = ${b.tenant} AND topic_key = ${b.topic_key} AND recipient_id > ${from}
                      AND recipient_id <= ${last} AND seq <= ${until}),
         ins AS (INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient,
-                  template_key, template_version, content, variables, metadata, scheduled_at, expires_at, attempts,
-                  created_at, updated_at, lane_rank, broadcast_id)
+                  template_key, template_version, content, variables, metadata, category, locale, scheduled_at,
+                  expires_at, attempts, created_at, updated_at, lane_rank, broadcast_id)
                 SELECT ${idPrefix(now)} || substr(gen_random_uuid()::text, 16), ${v.tenant}, ${v.channel},
                   ${v.priority}::smallint, 'QUEUED', ${v.queueState}, ${v.dueAt}::bigint,
                   '{"id":' || to_json(recipient_id)::text || '}', ${v.templateKey}, ${v.templateVersion}::int,
-                  ${v.content}, ${v.variables}, ${v.metadata}, ${v.scheduledAt}::bigint, ${v.expiresAt}::bigint, 0,
+                  ${v.content}, ${v.variables}, ${v.metadata}, ${v.category}, ${v.locale}, ${v.scheduledAt}::bigint,
+                  ${v.expiresAt}::bigint, 0,
                   ${now}::bigint, ${now}::bigint, ${base}::bigint + k * ${waiting ? 0 : 1}, ${v.broadcastId}
                 FROM c ORDER BY k RETURNING 1)
         SELECT pg_notify(${WAKEUP_CHANNEL}, ${hint}) FROM (SELECT 1 FROM ins LIMIT 1) one`;

@@ -59,10 +59,11 @@ function prepare(db: SqliteDb) {
     // so each row draws its random bytes once.
     fan: db.prepare(
       `INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient, template_key,
-         template_version, content, variables, metadata, scheduled_at, expires_at, attempts, created_at, updated_at,
-         lane_rank, broadcast_id)
+         template_version, content, variables, metadata, category, locale, scheduled_at, expires_at, attempts,
+         created_at, updated_at, lane_rank, broadcast_id)
        SELECT ${ID}, @tenant, @channel, @priority, 'QUEUED', @queueState, @dueAt, json_object('id', recipient_id),
-         @templateKey, @templateVersion, @content, @variables, @metadata, @scheduledAt, @expiresAt, 0, @now, @now,
+         @templateKey, @templateVersion, @content, @variables, @metadata, @category, @locale, @scheduledAt, @expiresAt,
+         0, @now, @now,
          @base + k * @step, @broadcastId
        FROM (SELECT lower(hex(randomblob(10))) AS h, recipient_id, row_number() OVER (ORDER BY recipient_id) - 1 AS k
          FROM topic_subscribers
