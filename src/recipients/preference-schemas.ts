@@ -1,7 +1,7 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import { withExample } from '../http/examples.ts';
 import { describedPattern } from '../http/field-messages.ts';
-import { CATEGORY_NAME, RECIPIENT_ID } from './model.ts';
+import { CATEGORY_NAME } from './model.ts';
 
 /** The HTTP schemas of categories and preferences (API.md §12), shared by their routes. */
 
@@ -14,12 +14,8 @@ export const CategoryName = Type.String({
   ),
 });
 
-export const RecipientId = Type.String({
-  pattern: describedPattern(
-    RECIPIENT_ID.source,
-    'must be a recipient ID: 1 to 128 letters, digits or the characters . _ : @ + -',
-  ),
-});
+/** A recipientId in a path: the one schema of recipients/schemas.ts. */
+export { RecipientIdText as RecipientId } from './schemas.ts';
 
 /**
  * A boolean, and only a boolean: an enum, not `type: boolean`, which the app's ajv (coerceTypes)

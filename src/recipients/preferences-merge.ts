@@ -1,3 +1,4 @@
+import { mergePatch } from './merge-patch.ts';
 import type { ChannelChoices, PreferenceChannel, Preferences } from './model.ts';
 
 /** Choices as a merge patch gives them: null removes one. */
@@ -7,19 +8,6 @@ type ChoicesPatch = Partial<Record<PreferenceChannel, boolean | null>>;
 export interface PreferencesPatch {
   channels?: ChoicesPatch | null;
   categories?: Record<string, ChoicesPatch | null> | null;
-}
-
-/**
- * Maps of categories are built with Object.fromEntries, never by assignment: a category may be
- * named `__proto__` (CATEGORY_NAME allows it), which an assignment would take as the prototype.
- */
-function mergeChoices(current: ChannelChoices, patch: ChoicesPatch): ChannelChoices {
-  const out: ChannelChoices = { ...current };
-  for (const [channel, choice] of Object.entries(patch) as Array<[PreferenceChannel, boolean | null]>) {
-    if (choice === null) delete out[channel];
-    else out[channel] = choice;
-  }
-  return out;
 }
 
 /**
@@ -37,26 +25,10 @@ export function normalizedPreferences(preferences: {
 }
 
 /**
- * RFC 7396 applied to preferences: a member of the patch replaces the same member, null removes
- * it (a choice, a category's choices, or all of `channels` or `categories`), a member left out
- * stays as it was.
+ * RFC 7396 applied to preferences (merge-patch.ts): a member of the patch replaces the same
+ * member, null removes it (a choice, a category's choices, or all of `channels` or `categories`),
+ * a member left out stays as it was.
  */
 export function mergePreferences(current: Preferences, patch: PreferencesPatch): Preferences {
-  const channels =
-    patch.channels === null
-      ? {}
-      : patch.channels === undefined
-        ? current.channels
-        : mergeChoices(current.channels, patch.channels);
-  let categories = current.categories;
-  if (patch.categories === null) categories = {};
-  else if (patch.categories !== undefined) {
-    const merged = new Map(Object.entries(current.categories));
-    for (const [name, choices] of Object.entries(patch.categories)) {
-      if (choices === null) merged.delete(name);
-      else merged.set(name, mergeChoices(merged.get(name) ?? {}, choices));
-    }
-    categories = Object.fromEntries(merged);
-  }
-  return normalizedPreferences({ channels, categories });
+  return normalizedPreferences(mergePatch(current, patch) as Preferences);
 }
