@@ -1,0 +1,15 @@
+// The PostgreSQL scenarios of `npm run bench -- --quick`, apart from the SQLite ones so that each
+// file stays within the test runner's 300 s a file.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { quickBench } from '../helpers/quick-bench.ts';
+
+describe('npm run bench --quick on PostgreSQL', () => {
+  it('runs ingest, dispatch and a fan-out on PostgreSQL with two API processes and two workers', () => {
+    const { results } = quickBench('--scenario', 'ingest-postgres,dispatch-postgres,fan-out-postgres');
+    assert.deepEqual(
+      results.scenarios.map((s) => s.name),
+      ['ingest-postgres', 'dispatch-postgres', 'fan-out-postgres'],
+    );
+  });
+});
