@@ -20,6 +20,12 @@ const DAY = 24 * 60 * 60 * 1000;
 
 /** A topic of `n` subscribers of tenant `default` and a LOW email broadcast to it, due in a day. */
 async function seed(store: Store, n: number): Promise<string> {
+  await seedTopic(store, n);
+  return broadcastTo(store);
+}
+
+/** A topic `everyone` of `n` subscribers of tenant `default`. */
+async function seedTopic(store: Store, n: number): Promise<void> {
   const now = Date.now();
   const ids = Array.from({ length: n }, (_, i) => `r${String(i).padStart(7, '0')}`);
   await store.topics.put('default', 'everyone', null, now);
@@ -32,6 +38,11 @@ async function seed(store: Store, n: number): Promise<string> {
     );
     await store.topics.subscribe('default', 'everyone', slice, now);
   }
+}
+
+/** A LOW email broadcast to topic `everyone`, due in a day; its id. */
+async function broadcastTo(store: Store): Promise<string> {
+  const now = Date.now();
   const broadcast: NewBroadcast = {
     id: `bc-${now}`,
     tenant: 'default',
@@ -66,7 +77,7 @@ describe('broadcast fan-out across processes', () => {
     const N = 60_000;
     const dataDir = tempDir('herald-fan-out-');
     const seeding = createSqliteStore(dataDir);
-    const id = await seed(seeding, N);
+    await seedTopic(seeding, N);
     await seeding.close();
     const env = oneProcessEnv(dataDir, ADMIN, { HERALD_POLL_MS: '50' });
     const read = <R>(sql: string, ...params: unknown[]): R => {
@@ -82,6 +93,10 @@ describe('broadcast fan-out across processes', () => {
 
     const first = await startHeraldProcess('fan-out-1', env);
     started.push(first);
+    // The broadcast is made once Herald runs, so its fan-out cannot end before the watch begins.
+    const making = createSqliteStore(dataDir);
+    const id = await broadcastTo(making);
+    await making.close();
     let atKill = progress();
     while (atKill.created === 0) {
       await new Promise((resolve) => setTimeout(resolve, 2));
