@@ -1,5 +1,5 @@
 /**
- * Locales and time zones as a recipient's profile gives them (API.md §12): a BCP 47 language
+ * Locales and time zones as a recipient's profile gives them (docs/recipients.md): a BCP 47 language
  * tag (`fr-CA`) and an IANA time zone name (`Europe/Paris`), each checked by the runtime's own
  * Intl data and kept in its canonical spelling (`fr-ca` is stored `fr-CA`), so that a locale
  * fallback (`fr-CA`, then `fr`) compares like with like. Imports nothing of Herald's.

@@ -20,7 +20,7 @@ interface TargetOutcome {
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * A push to a person (API.md §12): one attempt to every push target of the profile, rendered
+ * A push to a person (docs/sending-to-people.md): one attempt to every push target of the profile, rendered
  * once. Each target takes its provider's slot, rate token and circuit as one send would. The
  * attempt succeeds when at least one target accepts; a gone target (the provider's answer asks
  * for a suppression: 404/410, Unregistered, UNREGISTERED) is removed from the profile and

@@ -67,14 +67,14 @@ function unsubscribeLinks(deps: WorkerDeps) {
     deps.unsubscribe ?? createUnsubscribeTokens(deps.store.auth, deps.clock, deps.config.keyEncryptionSecret);
   return async (record: NotificationRecord) => {
     const recipient = suppressionKey(record.recipient) ?? '';
-    // To a person: the link opts the person out of the email's category (API.md §12).
+    // To a person: the link opts the person out of the email's category (docs/sending-to-people.md).
     const person = record.person && { id: record.person.id, category: record.category };
     const token = await tokens.make({ tenant: record.tenant, channel: record.channel, recipient, person });
     return `${deps.config.publicUrl}/unsubscribe/${token}`;
   };
 }
 
-/** A person's preferences page (`preferencesUrl`, API.md §12), under HERALD_PUBLIC_URL. */
+/** A person's preferences page (`preferencesUrl`, docs/sending-to-people.md), under HERALD_PUBLIC_URL. */
 function preferencesLinks(deps: WorkerDeps) {
   const tokens =
     deps.preferenceTokens ??

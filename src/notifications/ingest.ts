@@ -85,7 +85,7 @@ function templateMismatch(v: { template: string | null; channel: Channel }, at =
   });
 }
 
-/** The answer to a `{ id }` recipient that names no recipient of the tenant (API.md §12). */
+/** The answer to a `{ id }` recipient that names no recipient of the tenant (docs/sending-to-people.md). */
 function recipientNotFound(id: string, at = 'body'): HeraldError {
   return new HeraldError('RECIPIENT_NOT_FOUND', `No recipient "${id}" exists in your tenant.`, {
     errors: [{ path: `${at}/recipient/id`, message: 'must name a recipient of your tenant' }],

@@ -21,7 +21,7 @@ function maskTail(value: string): string {
 
 /** The recipient as responses show it (an email keeps its first character and domain, a phone its last 4 digits). Push keys are never shown. */
 export function maskRecipient(recipient: Recipient): Record<string, unknown> {
-  // The caller's own ID for a person (API.md §12) is shown as given: it is no address.
+  // The caller's own ID for a person (docs/sending-to-people.md) is shown as given: it is no address.
   if (recipient.id !== undefined) return { id: recipient.id };
   if (recipient.email !== undefined) return { email: maskEmail(recipient.email) };
   if (recipient.phone !== undefined) return { phone: maskPhone(recipient.phone) };

@@ -44,7 +44,7 @@ export function priorityOf(rank: number): Priority {
 
 /**
  * A recipient as accepted; which field is set depends on the channel. `id` names one of the
- * tenant's recipients (API.md §12), whose address is read when the notification is processed.
+ * tenant's recipients (docs/sending-to-people.md), whose address is read when the notification is processed.
  */
 export interface Recipient {
   id?: string;
@@ -56,7 +56,7 @@ export interface Recipient {
 }
 
 /**
- * A notification's recipient as resolved when it is processed (API.md §12), from the profile its
+ * A notification's recipient as resolved when it is processed (docs/sending-to-people.md), from the profile its
  * `{ id }` names: what its templates see as `recipient`, and on push every target of the profile
  * that no suppression stops (`recipient` is then the first of them).
  */
@@ -80,12 +80,12 @@ export interface NotificationRecord {
   recipient: Recipient;
   templateKey: string | null;
   templateVersion: number | null;
-  /** Its own locale (a canonical BCP 47 tag, API.md §15), or null: its recipient's, or none. */
+  /** Its own locale (a canonical BCP 47 tag, docs/localization.md), or null: its recipient's, or none. */
   locale: string | null;
   content: Content | null;
   variables: Record<string, unknown>;
   metadata: Record<string, unknown>;
-  /** The notification's category (API.md §12), or null. */
+  /** The notification's category (docs/sending-to-people.md), or null. */
   category: string | null;
   /**
    * Set on a claimed notification to a person: the profile it was resolved to in the claim's
@@ -102,7 +102,7 @@ export interface NotificationRecord {
   providerMessageId: string | null;
   createdAt: number;
   updatedAt: number;
-  /** The broadcast that made it (API.md §12); absent for one accepted on its own. */
+  /** The broadcast that made it (docs/sending-to-people.md); absent for one accepted on its own. */
   broadcastId?: string;
 }
 

@@ -9,7 +9,7 @@
  * `SENT` then `DELIVERED` at once), once, when the worker's attempt ends; a delivery report that
  * follows changes no count. `FAILED` counts a permanent error or the last attempt used up.
  * `SKIPPED` counts a notification not sent on purpose: one that ended `SKIPPED` (a person deleted,
- * with no address for the channel, or opted out: API.md §12), and one whose recipient is
+ * with no address for the channel, or opted out: docs/sending-to-people.md), and one whose recipient is
  * suppressed (the row's status says `FAILED`, as §11 wants, with the suppression as its event's
  * source).
  * Cancelled and expired notifications are not counted.

@@ -88,7 +88,7 @@ export const DeviceRecipient = Type.Object(
   strict,
 );
 
-/** A person, by the caller's own ID (API.md §12): the address is read when it is processed. */
+/** A person, by the caller's own ID (docs/sending-to-people.md): the address is read when it is processed. */
 const PersonRecipient = Type.Object(
   {
     id: Type.String({
@@ -105,7 +105,7 @@ const PersonRecipient = Type.Object(
 const Category = Type.String({
   maxLength: 64,
   pattern: describedPattern(CATEGORY_NAME.source, 'must be 1 to 64 characters of a-z 0-9 . _ -'),
-  description: "The notification's category: the recipient's preferences for it apply (API.md §12).",
+  description: "The notification's category: the recipient's preferences for it apply (docs/sending-to-people.md).",
 });
 
 const EmailContent = Type.Object(

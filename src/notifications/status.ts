@@ -53,7 +53,7 @@ export interface EventInput {
   provider?: string | null;
   detail?: string | null;
   source?: string | null;
-  /** The locale variant a SENT message was rendered from (API.md §15). */
+  /** The locale variant a SENT message was rendered from (docs/localization.md). */
   locale?: string | null;
 }
 
@@ -65,7 +65,7 @@ export interface SandboxCopy {
 }
 
 /**
- * Push targets of a person that answered gone in an attempt (API.md §12): removed from the
+ * Push targets of a person that answered gone in an attempt (docs/sending-to-people.md): removed from the
  * profile and suppressed (§11), in the completion's transaction. `keys` are their suppression keys.
  */
 export interface GoneTargets {
@@ -318,7 +318,7 @@ export function suppressedEffect(
 }
 
 /**
- * A claimed notification to a person that is not sent on purpose (API.md §12): the recipient was
+ * A claimed notification to a person that is not sent on purpose (docs/sending-to-people.md): the recipient was
  * deleted, has no address for the channel, or opted out. SKIPPED at once, in the claim's own
  * transaction, with no provider call (the attempt the claim counted is given back); `detail` says
  * why (recipients/resolve.ts).

@@ -48,7 +48,7 @@ export function schemaErrors(checker: Checker, value: unknown, prefix: string, e
 function pickChecker(body: Record<string, unknown>): Checker {
   const recipient = body.recipient;
   const has = (field: string) => typeof recipient === 'object' && recipient !== null && field in recipient;
-  // `{ id }` names a person on any channel (API.md §12).
+  // `{ id }` names a person on any channel (docs/sending-to-people.md).
   const person = has('id');
   switch (body.channel) {
     case 'email':

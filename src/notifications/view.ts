@@ -37,7 +37,7 @@ export function summaryView(n: NotificationRecord) {
     provider: n.provider,
     providerMessageId: n.providerMessageId,
   };
-  // Only a broadcast's notifications name one (API.md §12).
+  // Only a broadcast's notifications name one (docs/sending-to-people.md).
   return n.broadcastId === undefined ? view : { ...view, broadcastId: n.broadcastId };
 }
 

@@ -22,7 +22,7 @@ type BatchResult =
   | { index: number; error: ReturnType<typeof problemOf> };
 
 /**
- * POST /recipients/batch (API.md §12): up to 1000 recipients, each a full replacement checked on
+ * POST /recipients/batch (docs/recipients.md): up to 1000 recipients, each a full replacement checked on
  * its own; the valid ones are written in one transaction, and the answer 207 says per item
  * whether it was created (201), replaced (200) or refused (its problem).
  */

@@ -83,7 +83,7 @@ const COUNTS_KEPT = 256;
 type BroadcastRouteDeps = CoreDeps & { wakeup: WakeSignal; syntax: SyntaxCheck };
 
 /**
- * /broadcasts (API.md §12): one notification to every subscriber of a topic. The 201 comes once
+ * /broadcasts (docs/topics.md): one notification to every subscriber of a topic. The 201 comes once
  * the broadcast is stored; the worker fans it out in chunks, durably (recipients/fan-out.ts,
  * docs/topics.md).
  */

@@ -1,5 +1,5 @@
 /**
- * A broadcast's body (API.md §12): checked as a notification is at acceptance
+ * A broadcast's body (docs/topics.md): checked as a notification is at acceptance
  * (notifications/validate.ts), with a topic in place of a recipient, and made into the row the
  * fan-out copies for every subscriber (store/port/broadcasts.ts).
  */

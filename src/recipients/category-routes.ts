@@ -71,7 +71,7 @@ const view = (c: CategoryRecord) => ({
 });
 
 /**
- * /categories (API.md §12): a tenant's declared categories, their defaults per channel and
+ * /categories (docs/preferences.md): a tenant's declared categories, their defaults per channel and
  * whether they ignore opt-outs. Declaring and deleting need `admin`; listing `recipients:read`.
  */
 export const categoryRoutes: RouteModule<CoreDeps> = (app, deps) => {

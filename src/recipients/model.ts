@@ -1,5 +1,5 @@
 /**
- * A tenant's recipients (API.md §12): the caller's own user IDs with their addresses, locale and
+ * A tenant's recipients (docs/sending-to-people.md): the caller's own user IDs with their addresses, locale and
  * preferences, and the categories a notification may name. Shared by the routes, the dispatch
  * path that resolves a recipient when a notification is processed, and the store adapters.
  */
@@ -94,8 +94,8 @@ export function optedOut(input: {
 }
 
 /**
- * A recipient's preferences after a one-click unsubscribe from an email of `category` (API.md
- * §12): opted out of that category on the channel, or of the channel as a whole without one.
+ * A recipient's preferences after a one-click unsubscribe from an email of `category`
+ * (docs/preferences.md): opted out of that category on the channel, or of the channel as a whole without one.
  */
 export function unsubscribed(
   preferences: Preferences,

@@ -7,7 +7,7 @@ import type { Preferences } from './model.ts';
 import { PreferencesBody, PreferencesPatch, PreferencesView, RecipientId } from './preference-schemas.ts';
 import { mergePreferences, normalizedPreferences } from './preferences-merge.ts';
 
-/** RFC 7396's media type; a PATCH may also say application/json (API.md §12). */
+/** RFC 7396's media type; a PATCH may also say application/json (docs/preferences.md). */
 const MERGE_PATCH = 'application/merge-patch+json';
 
 const Params = Type.Object({ recipientId: withExample(RecipientId, 'user-1842') });
@@ -17,7 +17,7 @@ const view = (p: Preferences) => ({ channels: p.channels, categories: p.categori
 const unknownRecipient = () => new HeraldError('NOT_FOUND', 'There is no such recipient.');
 
 /**
- * /recipients/{recipientId}/preferences (API.md §12): a recipient's own choices per channel and
+ * /recipients/{recipientId}/preferences (docs/preferences.md): a recipient's own choices per channel and
  * per category and channel. Reading needs `recipients:read`, changing `recipients:write`;
  * another tenant's recipient is a 404 like an unknown one.
  */

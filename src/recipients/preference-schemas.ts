@@ -3,7 +3,7 @@ import { withExample } from '../http/examples.ts';
 import { describedPattern } from '../http/field-messages.ts';
 import { CATEGORY_NAME } from './model.ts';
 
-/** The HTTP schemas of categories and preferences (API.md §12), shared by their routes. */
+/** The HTTP schemas of categories and preferences (docs/preferences.md), shared by their routes. */
 
 const strict = { additionalProperties: false } as const;
 

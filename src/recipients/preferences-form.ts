@@ -11,7 +11,7 @@ import {
 } from './model.ts';
 
 /**
- * The hosted preferences page's form (API.md §12): a checkbox per category and channel named
+ * The hosted preferences page's form (docs/preferences.md): a checkbox per category and channel named
  * `<category>.<channel>`, and `channels.<channel>` for a channel as a whole, checked when a
  * notification would be sent. The page and the sender decide by the same rule (`optedOut`).
  */

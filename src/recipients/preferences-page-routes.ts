@@ -27,7 +27,7 @@ const PAGE_EXAMPLE =
   '<h1>Notification preferences</h1><form method="post"><table>…<input type="checkbox" name="marketing.email" checked>…</table><button type="submit">Save</button></form>';
 
 /**
- * /preferences/{token}: the page on which a recipient manages its own preferences (API.md §12,
+ * /preferences/{token}: the page on which a recipient manages its own preferences (docs/preferences.md,
  * `preferencesUrl`), public like /unsubscribe/{token} (the token is the credential). GET shows
  * every category of the tenant with a box per channel and changes nothing; POST saves the boxes.
  * It runs no script and needs none. Posts, and links that do not open, are throttled per client

@@ -11,7 +11,7 @@ const KEY_NAME = 'preferences-key';
 const CONTEXT = 'herald-preferences-v1';
 
 /**
- * A recipient's preferences link (API.md §12, `preferencesUrl`): `<payload>.<mac>`, the payload
+ * A recipient's preferences link (docs/preferences.md, `preferencesUrl`): `<payload>.<mac>`, the payload
  * the tenant and recipient ID as base64url JSON, the MAC an HMAC-SHA-256 over it. One token per
  * recipient, in one spelling: a token opens only if it is exactly the one `make` gives, so an
  * altered payload, MAC or encoding (padding, another alphabet) is refused.

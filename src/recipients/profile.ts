@@ -9,7 +9,7 @@ import { MAX_PUSH_TARGETS, type PushTarget, type RecipientProfile } from './mode
 import { DATA_MAX_BYTES, idChecker, profileChecker, pushCheckers } from './schemas.ts';
 
 /**
- * The one check of a recipient's profile (API.md §12), wherever one arrives: PUT, the result of
+ * The one check of a recipient's profile (docs/recipients.md), wherever one arrives: PUT, the result of
  * a PATCH, an item of POST /recipients/batch, a row of `herald recipients import`. Every address
  * is checked as section 3 checks a notification's recipient, with its schemas and the outbound
  * rules of section 7 (a push endpoint Herald may call).

@@ -1,5 +1,5 @@
 /**
- * What processing a notification to a person decides (API.md §12), once, for both databases: the
+ * What processing a notification to a person decides (docs/sending-to-people.md), once, for both databases: the
  * claim reads the claimed notifications' recipients and categories in its transaction
  * (store/queue-core.ts, `resolvePeople`) and asks this for each one.
  */

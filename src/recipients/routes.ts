@@ -36,7 +36,7 @@ const PATCH_ATTEMPTS = 5;
 const cursor = textCursor('r', RECIPIENT_ID);
 
 /**
- * /recipients (API.md §12): a tenant's recipients, their profiles replaced whole (PUT), merged
+ * /recipients (docs/recipients.md): a tenant's recipients, their profiles replaced whole (PUT), merged
  * (PATCH, RFC 7396), read, listed in ID order, erased, and written 1000 at a time (batch-route.ts).
  * Scopes recipients:read and recipients:write; another tenant's recipient is unknown (404).
  */

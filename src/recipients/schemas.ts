@@ -8,7 +8,7 @@ import { LOCALE_MAX_LENGTH } from '../locale.ts';
 import { DeviceRecipient, EmailRecipient, SmsRecipient, WebPushRecipient } from '../notifications/schemas.ts';
 import { MAX_PUSH_TARGETS, RECIPIENT_ID, RECIPIENTS_PER_BATCH } from './model.ts';
 
-// The schemas of a recipient's profile (API.md §12). The addresses are section 3's own schemas
+// The schemas of a recipient's profile (docs/recipients.md). The addresses are section 3's own schemas
 // (notifications/schemas.ts), so a profile takes exactly what a notification takes. A profile is
 // checked by profile.ts with compiled TypeBox checks (a batch checks 1000 of them); the route
 // schemas below document the bodies for the OpenAPI document.

@@ -65,7 +65,7 @@ const memberCursor = textCursor('ts', RECIPIENT_ID);
 const noTopic = (key: string) => new HeraldError('NOT_FOUND', `No topic "${key}".`);
 
 /**
- * /topics (API.md §12): a tenant's topics and their subscribers, scope recipients:write to change
+ * /topics (docs/topics.md): a tenant's topics and their subscribers, scope recipients:write to change
  * them and recipients:read to read them. Subscribers are added in batches of up to 1000, one
  * statement a batch; the count is kept with the memberships (docs/topics.md).
  */

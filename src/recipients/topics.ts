@@ -1,4 +1,4 @@
-/** Topics (API.md §12): what a key may be and how a topic is shown. */
+/** Topics (docs/topics.md): what a key may be and how a topic is shown. */
 import { Type } from '@sinclair/typebox';
 import { iso } from '../clock.ts';
 import { withExample } from '../http/examples.ts';

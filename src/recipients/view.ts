@@ -12,7 +12,7 @@ export interface RecipientViews {
   view(record: RecipientRecord): Promise<View>;
 }
 
-/** A recipient's preferences link: `{HERALD_PUBLIC_URL}/preferences/{token}` (API.md §12). */
+/** A recipient's preferences link: `{HERALD_PUBLIC_URL}/preferences/{token}` (docs/recipients.md). */
 export async function preferencesUrlOf(
   publicUrl: string,
   tokens: PreferenceTokens,
@@ -22,7 +22,7 @@ export async function preferencesUrlOf(
 }
 
 /**
- * A recipient as the API shows it (API.md §12): every field present, an unset address, locale,
+ * A recipient as the API shows it (docs/recipients.md): every field present, an unset address, locale,
  * time zone or name as null, no push target as [], no data as {}; addresses unmasked, since the
  * caller stored them; and the recipient's preferences link.
  */

@@ -370,7 +370,7 @@ function* claimInOrder(
 }
 
 /**
- * Resolves the claimed notifications to people (`recipient: { id }`, API.md §12) in the claim's
+ * Resolves the claimed notifications to people (`recipient: { id }`, docs/sending-to-people.md) in the claim's
  * transaction: their recipients in one read, and the categories they name in one more (only when
  * a non-CRITICAL one names a category; CRITICAL ignores preferences). The rule is
  * recipients/resolve.ts: a row to SKIP becomes a transition to SKIPPED; the others are given the

@@ -22,7 +22,7 @@ export interface UnsubscribeTarget {
   /** The recipient's suppression key. */
   recipient: string;
   /**
-   * An email to a person (API.md §12): its recipientId and the email's category. The link then
+   * An email to a person (docs/preferences.md): its recipientId and the email's category. The link then
    * opts that person out of the category on email (of email when null) instead of suppressing.
    */
   person?: { id: string; category: string | null };

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { describedPattern } from '../http/field-messages.ts';
 
 /**
- * Locales (API.md §15): the one home of what a locale tag is, its canonical form, and the
+ * Locales (docs/localization.md): the one home of what a locale tag is, its canonical form, and the
  * fallback chain rendering follows (docs/localization.md).
  */
 

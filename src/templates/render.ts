@@ -17,12 +17,12 @@ export interface RenderInput {
   priority: Priority;
   templateKey: string | null;
   templateVersion: number | null;
-  /** The notification's own locale; its recipient's (`recipientLocale`, API.md §15) is used without one. */
+  /** The notification's own locale; its recipient's (`recipientLocale`, docs/localization.md) is used without one. */
   locale: string | null;
   recipientLocale?: string | null;
   content: Content | null;
   variables: Record<string, unknown>;
-  /** A notification to a person (API.md §12): its templates also see `recipient` and `preferences_url`. */
+  /** A notification to a person (docs/recipients.md): its templates also see `recipient` and `preferences_url`. */
   person?: Person;
   /**
    * The person's preferences page (`preferencesUrl`), made only when the content has Liquid to

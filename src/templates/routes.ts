@@ -69,7 +69,7 @@ const PreviewBody = withExample(
 );
 const KeyParam = Type.Object({ key: { ...TemplateKey, examples: ['password-reset'] } });
 const LocaleParam = Type.Object({ key: { ...TemplateKey, examples: ['password-reset'] }, locale: LocaleTag });
-/** A locale variant: the template's fields for one locale (API.md §15). */
+/** A locale variant: the template's fields for one locale (docs/localization.md). */
 const VariantBody = withExample(Type.Object(Fields, strict), {
   subject: 'Réinitialisez votre mot de passe, {{ name }}',
   text: 'Bonjour {{ name }}, c’est ici : {{ link }}',

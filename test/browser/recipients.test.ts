@@ -1,6 +1,6 @@
 // The recipients page in Chromium: a recipient found by its ID (kept in the address bar), its
 // profile, its preferences shown and changed, and the link to its own preferences page.
-// It creates the recipient with PUT /recipients/{id} (API.md §12), the recipients API of issue #50.
+// It creates the recipient with PUT /recipients/{id} (docs/recipients.md), the recipients API of issue #50.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';

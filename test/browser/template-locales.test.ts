@@ -1,4 +1,4 @@
-// The template page's locale variants (API.md §15, docs/localization.md) in Chromium: listed,
+// The template page's locale variants (docs/localization.md, docs/localization.md) in Chromium: listed,
 // added, edited and deleted, each saved through the API as a new version.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

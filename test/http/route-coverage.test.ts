@@ -36,7 +36,7 @@ const PUBLIC: Array<[method: string, path: RegExp]> = [
   ['GET', /^\/unsubscribe\/[^/]+$/],
   ['HEAD', /^\/unsubscribe\/[^/]+$/],
   ['POST', /^\/unsubscribe\/[^/]+$/],
-  // The recipient's preferences page (API.md §12): the link's MAC token is the credential.
+  // The recipient's preferences page (docs/recipients.md): the link's MAC token is the credential.
   ['GET', /^\/preferences\/[^/]+$/],
   ['HEAD', /^\/preferences\/[^/]+$/],
   ['POST', /^\/preferences\/[^/]+$/],

@@ -1,4 +1,4 @@
-// POST /recipients/batch (API.md §12): up to 1000 full replacements, each on its own, one
+// POST /recipients/batch (docs/recipients.md): up to 1000 full replacements, each on its own, one
 // commit, 207 with a result per item; on SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Categories and a recipient's preferences over HTTP (API.md §12), on SQLite and PostgreSQL:
+// Categories and a recipient's preferences over HTTP (docs/preferences.md), on SQLite and PostgreSQL:
 // declaring, listing and deleting categories; reading, replacing and merge-patching preferences;
 // bad input refused with nothing changed; scopes; another tenant's recipient or category is 404.
 import assert from 'node:assert/strict';

@@ -18,7 +18,7 @@ const base = {
   declared: marketing,
 };
 
-describe('the preference rule (API.md §12)', () => {
+describe('the preference rule (docs/preferences.md)', () => {
   it('sends when nothing is set', () => {
     assert.equal(optedOut({ ...base, preferences: NO_PREFERENCES }), null);
   });

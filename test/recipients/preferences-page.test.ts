@@ -1,4 +1,4 @@
-// The hosted preferences page (API.md §12, `preferencesUrl`) over real HTTP, on SQLite and
+// The hosted preferences page (docs/preferences.md, `preferencesUrl`) over real HTTP, on SQLite and
 // PostgreSQL: boxes checked by the sending rule, a browser-style form post saving them, a forged
 // token 404, bad fields 400, tenant text escaped, and the per-address throttle.
 import assert from 'node:assert/strict';

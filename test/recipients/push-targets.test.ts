@@ -1,4 +1,4 @@
-// A push to a person (API.md §12) goes to every push target of the profile in one attempt, against
+// A push to a person (docs/sending-to-people.md) goes to every push target of the profile in one attempt, against
 // a real Web Push service: one target accepts, one is gone (410), which leaves the profile and is
 // suppressed with the completion; each failed target is named, masked, in its own event.
 import assert from 'node:assert/strict';

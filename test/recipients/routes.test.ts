@@ -1,4 +1,4 @@
-// The recipients API (API.md §12, docs/recipients.md): PUT, PATCH, GET, the list and DELETE,
+// The recipients API (docs/recipients.md, docs/recipients.md): PUT, PATCH, GET, the list and DELETE,
 // on SQLite and on PostgreSQL; scopes; another tenant's recipient is 404; every bad input is a
 // 400 that changes nothing.
 import assert from 'node:assert/strict';

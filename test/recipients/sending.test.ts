@@ -1,4 +1,4 @@
-// Sending to a person (API.md §12) end to end, on SQLite and PostgreSQL: a real Herald delivering to
+// Sending to a person (docs/sending-to-people.md) end to end, on SQLite and PostgreSQL: a real Herald delivering to
 // a real SMTP server. The recipient is checked at acceptance and resolved when processed (an
 // address changed after the 201 is the one used), templates see the person, an opt-out ends
 // SKIPPED, and the one-click unsubscribe of a LOW email to a person becomes a category opt-out.

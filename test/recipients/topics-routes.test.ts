@@ -1,4 +1,4 @@
-// #50 (API.md §12 "Topics and broadcasts"): the /topics and /broadcasts routes on both
+// #50 (docs/topics.md): the /topics and /broadcasts routes on both
 // databases: CRUD, scopes, bad input answered 4xx problem+json with nothing changed, the
 // subscribers batch with its refusals, a broadcast fanned out to exactly one notification per
 // subscriber, its counts, its notifications listed by broadcastId, and its cancel.

@@ -6,7 +6,7 @@ import { freshStores } from './suites.ts';
 
 const ada = { email: 'ada@example.com', locale: 'fr-CA', data: { plan: 'pro' } };
 
-/** Recipients and categories (API.md §12): create or replace, preferences kept, tenancy, paging. */
+/** Recipients and categories (docs/recipients.md): create or replace, preferences kept, tenancy, paging. */
 export function recipientsSuite(name: string, open: () => Promise<Store>): void {
   describe(`recipients store (${name})`, () => {
     const fresh = freshStores(open);

@@ -10,7 +10,7 @@ const WEB = (n: number) => ({
 });
 
 /**
- * Notifications to a person (API.md §12) resolved in the claim's transaction: the address read
+ * Notifications to a person (docs/sending-to-people.md) resolved in the claim's transaction: the address read
  * then, SKIPPED with its reason, preferences and their exceptions, suppressions of the resolved
  * address, push targets.
  */

@@ -62,7 +62,7 @@ async function fanOutAll(store: Store, chunk: number): Promise<number> {
   return steps;
 }
 
-/** Topics, subscribers and broadcasts (API.md §12): counts kept, snapshot, exactly one each. */
+/** Topics, subscribers and broadcasts (docs/topics.md): counts kept, snapshot, exactly one each. */
 export function topicsSuite(name: string, open: () => Promise<Store>): void {
   describe(`topics and broadcasts store (${name})`, () => {
     const fresh = freshStores(open);

@@ -1,4 +1,4 @@
-// The one home of locale tags and their fallback chain (src/templates/locale.ts, API.md §15).
+// The one home of locale tags and their fallback chain (src/templates/locale.ts, docs/localization.md).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { canonicalLocale, closestLocale, fallbackChain } from '../../src/templates/locale.ts';

@@ -1,4 +1,4 @@
-// Localization (API.md §15) end to end, on SQLite and on PostgreSQL: locale variants of a
+// Localization (docs/localization.md) end to end, on SQLite and on PostgreSQL: locale variants of a
 // template, a notification's `locale`, the closest variant rendered by the real worker to a real
 // SMTP server, the locale it used on the SENT event, and variants pinned with their version.
 import assert from 'node:assert/strict';

@@ -64,7 +64,7 @@ export type CategoryItem = Json<Paths['/categories']['get']['responses'][200]>['
 /** GET /recipients/{recipientId}/preferences: the recipient's own choices. */
 export type PreferencesView = Json<Paths['/recipients/{recipientId}/preferences']['get']['responses'][200]>;
 /**
- * GET /recipients/{recipientId} as API.md §12 gives it. Written here by hand while that route
+ * GET /recipients/{recipientId} as docs/recipients.md gives it. Written here by hand while that route
  * (issue #50's recipients API) is built beside this page; its generated type replaces this.
  */
 export interface RecipientView {

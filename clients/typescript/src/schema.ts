@@ -3063,7 +3063,7 @@ export interface operations {
                      * @example fr-CA
                      */
                     locale?: string;
-                    /** @description The notification's category: the recipient's preferences for it apply (API.md §12). */
+                    /** @description The notification's category: the recipient's preferences for it apply (docs/sending-to-people.md). */
                     category?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     expiresAt?: string;
@@ -3092,7 +3092,7 @@ export interface operations {
                      * @example fr-CA
                      */
                     locale?: string;
-                    /** @description The notification's category: the recipient's preferences for it apply (API.md §12). */
+                    /** @description The notification's category: the recipient's preferences for it apply (docs/sending-to-people.md). */
                     category?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     expiresAt?: string;
@@ -3131,7 +3131,7 @@ export interface operations {
                      * @example fr-CA
                      */
                     locale?: string;
-                    /** @description The notification's category: the recipient's preferences for it apply (API.md §12). */
+                    /** @description The notification's category: the recipient's preferences for it apply (docs/sending-to-people.md). */
                     category?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     expiresAt?: string;
@@ -3164,7 +3164,7 @@ export interface operations {
                      * @example fr-CA
                      */
                     locale?: string;
-                    /** @description The notification's category: the recipient's preferences for it apply (API.md §12). */
+                    /** @description The notification's category: the recipient's preferences for it apply (docs/sending-to-people.md). */
                     category?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     expiresAt?: string;
@@ -3194,7 +3194,7 @@ export interface operations {
                      * @example fr-CA
                      */
                     locale?: string;
-                    /** @description The notification's category: the recipient's preferences for it apply (API.md §12). */
+                    /** @description The notification's category: the recipient's preferences for it apply (docs/sending-to-people.md). */
                     category?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     expiresAt?: string;
@@ -3223,7 +3223,7 @@ export interface operations {
                      * @example fr-CA
                      */
                     locale?: string;
-                    /** @description The notification's category: the recipient's preferences for it apply (API.md §12). */
+                    /** @description The notification's category: the recipient's preferences for it apply (docs/sending-to-people.md). */
                     category?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     expiresAt?: string;
@@ -3255,7 +3255,7 @@ export interface operations {
                      * @example fr-CA
                      */
                     locale?: string;
-                    /** @description The notification's category: the recipient's preferences for it apply (API.md §12). */
+                    /** @description The notification's category: the recipient's preferences for it apply (docs/sending-to-people.md). */
                     category?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     expiresAt?: string;

@@ -1,6 +1,6 @@
 import type { Channel, Priority, Status } from '../../notifications/model.ts';
 
-/** Where a broadcast is (API.md §12): accepted, fanning out, every notification made, or cancelled. */
+/** Where a broadcast is (docs/topics.md): accepted, fanning out, every notification made, or cancelled. */
 export const BROADCAST_STATUSES = ['QUEUED', 'FANNING_OUT', 'DONE', 'CANCELLED'] as const;
 export type BroadcastStatus = (typeof BROADCAST_STATUSES)[number];
 

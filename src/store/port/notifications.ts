@@ -31,7 +31,7 @@ export interface NewNotification {
   createdAt: number;
   /** The recipient's keyed digest (notifications/recipient-digest.ts); null: not searchable by recipient. */
   recipientDigest?: string | null;
-  /** The notification's category (API.md §12); absent or null: none. */
+  /** The notification's category (docs/sending-to-people.md); absent or null: none. */
   category?: string | null;
 }
 

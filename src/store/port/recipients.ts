@@ -16,7 +16,7 @@ export interface RecipientKey {
 export const recipientKeyText = (k: RecipientKey) => `${k.tenant}\u0000${k.id}`;
 
 /**
- * A tenant's recipients (src/recipients, API.md §12). A profile is replaced whole; its
+ * A tenant's recipients (src/recipients, docs/recipients.md). A profile is replaced whole; its
  * preferences are kept apart and survive a replacement.
  */
 export interface RecipientStore {
@@ -86,7 +86,7 @@ export interface CategoryFields {
   defaultChannels: ChannelChoices;
 }
 
-/** A tenant's declared categories (API.md §12). */
+/** A tenant's declared categories (docs/recipients.md). */
 export interface CategoryStore {
   /** Creates or replaces a category; says whether it was created. */
   put(

@@ -72,7 +72,7 @@ export interface LoggedStatus {
   provider: string | null;
   detail: string | null;
   source: string | null;
-  /** On SENT: the locale variant rendered (API.md §15). */
+  /** On SENT: the locale variant rendered (docs/localization.md). */
   locale: string | null;
 }
 

@@ -25,7 +25,7 @@ export interface TemplateRecord {
 }
 
 /**
- * A locale variant of one template version (API.md §15): the same fields as the template, for
+ * A locale variant of one template version (docs/localization.md): the same fields as the template, for
  * one canonical BCP 47 tag. Immutable like its version: a variant's change is a new version.
  */
 export interface TemplateVariant {

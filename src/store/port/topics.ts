@@ -1,4 +1,4 @@
-/** A topic as stored (API.md §12). Times are epoch milliseconds. */
+/** A topic as stored (docs/topics.md). Times are epoch milliseconds. */
 export interface TopicRecord {
   tenant: string;
   key: string;

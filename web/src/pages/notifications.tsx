@@ -10,7 +10,7 @@ import { useStatusStream } from '../stream.ts';
 /** The masked recipient as one line of text. */
 export function recipientText(recipient: Record<string, unknown> | undefined): string {
   if (!recipient) return '';
-  // A person (API.md §12): the caller's own ID, shown as given.
+  // A person (docs/sending-to-people.md): the caller's own ID, shown as given.
   if (typeof recipient.id === 'string') return `recipient ${recipient.id}`;
   const value = recipient.email ?? recipient.phone ?? recipient.deviceToken ?? recipient.subscription;
   return typeof value === 'string' ? value : JSON.stringify(value ?? recipient);

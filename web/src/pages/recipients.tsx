@@ -19,7 +19,7 @@ type Grid = {
 };
 
 /**
- * Recipients (API.md §12): found by their ID (kept in the address bar, `/recipients?id=…`), the
+ * Recipients (docs/recipients.md): found by their ID (kept in the address bar, `/recipients?id=…`), the
  * profile as the caller stored it, and the recipient's preferences, shown and, with
  * `recipients:write`, edited; with a link to the recipient's own preferences page.
  */

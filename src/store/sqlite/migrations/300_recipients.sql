@@ -1,4 +1,4 @@
--- A tenant's recipients (src/recipients, API.md §12): the caller's own ID for a person, its
+-- A tenant's recipients (src/recipients, docs/recipients.md): the caller's own ID for a person, its
 -- profile (addresses, push targets, locale, time zone, name, data) as JSON, replaced whole by a
 -- PUT, and its preferences as JSON, kept apart so that a replaced profile keeps them.
 CREATE TABLE recipients (

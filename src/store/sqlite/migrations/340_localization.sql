@@ -1,4 +1,4 @@
--- Localization (API.md §15, docs/localization.md). A notification's own locale (a canonical
+-- Localization (docs/localization.md, docs/localization.md). A notification's own locale (a canonical
 -- BCP 47 tag, or NULL), and the locale its SENT event rendered in (NULL: the template itself).
 ALTER TABLE notifications ADD COLUMN locale TEXT;
 ALTER TABLE notification_events ADD COLUMN locale TEXT;

@@ -1,4 +1,4 @@
--- Topics and broadcasts (src/recipients, API.md §12, docs/topics.md).
+-- Topics and broadcasts (src/recipients, docs/topics.md, docs/topics.md).
 -- A tenant's topics; `subscribers` is a counter kept in the transaction that changes the
 -- memberships, so GET /topics reads no membership.
 CREATE TABLE topics (
