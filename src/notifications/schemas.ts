@@ -105,7 +105,8 @@ const PersonRecipient = Type.Object(
 const Category = Type.String({
   maxLength: 64,
   pattern: describedPattern(CATEGORY_NAME.source, 'must be 1 to 64 characters of a-z 0-9 . _ -'),
-  description: "The notification's category: the recipient's preferences for it apply (docs/sending-to-people.md).",
+  description:
+    "The notification's category: the recipient's preferences for it apply (docs/sending-to-people.md).",
 });
 
 const EmailContent = Type.Object(
