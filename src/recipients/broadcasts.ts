@@ -7,31 +7,23 @@ import type { FieldError } from '../errors.ts';
 import { HeraldError } from '../errors.ts';
 import { fieldMessage, MAX_FIELD_ERRORS } from '../http/field-messages.ts';
 import { notificationId } from '../notifications/ids.ts';
-import { type Channel, priorityRank, type Recipient } from '../notifications/model.ts';
+import { priorityRank, type Recipient } from '../notifications/model.ts';
 import { type ValidNotification, validateNotification } from '../notifications/validate.ts';
 import type { NewBroadcast } from '../store/port/broadcasts.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
 import { liquidSources } from '../templates/fields.ts';
 import type { SyntaxCheck } from '../templates/syntax-check.ts';
-import { CATEGORY_NAME } from './model.ts';
 import { TOPIC_KEY } from './topics.ts';
 
-/** A BCP 47 language tag as section 15 uses it (`fr`, `fr-CA`, `zh-Hant-TW`). */
-const LOCALE = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,3}$/;
-
 /**
- * A recipient of the channel that passes its schema, standing in for the subscribers while the
- * rest of the body is checked by the notification's own rules.
+ * A recipient standing in for the subscribers (each is one, `{ id }`), while the rest of the
+ * body, `category` and `locale` included, is checked by the notification's own rules.
  */
-const STAND_IN: Record<Channel, Recipient> = {
-  email: { email: 'subscriber@example.com' },
-  sms: { phone: '+15550100000' },
-  push: { deviceToken: 'subscriber', platform: 'fcm' },
-};
+const STAND_IN: Recipient = { id: 'subscriber' };
 
 /** The fields a broadcast has that a notification does not, checked here. */
 function ownErrors(body: Record<string, unknown>, errors: FieldError[]): void {
-  const { topic, category, locale } = body;
+  const { topic } = body;
   if (topic === undefined) {
     errors.push({
       path: 'body/topic',
@@ -39,12 +31,6 @@ function ownErrors(body: Record<string, unknown>, errors: FieldError[]): void {
     });
   } else if (typeof topic !== 'string' || !TOPIC_KEY.test(topic)) {
     errors.push({ path: 'body/topic', message: 'must be a topic key of your tenant' });
-  }
-  if (category !== undefined && (typeof category !== 'string' || !CATEGORY_NAME.test(category))) {
-    errors.push({ path: 'body/category', message: 'must be a category name: 1 to 64 of a-z 0-9 . _ -' });
-  }
-  if (locale !== undefined && (typeof locale !== 'string' || !LOCALE.test(locale))) {
-    errors.push({ path: 'body/locale', message: 'must be a BCP 47 language tag such as fr-CA' });
   }
   if (body.recipient !== undefined) {
     errors.push({
@@ -58,8 +44,6 @@ function ownErrors(body: Record<string, unknown>, errors: FieldError[]): void {
 export interface ValidBroadcast {
   topic: string;
   notification: ValidNotification;
-  category: string | null;
-  locale: string | null;
 }
 
 /** Every problem of a broadcast body, or its checked value (400 VALIDATION_FAILED otherwise). */
@@ -73,11 +57,10 @@ export async function validateBroadcast(
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw invalid([{ path: 'body', message: fieldMessage({ keyword: 'type', params: { type: 'object' } }) }]);
   }
-  const { topic, category, locale, recipient: _given, ...rest } = raw as Record<string, unknown>;
+  const { topic, recipient: _given, ...rest } = raw as Record<string, unknown>;
   const errors: FieldError[] = [];
   ownErrors(raw as Record<string, unknown>, errors);
-  const standIn = STAND_IN[rest.channel as Channel] ?? {};
-  const checked = validateNotification({ ...rest, recipient: standIn }, 'body', now, pushAllowedHosts);
+  const checked = validateNotification({ ...rest, recipient: STAND_IN }, 'body', now, pushAllowedHosts);
   if (Array.isArray(checked)) errors.push(...checked);
   if (errors.length > 0 || Array.isArray(checked)) throw invalid(errors.slice(0, MAX_FIELD_ERRORS));
   if (checked.content !== null) {
@@ -90,12 +73,7 @@ export async function validateBroadcast(
     ]);
     if (problems.length > 0) throw invalid(problems);
   }
-  return {
-    topic: topic as string,
-    notification: checked,
-    category: (category as string | undefined) ?? null,
-    locale: (locale as string | undefined) ?? null,
-  };
+  return { topic: topic as string, notification: checked };
 }
 
 const invalid = (errors: FieldError[]) =>
@@ -122,8 +100,8 @@ export function newBroadcast(
     content: json(n.content),
     variables: json(n.variables),
     metadata: json(n.metadata),
-    category: v.category,
-    locale: v.locale,
+    category: n.category,
+    locale: n.locale,
     scheduledAt: n.scheduledAt,
     expiresAt: n.expiresAt,
     createdAt: now,

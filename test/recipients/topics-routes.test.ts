@@ -244,7 +244,8 @@ for (const database of DATABASES) {
         ...body(),
         topic: 'localized',
         category: 'news',
-        locale: 'fr-CA',
+        // Stored canonical, as a notification's: variants are found by the canonical tag.
+        locale: 'fr-ca',
       });
       assert.equal(accepted.status, 201, JSON.stringify(accepted.body));
       await fanOut();
