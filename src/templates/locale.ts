@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { describedPattern } from '../http/field-messages.ts';
+import { canonicalLocale } from '../locale.ts';
 
 /**
  * Locales (docs/localization.md): the one home of what a locale tag is, its canonical form, and the
@@ -19,16 +20,10 @@ export const LocaleTag = Type.String({
 
 /**
  * The tag's canonical form (`fr-ca` → `fr-CA`, `iw` → `he`), or undefined when it is not a
- * well-formed BCP 47 tag. Tags are stored canonical, so a variant and a notification's locale
- * compare as plain strings.
+ * well-formed BCP 47 tag: the one check of src/locale.ts, which recipients' profiles use too.
+ * Tags are stored canonical, so a variant and a notification's locale compare as plain strings.
  */
-export function canonicalLocale(tag: string): string | undefined {
-  try {
-    return Intl.getCanonicalLocales(tag)[0];
-  } catch {
-    return undefined;
-  }
-}
+export { canonicalLocale };
 
 /**
  * The tags to look for, closest first: the tag, then each shorter prefix (RFC 4647 "lookup":
