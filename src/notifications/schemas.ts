@@ -88,26 +88,31 @@ export const DeviceRecipient = Type.Object(
   strict,
 );
 
-/** A person, by the caller's own ID (docs/sending-to-people.md): the address is read when it is processed. */
-const PersonRecipient = Type.Object(
-  {
-    id: Type.String({
-      maxLength: 128,
-      pattern: describedPattern(
-        RECIPIENT_ID.source,
-        'must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ + - (a recipientId)',
-      ),
-    }),
-  },
-  strict,
-);
+/** A recipientId, wherever one is given (a notification's recipient, a path, a batch, a topic's subscribers). */
+export const RecipientIdText = Type.String({
+  pattern: describedPattern(
+    RECIPIENT_ID.source,
+    'must be a recipient ID: 1 to 128 letters, digits or the characters . _ : @ + -',
+  ),
+});
 
-const Category = Type.String({
+/** A person, by the caller's own ID (docs/sending-to-people.md): the address is read when it is processed. */
+const PersonRecipient = Type.Object({ id: RecipientIdText }, strict);
+
+/** A category name, wherever one is given (a notification, a category's path, preferences). */
+export const CategoryName = Type.String({
   maxLength: 64,
-  pattern: describedPattern(CATEGORY_NAME.source, 'must be 1 to 64 characters of a-z 0-9 . _ -'),
+  pattern: describedPattern(
+    CATEGORY_NAME.source,
+    'must be a category name: 1 to 64 lower-case letters, digits, dots, dashes or underscores',
+  ),
+});
+
+const Category = {
+  ...CategoryName,
   description:
     "The notification's category: the recipient's preferences for it apply (docs/sending-to-people.md).",
-});
+};
 
 const EmailContent = Type.Object(
   { subject: Text(998), text: Type.Optional(Type.String()), html: Type.Optional(Type.String()) },

@@ -1,21 +1,14 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import { withExample } from '../http/examples.ts';
-import { describedPattern } from '../http/field-messages.ts';
-import { CATEGORY_NAME } from './model.ts';
+import { CategoryName } from '../notifications/schemas.ts';
 
 /** The HTTP schemas of categories and preferences (docs/preferences.md), shared by their routes. */
 
 const strict = { additionalProperties: false } as const;
 
-export const CategoryName = Type.String({
-  pattern: describedPattern(
-    CATEGORY_NAME.source,
-    'must be a category name: 1 to 64 lower-case letters, digits, dots, dashes or underscores',
-  ),
-});
-
 /** A recipientId in a path: the one schema of recipients/schemas.ts. */
 export { RecipientIdText as RecipientId } from './schemas.ts';
+export { CategoryName };
 
 /**
  * A boolean, and only a boolean: an enum, not `type: boolean`, which the app's ajv (coerceTypes)

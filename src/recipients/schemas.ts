@@ -1,12 +1,17 @@
 import { type TNull, type TOptional, type TSchema, type TUnion, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { exampleOf, withExample } from '../http/examples.ts';
-import { describedPattern } from '../http/field-messages.ts';
 import { PageSchema } from '../http/page.ts';
 import { nullable } from '../http/schema.ts';
 import { LOCALE_MAX_LENGTH } from '../locale.ts';
-import { DeviceRecipient, EmailRecipient, SmsRecipient, WebPushRecipient } from '../notifications/schemas.ts';
-import { MAX_PUSH_TARGETS, RECIPIENT_ID, RECIPIENTS_PER_BATCH } from './model.ts';
+import {
+  DeviceRecipient,
+  EmailRecipient,
+  RecipientIdText,
+  SmsRecipient,
+  WebPushRecipient,
+} from '../notifications/schemas.ts';
+import { MAX_PUSH_TARGETS, RECIPIENTS_PER_BATCH } from './model.ts';
 
 // The schemas of a recipient's profile (docs/recipients.md). The addresses are section 3's own schemas
 // (notifications/schemas.ts), so a profile takes exactly what a notification takes. A profile is
@@ -18,12 +23,7 @@ export const DATA_MAX_BYTES = 8 * 1024;
 /** Longest `name`. */
 export const NAME_MAX_LENGTH = 256;
 
-export const RecipientIdText = Type.String({
-  pattern: describedPattern(
-    RECIPIENT_ID.source,
-    'must be a recipient ID: 1 to 128 letters, digits or the characters . _ : @ + -',
-  ),
-});
+export { RecipientIdText };
 
 const Locale = Type.String({
   minLength: 1,

@@ -5,9 +5,9 @@ import { exampleOf, withExample } from '../http/examples.ts';
 import { PageSchema, pageOf, textCursor } from '../http/page.ts';
 import type { RouteModule } from '../http/types.ts';
 import { RECIPIENT_ID } from './model.ts';
+import { RecipientIdText } from './schemas.ts';
 import {
   MAX_SUBSCRIBE,
-  RecipientIdText,
   SubscriberView,
   subscriberView,
   TOPIC_KEY,

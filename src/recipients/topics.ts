@@ -4,7 +4,6 @@ import { iso } from '../clock.ts';
 import { withExample } from '../http/examples.ts';
 import { describedPattern } from '../http/field-messages.ts';
 import type { SubscriberRecord, TopicRecord } from '../store/port/topics.ts';
-import { RECIPIENT_ID } from './model.ts';
 
 /** What a topic key may be (a template key's rule, and colons for namespaced keys such as `project:42`). */
 export const TOPIC_KEY = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/;
@@ -13,13 +12,6 @@ export const TopicKey = Type.String({
   pattern: describedPattern(
     TOPIC_KEY.source,
     'must be a topic key: 1 to 100 letters, digits, dots, colons, dashes or underscores, starting with a letter or digit',
-  ),
-});
-
-export const RecipientIdText = Type.String({
-  pattern: describedPattern(
-    RECIPIENT_ID.source,
-    'must be a recipientId: 1 to 128 letters, digits and the characters . _ : @ + -',
   ),
 });
 
