@@ -12,12 +12,12 @@ import { tempDir } from '../lib/tmp.ts';
 import { criticalLatencies } from './isolation-latency.ts';
 import type { Scenario } from './types.ts';
 
-const TOPIC = 'everyone';
+export const TOPIC = 'everyone';
 const PROFILE = `'{"email":"' || id || '@example.com"}'`;
 const NO_PREFERENCES = `'{"channels":{},"categories":{}}'`;
 
 /** `n` recipients of the bench admin's tenant, all subscribed to TOPIC: SQL, in the store's own file. */
-function seedSqlite(dataDir: string, n: number): void {
+export function seedSqlite(dataDir: string, n: number): void {
   const db = new Database(join(dataDir, 'herald.db'));
   try {
     const now = Date.now();
@@ -77,7 +77,11 @@ interface Progress {
 }
 
 /** Polls GET /broadcasts/{id} every second (as the UI would) until the fan-out is done; the wall time from the 201. */
-async function waitDone(api: Api, id: string, since: number): Promise<{ seconds: number; view: Progress }> {
+export async function waitDone(
+  api: Api,
+  id: string,
+  since: number,
+): Promise<{ seconds: number; view: Progress }> {
   for (;;) {
     const { status, body } = await api.request('GET', `/broadcasts/${id}`);
     if (status !== 200) throw new Error(`GET /broadcasts/${id}: ${status} ${JSON.stringify(body)}`);

@@ -13,6 +13,7 @@ import { isolationScenario } from './isolation.ts';
 import { isolationPeerScenario } from './isolation-peer.ts';
 import { liquidCriticalScenario, liquidParseScenario } from './liquid.ts';
 import { memoryScenario } from './memory.ts';
+import { memoryPeopleScenario } from './memory-people.ts';
 import { peerScenario } from './peer.ts';
 import { peopleScenario } from './people.ts';
 import { recipientsImportScenario } from './recipients-import.ts';
@@ -47,4 +48,5 @@ export const SCENARIOS: Scenario[] = [
   gatewayScenario,
   recipientsImportScenario,
   fanOutScenario,
+  memoryPeopleScenario,
 ];
