@@ -117,6 +117,7 @@ export const USAGE = `Usage: npm run bench -- [flags]
                            and worker processes; scenarios ingest-postgres, dispatch-postgres)
   --isolation-backlog N    LOW notifications queued before the isolation window (default 1000000)
   --memory-backlog N       notifications queued for the memory scenario (default 1000000)
+  --fan-out-subscribers N  the topic's subscribers in the fan-out scenarios (default 1000000)
   --dispatch-count N       NORMAL notifications drained by the dispatch scenario (default 200000)
   --rounds N               alternating rounds per ratio (default 3, at least 3)
   --round-seconds N        length of one ingest, batch or login round (default 10, 5, 5)
@@ -139,6 +140,9 @@ const NUMERIC: Record<string, (sizes: Sizes, n: number) => void> = {
   },
   '--memory-backlog': (sizes, n) => {
     sizes.memory.backlog = n;
+  },
+  '--fan-out-subscribers': (sizes, n) => {
+    sizes.fanOut.subscribers = n;
   },
   '--dispatch-count': (sizes, n) => {
     sizes.dispatch.count = n;

@@ -1,5 +1,6 @@
 import { atMostEvery } from '../at-most.ts';
 import { startCallbackThread } from '../callbacks/threaded-sender.ts';
+import { FIXED } from '../config/schema.ts';
 import type { CoreDeps } from '../deps.ts';
 import { createLogger } from '../http/logger.ts';
 import type { Metrics } from '../metrics.ts';
@@ -131,6 +132,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     onChanged: statusChanged,
     pollMs: deps.config.dispatch.pollMs,
     log,
+    chunk: deps.store.capabilities.oneWriter ? FIXED.fanOutChunk.oneWriter : FIXED.fanOutChunk.sharedStore,
   });
   log.info(
     { owner: scheduler.owner, providers: providers.all().map((p) => `${p.channel}:${p.name}`) },

@@ -1,6 +1,5 @@
 import { setTimeout as sleep, setImmediate as yieldTurn } from 'node:timers/promises';
 import type { Clock } from '../clock.ts';
-import { FIXED } from '../config/schema.ts';
 import { isUrgent, type WakeSignal } from '../notifications/wakeup.ts';
 import type { BroadcastStore } from '../store/port/broadcasts.ts';
 
@@ -20,8 +19,8 @@ export interface FanOutDeps {
   /** How often an idle fan-out looks for a broadcast (HERALD_POLL_MS). */
   pollMs: number;
   log: { error(obj: object, msg: string): void };
-  /** Rows a step makes at most; FIXED.fanOutChunk unless a test says otherwise. */
-  chunk?: number;
+  /** Rows a step makes at most: FIXED.fanOutChunk for the store (one writer or not). */
+  chunk: number;
 }
 
 /**
@@ -34,14 +33,17 @@ export interface FanOutDeps {
  */
 export function startFanOut(deps: FanOutDeps): FanOut {
   const { broadcasts, clock, log } = deps;
-  const chunk = deps.chunk ?? FIXED.fanOutChunk;
+  const { chunk } = deps;
   let running = true;
+  // After a step that made or cancelled something, the next step goes without asking first.
+  let busy = false;
   const idle = new AbortController();
 
   async function run(): Promise<void> {
     while (running) {
       try {
-        const step = (await broadcasts.hasWork()) ? await broadcasts.step(clock.now(), chunk) : null;
+        const step = busy || (await broadcasts.hasWork()) ? await broadcasts.step(clock.now(), chunk) : null;
+        busy = step !== null && !step.finished;
         if (step === null) {
           await sleep(deps.pollMs, undefined, { signal: idle.signal }).catch(() => undefined);
           continue;
