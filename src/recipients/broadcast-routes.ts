@@ -71,10 +71,9 @@ const notFound = (id: string) => new HeraldError('NOT_FOUND', `No broadcast ${id
 
 /**
  * How long a broadcast's counts are reused while its status stays. Counting reads one index entry
- * per notification (a million for a topic of a million) on the API's event loop: under load, the
- * bench polling every 250 ms during a 1,000,000 fan-out had CRITICAL acceptances waiting behind
- * those reads (p99 479 ms, against 258 ms polling every second); once every two seconds
- * per broadcast bounds that share, however many poll.
+ * per notification (a million for a topic of a million; on SQLite on the API's event loop, in
+ * slices with the loop given back between them): once every two seconds per broadcast bounds
+ * that work, however many poll.
  */
 const COUNTS_FRESH_MS = 2000;
 /** Broadcasts whose counts are kept at most (the oldest goes first). */

@@ -241,6 +241,26 @@ export function topicsSuite(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(await madeFor(store, b.id), ids);
     });
 
+    it('counts a broadcast of more than one read, letting other work run between them', async () => {
+      const store = await fresh();
+      const ids = await people(store, 20_500);
+      await store.topics.put('t1', 'news', null, T0);
+      await subscribeAll(store, 'news', ids);
+      const b = broadcast();
+      await store.broadcasts.create(b);
+      await store.broadcasts.step(T0 + 10, 20_200);
+      await store.broadcasts.cancel('t1', b.id, T0 + 20);
+      await fanOutAll(store, 5000);
+      // 20,200 made, then cancelled: one count spans SQLite's slices of 20,000.
+      let between = false;
+      setImmediate(() => {
+        between = true;
+      });
+      assert.deepEqual(await store.broadcasts.counts('t1', b.id), { CANCELLED: 20_200 });
+      // On SQLite the counts run on the caller's event loop: they give it back between slices.
+      assert.equal(between, true);
+    });
+
     it('cancels: the fan-out stops and its waiting notifications are cancelled with an event', async () => {
       const store = await fresh();
       const ids = await people(store, 30);
