@@ -190,5 +190,67 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       );
       assert.equal((await settled(other.json.notificationId)).status, 'SENT', 'another category still goes');
     });
+
+    it('takes the category of the template version it pins when it names none: preferences, SKIPPED and GET use it', async () => {
+      await call('PUT', '/recipients/dee', { email: 'dee@example.com' });
+      await call('PUT', '/recipients/dee/preferences', {
+        channels: {},
+        categories: { digest: { email: false } },
+      });
+      const made = await call('POST', '/templates', {
+        key: 'weekly',
+        channel: 'email',
+        subject: 'Week',
+        text: 'News',
+        category: 'digest',
+      });
+      assert.equal(made.status, 201);
+      assert.equal(made.json.category, 'digest');
+      const byTemplate = await call('POST', '/notifications', {
+        channel: 'email',
+        template: 'weekly',
+        recipient: { id: 'dee' },
+      });
+      const skipped = await settled(byTemplate.json.notificationId);
+      assert.equal(skipped.status, 'SKIPPED');
+      assert.equal(skipped.events.at(-1)?.detail, 'opted out of digest on email');
+      assert.equal((skipped as { category?: string }).category, 'digest');
+      const own = await call('POST', '/notifications', {
+        channel: 'email',
+        template: 'weekly',
+        recipient: { id: 'dee' },
+        category: 'billing',
+      });
+      const sent = await settled(own.json.notificationId);
+      assert.equal(sent.status, 'SENT', 'its own category wins');
+      assert.equal((sent as { category?: string }).category, 'billing');
+      // A new version without a default: a notification accepted on it has none, and v1 keeps its.
+      const v2 = await call('PUT', '/templates/weekly', { subject: 'Week', text: 'News', category: null });
+      assert.equal(v2.json.category, null);
+      const kept = await call('PUT', '/templates/weekly', { subject: 'Week 3', text: 'News' });
+      assert.equal(kept.json.category, null, 'a PUT without category keeps the current one');
+      const plain = await call('POST', '/notifications', {
+        channel: 'email',
+        template: 'weekly',
+        recipient: { id: 'dee' },
+      });
+      const plainDone = await settled(plain.json.notificationId);
+      assert.equal(plainDone.status, 'SENT');
+      assert.equal((plainDone as { category?: string | null }).category, null);
+      const bad = await call('PUT', '/templates/weekly', { subject: 'W', text: 'N', category: 'Has Space' });
+      assert.equal(bad.status, 400);
+    });
+      assert.equal(complaint.status, 200, await complaint.text());
+      assert.equal(await suppressed('fay@example.com'), 'complaint');
+
+      // The next notification to either person is stopped by its address's suppression.
+      for (const id of ['eve', 'fay']) {
+        const next = await settled(
+          (await call('POST', '/notifications', email({ recipient: { id } }))).json.notificationId,
+        );
+        assert.equal(next.status, 'FAILED', id);
+        assert.match(next.events.at(-1)?.detail ?? '', /suppress/, id);
+      }
+    });
   });
 }
