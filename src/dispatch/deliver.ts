@@ -137,6 +137,8 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
       detail: result.detail,
       copy: result.copy,
       locale: rendered.locale,
+      // A person's row keeps `{ id }`: a later report about this message needs the address.
+      addressKey: record.person === undefined ? undefined : suppressionKey(record.recipient),
     };
   }
   if (result.kind === 'config') {

@@ -9,6 +9,7 @@ import {
   type PackedColumns,
 } from '../store/port/notifications.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
+import { categoryOf } from '../templates/default-category.ts';
 import { type LiquidSource, liquidSources } from '../templates/fields.ts';
 import type { SyntaxCheck } from '../templates/syntax-check.ts';
 import type { CheckedItem, ItemVerdict } from './batch-items.ts';
@@ -118,7 +119,7 @@ function toRow(
     scheduledAt: v.scheduledAt,
     expiresAt: v.expiresAt,
     createdAt: now,
-    category: v.category,
+    category: categoryOf(v.category, template),
     encoded,
   };
 }

@@ -238,6 +238,12 @@ export const NotificationSummary = Type.Object({
   template: nullable(Type.String()),
   templateVersion: nullable(Type.Integer()),
   locale: nullable(Type.String({ description: 'Its own locale (canonical BCP 47), or null' })),
+  category: nullable(
+    Type.String({
+      description:
+        "Its category: its own, else its template version's default (docs/preferences.md), or null",
+    }),
+  ),
   metadata: Type.Unknown(),
   attempts: Type.Integer(),
   createdAt: Time,
@@ -273,6 +279,7 @@ const summaryExample: Static<typeof NotificationSummary> = {
   template: 'password-reset',
   templateVersion: 2,
   locale: 'fr-CA',
+  category: 'security',
   metadata: { userId: 'u_42' },
   attempts: 1,
   createdAt: '2026-11-28T09:30:00.000Z',

@@ -113,6 +113,11 @@ export type Completion = LeaseRef &
         copy?: SandboxCopy;
         /** The locale variant the message was rendered from; undefined: the template itself. */
         locale?: string;
+        /**
+         * To a person: the suppression key of the address it resolved to, kept with the row so a
+         * later bounce or complaint report suppresses that address (the stored recipient is `{ id }`).
+         */
+        addressKey?: string;
       }
     | {
         /**
@@ -157,7 +162,7 @@ export interface RowChange {
   /** A hold counts one more consecutive hold; every other transition ends the run. */
   hold: boolean;
   /** Set on a send: the provider and its message id (null when it gave none). */
-  sent?: { provider: string; providerMessageId: string | null };
+  sent?: { provider: string; providerMessageId: string | null; addressKey: string | null };
   /** Set on a retry: the provider whose failure it follows (the next attempt prefers another). */
   tried?: string;
 }
@@ -227,7 +232,12 @@ function attemptEffect(owner: string, c: Completion, now: number): Transition {
         seq,
         owner,
         attempt,
-        change: sentChange(delivered ? 'DELIVERED' : 'SENT', c.provider, c.providerMessageId ?? null),
+        change: sentChange(
+          delivered ? 'DELIVERED' : 'SENT',
+          c.provider,
+          c.providerMessageId ?? null,
+          c.addressKey ?? null,
+        ),
         events,
         copy: c.copy,
         outcome: 'DELIVERED',
@@ -280,9 +290,14 @@ function attemptEffect(owner: string, c: Completion, now: number): Transition {
   }
 }
 
-function sentChange(status: Status, provider: string, providerMessageId: string | null): RowChange {
+function sentChange(
+  status: Status,
+  provider: string,
+  providerMessageId: string | null,
+  addressKey: string | null,
+): RowChange {
   const change = settled(status, null);
-  change.sent = { provider, providerMessageId };
+  change.sent = { provider, providerMessageId, addressKey };
   return change;
 }
 
@@ -435,6 +450,8 @@ export interface ReportTarget {
   channel: Channel;
   /** The stored recipient (JSON). */
   recipient: string;
+  /** To a person: the suppression key of the address it was sent to (Completion `addressKey`), else null. */
+  addressKey: string | null;
 }
 
 /** What applying a report does: the status it moves to (or none) and the event it appends. */
@@ -448,7 +465,8 @@ export interface ReportEffect {
 /** The suppression a report asks for, of the notification it was matched to. */
 function reportSuppression(target: ReportTarget, report: DeliveryReport): Suppression | undefined {
   if (!report.suppress) return undefined;
-  const recipient = suppressionKey(JSON.parse(target.recipient) as Recipient);
+  // A person's stored recipient is `{ id }`: the address it was sent to is the one to suppress.
+  const recipient = target.addressKey ?? suppressionKey(JSON.parse(target.recipient) as Recipient);
   if (recipient === undefined) return undefined;
   return { tenant: target.tenant, channel: target.channel, recipient, reason: report.suppress };
 }

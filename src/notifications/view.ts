@@ -27,6 +27,7 @@ export function summaryView(n: NotificationRecord) {
     template: n.templateKey,
     templateVersion: n.templateVersion,
     locale: n.locale,
+    category: n.category,
     metadata: n.metadata,
     attempts: n.attempts,
     createdAt: iso(n.createdAt),

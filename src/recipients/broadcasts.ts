@@ -11,6 +11,7 @@ import { priorityRank, type Recipient } from '../notifications/model.ts';
 import { type ValidNotification, validateNotification } from '../notifications/validate.ts';
 import type { NewBroadcast } from '../store/port/broadcasts.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
+import { categoryOf } from '../templates/default-category.ts';
 import { liquidSources } from '../templates/fields.ts';
 import type { SyntaxCheck } from '../templates/syntax-check.ts';
 import { TOPIC_KEY } from './topics.ts';
@@ -100,7 +101,7 @@ export function newBroadcast(
     content: json(n.content),
     variables: json(n.variables),
     metadata: json(n.metadata),
-    category: n.category,
+    category: categoryOf(n.category, template),
     locale: n.locale,
     scheduledAt: n.scheduledAt,
     expiresAt: n.expiresAt,

@@ -2,7 +2,9 @@ import type { FieldError } from '../errors.ts';
 import type { RecipientStore } from '../store/port/recipients.ts';
 import { csvRecords } from './csv.ts';
 import { boundedLines } from './lines.ts';
+import type { Preferences } from './model.ts';
 import { RECIPIENTS_PER_BATCH } from './model.ts';
+import { preferencesOfRow } from './preferences-line.ts';
 import { checkEntry, isPlainObject, type RecipientEntry } from './profile.ts';
 
 /**
@@ -19,9 +21,22 @@ export const MAX_ROW_CHARS = 256 * 1024;
 /** How many refused rows the summary lists (every one is counted). */
 export const REFUSALS_LISTED = 1000;
 
-/** CSV columns an import takes: `push` and `data` hold JSON text. */
-export const CSV_COLUMNS = ['recipientId', 'email', 'phone', 'locale', 'timezone', 'name', 'push', 'data'];
-const JSON_COLUMNS = new Set(['push', 'data']);
+/**
+ * CSV columns an import takes: `push`, `data` and `preferences` hold JSON text. `preferences`
+ * (as an export writes them) replace the recipient's; a row without them keeps its.
+ */
+export const CSV_COLUMNS = [
+  'recipientId',
+  'email',
+  'phone',
+  'locale',
+  'timezone',
+  'name',
+  'push',
+  'data',
+  'preferences',
+];
+const JSON_COLUMNS = new Set(['push', 'data', 'preferences']);
 
 export type ImportFormat = 'csv' | 'jsonl';
 
@@ -146,7 +161,7 @@ export async function importRecipients(options: ImportOptions): Promise<ImportSu
     summary.refused++;
     if (summary.refusals.length < REFUSALS_LISTED) summary.refusals.push({ line, reason });
   };
-  let batch: RecipientEntry[] = [];
+  let batch: Array<RecipientEntry & { preferences?: Preferences }> = [];
   const flush = async () => {
     if (batch.length === 0) return;
     await recipients.write(tenant, batch, options.now());
@@ -160,12 +175,18 @@ export async function importRecipients(options: ImportOptions): Promise<ImportSu
       refuse(row.line, row.reason);
       continue;
     }
-    const entry = isPlainObject(row.value)
-      ? checkEntry(row.value, '', pushAllowedHosts)
-      : [{ path: '', message: 'must be a JSON object' }];
+    if (!isPlainObject(row.value)) {
+      refuse(row.line, reasonOf([{ path: '', message: 'must be a JSON object' }]));
+      continue;
+    }
+    // The profile is checked as a batch item's; the preferences beside it are the import's own.
+    const { preferences: given, ...profile } = row.value;
+    const preferences = given === undefined ? undefined : preferencesOfRow(given);
+    const entry = checkEntry(profile, '', pushAllowedHosts);
     if (Array.isArray(entry)) refuse(row.line, reasonOf(entry));
+    else if (typeof preferences === 'string') refuse(row.line, preferences);
     else {
-      batch.push(entry);
+      batch.push(preferences === undefined ? entry : { ...entry, preferences });
       if (batch.length === RECIPIENTS_PER_BATCH) await flush();
     }
   }

@@ -113,6 +113,7 @@ export interface TemplateRow {
   version: number;
   content: string;
   sample_variables: string | null;
+  category: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -131,6 +132,7 @@ export function templateFromRow(row: TemplateRow | undefined): TemplateRecord | 
     version: row.version,
     content: JSON.parse(row.content) as TemplateContent,
     sampleVariables: row.sample_variables === null ? null : JSON.parse(row.sample_variables),
+    category: row.category,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

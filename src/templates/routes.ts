@@ -9,7 +9,7 @@ import { literals } from '../http/schema.ts';
 import type { RouteModule } from '../http/types.ts';
 import { priorityRank } from '../notifications/model.ts';
 import { payloadErrors } from '../notifications/payload.ts';
-import { ContentView } from '../notifications/schemas.ts';
+import { CategoryName, ContentView } from '../notifications/schemas.ts';
 import type { TemplateRecord, TemplateVariant } from '../store/port/templates.ts';
 import { liquidSources } from './fields.ts';
 import { TEMPLATE_KEY, TemplateKey } from './key.ts';
@@ -43,15 +43,41 @@ const SampleVariables = Type.Optional(
       'Variables the editor previews the template with, saved with the version; a PUT without them keeps the current ones.',
   }),
 );
+const DEFAULT_CATEGORY =
+  'The category of a notification that names this template and no category of its own (docs/preferences.md).';
 const CreateBody = withExample(
   Type.Object(
-    { key: TemplateKey, channel: ChannelSchema, ...Fields, sampleVariables: SampleVariables },
+    {
+      key: TemplateKey,
+      channel: ChannelSchema,
+      ...Fields,
+      sampleVariables: SampleVariables,
+      category: Type.Optional({ ...CategoryName, description: DEFAULT_CATEGORY }),
+    },
     strict,
   ),
-  { key: 'password-reset', channel: 'email', ...FIELDS_EXAMPLE, sampleVariables: SAMPLE_EXAMPLE },
+  {
+    key: 'password-reset',
+    channel: 'email',
+    ...FIELDS_EXAMPLE,
+    sampleVariables: SAMPLE_EXAMPLE,
+    category: 'security',
+  },
 );
 const UpdateBody = withExample(
-  Type.Object({ channel: Type.Optional(ChannelSchema), ...Fields, sampleVariables: SampleVariables }, strict),
+  Type.Object(
+    {
+      channel: Type.Optional(ChannelSchema),
+      ...Fields,
+      sampleVariables: SampleVariables,
+      category: Type.Optional(
+        Type.Union([CategoryName, Type.Null()], {
+          description: `${DEFAULT_CATEGORY} Absent keeps the current version's; null removes it.`,
+        }),
+      ),
+    },
+    strict,
+  ),
   { ...FIELDS_EXAMPLE, subject: 'Your password reset link, {{ name }}' },
 );
 const PreviewBody = withExample(
@@ -92,6 +118,7 @@ const TemplateView = withExample(
     version: Type.Integer(),
     ...ContentView.properties,
     sampleVariables: Type.Union([Variables, Type.Null()]),
+    category: Type.Union([Type.String(), Type.Null()], { description: DEFAULT_CATEGORY }),
     locales: Type.Array(VariantView, {
       description:
         "This version's locale variants, by tag: a notification renders the closest to its locale (docs/localization.md).",
@@ -105,6 +132,7 @@ const TemplateView = withExample(
     version: 2,
     ...FIELDS_EXAMPLE,
     sampleVariables: SAMPLE_EXAMPLE,
+    category: 'security',
     locales: [VARIANT_EXAMPLE],
     createdAt: '2026-11-28T09:00:00.000Z',
     updatedAt: '2026-11-28T09:05:00.000Z',
@@ -148,6 +176,7 @@ function view(t: TemplateRecord, variants: readonly TemplateVariant[]) {
     version: t.version,
     ...t.content,
     sampleVariables: t.sampleVariables,
+    category: t.category,
     locales: variants
       .filter((v) => v.key === t.key && v.version === t.version)
       .map((v) => ({ locale: v.locale, ...v.content, updatedAt: iso(v.updatedAt) })),
@@ -211,6 +240,7 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
       content,
       clock.now(),
       request.body.sampleVariables ?? null,
+      request.body.category ?? null,
     );
     if (!created) throw new HeraldError('CONFLICT', `A template "${key}" exists; PUT a new version instead.`);
     return reply.code(201).header('location', `/templates/${key}`).send(view(created, []));
@@ -280,7 +310,16 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
       const content = await check(syntax, tenant, channel, request.body);
       // A new version; notifications accepted earlier keep the version they pinned.
       const samples = request.body.sampleVariables ?? current.sampleVariables;
-      const updated = await store.templates.update(tenant, key, channel, content, clock.now(), samples);
+      const category = request.body.category === undefined ? current.category : request.body.category;
+      const updated = await store.templates.update(
+        tenant,
+        key,
+        channel,
+        content,
+        clock.now(),
+        samples,
+        category,
+      );
       if (!updated) throw notFound(key);
       return view(updated, await store.templates.variants(tenant, [updated]));
     },

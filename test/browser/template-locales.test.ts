@@ -1,5 +1,6 @@
 // The template page's locale variants (docs/localization.md, docs/localization.md) in Chromium: listed,
-// added, edited and deleted, each saved through the API as a new version.
+// added, edited and deleted, each saved through the API as a new version; and its default
+// category (docs/preferences.md), saved with a version.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
@@ -77,6 +78,26 @@ describe('locale variants on the template page, in Chromium', { skip: browserSki
     await variants.getByRole('button', { name: 'Delete de' }).click();
     await variants.getByTestId('variant-de').waitFor({ state: 'detached' });
     assert.deepEqual(await locales(), ['fr-CA: Bonjour {{ name }}']);
+    await page.close();
+  });
+
+  it('saves and clears the default category with a new version', async () => {
+    const category = async () => (await apiCall(base, token, 'GET', '/api/templates/greeting')).json.category;
+    const page = await browser.newPage();
+    await logIn(page, base);
+    await page.goto(`${base}/templates`);
+    await page.getByRole('button', { name: 'greeting' }).click();
+    const field = page.getByLabel(/^Default category/);
+    assert.equal(await field.inputValue(), '');
+    await field.fill('digest');
+    await page.getByRole('button', { name: 'Save new version' }).click();
+    await eventually(async () => (await category()) === 'digest', 10_000, 'the category saved');
+    await page.reload();
+    await page.getByRole('button', { name: 'greeting' }).click();
+    assert.equal(await page.getByLabel(/^Default category/).inputValue(), 'digest');
+    await page.getByLabel(/^Default category/).fill('');
+    await page.getByRole('button', { name: 'Save new version' }).click();
+    await eventually(async () => (await category()) === null, 10_000, 'the category cleared');
     await page.close();
   });
 });

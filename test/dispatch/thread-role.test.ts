@@ -63,6 +63,7 @@ for (const threaded of [false, true]) {
         version: 1,
         content: { text: '{% for i in (1..n) %}{{ i }}{% endfor %}' },
         sampleVariables: null,
+        category: null,
         createdAt: 0,
         updatedAt: 0,
       };

@@ -117,15 +117,21 @@ describe('herald recipients import and export', () => {
     const jsonl = join(dir, 'people.data'); // no telling extension: the content says JSON lines
     writeFileSync(
       jsonl,
-      '{"recipientId":"j1","email":"j1@example.com","locale":"en-gb"}\r\n\n[1]\n{"recipientId":"j2","push":[{"deviceToken":"abcdefgh12","platform":"apns"}]}\n{"recipientId":"j3","colour":"red"}\n',
+      '{"recipientId":"j1","email":"j1@example.com","locale":"en-gb"}\r\n\n[1]\n{"recipientId":"j2","push":[{"deviceToken":"abcdefgh12","platform":"apns"}]}\n{"recipientId":"j3","colour":"red"}\n{"recipientId":"j4","preferences":{"channels":{"fax":true}}}\n',
     );
     const run = await herald(['recipients', 'import', jsonl], { HERALD_DATA_DIR: dataDir });
     assert.equal(run.code, 1);
     assert.deepEqual(run.out.split('\n'), [
-      'Imported 2 recipients into tenant default; refused 2 rows:',
+      'Imported 2 recipients into tenant default; refused 3 rows:',
       '  line 3: the row must be a JSON object',
       "  line 5: colour must NOT have additional property 'colour'",
+      '  line 6: preferences.channels must name channels of email, sms, push, inapp, not fax',
     ]);
+    assert.equal(
+      (await recipientsOf(dataDir)).find((r) => r.id === 'j4'),
+      undefined,
+      'nothing of it written',
+    );
     assert.equal((await recipientsOf(dataDir)).find((r) => r.id === 'j1')?.profile.locale, 'en-GB');
 
     const csv = join(dir, 'people.csv');
@@ -157,6 +163,20 @@ describe('herald recipients import and export', () => {
       },
     );
     assert.equal(imported.status, 0, imported.stderr);
+    // Preferences travel with the profile: set two recipients' before the export.
+    const choices = { channels: { sms: false }, categories: { news: { email: false, inapp: true } } };
+    const store = createSqliteStore(env.HERALD_DATA_DIR);
+    try {
+      await store.recipients.setPreferences('acme', 'u0', choices, Date.now());
+      await store.recipients.setPreferences(
+        'acme',
+        'u7',
+        { channels: { push: true }, categories: {} },
+        Date.now(),
+      );
+    } finally {
+      await store.close();
+    }
     const exported = spawnSync(
       process.execPath,
       ['bin/herald.js', 'recipients', 'export', '--tenant', 'acme'],
@@ -177,7 +197,9 @@ describe('herald recipients import and export', () => {
       timezone: 'Europe/Paris',
       name: 'User 0, the 0th',
       data: { n: 0 },
+      preferences: choices,
     });
+    assert.deepEqual(JSON.parse(lines[1] as string).preferences, { channels: {}, categories: {} });
     // Read back into another store, it exports the same lines.
     const copy = join(dir, 'export.jsonl');
     writeFileSync(copy, exported.stdout);
@@ -197,5 +219,7 @@ describe('herald recipients import and export', () => {
       maxBuffer: 64 * 1024 * 1024,
     });
     assert.equal(again.stdout, exported.stdout);
+    const u7 = (await recipientsOf(elsewhere.HERALD_DATA_DIR, 'acme')).find((r) => r.id === 'u7');
+    assert.deepEqual(u7?.preferences, { channels: { push: true }, categories: {} });
   });
 });

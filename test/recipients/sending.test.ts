@@ -1,7 +1,8 @@
 // Sending to a person (docs/sending-to-people.md) end to end, on SQLite and PostgreSQL: a real Herald delivering to
 // a real SMTP server. The recipient is checked at acceptance and resolved when processed (an
 // address changed after the 201 is the one used), templates see the person, an opt-out ends
-// SKIPPED, and the one-click unsubscribe of a LOW email to a person becomes a category opt-out.
+// SKIPPED, the one-click unsubscribe of a LOW email to a person becomes a category opt-out, and a
+// bounce or complaint about the address a person resolved to suppresses that address.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Herald, startHerald } from '../../src/main.ts';
@@ -11,6 +12,7 @@ import { testConfig } from '../helpers/config.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { type SmtpPeer, startSmtpPeer } from '../helpers/peers/smtp.ts';
 import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
+import { MAILGUN_KEY, signMailgun } from '../webhooks/harness.ts';
 
 const PUBLIC_URL = 'https://herald.example.com';
 
@@ -20,7 +22,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     let peer: SmtpPeer;
     let admin: string;
     before(async () => {
-      peer = await startSmtpPeer();
+      peer = await startSmtpPeer({ rejectRecipients: { 'eve@bounce.example.com': 550 } });
       const env: Record<string, string> =
         kind === 'postgres'
           ? { DATABASE_URL: await (await sharedPostgres()).createDatabase('herald_people') }
@@ -32,6 +34,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
           HERALD_PUBLIC_URL: PUBLIC_URL,
           SMTP_URL: peer.url(),
           EMAIL_FROM: 'News <news@mail.example.com>',
+          MAILGUN_WEBHOOK_SIGNING_KEY: MAILGUN_KEY,
         }),
       );
       admin = await tokenFor(herald.deps, { role: 'admin', tenant: 'default' });
@@ -189,6 +192,102 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         email({ recipient: { id: 'cy' }, category: 'billing' }),
       );
       assert.equal((await settled(other.json.notificationId)).status, 'SENT', 'another category still goes');
+    });
+
+    it('takes the category of the template version it pins when it names none: preferences, SKIPPED and GET use it', async () => {
+      await call('PUT', '/recipients/dee', { email: 'dee@example.com' });
+      await call('PUT', '/recipients/dee/preferences', {
+        channels: {},
+        categories: { digest: { email: false } },
+      });
+      const made = await call('POST', '/templates', {
+        key: 'weekly',
+        channel: 'email',
+        subject: 'Week',
+        text: 'News',
+        category: 'digest',
+      });
+      assert.equal(made.status, 201);
+      assert.equal(made.json.category, 'digest');
+      const byTemplate = await call('POST', '/notifications', {
+        channel: 'email',
+        template: 'weekly',
+        recipient: { id: 'dee' },
+      });
+      const skipped = await settled(byTemplate.json.notificationId);
+      assert.equal(skipped.status, 'SKIPPED');
+      assert.equal(skipped.events.at(-1)?.detail, 'opted out of digest on email');
+      assert.equal((skipped as { category?: string }).category, 'digest');
+      const own = await call('POST', '/notifications', {
+        channel: 'email',
+        template: 'weekly',
+        recipient: { id: 'dee' },
+        category: 'billing',
+      });
+      const sent = await settled(own.json.notificationId);
+      assert.equal(sent.status, 'SENT', 'its own category wins');
+      assert.equal((sent as { category?: string }).category, 'billing');
+      // A new version without a default: a notification accepted on it has none, and v1 keeps its.
+      const v2 = await call('PUT', '/templates/weekly', { subject: 'Week', text: 'News', category: null });
+      assert.equal(v2.json.category, null);
+      const kept = await call('PUT', '/templates/weekly', { subject: 'Week 3', text: 'News' });
+      assert.equal(kept.json.category, null, 'a PUT without category keeps the current one');
+      const plain = await call('POST', '/notifications', {
+        channel: 'email',
+        template: 'weekly',
+        recipient: { id: 'dee' },
+      });
+      const plainDone = await settled(plain.json.notificationId);
+      assert.equal(plainDone.status, 'SENT');
+      assert.equal((plainDone as { category?: string | null }).category, null);
+      const bad = await call('PUT', '/templates/weekly', { subject: 'W', text: 'N', category: 'Has Space' });
+      assert.equal(bad.status, 400);
+    });
+
+    it("suppresses the address a person's notification went to on a bounce (SMTP 550) or a complaint (webhook)", async () => {
+      const suppressed = async (address: string) =>
+        (
+          await herald.deps.store.suppressions.match([
+            { tenant: 'default', channel: 'email', recipient: address },
+          ])
+        )[0]?.reason;
+      await call('PUT', '/recipients/eve', { email: 'Eve@bounce.example.com' });
+      await call('PUT', '/recipients/fay', { email: 'fay@example.com' });
+      const bounced = await settled(
+        (await call('POST', '/notifications', email({ recipient: { id: 'eve' } }))).json.notificationId,
+      );
+      assert.equal(bounced.status, 'FAILED');
+      assert.equal(await suppressed('eve@bounce.example.com'), 'bounce');
+
+      const sent = await settled(
+        (await call('POST', '/notifications', email({ recipient: { id: 'fay' } }))).json.notificationId,
+      );
+      assert.equal(sent.status, 'SENT');
+      const messageId = (sent as { providerMessageId?: string }).providerMessageId;
+      assert.ok(messageId);
+      const complaint = await fetch(`${herald.apiUrl}/webhooks/mailgun`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          signature: signMailgun(undefined, String(Math.floor(Date.now() / 1000))),
+          'event-data': {
+            event: 'complained',
+            timestamp: Date.now() / 1000,
+            message: { headers: { 'message-id': messageId } },
+          },
+        }),
+      });
+      assert.equal(complaint.status, 200, await complaint.text());
+      assert.equal(await suppressed('fay@example.com'), 'complaint');
+
+      // The next notification to either person is stopped by its address's suppression.
+      for (const id of ['eve', 'fay']) {
+        const next = await settled(
+          (await call('POST', '/notifications', email({ recipient: { id } }))).json.notificationId,
+        );
+        assert.equal(next.status, 'FAILED', id);
+        assert.match(next.events.at(-1)?.detail ?? '', /suppress/, id);
+      }
     });
   });
 }

@@ -1,7 +1,8 @@
 // The queue's rules must not drift between the databases (ARCHITECTURE.md rule 9): the same
 // random operations (inserts across tenants, priorities and channels, scheduled and expiring
 // rows, claims with tight budgets, completions of every kind, stale ones, reaped leases, cancels,
-// redrives, pauses, suppressions) go through a SQLite store and a PostgreSQL store step by step,
+// redrives, pauses, suppressions, notifications to people with and without a profile, an address
+// or an opt-out) go through a SQLite store and a PostgreSQL store step by step,
 // and after each step the two must agree on what the step answered, every row's queue state and
 // every event written. A seeded PRNG drives it: HERALD_PARITY_SEED picks another seed,
 // HERALD_PARITY_STEPS another length; a failure names the seed and the step.
@@ -41,18 +42,51 @@ function prng(seed: number) {
 const TENANTS = ['ta', 'tb', 'tc'];
 const PRIORITIES: Priority[] = ['CRITICAL', 'HIGH', 'NORMAL', 'LOW'];
 const CHANNELS: Channel[] = ['email', 'sms', 'push'];
-/** Two recipients a channel, so that a suppression stops some rows and not others. */
+/**
+ * Two addresses a channel, so that a suppression stops some rows and not others; and three
+ * people (`{ id }`, resolved in the claim): `ada` has the first address of every channel (so an
+ * address's suppression stops her too), `cy` no sms address and an opt-out of `news` on email,
+ * and `gone` has no profile (SKIPPED, as a recipient deleted after acceptance).
+ */
 const RECIPIENTS: Record<Channel, Recipient[]> = {
-  email: [{ email: 'ada@example.com' }, { email: 'bob@example.com' }],
-  sms: [{ phone: '+15550000001' }, { phone: '+15550000002' }],
+  email: [
+    { email: 'ada@example.com' },
+    { email: 'bob@example.com' },
+    { id: 'ada' },
+    { id: 'cy' },
+    { id: 'gone' },
+  ],
+  sms: [{ phone: '+15550000001' }, { phone: '+15550000002' }, { id: 'ada' }, { id: 'cy' }, { id: 'gone' }],
   push: [
     { deviceToken: 'a'.repeat(64), platform: 'apns' as const },
     { deviceToken: 'b'.repeat(64), platform: 'apns' as const },
+    { id: 'ada' },
+    { id: 'cy' },
+    { id: 'gone' },
   ],
 };
+const PEOPLE = [
+  {
+    id: 'ada',
+    profile: { email: 'ada@example.com', phone: '+15550000001', push: [RECIPIENTS.push[0] as Recipient] },
+  },
+  { id: 'cy', profile: { email: 'cy@example.com', push: [RECIPIENTS.push[1] as Recipient] } },
+];
+const CY_PREFERENCES = { channels: {}, categories: { news: { email: false } } };
 
 const recipientOf = (m: { channel: Channel; recipient: number }) =>
   RECIPIENTS[m.channel][m.recipient] as Recipient;
+
+/** The suppression key of the address a row goes to: a person's profile address on its channel. */
+function addressKeyOf(m: { channel: Channel; recipient: number }): string | undefined {
+  const recipient = recipientOf(m);
+  if (recipient.id === undefined) return suppressionKey(recipient);
+  const profile = PEOPLE.find((p) => p.id === recipient.id)?.profile as Record<string, unknown> | undefined;
+  if (m.channel === 'email' && typeof profile?.email === 'string') return profile.email;
+  if (m.channel === 'sms' && typeof profile?.phone === 'string') return profile.phone;
+  const [target] = (profile?.push ?? []) as Recipient[];
+  return m.channel === 'push' && target ? suppressionKey(target) : undefined;
+}
 
 /** A notification the test made: what a completion or an action on it needs. */
 interface Made {
@@ -60,6 +94,7 @@ interface Made {
   tenant: string;
   channel: Channel;
   recipient: number;
+  category: string | null;
 }
 
 /** A lease a claim gave: the owner and attempt its completion is fenced by. */
@@ -94,7 +129,7 @@ interface Seen {
 }
 
 const ROW_COLUMNS = `id, status, queue_state, due_at, attempts, holds, lane_rank, next_attempt_at, lease_owner,
-  lease_until, provider, provider_message_id, updated_at`;
+  lease_until, provider, provider_message_id, address_key, updated_at`;
 const EVENT_COLUMNS = 'n.id AS nid, e.type, e.at, e.attempt, e.provider, e.detail, e.source';
 
 /** Drives one store and reads back what it did; `seqs` maps its own seqs to the test's ids. */
@@ -137,6 +172,7 @@ function driver(name: string, store: Sqlite | Postgres) {
               channel: r.channel,
               priority: r.priority,
               recipient: recipientOf(r),
+              category: r.category,
               scheduledAt: r.scheduledAt,
               expiresAt: r.expiresAt,
               createdAt: now,
@@ -197,23 +233,27 @@ function planner(seed: number) {
     const base = { seq: 0, attempt: rnd.chance(0.1) ? lease.attempt + 1 : lease.attempt };
     const made1 = made.find((m) => m.id === lease.id) as Made;
     switch (rnd.int(6)) {
-      case 0:
+      case 0: {
+        const person = recipientOf(made1).id !== undefined;
         return {
           ...base,
           kind: 'sent',
           provider: 'p1',
           providerMessageId: `m${completionId++}`,
           detail: '250 OK',
+          ...(person ? { addressKey: addressKeyOf(made1) } : {}),
         };
+      }
       case 1:
         return { ...base, kind: 'delivered', provider: 'p1' };
       case 2:
         return { ...base, kind: 'retry', provider: 'p1', detail: 'timeout', nextAttemptAt: later(now) };
       case 3: {
-        const recipient = suppressionKey(recipientOf(made1)) as string;
-        const suppress = rnd.chance(0.5)
-          ? { tenant: made1.tenant, channel: made1.channel, recipient, reason: 'bounce' as const }
-          : undefined;
+        const recipient = addressKeyOf(made1) as string;
+        const suppress =
+          rnd.chance(0.5) && recipient !== undefined
+            ? { tenant: made1.tenant, channel: made1.channel, recipient, reason: 'bounce' as const }
+            : undefined;
         return { ...base, kind: 'failed', provider: 'p1', detail: 'rejected', suppress };
       }
       case 4:
@@ -238,7 +278,8 @@ function planner(seed: number) {
           id: `n${String(counter++).padStart(4, '0')}`,
           tenant: rnd.pick(TENANTS),
           channel: rnd.pick(CHANNELS),
-          recipient: rnd.int(2),
+          recipient: rnd.int(5),
+          category: rnd.chance(0.3) ? 'news' : null,
           priority: rnd.pick(PRIORITIES),
           scheduledAt: rnd.chance(0.25) ? later(now) : null,
           expiresAt: rnd.chance(0.25) ? later(now) : null,
@@ -316,6 +357,12 @@ describe('the queue on SQLite and PostgreSQL', () => {
     sqlite = createSqliteStore(tempDir());
     const server = await sharedPostgres();
     postgres = await createPostgresStore(await server.createDatabase('herald_parity'), { max: 2 });
+    for (const store of [sqlite, postgres]) {
+      for (const tenant of TENANTS) {
+        await store.recipients.put(tenant, PEOPLE, T0);
+        await store.recipients.setPreferences(tenant, 'cy', CY_PREFERENCES, T0);
+      }
+    }
   });
   after(async () => {
     await sqlite?.close();
@@ -328,6 +375,9 @@ describe('the queue on SQLite and PostgreSQL', () => {
     const plan = planner(SEED);
     const stores = [driver('sqlite', sqlite), driver('postgres', postgres)] as const;
     let now = T0;
+    // What the run went through, so that a change of the plan that stops covering people shows.
+    const seenSkips = new Set<string>();
+    let sentToPeople = 0;
     for (let i = 0; i < STEPS; i++) {
       const step = plan.next(now);
       if (step.op === 'tick') now += step.ms;
@@ -337,10 +387,21 @@ describe('the queue on SQLite and PostgreSQL', () => {
         const differs = difference(lite[part], pg[part], part);
         if (differs) assert.fail(`${differs}\n  at ${where}`);
       }
+      for (const e of lite.events as Array<{ type: string; detail: string | null }>)
+        if (e.type === 'SKIPPED') seenSkips.add(String(e.detail));
+      sentToPeople = (lite.rows as Array<{ address_key: string | null }>).filter((r) => r.address_key).length;
       if (step.op === 'cycle') {
         const answer = lite.answer as { claimed: Array<{ id: string; attempts: number }> };
         plan.leased(step.input.owner, answer.claimed);
       }
+    }
+    if (STEPS >= 400) {
+      assert.deepEqual([...seenSkips].sort(), [
+        'no sms address',
+        'opted out of news on email',
+        'recipient deleted',
+      ]);
+      assert.ok(sentToPeople > 0, 'some notifications to people were sent');
     }
     console.log(`queue parity: ${STEPS} steps, seed ${SEED}, ${Math.round(performance.now() - started)} ms`);
   });

@@ -79,6 +79,29 @@ export function recipientsSuite(name: string, open: () => Promise<Store>): void 
       assert.deepEqual(await store.recipients.write('t1', [], T0), []);
     });
 
+    it('writes the preferences an entry gives with its profile (an import), keeping the others', async () => {
+      const store = await fresh();
+      await store.recipients.put('t1', [{ id: 'k', profile: {} }], T0);
+      await store.recipients.setPreferences('t1', 'k', { channels: { sms: false }, categories: {} }, T0);
+      const given = { channels: { email: true }, categories: { news: { push: false } } };
+      const created = await store.recipients.write(
+        't1',
+        [
+          { id: 'k', profile: { name: 'K' } },
+          { id: 'p', profile: { name: 'P' }, preferences: { channels: {}, categories: {} } },
+          { id: 'p', profile: { name: 'P2' }, preferences: given },
+        ],
+        T0 + 1,
+      );
+      assert.deepEqual(created, [false, true, false]);
+      assert.deepEqual((await store.recipients.get('t1', 'k'))?.preferences.channels, { sms: false });
+      const p = await store.recipients.get('t1', 'p');
+      assert.deepEqual(p?.profile, { name: 'P2' });
+      assert.deepEqual(p?.preferences, given, 'an ID given twice: its last preferences');
+      await store.recipients.write('t1', [{ id: 'k', profile: {}, preferences: given }], T0 + 2);
+      assert.deepEqual((await store.recipients.get('t1', 'k'))?.preferences, given, 'replaced');
+    });
+
     it('replaces a profile only while it is the one read (a merge patch never loses a change)', async () => {
       const store = await fresh();
       const [first] = await store.recipients.put('t1', [{ id: 'u-1', profile: ada }], T0);

@@ -46,6 +46,20 @@ export function templateStoreSuite(name: string, open: () => Promise<Store>): vo
       assert.equal(none?.sampleVariables, null);
     });
 
+    it('keeps a default category with each version, carried by a locale variant', async () => {
+      const v1 = await store.templates.create('t1', 'digest', 'sms', { text: 'a' }, T0, null, 'news');
+      assert.equal(v1?.category, 'news');
+      await store.templates.update('t1', 'digest', 'sms', { text: 'b' }, T0 + 1, null, null);
+      assert.equal((await store.templates.get('t1', 'digest'))?.category, null);
+      assert.equal((await store.templates.getVersion('t1', 'digest', 1))?.category, 'news', 'v1 keeps it');
+      await store.templates.update('t1', 'digest', 'sms', { text: 'c' }, T0 + 2, null, 'promo');
+      const v4 = await store.templates.putVariant('t1', 'digest', 'fr', { text: 'd' }, T0 + 3);
+      assert.equal(v4?.category, 'promo', 'a variant saves the current category with the new version');
+      const [listed] = await store.templates.list('t1', 1, 'diges');
+      assert.equal(listed?.key, 'digest');
+      assert.equal(listed?.category, 'promo');
+    });
+
     it('deletes the key but keeps its versions, and continues numbering when re-created', async () => {
       await store.templates.create('t1', 'gone', 'push', { title: 'a', body: 'b' }, T0);
       assert.equal(await store.templates.delete('t1', 'gone'), true);

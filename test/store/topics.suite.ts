@@ -155,6 +155,40 @@ export function topicsSuite(name: string, open: () => Promise<Store>): void {
       });
     });
 
+    it('keeps the count with the memberships when a recipient is erased while it subscribes', async () => {
+      // On PostgreSQL the two run in separate transactions: without a common lock, the erasure
+      // could miss the membership when counting it out and still delete it (the count one too high).
+      const store = await fresh();
+      await store.topics.put('t1', 'race-a', null, T0);
+      await store.topics.put('t1', 'race-b', null, T0);
+      const memberCount = async (key: string) => {
+        let n = 0;
+        let after: string | undefined;
+        for (;;) {
+          const page =
+            (await store.topics.subscribers('t1', key, { limit: 500, ...(after ? { after } : {}) })) ?? [];
+          n += page.length;
+          if (page.length < 500) return n;
+          after = page.at(-1)?.recipientId;
+        }
+      };
+      for (let round = 0; round < 15; round++) {
+        const ids = await people(store, 8, `race-${round}-`);
+        await Promise.all(
+          ids.flatMap((id, i) => [
+            store.topics.subscribe('t1', i % 2 ? 'race-a' : 'race-b', [id], T0),
+            store.recipients.remove('t1', id),
+            store.topics.subscribe('t1', i % 2 ? 'race-b' : 'race-a', [id], T0),
+          ]),
+        );
+      }
+      // Every recipient was erased: no membership is left, and the counts say so.
+      for (const key of ['race-a', 'race-b']) {
+        assert.equal((await store.topics.get('t1', key))?.subscribers, await memberCount(key), key);
+        assert.equal(await memberCount(key), 0, `${key}: no membership outlives its recipient`);
+      }
+    });
+
     it('refuses a broadcast to an unknown or empty topic', async () => {
       const store = await fresh();
       assert.equal(await store.broadcasts.create(broadcast()), 'topic');

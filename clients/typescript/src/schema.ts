@@ -2944,6 +2944,7 @@ export interface operations {
                      *           "template": "password-reset",
                      *           "templateVersion": 2,
                      *           "locale": "fr-CA",
+                     *           "category": "security",
                      *           "metadata": {
                      *             "userId": "u_42"
                      *           },
@@ -2973,6 +2974,7 @@ export interface operations {
                             template: string | null;
                             templateVersion: number | null;
                             locale: string | null;
+                            category: string | null;
                             metadata: unknown;
                             attempts: number;
                             /** Format: date-time */
@@ -3471,6 +3473,7 @@ export interface operations {
                      *       "template": "password-reset",
                      *       "templateVersion": 2,
                      *       "locale": "fr-CA",
+                     *       "category": "security",
                      *       "metadata": {
                      *         "userId": "u_42"
                      *       },
@@ -3521,6 +3524,7 @@ export interface operations {
                         template: string | null;
                         templateVersion: number | null;
                         locale: string | null;
+                        category: string | null;
                         metadata: unknown;
                         attempts: number;
                         /** Format: date-time */
@@ -4920,6 +4924,7 @@ export interface operations {
                      *       "template": "password-reset",
                      *       "templateVersion": 2,
                      *       "locale": "fr-CA",
+                     *       "category": "security",
                      *       "metadata": {
                      *         "userId": "u_42"
                      *       },
@@ -4955,6 +4960,7 @@ export interface operations {
                         template: string | null;
                         templateVersion: number | null;
                         locale: string | null;
+                        category: string | null;
                         metadata: unknown;
                         attempts: number;
                         /** Format: date-time */
@@ -5032,6 +5038,7 @@ export interface operations {
                      *       "template": "password-reset",
                      *       "templateVersion": 2,
                      *       "locale": "fr-CA",
+                     *       "category": "security",
                      *       "metadata": {
                      *         "userId": "u_42"
                      *       },
@@ -5067,6 +5074,7 @@ export interface operations {
                         template: string | null;
                         templateVersion: number | null;
                         locale: string | null;
+                        category: string | null;
                         metadata: unknown;
                         attempts: number;
                         /** Format: date-time */
@@ -5146,6 +5154,7 @@ export interface operations {
                      *             "name": "Ada",
                      *             "link": "https://example.com/r?t=1"
                      *           },
+                     *           "category": "security",
                      *           "locales": [
                      *             {
                      *               "locale": "fr",
@@ -5177,6 +5186,8 @@ export interface operations {
                             sampleVariables: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description The category of a notification that names this template and no category of its own (docs/preferences.md). */
+                            category: string | null;
                             /** @description This version's locale variants, by tag: a notification renders the closest to its locale (docs/localization.md). */
                             locales: {
                                 /** @description A canonical BCP 47 tag */
@@ -5240,7 +5251,8 @@ export interface operations {
                  *       "sampleVariables": {
                  *         "name": "Ada",
                  *         "link": "https://example.com/r?t=1"
-                 *       }
+                 *       },
+                 *       "category": "security"
                  *     }
                  */
                 "application/json": {
@@ -5255,6 +5267,8 @@ export interface operations {
                     sampleVariables?: {
                         [key: string]: unknown;
                     };
+                    /** @description The category of a notification that names this template and no category of its own (docs/preferences.md). */
+                    category?: string;
                 };
             };
         };
@@ -5277,6 +5291,7 @@ export interface operations {
                      *         "name": "Ada",
                      *         "link": "https://example.com/r?t=1"
                      *       },
+                     *       "category": "security",
                      *       "locales": [
                      *         {
                      *           "locale": "fr",
@@ -5304,6 +5319,8 @@ export interface operations {
                         sampleVariables: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description The category of a notification that names this template and no category of its own (docs/preferences.md). */
+                        category: string | null;
                         /** @description This version's locale variants, by tag: a notification renders the closest to its locale (docs/localization.md). */
                         locales: {
                             /** @description A canonical BCP 47 tag */
@@ -5376,6 +5393,7 @@ export interface operations {
                      *         "name": "Ada",
                      *         "link": "https://example.com/r?t=1"
                      *       },
+                     *       "category": "security",
                      *       "locales": [
                      *         {
                      *           "locale": "fr",
@@ -5403,6 +5421,8 @@ export interface operations {
                         sampleVariables: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description The category of a notification that names this template and no category of its own (docs/preferences.md). */
+                        category: string | null;
                         /** @description This version's locale variants, by tag: a notification renders the closest to its locale (docs/localization.md). */
                         locales: {
                             /** @description A canonical BCP 47 tag */
@@ -5475,6 +5495,8 @@ export interface operations {
                     sampleVariables?: {
                         [key: string]: unknown;
                     };
+                    /** @description The category of a notification that names this template and no category of its own (docs/preferences.md). Absent keeps the current version's; null removes it. */
+                    category?: string | null;
                 };
             };
         };
@@ -5497,6 +5519,7 @@ export interface operations {
                      *         "name": "Ada",
                      *         "link": "https://example.com/r?t=1"
                      *       },
+                     *       "category": "security",
                      *       "locales": [
                      *         {
                      *           "locale": "fr",
@@ -5524,6 +5547,8 @@ export interface operations {
                         sampleVariables: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description The category of a notification that names this template and no category of its own (docs/preferences.md). */
+                        category: string | null;
                         /** @description This version's locale variants, by tag: a notification renders the closest to its locale (docs/localization.md). */
                         locales: {
                             /** @description A canonical BCP 47 tag */
@@ -5653,6 +5678,7 @@ export interface operations {
                      *         "name": "Ada",
                      *         "link": "https://example.com/r?t=1"
                      *       },
+                     *       "category": "security",
                      *       "locales": [
                      *         {
                      *           "locale": "fr",
@@ -5680,6 +5706,8 @@ export interface operations {
                         sampleVariables: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description The category of a notification that names this template and no category of its own (docs/preferences.md). */
+                        category: string | null;
                         /** @description This version's locale variants, by tag: a notification renders the closest to its locale (docs/localization.md). */
                         locales: {
                             /** @description A canonical BCP 47 tag */

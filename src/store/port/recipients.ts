@@ -43,11 +43,12 @@ export interface RecipientStore {
   ): Promise<RecipientRecord | null>;
   /**
    * `put` for bulk writes (POST /recipients/batch, an import), answering only whether each was
-   * created, in input order: nothing is read back.
+   * created, in input order: nothing is read back. An entry with `preferences` (an import of an
+   * export's line) replaces them too, in the same transaction; without, they stay.
    */
   write(
     tenant: string,
-    entries: ReadonlyArray<{ id: string; profile: RecipientProfile }>,
+    entries: ReadonlyArray<{ id: string; profile: RecipientProfile; preferences?: Preferences }>,
     now: number,
   ): Promise<boolean[]>;
   /** One recipient, or null. */

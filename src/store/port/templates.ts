@@ -18,6 +18,11 @@ export interface TemplateRecord {
   content: TemplateContent;
   /** The variables the editor previews this version with (saved with it), or null. */
   sampleVariables: Record<string, unknown> | null;
+  /**
+   * The category a notification naming this version takes when it names none (docs/preferences.md),
+   * or null.
+   */
+  category: string | null;
   /** When the key was first created (of the current head row). */
   createdAt: number;
   /** When this version was saved. */
@@ -55,6 +60,7 @@ export interface TemplateStore {
     content: TemplateContent,
     now: number,
     sampleVariables?: Record<string, unknown> | null,
+    category?: string | null,
   ): Promise<TemplateRecord | null>;
   /** Saves a new current version; null if the key does not exist. */
   update(
@@ -64,6 +70,7 @@ export interface TemplateStore {
     content: TemplateContent,
     now: number,
     sampleVariables?: Record<string, unknown> | null,
+    category?: string | null,
   ): Promise<TemplateRecord | null>;
   /** The current version, or null when the key does not exist (or was deleted). */
   get(tenant: string, key: string): Promise<TemplateRecord | null>;

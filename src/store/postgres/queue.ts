@@ -51,6 +51,7 @@ function driverOn(tx: Query, countOutcomes: OutcomeCounter): QueueDriver {
         sent: t.change.sent !== undefined,
         provider: t.change.sent?.provider ?? t.change.tried ?? null,
         message_id: t.change.sent?.providerMessageId ?? null,
+        address_key: t.change.sent?.addressKey ?? null,
       }));
       // MATERIALIZED: parsed once. Inline, the planner may rescan the function for every leased
       // row (128 × 128 parses measured at 3.4 ms of a 5 ms statement). The fence (owner and
@@ -59,7 +60,8 @@ function driverOn(tx: Query, countOutcomes: OutcomeCounter): QueueDriver {
         WITH c AS MATERIALIZED (
           SELECT * FROM json_to_recordset(${json(input)}::text::json)
             AS c(seq bigint, owner text, attempt int, status text, queue_state text, due_at bigint,
-                 next_attempt_at bigint, delta int, hold boolean, sent boolean, provider text, message_id text))
+                 next_attempt_at bigint, delta int, hold boolean, sent boolean, provider text, message_id text,
+                 address_key text))
         UPDATE notifications n SET status = c.status, queue_state = c.queue_state, due_at = c.due_at,
           lane_rank = CASE WHEN c.queue_state = 'ready' THEN ${tx.unsafe(frontRank('n.lane_rank', 'n.priority', 'n.channel'))}
                       ELSE n.lane_rank END,
@@ -67,6 +69,7 @@ function driverOn(tx: Query, countOutcomes: OutcomeCounter): QueueDriver {
           holds = CASE WHEN c.hold THEN n.holds + 1 ELSE 0 END,
           provider = COALESCE(c.provider, n.provider),
           provider_message_id = CASE WHEN c.sent THEN c.message_id ELSE n.provider_message_id END,
+          address_key = CASE WHEN c.sent THEN c.address_key ELSE n.address_key END,
           lease_owner = NULL, lease_until = NULL, updated_at = ${now}
         FROM c
         WHERE n.seq = c.seq AND n.lease_owner = c.owner AND n.attempts = c.attempt AND n.queue_state = 'leased'

@@ -1,5 +1,5 @@
 import type { GoneTargets } from '../../notifications/status.ts';
-import type { RecipientProfile } from '../../recipients/model.ts';
+import type { Preferences, RecipientProfile } from '../../recipients/model.ts';
 import type { CategoryStore, RecipientKey, RecipientStore } from '../port/recipients.ts';
 import {
   CATEGORY_COLUMNS,
@@ -26,14 +26,14 @@ export async function recipientsAmongOn(tx: Query, keys: readonly RecipientKey[]
   return rows.map(recipientFromRow);
 }
 
-type Entries = ReadonlyArray<{ id: string; profile: RecipientProfile }>;
+type Entries = ReadonlyArray<{ id: string; profile: RecipientProfile; preferences?: Preferences }>;
 
 /**
  * Creates or replaces each profile in one statement, returning `columns` of each row written and
  * whether it was created. An ID given twice is inserted once with its last profile (one key
  * twice in one INSERT ... ON CONFLICT is an error), as SQLite's turns leave it.
  */
-function upsert<R>(sql: Sql, tenant: string, entries: Entries, now: number, columns: string) {
+function upsert<R>(sql: Query, tenant: string, entries: Entries, now: number, columns: string) {
   const input = entries.map((e, ord) => ({ id: e.id, profile: json(e.profile), ord }));
   return sql<Array<R & { recipient_id: string; created: boolean }>>`
     INSERT INTO recipients (tenant, recipient_id, profile, preferences, created_at, updated_at)
@@ -98,8 +98,22 @@ export function createPostgresRecipients(sql: Sql): RecipientStore {
     },
     async write(tenant, entries, now) {
       if (entries.length === 0) return [];
-      const rows = await upsert<object>(sql, tenant, entries, now, 'recipient_id');
-      return inInputOrder(entries, rows).map(({ created }) => created);
+      const given = entries.filter((e) => e.preferences !== undefined);
+      if (given.length === 0) {
+        const rows = await upsert<object>(sql, tenant, entries, now, 'recipient_id');
+        return inInputOrder(entries, rows).map(({ created }) => created);
+      }
+      // An import of an export's lines: the preferences given replace theirs, with the profiles.
+      return sql.begin(async (tx) => {
+        const rows = await upsert<object>(tx, tenant, entries, now, 'recipient_id');
+        // An ID given twice: its last preferences, as its last profile.
+        const last = new Map(given.map((e) => [e.id, json(e.preferences)]));
+        const input = [...last].map(([id, preferences]) => ({ id, preferences }));
+        await tx`UPDATE recipients r SET preferences = e.preferences
+          FROM json_to_recordset(${json(input)}::text::json) AS e(id text, preferences text)
+          WHERE r.tenant = ${tenant} AND r.recipient_id = e.id`;
+        return inInputOrder(entries, rows).map(({ created }) => created);
+      });
     },
     async replaceIf(tenant, id, expected, profile, now) {
       const [row] = await sql<RecipientRow[]>`

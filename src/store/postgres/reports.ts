@@ -16,7 +16,9 @@ async function lockMessage(tx: Query, provider: string, messageId: string): Prom
 
 async function findLocked(tx: Query, provider: string, messageId: string): Promise<Target | undefined> {
   const [a, b] = matchedProviders(provider);
-  const [row] = await tx<Target[]>`SELECT seq, status, tenant, channel, recipient FROM notifications
+  const [row] = await tx<
+    Target[]
+  >`SELECT seq, status, tenant, channel, recipient, address_key AS "addressKey" FROM notifications
     WHERE provider IN (${a}, ${b}) AND provider_message_id = ${messageId} FOR UPDATE`;
   return row;
 }

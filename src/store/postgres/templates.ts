@@ -12,7 +12,7 @@ import type { Query, Sql } from './connect.ts';
 /** The PostgreSQL template store; same semantics as the SQLite one. Versions are never updated or deleted. */
 export function createPostgresTemplates(sql: Sql): TemplateStore {
   const current = (q: Query, tenant: string, key: string) => q<Row[]>`
-    SELECT t.tenant, t.key, v.channel, v.version, v.content, v.sample_variables, t.created_at, v.created_at AS updated_at
+    SELECT t.tenant, t.key, v.channel, v.version, v.content, v.sample_variables, v.category, t.created_at, v.created_at AS updated_at
       FROM templates t JOIN template_versions v
         ON v.tenant = t.tenant AND v.key = t.key AND v.version = t.current_version
      WHERE t.tenant = ${tenant} AND t.key = ${key}`;
@@ -47,6 +47,7 @@ export function createPostgresTemplates(sql: Sql): TemplateStore {
     content: TemplateContent,
     now: number,
     samples: Record<string, unknown> | null,
+    category: string | null,
   ) =>
     sql.begin(async (tx) => {
       await lock(tx, tenant, key);
@@ -54,8 +55,8 @@ export function createPostgresTemplates(sql: Sql): TemplateStore {
         SELECT current_version FROM templates WHERE tenant = ${tenant} AND key = ${key}`;
       if ((head !== undefined) !== (mode === 'update')) return null;
       const v = await nextVersion(tx, tenant, key);
-      await tx`INSERT INTO template_versions (tenant, key, version, channel, content, sample_variables, created_at)
-               VALUES (${tenant}, ${key}, ${v}, ${channel}, ${JSON.stringify(content)}, ${samplesText(samples)}, ${now})`;
+      await tx`INSERT INTO template_versions (tenant, key, version, channel, content, sample_variables, category, created_at)
+               VALUES (${tenant}, ${key}, ${v}, ${channel}, ${JSON.stringify(content)}, ${samplesText(samples)}, ${category}, ${now})`;
       if (head === undefined) {
         await tx`INSERT INTO templates (tenant, key, channel, current_version, created_at, updated_at)
                  VALUES (${tenant}, ${key}, ${channel}, ${v}, ${now}, ${now})`;
@@ -85,8 +86,8 @@ export function createPostgresTemplates(sql: Sql): TemplateStore {
         if (!has) return 'no-variant' as const;
       }
       const v = await nextVersion(tx, tenant, key);
-      await tx`INSERT INTO template_versions (tenant, key, version, channel, content, sample_variables, created_at)
-               VALUES (${tenant}, ${key}, ${v}, ${was.channel}, ${was.content}, ${was.sample_variables}, ${now})`;
+      await tx`INSERT INTO template_versions (tenant, key, version, channel, content, sample_variables, category, created_at)
+               VALUES (${tenant}, ${key}, ${v}, ${was.channel}, ${was.content}, ${was.sample_variables}, ${was.category}, ${now})`;
       await tx`UPDATE templates SET current_version = ${v}, updated_at = ${now}
                 WHERE tenant = ${tenant} AND key = ${key}`;
       await carryVariants(tx, tenant, key, was.version, v, locale);
@@ -98,22 +99,22 @@ export function createPostgresTemplates(sql: Sql): TemplateStore {
     });
 
   return {
-    create: (tenant, key, channel, content, now, samples = null) =>
-      save('create', tenant, key, channel, content, now, samples),
-    update: (tenant, key, channel, content, now, samples = null) =>
-      save('update', tenant, key, channel, content, now, samples),
+    create: (tenant, key, channel, content, now, samples = null, category = null) =>
+      save('create', tenant, key, channel, content, now, samples, category),
+    update: (tenant, key, channel, content, now, samples = null, category = null) =>
+      save('update', tenant, key, channel, content, now, samples, category),
     async get(tenant, key) {
       return toRecord((await current(sql, tenant, key))[0]);
     },
     async getVersion(tenant, key, v) {
       const [row] = await sql<Row[]>`
-        SELECT tenant, key, channel, version, content, sample_variables, created_at, created_at AS updated_at
+        SELECT tenant, key, channel, version, content, sample_variables, category, created_at, created_at AS updated_at
           FROM template_versions WHERE tenant = ${tenant} AND key = ${key} AND version = ${v}`;
       return toRecord(row);
     },
     async list(tenant, limit, afterKey = '') {
       const rows = await sql<Row[]>`
-        SELECT t.tenant, t.key, v.channel, v.version, v.content, v.sample_variables, t.created_at, v.created_at AS updated_at
+        SELECT t.tenant, t.key, v.channel, v.version, v.content, v.sample_variables, v.category, t.created_at, v.created_at AS updated_at
           FROM templates t JOIN template_versions v
             ON v.tenant = t.tenant AND v.key = t.key AND v.version = t.current_version
          WHERE t.tenant = ${tenant} AND t.key > ${afterKey} ORDER BY t.key LIMIT ${limit}`;

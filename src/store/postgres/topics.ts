@@ -23,10 +23,15 @@ async function lockTopic(tx: Query, tenant: string, key: string) {
 
 /**
  * Erases a recipient's memberships and counts them out of their topics, inside the caller's
- * transaction (the recipient's erasure, postgres/recipients.ts). Its topics are locked in key
- * order, as every other writer of several topics would.
+ * transaction (the recipient's erasure, postgres/recipients.ts). The recipient's row is locked
+ * first (FOR UPDATE, against subscribe's KEY SHARE): a subscribe under way commits its
+ * membership before these statements read them, and one that comes after finds no recipient.
+ * Without it, a membership committed between the count and the delete was deleted uncounted.
+ * Then its topics, in key order, as every other writer of several topics would: recipients
+ * before topics, everywhere.
  */
 export async function leaveTopicsOn(tx: Query, tenant: string, id: string): Promise<void> {
+  await tx`SELECT 1 FROM recipients WHERE tenant = ${tenant} AND recipient_id = ${id} FOR UPDATE`;
   await tx`
     UPDATE topics t SET subscribers = subscribers - 1 FROM (
       SELECT topic_key FROM topics WHERE tenant = ${tenant} AND topic_key IN
@@ -69,6 +74,11 @@ export function createPostgresTopics(sql: Sql): TopicStore {
     },
     async subscribe(tenant, key, ids, now) {
       return sql.begin(async (tx) => {
+        // The recipients first (KEY SHARE, in ID order: subscribes do not block each other), then
+        // the topic: an erasure under way (leaveTopicsOn) finishes before, or waits for this one.
+        await tx`SELECT 1 FROM recipients WHERE tenant = ${tenant}
+          AND recipient_id IN (SELECT json_array_elements_text(${json(ids)}::text::json))
+          ORDER BY recipient_id FOR KEY SHARE`;
         if ((await lockTopic(tx, tenant, key)) === null) return null;
         // One statement for the batch: the IDs joined to their recipients, in input order, a
         // membership already there left as it is; the IDs naming no recipient come back too.

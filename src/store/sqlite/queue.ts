@@ -34,7 +34,7 @@ function createDriver(db: SqliteDb): QueueDriver {
   const sent = shaped<AppliedRow>(
     db.prepare(
       `UPDATE notifications SET status = ?, queue_state = ?, next_attempt_at = ?, provider = ?,
-         provider_message_id = ?, holds = 0, lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
+         provider_message_id = ?, address_key = ?, holds = 0, lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
     ),
   );
   // A row given back to ready (a hold, an expired lease) had its turn: front of the line, its
@@ -115,6 +115,7 @@ function createDriver(db: SqliteDb): QueueDriver {
               c.nextAttemptAt,
               c.sent.provider,
               c.sent.providerMessageId,
+              c.sent.addressKey,
               now,
               ...fence,
             )

@@ -44,6 +44,9 @@ function prepare(db: SqliteDb) {
     list: db.prepare<[string, string, number], RecipientRow>(
       `SELECT ${RECIPIENT_COLUMNS} FROM recipients WHERE tenant = ? AND recipient_id > ? ORDER BY recipient_id LIMIT ?`,
     ),
+    setPreferences: db.prepare<[string, string, string]>(
+      'UPDATE recipients SET preferences = ? WHERE tenant = ? AND recipient_id = ?',
+    ),
     preferences: db.prepare<[string, number, string, string], RecipientRow>(
       `UPDATE recipients SET preferences = ?, updated_at = ? WHERE tenant = ? AND recipient_id = ?
        RETURNING ${RECIPIENT_COLUMNS}`,
@@ -111,11 +114,12 @@ export function createSqliteRecipients(db: SqliteDb): RecipientStore {
   type Entries = Parameters<RecipientStore['write']>[1];
   /** Writes each profile; whether each was created. Inside the caller's transaction. */
   const writeRows = (tenant: string, entries: Entries, now: number) =>
-    entries.map(({ id, profile }) => {
+    entries.map(({ id, profile, preferences }) => {
       const text = JSON.stringify(profile);
-      if (s.insert.run(tenant, id, text, NONE, now, now).changes > 0) return true;
-      s.replace.run(text, now, tenant, id);
-      return false;
+      const created = s.insert.run(tenant, id, text, NONE, now, now).changes > 0;
+      if (!created) s.replace.run(text, now, tenant, id);
+      if (preferences !== undefined) s.setPreferences.run(JSON.stringify(preferences), tenant, id);
+      return created;
     });
   const write = db.transaction(writeRows);
   const put = db.transaction((tenant: string, entries: Entries, now: number) => {

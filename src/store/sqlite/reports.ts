@@ -9,7 +9,7 @@ import { addSuppressionsSync } from './suppressions.ts';
 function prepare(db: SqliteDb) {
   return {
     find: db.prepare<[string, string, string], Target>(
-      `SELECT seq, status, tenant, channel, recipient FROM notifications
+      `SELECT seq, status, tenant, channel, recipient, address_key AS "addressKey" FROM notifications
        WHERE provider IN (?, ?) AND provider_message_id = ?`,
     ),
     move: db.prepare<[string, number, number]>(

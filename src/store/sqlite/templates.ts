@@ -9,7 +9,7 @@ import {
 } from '../rows.ts';
 import type { SqliteDb } from './open.ts';
 
-const CURRENT = `SELECT t.tenant, t.key, v.channel, v.version, v.content, v.sample_variables, t.created_at, v.created_at AS updated_at
+const CURRENT = `SELECT t.tenant, t.key, v.channel, v.version, v.content, v.sample_variables, v.category, t.created_at, v.created_at AS updated_at
   FROM templates t JOIN template_versions v
     ON v.tenant = t.tenant AND v.key = t.key AND v.version = t.current_version`;
 
@@ -20,7 +20,7 @@ export function createSqliteTemplates(db: SqliteDb): TemplateStore {
     'SELECT COALESCE(MAX(version), 0) + 1 AS v FROM template_versions WHERE tenant = ? AND key = ?',
   );
   const insertVersion = db.prepare(
-    'INSERT INTO template_versions (tenant, key, version, channel, content, sample_variables, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO template_versions (tenant, key, version, channel, content, sample_variables, category, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const insertHead = db.prepare(
     'INSERT INTO templates (tenant, key, channel, current_version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -30,7 +30,7 @@ export function createSqliteTemplates(db: SqliteDb): TemplateStore {
   );
   const current = db.prepare(`${CURRENT} WHERE t.tenant = ? AND t.key = ?`);
   const version = db.prepare(
-    `SELECT v.tenant, v.key, v.channel, v.version, v.content, v.sample_variables, v.created_at, v.created_at AS updated_at
+    `SELECT v.tenant, v.key, v.channel, v.version, v.content, v.sample_variables, v.category, v.created_at, v.created_at AS updated_at
        FROM template_versions v WHERE v.tenant = ? AND v.key = ? AND v.version = ?`,
   );
   const list = db.prepare(`${CURRENT} WHERE t.tenant = ? AND t.key > ? ORDER BY t.key LIMIT ?`);
@@ -62,11 +62,21 @@ export function createSqliteTemplates(db: SqliteDb): TemplateStore {
       content: TemplateContent,
       now: number,
       samples: Record<string, unknown> | null,
+      category: string | null,
     ) => {
       const previous = head.get(tenant, key) as { current_version: number } | undefined;
       if ((previous !== undefined) !== (mode === 'update')) return null;
       const v = (nextVersion.get(tenant, key) as { v: number }).v;
-      insertVersion.run(tenant, key, v, channel, JSON.stringify(content), samplesText(samples), now);
+      insertVersion.run(
+        tenant,
+        key,
+        v,
+        channel,
+        JSON.stringify(content),
+        samplesText(samples),
+        category,
+        now,
+      );
       if (previous) {
         moveHead.run(channel, v, now, tenant, key);
         carryVariants.run(v, tenant, key, previous.current_version, null);
@@ -82,7 +92,7 @@ export function createSqliteTemplates(db: SqliteDb): TemplateStore {
       if (!was) return 'no-template' as const;
       if (content === null && !hasVariant.get(tenant, key, was.version, locale)) return 'no-variant' as const;
       const v = (nextVersion.get(tenant, key) as { v: number }).v;
-      insertVersion.run(tenant, key, v, was.channel, was.content, was.sample_variables, now);
+      insertVersion.run(tenant, key, v, was.channel, was.content, was.sample_variables, was.category, now);
       moveHead.run(was.channel, v, now, tenant, key);
       carryVariants.run(v, tenant, key, was.version, locale);
       if (content !== null) insertVariant.run(tenant, key, v, locale, JSON.stringify(content), now);
@@ -91,11 +101,11 @@ export function createSqliteTemplates(db: SqliteDb): TemplateStore {
   );
 
   return {
-    async create(tenant, key, channel, content, now, samples = null) {
-      return save.immediate('create', tenant, key, channel, content, now, samples);
+    async create(tenant, key, channel, content, now, samples = null, category = null) {
+      return save.immediate('create', tenant, key, channel, content, now, samples, category);
     },
-    async update(tenant, key, channel, content, now, samples = null) {
-      return save.immediate('update', tenant, key, channel, content, now, samples);
+    async update(tenant, key, channel, content, now, samples = null, category = null) {
+      return save.immediate('update', tenant, key, channel, content, now, samples, category);
     },
     async get(tenant, key) {
       return toRecord(current.get(tenant, key) as Row | undefined);

@@ -14,7 +14,16 @@ const FIELDS: Record<string, (keyof Fields)[]> = {
   push: ['title', 'body'],
 };
 
-const EMPTY = { key: '', channel: 'email', subject: '', text: '', html: '', title: '', body: '' };
+const EMPTY = {
+  key: '',
+  channel: 'email',
+  subject: '',
+  text: '',
+  html: '',
+  title: '',
+  body: '',
+  category: '',
+};
 
 /** The sample variables typed in the editor, as the API takes them (a JSON object). */
 function sampleVariables(text: string): Record<string, unknown> {
@@ -68,12 +77,19 @@ export function TemplatesPage() {
     mutationFn: () => {
       const body: Record<string, unknown> = { sampleVariables: sampleVariables(variables) };
       for (const f of FIELDS[draft.channel] ?? []) if (draft[f]) body[f] = draft[f];
+      // An empty category field is no default: a new version without one, a new template without.
       return existing
         ? mutate<Template>('PUT', `/templates/${encodeURIComponent(draft.key)}`, {
             channel: draft.channel,
             ...body,
+            category: draft.category || null,
           })
-        : mutate<Template>('POST', '/templates', { key: draft.key, channel: draft.channel, ...body });
+        : mutate<Template>('POST', '/templates', {
+            key: draft.key,
+            channel: draft.channel,
+            ...body,
+            ...(draft.category ? { category: draft.category } : {}),
+          });
     },
     onSuccess: () => {
       setExisting(true);
@@ -98,8 +114,8 @@ export function TemplatesPage() {
       ),
   });
   const open = (t: Template) => {
-    const { sampleVariables: samples, locales: _variants, ...fields } = t;
-    setDraft({ ...EMPTY, ...fields, key: t.key, channel: t.channel });
+    const { sampleVariables: samples, locales: _variants, category, ...fields } = t;
+    setDraft({ ...EMPTY, ...fields, key: t.key, channel: t.channel, category: category ?? '' });
     setVariables(JSON.stringify(samples ?? {}, null, 2));
     setExisting(true);
     save.reset();
@@ -169,6 +185,10 @@ export function TemplatesPage() {
                 </label>
               ),
             )}
+            <label>
+              Default category (a notification naming none takes it)
+              <input name="category" value={draft.category} onChange={set('category')} placeholder="none" />
+            </label>
             <label>
               Sample variables (JSON, saved with the template)
               <textarea
