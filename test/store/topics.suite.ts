@@ -295,6 +295,37 @@ export function topicsSuite(name: string, open: () => Promise<Store>): void {
       assert.equal(between, true);
     });
 
+    it('erases a topic at once and its memberships in chunks, giving the writer back between them', async () => {
+      const store = await fresh();
+      const ids = await people(store, 2_500);
+      await store.topics.put('t1', 'news', null, T0);
+      await subscribeAll(store, 'news', ids);
+      const b = broadcast();
+      await store.broadcasts.create(b);
+      await store.broadcasts.step(T0 + 10, 500);
+      let between = false;
+      setImmediate(() => {
+        between = true;
+      });
+      assert.equal(await store.topics.remove('t1', 'news'), true);
+      // On SQLite the erasure runs on the caller's event loop: it gives it back between chunks.
+      assert.equal(between, true);
+      assert.equal(await store.topics.get('t1', 'news'), null);
+      assert.equal(await store.topics.subscribers('t1', 'news', { limit: 10 }), null);
+      assert.deepEqual(await store.topics.subscribe('t1', 'news', [ids[0] as string], T0), null);
+      // The broadcast under way fans out to no one more.
+      await fanOutAll(store, 500);
+      const after = await store.broadcasts.get('t1', b.id);
+      assert.equal(after?.status, 'DONE');
+      assert.equal(after?.created, 500);
+      // A topic of that key made again starts with no member.
+      await store.topics.put('t1', 'news', null, T0 + 20);
+      assert.equal((await store.topics.get('t1', 'news'))?.subscribers, 0);
+      assert.deepEqual(await store.topics.subscribers('t1', 'news', { limit: 10 }), []);
+      assert.equal(await store.topics.remove('t1', 'news'), true);
+      assert.equal(await store.topics.remove('t1', 'news'), false);
+    });
+
     it('cancels: the fan-out stops and its waiting notifications are cancelled with an event', async () => {
       const store = await fresh();
       const ids = await people(store, 30);

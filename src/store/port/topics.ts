@@ -30,7 +30,13 @@ export interface TopicStore {
   get(tenant: string, key: string): Promise<TopicRecord | null>;
   /** A tenant's topics in key order, after `after` (exclusive). */
   list(tenant: string, options: { limit: number; after?: string }): Promise<TopicRecord[]>;
-  /** Erases a topic and its memberships. False when there was none. */
+  /**
+   * Erases a topic and its memberships. False when there was none. The topic goes at once (its
+   * reads, subscribes and broadcasts find none); its memberships go after, in transactions of
+   * `PURGE_CHUNK` (store/rows-topics.ts), so that a topic of a million never holds a writer for long. A crash
+   * meanwhile leaves memberships of no topic, which nothing reads and `put` clears before it
+   * makes a topic of that key again.
+   */
   remove(tenant: string, key: string): Promise<boolean>;
   /**
    * Subscribes the recipients among `ids` in one transaction (one statement for the batch):

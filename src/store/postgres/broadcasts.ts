@@ -30,7 +30,7 @@ export function createPostgresBroadcasts(sql: Sql): BroadcastStore {
     let recipients = Number(b.recipients);
     if (starting) {
       // Under the topic's lock no membership of it is in flight: the snapshot is exact
-      // (postgres/topics.ts lockTopic). A topic deleted meanwhile fans out to no one.
+      // (postgres/topics.ts lockTopic).
       const [topic] = await tx<{ subscribers: number }[]>`
         SELECT subscribers FROM topics WHERE tenant = ${b.tenant} AND topic_key = ${b.topic_key} FOR UPDATE`;
       recipients = Number(topic?.subscribers ?? 0);
@@ -38,9 +38,11 @@ export function createPostgresBroadcasts(sql: Sql): BroadcastStore {
       until = Number(top?.s ?? 0);
     }
     const from = b.fanned_to;
+    // A topic erased meanwhile fans out to no one more, while its memberships are being deleted.
     const [bounds] = await tx<{ n: number; last: string | null }[]>`
       SELECT count(*)::int AS n, max(recipient_id) AS last FROM (SELECT recipient_id FROM topic_subscribers
         WHERE tenant = ${b.tenant} AND topic_key = ${b.topic_key} AND recipient_id > ${from} AND seq <= ${until}
+          AND EXISTS (SELECT 1 FROM topics WHERE tenant = ${b.tenant} AND topic_key = ${b.topic_key})
         ORDER BY recipient_id LIMIT ${chunk}) c`;
     const n = Number(bounds?.n ?? 0);
     const last = bounds?.last ?? null;

@@ -1,5 +1,6 @@
 import type { TopicStore } from '../port/topics.ts';
 import {
+  PURGE_CHUNK,
   type SubscriberRow,
   subscriberFromRow,
   TOPIC_COLUMNS,
@@ -41,10 +42,21 @@ export async function leaveTopicsOn(tx: Query, tenant: string, id: string): Prom
   await tx`DELETE FROM topic_subscribers WHERE tenant = ${tenant} AND recipient_id = ${id}`;
 }
 
+/** Deletes a key's memberships (of a topic erased, or erased before a crash) a chunk a transaction. */
+async function purge(sql: Sql, tenant: string, key: string): Promise<void> {
+  for (;;) {
+    const gone = await sql`DELETE FROM topic_subscribers WHERE seq IN (SELECT seq FROM topic_subscribers
+      WHERE tenant = ${tenant} AND topic_key = ${key} LIMIT ${PURGE_CHUNK})`;
+    if (gone.count < PURGE_CHUNK) return;
+  }
+}
+
 /** The PostgreSQL implementation of the topic port; same semantics as the SQLite one. */
 export function createPostgresTopics(sql: Sql): TopicStore {
   return {
     async put(tenant, key, name, now) {
+      const [there] = await sql`SELECT 1 FROM topics WHERE tenant = ${tenant} AND topic_key = ${key}`;
+      if (!there) await purge(sql, tenant, key);
       const [row] = await sql<Array<TopicRow & { created: boolean }>>`
         INSERT INTO topics (tenant, topic_key, name, subscribers, created_at, updated_at)
         VALUES (${tenant}, ${key}, ${name}, 0, ${now}, ${now})
@@ -65,12 +77,10 @@ export function createPostgresTopics(sql: Sql): TopicStore {
       return rows.map(topicFromRow);
     },
     async remove(tenant, key) {
-      return sql.begin(async (tx) => {
-        if ((await lockTopic(tx, tenant, key)) === null) return false;
-        await tx`DELETE FROM topic_subscribers WHERE tenant = ${tenant} AND topic_key = ${key}`;
-        await tx`DELETE FROM topics WHERE tenant = ${tenant} AND topic_key = ${key}`;
-        return true;
-      });
+      const gone = await sql`DELETE FROM topics WHERE tenant = ${tenant} AND topic_key = ${key}`;
+      if (gone.count === 0) return false;
+      await purge(sql, tenant, key);
+      return true;
     },
     async subscribe(tenant, key, ids, now) {
       return sql.begin(async (tx) => {

@@ -129,14 +129,16 @@ export function createSqliteBroadcasts(db: SqliteDb): BroadcastStore {
   const fanOut = (b: BroadcastRow, now: number, chunk: number): FanOutStep => {
     const starting = b.status === 'QUEUED';
     const until = starting ? ((s.snapshot.get() as number | null) ?? 0) : Number(b.until_seq);
-    const recipients = starting
-      ? (s.topic.get(b.tenant, b.topic_key)?.subscribers ?? 0)
-      : Number(b.recipients);
+    // A topic erased meanwhile fans out to no one more, while its memberships are being deleted.
+    const topic = s.topic.get(b.tenant, b.topic_key);
+    const recipients = starting ? (topic?.subscribers ?? 0) : Number(b.recipients);
     const from = b.fanned_to;
-    const { n, last } = s.bounds.get({ tenant: b.tenant, topic: b.topic_key, from, until, chunk }) as {
-      n: number;
-      last: string | null;
-    };
+    const { n, last } = topic
+      ? (s.bounds.get({ tenant: b.tenant, topic: b.topic_key, from, until, chunk }) as {
+          n: number;
+          last: string | null;
+        })
+      : { n: 0, last: null };
     const { waiting, ...v } = fannedValues(b);
     if (n > 0) {
       const line = { tenant: v.tenant, priority: v.priority, channel: v.channel };

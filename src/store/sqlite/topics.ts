@@ -1,5 +1,7 @@
+import { setImmediate as yieldTurn } from 'node:timers/promises';
 import type { TopicStore } from '../port/topics.ts';
 import {
+  PURGE_CHUNK,
   type SubscriberRow,
   subscriberFromRow,
   TOPIC_COLUMNS,
@@ -21,8 +23,9 @@ function prepare(db: SqliteDb) {
     list: db.prepare<[string, string, number], TopicRow>(
       `SELECT ${TOPIC_COLUMNS} FROM topics WHERE tenant = ? AND topic_key > ? ORDER BY topic_key LIMIT ?`,
     ),
-    removeMembers: db.prepare<[string, string]>(
-      'DELETE FROM topic_subscribers WHERE tenant = ? AND topic_key = ?',
+    purge: db.prepare<[string, string, number]>(
+      `DELETE FROM topic_subscribers WHERE seq IN
+         (SELECT seq FROM topic_subscribers WHERE tenant = ? AND topic_key = ? LIMIT ?)`,
     ),
     remove: db.prepare<[string, string]>('DELETE FROM topics WHERE tenant = ? AND topic_key = ?'),
     // One statement for the batch: the IDs as a JSON array, each joined to its recipient (an ID
@@ -85,10 +88,11 @@ export function createSqliteTopics(db: SqliteDb): TopicStore {
     const row = s.upsert.get(tenant, key, name, now, now) as TopicRow;
     return { record: topicFromRow(row), created };
   });
-  const remove = db.transaction((tenant: string, key: string) => {
-    s.removeMembers.run(tenant, key);
-    return s.remove.run(tenant, key).changes > 0;
-  });
+  /** Deletes a key's memberships (of a topic erased, or erased before a crash) a chunk a transaction. */
+  const purge = async (tenant: string, key: string) => {
+    const chunk = db.transaction(() => s.purge.run(tenant, key, PURGE_CHUNK).changes);
+    while (chunk.immediate() === PURGE_CHUNK) await yieldTurn();
+  };
   const subscribe = db.transaction((tenant: string, key: string, ids: readonly string[], now: number) => {
     if (s.one.get(tenant, key) === undefined) return null;
     const list = JSON.stringify(ids);
@@ -104,6 +108,7 @@ export function createSqliteTopics(db: SqliteDb): TopicStore {
   });
   return {
     async put(tenant, key, name, now) {
+      if (s.one.get(tenant, key) === undefined) await purge(tenant, key);
       return put.immediate(tenant, key, name, now);
     },
     async get(tenant, key) {
@@ -114,7 +119,9 @@ export function createSqliteTopics(db: SqliteDb): TopicStore {
       return s.list.all(tenant, options.after ?? '', options.limit).map(topicFromRow);
     },
     async remove(tenant, key) {
-      return remove.immediate(tenant, key);
+      if (s.remove.run(tenant, key).changes === 0) return false;
+      await purge(tenant, key);
+      return true;
     },
     async subscribe(tenant, key, ids, now) {
       return subscribe.immediate(tenant, key, ids, now);
