@@ -230,17 +230,33 @@ class OutcomeTally {
   }
 }
 
-/** Applies completions or reaps: the row changes, then the events and copies of the ones that held. */
+/**
+ * What a cycle's phases leave to be written at its end, in one statement each whatever the
+ * phase that made them (#48: a cycle that completes and claims wrote its events twice, each a
+ * round trip on PostgreSQL), and the earliest due time the cycle itself gave a waiting row.
+ */
+class CycleWrites {
+  readonly tally = new OutcomeTally();
+  /** In the order the phases made them: event ids follow it (SENT precedes DELIVERED). */
+  readonly events: EventInput[] = [];
+  earliestDue: number | null = null;
+
+  waits(dueAt: number | null): void {
+    if (dueAt !== null) this.earliestDue = earliest(this.earliestDue, dueAt);
+  }
+}
+
+/** Applies completions or reaps: the row changes and copies, and the events of the ones that held. */
 function* applyTransitions(
   transitions: readonly Transition[],
   now: number,
-  tally: OutcomeTally,
+  writes: CycleWrites,
 ): Program<Set<number>> {
   if (transitions.length === 0) return new Set();
   const applied = yield* call((d) => d.transition(transitions, now));
   const rows = new Map<number, AppliedRow>();
   for (const row of applied) rows.set(row.seq, row);
-  const events: EventInput[] = [];
+  const { events, tally } = writes;
   const copies: CopyRow[] = [];
   const suppress: Suppression[] = [];
   const gone: GoneTargets[] = [];
@@ -249,6 +265,7 @@ function* applyTransitions(
     const row = rows.get(t.seq);
     if (!row) continue;
     for (const event of t.events) events.push(event);
+    if (t.change.queueState === 'waiting') writes.waits(t.change.dueAt);
     if (t.suppress) suppress.push(t.suppress);
     if (t.gone) {
       gone.push(t.gone);
@@ -269,7 +286,6 @@ function* applyTransitions(
       });
     }
   }
-  if (events.length > 0) yield* call((d) => d.appendEvents(events, now));
   if (copies.length > 0) yield* call((d) => d.storeCopies(copies, now));
   if (suppress.length > 0) yield* call((d) => d.suppress(suppress, now));
   if (gone.length > 0) yield* call((d) => d.dropPushTargets(gone, now));
@@ -300,13 +316,13 @@ function* claimInOrder(
   now: number,
   leaseUntil: number,
   budget: ClaimBudget,
-  tally: OutcomeTally,
+  writes: CycleWrites,
 ): Program<{ claimed: NotificationRecord[]; expired: number; backlog: boolean[]; suppressed: number }> {
   const view = pauseView(yield* call((d) => d.pauses(PAUSE_HISTORY)));
   const claimed: NotificationRecord[] = [];
   const backlog = [false, false, false, false];
   const used: Record<Channel, number> = { email: 0, sms: 0, push: 0 };
-  const events: EventInput[] = [];
+  const { events } = writes;
   const stopped = new Map<number, Transition>();
   let expired = 0;
   let shared = 0;
@@ -364,8 +380,7 @@ function* claimInOrder(
       }
     }
   }
-  if (events.length > 0) yield* call((d) => d.appendEvents(events, now));
-  yield* applyTransitions([...stopped.values()], now, tally);
+  yield* applyTransitions([...stopped.values()], now, writes);
   return { claimed, expired, backlog, suppressed: stopped.size };
 }
 
@@ -517,9 +532,9 @@ function* promote(now: number, limit: number, turns: PromotionTurns): Program<nu
  */
 export function* cycleProgram(input: CycleInput, turns: PromotionTurns): Program<CycleResult> {
   const { owner, now } = input;
-  const tally = new OutcomeTally();
+  const writes = new CycleWrites();
   const completions = input.completions.map((c) => effectOf(owner, c, now));
-  const applied = yield* applyTransitions(completions, now, tally);
+  const applied = yield* applyTransitions(completions, now, writes);
   const promoted = yield* promote(now, input.promoteLimit ?? 1000, turns);
   const reapLimit = input.reapLimit ?? 1000;
   // A limit of 0 (the scheduler's urgent lane) reads no leases at all.
@@ -527,14 +542,18 @@ export function* cycleProgram(input: CycleInput, turns: PromotionTurns): Program
   const reaped = yield* applyTransitions(
     leases.map((lease) => reapEffect(lease, input.maxAttempts)),
     now,
-    tally,
+    writes,
   );
   const outcome = input.claim
-    ? yield* claimInOrder(owner, now, input.leaseUntil, input.claim, tally)
+    ? yield* claimInOrder(owner, now, input.leaseUntil, input.claim, writes)
     : { claimed: [], expired: 0, backlog: [false, false, false, false], suppressed: 0 };
   const stale = input.completions.filter((c) => !applied.has(c.seq)).map((c) => c.seq);
-  const nextDueAt = yield* call((d) => d.nextDueAt());
-  const counts = tally.all();
+  const { events } = writes;
+  if (events.length > 0) yield* call((d) => d.appendEvents(events, now));
+  // A cycle that promotes nothing (the urgent lane) can only have made rows wait itself (a retry,
+  // a hold): its own earliest due time tells the worker all it needs, without a read (CycleResult).
+  const nextDueAt = input.promoteLimit === 0 ? writes.earliestDue : yield* call((d) => d.nextDueAt());
+  const counts = writes.tally.all();
   if (counts.length > 0) yield* call((d) => d.countOutcomes(counts, now));
   return {
     ...outcome,

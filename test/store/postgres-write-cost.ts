@@ -2,9 +2,10 @@
 // parts of it the schema and the ingest statement decide, held here so that they do not grow back.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { urgentShare } from '../../src/dispatch/scheduler.ts';
 import { notificationId } from '../../src/notifications/ids.ts';
 import type { createPostgresStore } from '../../src/store/postgres/index.ts';
-import { cycle, newNotification } from './queue-fixtures.ts';
+import { ALL, cycle, newNotification, T0 } from './queue-fixtures.ts';
 
 type Open = (onStatement?: (text: string) => void) => ReturnType<typeof createPostgresStore>;
 
@@ -58,6 +59,73 @@ export function writeCostSuite(open: Open): void {
           ).size,
           3,
         );
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('runs an urgent lane cycle that completes and claims in nine round trips: events written once, no nextDueAt read, no NORMAL or LOW heads (#48)', async () => {
+      const sent: string[] = [];
+      const store = await open((text) => sent.push(text));
+      try {
+        const critical = (n: number) => ({ ...item(n), priority: 'CRITICAL' as const });
+        await store.notifications.insertMany([critical(200)], 0);
+        const [first] = (await cycle(store, { claim: urgentShare(ALL), urgent: true })).claimed;
+        assert.ok(first);
+        await store.notifications.insertMany(
+          [critical(201), { ...item(202), priority: 'NORMAL' }, { ...item(203), priority: 'LOW' }],
+          0,
+        );
+        // What the lane does when a CRITICAL's send returns and another CRITICAL is committed: its
+        // completion (the sandbox's copy with it) and the claim, in one cycle on its connection.
+        const lane = (over: Parameters<typeof cycle>[1]) =>
+          cycle(store, { promoteLimit: 0, reapLimit: 0, urgent: true, now: T0 + 2000, ...over });
+        sent.length = 0;
+        const result = await lane({
+          completions: [
+            {
+              seq: first.seq,
+              attempt: first.attempts,
+              kind: 'delivered',
+              provider: 'sandbox',
+              copy: { channel: 'email', recipient: first.recipient, content: { subject: 's', text: 't' } },
+            },
+          ],
+          claim: urgentShare(ALL),
+        });
+        assert.equal(result.applied, 1);
+        assert.deepEqual(
+          result.claimed.map((r) => r.priority),
+          ['CRITICAL'],
+        );
+        // BEGIN, the completion, the copy, the pauses, CRITICAL's claim, HIGH's claim, every event
+        // (SENT, DELIVERED, PROCESSING), the delivery history, COMMIT.
+        // (The delivery history's prune, once a minute a writer, falls on this first count.)
+        const statements = sent.filter(
+          (text) => !/^\s*(begin|commit)\b/i.test(text) && !/DELETE FROM outcome_counts/.test(text),
+        );
+        assert.equal(statements.length, 7, statements.join('\n---\n'));
+        assert.equal(statements.filter((text) => /INSERT INTO notification_events/.test(text)).length, 1);
+        assert.equal(statements.filter((text) => /min\(due_at\)/.test(text)).length, 0);
+        assert.equal(result.nextDueAt, null);
+        const events = (await store.notifications.get('t1', first.id))?.events.map((e) => e.type);
+        assert.deepEqual(events?.slice(-2), ['SENT', 'DELIVERED']);
+        // A retry the lane writes is the due time it answers, without reading the table.
+        const [next] = result.claimed;
+        assert.ok(next);
+        const retried = await lane({
+          now: T0 + 3000,
+          completions: [
+            {
+              seq: next.seq,
+              attempt: next.attempts,
+              kind: 'retry',
+              detail: 'busy',
+              nextAttemptAt: T0 + 9000,
+            },
+          ],
+        });
+        assert.equal(retried.nextDueAt, T0 + 9000);
       } finally {
         await store.close();
       }
