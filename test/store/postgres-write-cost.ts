@@ -48,6 +48,18 @@ export function writeCostSuite(open: Open): void {
         await store.notifications.insertMany(items, 0);
         const statements = sent.filter((text) => !/^\s*(begin|commit)\b/i.test(text));
         assert.equal(statements.length, 1, statements.join('\n---\n'));
+        // A plain insert without keys: a speculative one (ON CONFLICT) writes a confirmation WAL
+        // record a row and probes every unique index first (#48).
+        assert.doesNotMatch(statements[0] ?? '', /ON CONFLICT/);
+        sent.length = 0;
+        const keyed = { ...item(4), idempotencyKey: 'k-4' };
+        await store.notifications.insertMany([keyed], 0);
+        assert.match(
+          sent.find((text) => /INSERT INTO notifications/.test(text)) ?? '',
+          /ON CONFLICT DO NOTHING/,
+        );
+        const again = await store.notifications.insertMany([{ ...item(5), idempotencyKey: 'k-4' }], 0);
+        assert.equal(again[0]?.record.id, keyed.id);
         await woke;
         assert.ok(woken >= 1);
         assert.equal(
