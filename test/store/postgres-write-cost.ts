@@ -76,14 +76,20 @@ export function writeCostSuite(open: Open): void {
       }
     });
 
-    it('runs an urgent lane cycle that completes and claims in nine round trips: events written once, no nextDueAt read, no NORMAL or LOW heads (#48)', async () => {
+    it("counts a step's due rows in one read; runs an urgent lane cycle that completes and claims in nine round trips: events written once, no nextDueAt read, no NORMAL or LOW heads (#48)", async () => {
       const sent: string[] = [];
       const store = await open((text) => sent.push(text));
       try {
         const critical = (n: number) => ({ ...item(n), priority: 'CRITICAL' as const });
         await store.notifications.insertMany([critical(200)], 0);
+        sent.length = 0;
         const [first] = (await cycle(store, { claim: urgentShare(ALL), urgent: true })).claimed;
         assert.ok(first);
+        // A cycle that promotes counts each priority's due rows in one read, not one a priority.
+        const dueReads = sent.filter((text) =>
+          /queue_state = 'waiting' AND priority = \d+ AND due_at/.test(text),
+        );
+        assert.equal(dueReads.length, 1, dueReads.join('\n---\n'));
         await store.notifications.insertMany(
           [critical(201), { ...item(202), priority: 'NORMAL' }, { ...item(203), priority: 'LOW' }],
           0,
