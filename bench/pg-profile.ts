@@ -8,7 +8,8 @@
  * from pg_walinspect (a B-tree INSERT_LEAF is one index entry written), the rows each table
  * gained or changed, and PostgreSQL's CPU (every process of the server, from /proc) per
  * notification. With --callback, one status callback for every DELIVERED (the callback outbox and
- * its sender) is on the path too. docs/scale-out.md quotes its output.
+ * its sender) is on the path too. PG_PROFILE_SETUP=<SQL> runs that SQL once Herald has migrated
+ * (e.g. a fillfactor or an index tried without a migration). docs/scale-out.md quotes its output.
  */
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import postgres from 'postgres';
@@ -27,6 +28,8 @@ const workers = numbers[1] ?? 1;
 const withCallback = args.includes('--callback');
 const batchSize = Number(args.find((a) => a.startsWith('--batch='))?.slice('--batch='.length) ?? 0);
 const plans = process.env.PG_PROFILE_PLANS;
+/** PG_PROFILE_SETUP=<SQL>: run once Herald has migrated, before the warm-up (a schema change tried without a migration). */
+const setup = process.env.PG_PROFILE_SETUP;
 const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
 
 /** CPU ms so far of the server: the postmaster and every process it started (backends, WAL writer...). */
@@ -116,6 +119,7 @@ async function main() {
     ...(receiver ? { env: receiverEnv(receiver, 50_000) } : {}),
   });
   try {
+    if (setup) await sql.unsafe(setup);
     if (receiver) {
       const created = await herald.api.request('POST', '/callbacks', {
         url: receiver.url,
