@@ -31,11 +31,12 @@ const hitOf = (row: NotificationRow): IdempotentHit => ({
 /**
  * Inserts a batch as ONE statement: the rows travel as one JSON parameter that
  * `json_to_recordset` turns back into typed rows, in batch order (so seq follows it). One
- * statement text whatever the batch size (two: with and without keys; each prepared once), no 65,535-parameter ceiling, one round
- * trip for a 1000-item batch. Rows whose idempotency key (or id) is taken are skipped by
- * ON CONFLICT, written only when the batch has a key; RETURNING says which went in. The workers' wake-up hint rides on the same
- * statement when a row went in (a statement less a commit: docs/scale-out.md, "Cost per
- * notification"); PostgreSQL delivers it only when the transaction commits.
+ * statement text whatever the batch size (two: with and without keys; each prepared once), no
+ * 65,535-parameter ceiling, one round trip for a 1000-item batch. Rows whose idempotency key (or
+ * id) is taken are skipped by ON CONFLICT, written only when the batch has a key; RETURNING says
+ * which went in. The workers' wake-up hint rides on the same statement when a row went in (a
+ * statement less a commit: docs/scale-out.md, "Cost per notification"); PostgreSQL delivers it
+ * only when the transaction commits.
  */
 async function insertRows(tx: Query, items: EncodedNotification[]): Promise<Set<string>> {
   const rows = items.map((n, ord) => {
