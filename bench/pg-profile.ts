@@ -1,17 +1,21 @@
 /**
- * `node --import tsx bench/pg-profile.ts [count] [workers] [--callback]`: what PostgreSQL does for
- * one notification accepted (POST /notifications, 64 connections over two API processes) and
- * delivered to the sandbox, on the scale-out layout of bench/lib/deploy.ts: every statement from
- * pg_stat_statements (calls, rows, time, WAL) per notification, the WAL and commits of the whole
- * server, the rows each table gained or changed, and PostgreSQL's CPU (every process of the
- * server, from /proc) per notification. With --callback, one status callback for every DELIVERED
- * (the callback outbox and its sender) is on the path too. docs/scale-out.md quotes its output.
+ * `node --import tsx bench/pg-profile.ts [count] [workers] [--callback] [--batch=N]`: what
+ * PostgreSQL does for one notification accepted (POST /notifications, 64 connections over two API
+ * processes; with --batch=N, POST /notifications/batch of N items) and delivered to the sandbox,
+ * on the scale-out layout of bench/lib/deploy.ts: every statement from pg_stat_statements (calls,
+ * rows, time, WAL) per notification and the same summed by kind, the statements sent (each a
+ * round trip unless pipelined), the WAL and commits of the whole server, the WAL records by kind
+ * from pg_walinspect (a B-tree INSERT_LEAF is one index entry written), the rows each table
+ * gained or changed, and PostgreSQL's CPU (every process of the server, from /proc) per
+ * notification. With --callback, one status callback for every DELIVERED (the callback outbox and
+ * its sender) is on the path too. PG_PROFILE_SETUP=<SQL> runs that SQL once Herald has migrated
+ * (e.g. a fillfactor or an index tried without a migration). docs/scale-out.md quotes its output.
  */
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { startPostgres } from '../test/helpers/postgres.ts';
 import { type Api, outstanding, queues } from './lib/api.ts';
-import { notification } from './lib/bodies.ts';
+import { batch, notification } from './lib/bodies.ts';
 import { type Receiver, receiverEnv, startReceiver } from './lib/callback-receiver.ts';
 import { deploy } from './lib/deploy.ts';
 import { acceptOrShed, runLoad } from './lib/load.ts';
@@ -22,7 +26,10 @@ const numbers = args.filter((a) => /^\d+$/.test(a)).map(Number);
 const count = numbers[0] ?? 20_000;
 const workers = numbers[1] ?? 1;
 const withCallback = args.includes('--callback');
+const batchSize = Number(args.find((a) => a.startsWith('--batch='))?.slice('--batch='.length) ?? 0);
 const plans = process.env.PG_PROFILE_PLANS;
+/** PG_PROFILE_SETUP=<SQL>: run once Herald has migrated, before the warm-up (a schema change tried without a migration). */
+const setup = process.env.PG_PROFILE_SETUP;
 const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
 
 /** CPU ms so far of the server: the postmaster and every process it started (backends, WAL writer...). */
@@ -41,6 +48,22 @@ function serverCpuMs(postmaster: number): number {
     }
   }
   return ticks * TICK_MS;
+}
+
+/**
+ * A statement's kind: its verb and the table it writes or first reads (`INSERT notification_events`,
+ * `SELECT notifications`, `BEGIN`). A data-modifying CTE counts as the table it updates.
+ */
+function statementKind(query: string): string {
+  const text = query.replace(/\s+/g, ' ').trim();
+  const verb = /^(\w+)/.exec(text)?.[1]?.toUpperCase() ?? '?';
+  // `FOR UPDATE SKIP LOCKED` is a lock, not a write: an UPDATE names its table then SET.
+  const write = /\b(INSERT INTO|DELETE FROM) (\w+)|\bUPDATE (\w+) (?:\w+ )?SET\b/i.exec(text);
+  if (write?.[1]) return `${write[1].split(' ')[0]?.toUpperCase()} ${write[2]}`;
+  if (write) return `UPDATE ${write[3]}`;
+  const from = /\bFROM (\w+)/i.exec(text);
+  if (verb === 'SELECT' || verb === 'WITH') return `SELECT ${from?.[1] ?? ''}`.trim();
+  return verb;
 }
 
 async function drained(api: Api): Promise<void> {
@@ -85,6 +108,7 @@ async function main() {
   const url = await server.createDatabase('herald_profile');
   const sql = postgres(url, { max: 1, onnotice: () => undefined });
   await sql`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`;
+  await sql`CREATE EXTENSION IF NOT EXISTS pg_walinspect`;
   const [{ pid }] = await sql<[{ pid: number }]>`SELECT pg_backend_pid() AS pid`;
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const postmaster = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
@@ -95,6 +119,7 @@ async function main() {
     ...(receiver ? { env: receiverEnv(receiver, 50_000) } : {}),
   });
   try {
+    if (setup) await sql.unsafe(setup);
     if (receiver) {
       const created = await herald.api.request('POST', '/callbacks', {
         url: receiver.url,
@@ -102,20 +127,22 @@ async function main() {
       });
       if (created.status !== 201) throw new Error(`POST /callbacks: ${created.status}`);
     }
-    const body = JSON.stringify(notification('NORMAL'));
+    const body = batchSize > 0 ? batch(batchSize) : JSON.stringify(notification('NORMAL'));
+    const each = Math.max(1, batchSize);
     const load = (amount: number) =>
       runLoad({
         urls: herald.urls,
         method: 'POST',
-        path: '/notifications',
+        path: batchSize > 0 ? '/notifications/batch' : '/notifications',
         headers: { ...herald.api.auth, 'content-type': 'application/json' },
         body,
-        connections: 64,
-        amount,
+        connections: batchSize > 0 ? 8 : 64,
+        amount: Math.ceil(amount / each),
         timeoutSeconds: 120,
       });
+    const status = batchSize > 0 ? 207 : 201;
     // Warm up (plans cached, pools open), then count from zero.
-    acceptOrShed(await load(Math.min(2000, count)), 201, 'warm-up');
+    acceptOrShed(await load(Math.min(2000, count)), status, 'warm-up');
     await drained(herald.api);
     if (receiver) await callbacksDone(sql, Math.min(2000, count));
     await new Promise((r) => setTimeout(r, 1000));
@@ -126,10 +153,11 @@ async function main() {
       n_tup_hot_upd::int AS hot, n_tup_del::int AS del FROM pg_stat_user_tables`;
     const [db0] =
       await sql`SELECT xact_commit::int AS commits FROM pg_stat_database WHERE datname = current_database()`;
+    const [lsn0] = await sql<[{ lsn: string }]>`SELECT pg_current_wal_flush_lsn()::text AS lsn`;
     const cpu0 = serverCpuMs(postmaster);
     const started = performance.now();
-    const result = acceptOrShed(await load(count), 201, 'profile');
-    const accepted = result.requests - (result.shed ?? 0);
+    const result = acceptOrShed(await load(count), status, 'profile');
+    const accepted = (result.requests - (result.shed ?? 0)) * each;
     await drained(herald.api);
     if (receiver) await callbacksDone(sql, Math.min(2000, count) + accepted);
     const seconds = (performance.now() - started) / 1000;
@@ -138,7 +166,7 @@ async function main() {
     const per = (n: number) => n / accepted;
     const out: string[] = [];
     out.push(
-      `${accepted} accepted and delivered in ${seconds.toFixed(1)} s, ${workers} worker(s)${receiver ? ', one callback' : ''}`,
+      `${accepted} accepted${batchSize > 0 ? ` in batches of ${batchSize}` : ' one a request'} and delivered in ${seconds.toFixed(1)} s, ${workers} worker(s)${receiver ? ', one callback' : ''}`,
     );
     out.push(`PostgreSQL CPU: ${((cpu * 1000) / accepted).toFixed(0)} us per notification (${cpu} ms)`);
     const [db1] =
@@ -153,6 +181,22 @@ async function main() {
       `WAL: ${per(Number(wal?.records)).toFixed(1)} records, ${per(Number(wal?.bytes)).toFixed(0)} bytes, ` +
         `${per(Number(wal?.fpi)).toFixed(3)} full pages, ${per(fsyncs).toFixed(3)} fsyncs per notification`,
     );
+    const [lsn1] = await sql<[{ lsn: string }]>`SELECT pg_current_wal_flush_lsn()::text AS lsn`;
+    // Every record between the two positions, by kind: the whole server's (other databases are idle).
+    const records = await sql<{ kind: string; n: number; bytes: number }[]>`
+      SELECT "resource_manager/record_type" AS kind, count::bigint AS n, combined_size::bigint AS bytes
+        FROM pg_get_wal_stats(${lsn0?.lsn ?? '0/0'}::pg_lsn, ${lsn1?.lsn ?? '0/0'}::pg_lsn, true)
+       WHERE count > 0 ORDER BY count DESC`;
+    const entries = records
+      .filter((r) => /^Btree\/INSERT_(LEAF|POST)$/.test(r.kind))
+      .reduce((sum, r) => sum + Number(r.n), 0);
+    out.push(
+      `index entries written: ${per(entries).toFixed(2)} per notification (B-tree INSERT_LEAF and INSERT_POST records)`,
+    );
+    out.push('WAL records by kind per notification (count, bytes):');
+    for (const r of records.slice(0, 14)) {
+      out.push(`  ${r.kind}: ${per(Number(r.n)).toFixed(2)}, ${per(Number(r.bytes)).toFixed(0)} bytes`);
+    }
     const after = await sql`SELECT relname, n_tup_ins::int AS ins, n_tup_upd::int AS upd,
       n_tup_hot_upd::int AS hot, n_tup_del::int AS del FROM pg_stat_user_tables`;
     out.push('rows per notification (inserted, updated, of which HOT, deleted):');
@@ -170,6 +214,33 @@ async function main() {
       wal_records::bigint AS wal, shared_blks_dirtied::bigint AS dirtied, query FROM pg_stat_statements
       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
       ORDER BY total_exec_time + total_plan_time DESC LIMIT 25`;
+    const all = await sql<{ calls: number; rows: number; ms: number; query: string }[]>`
+      SELECT calls::bigint AS calls, rows::bigint AS rows, total_exec_time AS ms, query FROM pg_stat_statements
+       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`;
+    const kinds = new Map<string, { calls: number; rows: number; ms: number }>();
+    let sent = 0;
+    for (const s of all) {
+      const kind = statementKind(s.query);
+      const k = kinds.get(kind) ?? { calls: 0, rows: 0, ms: 0 };
+      k.calls += Number(s.calls);
+      k.rows += Number(s.rows);
+      k.ms += Number(s.ms);
+      kinds.set(kind, k);
+      sent += Number(s.calls);
+    }
+    // pg_stat_statements does not count COMMIT: one for each BEGIN.
+    const begins = kinds.get('BEGIN')?.calls ?? 0;
+    kinds.set('COMMIT', { calls: begins, rows: 0, ms: 0 });
+    sent += begins;
+    out.push(
+      `statements sent (BEGIN and COMMIT included; each a round trip unless pipelined): ${per(sent).toFixed(3)} per notification`,
+    );
+    out.push('statements by kind (per notification: calls, rows; mean execution ms):');
+    for (const [kind, k] of [...kinds].sort((a, b) => b[1].calls - a[1].calls)) {
+      out.push(
+        `  ${kind}: ${per(k.calls).toFixed(3)} calls, ${per(k.rows).toFixed(2)} rows, ${(k.calls > 0 ? k.ms / k.calls : 0).toFixed(3)} ms`,
+      );
+    }
     out.push(
       'statements (per 1000 notifications: calls, plans, rows, planning ms, execution ms, WAL records; then the text):',
     );

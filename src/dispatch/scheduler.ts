@@ -22,6 +22,21 @@ import { createProviderStates } from './provider-state.ts';
 import { createSharedLimits } from './shared-limits.ts';
 import { preciseNow, type UrgentTrace, type Via } from './urgent-trace.ts';
 
+/**
+ * The urgent lane's share of a worker's budget: CRITICAL's and HIGH's room only. NORMAL and LOW
+ * get no channel room either, so that the lane's claim does not read their heads for a backlog
+ * flag no one reads (the lane's result leaves the worker's backlog alone): two statements, each
+ * a round trip on PostgreSQL, of every lane cycle that claims (#48).
+ */
+export function urgentShare(all: ClaimBudget): ClaimBudget {
+  const urgent = (rank: number) => isUrgent(PRIORITIES[rank] as Priority);
+  return {
+    ...all,
+    perPriority: all.perPriority.map((n, rank) => (urgent(rank) ? n : 0)),
+    perChannel: all.perChannel.map((room, rank) => (urgent(rank) ? room : {})),
+  };
+}
+
 /** What a scheduler is built from (house style: plain arguments, no container). */
 export interface SchedulerDeps {
   store: Store;
@@ -151,14 +166,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     };
   }
 
-  /** The budget of the urgent lane: CRITICAL's and HIGH's room only. */
-  function urgentBudget(): ClaimBudget {
-    const all = budget();
-    return {
-      ...all,
-      perPriority: all.perPriority.map((n, rank) => (isUrgent(PRIORITIES[rank] as Priority) ? n : 0)),
-    };
-  }
+  /** The budget of the urgent lane. */
+  const urgentBudget = () => urgentShare(budget());
 
   /** Each send may listen for the abort, so the step's signal takes as many listeners as it has sends. */
   function stepController(): AbortController {

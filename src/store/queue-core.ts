@@ -106,8 +106,11 @@ export interface QueueDriver {
   categories(keys: ReadonlyArray<{ tenant: string; name: string }>): Awaitable<CategoryRecord[]>;
   /** Removes gone push targets from their profiles, with the completion that found them gone (dispatch/deliver-targets.ts). */
   dropPushTargets(gone: readonly GoneTargets[], now: number): Awaitable<void>;
-  /** How many waiting rows of one priority are due by `now`, counting up to `upTo` at most. */
-  dueCount(priority: number, now: number, upTo: number): Awaitable<number>;
+  /**
+   * How many waiting rows of each priority (index = rank) are due by `now`, counting up to `upTo`
+   * of each at most: one read for the four (a statement each was three round trips more a step).
+   */
+  dueCounts(now: number, upTo: number): Awaitable<number[]>;
   /**
    * One turn of promotion by tenant in one priority (see promote): looks at most at `looks`
    * tenants with waiting rows of that priority, in tenant order after `after`, passing over those
@@ -230,17 +233,33 @@ class OutcomeTally {
   }
 }
 
-/** Applies completions or reaps: the row changes, then the events and copies of the ones that held. */
+/**
+ * What a cycle's phases leave to be written at its end, in one statement each whatever the
+ * phase that made them (#48: a cycle that completes and claims wrote its events twice, each a
+ * round trip on PostgreSQL), and the earliest due time the cycle itself gave a waiting row.
+ */
+class CycleWrites {
+  readonly tally = new OutcomeTally();
+  /** In the order the phases made them: event ids follow it (SENT precedes DELIVERED). */
+  readonly events: EventInput[] = [];
+  earliestDue: number | null = null;
+
+  waits(dueAt: number | null): void {
+    if (dueAt !== null) this.earliestDue = earliest(this.earliestDue, dueAt);
+  }
+}
+
+/** Applies completions or reaps: the row changes and copies, and the events of the ones that held. */
 function* applyTransitions(
   transitions: readonly Transition[],
   now: number,
-  tally: OutcomeTally,
+  writes: CycleWrites,
 ): Program<Set<number>> {
   if (transitions.length === 0) return new Set();
   const applied = yield* call((d) => d.transition(transitions, now));
   const rows = new Map<number, AppliedRow>();
   for (const row of applied) rows.set(row.seq, row);
-  const events: EventInput[] = [];
+  const { events, tally } = writes;
   const copies: CopyRow[] = [];
   const suppress: Suppression[] = [];
   const gone: GoneTargets[] = [];
@@ -249,6 +268,7 @@ function* applyTransitions(
     const row = rows.get(t.seq);
     if (!row) continue;
     for (const event of t.events) events.push(event);
+    if (t.change.queueState === 'waiting') writes.waits(t.change.dueAt);
     if (t.suppress) suppress.push(t.suppress);
     if (t.gone) {
       gone.push(t.gone);
@@ -269,7 +289,6 @@ function* applyTransitions(
       });
     }
   }
-  if (events.length > 0) yield* call((d) => d.appendEvents(events, now));
   if (copies.length > 0) yield* call((d) => d.storeCopies(copies, now));
   if (suppress.length > 0) yield* call((d) => d.suppress(suppress, now));
   if (gone.length > 0) yield* call((d) => d.dropPushTargets(gone, now));
@@ -300,13 +319,13 @@ function* claimInOrder(
   now: number,
   leaseUntil: number,
   budget: ClaimBudget,
-  tally: OutcomeTally,
+  writes: CycleWrites,
 ): Program<{ claimed: NotificationRecord[]; expired: number; backlog: boolean[]; suppressed: number }> {
   const view = pauseView(yield* call((d) => d.pauses(PAUSE_HISTORY)));
   const claimed: NotificationRecord[] = [];
   const backlog = [false, false, false, false];
   const used: Record<Channel, number> = { email: 0, sms: 0, push: 0 };
-  const events: EventInput[] = [];
+  const { events } = writes;
   const stopped = new Map<number, Transition>();
   let expired = 0;
   let shared = 0;
@@ -364,8 +383,7 @@ function* claimInOrder(
       }
     }
   }
-  if (events.length > 0) yield* call((d) => d.appendEvents(events, now));
-  yield* applyTransitions([...stopped.values()], now, tally);
+  yield* applyTransitions([...stopped.values()], now, writes);
   return { claimed, expired, backlog, suppressed: stopped.size };
 }
 
@@ -488,6 +506,9 @@ const TURN_LOOKS = 16 * TURN_VISITS;
  * tenant alone keeps the whole step's pace; with no more rows due than `limit`, there is no walk.
  */
 function* promote(now: number, limit: number, turns: PromotionTurns): Program<number> {
+  if (limit === 0) return 0;
+  // Promoting one priority changes no other's due rows: the four counts are read once.
+  const dues = yield* call((d) => d.dueCounts(now, limit + 1));
   let left = limit;
   for (const [priority] of PRIORITIES.entries()) {
     if (left === 0) break;
@@ -499,7 +520,7 @@ function* promote(now: number, limit: number, turns: PromotionTurns): Program<nu
       limit: left,
     };
     // The walk only when more rows are due than the step may promote; else due order takes all.
-    const due = yield* call((d) => d.dueCount(priority, now, left + 1));
+    const due = dues[priority] ?? 0;
     if (due === 0) continue;
     if (due > left) {
       const walked = yield* call((d) => d.promoteTurn(priority, now, turn));
@@ -517,9 +538,9 @@ function* promote(now: number, limit: number, turns: PromotionTurns): Program<nu
  */
 export function* cycleProgram(input: CycleInput, turns: PromotionTurns): Program<CycleResult> {
   const { owner, now } = input;
-  const tally = new OutcomeTally();
+  const writes = new CycleWrites();
   const completions = input.completions.map((c) => effectOf(owner, c, now));
-  const applied = yield* applyTransitions(completions, now, tally);
+  const applied = yield* applyTransitions(completions, now, writes);
   const promoted = yield* promote(now, input.promoteLimit ?? 1000, turns);
   const reapLimit = input.reapLimit ?? 1000;
   // A limit of 0 (the scheduler's urgent lane) reads no leases at all.
@@ -527,14 +548,18 @@ export function* cycleProgram(input: CycleInput, turns: PromotionTurns): Program
   const reaped = yield* applyTransitions(
     leases.map((lease) => reapEffect(lease, input.maxAttempts)),
     now,
-    tally,
+    writes,
   );
   const outcome = input.claim
-    ? yield* claimInOrder(owner, now, input.leaseUntil, input.claim, tally)
+    ? yield* claimInOrder(owner, now, input.leaseUntil, input.claim, writes)
     : { claimed: [], expired: 0, backlog: [false, false, false, false], suppressed: 0 };
   const stale = input.completions.filter((c) => !applied.has(c.seq)).map((c) => c.seq);
-  const nextDueAt = yield* call((d) => d.nextDueAt());
-  const counts = tally.all();
+  const { events } = writes;
+  if (events.length > 0) yield* call((d) => d.appendEvents(events, now));
+  // A cycle that promotes nothing (the urgent lane) can only have made rows wait itself (a retry,
+  // a hold): its own earliest due time tells the worker all it needs, without a read (CycleResult).
+  const nextDueAt = input.promoteLimit === 0 ? writes.earliestDue : yield* call((d) => d.nextDueAt());
+  const counts = writes.tally.all();
   if (counts.length > 0) yield* call((d) => d.countOutcomes(counts, now));
   return {
     ...outcome,

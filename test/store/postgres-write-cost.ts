@@ -2,9 +2,10 @@
 // parts of it the schema and the ingest statement decide, held here so that they do not grow back.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { urgentShare } from '../../src/dispatch/scheduler.ts';
 import { notificationId } from '../../src/notifications/ids.ts';
 import type { createPostgresStore } from '../../src/store/postgres/index.ts';
-import { cycle, newNotification } from './queue-fixtures.ts';
+import { ALL, cycle, newNotification, T0 } from './queue-fixtures.ts';
 
 type Open = (onStatement?: (text: string) => void) => ReturnType<typeof createPostgresStore>;
 
@@ -47,6 +48,18 @@ export function writeCostSuite(open: Open): void {
         await store.notifications.insertMany(items, 0);
         const statements = sent.filter((text) => !/^\s*(begin|commit)\b/i.test(text));
         assert.equal(statements.length, 1, statements.join('\n---\n'));
+        // A plain insert without keys: a speculative one (ON CONFLICT) writes a confirmation WAL
+        // record a row and probes every unique index first (#48).
+        assert.doesNotMatch(statements[0] ?? '', /ON CONFLICT/);
+        sent.length = 0;
+        const keyed = { ...item(4), idempotencyKey: 'k-4' };
+        await store.notifications.insertMany([keyed], 0);
+        assert.match(
+          sent.find((text) => /INSERT INTO notifications/.test(text)) ?? '',
+          /ON CONFLICT DO NOTHING/,
+        );
+        const again = await store.notifications.insertMany([{ ...item(5), idempotencyKey: 'k-4' }], 0);
+        assert.equal(again[0]?.record.id, keyed.id);
         await woke;
         assert.ok(woken >= 1);
         assert.equal(
@@ -58,6 +71,79 @@ export function writeCostSuite(open: Open): void {
           ).size,
           3,
         );
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("counts a step's due rows in one read; runs an urgent lane cycle that completes and claims in nine round trips: events written once, no nextDueAt read, no NORMAL or LOW heads (#48)", async () => {
+      const sent: string[] = [];
+      const store = await open((text) => sent.push(text));
+      try {
+        const critical = (n: number) => ({ ...item(n), priority: 'CRITICAL' as const });
+        await store.notifications.insertMany([critical(200)], 0);
+        sent.length = 0;
+        const [first] = (await cycle(store, { claim: urgentShare(ALL), urgent: true })).claimed;
+        assert.ok(first);
+        // A cycle that promotes counts each priority's due rows in one read, not one a priority.
+        const dueReads = sent.filter((text) =>
+          /queue_state = 'waiting' AND priority = \d+ AND due_at/.test(text),
+        );
+        assert.equal(dueReads.length, 1, dueReads.join('\n---\n'));
+        await store.notifications.insertMany(
+          [critical(201), { ...item(202), priority: 'NORMAL' }, { ...item(203), priority: 'LOW' }],
+          0,
+        );
+        // What the lane does when a CRITICAL's send returns and another CRITICAL is committed: its
+        // completion (the sandbox's copy with it) and the claim, in one cycle on its connection.
+        const lane = (over: Parameters<typeof cycle>[1]) =>
+          cycle(store, { promoteLimit: 0, reapLimit: 0, urgent: true, now: T0 + 2000, ...over });
+        sent.length = 0;
+        const result = await lane({
+          completions: [
+            {
+              seq: first.seq,
+              attempt: first.attempts,
+              kind: 'delivered',
+              provider: 'sandbox',
+              copy: { channel: 'email', recipient: first.recipient, content: { subject: 's', text: 't' } },
+            },
+          ],
+          claim: urgentShare(ALL),
+        });
+        assert.equal(result.applied, 1);
+        assert.deepEqual(
+          result.claimed.map((r) => r.priority),
+          ['CRITICAL'],
+        );
+        // BEGIN, the completion, the copy, the pauses, CRITICAL's claim, HIGH's claim, every event
+        // (SENT, DELIVERED, PROCESSING), the delivery history, COMMIT.
+        // (The delivery history's prune, once a minute a writer, falls on this first count.)
+        const statements = sent.filter(
+          (text) => !/^\s*(begin|commit)\b/i.test(text) && !/DELETE FROM outcome_counts/.test(text),
+        );
+        assert.equal(statements.length, 7, statements.join('\n---\n'));
+        assert.equal(statements.filter((text) => /INSERT INTO notification_events/.test(text)).length, 1);
+        assert.equal(statements.filter((text) => /min\(due_at\)/.test(text)).length, 0);
+        assert.equal(result.nextDueAt, null);
+        const events = (await store.notifications.get('t1', first.id))?.events.map((e) => e.type);
+        assert.deepEqual(events?.slice(-2), ['SENT', 'DELIVERED']);
+        // A retry the lane writes is the due time it answers, without reading the table.
+        const [next] = result.claimed;
+        assert.ok(next);
+        const retried = await lane({
+          now: T0 + 3000,
+          completions: [
+            {
+              seq: next.seq,
+              attempt: next.attempts,
+              kind: 'retry',
+              detail: 'busy',
+              nextAttemptAt: T0 + 9000,
+            },
+          ],
+        });
+        assert.equal(retried.nextDueAt, T0 + 9000);
       } finally {
         await store.close();
       }

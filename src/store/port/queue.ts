@@ -60,7 +60,11 @@ export interface CycleResult {
   reaped: number;
   /** Index = priority rank: ready rows of that priority remain unclaimed in unpaused queues. */
   backlog: boolean[];
-  /** The earliest due_at among waiting rows, to sleep until then. */
+  /**
+   * The earliest due_at among waiting rows, to sleep until then. A cycle that promotes nothing
+   * (`promoteLimit: 0`, the urgent lane) does not read it: it answers the earliest due_at it gave
+   * a row itself (a retry, a hold), or null, and the worker keeps the earlier of that and its own.
+   */
   nextDueAt: number | null;
 }
 

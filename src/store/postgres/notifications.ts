@@ -31,11 +31,12 @@ const hitOf = (row: NotificationRow): IdempotentHit => ({
 /**
  * Inserts a batch as ONE statement: the rows travel as one JSON parameter that
  * `json_to_recordset` turns back into typed rows, in batch order (so seq follows it). One
- * statement text whatever the batch size (prepared once), no 65,535-parameter ceiling, one round
- * trip for a 1000-item batch. Rows whose idempotency key (or id) is taken are skipped by
- * ON CONFLICT; RETURNING says which went in. The workers' wake-up hint rides on the same
- * statement when a row went in (a statement less a commit: docs/scale-out.md, "Cost per
- * notification"); PostgreSQL delivers it only when the transaction commits.
+ * statement text whatever the batch size (two: with and without keys; each prepared once), no
+ * 65,535-parameter ceiling, one round trip for a 1000-item batch. Rows whose idempotency key (or
+ * id) is taken are skipped by ON CONFLICT, written only when the batch has a key; RETURNING says
+ * which went in. The workers' wake-up hint rides on the same statement when a row went in (a
+ * statement less a commit: docs/scale-out.md, "Cost per notification"); PostgreSQL delivers it
+ * only when the transaction commits.
  */
 async function insertRows(tx: Query, items: EncodedNotification[]): Promise<Set<string>> {
   const rows = items.map((n, ord) => {
@@ -65,6 +66,11 @@ async function insertRows(tx: Query, items: EncodedNotification[]): Promise<Set<
       ord,
     };
   });
+  // ON CONFLICT only for a batch with idempotency keys: without it each row is a plain insert,
+  // where a speculative one (ON CONFLICT) costs a confirmation WAL record a row and a probe of
+  // every unique index before it (#48, docs/scale-out.md). Two statement texts, each prepared once;
+  // an id taken without a key is a collision either way (an error).
+  const keyed = items.some((n) => n.idempotencyKey !== null);
   // Urgent when the batch has CRITICAL or HIGH rows, so a busy worker claims them at once (its urgent lane).
   const hint = items.some((n) => isUrgent(n.priority)) ? URGENT_PAYLOAD : '';
   // Ready rows join the back of their tenant's line (src/store/lanes.ts): one look-up per line in the batch,
@@ -90,7 +96,7 @@ async function insertRows(tx: Query, items: EncodedNotification[]): Promise<Set<
     FROM t LEFT JOIN lines ON t.queue_state = 'ready' AND lines.tenant = t.tenant
       AND lines.priority = t.priority AND lines.channel = t.channel
     ORDER BY t.ord
-    ON CONFLICT DO NOTHING
+    ${keyed ? tx`ON CONFLICT DO NOTHING` : tx``}
     RETURNING id),
     woke AS (SELECT pg_notify(${WAKEUP_CHANNEL}, ${hint}) FROM (SELECT 1 FROM ins LIMIT 1) one)
     SELECT id FROM ins UNION ALL SELECT NULL FROM woke`;

@@ -1,4 +1,5 @@
 import type { PendingQuery, Row } from 'postgres';
+import { PRIORITIES } from '../../notifications/model.ts';
 import type { ExpiredLease, PauseEntry } from '../../notifications/status.ts';
 import type { CycleInput, CycleResult, QueueStore } from '../port/queue.ts';
 import {
@@ -99,14 +100,16 @@ function driverOn(tx: Query, countOutcomes: OutcomeCounter): QueueDriver {
         FROM json_to_recordset(${json(rows)}::text::json)
           AS s(seq bigint, id text, tenant text, channel text, recipient text, content text, attempt int)`;
     },
-    // The priority a literal, as in promoteDue.
-    async dueCount(priority, now, upTo) {
-      const [{ due }] = await tx<
-        [{ due: number }]
-      >`SELECT count(*)::int AS due FROM (SELECT 1 FROM notifications
+    // Each priority a literal, as in promoteDue, so that each arm reads its range of the
+    // (priority, due_at) index.
+    async dueCounts(now, upTo) {
+      const arm = (priority: number) => tx`(SELECT count(*)::int FROM (SELECT 1 FROM notifications
         WHERE queue_state = 'waiting' AND priority = ${tx.unsafe(String(priority))} AND due_at <= ${now}
-        LIMIT ${upTo}) d`;
-      return due;
+        LIMIT ${upTo}) d)`;
+      const [row] = await tx<
+        { due: number[] }[]
+      >`SELECT ARRAY[${arm(0)}, ${arm(1)}, ${arm(2)}, ${arm(3)}] AS due`;
+      return row?.due ?? PRIORITIES.map(() => 0);
     },
     async promoteTurn(priority, now, { after, looks, visits, quota, limit }) {
       // The walk (promote in queue-core.ts) in one statement: a recursive skip from tenant to
