@@ -835,7 +835,7 @@ export interface paths {
         put?: never;
         /**
          * Create a template (version 1)
-         * @description Scope templates:write. A Liquid template of the caller's tenant: `subject`, `text` and `html` for email, `text` for SMS, `title` and `body` for push. Output in `html` is HTML-escaped unless written `{{ value | raw }}`. A syntax error is 400 with its line and column, and so are `include`, `render` and `layout`; an existing key is 409.
+         * @description Scope templates:write. A Liquid template of the caller's tenant: `subject`, `text` and `html` for email, `text` for SMS, `title` and `body` for push, `title`, `body` and `url` for inapp. Output in `html` is HTML-escaped unless written `{{ value | raw }}`. A syntax error is 400 with its line and column, and so are `include`, `render` and `layout`; an existing key is 409.
          */
         post: operations["postTemplates"];
         delete?: never;
@@ -2903,7 +2903,7 @@ export interface operations {
             query?: {
                 status?: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
                 priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                channel?: "email" | "sms" | "push";
+                channel?: "email" | "sms" | "push" | "inapp";
                 /** @description ISO 8601 time with a zone (2026-01-01T09:00:00Z), or a date alone (its midnight UTC) */
                 createdAfter?: string;
                 /** @description ISO 8601 time with a zone (2026-01-01T09:00:00Z), or a date alone (its midnight UTC) */
@@ -2964,7 +2964,7 @@ export interface operations {
                         items: {
                             notificationId: string;
                             status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                             /** @description masked */
                             recipient: {
@@ -3261,6 +3261,40 @@ export interface operations {
                     expiresAt?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     scheduledAt?: string;
+                } | {
+                    /** @enum {string} */
+                    channel: "inapp";
+                    priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
+                    recipient: {
+                        id: string;
+                    };
+                    template?: string;
+                    content?: {
+                        title: string;
+                        body: string;
+                        /** @description The link of the message: an http(s) URL or a path of the app (`/orders/42`). */
+                        url?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @description A BCP 47 tag (stored canonical): the template's closest locale variant renders (docs/localization.md).
+                     * @example fr-CA
+                     */
+                    locale?: string;
+                    /** @description The notification's category: the recipient's preferences for it apply (docs/sending-to-people.md). */
+                    category?: string;
+                    /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
+                    expiresAt?: string;
+                    /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
+                    scheduledAt?: string;
                 };
             };
         };
@@ -3512,7 +3546,7 @@ export interface operations {
                     "application/json": {
                         notificationId: string;
                         status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                         /** @description masked */
                         recipient: {
@@ -3616,6 +3650,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -3730,7 +3765,7 @@ export interface operations {
                         items: {
                             id: string;
                             url: string;
-                            events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED")[];
+                            events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED" | "SEEN" | "READ" | "ARCHIVED")[];
                             enabled: boolean;
                             disabledReason: string | null;
                             /** Format: date-time */
@@ -3780,8 +3815,8 @@ export interface operations {
                 "application/json": {
                     /** @description An https:// receiver; no loopback, private or link-local address unless HERALD_CALLBACK_ALLOWED_HOSTS lists its host */
                     url: string;
-                    /** @description The statuses to report; every status when absent */
-                    events?: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED")[];
+                    /** @description The statuses to report, and for `inapp` messages SEEN, READ, ARCHIVED (what their reader did; the status stays DELIVERED); every status when absent (the reading events only when listed) */
+                    events?: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED" | "SEEN" | "READ" | "ARCHIVED")[];
                 };
             };
         };
@@ -3809,7 +3844,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         url: string;
-                        events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED")[];
+                        events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED" | "SEEN" | "READ" | "ARCHIVED")[];
                         enabled: boolean;
                         disabledReason: string | null;
                         /** Format: date-time */
@@ -4946,7 +4981,7 @@ export interface operations {
                     "application/json": {
                         notificationId: string;
                         status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                         /** @description masked */
                         recipient: {
@@ -5058,7 +5093,7 @@ export interface operations {
                     "application/json": {
                         notificationId: string;
                         status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                         /** @description masked */
                         recipient: {
@@ -5164,13 +5199,14 @@ export interface operations {
                     "application/json": {
                         items: {
                             key: string;
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             version: number;
                             subject?: string;
                             text?: string;
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -5186,6 +5222,7 @@ export interface operations {
                                 html?: string;
                                 title?: string;
                                 body?: string;
+                                url?: string;
                                 data?: {
                                     [key: string]: unknown;
                                 };
@@ -5245,12 +5282,13 @@ export interface operations {
                  */
                 "application/json": {
                     key: string;
-                    channel: "email" | "sms" | "push";
+                    channel: "email" | "sms" | "push" | "inapp";
                     subject?: string;
                     text?: string;
                     html?: string;
                     title?: string;
                     body?: string;
+                    url?: string;
                     /** @description Variables the editor previews the template with, saved with the version; a PUT without them keeps the current ones. */
                     sampleVariables?: {
                         [key: string]: unknown;
@@ -5291,13 +5329,14 @@ export interface operations {
                      */
                     "application/json": {
                         key: string;
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         version: number;
                         subject?: string;
                         text?: string;
                         html?: string;
                         title?: string;
                         body?: string;
+                        url?: string;
                         data?: {
                             [key: string]: unknown;
                         };
@@ -5313,6 +5352,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -5390,13 +5430,14 @@ export interface operations {
                      */
                     "application/json": {
                         key: string;
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         version: number;
                         subject?: string;
                         text?: string;
                         html?: string;
                         title?: string;
                         body?: string;
+                        url?: string;
                         data?: {
                             [key: string]: unknown;
                         };
@@ -5412,6 +5453,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -5465,12 +5507,13 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    channel?: "email" | "sms" | "push";
+                    channel?: "email" | "sms" | "push" | "inapp";
                     subject?: string;
                     text?: string;
                     html?: string;
                     title?: string;
                     body?: string;
+                    url?: string;
                     /** @description Variables the editor previews the template with, saved with the version; a PUT without them keeps the current ones. */
                     sampleVariables?: {
                         [key: string]: unknown;
@@ -5511,13 +5554,14 @@ export interface operations {
                      */
                     "application/json": {
                         key: string;
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         version: number;
                         subject?: string;
                         text?: string;
                         html?: string;
                         title?: string;
                         body?: string;
+                        url?: string;
                         data?: {
                             [key: string]: unknown;
                         };
@@ -5533,6 +5577,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -5631,6 +5676,7 @@ export interface operations {
                     html?: string;
                     title?: string;
                     body?: string;
+                    url?: string;
                 };
             };
         };
@@ -5667,13 +5713,14 @@ export interface operations {
                      */
                     "application/json": {
                         key: string;
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         version: number;
                         subject?: string;
                         text?: string;
                         html?: string;
                         title?: string;
                         body?: string;
+                        url?: string;
                         data?: {
                             [key: string]: unknown;
                         };
@@ -5689,6 +5736,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -5812,7 +5860,7 @@ export interface operations {
                      */
                     "application/json": {
                         key: string;
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         version: number;
                         content: {
                             subject?: string;
@@ -5820,6 +5868,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -5891,7 +5940,7 @@ export interface operations {
                     "application/json": {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description QUEUED and RETRYING, scheduled ones included */
                             depth: number;
                             oldestAgeMs: number | null;
@@ -5941,7 +5990,7 @@ export interface operations {
                  */
                 "application/json": {
                     priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                    channel?: "email" | "sms" | "push";
+                    channel?: "email" | "sms" | "push" | "inapp";
                 };
             };
         };
@@ -5981,7 +6030,7 @@ export interface operations {
                     "application/json": {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description QUEUED and RETRYING, scheduled ones included */
                             depth: number;
                             oldestAgeMs: number | null;
@@ -6031,7 +6080,7 @@ export interface operations {
                  */
                 "application/json": {
                     priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                    channel?: "email" | "sms" | "push";
+                    channel?: "email" | "sms" | "push" | "inapp";
                 };
             };
         };
@@ -6071,7 +6120,7 @@ export interface operations {
                     "application/json": {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description QUEUED and RETRYING, scheduled ones included */
                             depth: number;
                             oldestAgeMs: number | null;
@@ -6164,7 +6213,7 @@ export interface operations {
                          */
                         to: string;
                         channels: {
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description Oldest first, one per bucket of the window, empty ones included */
                             buckets: {
                                 /**
@@ -6208,7 +6257,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
-                channel?: "email" | "sms" | "push";
+                channel?: "email" | "sms" | "push" | "inapp";
                 notificationId?: string;
             };
             header?: never;
@@ -6246,7 +6295,7 @@ export interface operations {
                     "application/json": {
                         items: {
                             notificationId: string;
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description masked */
                             recipient: {
                                 [key: string]: unknown;
@@ -6257,6 +6306,7 @@ export interface operations {
                                 html?: string;
                                 title?: string;
                                 body?: string;
+                                url?: string;
                                 data?: {
                                     [key: string]: unknown;
                                 };
@@ -6323,7 +6373,7 @@ export interface operations {
                      */
                     "application/json": {
                         channels: {
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description true: no provider is configured, messages go to the sandbox */
                             sandbox: boolean;
                         }[];
