@@ -10,6 +10,7 @@ import { testConfig } from '../helpers/config.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { type CallbackReceiver, startCallbackReceiver } from '../helpers/peers/callback-receiver.ts';
 import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
+import { openStream } from '../streams/sse-client.ts';
 
 interface Detail {
   status: string;
@@ -228,6 +229,8 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       assert.equal(created.status, 201, JSON.stringify(created.json));
       const id = await send(inapp({ metadata: { order: 9 } }));
       await settled(id);
+      const stream = openStream(`${herald.apiUrl}/notifications/stream?notificationId=${id}`, admin);
+      await stream.opened;
       const { inbox: store } = herald.deps.store;
       const now = Date.now();
       assert.equal((await store.act('default', 'ada', id, 'read', now))?.changed, true);
@@ -250,6 +253,14 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         [id, 'DELIVERED', 'DELIVERED', 'READ', { order: 9 }],
       );
       assert.equal(receiver.at('/reads').length, 1, 'only READ, once');
+      // The live stream reports each, the status unchanged.
+      const reading = () => stream.received.filter(({ change }) => change.event.type !== 'DELIVERED');
+      await eventually(async () => reading().length >= 3, 20_000, 'the stream');
+      stream.close();
+      assert.deepEqual(
+        reading().map(({ change }) => `${change.previousStatus}>${change.status} ${change.event.type}`),
+        ['DELIVERED>DELIVERED SEEN', 'DELIVERED>DELIVERED READ', 'DELIVERED>DELIVERED ARCHIVED'],
+      );
     });
   });
 }
