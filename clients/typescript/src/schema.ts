@@ -491,7 +491,7 @@ export interface paths {
         put?: never;
         /**
          * Accept one notification; 201 only after it is durably committed
-         * @description Scope notifications:send. The body names a channel (email, sms or push), a recipient of that channel, and either a `template` (its current version is pinned now, rendered with `variables` when the notification is processed) or inline `content`; `priority` (CRITICAL, HIGH, NORMAL by default, LOW), `locale` (a BCP 47 tag: the closest locale variant of the template renders), `scheduledAt`, `expiresAt` and `metadata` are optional. The answer 201 comes only once the notification is durably committed, with its ID and a Location. With an `Idempotency-Key` header, the same key and body within 24 hours answer 200 with the same ID; the same key with another body is 409. Follow the notification with GET /notifications/{id}, the live stream or a status callback.
+         * @description Scope notifications:send. The body names a channel (email, sms, push or inapp), a recipient of that channel (on inapp always `{ id }`), and either a `template` (its current version is pinned now, rendered with `variables` when the notification is processed) or inline `content`; `priority` (CRITICAL, HIGH, NORMAL by default, LOW), `locale` (a BCP 47 tag: the closest locale variant of the template renders), `scheduledAt`, `expiresAt` and `metadata` are optional. The answer 201 comes only once the notification is durably committed, with its ID and a Location. With an `Idempotency-Key` header, the same key and body within 24 hours answer 200 with the same ID; the same key with another body is 409. Follow the notification with GET /notifications/{id}, the live stream or a status callback.
          */
         post: operations["postNotifications"];
         delete?: never;
@@ -7440,7 +7440,7 @@ export interface operations {
                 "application/json": {
                     /** @description The key of a topic of your tenant with at least one subscriber */
                     topic: string;
-                    /** @description email, sms or push */
+                    /** @description email, sms, push or inapp */
                     channel: string;
                     priority?: string;
                     template?: string;
