@@ -40,3 +40,7 @@ export function applyInboxAction(
       return marks.archivedAt === null ? null : { marks: { ...marks, archivedAt: null }, events: [] };
   }
 }
+
+// Where the first inbox commit exported them (code merged from it may import them here); their
+// home is notifications/model.ts, beside the other event types.
+export { INBOX_EVENT_TYPES, type InboxEventType } from '../notifications/model.ts';
