@@ -29,7 +29,15 @@ export const TERMINAL_STATUSES: ReadonlySet<Status> = new Set([
   'SKIPPED',
 ]);
 
-const EVENT_TYPES = [...STATUSES, 'ATTEMPT_FAILED', 'THROTTLED', 'WEBHOOK'] as const;
+/** What the reader of an `inapp` message did (docs/inbox.md): events, not statuses. */
+export const INBOX_EVENT_TYPES = ['SEEN', 'READ', 'ARCHIVED'] as const;
+export type InboxEventType = (typeof INBOX_EVENT_TYPES)[number];
+
+export const isInboxEvent = (type: string): type is InboxEventType =>
+  (INBOX_EVENT_TYPES as readonly string[]).includes(type);
+
+/** Besides the statuses: what providers, pauses and an inbox's reader add. */
+const EVENT_TYPES = [...STATUSES, 'ATTEMPT_FAILED', 'THROTTLED', 'WEBHOOK', ...INBOX_EVENT_TYPES] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export function priorityRank(priority: Priority): number {

@@ -16,7 +16,7 @@ const EXAMPLE_ID = '019b76da-a800-70e3-aa1e-88b1e3a76f07';
 const BroadcastBody = withExample(
   Type.Object({
     topic: Type.String({ description: 'The key of a topic of your tenant with at least one subscriber' }),
-    channel: Type.String({ description: 'email, sms or push' }),
+    channel: Type.String({ description: 'email, sms, push or inapp' }),
     priority: Type.Optional(Type.String()),
     template: Type.Optional(Type.String()),
     content: Type.Optional(Type.Record(Type.String(), Type.Unknown())),

@@ -10,6 +10,7 @@ import {
   type ExpiredLease,
   effectOf,
   type GoneTargets,
+  type InboxEntry,
   type PauseEntry,
   pauseEvent,
   reapEffect,
@@ -28,7 +29,7 @@ import { keyText, type SuppressionKey } from './port/suppressions.ts';
 
 /**
  * The queue's policy, written once for both databases: the order of a cycle's phases, the
- * strict-priority claim loop with its budget, pause bookkeeping, and the 12-cell stats grid.
+ * strict-priority claim loop with its budget, pause bookkeeping, and the 16-cell stats grid.
  * Each adapter supplies only a QueueDriver: a handful of primitives, each one SQL operation
  * (set-based where the database allows), applied inside the cycle's transaction.
  *
@@ -68,6 +69,13 @@ export interface CopyRow extends SandboxCopy, AppliedRow {
   attempt: number;
 }
 
+/** An inbox message to store, with the row it belongs to. */
+export interface InboxEntryRow extends InboxEntry {
+  seq: number;
+  id: string;
+  tenant: string;
+}
+
 /** One (priority, channel, queue state) group of the queue, as stats() counts it. */
 export interface QueueGroup {
   priority: number;
@@ -90,6 +98,8 @@ export interface QueueDriver {
   appendEvents(events: readonly EventInput[], now: number): Awaitable<void>;
   /** Stores the sandbox's copies of delivered messages. */
   storeCopies(copies: readonly CopyRow[], now: number): Awaitable<void>;
+  /** Stores `inapp` messages in their recipients' inboxes (docs/inbox.md). */
+  storeInbox(entries: readonly InboxEntryRow[], now: number): Awaitable<void>;
   /** Adds (or widens) suppressions, by the rule of the suppression port. */
   suppress(entries: readonly Suppression[], now: number): Awaitable<void>;
   /**
@@ -263,6 +273,7 @@ function* applyTransitions(
   const copies: CopyRow[] = [];
   const suppress: Suppression[] = [];
   const gone: GoneTargets[] = [];
+  const inbox: InboxEntryRow[] = [];
   // A plain loop: this runs for every completion, thousands a second.
   for (const t of transitions) {
     const row = rows.get(t.seq);
@@ -276,6 +287,21 @@ function* applyTransitions(
       for (const recipient of t.gone.keys) suppress.push({ tenant, channel: 'push', recipient, reason });
     }
     if (t.outcome) tally.add(row, t.outcome);
+    const message = t.inbox;
+    if (message) {
+      const { recipientId, title, body, url, data, category } = message;
+      inbox.push({
+        seq: row.seq,
+        id: row.id,
+        tenant: row.tenant,
+        recipientId,
+        title,
+        body,
+        url,
+        data,
+        category,
+      });
+    }
     const copy = t.copy;
     if (copy) {
       copies.push({
@@ -290,6 +316,7 @@ function* applyTransitions(
     }
   }
   if (copies.length > 0) yield* call((d) => d.storeCopies(copies, now));
+  if (inbox.length > 0) yield* call((d) => d.storeInbox(inbox, now));
   if (suppress.length > 0) yield* call((d) => d.suppress(suppress, now));
   if (gone.length > 0) yield* call((d) => d.dropPushTargets(gone, now));
   return new Set(rows.keys());
@@ -324,7 +351,7 @@ function* claimInOrder(
   const view = pauseView(yield* call((d) => d.pauses(PAUSE_HISTORY)));
   const claimed: NotificationRecord[] = [];
   const backlog = [false, false, false, false];
-  const used: Record<Channel, number> = { email: 0, sms: 0, push: 0 };
+  const used: Record<Channel, number> = { email: 0, sms: 0, push: 0, inapp: 0 };
   const { events } = writes;
   const stopped = new Map<number, Transition>();
   let expired = 0;
@@ -333,7 +360,7 @@ function* claimInOrder(
   for (const [priority, priorityLimit] of budget.perPriority.entries()) {
     const open = priority === 0 ? priorityLimit : Math.min(priorityLimit, budget.sharedLimit - shared);
     let limit = stop ? 0 : Math.max(0, open);
-    const caps: Record<Channel, number> = { email: 0, sms: 0, push: 0 };
+    const caps: Record<Channel, number> = { email: 0, sms: 0, push: 0, inapp: 0 };
     for (const channel of CHANNELS) {
       if (!view.isPaused(priority, channel))
         caps[channel] = Math.max(0, (budget.perChannel[priority]?.[channel] ?? 0) - used[channel]);
@@ -580,7 +607,7 @@ export function cellsOf(selector: QueueSelector): Array<{ priority: number; chan
 
 const earliest = (a: number | null, b: number) => (a === null ? b : Math.min(a, b));
 
-/** The 12 queues in priority then channel order, from the groups and the paused cells. */
+/** The 16 queues in priority then channel order, from the groups and the paused cells. */
 export function statsGrid(
   groups: readonly QueueGroup[],
   paused: ReadonlyArray<{ priority: number; channel: string }>,

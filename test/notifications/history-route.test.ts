@@ -85,6 +85,7 @@ describe('GET /admin/history', () => {
         ['email', 60],
         ['sms', 60],
         ['push', 60],
+        ['inapp', 60],
       ],
     );
     const minute = doneAt - (doneAt % 60_000);
@@ -99,7 +100,7 @@ describe('GET /admin/history', () => {
     assert.equal(body.to, new Date(minute + 60_000).toISOString());
     assert.deepEqual(email.at(-1), { start: email.at(-1)?.start, delivered: 2, failed: 1, skipped: 0 });
     // The operator sees every tenant's: tenant other's SMS too.
-    assert.deepEqual(totals(body), { email: [2, 1, 0], sms: [1, 0, 1], push: [0, 0, 0] });
+    assert.deepEqual(totals(body), { email: [2, 1, 0], sms: [1, 0, 1], push: [0, 0, 0], inapp: [0, 0, 0] });
   });
 
   it('answers the last 7 days in 168 hour buckets, the last hour by default', async () => {
@@ -108,13 +109,13 @@ describe('GET /admin/history', () => {
     assert.equal(week.channels[0]?.buckets.length, 168);
     const hour = doneAt - (doneAt % 3_600_000);
     assert.equal(week.channels[0]?.buckets.at(-1)?.start, new Date(hour).toISOString());
-    assert.deepEqual(totals(week), { email: [2, 1, 0], sms: [1, 0, 1], push: [0, 0, 0] });
+    assert.deepEqual(totals(week), { email: [2, 1, 0], sms: [1, 0, 1], push: [0, 0, 0], inapp: [0, 0, 0] });
     assert.equal(((await get('')).json() as History).window, '1h');
   });
 
   it("shows another tenant's admin only its own tenant's", async () => {
     const mine = (await get('?window=7d', t.other)).json() as History;
-    assert.deepEqual(totals(mine), { email: [0, 0, 0], sms: [1, 0, 0], push: [0, 0, 0] });
+    assert.deepEqual(totals(mine), { email: [0, 0, 0], sms: [1, 0, 0], push: [0, 0, 0], inapp: [0, 0, 0] });
   });
 
   it('refuses callers without the admin scope', async () => {
@@ -144,11 +145,13 @@ describe('GET /admin/history', () => {
       email: [0, 0, 0],
       sms: [0, 0, 0],
       push: [0, 0, 0],
+      inapp: [0, 0, 0],
     });
     assert.deepEqual(totals((await get('?window=7d', admin)).json()), {
       email: [2, 1, 0],
       sms: [1, 0, 1],
       push: [0, 0, 0],
+      inapp: [0, 0, 0],
     });
   });
 });

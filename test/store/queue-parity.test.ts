@@ -41,12 +41,13 @@ function prng(seed: number) {
 
 const TENANTS = ['ta', 'tb', 'tc'];
 const PRIORITIES: Priority[] = ['CRITICAL', 'HIGH', 'NORMAL', 'LOW'];
-const CHANNELS: Channel[] = ['email', 'sms', 'push'];
+const CHANNELS: Channel[] = ['email', 'sms', 'push', 'inapp'];
 /**
  * Two addresses a channel, so that a suppression stops some rows and not others; and three
  * people (`{ id }`, resolved in the claim): `ada` has the first address of every channel (so an
  * address's suppression stops her too), `cy` no sms address and an opt-out of `news` on email,
- * and `gone` has no profile (SKIPPED, as a recipient deleted after acceptance).
+ * and `gone` has no profile (SKIPPED, as a recipient deleted after acceptance); `inapp` names
+ * only people.
  */
 const RECIPIENTS: Record<Channel, Recipient[]> = {
   email: [
@@ -64,6 +65,7 @@ const RECIPIENTS: Record<Channel, Recipient[]> = {
     { id: 'cy' },
     { id: 'gone' },
   ],
+  inapp: [{ id: 'ada' }, { id: 'cy' }, { id: 'gone' }, { id: 'ada' }, { id: 'cy' }],
 };
 const PEOPLE = [
   {
@@ -226,7 +228,12 @@ function planner(seed: number) {
   const budget = (): ClaimBudget => ({
     perPriority: PRIORITIES.map(() => rnd.int(5)),
     sharedLimit: rnd.int(7),
-    perChannel: PRIORITIES.map(() => ({ email: rnd.int(4), sms: rnd.int(4), push: rnd.int(4) })),
+    perChannel: PRIORITIES.map(() => ({
+      email: rnd.int(4),
+      sms: rnd.int(4),
+      push: rnd.int(4),
+      inapp: rnd.int(4),
+    })),
   });
 
   const completion = (lease: Lease, now: number): Completion => {

@@ -491,7 +491,7 @@ export interface paths {
         put?: never;
         /**
          * Accept one notification; 201 only after it is durably committed
-         * @description Scope notifications:send. The body names a channel (email, sms or push), a recipient of that channel, and either a `template` (its current version is pinned now, rendered with `variables` when the notification is processed) or inline `content`; `priority` (CRITICAL, HIGH, NORMAL by default, LOW), `locale` (a BCP 47 tag: the closest locale variant of the template renders), `scheduledAt`, `expiresAt` and `metadata` are optional. The answer 201 comes only once the notification is durably committed, with its ID and a Location. With an `Idempotency-Key` header, the same key and body within 24 hours answer 200 with the same ID; the same key with another body is 409. Follow the notification with GET /notifications/{id}, the live stream or a status callback.
+         * @description Scope notifications:send. The body names a channel (email, sms, push or inapp), a recipient of that channel (on inapp always `{ id }`), and either a `template` (its current version is pinned now, rendered with `variables` when the notification is processed) or inline `content`; `priority` (CRITICAL, HIGH, NORMAL by default, LOW), `locale` (a BCP 47 tag: the closest locale variant of the template renders), `scheduledAt`, `expiresAt` and `metadata` are optional. The answer 201 comes only once the notification is durably committed, with its ID and a Location. With an `Idempotency-Key` header, the same key and body within 24 hours answer 200 with the same ID; the same key with another body is 409. Follow the notification with GET /notifications/{id}, the live stream or a status callback.
          */
         post: operations["postNotifications"];
         delete?: never;
@@ -835,7 +835,7 @@ export interface paths {
         put?: never;
         /**
          * Create a template (version 1)
-         * @description Scope templates:write. A Liquid template of the caller's tenant: `subject`, `text` and `html` for email, `text` for SMS, `title` and `body` for push. Output in `html` is HTML-escaped unless written `{{ value | raw }}`. A syntax error is 400 with its line and column, and so are `include`, `render` and `layout`; an existing key is 409.
+         * @description Scope templates:write. A Liquid template of the caller's tenant: `subject`, `text` and `html` for email, `text` for SMS, `title` and `body` for push, `title`, `body` and `url` for inapp. Output in `html` is HTML-escaped unless written `{{ value | raw }}`. A syntax error is 400 with its line and column, and so are `include`, `render` and `layout`; an existing key is 409.
          */
         post: operations["postTemplates"];
         delete?: never;
@@ -2903,7 +2903,7 @@ export interface operations {
             query?: {
                 status?: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
                 priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                channel?: "email" | "sms" | "push";
+                channel?: "email" | "sms" | "push" | "inapp";
                 /** @description ISO 8601 time with a zone (2026-01-01T09:00:00Z), or a date alone (its midnight UTC) */
                 createdAfter?: string;
                 /** @description ISO 8601 time with a zone (2026-01-01T09:00:00Z), or a date alone (its midnight UTC) */
@@ -2965,7 +2965,7 @@ export interface operations {
                         items: {
                             notificationId: string;
                             status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                             /** @description masked */
                             recipient: {
@@ -3263,6 +3263,40 @@ export interface operations {
                     expiresAt?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     scheduledAt?: string;
+                } | {
+                    /** @enum {string} */
+                    channel: "inapp";
+                    priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
+                    recipient: {
+                        id: string;
+                    };
+                    template?: string;
+                    content?: {
+                        title: string;
+                        body: string;
+                        /** @description The link of the message: an http(s) URL or a path of the app (`/orders/42`). */
+                        url?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @description A BCP 47 tag (stored canonical): the template's closest locale variant renders (docs/localization.md).
+                     * @example fr-CA
+                     */
+                    locale?: string;
+                    /** @description The notification's category: the recipient's preferences for it apply (docs/sending-to-people.md). */
+                    category?: string;
+                    /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
+                    expiresAt?: string;
+                    /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
+                    scheduledAt?: string;
                 };
             };
         };
@@ -3515,7 +3549,7 @@ export interface operations {
                     "application/json": {
                         notificationId: string;
                         status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                         /** @description masked */
                         recipient: {
@@ -3620,6 +3654,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -3734,7 +3769,7 @@ export interface operations {
                         items: {
                             id: string;
                             url: string;
-                            events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED")[];
+                            events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED" | "SEEN" | "READ" | "ARCHIVED")[];
                             enabled: boolean;
                             disabledReason: string | null;
                             /** Format: date-time */
@@ -3784,8 +3819,8 @@ export interface operations {
                 "application/json": {
                     /** @description An https:// receiver; no loopback, private or link-local address unless HERALD_CALLBACK_ALLOWED_HOSTS lists its host */
                     url: string;
-                    /** @description The statuses to report; every status when absent */
-                    events?: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED")[];
+                    /** @description The statuses to report, and for `inapp` messages SEEN, READ, ARCHIVED (what their reader did; the status stays DELIVERED); every status when absent (the reading events only when listed) */
+                    events?: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED" | "SEEN" | "READ" | "ARCHIVED")[];
                 };
             };
         };
@@ -3813,7 +3848,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         url: string;
-                        events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED")[];
+                        events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED" | "SEEN" | "READ" | "ARCHIVED")[];
                         enabled: boolean;
                         disabledReason: string | null;
                         /** Format: date-time */
@@ -4951,7 +4986,7 @@ export interface operations {
                     "application/json": {
                         notificationId: string;
                         status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                         /** @description masked */
                         recipient: {
@@ -5065,7 +5100,7 @@ export interface operations {
                     "application/json": {
                         notificationId: string;
                         status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                         /** @description masked */
                         recipient: {
@@ -5173,13 +5208,14 @@ export interface operations {
                     "application/json": {
                         items: {
                             key: string;
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             version: number;
                             subject?: string;
                             text?: string;
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -5197,6 +5233,7 @@ export interface operations {
                                 html?: string;
                                 title?: string;
                                 body?: string;
+                                url?: string;
                                 data?: {
                                     [key: string]: unknown;
                                 };
@@ -5257,12 +5294,13 @@ export interface operations {
                  */
                 "application/json": {
                     key: string;
-                    channel: "email" | "sms" | "push";
+                    channel: "email" | "sms" | "push" | "inapp";
                     subject?: string;
                     text?: string;
                     html?: string;
                     title?: string;
                     body?: string;
+                    url?: string;
                     /** @description Variables the editor previews the template with, saved with the version; a PUT without them keeps the current ones. */
                     sampleVariables?: {
                         [key: string]: unknown;
@@ -5306,13 +5344,14 @@ export interface operations {
                      */
                     "application/json": {
                         key: string;
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         version: number;
                         subject?: string;
                         text?: string;
                         html?: string;
                         title?: string;
                         body?: string;
+                        url?: string;
                         data?: {
                             [key: string]: unknown;
                         };
@@ -5330,6 +5369,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -5408,13 +5448,14 @@ export interface operations {
                      */
                     "application/json": {
                         key: string;
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         version: number;
                         subject?: string;
                         text?: string;
                         html?: string;
                         title?: string;
                         body?: string;
+                        url?: string;
                         data?: {
                             [key: string]: unknown;
                         };
@@ -5432,6 +5473,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -5485,12 +5527,13 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    channel?: "email" | "sms" | "push";
+                    channel?: "email" | "sms" | "push" | "inapp";
                     subject?: string;
                     text?: string;
                     html?: string;
                     title?: string;
                     body?: string;
+                    url?: string;
                     /** @description Variables the editor previews the template with, saved with the version; a PUT without them keeps the current ones. */
                     sampleVariables?: {
                         [key: string]: unknown;
@@ -5534,13 +5577,14 @@ export interface operations {
                      */
                     "application/json": {
                         key: string;
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         version: number;
                         subject?: string;
                         text?: string;
                         html?: string;
                         title?: string;
                         body?: string;
+                        url?: string;
                         data?: {
                             [key: string]: unknown;
                         };
@@ -5558,6 +5602,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -5656,6 +5701,7 @@ export interface operations {
                     html?: string;
                     title?: string;
                     body?: string;
+                    url?: string;
                 };
             };
         };
@@ -5693,13 +5739,14 @@ export interface operations {
                      */
                     "application/json": {
                         key: string;
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         version: number;
                         subject?: string;
                         text?: string;
                         html?: string;
                         title?: string;
                         body?: string;
+                        url?: string;
                         data?: {
                             [key: string]: unknown;
                         };
@@ -5717,6 +5764,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -5840,7 +5888,7 @@ export interface operations {
                      */
                     "application/json": {
                         key: string;
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         version: number;
                         content: {
                             subject?: string;
@@ -5848,6 +5896,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -5919,7 +5968,7 @@ export interface operations {
                     "application/json": {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description QUEUED and RETRYING, scheduled ones included */
                             depth: number;
                             oldestAgeMs: number | null;
@@ -5969,7 +6018,7 @@ export interface operations {
                  */
                 "application/json": {
                     priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                    channel?: "email" | "sms" | "push";
+                    channel?: "email" | "sms" | "push" | "inapp";
                 };
             };
         };
@@ -6009,7 +6058,7 @@ export interface operations {
                     "application/json": {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description QUEUED and RETRYING, scheduled ones included */
                             depth: number;
                             oldestAgeMs: number | null;
@@ -6059,7 +6108,7 @@ export interface operations {
                  */
                 "application/json": {
                     priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                    channel?: "email" | "sms" | "push";
+                    channel?: "email" | "sms" | "push" | "inapp";
                 };
             };
         };
@@ -6099,7 +6148,7 @@ export interface operations {
                     "application/json": {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description QUEUED and RETRYING, scheduled ones included */
                             depth: number;
                             oldestAgeMs: number | null;
@@ -6192,7 +6241,7 @@ export interface operations {
                          */
                         to: string;
                         channels: {
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description Oldest first, one per bucket of the window, empty ones included */
                             buckets: {
                                 /**
@@ -6236,7 +6285,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
-                channel?: "email" | "sms" | "push";
+                channel?: "email" | "sms" | "push" | "inapp";
                 notificationId?: string;
             };
             header?: never;
@@ -6274,7 +6323,7 @@ export interface operations {
                     "application/json": {
                         items: {
                             notificationId: string;
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description masked */
                             recipient: {
                                 [key: string]: unknown;
@@ -6285,6 +6334,7 @@ export interface operations {
                                 html?: string;
                                 title?: string;
                                 body?: string;
+                                url?: string;
                                 data?: {
                                     [key: string]: unknown;
                                 };
@@ -6351,7 +6401,7 @@ export interface operations {
                      */
                     "application/json": {
                         channels: {
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description true: no provider is configured, messages go to the sandbox */
                             sandbox: boolean;
                         }[];
@@ -7418,7 +7468,7 @@ export interface operations {
                 "application/json": {
                     /** @description The key of a topic of your tenant with at least one subscriber */
                     topic: string;
-                    /** @description email, sms or push */
+                    /** @description email, sms, push or inapp */
                     channel: string;
                     priority?: string;
                     template?: string;
