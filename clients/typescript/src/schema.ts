@@ -7879,6 +7879,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *           "title": "Your order shipped",
+                     *           "body": "Order 1042 is on its way.",
+                     *           "url": "https://shop.example.com/orders/1042",
+                     *           "data": {
+                     *             "orderId": 1042
+                     *           },
+                     *           "category": "orders",
+                     *           "createdAt": "2026-11-28T09:30:00.000Z",
+                     *           "seenAt": "2026-11-28T09:31:10.000Z",
+                     *           "readAt": null,
+                     *           "archivedAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": "aToxNzY0MzIyMjAwMDAwOjAxOWI3NmRhLWE4MDAtNzBlMy1hYTFlLTg4YjFlM2E3NmYwNg",
+                     *       "unread": 3,
+                     *       "unseen": 1
+                     *     }
+                     */
                     "application/json": {
                         items: {
                             /** @description The notification's ID */
@@ -7976,6 +7999,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f06 */
                 id: string;
             };
             cookie?: never;
@@ -8047,6 +8071,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f06 */
                 id: string;
             };
             cookie?: never;
@@ -8118,6 +8143,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f06 */
                 id: string;
             };
             cookie?: never;
@@ -8189,6 +8215,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f06 */
                 id: string;
             };
             cookie?: never;
@@ -8260,6 +8287,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f06 */
                 id: string;
             };
             cookie?: never;
