@@ -1,12 +1,11 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import { Type } from '@sinclair/typebox';
 import { tokenStillValid } from '../auth/bearer.ts';
 import { type AccessTokenVerifier, INBOX_SCOPE } from '../auth/principal.ts';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import type { RouteModule } from '../http/types.ts';
 import { STREAM_RETRY_MS } from '../notifications/stream-protocol.ts';
-import { handedOut } from '../notifications/stream-route.ts';
+import { checkLastEventId, streamSchema } from '../notifications/stream-route.ts';
 import type { InboxHub, InboxStream } from './hub.ts';
 import { recipientOf } from './routes.ts';
 
@@ -39,32 +38,14 @@ export const inboxStreamRoute: RouteModule<
         summary: "The recipient's inbox, live (Server-Sent Events), resumable with Last-Event-ID",
         description:
           'Scope inbox. `event: message` with the item when a message arrives, `event: counts` with `{ unread, unseen }` when they change (and once on connecting), `id:` an opaque cursor, and a comment line at least every 15 s. A reconnect with `Last-Event-ID` first gets every message missed in the last 24 hours, with no gap and no duplicate, then the counts; an id the stream never sent gets 400. A recipient holds at most 20 streams open on one server; one more gets 429 with Retry-After. The stream ends once its token has expired (checked with each comment line): reconnect with a new one. Authenticated by the Authorization header (a browser reads it with fetch, not EventSource). See docs/inbox-api.md.',
-        headers: Type.Object({
-          'last-event-id': Type.Optional(
-            Type.String({ maxLength: 100, description: 'Resume after this event' }),
-          ),
-        }),
-        response: {
-          200: {
-            description: 'An endless text/event-stream',
-            content: {
-              'text/event-stream': {
-                schema: Type.String(),
-                example:
-                  'event: message\nid: 1234\ndata: {"id":"019b76da-a800-70e3-aa1e-88b1e3a76f06","title":"Your order shipped","body":"Order 1042 is on its way.","url":null,"data":null,"category":null,"createdAt":"2026-11-28T09:30:00.000Z","seenAt":null,"readAt":null,"archivedAt":null}\n\nevent: counts\nid: 1234\ndata: {"unread":1,"unseen":1}\n\n',
-              },
-            },
-          },
-        },
+        ...streamSchema(
+          'event: message\nid: 1234\ndata: {"id":"019b76da-a800-70e3-aa1e-88b1e3a76f06","title":"Your order shipped","body":"Order 1042 is on its way.","url":null,"data":null,"category":null,"createdAt":"2026-11-28T09:30:00.000Z","seenAt":null,"readAt":null,"archivedAt":null}\n\nevent: counts\nid: 1234\ndata: {"unread":1,"unseen":1}\n\n',
+        ),
       },
     },
     async (request, reply) => {
       const after = request.headers['last-event-id'];
-      if (after !== undefined && !(await handedOut(deps.store.statusLog, after))) {
-        throw new HeraldError('VALIDATION_FAILED', 'Last-Event-ID is not an event id of this stream.', {
-          errors: [{ path: 'headers/last-event-id', message: 'must be the id of an event this stream sent' }],
-        });
-      }
+      await checkLastEventId(deps.store.statusLog, after);
       const { tenant, recipientId } = recipientOf(request);
       if (deps.inboxHub.held(tenant, recipientId) >= STREAMS_PER_RECIPIENT) {
         throw new HeraldError(
