@@ -52,6 +52,27 @@ async function handedOut(log: StatusLogStore, cursor: string): Promise<boolean> 
   return log.isCursor(cursor) && log.compare(cursor, await log.head()) <= 0;
 }
 
+/** A Last-Event-ID the log never handed out is a 400 (handedOut); the live streams' one check of it. */
+export async function checkLastEventId(log: StatusLogStore, after: string | undefined): Promise<void> {
+  if (after === undefined || (await handedOut(log, after))) return;
+  throw new HeraldError('VALIDATION_FAILED', 'Last-Event-ID is not an event id of this stream.', {
+    errors: [{ path: 'headers/last-event-id', message: 'must be the id of an event this stream sent' }],
+  });
+}
+
+/** The request headers and the answer of a live stream (this one and the inbox's), in the OpenAPI document. */
+export const streamSchema = (example: string) => ({
+  headers: Type.Object({
+    'last-event-id': Type.Optional(Type.String({ maxLength: 100, description: 'Resume after this event' })),
+  }),
+  response: {
+    200: {
+      description: 'An endless text/event-stream',
+      content: { 'text/event-stream': { schema: Type.String(), example } },
+    },
+  },
+});
+
 /** GET /notifications/stream: the tenant's status changes as Server-Sent Events (docs/callbacks.md). */
 export const notificationStreamRoute: RouteModule<
   CoreDeps & { statusHub: StatusHub; verifier: AccessTokenVerifier }
@@ -75,32 +96,14 @@ export const notificationStreamRoute: RouteModule<
         description:
           "One `status` event per status change of the caller's notifications (`data`: a StatusChange, `id`: an opaque cursor), and a comment line at least every 15 s. With `notificationId`, only those notifications' changes; an id that is not a notification of the caller's tenant gets 404. The stream ends once its access token has expired or its signing key has been removed (checked with each comment line); reconnect with a new token. A reconnect with `Last-Event-ID` first gets every change missed in the last 24 hours, with no gap and no duplicate; an id the stream never sent, or one past the end of the log, gets 400. A tenant holds at most HERALD_STREAMS_PER_TENANT streams (200) open on one server; one more gets 429 with Retry-After. See docs/callbacks.md (Live stream).",
         querystring: StreamQuery,
-        headers: Type.Object({
-          'last-event-id': Type.Optional(
-            Type.String({ maxLength: 100, description: 'Resume after this event' }),
-          ),
-        }),
-        response: {
-          200: {
-            description: 'An endless text/event-stream',
-            content: {
-              'text/event-stream': {
-                schema: Type.String(),
-                example:
-                  'event: status\nid: c3Q6MTIzNA\ndata: {"notificationId":"019b76da-a800-70e3-aa1e-88b1e3a76f06","status":"DELIVERED","previousStatus":"SENT","event":{"type":"DELIVERED","at":"2026-11-28T09:30:00.012Z","provider":"sandbox","source":"provider"},"metadata":{"userId":"u_42"}}\n\n',
-              },
-            },
-          },
-        },
+        ...streamSchema(
+          'event: status\nid: c3Q6MTIzNA\ndata: {"notificationId":"019b76da-a800-70e3-aa1e-88b1e3a76f06","status":"DELIVERED","previousStatus":"SENT","event":{"type":"DELIVERED","at":"2026-11-28T09:30:00.012Z","provider":"sandbox","source":"provider"},"metadata":{"userId":"u_42"}}\n\n',
+        ),
       },
     },
     async (request, reply) => {
       const after = request.headers['last-event-id'];
-      if (after !== undefined && !(await handedOut(deps.store.statusLog, after))) {
-        throw new HeraldError('VALIDATION_FAILED', 'Last-Event-ID is not an event id of this stream.', {
-          errors: [{ path: 'headers/last-event-id', message: 'must be the id of an event this stream sent' }],
-        });
-      }
+      await checkLastEventId(deps.store.statusLog, after);
       const { tenant } = request.principal;
       const ids = request.query.notificationId;
       if (ids !== undefined && ids.length > 0) {

@@ -39,7 +39,11 @@ type Document = {
  * Operations whose success cannot be reached here; their error answers are still checked.
  * The OpenID Connect callback needs an identity provider (test/auth/oidc.test.ts has one).
  */
-const NO_SUCCESS_HERE = new Set(['post /auth/oidc/callback']);
+const NO_SUCCESS_HERE = new Set([
+  'post /auth/oidc/callback',
+  // Written to the socket itself (reply.hijack: no onSend records it); its 200 is checked in exercise.
+  'get /inbox/stream',
+]);
 /** Public operations without input, which answer an error only when the process is failing. */
 const NO_ERROR_HERE = new Set([
   'get /health',
@@ -565,4 +569,44 @@ async function exercise(
     ),
     401,
   );
+
+  // the inbox, with a recipient token (docs/inbox-api.md)
+  await expect(call('PUT', '/recipients/doc-inbox', {}), 201);
+  await expect(call('POST', '/recipients/nobody/token'), 404);
+  const minted = await expect(call('POST', '/recipients/doc-inbox/token'), 200);
+  const recipient = { authorization: `Bearer ${minted.access_token}` };
+  const message = await expect(
+    call('POST', '/notifications', {
+      channel: 'inapp',
+      recipient: { id: 'doc-inbox' },
+      content: { title: 'Hello', body: 'In the inbox' },
+    }),
+    201,
+  );
+  await until(message.notificationId, 'DELIVERED');
+  const mine = (method: string, url: string, headers: Record<string, string> = {}) =>
+    anonymous(method, url, undefined, { ...recipient, ...headers });
+  await expect(mine('GET', '/inbox?limit=1'), 200);
+  await expect(mine('GET', '/inbox?filter=read'), 400);
+  await expect(mine('GET', '/inbox/counts'), 200);
+  await expect(call('GET', '/inbox/counts'), 403);
+  for (const action of ['seen', 'read', 'unread', 'archive', 'unarchive']) {
+    await expect(mine('POST', `/inbox/${message.notificationId}/${action}`), 200);
+    await expect(mine('POST', `/inbox/unknown/${action}`), 404);
+  }
+  for (const all of ['seen-all', 'read-all']) {
+    await expect(mine('POST', `/inbox/${all}`), 200);
+    await expect(anonymous('POST', `/inbox/${all}`), 401);
+  }
+  // The stream is written to the socket itself (no onSend to record): its error answer is recorded here.
+  const inboxStream = await app.inject({
+    method: 'GET',
+    url: '/inbox/stream',
+    headers: recipient,
+    payloadAsStream: true,
+  });
+  assert.equal(inboxStream.statusCode, 200);
+  assert.match(String(inboxStream.headers['content-type']), /^text\/event-stream/);
+  inboxStream.stream().destroy();
+  await expect(mine('GET', '/inbox/stream', { 'last-event-id': 'x' }), 400);
 }
