@@ -1,6 +1,7 @@
 /** Domain types of a notification, shared by the API, the scheduler and the store adapters. */
 
 import type { Channel, Content } from '../channels.ts';
+import { INBOX_EVENT_TYPES } from '../inbox/actions.ts';
 
 export { CHANNELS, type Channel, type Content } from '../channels.ts';
 
@@ -29,7 +30,8 @@ export const TERMINAL_STATUSES: ReadonlySet<Status> = new Set([
   'SKIPPED',
 ]);
 
-const EVENT_TYPES = [...STATUSES, 'ATTEMPT_FAILED', 'THROTTLED', 'WEBHOOK'] as const;
+/** Besides the statuses: `SEEN`, `READ`, `ARCHIVED` come from an `inapp` message's reader (docs/inbox.md). */
+const EVENT_TYPES = [...STATUSES, 'ATTEMPT_FAILED', 'THROTTLED', 'WEBHOOK', ...INBOX_EVENT_TYPES] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export function priorityRank(priority: Priority): number {

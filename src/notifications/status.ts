@@ -65,6 +65,19 @@ export interface SandboxCopy {
 }
 
 /**
+ * An `inapp` message as the inbox stores it (docs/inbox.md): the rendered content, for the
+ * notification's recipient. Stored by its completion, with its DELIVERED event.
+ */
+export interface InboxEntry {
+  recipientId: string;
+  title: string;
+  body: string;
+  url: string | null;
+  data: Record<string, unknown> | null;
+  category: string | null;
+}
+
+/**
  * Push targets of a person that answered gone in an attempt (docs/sending-to-people.md): removed from the
  * profile and suppressed (§11), in the completion's transaction. `keys` are their suppression keys.
  */
@@ -111,6 +124,16 @@ export type Completion = LeaseRef &
         detail?: string;
         /** What the provider asks to be kept with the completion (the sandbox's copy). */
         copy?: SandboxCopy;
+        /** The locale variant the message was rendered from; undefined: the template itself. */
+        locale?: string;
+      }
+    | {
+        /**
+         * An `inapp` message stored in its recipient's inbox: DELIVERED (`source: "inbox"`) with
+         * no provider, the message committed with it.
+         */
+        kind: 'stored';
+        message: InboxEntry;
         /** The locale variant the message was rendered from; undefined: the template itself. */
         locale?: string;
       }
@@ -176,6 +199,8 @@ export interface Transition {
   change: RowChange;
   events: EventInput[];
   copy?: SandboxCopy;
+  /** The inbox message a `stored` completion keeps. */
+  inbox?: InboxEntry;
   /** A suppression the outcome adds, committed with it. */
   suppress?: Suppression;
   /** Gone push targets of a person: out of the profile and suppressed, committed with it. */
@@ -233,6 +258,16 @@ function attemptEffect(owner: string, c: Completion, now: number): Transition {
         outcome: 'DELIVERED',
       };
     }
+    case 'stored':
+      return {
+        seq,
+        owner,
+        attempt,
+        change: settled('DELIVERED', null),
+        events: [{ seq, type: 'DELIVERED', attempt, source: 'inbox', locale: c.locale ?? null }],
+        inbox: c.message,
+        outcome: 'DELIVERED',
+      };
     case 'retry':
       return {
         seq,

@@ -10,6 +10,7 @@ import {
   type ExpiredLease,
   effectOf,
   type GoneTargets,
+  type InboxEntry,
   type PauseEntry,
   pauseEvent,
   reapEffect,
@@ -68,6 +69,13 @@ export interface CopyRow extends SandboxCopy, AppliedRow {
   attempt: number;
 }
 
+/** An inbox message to store, with the row it belongs to. */
+export interface InboxEntryRow extends InboxEntry {
+  seq: number;
+  id: string;
+  tenant: string;
+}
+
 /** One (priority, channel, queue state) group of the queue, as stats() counts it. */
 export interface QueueGroup {
   priority: number;
@@ -90,6 +98,8 @@ export interface QueueDriver {
   appendEvents(events: readonly EventInput[], now: number): Awaitable<void>;
   /** Stores the sandbox's copies of delivered messages. */
   storeCopies(copies: readonly CopyRow[], now: number): Awaitable<void>;
+  /** Stores `inapp` messages in their recipients' inboxes (docs/inbox.md). */
+  storeInbox(entries: readonly InboxEntryRow[], now: number): Awaitable<void>;
   /** Adds (or widens) suppressions, by the rule of the suppression port. */
   suppress(entries: readonly Suppression[], now: number): Awaitable<void>;
   /**
@@ -244,6 +254,7 @@ function* applyTransitions(
   const copies: CopyRow[] = [];
   const suppress: Suppression[] = [];
   const gone: GoneTargets[] = [];
+  const inbox: InboxEntryRow[] = [];
   // A plain loop: this runs for every completion, thousands a second.
   for (const t of transitions) {
     const row = rows.get(t.seq);
@@ -256,6 +267,21 @@ function* applyTransitions(
       for (const recipient of t.gone.keys) suppress.push({ tenant, channel: 'push', recipient, reason });
     }
     if (t.outcome) tally.add(row, t.outcome);
+    const message = t.inbox;
+    if (message) {
+      const { recipientId, title, body, url, data, category } = message;
+      inbox.push({
+        seq: row.seq,
+        id: row.id,
+        tenant: row.tenant,
+        recipientId,
+        title,
+        body,
+        url,
+        data,
+        category,
+      });
+    }
     const copy = t.copy;
     if (copy) {
       copies.push({
@@ -271,6 +297,7 @@ function* applyTransitions(
   }
   if (events.length > 0) yield* call((d) => d.appendEvents(events, now));
   if (copies.length > 0) yield* call((d) => d.storeCopies(copies, now));
+  if (inbox.length > 0) yield* call((d) => d.storeInbox(inbox, now));
   if (suppress.length > 0) yield* call((d) => d.suppress(suppress, now));
   if (gone.length > 0) yield* call((d) => d.dropPushTargets(gone, now));
   return new Set(rows.keys());

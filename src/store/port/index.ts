@@ -1,6 +1,7 @@
 import type { AuthStore } from './auth.ts';
 import type { BroadcastStore } from './broadcasts.ts';
 import type { CallbackStore } from './callbacks.ts';
+import type { InboxStore } from './inbox.ts';
 import type { LimitStore } from './limits.ts';
 import type { NotificationStore } from './notifications.ts';
 import type { OutcomeCountStore } from './outcome-counts.ts';
@@ -55,6 +56,8 @@ export interface Store {
   topics: TopicStore;
   /** Broadcasts to a topic and their durable fan-out (src/recipients/fan-out.ts). */
   broadcasts: BroadcastStore;
+  /** Each recipient's in-app inbox: the `inapp` messages and their marks (docs/inbox.md). */
+  inbox: InboxStore;
   /**
    * Calls `onChange` soon after any process commits status changes (PostgreSQL LISTEN/NOTIFY);
    * on SQLite, readers poll. A hint only: the log is the truth.

@@ -3,6 +3,7 @@ import { createPostgresAuthStore } from './auth.ts';
 import { createPostgresBroadcasts } from './broadcasts.ts';
 import { createPostgresCallbacks } from './callbacks.ts';
 import { type ConnectOptions, connectPostgres, type Sql } from './connect.ts';
+import { createPostgresInbox } from './inbox.ts';
 import { createPostgresLimits } from './limits.ts';
 import { migratePostgres } from './migrate.ts';
 import { createPostgresNotifications } from './notifications.ts';
@@ -66,6 +67,7 @@ export async function createPostgresStore(
     categories: createPostgresCategories(sql),
     topics: createPostgresTopics(sql),
     broadcasts: createPostgresBroadcasts(sql),
+    inbox: createPostgresInbox(sql),
     wakeups: createPostgresWakeups(sql, WAKEUP_CHANNEL),
     statusChanges: createPostgresWakeups(sql, STATUS_CHANNEL),
     async ping() {

@@ -12,6 +12,7 @@ import {
   statsGrid,
 } from '../queue-core.ts';
 import type { Query, Sql } from './connect.ts';
+import { storeInboxOn } from './inbox.ts';
 import { frontRank, promote, readyIndexed } from './lanes.ts';
 import { createPostgresOutcomeCounter, type OutcomeCounter } from './outcome-counts.ts';
 import { claimPriorityOn } from './queue-claim.ts';
@@ -81,6 +82,7 @@ function driverOn(tx: Query, countOutcomes: OutcomeCounter): QueueDriver {
                locale text, ord int)
         ORDER BY ord`;
     },
+    storeInbox: (entries, now) => storeInboxOn(tx, entries, now),
     async suppress(entries, now) {
       await addSuppressionsOn(tx, entries, now);
     },

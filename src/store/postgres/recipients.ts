@@ -11,6 +11,7 @@ import {
   withoutTargets,
 } from '../rows-recipients.ts';
 import type { Query, Sql } from './connect.ts';
+import { eraseInboxOn } from './inbox.ts';
 import { leaveTopicsOn } from './topics.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -117,9 +118,10 @@ export function createPostgresRecipients(sql: Sql): RecipientStore {
       return recipientsAmongOn(sql, keys);
     },
     async remove(tenant, id) {
-      // The profile, its preferences and its topic memberships go together.
+      // The profile, its preferences, its topic memberships and its inbox go together.
       return sql.begin(async (tx) => {
         await leaveTopicsOn(tx, tenant, id);
+        await eraseInboxOn(tx, tenant, id);
         const rows = await tx`DELETE FROM recipients WHERE tenant = ${tenant} AND recipient_id = ${id}`;
         return rows.count > 0;
       });

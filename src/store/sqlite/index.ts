@@ -2,6 +2,7 @@ import type { Store } from '../port/index.ts';
 import { createSqliteAuthStore } from './auth.ts';
 import { createSqliteBroadcasts } from './broadcasts.ts';
 import { createSqliteCallbacks } from './callbacks.ts';
+import { createSqliteInbox } from './inbox.ts';
 import { createSqliteLimits } from './limits.ts';
 import { createSqliteNotifications } from './notifications.ts';
 import { openSqlite, type SqliteDb } from './open.ts';
@@ -42,6 +43,7 @@ export function createSqliteStore(dataDir: string, cacheMiB?: number): Store & {
     categories: createSqliteCategories(db),
     topics: createSqliteTopics(db),
     broadcasts: createSqliteBroadcasts(db),
+    inbox: createSqliteInbox(db),
     // One process: the in-process signal already wakes the worker, and status readers poll.
     wakeups: silent,
     statusChanges: silent,

@@ -10,6 +10,7 @@ import {
   runSync,
   statsGrid,
 } from '../queue-core.ts';
+import { storeInboxSync } from './inbox.ts';
 import { frontRank, promote, readyIndexed } from './lanes.ts';
 import { relaxedSync, type SqliteDb } from './open.ts';
 import { createSqliteOutcomeCounter } from './outcome-counts.ts';
@@ -153,6 +154,7 @@ function createDriver(db: SqliteDb): QueueDriver {
         copy.run(c.seq, c.id, c.tenant, c.channel, json(c.recipient), json(c.content), c.attempt, now);
       }
     },
+    storeInbox: (entries, now) => storeInboxSync(db, entries, now),
     suppress(entries, now) {
       addSuppressionsSync(db, entries, now);
     },

@@ -10,6 +10,7 @@ import {
   recipientFromRow,
   withoutTargets,
 } from '../rows-recipients.ts';
+import { eraseInboxSync } from './inbox.ts';
 import { preparedOnce, type SqliteDb } from './open.ts';
 import { leaveTopicsSync } from './topics.ts';
 
@@ -133,9 +134,10 @@ export function createSqliteRecipients(db: SqliteDb): RecipientStore {
       return recipientFromRow(s.preferences.get(JSON.stringify(next), now, tenant, id) as RecipientRow);
     },
   );
-  // The profile, its preferences and its topic memberships go together.
+  // The profile, its preferences, its topic memberships and its inbox go together.
   const remove = db.transaction((tenant: string, id: string) => {
     leaveTopicsSync(db, tenant, id);
+    eraseInboxSync(db, tenant, id);
     return s.remove.run(tenant, id).changes > 0;
   });
   return {

@@ -1,0 +1,45 @@
+import type { InboxAction } from '../store/port/inbox.ts';
+
+/**
+ * What an action does to one inbox message (docs/inbox.md), decided once for both adapters:
+ * `seen`, `read` and `archive` set their time when it is not set yet, each such change logging
+ * the notification's SEEN, READ or ARCHIVED event; `read` marks the message seen too (logging SEEN
+ * first when it was unseen). `unread` and `unarchive` clear a time and log nothing: the contract's
+ * log has no event for them, and the message itself shows the state.
+ */
+
+/** The event types reading writes to a notification's status log (API.md section 4). */
+export const INBOX_EVENT_TYPES = ['SEEN', 'READ', 'ARCHIVED'] as const;
+export type InboxEventType = (typeof INBOX_EVENT_TYPES)[number];
+
+/** A message's marks: epoch milliseconds, or null when not set. */
+export interface InboxMarks {
+  seenAt: number | null;
+  readAt: number | null;
+  archivedAt: number | null;
+}
+
+/** The marks after `action` and the events it logs, in order; null when the message does not change. */
+export function applyInboxAction(
+  marks: InboxMarks,
+  action: InboxAction,
+  now: number,
+): { marks: InboxMarks; events: InboxEventType[] } | null {
+  switch (action) {
+    case 'seen':
+      return marks.seenAt === null ? { marks: { ...marks, seenAt: now }, events: ['SEEN'] } : null;
+    case 'read':
+      if (marks.readAt !== null) return null;
+      return marks.seenAt === null
+        ? { marks: { ...marks, seenAt: now, readAt: now }, events: ['SEEN', 'READ'] }
+        : { marks: { ...marks, readAt: now }, events: ['READ'] };
+    case 'unread':
+      return marks.readAt === null ? null : { marks: { ...marks, readAt: null }, events: [] };
+    case 'archive':
+      return marks.archivedAt === null
+        ? { marks: { ...marks, archivedAt: now }, events: ['ARCHIVED'] }
+        : null;
+    case 'unarchive':
+      return marks.archivedAt === null ? null : { marks: { ...marks, archivedAt: null }, events: [] };
+  }
+}
