@@ -23,6 +23,11 @@ import { listenOn } from './http/listen.ts';
 import { createLogger } from './http/logger.ts';
 import { metricsRoutes } from './http/metrics-routes.ts';
 import type { App, Routes } from './http/types.ts';
+import { inboxCorsRoutes } from './inbox/cors.ts';
+import { createInboxHub, type InboxHub } from './inbox/hub.ts';
+import { inboxRoutes } from './inbox/routes.ts';
+import { inboxStreamRoute } from './inbox/stream-route.ts';
+import { recipientTokenRoute } from './inbox/token-route.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { clusterExposition, startMetricsPublisher } from './metrics-publisher.ts';
 import { notificationActionRoutes } from './notifications/action-routes.ts';
@@ -35,6 +40,7 @@ import { createRecipientDigests, type RecipientDigests } from './notifications/r
 import { createReportService, type ReportService } from './notifications/reports.ts';
 import { notificationIngestRoutes } from './notifications/routes.ts';
 import { createStatusHub, type StatusHub } from './notifications/stream-hub.ts';
+import { TOKEN_ENDED_COMMENT } from './notifications/stream-protocol.ts';
 import { notificationStreamRoute } from './notifications/stream-route.ts';
 import { sandboxRoutes } from './providers/sandbox/routes.ts';
 import { broadcastRoutes } from './recipients/broadcast-routes.ts';
@@ -81,6 +87,8 @@ export interface HeraldDeps extends CoreDeps {
   syntax: SyntaxCheck;
   /** The one reader of the status log behind this process's live streams (GET /notifications/stream). */
   statusHub: StatusHub;
+  /** The inbox streams of this process (GET /inbox/stream), fed by the status hub's reader. */
+  inboxHub: InboxHub;
   /** One-click unsubscribe links: made by the worker, opened by /unsubscribe/{token}. */
   unsubscribe: UnsubscribeTokens;
   /** The tenants' recipient digest keys: written at acceptance, searched by GET /notifications?recipient=. */
@@ -138,9 +146,13 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(preferenceRoutes, deps),
       bind(topicRoutes, deps),
       bind(broadcastRoutes, withWorker),
+      bind(recipientTokenRoute, deps),
+      bind(inboxRoutes, deps),
+      bind(inboxStreamRoute, deps),
       metricsRoutes(deps.metrics, () => clusterExposition(deps)),
     );
     routes.public.push(
+      bind(inboxCorsRoutes, deps),
       bind(webhookRoutes, deps),
       bind(unsubscribeRoutes, deps),
       bind(preferencesPageRoutes, deps),
@@ -191,6 +203,13 @@ export async function createDeps(
     const oneWriter = store.capabilities.oneWriter;
     // The process's one render pool (in the dispatch thread, if any) checks Liquid syntax too.
     const syntax = createSyntaxCheck(worker.renderer);
+    const apiLog = createLogger(config.logLevel, config.logFormat).child({ role: 'api' });
+    const statusHub = createStatusHub({
+      store,
+      changes: oneWriter ? worker.statusChanges : undefined,
+      clock,
+      log: apiLog,
+    });
     return {
       ...core,
       verifier,
@@ -211,11 +230,14 @@ export async function createDeps(
       unsubscribe,
       recipientDigests,
       preferenceTokens,
-      statusHub: createStatusHub({
+      statusHub,
+      inboxHub: createInboxHub({
         store,
-        changes: oneWriter ? worker.statusChanges : undefined,
         clock,
-        log: createLogger(config.logLevel, config.logFormat).child({ role: 'api' }),
+        log: apiLog,
+        statusHub,
+        heartbeatMs: config.streamHeartbeatMs,
+        tokenEndedComment: TOKEN_ENDED_COMMENT,
       }),
     };
   } catch (error) {
@@ -234,6 +256,7 @@ export async function createDeps(
 export async function closeDeps(deps: HeraldDeps): Promise<void> {
   await deps.batchDecoder.close();
   await deps.worker.close();
+  await deps.inboxHub.close();
   await deps.statusHub.close();
   await deps.store.close();
 }

@@ -1,6 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HeraldError } from '../errors.ts';
-import { type AccessTokenVerifier, DEFAULT_TENANT, isOperator, type Principal } from './principal.ts';
+import {
+  type AccessTokenVerifier,
+  DEFAULT_TENANT,
+  INBOX_SCOPE,
+  isOperator,
+  type Principal,
+} from './principal.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,6 +21,8 @@ declare module 'fastify' {
      * metrics): only operators (callers of tenant `default`, principal.ts) may call it.
      */
     operatorOnly?: boolean;
+    /** A route without scope `inbox` that a recipient token may call too (GET /auth/me). */
+    openToRecipients?: boolean;
   }
 }
 
@@ -86,6 +94,21 @@ export function protect(scope: FastifyInstance, verifier: AccessTokenVerifier): 
       throw error;
     }
     const needed = request.routeOptions.config.scope;
+    // A recipient token (a person's browser holds it) reaches its inbox and nothing else, whatever
+    // scope a route asks for, or none: checked here, once, for every route.
+    if (
+      request.principal.kind === 'recipient' &&
+      needed !== INBOX_SCOPE &&
+      !request.routeOptions.config.openToRecipients
+    ) {
+      throw new HeraldError(
+        'FORBIDDEN',
+        'A recipient token reaches only the inbox endpoints and GET /auth/me.',
+        {
+          challenge: { error: 'insufficient_scope' },
+        },
+      );
+    }
     if (needed) requireScope(request.principal, needed, 'This operation');
     if (request.routeOptions.config.operatorOnly && !isOperator(request.principal)) {
       throw new HeraldError(

@@ -8,7 +8,7 @@ const Me = withExample(
     sub: Type.String(),
     tid: Type.String(),
     scope: Type.String(),
-    kind: Type.Union([Type.Literal('user'), Type.Literal('client')]),
+    kind: Type.Union([Type.Literal('user'), Type.Literal('client'), Type.Literal('recipient')]),
     email: Type.Optional(Type.String()),
     role: Type.Optional(Type.String()),
   }),
@@ -28,11 +28,12 @@ export const meRoute: RouteModule<CoreDeps> = (app, deps) => {
   app.get(
     '/auth/me',
     {
+      config: { openToRecipients: true },
       schema: {
         tags: ['auth'],
         summary: 'The caller',
         description:
-          'Who the access token speaks for: its subject, tenant, scopes and kind, and for a user its email and role. Any scope.',
+          'Who the access token speaks for: its subject, tenant, scopes and kind, and for a user its email and role. Any scope, a recipient token (kind `recipient`, sub `rcp:` + the recipientId) included.',
         response: { 200: Me },
       },
     },
@@ -42,7 +43,7 @@ export const meRoute: RouteModule<CoreDeps> = (app, deps) => {
         sub: string;
         tid: string;
         scope: string;
-        kind: 'user' | 'client';
+        kind: 'user' | 'client' | 'recipient';
         email?: string;
         role?: string;
       } = { sub: p.sub, tid: p.tenant, scope: p.scope, kind: p.kind };

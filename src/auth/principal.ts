@@ -7,11 +7,25 @@ export const SCOPES = [
   'recipients:read',
   'recipients:write',
   'admin',
+  'inbox',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/**
+ * The scope of recipient tokens (POST /recipients/{id}/token, docs/inbox-api.md) and of nothing
+ * else: no role includes it and no client may be given it, so a token with it is a recipient's.
+ */
+export const INBOX_SCOPE = 'inbox' satisfies Scope;
+/** Recipient tokens' subject: this prefix, then the recipientId. */
+export const RECIPIENT_SUB_PREFIX = 'rcp:';
+
+/** The scopes a user's role or a service client may hold: every one but the recipients' `inbox`. */
+export const GRANTABLE_SCOPES = SCOPES.filter(
+  (scope): scope is Exclude<Scope, typeof INBOX_SCOPE> => scope !== INBOX_SCOPE,
+);
+
 export const ROLE_SCOPES = {
-  admin: [...SCOPES],
+  admin: GRANTABLE_SCOPES,
   sender: ['notifications:send', 'notifications:read', 'templates:read'],
   viewer: ['notifications:read', 'templates:read'],
 } as const satisfies Record<string, readonly Scope[]>;
@@ -46,7 +60,8 @@ export interface Principal {
   scopes: ReadonlySet<string>;
   /** The raw `scope` claim, as issued. */
   scope: string;
-  kind: 'user' | 'client';
+  /** A recipient's token (sub `rcp:<recipientId>`, scope `inbox`) reaches only the inbox and GET /auth/me. */
+  kind: 'user' | 'client' | 'recipient';
   email?: string;
   role?: string;
   /** Token expiry, epoch seconds. */

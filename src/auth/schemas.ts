@@ -4,7 +4,7 @@ import { describedPattern } from '../http/field-messages.ts';
 import { literals } from '../http/schema.ts';
 import { USER_EMAIL } from './accounts.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-rules.ts';
-import { SCOPES, TENANT_NAME } from './principal.ts';
+import { GRANTABLE_SCOPES, TENANT_NAME } from './principal.ts';
 
 /** A tenant name: lowercase, URL-safe. */
 export const TenantName = Type.String({
@@ -58,7 +58,8 @@ export const TokenPair = withExample(
   },
 );
 
-export const ScopeName = literals(SCOPES);
+/** A scope a user or client may hold: `inbox` is for recipient tokens only (principal.ts). */
+export const ScopeName = literals(GRANTABLE_SCOPES);
 
 export const CreateUserBody = withExample(
   Type.Object(
@@ -100,7 +101,7 @@ export const CreateClientBody = withExample(
   Type.Object(
     {
       name: Type.String({ minLength: 1, maxLength: 200 }),
-      scopes: Type.Array(ScopeName, { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
+      scopes: Type.Array(ScopeName, { minItems: 1, maxItems: GRANTABLE_SCOPES.length, uniqueItems: true }),
       tenant: Type.Optional(TenantName),
     },
     { additionalProperties: false },

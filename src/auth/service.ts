@@ -25,7 +25,7 @@ export function configuredKeyring(config: Config, store: Store, clock: Clock): K
     clock,
     alg: config.auth.alg,
     secret: config.keyEncryptionSecret,
-    maxTokenTtl: Math.max(config.auth.accessTtl, config.auth.refreshTtl),
+    maxTokenTtl: Math.max(config.auth.accessTtl, config.auth.refreshTtl, config.auth.inboxTokenTtl),
     reloadMs: config.auth.keyReloadMs,
   });
 }
@@ -42,6 +42,7 @@ export function createAuthService(config: Config, store: Store, clock: Clock): A
     audience: config.auth.audience,
     clock,
     maxLifetimeS: config.auth.accessTtl,
+    recipientMaxLifetimeS: config.auth.inboxTokenTtl,
     cacheSize: config.auth.verifyCacheSize,
   });
   return {
@@ -72,6 +73,7 @@ export async function startVerifier(
       audience: config.auth.audience,
       clock,
       maxLifetimeS: config.auth.accessTtl,
+      recipientMaxLifetimeS: config.auth.inboxTokenTtl,
       cacheSize: config.auth.verifyCacheSize,
     });
   }

@@ -2,7 +2,7 @@ import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey } from 'jose'
 import type { Clock } from '../clock.ts';
 import { ACCESS_TYP, invalidToken, verifyJwt } from './jwt.ts';
 import { CLOCK_TOLERANCE_S, type Keyring } from './keys.ts';
-import type { AccessTokenVerifier, Principal } from './principal.ts';
+import { type AccessTokenVerifier, INBOX_SCOPE, type Principal, RECIPIENT_SUB_PREFIX } from './principal.ts';
 import { VerifyCache } from './verify-cache.ts';
 
 /** Options shared by the local and the remote verifier. */
@@ -16,6 +16,12 @@ export interface VerifierOptions {
    * value as (or a larger one than) the `auth` service that signs.
    */
   maxLifetimeS: number;
+  /**
+   * The same bound for recipient tokens (HERALD_INBOX_TOKEN_TTL): theirs alone may live longer
+   * than HERALD_ACCESS_TTL, so a user's or client's token claiming the inbox tokens' lifetime is
+   * still refused. `maxLifetimeS` when absent.
+   */
+  recipientMaxLifetimeS?: number;
   /** Bound of the verified-token cache (config.auth.verifyCacheSize); 0 disables it. */
   cacheSize: number;
 }
@@ -26,16 +32,23 @@ export interface CachingVerifier extends AccessTokenVerifier {
 }
 
 /** Reads the principal from verified access-token claims; refuses claims of the wrong shape. */
-function principalFromClaims(payload: JWTPayload): Principal {
-  const { sub, tid, scope, exp, role, client_id: clientId } = payload as Record<string, unknown>;
+function principalFromClaims(payload: JWTPayload, options: VerifierOptions): Principal {
+  const { sub, tid, scope, exp, iat, role, client_id: clientId } = payload as Record<string, unknown>;
   if (typeof sub !== 'string' || typeof tid !== 'string' || typeof scope !== 'string') throw invalidToken();
-  if (typeof exp !== 'number') throw invalidToken();
+  if (typeof exp !== 'number' || typeof iat !== 'number') throw invalidToken();
+  const scopes = new Set(scope.split(' ').filter(Boolean));
+  // A recipient's token is `rcp:` with the single scope `inbox`, and `inbox` is never anyone
+  // else's: a token that mixes them was not made by Herald's token endpoints.
+  const recipient = sub.startsWith(RECIPIENT_SUB_PREFIX);
+  if (recipient !== scopes.has(INBOX_SCOPE) || (recipient && scopes.size !== 1)) throw invalidToken();
+  const longest = (recipient && options.recipientMaxLifetimeS) || options.maxLifetimeS;
+  if (exp - iat > longest + CLOCK_TOLERANCE_S) throw invalidToken();
   const principal: Principal = {
     sub,
     tenant: tid,
     scope,
-    scopes: new Set(scope.split(' ').filter(Boolean)),
-    kind: typeof clientId === 'string' ? 'client' : 'user',
+    scopes,
+    kind: recipient ? 'recipient' : typeof clientId === 'string' ? 'client' : 'user',
     exp,
   };
   if (typeof role === 'string') principal.role = role;
@@ -55,7 +68,8 @@ function cachingVerifier(
     audience: options.audience,
     typ: ACCESS_TYP,
     clock: options.clock,
-    maxLifetimeS: options.maxLifetimeS,
+    // Each kind's own bound is checked with the claims (principalFromClaims).
+    maxLifetimeS: Math.max(options.maxLifetimeS, options.recipientMaxLifetimeS ?? 0),
   };
   return {
     cache,
@@ -65,7 +79,7 @@ function cachingVerifier(
       const hit = cache.maxSize > 0 ? cache.get(token, now, keyAlive) : undefined;
       if (hit) return hit;
       const { payload, kid } = await verifyJwt(token, check);
-      const principal = principalFromClaims(payload);
+      const principal = principalFromClaims(payload, options);
       cache.set(token, principal, (principal.exp + CLOCK_TOLERANCE_S) * 1000, kid);
       return principal;
     },

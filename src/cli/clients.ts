@@ -1,6 +1,6 @@
 import { createClient, rotateClientSecret } from '../auth/accounts.ts';
 import { createClientSecrets } from '../auth/client-secrets.ts';
-import { DEFAULT_TENANT, SCOPES, TENANT_NAME } from '../auth/principal.ts';
+import { DEFAULT_TENANT, GRANTABLE_SCOPES, TENANT_NAME } from '../auth/principal.ts';
 import { parseOptions, row, runCli, UsageError } from './support.ts';
 
 export const CLIENTS_HELP = `Usage:
@@ -8,7 +8,7 @@ export const CLIENTS_HELP = `Usage:
   herald clients list [--tenant T]
   herald clients rotate --id ID     (prints a new secret; the old one is refused from then on)
   herald clients disable --id ID    (no more tokens for it)
-Scopes: ${SCOPES.join(', ')}
+Scopes: ${GRANTABLE_SCOPES.join(', ')}
 
 Examples:
   herald clients add --name billing --scopes "notifications:send notifications:read"
@@ -26,7 +26,7 @@ export function runClients(args: string[], env: NodeJS.ProcessEnv): Promise<numb
       const tenant = values.tenant ?? DEFAULT_TENANT;
       if (!name) throw new UsageError('--name is required');
       if (scopes.length === 0) throw new UsageError('--scopes is required');
-      const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
+      const unknown = scopes.filter((scope) => !(GRANTABLE_SCOPES as readonly string[]).includes(scope));
       if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}`);
       if (!TENANT_NAME.test(tenant))
         throw new UsageError('--tenant must be lowercase letters, digits, . _ -');

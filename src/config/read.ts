@@ -58,6 +58,10 @@ function parse(name: string, value: string, schema: TSchema): unknown {
       if (allowed && !allowed.includes(item)) {
         throw new ConfigError(name, `unknown value "${item}"; expected some of ${allowed.join(',')}`);
       }
+      const pattern = schema.items?.pattern;
+      if (typeof pattern === 'string' && !new RegExp(pattern).test(item)) {
+        throw new ConfigError(name, `"${masked(item)}" must match ${pattern}`);
+      }
       if (schema.cidr && !parseCidr(item)) {
         throw new ConfigError(name, `"${item}" is not an IP address or CIDR range`);
       }

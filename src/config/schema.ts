@@ -111,6 +111,12 @@ export const ServerSchema = Type.Object({
     description:
       'a process that serves HTTP runs its worker role in a thread of its own, on another core ([dispatch.md](dispatch.md))',
   }),
+  inboxOrigins: Type.Optional(
+    Type.Array(Type.String({ pattern: '^https?://[^/?#\\s]+$' }), {
+      env: 'HERALD_INBOX_ORIGINS',
+      description: 'origins (scheme://host[:port]) whose browsers may call the inbox endpoints (CORS)',
+    }),
+  ),
   callbackAllowedHosts: Type.Optional(
     Type.Array(Type.String(), {
       env: 'HERALD_CALLBACK_ALLOWED_HOSTS',
@@ -185,6 +191,7 @@ export const AuthSchema = Type.Object({
   audience: text('HERALD_JWT_AUDIENCE', 'herald-api', 'aud of access tokens'),
   alg: oneOf('HERALD_JWT_ALG', JWT_ALGS, 'ES256', 'algorithm of new signing keys'),
   accessTtl: int('HERALD_ACCESS_TTL', 600, 1, 86400 * 30, 'access token lifetime, seconds'),
+  inboxTokenTtl: int('HERALD_INBOX_TOKEN_TTL', 3600, 1, 86400, 'recipient (inbox) token lifetime, seconds'),
   refreshTtl: int('HERALD_REFRESH_TTL', 43200, 1, 86400 * 365, 'refresh token sliding lifetime, seconds'),
   refreshMaxAge: int('HERALD_REFRESH_MAX_AGE', 7 * 86400, 1, 86400 * 365, 'absolute cap of a refresh chain'),
   loginMaxFailures: int('HERALD_LOGIN_MAX_FAILURES', 10, 1, 1_000_000, 'failed logins per email per window'),

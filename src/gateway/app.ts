@@ -49,6 +49,16 @@ function gatewayRoutes(config: Config): Route[] {
       bodyLimit,
     },
     {
+      // The inbox stream, like the status stream: a long answer on a connection of its own.
+      prefix: '/api/inbox/stream',
+      upstream: apiUrl,
+      target: '/inbox/stream',
+      methods: ['GET', 'HEAD'],
+      exact: true,
+      long: true,
+      bodyLimit,
+    },
+    {
       prefix: '/api/notifications/batch',
       upstream: apiUrl,
       target: '/notifications/batch',

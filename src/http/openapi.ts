@@ -35,6 +35,11 @@ const TAGS = [
     name: 'broadcasts',
     description: 'One notification to every subscriber of a topic, fanned out durably (see docs/topics.md)',
   },
+  {
+    name: 'inbox',
+    description:
+      "A recipient's in-app inbox, with a recipient token (scope inbox): its messages, counts, actions and live stream (see docs/inbox-api.md)",
+  },
   { name: 'admin', description: 'Users, clients, queues and the sandbox (scope admin)' },
   { name: 'webhooks', description: 'Delivery reports from providers, authenticated by their signatures' },
   { name: 'ops', description: 'Health, readiness and metrics' },

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/port/index.ts';
+import type { LoggedStatus } from '../store/port/status-log.ts';
 import type { WakeupChannel } from '../store/port/wakeups.ts';
 import { Turns } from '../turns.ts';
 import { changeOf, type StatusChange } from './changes.ts';
@@ -46,10 +47,21 @@ export interface StreamSubscriber {
 const sseFrame = (cursor: string, change: StatusChange) =>
   `event: status\nid: ${cursor}\ndata: ${JSON.stringify(change)}\n\n`;
 
+/**
+ * Another consumer of the reader's pages (the inbox streams, inbox/hub.ts): given each page's
+ * events synchronously, before the reader's position moves past them, so that it can hand streams
+ * over from a catch-up to live exactly as this hub does (see createStatusHub).
+ */
+export type LogWatcher = (rows: readonly LoggedStatus[]) => void;
+
 /** Every live stream of this process, fed by one reader of the status log. */
 export interface StatusHub {
   /** Starts the stream; resolves once it is live (after the replay). Call the result to stop it. */
   subscribe(subscriber: StreamSubscriber): Promise<() => void>;
+  /** Keeps the reader running and gives `watcher` every page it reads from now on; call the result to stop. */
+  watch(watcher: LogWatcher): Promise<() => void>;
+  /** How far the reader has read (undefined while it does not run): every later event goes to the watchers. */
+  position(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -82,6 +94,8 @@ export interface StatusHubDeps {
 export function createStatusHub(deps: StatusHubDeps): StatusHub {
   const pollMs = deps.pollMs ?? 250;
   const subscribers = new Set<Entry>();
+  const watchers = new Set<LogWatcher>();
+  const idle = () => subscribers.size === 0 && watchers.size === 0;
   let position: string | undefined;
   let starting: Promise<string> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -126,7 +140,7 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
         again = false;
         if (position === undefined) return;
         const { rows, readTo, more } = await log.read(position, { limit: PAGE });
-        if (subscribers.size === 0 || position === undefined) return;
+        if (idle() || position === undefined) return;
         // Synchronously from here: the position moves with the deliveries (see above).
         // Tenant-wide streams (no filter, no floor) share their tenant's page, made and encoded
         // once however many of them there are; the others get a page each.
@@ -169,6 +183,13 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
           else if (entry.page) bytes = Buffer.from(entry.page);
           entry.page = '';
           if (bytes) entry.subscriber.send(bytes);
+        }
+        for (const watcher of watchers) {
+          try {
+            watcher(rows);
+          } catch (error) {
+            deps.log.warn({ err: error }, 'status stream: a log watcher failed');
+          }
         }
         position = readTo;
         if (more) again = busy = true;
@@ -214,7 +235,7 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
   }
 
   async function stopIfIdle(): Promise<void> {
-    if (subscribers.size > 0) return;
+    if (!idle()) return;
     clearInterval(timer);
     timer = undefined;
     clearTimeout(hintTimer);
@@ -307,8 +328,17 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
       }
       return stop;
     },
+    async watch(watcher) {
+      watchers.add(watcher);
+      await start();
+      return () => {
+        if (watchers.delete(watcher)) void stopIfIdle();
+      };
+    },
+    position: () => position,
     async close() {
       subscribers.clear();
+      watchers.clear();
       await stopIfIdle();
     },
   };

@@ -48,7 +48,7 @@ function drainedOrClosed(stream: PassThrough): Promise<void> {
  * One past the end (a client of a database since restored or wiped) would otherwise be taken as
  * a floor, and the stream would hide every change until the log got there.
  */
-async function handedOut(log: StatusLogStore, cursor: string): Promise<boolean> {
+export async function handedOut(log: StatusLogStore, cursor: string): Promise<boolean> {
   return log.isCursor(cursor) && log.compare(cursor, await log.head()) <= 0;
 }
 

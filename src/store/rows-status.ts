@@ -16,6 +16,15 @@ export interface LoggedRow {
   detail: string | null;
   source: string | null;
   locale: string | null;
+  /** The recipient's JSON, read only for `inapp` notifications. */
+  inbox_recipient: string | null;
+}
+
+/** The `{ id }` recipient of an `inapp` notification, as the log row carries it. */
+function inboxRecipientOf(json: string | null): string | null {
+  if (json === null) return null;
+  const id = (JSON.parse(json) as { id?: unknown }).id;
+  return typeof id === 'string' ? id : null;
 }
 
 export function loggedFromRow(row: LoggedRow, cursor: string): LoggedStatus {
@@ -32,12 +41,14 @@ export function loggedFromRow(row: LoggedRow, cursor: string): LoggedStatus {
     detail: row.detail,
     source: row.source,
     locale: row.locale,
+    inboxRecipient: inboxRecipientOf(row.inbox_recipient),
   };
 }
 
 /** The columns of a log query: the event, its notification, and the status before it. */
 export function loggedColumns(statusTypes: string): string {
-  return `n.id AS notification_id, n.tenant, n.metadata, e.type, e.at, e.attempt, e.provider, e.detail, e.source, e.locale,
+  return `n.id AS notification_id, n.tenant, n.metadata,
+    CASE WHEN n.channel = 'inapp' THEN n.recipient END AS inbox_recipient, e.type, e.at, e.attempt, e.provider, e.detail, e.source, e.locale,
     (SELECT p.type FROM notification_events p WHERE p.notification_seq = e.notification_seq AND p.id < e.id
        AND p.type IN (${statusTypes}) ORDER BY p.id DESC LIMIT 1) AS previous`;
 }

@@ -297,12 +297,12 @@ describe('gateway with live streams open', () => {
     const base = await listen(gateway);
     const streams: IncomingMessage[] = [];
     try {
-      // Three streams, each holding an upstream connection, against a request pool of two.
-      for (let i = 0; i < 3; i += 1) {
+      // Three status and three inbox streams, each holding an upstream connection, against a request pool of two.
+      for (let i = 0; i < 6; i += 1) {
         // Not a timing assertion: a stream waiting for a pooled connection would never answer.
         const stream = await new Promise<IncomingMessage>((resolve, reject) =>
           httpGet(
-            `${base}/api/notifications/stream`,
+            `${base}/api/${i % 2 ? 'inbox' : 'notifications'}/stream`,
             { agent: false, signal: AbortSignal.timeout(10_000) },
             resolve,
           ).on('error', reject),
@@ -318,6 +318,7 @@ describe('gateway with live streams open', () => {
         assert.equal((await response.json()).notificationId, 'n1');
       }
       assert.equal(upstream.seen.filter((seen) => seen.url === '/notifications/stream').length, 3);
+      assert.equal(upstream.seen.filter((seen) => seen.url === '/inbox/stream').length, 3);
     } finally {
       for (const stream of streams) stream.destroy();
       await gateway.close();

@@ -100,11 +100,13 @@ export async function startUpstream(): Promise<{
     reply.raw.writeHead(200, { 'content-type': 'text/event-stream' });
     reply.raw.write('data: first\n\n');
   });
-  // The live status stream: one comment, then open until the client goes.
-  app.get('/notifications/stream', (_request, reply) => {
-    reply.raw.writeHead(200, { 'content-type': 'text/event-stream' });
-    reply.raw.write(': connected\n\n');
-  });
+  // The live status and inbox streams: one comment, then open until the client goes.
+  for (const url of ['/notifications/stream', '/inbox/stream']) {
+    app.get(url, (_request, reply) => {
+      reply.raw.writeHead(200, { 'content-type': 'text/event-stream' });
+      reply.raw.write(': connected\n\n');
+    });
+  }
   // Half an answer, then the connection is cut: a small one of known length, and a streamed one.
   app.get('/reset', (_request, reply) => {
     reply.raw.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });

@@ -3,7 +3,7 @@
  * APIs) rather than copied, so the UI's selects and filters cannot drift from what the API takes.
  */
 
-export { isOperator, SCOPES } from '../../src/auth/principal.ts';
+export { GRANTABLE_SCOPES, isOperator } from '../../src/auth/principal.ts';
 export { CHANNELS, type Channel } from '../../src/channels.ts';
 export { PRIORITIES, type Priority, STATUSES, TERMINAL_STATUSES } from '../../src/notifications/model.ts';
 export { STREAM_RETRY_MS, TOKEN_ENDED_COMMENT } from '../../src/notifications/stream-protocol.ts';

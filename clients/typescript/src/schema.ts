@@ -297,7 +297,7 @@ export interface paths {
         };
         /**
          * The caller
-         * @description Who the access token speaks for: its subject, tenant, scopes and kind, and for a user its email and role. Any scope.
+         * @description Who the access token speaks for: its subject, tenant, scopes and kind, and for a user its email and role. Any scope, a recipient token (kind `recipient`, sub `rcp:` + the recipientId) included.
          */
         get: operations["getAuthMe"];
         put?: never;
@@ -1254,6 +1254,226 @@ export interface paths {
          * @description Scope notifications:send. The fan-out stops, and its notifications still waiting (QUEUED or RETRYING) are cancelled in chunks right after; those being sent or sent stay as they are. Answers the broadcast, now CANCELLED.
          */
         post: operations["postBroadcastsIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recipients/{recipientId}/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A recipient token: the recipient's own access to its inbox
+         * @description Scope recipients:write. An access token (`typ: at+jwt`) for the recipient's browser or app: `sub` is `rcp:` followed by the recipientId, `tid` the tenant, the single scope `inbox`, valid HERALD_INBOX_TOKEN_TTL seconds (3600). It reaches only the /inbox endpoints and GET /auth/me; every other endpoint answers it 403. 404 for an ID the tenant has no recipient of. Takes no body. See docs/inbox-api.md.
+         */
+        post: operations["postRecipientsRecipientIdToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The recipient's messages, newest first, with its counts
+         * @description Scope inbox (a recipient token). `filter`: `all` (the default) leaves archived messages out, `unread` and `unseen` likewise, `archived` lists only them. Follow `nextCursor` until it is null. `unread` and `unseen` count the whole inbox, archived messages left out.
+         */
+        get: operations["getInbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbox/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The recipient's unread and unseen counts
+         * @description Scope inbox. Archived messages count neither as unread nor as unseen.
+         */
+        get: operations["getInboxCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbox/{id}/seen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a message seen
+         * @description Scope inbox. Answers the message as it is now; a message already seen is answered unchanged. 404 for an ID that is not a message of this inbox (another recipient's included). Takes no body.
+         */
+        post: operations["postInboxIdSeen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbox/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a message read (and seen)
+         * @description Scope inbox. Answers the message as it is now; a message already read is answered unchanged. 404 for an ID that is not a message of this inbox (another recipient's included). Takes no body.
+         */
+        post: operations["postInboxIdRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbox/{id}/unread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a message unread
+         * @description Scope inbox. Answers the message as it is now; a message already unread is answered unchanged. 404 for an ID that is not a message of this inbox (another recipient's included). Takes no body.
+         */
+        post: operations["postInboxIdUnread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbox/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a message
+         * @description Scope inbox. Answers the message as it is now; a message already archived is answered unchanged. 404 for an ID that is not a message of this inbox (another recipient's included). Takes no body.
+         */
+        post: operations["postInboxIdArchive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbox/{id}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bring a message back from the archive
+         * @description Scope inbox. Answers the message as it is now; a message already out of the archive is answered unchanged. 404 for an ID that is not a message of this inbox (another recipient's included). Takes no body.
+         */
+        post: operations["postInboxIdUnarchive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbox/seen-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark every message seen
+         * @description Scope inbox. Marks every message of the inbox that is not seen yet (archived ones included), with a SEEN event on each; `updated` is how many changed. Takes no body.
+         */
+        post: operations["postInboxSeenAll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbox/read-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark every message read
+         * @description Scope inbox. Marks every message of the inbox that is not read yet (archived ones included; reading also marks seen), with a READ event on each; `updated` is how many changed. Takes no body.
+         */
+        post: operations["postInboxReadAll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbox/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The recipient's inbox, live (Server-Sent Events), resumable with Last-Event-ID
+         * @description Scope inbox. `event: message` with the item when a message arrives, `event: counts` with `{ unread, unseen }` when they change (and once on connecting), `id:` an opaque cursor, and a comment line at least every 15 s. A reconnect with `Last-Event-ID` first gets every message missed in the last 24 hours, with no gap and no duplicate, then the counts; an id the stream never sent gets 400. The stream ends once its token has expired (checked with each comment line): reconnect with a new one. Authenticated by the Authorization header (a browser reads it with fetch, not EventSource). See docs/inbox-api.md.
+         */
+        get: operations["getInboxStream"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2304,7 +2524,7 @@ export interface operations {
                         sub: string;
                         tid: string;
                         scope: string;
-                        kind: "user" | "client";
+                        kind: "user" | "client" | "recipient";
                         email?: string;
                         role?: string;
                     };
@@ -7563,6 +7783,669 @@ export interface operations {
                             [key: string]: number;
                         };
                     };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postRecipientsRecipientIdToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example user-42 */
+                recipientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiJyY3A6dXNlci00MiJ9.c2lnbmF0dXJl",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 3600
+                     *     }
+                     */
+                    "application/json": {
+                        access_token: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                        /** @description Seconds: HERALD_INBOX_TOKEN_TTL (3600) */
+                        expires_in: number;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInbox: {
+        parameters: {
+            query?: {
+                /** @description `all` (the default) leaves archived messages out; only `archived` lists them */
+                filter?: "all" | "unread" | "unseen" | "archived";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description The notification's ID */
+                            id: string;
+                            title: string;
+                            body: string;
+                            url: string | null;
+                            data: {
+                                [key: string]: unknown;
+                            } | null;
+                            category: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            seenAt: string | null;
+                            readAt: string | null;
+                            archivedAt: string | null;
+                        }[];
+                        nextCursor: string | null;
+                        unread: number;
+                        unseen: number;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInboxCounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "unread": 3,
+                     *       "unseen": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Messages not read, archived ones left out */
+                        unread: number;
+                        /** @description Messages not seen, archived ones left out */
+                        unseen: number;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInboxIdSeen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *       "title": "Your order shipped",
+                     *       "body": "Order 1042 is on its way.",
+                     *       "url": "https://shop.example.com/orders/1042",
+                     *       "data": {
+                     *         "orderId": 1042
+                     *       },
+                     *       "category": "orders",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "seenAt": "2026-11-28T09:31:10.000Z",
+                     *       "readAt": null,
+                     *       "archivedAt": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The notification's ID */
+                        id: string;
+                        title: string;
+                        body: string;
+                        url: string | null;
+                        data: {
+                            [key: string]: unknown;
+                        } | null;
+                        category: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        seenAt: string | null;
+                        readAt: string | null;
+                        archivedAt: string | null;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInboxIdRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *       "title": "Your order shipped",
+                     *       "body": "Order 1042 is on its way.",
+                     *       "url": "https://shop.example.com/orders/1042",
+                     *       "data": {
+                     *         "orderId": 1042
+                     *       },
+                     *       "category": "orders",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "seenAt": "2026-11-28T09:31:10.000Z",
+                     *       "readAt": null,
+                     *       "archivedAt": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The notification's ID */
+                        id: string;
+                        title: string;
+                        body: string;
+                        url: string | null;
+                        data: {
+                            [key: string]: unknown;
+                        } | null;
+                        category: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        seenAt: string | null;
+                        readAt: string | null;
+                        archivedAt: string | null;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInboxIdUnread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *       "title": "Your order shipped",
+                     *       "body": "Order 1042 is on its way.",
+                     *       "url": "https://shop.example.com/orders/1042",
+                     *       "data": {
+                     *         "orderId": 1042
+                     *       },
+                     *       "category": "orders",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "seenAt": "2026-11-28T09:31:10.000Z",
+                     *       "readAt": null,
+                     *       "archivedAt": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The notification's ID */
+                        id: string;
+                        title: string;
+                        body: string;
+                        url: string | null;
+                        data: {
+                            [key: string]: unknown;
+                        } | null;
+                        category: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        seenAt: string | null;
+                        readAt: string | null;
+                        archivedAt: string | null;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInboxIdArchive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *       "title": "Your order shipped",
+                     *       "body": "Order 1042 is on its way.",
+                     *       "url": "https://shop.example.com/orders/1042",
+                     *       "data": {
+                     *         "orderId": 1042
+                     *       },
+                     *       "category": "orders",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "seenAt": "2026-11-28T09:31:10.000Z",
+                     *       "readAt": null,
+                     *       "archivedAt": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The notification's ID */
+                        id: string;
+                        title: string;
+                        body: string;
+                        url: string | null;
+                        data: {
+                            [key: string]: unknown;
+                        } | null;
+                        category: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        seenAt: string | null;
+                        readAt: string | null;
+                        archivedAt: string | null;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInboxIdUnarchive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *       "title": "Your order shipped",
+                     *       "body": "Order 1042 is on its way.",
+                     *       "url": "https://shop.example.com/orders/1042",
+                     *       "data": {
+                     *         "orderId": 1042
+                     *       },
+                     *       "category": "orders",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "seenAt": "2026-11-28T09:31:10.000Z",
+                     *       "readAt": null,
+                     *       "archivedAt": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The notification's ID */
+                        id: string;
+                        title: string;
+                        body: string;
+                        url: string | null;
+                        data: {
+                            [key: string]: unknown;
+                        } | null;
+                        category: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        seenAt: string | null;
+                        readAt: string | null;
+                        archivedAt: string | null;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInboxSeenAll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "updated": 4
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description How many messages changed */
+                        updated: number;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInboxReadAll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "updated": 4
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description How many messages changed */
+                        updated: number;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInboxStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Resume after this event */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An endless text/event-stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example event: message
+                     *     id: 1234
+                     *     data: {"id":"019b76da-a800-70e3-aa1e-88b1e3a76f06","title":"Your order shipped","body":"Order 1042 is on its way.","url":null,"data":null,"category":null,"createdAt":"2026-11-28T09:30:00.000Z","seenAt":null,"readAt":null,"archivedAt":null}
+                     *
+                     *     event: counts
+                     *     id: 1234
+                     *     data: {"unread":1,"unseen":1}
+                     */
+                    "text/event-stream": string;
                 };
             };
             /** @description The request was refused (problem+json) */

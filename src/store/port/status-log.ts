@@ -74,6 +74,11 @@ export interface LoggedStatus {
   source: string | null;
   /** On SENT: the locale variant rendered (docs/localization.md). */
   locale: string | null;
+  /**
+   * The recipientId of an `inapp` notification (its recipient is always `{ id }`), null on every
+   * other channel: the inbox streams find the streams an event goes to by it (inbox/hub.ts).
+   */
+  inboxRecipient: string | null;
 }
 
 /** The event types the log holds, the statuses, as an SQL list for both adapters' queries. */

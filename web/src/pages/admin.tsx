@@ -7,9 +7,9 @@ import {
   CHANNELS,
   type ClientView as Client,
   type CreatedClient,
+  GRANTABLE_SCOPES,
   PRIORITIES,
   type QueueRow,
-  SCOPES,
   type UserView as User,
 } from '../contract.ts';
 import { sessionIsOperator } from '../session.ts';
@@ -247,7 +247,7 @@ function Clients() {
           Name
           <input value={name} onChange={(e) => setName(e.target.value)} />
         </label>
-        {SCOPES.map((s) => (
+        {GRANTABLE_SCOPES.map((s) => (
           <label key={s} className="inline">
             <input
               type="checkbox"
