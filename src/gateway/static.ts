@@ -9,7 +9,7 @@ import { climbs } from './paths.ts';
 /** Where `vite build` writes the UI (web/dist, git-ignored). */
 export const DEFAULT_WEB_ROOT = resolve(fileURLToPath(new URL('../../web/dist', import.meta.url)));
 
-/** The `<herald-inbox>` element (web/inbox/, docs/inbox.md), built beside the UI and served as /inbox.js. */
+/** The `<herald-inbox>` element (web/inbox/, docs/inbox-element.md), built beside the UI and served as /inbox.js. */
 export const INBOX_SCRIPT = 'inbox.js';
 
 /**

@@ -1,4 +1,4 @@
-// Builds /inbox.js, the `<herald-inbox>` element (docs/inbox.md), into web/dist/ beside the UI,
+// Builds /inbox.js, the `<herald-inbox>` element (docs/inbox-element.md), into web/dist/ beside the UI,
 // where the gateway serves it. One self-contained file: an IIFE (a classic <script src> and a
 // module script both run it), minified, for the browsers of the last few years (ES2022: class
 // fields, `??=`, `.at()`). Run by scripts/build.mjs after Vite (which empties web/dist first) and

@@ -29,7 +29,7 @@ const newest = (a: InboxItem, b: InboxItem) =>
 
 /**
  * `<herald-inbox api-url="/api">`: a bell with the unread count and a panel with the recipient's
- * messages, live (docs/inbox.md). The host page sets `token` and `tokenProvider`; the element
+ * messages, live (docs/inbox-element.md). The host page sets `token` and `tokenProvider`; the element
  * keeps everything else to itself, in an open shadow root.
  */
 export class HeraldInbox extends HTMLElement {
@@ -122,6 +122,14 @@ export class HeraldInbox extends HTMLElement {
       { root: this.scroller, rootMargin: '120px' },
     );
     this.observer.observe(this.more);
+    // Set on the element before this class was defined (a framework rendering first, a deferred
+    // script): such values are own properties hiding the accessors; pass them through these.
+    for (const name of ['tokenProvider', 'token'] as const) {
+      if (!Object.hasOwn(this, name)) continue;
+      const value = this[name] as never;
+      delete this[name];
+      this[name] = value;
+    }
   }
 
   /** The recipient token the element sends (`Authorization: Bearer`). */
@@ -282,6 +290,14 @@ export class HeraldInbox extends HTMLElement {
     // Still in view (a short page): observing it again reports it, and the next page loads.
     this.observer.unobserve(this.more);
     this.observer.observe(this.more);
+    // Set on the element before this class was defined (a framework rendering first, a deferred
+    // script): such values are own properties hiding the accessors; pass them through these.
+    for (const name of ['tokenProvider', 'token'] as const) {
+      if (!Object.hasOwn(this, name)) continue;
+      const value = this[name] as never;
+      delete this[name];
+      this[name] = value;
+    }
   }
 
   /** A message from the stream: new (shown in its place), changed, or archived (taken out). */

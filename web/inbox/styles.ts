@@ -1,5 +1,5 @@
 /**
- * The element's styles, themable through the custom properties listed in docs/inbox.md (they
+ * The element's styles, themable through the custom properties listed in docs/inbox-element.md (they
  * inherit into the shadow root from wherever the host page sets them) and through `::part()`.
  * Applied as a constructed stylesheet (adoptedStyleSheets), which a page's CSP `style-src`
  * does not govern; browsers without it get a <style> element instead.

@@ -6,7 +6,7 @@ export type { HeraldInbox };
 declare module 'react' {
   namespace JSX {
     interface IntrinsicElements {
-      /** `<herald-inbox>` (docs/inbox.md): attributes only; `token` and `tokenProvider` are set on the element. */
+      /** `<herald-inbox>` (docs/inbox-element.md): attributes only; `token` and `tokenProvider` are set on the element. */
       'herald-inbox': DetailedHTMLProps<HTMLAttributes<HTMLElement>, HTMLElement> & {
         'api-url'?: string;
         locale?: string;

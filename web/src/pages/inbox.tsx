@@ -7,7 +7,7 @@ import { Link } from '../router.tsx';
 import { loadSession, tokenClaims } from '../session.ts';
 
 /**
- * The signed-in caller's own test recipient (docs/inbox.md, "The demo page"): `herald-ui.`
+ * The signed-in caller's own test recipient (docs/inbox-element.md, "The web UI's Inbox page"): `herald-ui.`
  * followed by its token's `sub` (a user's or a client's ID), so each person signed in to the UI
  * has one inbox of their own, the same on every visit, beside the tenant's real recipients.
  */
@@ -117,7 +117,7 @@ export function InboxPage() {
   // Your backend gets the token from POST /recipients/{id}/token for the signed-in user.
   inbox.tokenProvider = () => fetch('/my-app/herald-token').then((r) => r.text());
 </script>`}</pre>
-        <p className="muted">See docs/inbox.md for the attributes, events, theming and CSP.</p>
+        <p className="muted">See docs/inbox-element.md for the attributes, events, theming and CSP.</p>
       </div>
     </section>
   );
