@@ -37,6 +37,8 @@ export interface InboxHub {
   countsChanged(tenant: string, recipientId: string): void;
   /** How many streams are open (tests, metrics). */
   readonly size: number;
+  /** How many streams the recipient holds open in this process. */
+  held(tenant: string, recipientId: string): number;
   close(): Promise<void>;
 }
 
@@ -55,7 +57,10 @@ export interface InboxHubDeps {
 interface Group {
   tenant: string;
   recipientId: string;
+  /** Its live streams: those an event goes to. */
   streams: Set<Entry>;
+  /** Its streams, live or catching up: the group lives while it holds one. */
+  held: number;
   chain: Promise<void>;
 }
 
@@ -195,9 +200,10 @@ export function createInboxHub(deps: InboxHubDeps): InboxHub {
     const key = keyOf(tenant, recipientId);
     let group = groups.get(key);
     if (!group) {
-      group = { tenant, recipientId, streams: new Set(), chain: Promise.resolve() };
+      group = { tenant, recipientId, streams: new Set(), held: 0, chain: Promise.resolve() };
       groups.set(key, group);
     }
+    group.held += 1;
     return group;
   }
 
@@ -242,12 +248,11 @@ export function createInboxHub(deps: InboxHubDeps): InboxHub {
   }
 
   function remove(entry: Entry, group: Group): void {
-    all.delete(entry);
+    if (!all.delete(entry)) return;
     group.streams.delete(entry);
-    if (group.streams.size === 0 && groups.get(keyOf(group.tenant, group.recipientId)) === group) {
-      // A group whose deliveries are still chained stays until they end; a new stream makes its own.
-      groups.delete(keyOf(group.tenant, group.recipientId));
-    }
+    group.held -= 1;
+    // Deliveries already chained end on their own, writing to no one.
+    if (group.held === 0) groups.delete(keyOf(group.tenant, group.recipientId));
     stopIfIdle();
   }
 
@@ -268,13 +273,14 @@ export function createInboxHub(deps: InboxHubDeps): InboxHub {
     get size() {
       return all.size;
     },
+    held: (tenant, recipientId) => groups.get(keyOf(tenant, recipientId))?.held ?? 0,
     async subscribe(stream, after) {
       const entry: Entry = { stream };
       all.add(entry);
-      await startWatching();
       const group = groupOf(stream.tenant, stream.recipientId);
       const stop = () => remove(entry, group);
       try {
+        await startWatching();
         const position = statusHub.position() as string;
         if (after !== undefined && log.compare(after, position) < 0) await catchUp(entry, group, after);
         else if (after !== undefined && log.compare(after, position) > 0) {

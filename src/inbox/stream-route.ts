@@ -16,6 +16,13 @@ import { recipientOf } from './routes.ts';
  * slowly: this is small, and so is what an idle stream costs.
  */
 const MAX_BUFFERED_BYTES = 256 * 1024;
+/**
+ * Streams one recipient may hold open in one process (a person's tabs and devices): a recipient
+ * token is in a page Herald does not control, and each stream holds memory until it ends.
+ */
+export const STREAMS_PER_RECIPIENT = 20;
+/** What a stream refused for that cap is told to wait before it tries again, seconds. */
+const FULL_RETRY_S = 5;
 
 /** GET /inbox/stream: a recipient's inbox as Server-Sent Events (docs/inbox-api.md). */
 export const inboxStreamRoute: RouteModule<
@@ -31,7 +38,7 @@ export const inboxStreamRoute: RouteModule<
         tags: ['inbox'],
         summary: "The recipient's inbox, live (Server-Sent Events), resumable with Last-Event-ID",
         description:
-          'Scope inbox. `event: message` with the item when a message arrives, `event: counts` with `{ unread, unseen }` when they change (and once on connecting), `id:` an opaque cursor, and a comment line at least every 15 s. A reconnect with `Last-Event-ID` first gets every message missed in the last 24 hours, with no gap and no duplicate, then the counts; an id the stream never sent gets 400. The stream ends once its token has expired (checked with each comment line): reconnect with a new one. Authenticated by the Authorization header (a browser reads it with fetch, not EventSource). See docs/inbox-api.md.',
+          'Scope inbox. `event: message` with the item when a message arrives, `event: counts` with `{ unread, unseen }` when they change (and once on connecting), `id:` an opaque cursor, and a comment line at least every 15 s. A reconnect with `Last-Event-ID` first gets every message missed in the last 24 hours, with no gap and no duplicate, then the counts; an id the stream never sent gets 400. A recipient holds at most 20 streams open on one server; one more gets 429 with Retry-After. The stream ends once its token has expired (checked with each comment line): reconnect with a new one. Authenticated by the Authorization header (a browser reads it with fetch, not EventSource). See docs/inbox-api.md.',
         headers: Type.Object({
           'last-event-id': Type.Optional(
             Type.String({ maxLength: 100, description: 'Resume after this event' }),
@@ -59,6 +66,13 @@ export const inboxStreamRoute: RouteModule<
         });
       }
       const { tenant, recipientId } = recipientOf(request);
+      if (deps.inboxHub.held(tenant, recipientId) >= STREAMS_PER_RECIPIENT) {
+        throw new HeraldError(
+          'RATE_LIMITED',
+          `This recipient already has ${STREAMS_PER_RECIPIENT} inbox streams open on this server; close one first.`,
+          { retryAfterS: FULL_RETRY_S },
+        );
+      }
       // The socket itself, without a stream in between: an idle inbox stream costs its socket,
       // its request and one small entry in the hub.
       reply.hijack();

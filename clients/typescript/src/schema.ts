@@ -1469,7 +1469,7 @@ export interface paths {
         };
         /**
          * The recipient's inbox, live (Server-Sent Events), resumable with Last-Event-ID
-         * @description Scope inbox. `event: message` with the item when a message arrives, `event: counts` with `{ unread, unseen }` when they change (and once on connecting), `id:` an opaque cursor, and a comment line at least every 15 s. A reconnect with `Last-Event-ID` first gets every message missed in the last 24 hours, with no gap and no duplicate, then the counts; an id the stream never sent gets 400. The stream ends once its token has expired (checked with each comment line): reconnect with a new one. Authenticated by the Authorization header (a browser reads it with fetch, not EventSource). See docs/inbox-api.md.
+         * @description Scope inbox. `event: message` with the item when a message arrives, `event: counts` with `{ unread, unseen }` when they change (and once on connecting), `id:` an opaque cursor, and a comment line at least every 15 s. A reconnect with `Last-Event-ID` first gets every message missed in the last 24 hours, with no gap and no duplicate, then the counts; an id the stream never sent gets 400. A recipient holds at most 20 streams open on one server; one more gets 429 with Retry-After. The stream ends once its token has expired (checked with each comment line): reconnect with a new one. Authenticated by the Authorization header (a browser reads it with fetch, not EventSource). See docs/inbox-api.md.
          */
         get: operations["getInboxStream"];
         put?: never;
