@@ -4,6 +4,7 @@ import { type SseEvent, SseParser } from '../../web/inbox/sse.ts';
 import { backoff } from '../../web/inbox/stream.ts';
 import { relativeTime } from '../../web/inbox/time.ts';
 import { REFRESH_AT, Tokens, tokenLifetime } from '../../web/inbox/token.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 /** A JWT-shaped token with these claims (unsigned: the element reads, never verifies). */
 function token(claims: Record<string, unknown>): string {
@@ -86,6 +87,25 @@ describe("<herald-inbox>'s parts that need no browser", () => {
       tokens.set(null);
       await assert.rejects(tokens.current(), /gave no token/);
       assert.deepEqual(errors, []);
+    } finally {
+      tokens.stop();
+    }
+  });
+
+  it("asks the provider for a new token by itself at REFRESH_AT of the current one's life", async () => {
+    const tokens = new Tokens(() => undefined);
+    let calls = 0;
+    const now = Date.now() / 1000;
+    const later = token({ iat: now, exp: now + 3600 });
+    tokens.provider = async () => {
+      calls += 1;
+      return later;
+    };
+    try {
+      // A token that lives 200 ms: its timer asks for the next one after about 160 ms.
+      tokens.set(token({ iat: now, exp: now + 0.2 }));
+      await eventually(async () => tokens.value === later, 5000, 'the refreshed token');
+      assert.equal(calls, 1);
     } finally {
       tokens.stop();
     }
