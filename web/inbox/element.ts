@@ -112,7 +112,7 @@ export class HeraldInbox extends HTMLElement {
     this.writeCounts();
 
     this.bell.addEventListener('click', () => this.toggle());
-    this.readAll.addEventListener('click', () => void this.markAllRead());
+    this.readAll.addEventListener('click', () => void this.markAll('read'));
     root.addEventListener('keydown', (event) => this.onKey(event as KeyboardEvent));
     this.list.addEventListener('click', (event) => this.onListClick(event));
     this.observer = new IntersectionObserver(
@@ -188,7 +188,7 @@ export class HeraldInbox extends HTMLElement {
     this.writeTimes();
     this.tick = setInterval(() => this.writeTimes(), TICK_MS);
     // The panel was shown: what it lists has now been seen.
-    if (this.countsNow.unseen > 0) void this.markAllSeen();
+    if (this.countsNow.unseen > 0) void this.markAll('seen');
     // The sentinel was hidden with the panel: observe it again to learn whether it shows now.
     this.observer.unobserve(this.more);
     this.observer.observe(this.more);
@@ -340,24 +340,17 @@ export class HeraldInbox extends HTMLElement {
     await this.refreshCounts();
   }
 
-  private async markAllRead(): Promise<void> {
-    const done = await this.call<{ updated: number }>('POST', '/inbox/read-all');
+  /** `POST /inbox/read-all` or `seen-all`: every listed message takes the change (reading also sees). */
+  private async markAll(action: 'read' | 'seen'): Promise<void> {
+    const done = await this.call<{ updated: number }>('POST', `/inbox/${action}-all`);
     if (!done) return;
     const now = new Date().toISOString();
     this.items = this.items.map((item) => ({
       ...item,
       seenAt: item.seenAt ?? now,
-      readAt: item.readAt ?? now,
+      readAt: action === 'read' ? (item.readAt ?? now) : item.readAt,
     }));
     this.render();
-    await this.refreshCounts();
-  }
-
-  private async markAllSeen(): Promise<void> {
-    const done = await this.call<{ updated: number }>('POST', '/inbox/seen-all');
-    if (!done) return;
-    const now = new Date().toISOString();
-    this.items = this.items.map((item) => ({ ...item, seenAt: item.seenAt ?? now }));
     await this.refreshCounts();
   }
 
