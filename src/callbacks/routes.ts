@@ -8,10 +8,11 @@ import { exampleOf, withExample } from '../http/examples.ts';
 import { numericCursor, PageSchema, pageOf } from '../http/page.ts';
 import { literals, nullable } from '../http/schema.ts';
 import type { RouteModule } from '../http/types.ts';
-import { STATUSES, type Status } from '../notifications/model.ts';
+import { STATUSES } from '../notifications/model.ts';
 import { NOTIFICATION_ID_EXAMPLE } from '../notifications/schemas.ts';
 import { refusedUrl } from '../providers/outbound.ts';
 import type { AttemptRecord, CallbackRecord } from '../store/port/callbacks.ts';
+import { LOGGED_TYPES, type LoggedType } from '../store/port/status-log.ts';
 import { newSecret } from './signing.ts';
 
 const admin = { scope: 'admin' };
@@ -28,10 +29,11 @@ const CreateCallbackBody = Type.Object(
         'An https:// receiver; no loopback, private or link-local address unless HERALD_CALLBACK_ALLOWED_HOSTS lists its host',
     }),
     events: Type.Optional(
-      Type.Array(literals(STATUSES), {
+      Type.Array(literals(LOGGED_TYPES), {
         minItems: 1,
         uniqueItems: true,
-        description: 'The statuses to report; every status when absent',
+        description:
+          'The statuses to report, and for `inapp` messages SEEN, READ, ARCHIVED (what their reader did; the status stays DELIVERED); every status when absent (the reading events only when listed)',
       }),
     ),
   },
@@ -42,7 +44,7 @@ const CallbackView = withExample(
   Type.Object({
     id: Type.String(),
     url: Type.String(),
-    events: Type.Array(literals(STATUSES)),
+    events: Type.Array(literals(LOGGED_TYPES)),
     enabled: Type.Boolean(),
     disabledReason: nullable(Type.String()),
     createdAt: Type.String({ format: 'date-time' }),
@@ -162,7 +164,7 @@ export const callbackRoutes: RouteModule<CoreDeps> = (app, deps) => {
         id,
         tenant: request.principal.tenant,
         url: request.body.url,
-        events: (request.body.events as Status[] | undefined) ?? [...STATUSES],
+        events: (request.body.events as LoggedType[] | undefined) ?? [...STATUSES],
         secret: seal(secret, id),
         previousSecret: null,
         rotatedAt: null,

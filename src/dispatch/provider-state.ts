@@ -92,6 +92,8 @@ export function createProviderStates(
      * attempts untouched.
      */
     channelCapacity(channel: Channel, rank: Rank, cap: number): number {
+      // `inapp` calls no provider (deliver-inbox.ts): only the worker's slots bound it.
+      if (channel === 'inapp') return cap;
       let room = 0;
       // Of the providers that stand in for each other (one route), only the one the next send
       // goes to counts: the primary, or its fallback while the primary's circuit is open.

@@ -2,7 +2,7 @@ import { priorityOf } from '../notifications/model.ts';
 import type { Store } from '../store/port/index.ts';
 
 /**
- * The GET /admin/queues body (and `herald queues`): the 12 priority × channel queues, counting
+ * The GET /admin/queues body (and `herald queues`): the 16 priority × channel queues, counting
  * every tenant's notifications or only `tenant`'s.
  */
 export async function queuesView(store: Store, now: number, tenant?: string) {

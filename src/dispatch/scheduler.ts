@@ -15,6 +15,7 @@ import type { Renderer } from '../templates/render.ts';
 import { DEFAULT_SHARES, priorityBudget, type SlotShares } from './budget.ts';
 import type { CircuitOptions } from './circuit.ts';
 import { type DeliverDeps, deliver, type Flight } from './deliver.ts';
+import { deliverToInbox } from './deliver-inbox.ts';
 import { deliverToTargets } from './deliver-targets.ts';
 import { followUp } from './follow-up.ts';
 import { createProviderHealthLog } from './provider-health.ts';
@@ -275,10 +276,15 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     const rank = priorityRank(flight.record.priority);
     counts[rank] = (counts[rank] ?? 0) + 1;
     deps.trace?.mark(flight.record.seq, 'handed');
-    // A push to a person goes to every target of the profile in one attempt (deliver-targets.ts).
+    // A push to a person goes to every target of the profile in one attempt (deliver-targets.ts);
+    // an `inapp` message is stored in the recipient's inbox (deliver-inbox.ts).
     const targets = flight.record.person?.targets;
     const sending =
-      targets === undefined ? deliver(deliverDeps, flight) : deliverToTargets(deliverDeps, flight, targets);
+      flight.record.channel === 'inapp'
+        ? deliverToInbox(deliverDeps, flight)
+        : targets === undefined
+          ? deliver(deliverDeps, flight)
+          : deliverToTargets(deliverDeps, flight, targets);
     const done = sending.then(
       (completion) => {
         counts[rank] = (counts[rank] ?? 1) - 1;

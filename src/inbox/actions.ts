@@ -1,3 +1,4 @@
+import type { InboxEventType } from '../notifications/model.ts';
 import type { InboxAction } from '../store/port/inbox.ts';
 
 /**
@@ -7,10 +8,6 @@ import type { InboxAction } from '../store/port/inbox.ts';
  * first when it was unseen). `unread` and `unarchive` clear a time and log nothing: the contract's
  * log has no event for them, and the message itself shows the state.
  */
-
-/** The event types reading writes to a notification's status log (API.md section 4). */
-export const INBOX_EVENT_TYPES = ['SEEN', 'READ', 'ARCHIVED'] as const;
-export type InboxEventType = (typeof INBOX_EVENT_TYPES)[number];
 
 /** A message's marks: epoch milliseconds, or null when not set. */
 export interface InboxMarks {

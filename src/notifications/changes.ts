@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { literals } from '../http/schema.ts';
 import type { LoggedStatus } from '../store/port/status-log.ts';
 import { eventFromRow } from '../store/rows.ts';
-import { STATUSES, type Status } from './model.ts';
+import { isInboxEvent, STATUSES, type Status } from './model.ts';
 import { NotificationEvent } from './schemas.ts';
 import { eventView } from './view.ts';
 
@@ -24,17 +24,20 @@ export const StatusChangeSchema = Type.Object(
 export type StatusChange = Static<typeof StatusChangeSchema>;
 
 /**
- * The change a logged status event reports, or null when it changes nothing a client sees: a
+ * The change a logged event reports, or null when it changes nothing a client sees: a
  * claim after a hold (a rate limit or an open circuit gave the notification back before any
  * provider call, without a status event) logs PROCESSING again after PROCESSING.
  */
 export function changeOf(logged: LoggedStatus): StatusChange | null {
   // Acceptance (QUEUED) is the 201 itself and is not logged, so a first status event follows it.
   const previousStatus: Status = logged.previous ?? 'QUEUED';
-  if (previousStatus === logged.type) return null;
+  // What an inbox message's reader did (SEEN, READ, ARCHIVED) leaves the status as it was
+  // (DELIVERED): reported with the status unchanged and the event saying what happened.
+  const status = isInboxEvent(logged.type) ? previousStatus : logged.type;
+  if (status === logged.type && previousStatus === status) return null;
   return {
     notificationId: logged.notificationId,
-    status: logged.type,
+    status,
     previousStatus,
     event: eventView(eventFromRow(logged)),
     metadata: logged.metadata,

@@ -1,7 +1,6 @@
 /** Domain types of a notification, shared by the API, the scheduler and the store adapters. */
 
 import type { Channel, Content } from '../channels.ts';
-import { INBOX_EVENT_TYPES } from '../inbox/actions.ts';
 
 export { CHANNELS, type Channel, type Content } from '../channels.ts';
 
@@ -30,7 +29,14 @@ export const TERMINAL_STATUSES: ReadonlySet<Status> = new Set([
   'SKIPPED',
 ]);
 
-/** Besides the statuses: `SEEN`, `READ`, `ARCHIVED` come from an `inapp` message's reader (docs/inbox.md). */
+/** What the reader of an `inapp` message did (docs/inbox.md): events, not statuses. */
+export const INBOX_EVENT_TYPES = ['SEEN', 'READ', 'ARCHIVED'] as const;
+export type InboxEventType = (typeof INBOX_EVENT_TYPES)[number];
+
+export const isInboxEvent = (type: string): type is InboxEventType =>
+  (INBOX_EVENT_TYPES as readonly string[]).includes(type);
+
+/** Besides the statuses: what providers, pauses and an inbox's reader add. */
 const EVENT_TYPES = [...STATUSES, 'ATTEMPT_FAILED', 'THROTTLED', 'WEBHOOK', ...INBOX_EVENT_TYPES] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

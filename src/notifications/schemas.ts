@@ -6,6 +6,7 @@ import { withExample } from '../http/examples.ts';
 import { describedPattern } from '../http/field-messages.ts';
 import { PageSchema } from '../http/page.ts';
 import { literals, nullable } from '../http/schema.ts';
+import { INBOX_LIMITS } from '../inbox/content.ts';
 import { CATEGORY_NAME, RECIPIENT_ID } from '../recipients/model.ts';
 import { TemplateKey } from '../templates/key.ts';
 import { LocaleTag } from '../templates/locale.ts';
@@ -129,6 +130,21 @@ const SmsContent = Type.Object(
   strict,
 );
 const PushContent = Type.Object({ title: Text(1000), body: Text(4000), data: Type.Optional(Bag) }, strict);
+const InappContent = Type.Object(
+  {
+    title: Text(INBOX_LIMITS.title),
+    body: Text(INBOX_LIMITS.body),
+    url: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: INBOX_LIMITS.url,
+        description: 'The link of the message: an http(s) URL or a path of the app (`/orders/42`).',
+      }),
+    ),
+    data: Type.Optional(Bag),
+  },
+  strict,
+);
 
 function body(channel: TSchema, recipient: TObject, content: TObject): TObject<TProperties> {
   return Type.Object(
@@ -160,6 +176,8 @@ const DevicePushBody = body(Type.Literal('push'), DeviceRecipient, PushContent);
 const EmailPersonBody = body(Type.Literal('email'), PersonRecipient, EmailContent);
 const SmsPersonBody = body(Type.Literal('sms'), PersonRecipient, SmsContent);
 const PushPersonBody = body(Type.Literal('push'), PersonRecipient, PushContent);
+/** `inapp` goes to a recipient's inbox: its recipient is always `{ id }` (docs/inbox.md). */
+const InappBody = body(Type.Literal('inapp'), PersonRecipient, InappContent);
 /**
  * A body whose channel is missing or none of them: which recipient and content it needs is not
  * known, but its channel and its other fields are still checked, so one answer lists them all.
@@ -176,6 +194,7 @@ export const NotificationBody = withExample(
     EmailPersonBody,
     SmsPersonBody,
     PushPersonBody,
+    InappBody,
   ]),
   {
     channel: 'email',
@@ -195,6 +214,7 @@ export const checkers = {
   emailPerson: TypeCompiler.Compile(EmailPersonBody),
   smsPerson: TypeCompiler.Compile(SmsPersonBody),
   pushPerson: TypeCompiler.Compile(PushPersonBody),
+  inapp: TypeCompiler.Compile(InappBody),
   anyChannel: TypeCompiler.Compile(AnyChannelBody),
 };
 
@@ -225,6 +245,7 @@ export const ContentView = Type.Object({
   html: Type.Optional(Type.String()),
   title: Type.Optional(Type.String()),
   body: Type.Optional(Type.String()),
+  url: Type.Optional(Type.String()),
   data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
 

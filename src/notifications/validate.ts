@@ -2,7 +2,9 @@ import type { ValueError } from '@sinclair/typebox/compiler';
 import { parseIsoTime } from '../clock.ts';
 import type { FieldError } from '../errors.ts';
 import { fieldMessage, MAX_FIELD_ERRORS, NOT_A_TIME, ruleOfTypeBox } from '../http/field-messages.ts';
+import { inboxUrlProblem } from '../inbox/content.ts';
 import { refusedUrl } from '../providers/outbound.ts';
+import { hasLiquid } from '../templates/fields.ts';
 import { canonicalLocale, LOCALE_MESSAGE } from '../templates/locale.ts';
 import type { Channel, Content, Priority, Recipient } from './model.ts';
 import { payloadErrors } from './payload.ts';
@@ -58,6 +60,8 @@ function pickChecker(body: Record<string, unknown>): Checker {
     case 'push':
       if (person) return checkers.pushPerson;
       return has('subscription') ? checkers.webPush : checkers.devicePush;
+    case 'inapp':
+      return checkers.inapp;
     default:
       return checkers.anyChannel;
   }
@@ -109,6 +113,12 @@ function meaningErrors(
   const refusal =
     typeof endpoint === 'string' && fine(endpointPath) ? refusedUrl(endpoint, pushAllowedHosts) : undefined;
   if (refusal) errors.push({ path: `${prefix}/${endpointPath}`, message: refusal });
+  // An inbox link without Liquid is checked now; one made by Liquid, once rendered (inbox/content.ts).
+  const url = (body.content as { url?: unknown } | null | undefined)?.url;
+  if (body.channel === 'inapp' && typeof url === 'string' && fine('content/url') && !hasLiquid(url)) {
+    const problem = inboxUrlProblem(url);
+    if (problem) errors.push({ path: `${prefix}/content/url`, message: problem });
+  }
   if (typeof body.locale === 'string' && fine('locale') && canonicalLocale(body.locale) === undefined) {
     errors.push({ path: `${prefix}/locale`, message: LOCALE_MESSAGE });
   }

@@ -1,5 +1,6 @@
+import { ADDRESS_CHANNELS, type AddressChannel, type Channel } from '../channels.ts';
 import type { Config } from '../config/config.ts';
-import { CHANNELS, type Channel, type Recipient } from '../notifications/model.ts';
+import type { Recipient } from '../notifications/model.ts';
 import { createSandboxProvider } from './sandbox/index.ts';
 import type { Provider, ProviderDeps } from './types.ts';
 
@@ -24,7 +25,7 @@ export async function configuredProviderFactories(config: Config): Promise<Provi
  * Which channels have a real provider configured; the others go to the sandbox (createProviderRegistry).
  * Read from the configuration alone, so an API process without the worker role says the same.
  */
-export function configuredChannels(config: Config): Record<Channel, boolean> {
+export function configuredChannels(config: Config): Record<AddressChannel, boolean> {
   const p = config.providers;
   return {
     email: Boolean(p.smtp),
@@ -59,8 +60,9 @@ export function createProviderRegistry(
     const made = factory(deps);
     return made === undefined ? [] : Array.isArray(made) ? made : [made];
   });
+  // `inapp` has no provider: its messages are stored in the inbox (dispatch/deliver-inbox.ts).
   const byChannel = new Map<Channel, Provider[]>();
-  for (const channel of CHANNELS) {
+  for (const channel of ADDRESS_CHANNELS) {
     const real = built.filter((p) => p.channel === channel);
     byChannel.set(
       channel,

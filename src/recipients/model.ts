@@ -35,9 +35,9 @@ export interface RecipientProfile {
   data?: Record<string, unknown>;
 }
 
-/** The channels preferences name: the delivery channels and the in-app inbox (§13). */
-export type PreferenceChannel = Channel | 'inapp';
-export const PREFERENCE_CHANNELS: readonly PreferenceChannel[] = [...CHANNELS, 'inapp'];
+/** The channels preferences name: every channel, the in-app inbox included (§13). */
+export type PreferenceChannel = Channel;
+export const PREFERENCE_CHANNELS: readonly PreferenceChannel[] = CHANNELS;
 
 /** A choice per channel; an absent channel means no choice was made. */
 export type ChannelChoices = Partial<Record<PreferenceChannel, boolean>>;

@@ -5,13 +5,14 @@
  */
 import type { Channel } from '../channels.ts';
 import type { NotificationRecord, Person, Recipient } from '../notifications/model.ts';
-import { type CategoryRecord, optedOut, type RecipientProfile, type RecipientRecord } from './model.ts';
+import { type CategoryRecord, optedOut, type RecipientRecord } from './model.ts';
 
 /** Not sent, and why (the SKIPPED event's detail); or the address it goes to and the person. */
 export type Resolution = { skip: string } | { recipient: Recipient; person: Person };
 
-/** The profile's addresses for a channel: one email or phone, or every push target. */
-function addressesFor(channel: Channel, profile: RecipientProfile): Recipient[] {
+/** The profile's addresses for a channel: one email or phone, every push target, or the inbox. */
+function addressesFor(channel: Channel, found: RecipientRecord): Recipient[] {
+  const { profile } = found;
   switch (channel) {
     case 'email':
       return profile.email === undefined ? [] : [{ email: profile.email }];
@@ -19,6 +20,9 @@ function addressesFor(channel: Channel, profile: RecipientProfile): Recipient[] 
       return profile.phone === undefined ? [] : [{ phone: profile.phone }];
     case 'push':
       return (profile.push ?? []) as Recipient[];
+    case 'inapp':
+      // Every recipient has an inbox: the recipient itself is its address.
+      return [{ id: found.id }];
   }
 }
 
@@ -35,7 +39,7 @@ export function resolve(
 ): Resolution {
   if (found === undefined) return { skip: 'recipient deleted' };
   const { channel } = record;
-  const addresses = addressesFor(channel, found.profile);
+  const addresses = addressesFor(channel, found);
   const first = addresses[0];
   if (first === undefined) return { skip: `no ${channel} address` };
   const why = optedOut({

@@ -29,7 +29,7 @@ import { keyText, type SuppressionKey } from './port/suppressions.ts';
 
 /**
  * The queue's policy, written once for both databases: the order of a cycle's phases, the
- * strict-priority claim loop with its budget, pause bookkeeping, and the 12-cell stats grid.
+ * strict-priority claim loop with its budget, pause bookkeeping, and the 16-cell stats grid.
  * Each adapter supplies only a QueueDriver: a handful of primitives, each one SQL operation
  * (set-based where the database allows), applied inside the cycle's transaction.
  *
@@ -332,7 +332,7 @@ function* claimInOrder(
   const view = pauseView(yield* call((d) => d.pauses(PAUSE_HISTORY)));
   const claimed: NotificationRecord[] = [];
   const backlog = [false, false, false, false];
-  const used: Record<Channel, number> = { email: 0, sms: 0, push: 0 };
+  const used: Record<Channel, number> = { email: 0, sms: 0, push: 0, inapp: 0 };
   const events: EventInput[] = [];
   const stopped = new Map<number, Transition>();
   let expired = 0;
@@ -341,7 +341,7 @@ function* claimInOrder(
   for (const [priority, priorityLimit] of budget.perPriority.entries()) {
     const open = priority === 0 ? priorityLimit : Math.min(priorityLimit, budget.sharedLimit - shared);
     let limit = stop ? 0 : Math.max(0, open);
-    const caps: Record<Channel, number> = { email: 0, sms: 0, push: 0 };
+    const caps: Record<Channel, number> = { email: 0, sms: 0, push: 0, inapp: 0 };
     for (const channel of CHANNELS) {
       if (!view.isPaused(priority, channel))
         caps[channel] = Math.max(0, (budget.perChannel[priority]?.[channel] ?? 0) - used[channel]);
@@ -582,7 +582,7 @@ export function cellsOf(selector: QueueSelector): Array<{ priority: number; chan
 
 const earliest = (a: number | null, b: number) => (a === null ? b : Math.min(a, b));
 
-/** The 12 queues in priority then channel order, from the groups and the paused cells. */
+/** The 16 queues in priority then channel order, from the groups and the paused cells. */
 export function statsGrid(
   groups: readonly QueueGroup[],
   paused: ReadonlyArray<{ priority: number; channel: string }>,

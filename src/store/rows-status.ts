@@ -1,6 +1,6 @@
 import type { Status } from '../notifications/model.ts';
 import type { AttemptRecord, CallbackRecord, LeasedMessage } from './port/callbacks.ts';
-import type { LoggedStatus } from './port/status-log.ts';
+import type { LoggedStatus, LoggedType } from './port/status-log.ts';
 import { metadataOf } from './rows.ts';
 
 /** A status-log row as both adapters select it (`cursor` is built by each adapter). */
@@ -33,7 +33,7 @@ export function loggedFromRow(row: LoggedRow, cursor: string): LoggedStatus {
     notificationId: row.notification_id,
     tenant: row.tenant,
     metadata: metadataOf(row.metadata),
-    type: row.type as Status,
+    type: row.type as LoggedType,
     previous: row.previous as Status | null,
     at: Number(row.at),
     attempt: row.attempt,
@@ -74,7 +74,7 @@ export function callbackFromRow(row: CallbackRow): CallbackRecord {
     id: row.id,
     tenant: row.tenant,
     url: row.url,
-    events: JSON.parse(row.events) as Status[],
+    events: JSON.parse(row.events) as LoggedType[],
     secret: row.secret,
     previousSecret: row.previous_secret,
     rotatedAt: numberOrNull(row.rotated_at),

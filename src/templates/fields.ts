@@ -5,7 +5,7 @@ import type { Content } from '../channels.ts';
  * The Liquid source fields a template or inline content may carry, apart from Liquid itself
  * (liquid.ts): the dispatch thread reads these but renders nothing, so it never loads liquidjs.
  */
-export const TEXT_FIELDS = ['subject', 'text', 'html', 'title', 'body'] as const;
+export const TEXT_FIELDS = ['subject', 'text', 'html', 'title', 'body', 'url'] as const;
 export type TextField = (typeof TEXT_FIELDS)[number];
 
 /**

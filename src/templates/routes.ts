@@ -26,6 +26,7 @@ const Fields = {
   html: Type.Optional(Source),
   title: Type.Optional(Source),
   body: Type.Optional(Source),
+  url: Type.Optional(Source),
 };
 const ChannelSchema = literals(CHANNELS);
 const strict = { additionalProperties: false } as const;
@@ -197,7 +198,7 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
   const created = {
     summary: 'Create a template (version 1)',
     description:
-      "Scope templates:write. A Liquid template of the caller's tenant: `subject`, `text` and `html` for email, `text` for SMS, `title` and `body` for push. Output in `html` is HTML-escaped unless written `{{ value | raw }}`. A syntax error is 400 with its line and column, and so are `include`, `render` and `layout`; an existing key is 409.",
+      "Scope templates:write. A Liquid template of the caller's tenant: `subject`, `text` and `html` for email, `text` for SMS, `title` and `body` for push, `title`, `body` and `url` for inapp. Output in `html` is HTML-escaped unless written `{{ value | raw }}`. A syntax error is 400 with its line and column, and so are `include`, `render` and `layout`; an existing key is 409.",
     body: CreateBody,
     response: { 201: TemplateView },
   };

@@ -8,6 +8,7 @@ const FIELDS: Record<Channel, { required: string[]; anyOf?: string[]; allowed: s
   email: { required: ['subject'], anyOf: ['text', 'html'], allowed: ['subject', 'text', 'html'] },
   sms: { required: ['text'], allowed: ['text'] },
   push: { required: ['title', 'body'], allowed: ['title', 'body'] },
+  inapp: { required: ['title', 'body'], allowed: ['title', 'body', 'url'] },
 };
 
 /** The Liquid fields of a template body (anything else in `body` is ignored here). */

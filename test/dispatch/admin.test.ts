@@ -20,11 +20,11 @@ describe('queue administration', () => {
   const post = (action: string, payload?: object, headers = t.admin) =>
     t.app.inject({ method: 'POST', url: `/admin/queues/${action}`, headers, payload });
 
-  it('shows the 12 priority and channel queues, empty ones with a null oldest age', async () => {
+  it('shows the 16 priority and channel queues, empty ones with a null oldest age', async () => {
     const response = await queues();
     assert.equal(response.statusCode, 200);
     const rows = response.json().queues;
-    assert.equal(rows.length, 12);
+    assert.equal(rows.length, 16);
     assert.deepEqual(rows[0], {
       priority: 'CRITICAL',
       channel: 'email',
@@ -37,7 +37,7 @@ describe('queue administration', () => {
     });
     assert.deepEqual(
       rows.map((r: { priority: string; channel: string }) => `${r.priority}/${r.channel}`).slice(0, 4),
-      ['CRITICAL/email', 'CRITICAL/sms', 'CRITICAL/push', 'HIGH/email'],
+      ['CRITICAL/email', 'CRITICAL/sms', 'CRITICAL/push', 'CRITICAL/inapp'],
     );
   });
 
@@ -88,7 +88,7 @@ describe('queue administration', () => {
     const flags = paused.json().queues.filter((q: { paused: boolean }) => q.paused);
     assert.deepEqual(
       flags.map((q: { priority: string; channel: string }) => `${q.priority}/${q.channel}`),
-      ['LOW/email', 'LOW/sms', 'LOW/push'],
+      ['LOW/email', 'LOW/sms', 'LOW/push', 'LOW/inapp'],
     );
     const low = (await send(t.app, t.admin, sms({ priority: 'LOW' }))).json().notificationId;
     const normal = (await send(t.app, t.admin, sms({ priority: 'NORMAL' }))).json().notificationId;
@@ -99,7 +99,7 @@ describe('queue administration', () => {
     assert.equal((await status(normal)).status, 'DELIVERED');
     assert.equal((await status(low)).status, 'QUEUED');
     const resumed = await post('resume', { priority: 'LOW', channel: 'sms' });
-    assert.equal(resumed.json().queues.filter((q: { paused: boolean }) => q.paused).length, 2);
+    assert.equal(resumed.json().queues.filter((q: { paused: boolean }) => q.paused).length, 3);
     t.clock.advance(10);
     await tick(scheduler);
     const view = await status(low);

@@ -21,6 +21,7 @@ const RECIPIENT: Record<Channel, Recipient> = {
   email: { email: 'ada@example.com' },
   sms: { phone: '+15551234567' },
   push: { deviceToken: 'a'.repeat(64), platform: 'apns' },
+  inapp: { id: 'ada' },
 };
 
 /** A notification as ingest would store it; `over` changes any field. */

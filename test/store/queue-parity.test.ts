@@ -40,7 +40,7 @@ function prng(seed: number) {
 
 const TENANTS = ['ta', 'tb', 'tc'];
 const PRIORITIES: Priority[] = ['CRITICAL', 'HIGH', 'NORMAL', 'LOW'];
-const CHANNELS: Channel[] = ['email', 'sms', 'push'];
+const CHANNELS: Channel[] = ['email', 'sms', 'push', 'inapp'];
 /** Two recipients a channel, so that a suppression stops some rows and not others. */
 const RECIPIENTS: Record<Channel, Recipient[]> = {
   email: [{ email: 'ada@example.com' }, { email: 'bob@example.com' }],
@@ -49,6 +49,7 @@ const RECIPIENTS: Record<Channel, Recipient[]> = {
     { deviceToken: 'a'.repeat(64), platform: 'apns' as const },
     { deviceToken: 'b'.repeat(64), platform: 'apns' as const },
   ],
+  inapp: [{ id: 'ada' }, { id: 'bob' }],
 };
 
 const recipientOf = (m: { channel: Channel; recipient: number }) =>
@@ -190,7 +191,12 @@ function planner(seed: number) {
   const budget = (): ClaimBudget => ({
     perPriority: PRIORITIES.map(() => rnd.int(5)),
     sharedLimit: rnd.int(7),
-    perChannel: PRIORITIES.map(() => ({ email: rnd.int(4), sms: rnd.int(4), push: rnd.int(4) })),
+    perChannel: PRIORITIES.map(() => ({
+      email: rnd.int(4),
+      sms: rnd.int(4),
+      push: rnd.int(4),
+      inapp: rnd.int(4),
+    })),
   });
 
   const completion = (lease: Lease, now: number): Completion => {

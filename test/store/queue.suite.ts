@@ -371,7 +371,7 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
         [normal],
       );
       const stats = await store.queue.stats();
-      assert.equal(stats.filter((s) => s.paused).length, 3);
+      assert.equal(stats.filter((s) => s.paused).length, 4);
       await store.queue.setPaused({}, false, T0 + 2000);
       const resumed = await cycle(store, { now: T0 + 3000 });
       assert.deepEqual(
@@ -397,10 +397,10 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
       assert.equal(throttled[0]?.at, T0 + 5, 'accepted after the pause began: dated at acceptance');
     });
 
-    it('reports 12 queues with depth, oldest, in-flight and paused', async () => {
+    it('reports 16 queues with depth, oldest, in-flight and paused', async () => {
       const store = await fresh();
       const stats0 = await store.queue.stats();
-      assert.equal(stats0.length, 12);
+      assert.equal(stats0.length, 16);
       assert.ok(
         stats0.every((s) => s.depth === 0 && s.oldestCreatedAt === null && s.inFlight === 0 && !s.paused),
       );
@@ -469,22 +469,26 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
         `3/email 3 ${T0 + 1} 0 true`,
         `3/sms 2 ${T0 + 4} 0 true`,
         '3/push 0 null 0 true',
+        '3/inapp 0 null 0 true',
       ]);
       assert.deepEqual(await view('t1'), [
         `3/email 1 ${T0 + 1} 0 true`,
         `3/sms 1 ${T0 + 4} 0 true`,
         '3/push 0 null 0 true',
+        '3/inapp 0 null 0 true',
       ]);
       assert.deepEqual(await view('t2'), [
         `1/push 0 null 1 false`,
         `3/email 2 ${T0 + 2} 0 true`,
         `3/sms 1 ${T0 + 5} 0 true`,
         '3/push 0 null 0 true',
+        '3/inapp 0 null 0 true',
       ]);
       assert.deepEqual(await view('t3'), [
         '3/email 0 null 0 true',
         '3/sms 0 null 0 true',
         '3/push 0 null 0 true',
+        '3/inapp 0 null 0 true',
       ]);
     });
   });

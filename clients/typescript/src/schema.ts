@@ -835,7 +835,7 @@ export interface paths {
         put?: never;
         /**
          * Create a template (version 1)
-         * @description Scope templates:write. A Liquid template of the caller's tenant: `subject`, `text` and `html` for email, `text` for SMS, `title` and `body` for push. Output in `html` is HTML-escaped unless written `{{ value | raw }}`. A syntax error is 400 with its line and column, and so are `include`, `render` and `layout`; an existing key is 409.
+         * @description Scope templates:write. A Liquid template of the caller's tenant: `subject`, `text` and `html` for email, `text` for SMS, `title` and `body` for push, `title`, `body` and `url` for inapp. Output in `html` is HTML-escaped unless written `{{ value | raw }}`. A syntax error is 400 with its line and column, and so are `include`, `render` and `layout`; an existing key is 409.
          */
         post: operations["postTemplates"];
         delete?: never;
@@ -3123,7 +3123,7 @@ export interface operations {
             query?: {
                 status?: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
                 priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                channel?: "email" | "sms" | "push";
+                channel?: "email" | "sms" | "push" | "inapp";
                 /** @description ISO 8601 time with a zone (2026-01-01T09:00:00Z), or a date alone (its midnight UTC) */
                 createdAfter?: string;
                 /** @description ISO 8601 time with a zone (2026-01-01T09:00:00Z), or a date alone (its midnight UTC) */
@@ -3184,7 +3184,7 @@ export interface operations {
                         items: {
                             notificationId: string;
                             status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                             /** @description masked */
                             recipient: {
@@ -3481,6 +3481,40 @@ export interface operations {
                     expiresAt?: string;
                     /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
                     scheduledAt?: string;
+                } | {
+                    /** @enum {string} */
+                    channel: "inapp";
+                    priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
+                    recipient: {
+                        id: string;
+                    };
+                    template?: string;
+                    content?: {
+                        title: string;
+                        body: string;
+                        /** @description The link of the message: an http(s) URL or a path of the app (`/orders/42`). */
+                        url?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @description A BCP 47 tag (stored canonical): the template's closest locale variant renders (docs/localization.md).
+                     * @example fr-CA
+                     */
+                    locale?: string;
+                    /** @description The notification's category: the recipient's preferences for it apply (docs/sending-to-people.md). */
+                    category?: string;
+                    /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
+                    expiresAt?: string;
+                    /** @description ISO 8601 time with a zone, e.g. 2026-01-01T09:00:00Z */
+                    scheduledAt?: string;
                 };
             };
         };
@@ -3732,7 +3766,7 @@ export interface operations {
                     "application/json": {
                         notificationId: string;
                         status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                         /** @description masked */
                         recipient: {
@@ -3836,6 +3870,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -3950,7 +3985,7 @@ export interface operations {
                         items: {
                             id: string;
                             url: string;
-                            events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED")[];
+                            events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED" | "SEEN" | "READ" | "ARCHIVED")[];
                             enabled: boolean;
                             disabledReason: string | null;
                             /** Format: date-time */
@@ -4000,8 +4035,8 @@ export interface operations {
                 "application/json": {
                     /** @description An https:// receiver; no loopback, private or link-local address unless HERALD_CALLBACK_ALLOWED_HOSTS lists its host */
                     url: string;
-                    /** @description The statuses to report; every status when absent */
-                    events?: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED")[];
+                    /** @description The statuses to report, and for `inapp` messages SEEN, READ, ARCHIVED (what their reader did; the status stays DELIVERED); every status when absent (the reading events only when listed) */
+                    events?: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED" | "SEEN" | "READ" | "ARCHIVED")[];
                 };
             };
         };
@@ -4029,7 +4064,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         url: string;
-                        events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED")[];
+                        events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED" | "SEEN" | "READ" | "ARCHIVED")[];
                         enabled: boolean;
                         disabledReason: string | null;
                         /** Format: date-time */
@@ -5166,7 +5201,7 @@ export interface operations {
                     "application/json": {
                         notificationId: string;
                         status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                         /** @description masked */
                         recipient: {
@@ -5278,7 +5313,7 @@ export interface operations {
                     "application/json": {
                         notificationId: string;
                         status: "QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED";
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
                         /** @description masked */
                         recipient: {
@@ -5384,13 +5419,14 @@ export interface operations {
                     "application/json": {
                         items: {
                             key: string;
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             version: number;
                             subject?: string;
                             text?: string;
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -5406,6 +5442,7 @@ export interface operations {
                                 html?: string;
                                 title?: string;
                                 body?: string;
+                                url?: string;
                                 data?: {
                                     [key: string]: unknown;
                                 };
@@ -5465,12 +5502,13 @@ export interface operations {
                  */
                 "application/json": {
                     key: string;
-                    channel: "email" | "sms" | "push";
+                    channel: "email" | "sms" | "push" | "inapp";
                     subject?: string;
                     text?: string;
                     html?: string;
                     title?: string;
                     body?: string;
+                    url?: string;
                     /** @description Variables the editor previews the template with, saved with the version; a PUT without them keeps the current ones. */
                     sampleVariables?: {
                         [key: string]: unknown;
@@ -5511,13 +5549,14 @@ export interface operations {
                      */
                     "application/json": {
                         key: string;
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         version: number;
                         subject?: string;
                         text?: string;
                         html?: string;
                         title?: string;
                         body?: string;
+                        url?: string;
                         data?: {
                             [key: string]: unknown;
                         };
@@ -5533,6 +5572,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -5610,13 +5650,14 @@ export interface operations {
                      */
                     "application/json": {
                         key: string;
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         version: number;
                         subject?: string;
                         text?: string;
                         html?: string;
                         title?: string;
                         body?: string;
+                        url?: string;
                         data?: {
                             [key: string]: unknown;
                         };
@@ -5632,6 +5673,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -5685,12 +5727,13 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    channel?: "email" | "sms" | "push";
+                    channel?: "email" | "sms" | "push" | "inapp";
                     subject?: string;
                     text?: string;
                     html?: string;
                     title?: string;
                     body?: string;
+                    url?: string;
                     /** @description Variables the editor previews the template with, saved with the version; a PUT without them keeps the current ones. */
                     sampleVariables?: {
                         [key: string]: unknown;
@@ -5731,13 +5774,14 @@ export interface operations {
                      */
                     "application/json": {
                         key: string;
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         version: number;
                         subject?: string;
                         text?: string;
                         html?: string;
                         title?: string;
                         body?: string;
+                        url?: string;
                         data?: {
                             [key: string]: unknown;
                         };
@@ -5753,6 +5797,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -5851,6 +5896,7 @@ export interface operations {
                     html?: string;
                     title?: string;
                     body?: string;
+                    url?: string;
                 };
             };
         };
@@ -5887,13 +5933,14 @@ export interface operations {
                      */
                     "application/json": {
                         key: string;
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         version: number;
                         subject?: string;
                         text?: string;
                         html?: string;
                         title?: string;
                         body?: string;
+                        url?: string;
                         data?: {
                             [key: string]: unknown;
                         };
@@ -5909,6 +5956,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -6032,7 +6080,7 @@ export interface operations {
                      */
                     "application/json": {
                         key: string;
-                        channel: "email" | "sms" | "push";
+                        channel: "email" | "sms" | "push" | "inapp";
                         version: number;
                         content: {
                             subject?: string;
@@ -6040,6 +6088,7 @@ export interface operations {
                             html?: string;
                             title?: string;
                             body?: string;
+                            url?: string;
                             data?: {
                                 [key: string]: unknown;
                             };
@@ -6111,7 +6160,7 @@ export interface operations {
                     "application/json": {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description QUEUED and RETRYING, scheduled ones included */
                             depth: number;
                             oldestAgeMs: number | null;
@@ -6161,7 +6210,7 @@ export interface operations {
                  */
                 "application/json": {
                     priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                    channel?: "email" | "sms" | "push";
+                    channel?: "email" | "sms" | "push" | "inapp";
                 };
             };
         };
@@ -6201,7 +6250,7 @@ export interface operations {
                     "application/json": {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description QUEUED and RETRYING, scheduled ones included */
                             depth: number;
                             oldestAgeMs: number | null;
@@ -6251,7 +6300,7 @@ export interface operations {
                  */
                 "application/json": {
                     priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                    channel?: "email" | "sms" | "push";
+                    channel?: "email" | "sms" | "push" | "inapp";
                 };
             };
         };
@@ -6291,7 +6340,7 @@ export interface operations {
                     "application/json": {
                         queues: {
                             priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description QUEUED and RETRYING, scheduled ones included */
                             depth: number;
                             oldestAgeMs: number | null;
@@ -6384,7 +6433,7 @@ export interface operations {
                          */
                         to: string;
                         channels: {
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description Oldest first, one per bucket of the window, empty ones included */
                             buckets: {
                                 /**
@@ -6428,7 +6477,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
-                channel?: "email" | "sms" | "push";
+                channel?: "email" | "sms" | "push" | "inapp";
                 notificationId?: string;
             };
             header?: never;
@@ -6466,7 +6515,7 @@ export interface operations {
                     "application/json": {
                         items: {
                             notificationId: string;
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description masked */
                             recipient: {
                                 [key: string]: unknown;
@@ -6477,6 +6526,7 @@ export interface operations {
                                 html?: string;
                                 title?: string;
                                 body?: string;
+                                url?: string;
                                 data?: {
                                     [key: string]: unknown;
                                 };
@@ -6543,7 +6593,7 @@ export interface operations {
                      */
                     "application/json": {
                         channels: {
-                            channel: "email" | "sms" | "push";
+                            channel: "email" | "sms" | "push" | "inapp";
                             /** @description true: no provider is configured, messages go to the sandbox */
                             sandbox: boolean;
                         }[];

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { visibleTenant } from '../../auth/principal.ts';
-import { CHANNELS, type Channel } from '../../channels.ts';
+import { ADDRESS_CHANNELS, CHANNELS, type Channel } from '../../channels.ts';
 import { iso } from '../../clock.ts';
 import type { CoreDeps } from '../../deps.ts';
 import { withExample } from '../../http/examples.ts';
@@ -132,7 +132,8 @@ export const sandboxRoutes: RouteModule<CoreDeps> = (app, deps) => {
     },
     async () => {
       const configured = configuredChannels(deps.config);
-      return { channels: CHANNELS.map((channel) => ({ channel, sandbox: !configured[channel] })) };
+      // `inapp` never goes to the sandbox: its messages are stored in the inbox (docs/inbox.md).
+      return { channels: ADDRESS_CHANNELS.map((channel) => ({ channel, sandbox: !configured[channel] })) };
     },
   );
 };

@@ -1,12 +1,12 @@
-import type { Status } from '../../notifications/model.ts';
+import type { LoggedType } from './status-log.ts';
 
 /** A tenant's status callback (docs/callbacks.md). Secrets are stored sealed; the adapter never opens them. */
 export interface CallbackRecord {
   id: string;
   tenant: string;
   url: string;
-  /** The statuses it reports. */
-  events: Status[];
+  /** The statuses it reports (and the reading events of `inapp` messages it was asked for). */
+  events: LoggedType[];
   secret: string;
   /** The secret before the last rotation, still signed with until a day after `rotatedAt`. */
   previousSecret: string | null;

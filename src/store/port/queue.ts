@@ -64,7 +64,7 @@ export interface CycleResult {
   nextDueAt: number | null;
 }
 
-/** One of the 12 priority × channel queues, as GET /admin/queues shows it. */
+/** One of the 16 priority × channel queues, as GET /admin/queues shows it. */
 export interface QueueStat {
   priority: number;
   channel: Channel;
@@ -93,7 +93,7 @@ export interface QueueStore {
   /** Extends leases still held by `owner` at these attempts; returns how many were extended. */
   renew(owner: string, leases: readonly LeaseRef[], until: number): Promise<number>;
   /**
-   * The 12 queues, in priority then channel order: every tenant's rows, or only `tenant`'s
+   * The 16 queues, in priority then channel order: every tenant's rows, or only `tenant`'s
    * (depth, oldest and in flight; a pause holds every tenant, so `paused` is the same either way).
    * With `now`, waiting rows due after it count as `scheduled` (without, every waiting row is due).
    */

@@ -1,4 +1,4 @@
-import { STATUSES, type Status } from '../../notifications/model.ts';
+import { INBOX_EVENT_TYPES, type InboxEventType, STATUSES, type Status } from '../../notifications/model.ts';
 
 /**
  * The status log (docs/callbacks.md): every status event of every notification, in commit order,
@@ -32,7 +32,7 @@ export interface LogReadOptions {
   since?: number;
   /** Events returned at most. */
   limit: number;
-  types?: readonly Status[];
+  types?: readonly LoggedType[];
   tenants?: readonly string[];
 }
 
@@ -63,8 +63,8 @@ export interface LoggedStatus {
   notificationId: string;
   tenant: string;
   metadata: unknown;
-  /** The status it moved to. */
-  type: Status;
+  /** The status it moved to, or what the reader of an inbox message did. */
+  type: LoggedType;
   /** The status of the notification's previous status event; null when this is its first. */
   previous: Status | null;
   at: number;
@@ -81,5 +81,14 @@ export interface LoggedStatus {
   inboxRecipient: string | null;
 }
 
-/** The event types the log holds, the statuses, as an SQL list for both adapters' queries. */
+/** The statuses, as an SQL list for both adapters' queries (an event's previous status). */
 export const STATUS_TYPES_SQL = STATUSES.map((t) => `'${t}'`).join(', ');
+
+/**
+ * What the log reports: a change of status, or what the reader of an `inapp` message did
+ * (SEEN, READ, ARCHIVED: the status stays DELIVERED; docs/inbox.md).
+ */
+export type LoggedType = Status | InboxEventType;
+export const LOGGED_TYPES: readonly LoggedType[] = [...STATUSES, ...INBOX_EVENT_TYPES];
+/** The event types the log holds, as an SQL list for both adapters' queries. */
+export const LOGGED_TYPES_SQL = LOGGED_TYPES.map((t) => `'${t}'`).join(', ');

@@ -7,6 +7,7 @@ export interface TemplateContent {
   html?: string;
   title?: string;
   body?: string;
+  url?: string;
 }
 
 /** One immutable version of a template. Times are epoch milliseconds. */

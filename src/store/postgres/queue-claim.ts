@@ -38,13 +38,16 @@ export const claimPriorityOn =
     WITH h_email AS MATERIALIZED (${head('email')}),
       h_sms AS MATERIALIZED (${head('sms')}),
       h_push AS MATERIALIZED (${head('push')}),
-      heads AS (SELECT * FROM h_email UNION ALL SELECT * FROM h_sms UNION ALL SELECT * FROM h_push),
+      h_inapp AS MATERIALIZED (${head('inapp')}),
+      heads AS (SELECT * FROM h_email UNION ALL SELECT * FROM h_sms UNION ALL SELECT * FROM h_push
+        UNION ALL SELECT * FROM h_inapp),
       ranked AS (
         SELECT *, row_number() OVER w AS rn, max(seq) OVER w AS merge_key FROM heads
         WINDOW w AS (PARTITION BY channel ORDER BY lane_rank, seq ROWS UNBOUNDED PRECEDING)),
       picked AS MATERIALIZED (
         SELECT seq, touched_at, row_number() OVER (ORDER BY merge_key, rn) AS ord FROM ranked
-         WHERE rn <= CASE channel WHEN 'email' THEN ${caps.email}::int WHEN 'sms' THEN ${caps.sms}::int ELSE ${caps.push}::int END
+         WHERE rn <= CASE channel WHEN 'email' THEN ${caps.email}::int WHEN 'sms' THEN ${caps.sms}::int
+           WHEN 'push' THEN ${caps.push}::int ELSE ${caps.inapp}::int END
          ORDER BY merge_key, rn LIMIT ${limit}),
       expired AS (
         UPDATE notifications n SET status = 'EXPIRED', queue_state = NULL, next_attempt_at = NULL, due_at = NULL,

@@ -1,4 +1,10 @@
-import { fullPage, LOG_SCAN_PAGES, STATUS_TYPES_SQL, type StatusLogStore } from '../port/status-log.ts';
+import {
+  fullPage,
+  LOG_SCAN_PAGES,
+  LOGGED_TYPES_SQL,
+  STATUS_TYPES_SQL,
+  type StatusLogStore,
+} from '../port/status-log.ts';
 import { type LoggedRow, loggedColumns, loggedFromRow } from '../rows-status.ts';
 import { seekTime, TIME_SKEW_MS } from '../seek-time.ts';
 import type { Sql } from './connect.ts';
@@ -83,7 +89,7 @@ export function createPostgresStatusLog(sql: Sql): StatusLogStore {
                    AND (tx, id) <= (${untilTx}::xid8, ${untilId}::bigint)
                  ORDER BY tx, id LIMIT ${scan}) e
           JOIN notifications n ON n.seq = e.notification_seq
-         WHERE e.at >= ${options.since ?? 0} AND e.type IN (${sql.unsafe(STATUS_TYPES_SQL)})
+         WHERE e.at >= ${options.since ?? 0} AND e.type IN (${sql.unsafe(LOGGED_TYPES_SQL)})
            AND (${types}::text[] IS NULL OR e.type = ANY(${types}::text[]))
            AND (${tenants}::text[] IS NULL OR n.tenant = ANY(${tenants}::text[]))
          ORDER BY e.tx, e.id LIMIT ${options.limit}`;

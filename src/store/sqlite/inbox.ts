@@ -1,4 +1,5 @@
-import { applyInboxAction, type InboxEventType } from '../../inbox/actions.ts';
+import { applyInboxAction } from '../../inbox/actions.ts';
+import type { InboxEventType } from '../../notifications/model.ts';
 import type { InboxAction, InboxFilter, InboxStore } from '../port/inbox.ts';
 import type { InboxEntryRow } from '../queue-core.ts';
 import { INBOX_COLUMNS, INBOX_FILTER_SQL, INBOX_START, type InboxRow, inboxFromRow } from '../rows-inbox.ts';

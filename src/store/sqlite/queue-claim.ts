@@ -46,7 +46,7 @@ export function createClaimPriority(db: SqliteDb) {
       if (read > 0) lists.push(heads.all(priority, channel, read) as Head[]);
     }
     const cursor = lists.map(() => 0);
-    const used: Record<Channel, number> = { email: 0, sms: 0, push: 0 };
+    const used: Record<Channel, number> = { email: 0, sms: 0, push: 0, inapp: 0 };
     const claimed: ClaimedRow[] = [];
     const expired: number[] = [];
     for (let picked = 0; picked < limit; picked++) {

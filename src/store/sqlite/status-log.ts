@@ -1,4 +1,10 @@
-import { fullPage, LOG_SCAN_PAGES, STATUS_TYPES_SQL, type StatusLogStore } from '../port/status-log.ts';
+import {
+  fullPage,
+  LOG_SCAN_PAGES,
+  LOGGED_TYPES_SQL,
+  STATUS_TYPES_SQL,
+  type StatusLogStore,
+} from '../port/status-log.ts';
 import { type LoggedRow, loggedColumns, loggedFromRow } from '../rows-status.ts';
 import { seekTime, TIME_SKEW_MS } from '../seek-time.ts';
 import type { SqliteDb } from './open.ts';
@@ -15,7 +21,7 @@ export function createSqliteStatusLog(db: SqliteDb): StatusLogStore {
     db.prepare(
       `SELECT e.id AS cursor_id, ${loggedColumns(STATUS_TYPES_SQL)}
        FROM notification_events e JOIN notifications n ON n.seq = e.notification_seq
-      WHERE e.id > @after AND e.id <= @last AND e.at >= @since AND e.type IN (${STATUS_TYPES_SQL})
+      WHERE e.id > @after AND e.id <= @last AND e.at >= @since AND e.type IN (${LOGGED_TYPES_SQL})
         AND (@types IS NULL OR e.type IN (SELECT value FROM json_each(@types)))
         AND (@tenants IS NULL OR n.tenant IN (SELECT value FROM json_each(@tenants)))
       ORDER BY e.id LIMIT @limit`,
