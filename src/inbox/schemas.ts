@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { iso } from '../clock.ts';
-import { withExample } from '../http/examples.ts';
+import { exampleOf, withExample } from '../http/examples.ts';
 import { literals, nullable } from '../http/schema.ts';
 import type { InboxCounts, InboxMessage } from '../store/port/inbox.ts';
 
@@ -43,12 +43,20 @@ export const InboxCountsView = withExample(
   { unread: 3, unseen: 1 },
 );
 
-export const InboxPage = Type.Object({
-  items: Type.Array(InboxItem),
-  nextCursor: nullable(Type.String()),
-  unread: Type.Integer(),
-  unseen: Type.Integer(),
-});
+export const InboxPage = withExample(
+  Type.Object({
+    items: Type.Array(InboxItem),
+    nextCursor: nullable(Type.String()),
+    unread: Type.Integer(),
+    unseen: Type.Integer(),
+  }),
+  {
+    items: [exampleOf(InboxItem)],
+    nextCursor: 'aToxNzY0MzIyMjAwMDAwOjAxOWI3NmRhLWE4MDAtNzBlMy1hYTFlLTg4YjFlM2E3NmYwNg',
+    unread: 3,
+    unseen: 1,
+  },
+);
 
 export const InboxQuery = Type.Object(
   {
@@ -64,7 +72,9 @@ export const InboxQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const MessageParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+export const MessageParams = Type.Object({
+  id: withExample(Type.String({ minLength: 1, maxLength: 100 }), '019b76da-a800-70e3-aa1e-88b1e3a76f06'),
+});
 
 export const Updated = withExample(
   Type.Object({ updated: Type.Integer({ description: 'How many messages changed' }) }),

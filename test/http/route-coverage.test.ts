@@ -40,6 +40,8 @@ const PUBLIC: Array<[method: string, path: RegExp]> = [
   ['GET', /^\/preferences\/[^/]+$/],
   ['HEAD', /^\/preferences\/[^/]+$/],
   ['POST', /^\/preferences\/[^/]+$/],
+  // CORS preflights of the inbox (docs/inbox-api.md#cors): browsers send them without credentials.
+  ['OPTIONS', /^\/inbox(\/.*|\*)?$/],
 ];
 
 /**

@@ -7929,6 +7929,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "019b76da-a800-70e3-aa1e-88b1e3a76f06",
+                     *           "title": "Your order shipped",
+                     *           "body": "Order 1042 is on its way.",
+                     *           "url": "https://shop.example.com/orders/1042",
+                     *           "data": {
+                     *             "orderId": 1042
+                     *           },
+                     *           "category": "orders",
+                     *           "createdAt": "2026-11-28T09:30:00.000Z",
+                     *           "seenAt": "2026-11-28T09:31:10.000Z",
+                     *           "readAt": null,
+                     *           "archivedAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": "aToxNzY0MzIyMjAwMDAwOjAxOWI3NmRhLWE4MDAtNzBlMy1hYTFlLTg4YjFlM2E3NmYwNg",
+                     *       "unread": 3,
+                     *       "unseen": 1
+                     *     }
+                     */
                     "application/json": {
                         items: {
                             /** @description The notification's ID */
@@ -8026,6 +8049,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f06 */
                 id: string;
             };
             cookie?: never;
@@ -8097,6 +8121,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f06 */
                 id: string;
             };
             cookie?: never;
@@ -8168,6 +8193,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f06 */
                 id: string;
             };
             cookie?: never;
@@ -8239,6 +8265,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f06 */
                 id: string;
             };
             cookie?: never;
@@ -8310,6 +8337,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f06 */
                 id: string;
             };
             cookie?: never;
