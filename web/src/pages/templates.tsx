@@ -12,9 +12,10 @@ const FIELDS: Record<string, (keyof Fields)[]> = {
   email: ['subject', 'text', 'html'],
   sms: ['text'],
   push: ['title', 'body'],
+  inapp: ['title', 'body', 'url'],
 };
 
-const EMPTY = { key: '', channel: 'email', subject: '', text: '', html: '', title: '', body: '' };
+const EMPTY = { key: '', channel: 'email', subject: '', text: '', html: '', title: '', body: '', url: '' };
 
 /** The sample variables typed in the editor, as the API takes them (a JSON object). */
 function sampleVariables(text: string): Record<string, unknown> {
