@@ -1,4 +1,4 @@
-import { queues, requireRoute } from '../lib/api.ts';
+import { type Api, queues, requireRoute } from '../lib/api.ts';
 import { deploy, type Engine } from '../lib/deploy.ts';
 import { deliveredSpan, watchDrain } from '../lib/drain.ts';
 import { type BatchBody, fillBacklog } from '../lib/fill.ts';
@@ -14,6 +14,8 @@ export type DataAt = { dataDir: string; databaseUrl?: undefined } | { databaseUr
 /** What a drain sends, when not emails to the sandbox: its batches and where they go, for the row. */
 export interface Sent {
   batch: BatchBody;
+  /** Run on the filler before it queues (acceptance may need what the batches name). */
+  before?(api: Api): Promise<void>;
   /** "to the inbox": the row says deliveries/s to it. */
   to: string;
 }
@@ -44,6 +46,7 @@ export async function dispatchOn(
       'the batch endpoint',
     );
     await queues(filler.api);
+    await sent?.before?.(filler.api);
     await fillBacklog(filler.api, count, 'NORMAL', `${name} backlog`, filler.urls, sent?.batch);
   } finally {
     await filler.stop();
