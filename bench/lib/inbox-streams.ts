@@ -114,3 +114,45 @@ export async function sequentialLatencies(
     agent.destroy();
   }
 }
+
+/**
+ * One kept-alive connection opened now and kept open (a request every 2 s, under the server's
+ * 5 s keep-alive): a process serves at most 10,000 connections (src/http/server-options.ts),
+ * so with 10,000 streams open a new connection would be refused. JSON requests over it.
+ */
+export async function heldConnection(url: string, headers: Record<string, string>) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const send = (method: string, path: string, body?: unknown) =>
+    new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = request(
+        `${url}${path}`,
+        {
+          method,
+          agent,
+          headers: payload === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+        },
+        (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  await send('GET', '/health');
+  const ping = setInterval(() => void send('GET', '/health').catch(() => undefined), 2000);
+  return {
+    send,
+    close() {
+      clearInterval(ping);
+      agent.destroy();
+    },
+  };
+}

@@ -105,6 +105,19 @@ export function SendPage() {
       />
     </label>
   );
+  const area = (name: string, label: string, rows: number, placeholder?: string) => (
+    <label>
+      {label}
+      <textarea
+        name={name}
+        rows={rows}
+        value={form[name] ?? ''}
+        placeholder={placeholder}
+        onChange={set(name)}
+      />
+      <FieldMessages error={err} field={name} />
+    </label>
+  );
 
   return (
     <section>
@@ -155,10 +168,7 @@ export function SendPage() {
             <>
               {input('subject', 'Subject')}
               {input('text', 'Text')}
-              <label>
-                HTML
-                <textarea name="html" rows={4} value={form.html ?? ''} onChange={set('html')} />
-              </label>
+              {area('html', 'HTML', 4)}
             </>
           ) : null}
           {!useTemplate && channel === 'sms' ? input('text', 'Text') : null}
@@ -171,31 +181,12 @@ export function SendPage() {
           {!useTemplate && channel === 'inapp' ? (
             <>
               {input('url', 'Link (URL)', { placeholder: 'https://app.example.com/orders/1042' })}
-              <label>
-                Data (JSON)
-                <textarea
-                  name="data"
-                  rows={2}
-                  value={form.data ?? ''}
-                  placeholder='{"orderId": 1042}'
-                  onChange={set('data')}
-                />
-              </label>
+              {area('data', 'Data (JSON)', 2, '{"orderId": 1042}')}
             </>
           ) : null}
           <FieldMessages error={err} field="content" />
         </fieldset>
-        <label>
-          Variables (JSON)
-          <textarea
-            name="variables"
-            rows={3}
-            value={form.variables ?? ''}
-            placeholder='{"name": "Ada"}'
-            onChange={set('variables')}
-          />
-          <FieldMessages error={err} field="variables" />
-        </label>
+        {area('variables', 'Variables (JSON)', 3, '{"name": "Ada"}')}
         <button type="submit" disabled={send.isPending}>
           Send
         </button>
