@@ -1,7 +1,7 @@
 // `npm run build` (and `prepare`, so `npm install` runs it): compiles src/ to dist/ with tsc,
 // copies the SQL migrations beside the compiled stores, compiles the native helper
-// (native/malloc-trim.c), builds the web UI into web/dist/ and the typed client into
-// clients/typescript/dist/. `--server` skips the UI and the client (what the test runner needs
+// (native/malloc-trim.c), builds the web UI and the `<herald-inbox>` element (/inbox.js) into
+// web/dist/ and the typed client into clients/typescript/dist/. `--server` skips the UI and the client (what the test runner needs
 // after a source change).
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { build } from 'esbuild';
 import { buildClient } from '../clients/typescript/build.mjs';
+import { buildInbox } from '../web/inbox/build.mjs';
 
 const requireHere = createRequire(import.meta.url);
 
@@ -234,6 +235,9 @@ await vendor();
 if (!process.argv.includes('--server')) {
   step('building the web UI (web/dist/ with vite)…');
   run(bin('vite'), ['build', '--config', 'web/vite.config.ts', '--logLevel', 'warn']);
+  // After Vite, which empties web/dist: the gateway serves the element from there as /inbox.js.
+  step('building the <herald-inbox> element (web/dist/inbox.js with esbuild)…');
+  await buildInbox();
   // The typed client's dist/, which `@herald/client` (the workspace link) resolves to.
   step('building the typed client (clients/typescript/dist/, ESM and CommonJS)…');
   await buildClient();

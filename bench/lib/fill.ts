@@ -10,12 +10,20 @@ export interface Filled {
   perSecond: number;
 }
 
+/** A POST /notifications/batch body of `size` notifications (bodies.ts `batch`: emails to an address). */
+export type BatchBody = (size: number, priority: BenchPriority) => string;
+
 /**
  * Checks that POST /notifications/batch accepts every item of one batch (a 207 may refuse items
  * one by one), so a figure is never built on refused items. The batch counts toward a backlog.
  */
-export async function checkBatch(api: Api, size: number, priority: BenchPriority): Promise<void> {
-  const body = JSON.parse(batch(size, priority));
+export async function checkBatch(
+  api: Api,
+  size: number,
+  priority: BenchPriority,
+  bodyOf: BatchBody = batch,
+): Promise<void> {
+  const body = JSON.parse(bodyOf(size, priority));
   const response = await requireRoute(api, 'POST', '/notifications/batch', body, 'the batch endpoint');
   const results = (response.body as { results?: Array<{ notificationId?: string; error?: unknown }> })
     .results;
@@ -34,10 +42,11 @@ export async function fillBacklog(
   priority: BenchPriority,
   what: string,
   urls: string[] = [api.url],
+  bodyOf: BatchBody = batch,
 ): Promise<Filled> {
   const size = Math.min(1000, count);
   const started = performance.now();
-  await checkBatch(api, size, priority);
+  await checkBatch(api, size, priority, bodyOf);
   const requests = Math.ceil(count / size) - 1;
   if (requests > 0) {
     const every = Math.max(1, Math.round(requests / 10));
@@ -47,7 +56,7 @@ export async function fillBacklog(
         method: 'POST',
         path: '/notifications/batch',
         headers: api.auth,
-        body: batch(size, priority),
+        body: bodyOf(size, priority),
         connections: Math.min(4, requests),
         amount: requests,
         timeoutSeconds: 120,

@@ -36,6 +36,11 @@ export interface Sizes {
   recipients: { total: number; batch: number; connections: number };
   /** A broadcast's topic, and one CRITICAL every `everyMs` for `criticalMs` while it fans out. */
   fanOut: { subscribers: number; everyMs: number; criticalMs: number };
+  /**
+   * The in-app inbox: open streams (one per recipient) and the broadcast to them; GET /inbox's
+   * messages in the store, for its recipient, and requests timed; inapp and email drained.
+   */
+  inbox: { streams: number; stored: number; perRecipient: number; reads: number; dispatch: number };
 }
 
 /** What the flags asked for. */
@@ -75,6 +80,7 @@ const FULL: Sizes = {
   render: { count: 20_000 },
   recipients: { total: 200_000, batch: 1000, connections: 4 },
   fanOut: { subscribers: 1_000_000, everyMs: 10, criticalMs: 5_000 },
+  inbox: { streams: 10_000, stored: 1_000_000, perRecipient: 1_000, reads: 2_000, dispatch: 200_000 },
 };
 
 const QUICK: Sizes = {
@@ -102,6 +108,7 @@ const QUICK: Sizes = {
   render: { count: 500 },
   recipients: { total: 2000, batch: 100, connections: 2 },
   fanOut: { subscribers: 5_000, everyMs: 20, criticalMs: 500 },
+  inbox: { streams: 100, stored: 5_000, perRecipient: 100, reads: 100, dispatch: 1_000 },
 };
 
 export const USAGE = `Usage: npm run bench -- [flags]
@@ -111,7 +118,7 @@ export const USAGE = `Usage: npm run bench -- [flags]
                            ingest, ingest-api-only, peer, batch, batch-api-only, isolation,
                            abuse, dispatch, callbacks, suppressions, failover, claim, catch-up,
                            memory, render, liquid-parse, liquid-critical, auth, startup,
-                           gateway, recipients-import, fan-out (and ingest-postgres,
+                           gateway, recipients-import, fan-out, inbox (and ingest-postgres,
                            dispatch-postgres, fan-out-postgres)
   --postgres               follow ingest and dispatch with the same on PostgreSQL (1 auth, 2 api
                            and worker processes; scenarios ingest-postgres, dispatch-postgres)

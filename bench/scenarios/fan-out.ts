@@ -16,7 +16,10 @@ export const TOPIC = 'everyone';
 const PROFILE = `'{"email":"' || id || '@example.com"}'`;
 const NO_PREFERENCES = `'{"channels":{},"categories":{}}'`;
 
-/** `n` recipients of the bench admin's tenant, all subscribed to TOPIC: SQL, in the store's own file. */
+/**
+ * `n` recipients of the bench admin's tenant (`r0000000` on, each with an email address), all
+ * subscribed to TOPIC: SQL, in the store's own file.
+ */
 export function seedSqlite(dataDir: string, n: number): void {
   const db = new Database(join(dataDir, 'herald.db'));
   try {

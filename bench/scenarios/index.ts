@@ -8,6 +8,7 @@ import { dispatchScenario } from './dispatch.ts';
 import { failoverScenario } from './failover.ts';
 import { fanOutScenario } from './fan-out.ts';
 import { gatewayScenario } from './gateway.ts';
+import { inboxScenario } from './inbox.ts';
 import { ingestApiOnlyScenario, ingestScenario } from './ingest.ts';
 import { isolationScenario } from './isolation.ts';
 import { isolationPeerScenario } from './isolation-peer.ts';
@@ -49,4 +50,5 @@ export const SCENARIOS: Scenario[] = [
   recipientsImportScenario,
   fanOutScenario,
   memoryPeopleScenario,
+  inboxScenario,
 ];

@@ -50,10 +50,12 @@ function gatewayRoutes(config: Config): Route[] {
     },
     {
       // The inbox stream, like the status stream: a long answer on a connection of its own.
+      // OPTIONS too: a page of another origin (HERALD_INBOX_ORIGINS) sends the stream's CORS
+      // preflight here, and the API answers it.
       prefix: '/api/inbox/stream',
       upstream: apiUrl,
       target: '/inbox/stream',
-      methods: ['GET', 'HEAD'],
+      methods: ['GET', 'HEAD', 'OPTIONS'],
       exact: true,
       long: true,
       bodyLimit,

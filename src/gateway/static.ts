@@ -9,8 +9,11 @@ import { climbs } from './paths.ts';
 /** Where `vite build` writes the UI (web/dist, git-ignored). */
 export const DEFAULT_WEB_ROOT = resolve(fileURLToPath(new URL('../../web/dist', import.meta.url)));
 
+/** The `<herald-inbox>` element (web/inbox/, docs/inbox-element.md), built beside the UI and served as /inbox.js. */
+export const INBOX_SCRIPT = 'inbox.js';
+
 /**
- * Serves the built UI. Hashed files under /assets/ are cached for good; index.html is always
+ * Serves the built UI and /inbox.js. Hashed files under /assets/ are cached for good; index.html is always
  * revalidated so a new build is picked up at once. Any other GET (not an API path, not a file name) gets
  * index.html (the SPA routes with the History API: /notifications/abc is a UI page, not a file).
  */
@@ -32,6 +35,9 @@ export async function registerStaticUi(app: FastifyInstance, webRoot: string): P
         'cache-control',
         path.includes(`${join('/assets')}/`) ? 'public, max-age=31536000, immutable' : 'no-cache',
       );
+      // `<herald-inbox>` runs in the callers' own web apps, on other origins: their pages may
+      // load this one script (the security headers say same-origin for everything else).
+      if (path === join(webRoot, INBOX_SCRIPT)) res.setHeader('cross-origin-resource-policy', 'cross-origin');
     },
   });
   app.get('/*', (request, reply) => {

@@ -31,8 +31,12 @@ export function serverLimits(requestTimeoutMs: number): FastifyServerOptions {
 export const MAX_PARAM_LENGTH = 4096;
 /** Idle keep-alive sockets close after this long. */
 const KEEP_ALIVE_MS = 5_000;
-/** Open connections one process serves at once; more are refused by the kernel's backlog. */
-const MAX_CONNECTIONS = 10_000;
+/**
+ * Open connections one process serves at once; more are refused by the kernel's backlog. Room
+ * for 10,000 open inbox streams (issue 51) and the requests beside them: at 10,000 exactly, the
+ * streams alone filled it and every other connection was dropped.
+ */
+const MAX_CONNECTIONS = 16_384;
 
 /**
  * What a port's server gets once built: a cap on open connections, and its own answer to

@@ -142,7 +142,8 @@ describe('web UI in Chromium: sign in, send, watch delivery', { skip: browserSki
     await page.getByRole('link', { name: 'Admin' }).click();
     await page.getByRole('button', { name: 'Pause LOW' }).click();
     await page.getByRole('button', { name: 'Resume LOW' }).waitFor();
-    assert.equal(await page.locator('.paused').count(), 3);
+    // One paused queue per channel: email, sms, push and inapp.
+    assert.equal(await page.locator('.paused').count(), 4);
     await page.getByRole('button', { name: 'Resume LOW' }).click();
     await page.getByRole('button', { name: 'Pause LOW' }).waitFor();
     assert.equal(await page.locator('.paused').count(), 0);

@@ -58,20 +58,25 @@ function newestMtime(dir: string): number {
   );
 }
 
-/** Builds the UI when web/dist is missing or older than its sources (install builds it; edits may not). */
+/** Whether `built` is missing or older than `sources`' newest file. */
+function stale(built: string, sources: number): boolean {
+  return !existsSync(built) || statSync(built).mtimeMs < sources;
+}
+
+/**
+ * Builds the UI and /inbox.js when web/dist lacks them or they are older than their sources
+ * (install builds them; edits may not). The element after the UI: Vite empties web/dist.
+ */
 export function ensureWebBuild(): void {
-  const index = join(WEB, 'dist', 'index.html');
-  const sources = Math.max(newestMtime(join(WEB, 'src')), statSync(join(WEB, 'index.html')).mtimeMs);
-  if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
-  const result = spawnSync(
-    process.execPath,
-    ['node_modules/vite/bin/vite.js', 'build', '--config', 'web/vite.config.ts'],
-    {
-      cwd: join(WEB, '..'),
-      stdio: 'inherit',
-    },
-  );
-  if (result.status !== 0) throw new Error('vite build failed');
+  const build = (args: string[], what: string) => {
+    const result = spawnSync(process.execPath, args, { cwd: join(WEB, '..'), stdio: 'inherit' });
+    if (result.status !== 0) throw new Error(`${what} failed`);
+  };
+  const ui = Math.max(newestMtime(join(WEB, 'src')), statSync(join(WEB, 'index.html')).mtimeMs);
+  if (stale(join(WEB, 'dist', 'index.html'), ui))
+    build(['node_modules/vite/bin/vite.js', 'build', '--config', 'web/vite.config.ts'], 'vite build');
+  if (stale(join(WEB, 'dist', 'inbox.js'), newestMtime(join(WEB, 'inbox'))))
+    build(['web/inbox/build.mjs'], 'the inbox.js build');
 }
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery staple' };

@@ -7,6 +7,7 @@ import { AdminPage } from './pages/admin.tsx';
 import { BroadcastsPage } from './pages/broadcasts.tsx';
 import { CategoriesPage } from './pages/categories.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
+import { InboxPage } from './pages/inbox.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { NotificationDetailPage } from './pages/notification-detail.tsx';
 import { NotificationsPage } from './pages/notifications.tsx';
@@ -79,6 +80,7 @@ function page(path: string): ReactNode {
   if (path === '/categories') return <CategoriesPage admin={can('admin')} />;
   if (path === '/topics') return <TopicsPage />;
   if (path === '/broadcasts') return <BroadcastsPage />;
+  if (path === '/inbox') return <InboxPage />;
   if (path === '/sandbox') return <SandboxPage />;
   if (path === '/admin') return <AdminPage />;
   if (path === '/account') return <AccountPage />;
@@ -111,6 +113,8 @@ function Layout(props: { children: ReactNode }) {
           {can('recipients:read') ? <Link to="/categories">Categories</Link> : null}
           {can('recipients:read') ? <Link to="/topics">Topics</Link> : null}
           {can('notifications:send') ? <Link to="/broadcasts">Broadcasts</Link> : null}
+          {/* The demo makes a recipient, a token for it, and sends to it. */}
+          {can('recipients:write') && can('notifications:send') ? <Link to="/inbox">Inbox</Link> : null}
           {can('admin') ? <Link to="/sandbox">Sandbox</Link> : null}
           {can('admin') ? <Link to="/admin">Admin</Link> : null}
         </nav>

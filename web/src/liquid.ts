@@ -13,12 +13,19 @@ const COMMON = {
 const textEngine = new Liquid(COMMON);
 const htmlEngine = new Liquid({ ...COMMON, outputEscape: 'escape' });
 
-export type Fields = { subject?: string; text?: string; html?: string; title?: string; body?: string };
+export type Fields = {
+  subject?: string;
+  text?: string;
+  html?: string;
+  title?: string;
+  body?: string;
+  url?: string;
+};
 
 /** Renders every field of a draft template with `variables`; throws the engine's message on error. */
 export async function renderDraft(fields: Fields, variables: Record<string, unknown>): Promise<Fields> {
   const out: Fields = {};
-  for (const key of ['subject', 'text', 'html', 'title', 'body'] as const) {
+  for (const key of ['subject', 'text', 'html', 'title', 'body', 'url'] as const) {
     const source = fields[key];
     if (source === undefined || source === '') continue;
     const engine = key === 'html' ? htmlEngine : textEngine;

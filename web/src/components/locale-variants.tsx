@@ -7,7 +7,7 @@ import { ProblemView } from './problem.tsx';
 
 type Variant = TemplateView['locales'][number];
 
-const EMPTY = { locale: '', subject: '', text: '', html: '', title: '', body: '' };
+const EMPTY = { locale: '', subject: '', text: '', html: '', title: '', body: '', url: '' };
 
 /**
  * A saved template's locale variants (docs/localization.md): the list, and a form that adds or
@@ -46,6 +46,7 @@ export function LocaleVariants(props: {
       html: v.html ?? '',
       title: v.title ?? '',
       body: v.body ?? '',
+      url: v.url ?? '',
     });
     save.reset();
   };

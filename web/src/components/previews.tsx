@@ -34,14 +34,30 @@ export function PushPreview(props: { title: string; body: string }) {
   );
 }
 
+/**
+ * An in-app message as `<herald-inbox>` lists it: the link is shown as text, never followed
+ * from here.
+ */
+export function InappPreview(props: { title: string; body: string; url?: string }) {
+  return (
+    <div className="inapp">
+      <strong>{props.title}</strong>
+      <div>{props.body}</div>
+      {props.url ? <div className="muted">{props.url}</div> : null}
+    </div>
+  );
+}
+
 /** Rendered content of any channel. */
 export function ContentPreview(props: {
   channel: string;
-  content: { subject?: string; text?: string; html?: string; title?: string; body?: string };
+  content: { subject?: string; text?: string; html?: string; title?: string; body?: string; url?: string };
 }) {
   const { channel, content } = props;
   if (channel === 'sms') return <SmsPreview text={content.text ?? ''} />;
   if (channel === 'push') return <PushPreview title={content.title ?? ''} body={content.body ?? ''} />;
+  if (channel === 'inapp')
+    return <InappPreview title={content.title ?? ''} body={content.body ?? ''} url={content.url} />;
   return (
     <div className="email">
       <div className="email-subject">

@@ -17,9 +17,18 @@ const TERMINAL: ReadonlySet<string> = TERMINAL_STATUSES;
 const POLL_MS = 1000;
 
 /**
+ * Whether nothing more can happen to the notification: a terminal status, except an `inapp`
+ * message DELIVERED to an inbox, which its reader may yet see, read and archive (events that
+ * follow its delivery, its status staying DELIVERED).
+ */
+function settledDetail(detail: Detail): boolean {
+  return TERMINAL.has(detail.status) && !(detail.channel === 'inapp' && detail.status === 'DELIVERED');
+}
+
+/**
  * Follows one notification: GET /notifications/{id} once, then again (with If-None-Match) on each
- * change the live stream reports for it; while the stream is down, polls instead. Stops at a
- * terminal status.
+ * change the live stream reports for it; while the stream is down, polls instead. Stops once
+ * nothing more can happen to it (settledDetail).
  */
 function useNotification(id: string) {
   const [detail, setDetail] = useState<Detail | null>(null);
@@ -27,9 +36,9 @@ function useNotification(id: string) {
   const [polls, setPolls] = useState(0);
   const [changes, setChanges] = useState(0);
   const etag = useRef<string | undefined>(undefined);
-  /** Set once a terminal status is shown: nothing can change after it, so nothing is fetched. */
+  /** Set once a settled notification is shown: nothing can change after it, so nothing is fetched. */
   const final = useRef(false);
-  const terminal = detail ? TERMINAL.has(detail.status) : false;
+  const terminal = detail ? settledDetail(detail) : false;
   const ids = useMemo(() => [id], [id]);
   // Another notification (same page, new id): start over. Declared first, so it runs first.
   // biome-ignore lint/correctness/useExhaustiveDependencies: `id` is the trigger
@@ -52,7 +61,7 @@ function useNotification(id: string) {
           etag.current = result.etag ?? undefined;
           setDetail(result.data);
           setError(null);
-          if (TERMINAL.has(result.data.status)) {
+          if (settledDetail(result.data)) {
             final.current = true;
             return;
           }

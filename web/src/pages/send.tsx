@@ -18,32 +18,58 @@ function FieldMessages(props: { error: unknown; field: string }) {
   );
 }
 
+/** A JSON field of the form, parsed; `undefined` when empty; a 400-like problem naming `path` when not JSON. */
+function jsonField(text: string | undefined, path: string, what: string): unknown {
+  if (!text?.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ProblemError({
+      status: 400,
+      title: `${what} is not JSON`,
+      errors: [{ path, message: 'must be a JSON object' }],
+    });
+  }
+}
+
+/** The recipient for the channel: an address, or for `inapp` a recipient's ID (its only form). */
+function recipientOf(form: Record<string, string>, channel: Channel) {
+  switch (channel) {
+    case 'email':
+      return { email: form.email };
+    case 'sms':
+      return { phone: form.phone };
+    case 'push':
+      return { deviceToken: form.deviceToken, platform: form.platform || 'fcm' };
+    case 'inapp':
+      return { id: form.recipientId };
+  }
+}
+
+/** The inline content for the channel. */
+function contentOf(form: Record<string, string>, channel: Channel) {
+  switch (channel) {
+    case 'email':
+      return { subject: form.subject, text: form.text || undefined, html: form.html || undefined };
+    case 'sms':
+      return { text: form.text };
+    case 'push':
+      return { title: form.title, body: form.body };
+    case 'inapp':
+      return {
+        title: form.title,
+        body: form.body,
+        url: form.url || undefined,
+        data: jsonField(form.data, 'body/content/data', 'Data'),
+      };
+  }
+}
+
 /** The POST /notifications body from the form's fields. Variables must be a JSON object. */
 function buildBody(form: Record<string, string>, channel: Channel, useTemplate: boolean) {
-  let variables: unknown = {};
-  if (form.variables?.trim()) {
-    try {
-      variables = JSON.parse(form.variables);
-    } catch {
-      throw new ProblemError({
-        status: 400,
-        title: 'Variables are not JSON',
-        errors: [{ path: 'body/variables', message: 'must be a JSON object' }],
-      });
-    }
-  }
-  const recipient =
-    channel === 'email'
-      ? { email: form.email }
-      : channel === 'sms'
-        ? { phone: form.phone }
-        : { deviceToken: form.deviceToken, platform: form.platform || 'fcm' };
-  const content =
-    channel === 'email'
-      ? { subject: form.subject, text: form.text || undefined, html: form.html || undefined }
-      : channel === 'sms'
-        ? { text: form.text }
-        : { title: form.title, body: form.body };
+  const variables = jsonField(form.variables, 'body/variables', 'Variables') ?? {};
+  const recipient = recipientOf(form, channel);
+  const content = contentOf(form, channel);
   return {
     channel,
     priority: form.priority || 'NORMAL',
@@ -73,7 +99,23 @@ export function SendPage() {
     <label>
       {label}
       <input name={name} value={form[name] ?? ''} onChange={set(name)} {...props} />
-      <FieldMessages error={err} field={name === 'email' || name === 'phone' ? 'recipient' : name} />
+      <FieldMessages
+        error={err}
+        field={name === 'email' || name === 'phone' || name === 'recipientId' ? 'recipient' : name}
+      />
+    </label>
+  );
+  const area = (name: string, label: string, rows: number, placeholder?: string) => (
+    <label>
+      {label}
+      <textarea
+        name={name}
+        rows={rows}
+        value={form[name] ?? ''}
+        placeholder={placeholder}
+        onChange={set(name)}
+      />
+      <FieldMessages error={err} field={name} />
     </label>
   );
 
@@ -110,6 +152,7 @@ export function SendPage() {
           </div>
         ) : null}
         {channel === 'push' ? <FieldMessages error={err} field="recipient" /> : null}
+        {channel === 'inapp' ? input('recipientId', 'Recipient ID', { placeholder: 'user-1842' }) : null}
         <fieldset>
           <legend>Content</legend>
           <label className="inline">
@@ -125,32 +168,25 @@ export function SendPage() {
             <>
               {input('subject', 'Subject')}
               {input('text', 'Text')}
-              <label>
-                HTML
-                <textarea name="html" rows={4} value={form.html ?? ''} onChange={set('html')} />
-              </label>
+              {area('html', 'HTML', 4)}
             </>
           ) : null}
           {!useTemplate && channel === 'sms' ? input('text', 'Text') : null}
-          {!useTemplate && channel === 'push' ? (
+          {!useTemplate && (channel === 'push' || channel === 'inapp') ? (
             <>
               {input('title', 'Title')}
               {input('body', 'Body')}
             </>
           ) : null}
+          {!useTemplate && channel === 'inapp' ? (
+            <>
+              {input('url', 'Link (URL)', { placeholder: 'https://app.example.com/orders/1042' })}
+              {area('data', 'Data (JSON)', 2, '{"orderId": 1042}')}
+            </>
+          ) : null}
           <FieldMessages error={err} field="content" />
         </fieldset>
-        <label>
-          Variables (JSON)
-          <textarea
-            name="variables"
-            rows={3}
-            value={form.variables ?? ''}
-            placeholder='{"name": "Ada"}'
-            onChange={set('variables')}
-          />
-          <FieldMessages error={err} field="variables" />
-        </label>
+        {area('variables', 'Variables (JSON)', 3, '{"name": "Ada"}')}
         <button type="submit" disabled={send.isPending}>
           Send
         </button>

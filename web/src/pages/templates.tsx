@@ -12,6 +12,7 @@ const FIELDS: Record<string, (keyof Fields)[]> = {
   email: ['subject', 'text', 'html'],
   sms: ['text'],
   push: ['title', 'body'],
+  inapp: ['title', 'body', 'url'],
 };
 
 const EMPTY = {
@@ -22,6 +23,7 @@ const EMPTY = {
   html: '',
   title: '',
   body: '',
+  url: '',
   category: '',
 };
 
