@@ -9,7 +9,6 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { build } from 'esbuild';
 import { buildClient } from '../clients/typescript/build.mjs';
-import { buildInbox } from '../web/inbox/build.mjs';
 
 const requireHere = createRequire(import.meta.url);
 
@@ -237,6 +236,8 @@ if (!process.argv.includes('--server')) {
   run(bin('vite'), ['build', '--config', 'web/vite.config.ts', '--logLevel', 'warn']);
   // After Vite, which empties web/dist: the gateway serves the element from there as /inbox.js.
   step('building the <herald-inbox> element (web/dist/inbox.js with esbuild)…');
+  // Imported here, not at the top: a `--server` build needs nothing of web/ (test/packaging's copy has none).
+  const { buildInbox } = await import('../web/inbox/build.mjs');
   await buildInbox();
   // The typed client's dist/, which `@herald/client` (the workspace link) resolves to.
   step('building the typed client (clients/typescript/dist/, ESM and CommonJS)…');
