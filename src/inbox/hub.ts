@@ -104,6 +104,8 @@ export function createInboxHub(deps: InboxHubDeps): InboxHub {
   let unwatch: (() => void) | undefined;
   let watching: Promise<void> | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
+  /** Set by close(): a stream or a watch that finishes starting afterwards ends at once. */
+  let shut = false;
 
   function send(group: Group, work: (targets: Entry[]) => Promise<void>, targets: Entry[]): void {
     group.chain = group.chain.then(
@@ -177,6 +179,8 @@ export function createInboxHub(deps: InboxHubDeps): InboxHub {
   async function startWatching(): Promise<void> {
     if (unwatch) return;
     watching ??= statusHub.watch(onPage).then((stop) => {
+      // Closed while the watch was starting: nothing may keep watching (or the process alive).
+      if (shut) return stop();
       unwatch = stop;
       heartbeat = setInterval(beat, deps.heartbeatMs);
       heartbeat.unref();
@@ -293,6 +297,11 @@ export function createInboxHub(deps: InboxHubDeps): InboxHub {
         stop();
         throw error;
       }
+      // Closed while this stream was starting: close() did not see it, so it ends here.
+      if (shut) {
+        stop();
+        stream.end(': the server is shutting down');
+      }
       return stop;
     },
     countsChanged(tenant, recipientId) {
@@ -300,6 +309,7 @@ export function createInboxHub(deps: InboxHubDeps): InboxHub {
       if (group) sendCounts(group, [...group.streams], undefined);
     },
     async close() {
+      shut = true;
       for (const entry of all) entry.stream.end(': the server is shutting down');
       all.clear();
       groups.clear();
