@@ -326,6 +326,24 @@ export function topicsSuite(name: string, open: () => Promise<Store>): void {
       assert.equal(await store.topics.remove('t1', 'news'), false);
     });
 
+    it('keeps the members of a topic made again while an erasure of its key still runs', async () => {
+      const store = await fresh();
+      const ids = await people(store, 5_000);
+      await store.topics.put('t1', 'news', null, T0);
+      await subscribeAll(store, 'news', ids);
+      const erasing = store.topics.remove('t1', 'news');
+      await store.topics.put('t1', 'news', null, T0 + 1);
+      assert.deepEqual(await store.topics.subscribe('t1', 'news', [ids[0] as string], T0 + 2), {
+        added: 1,
+        unknown: [],
+      });
+      assert.equal(await erasing, true);
+      assert.deepEqual(
+        (await store.topics.subscribers('t1', 'news', { limit: 10 }))?.map((m) => m.recipientId),
+        [ids[0]],
+      );
+    });
+
     it('cancels: the fan-out stops and its waiting notifications are cancelled with an event', async () => {
       const store = await fresh();
       const ids = await people(store, 30);

@@ -42,11 +42,17 @@ export async function leaveTopicsOn(tx: Query, tenant: string, id: string): Prom
   await tx`DELETE FROM topic_subscribers WHERE tenant = ${tenant} AND recipient_id = ${id}`;
 }
 
-/** Deletes a key's memberships (of a topic erased, or erased before a crash) a chunk a transaction. */
+/**
+ * Deletes a key's memberships (of a topic erased, or erased before a crash) a chunk a
+ * transaction, up to the newest membership when it starts: a topic made again under that key
+ * meanwhile keeps the members it gets (their seq is above it).
+ */
 async function purge(sql: Sql, tenant: string, key: string): Promise<void> {
+  const [last] = await sql<{ s: string | null }[]>`SELECT max(seq) AS s FROM topic_subscribers`;
+  const until = Number(last?.s ?? 0);
   for (;;) {
     const gone = await sql`DELETE FROM topic_subscribers WHERE seq IN (SELECT seq FROM topic_subscribers
-      WHERE tenant = ${tenant} AND topic_key = ${key} LIMIT ${PURGE_CHUNK})`;
+      WHERE tenant = ${tenant} AND topic_key = ${key} AND seq <= ${until} LIMIT ${PURGE_CHUNK})`;
     if (gone.count < PURGE_CHUNK) return;
   }
 }

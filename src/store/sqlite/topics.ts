@@ -23,10 +23,12 @@ function prepare(db: SqliteDb) {
     list: db.prepare<[string, string, number], TopicRow>(
       `SELECT ${TOPIC_COLUMNS} FROM topics WHERE tenant = ? AND topic_key > ? ORDER BY topic_key LIMIT ?`,
     ),
-    purge: db.prepare<[string, string, number]>(
+    purge: db.prepare<[string, string, number, number]>(
       `DELETE FROM topic_subscribers WHERE seq IN
-         (SELECT seq FROM topic_subscribers WHERE tenant = ? AND topic_key = ? LIMIT ?)`,
+         (SELECT seq FROM topic_subscribers WHERE tenant = ? AND topic_key = ? AND seq <= ? LIMIT ?)`,
     ),
+    // max() alone, so SQLite reads the last rowid rather than the table.
+    lastSeq: db.prepare('SELECT max(seq) FROM topic_subscribers').pluck(),
     remove: db.prepare<[string, string]>('DELETE FROM topics WHERE tenant = ? AND topic_key = ?'),
     // One statement for the batch: the IDs as a JSON array, each joined to its recipient (an ID
     // that names none is left out), a membership already there left as it is. CROSS JOIN keeps
@@ -88,9 +90,14 @@ export function createSqliteTopics(db: SqliteDb): TopicStore {
     const row = s.upsert.get(tenant, key, name, now, now) as TopicRow;
     return { record: topicFromRow(row), created };
   });
-  /** Deletes a key's memberships (of a topic erased, or erased before a crash) a chunk a transaction. */
+  /**
+   * Deletes a key's memberships (of a topic erased, or erased before a crash) a chunk a
+   * transaction, up to the newest membership when it starts: a topic made again under that key
+   * meanwhile keeps the members it gets (their seq is above it).
+   */
   const purge = async (tenant: string, key: string) => {
-    const chunk = db.transaction(() => s.purge.run(tenant, key, PURGE_CHUNK).changes);
+    const until = (s.lastSeq.get() as number | null) ?? 0;
+    const chunk = db.transaction(() => s.purge.run(tenant, key, until, PURGE_CHUNK).changes);
     while (chunk.immediate() === PURGE_CHUNK) await yieldTurn();
   };
   const subscribe = db.transaction((tenant: string, key: string, ids: readonly string[], now: number) => {
