@@ -1,6 +1,6 @@
 import { Agent, get as httpGet, request } from 'node:http';
 
-/** What every inbox stream's new message starts with (API.md section 13: `event: message`). */
+/** What every inbox stream's new message starts with (docs/inbox-api.md: `event: message`). */
 const MESSAGE = Buffer.from('event: message');
 
 /** One open GET /inbox/stream, read as bytes: when its first `message` event arrived. */

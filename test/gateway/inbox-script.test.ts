@@ -9,7 +9,7 @@ import { buildGateway } from '../../src/gateway/app.ts';
 import { buildInbox } from '../../web/inbox/build.mjs';
 import { tempDir, testConfig } from '../helpers/config.ts';
 
-/** API.md section 13 and issue #51: the element is "under 25 KB gzipped". */
+/** Issue #51: the element is "under 25 KB gzipped". */
 const GZIP_LIMIT = 25 * 1024;
 
 describe('/inbox.js: the <herald-inbox> element, built and served by the gateway', () => {

@@ -1,4 +1,4 @@
-// The queue's rules must not drift between the databases (ARCHITECTURE.md rule 9): the same
+// The queue's rules must not drift between the databases (docs/decisions/0008-one-queue-rule-for-both-databases.md): the same
 // random operations (inserts across tenants, priorities and channels, scheduled and expiring
 // rows, claims with tight budgets, completions of every kind, stale ones, reaped leases, cancels,
 // redrives, pauses, suppressions, notifications to people with and without a profile, an address

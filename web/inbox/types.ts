@@ -1,4 +1,4 @@
-/** One message of GET /inbox (API.md section 13). Times are ISO 8601 strings. */
+/** One message of GET /inbox (docs/inbox-api.md). Times are ISO 8601 strings. */
 export interface InboxItem {
   id: string;
   title: string;

@@ -1,5 +1,5 @@
 /**
- * Each recipient's in-app inbox (API.md section 13, docs/inbox.md). A message is the stored
+ * Each recipient's in-app inbox (docs/inbox.md). A message is the stored
  * content of one `inapp` notification, written by its completion in the same transaction as its
  * `DELIVERED` event, so the message and the status agree after any crash. Its ID is the
  * notification's ID. Times are epoch milliseconds.

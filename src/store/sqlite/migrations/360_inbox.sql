@@ -1,4 +1,4 @@
--- Each recipient's in-app inbox (docs/inbox.md, API.md section 13). A message is the stored content
+-- Each recipient's in-app inbox (docs/inbox.md). A message is the stored content
 -- of one `inapp` notification: `id` is the notification's ID and `notification_seq` its row, so an
 -- action appends the notification's SEEN / READ / ARCHIVED event without a lookup. `data` is JSON
 -- text. Written by the completion that makes the notification DELIVERED, in its transaction.
