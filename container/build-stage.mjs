@@ -6,8 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-function run(command, args) {
-  const result = spawnSync(command, args, { stdio: 'inherit' });
+function run(command, args, env = process.env) {
+  const result = spawnSync(command, args, { stdio: 'inherit', env });
   if (result.status !== 0) {
     console.error(
       `image build: ${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})`,
@@ -40,9 +40,12 @@ if (process.env.SQLITE_ADDON) {
     ]);
     nodedir = join(prefix, 'node_modules', `node-linux-${process.arch}`);
   }
-  // --build-from-source: its install script would otherwise ask GitHub for a prebuilt binary
-  // made against whichever headers its release used.
-  run('npm', ['rebuild', 'better-sqlite3', '--build-from-source', `--nodedir=${nodedir}`]);
+  // Build from source: its install script would otherwise ask GitHub for a prebuilt binary made
+  // against whichever headers its release used. Set in the environment, which npm's scripts
+  // inherit as it is, both reach prebuild-install and node-gyp whatever npm thinks of them (npm
+  // 11 warns that it does not know build-from-source).
+  const env = { ...process.env, npm_config_build_from_source: 'true', npm_config_nodedir: nodedir };
+  run('npm', ['rebuild', 'better-sqlite3'], env);
   rmSync(prefix, { recursive: true, force: true });
 }
 // A wrong addon fails the build here rather than the container's first start.

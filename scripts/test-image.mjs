@@ -5,13 +5,13 @@
 // Podman runs as this machine allows (decision 0032): vfs storage (in a temporary root of its
 // own, removed at the end with every image and container in it), runc, cgroupfs, no default
 // ulimits, the host's network. It installs nothing on the machine: see .ci/run for the packages.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { nodePackage, sqliteAddon, writeBase } from './image/local-base.mjs';
+import { ADDON_IN_IMAGE, nodePackage, sqliteAddon, writeBase } from './image/local-base.mjs';
 
 /** The base's Node.js: 24, the image's default major, at 24.18.1 (docs/node-versions.md). */
 const NODE_VERSION = '24.18.1';
@@ -21,23 +21,27 @@ const repo = resolve(import.meta.dirname, '..');
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
 const say = (line) => console.log(`test:image [${elapsed()}]: ${line}`);
 
+/** The path of a command this test needs, or the end of the test saying how to install it. */
 function need(command, hint) {
-  if (spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status !== 0) {
+  const found = spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' });
+  if (found.status !== 0) {
     console.error(`test:image: ${command} is missing (${hint})`);
     process.exit(1);
   }
+  return found.stdout.trim();
 }
 need('podman', 'apt-get install podman buildah runc tini');
 need('runc', 'apt-get install runc');
-need('tini-static', 'apt-get install tini');
 need('ldd', 'libc-bin');
+// Debian's static tini: the local base's init, as the official images get tini from apt.
+const tini = need('tini-static', 'apt-get install tini');
 
 const work = mkdtempSync(join(tmpdir(), 'herald-image-'));
 // crun and podman's default ulimits fail on this kind of machine; runc with none works.
 const conf = join(work, 'containers.conf');
 writeFileSync(conf, '[containers]\ndefault_ulimits = []\n');
 const env = { ...process.env, CONTAINERS_CONF: conf };
-const global = [
+const flags = [
   `--root=${join(work, 'storage')}`,
   `--runroot=${join(work, 'run')}`,
   '--storage-driver=vfs',
@@ -46,17 +50,21 @@ const global = [
   '--events-backend=file',
 ];
 
-/** podman with the flags above; its output is returned (`show`: passed through as it comes). */
-function podman(args, { show = false, input } = {}) {
-  const result = spawnSync('podman', [...global, ...args], {
+/**
+ * podman with the flags above; its output is returned (`show`: passed through as it comes). Past
+ * `timeoutMs` it is killed and the test fails rather than hangs.
+ */
+function podman(args, { show = false, timeoutMs = 30 * 60_000 } = {}) {
+  const result = spawnSync('podman', [...flags, ...args], {
     env,
-    input,
     encoding: 'utf8',
-    stdio: [input === undefined ? 'ignore' : 'pipe', show ? 'inherit' : 'pipe', show ? 'inherit' : 'pipe'],
+    stdio: ['ignore', show ? 'inherit' : 'pipe', show ? 'inherit' : 'pipe'],
     maxBuffer: 64 * 1024 * 1024,
+    timeout: timeoutMs,
   });
   if (result.status !== 0) {
-    throw new Error(`podman ${args.join(' ')}: exit ${result.status}\n${result.stderr ?? ''}`);
+    const why = result.error?.message ?? `exit ${result.status}`;
+    throw new Error(`podman ${args.join(' ')}: ${why}\n${result.stderr ?? ''}`);
   }
   return (result.stdout ?? '').trim();
 }
@@ -91,20 +99,11 @@ try {
   const nodeDir = nodePackage(NODE_VERSION);
   const addon = sqliteAddon(NODE_VERSION, nodeDir);
   const root = join(work, 'base');
-  const changes = writeBase(root, { nodeDir, addon, tini: '/usr/bin/tini-static' });
-  const tar = spawn('tar', ['-C', root, '--numeric-owner', '-cf', '-', '.'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const imported = spawn(
-    'podman',
-    [...global, 'import', ...changes.flatMap((c) => ['--change', c]), '-', baseImage],
-    {
-      env,
-      stdio: [tar.stdout, 'ignore', 'inherit'],
-    },
-  );
-  const code = await new Promise((done) => imported.on('exit', done));
-  if (code !== 0) throw new Error(`podman import of the local base failed (exit ${code})`);
+  const changes = writeBase(root, { nodeDir, addon, tini });
+  const tarball = join(work, 'base.tar');
+  const tar = spawnSync('tar', ['-C', root, '--numeric-owner', '-cf', tarball, '.'], { stdio: 'inherit' });
+  if (tar.status !== 0) throw new Error(`tar of the local base failed (exit ${tar.status})`);
+  podman(['import', ...changes.flatMap((change) => ['--change', change]), tarball, baseImage]);
   say(`local base ${baseImage} (Node.js ${NODE_VERSION}) imported`);
 
   // --format docker: the OCI format has no HEALTHCHECK. The npm cache of this machine is lent to
@@ -120,7 +119,7 @@ try {
       `--volume=${npmCache}:/root/.npm`,
       `--build-arg=NODE_IMAGE=${baseImage}`,
       `--build-arg=NODE_RUNTIME_IMAGE=${baseImage}`,
-      '--build-arg=SQLITE_ADDON=/opt/better-sqlite3/better_sqlite3.node',
+      `--build-arg=SQLITE_ADDON=${ADDON_IN_IMAGE}`,
       `--tag=${image}`,
       '--file=Containerfile',
       repo,
@@ -184,7 +183,7 @@ try {
   // SIGTERM to PID 1 (tini), which passes it on; Herald drains and exits 0.
   const stopping = Date.now();
   podman(['kill', '--signal=TERM', container]);
-  const exitCode = podman(['wait', container]);
+  const exitCode = podman(['wait', container], { timeoutMs: 60_000 });
   const stopMs = Date.now() - stopping;
   if (stopMs > STOP_LIMIT_MS)
     throw new Error(`took ${stopMs} ms to stop on SIGTERM (limit ${STOP_LIMIT_MS})`);

@@ -10,6 +10,7 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
+  readFileSync,
   realpathSync,
   writeFileSync,
 } from 'node:fs';
@@ -18,7 +19,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Where the base's Node.js and its addon are kept between runs (a download and a long compile). */
-export const CACHE = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'herald-image');
+const CACHE = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'herald-image');
 
 /** The path of the addon inside the base, given to the build as SQLITE_ADDON. */
 export const ADDON_IN_IMAGE = '/opt/better-sqlite3/better_sqlite3.node';
@@ -47,14 +48,13 @@ export function nodePackage(version) {
  */
 export function sqliteAddon(version, nodeDir) {
   if (process.env.HERALD_IMAGE_SQLITE_ADDON) return process.env.HERALD_IMAGE_SQLITE_ADDON;
-  const pkg = JSON.parse(
-    execFileSync('npm', ['pkg', 'get', 'dependencies.better-sqlite3'], { encoding: 'utf8' }),
-  );
-  const prefix = join(CACHE, `better-sqlite3-${pkg}-node-${version}`);
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  const pinned = manifest.dependencies['better-sqlite3'];
+  const prefix = join(CACHE, `better-sqlite3-${pinned}-node-${version}`);
   const addon = join(prefix, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
   if (!existsSync(addon)) {
     console.log(
-      `test:image: compiling better-sqlite3@${pkg} against Node.js ${version}'s headers into ${prefix}`,
+      `test:image: compiling better-sqlite3@${pinned} against Node.js ${version}'s headers into ${prefix}`,
     );
     const args = [
       'install',
@@ -63,9 +63,9 @@ export function sqliteAddon(version, nodeDir) {
       '--no-fund',
       '--prefix',
       prefix,
-      `better-sqlite3@${pkg}`,
+      `better-sqlite3@${pinned}`,
     ];
-    npm([...args, '--build-from-source', `--nodedir=${nodeDir}`]);
+    npm(args, { ...process.env, npm_config_build_from_source: 'true', npm_config_nodedir: nodeDir });
   }
   return addon;
 }
@@ -141,6 +141,5 @@ export function writeBase(root, { nodeDir, addon, tini }) {
   return [
     'ENV PATH=/usr/local/bin:/usr/bin:/bin',
     'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt',
-    'ENV HOME=/root',
   ];
 }
