@@ -79,12 +79,7 @@ export const workflowRoutes: RouteModule<CoreDeps & { syntax: SyntaxCheck }> = (
         });
       }
       const definition = await checkDefinition(tenant, request.body, deps);
-      const { workflow, created } = await store.workflows.put(
-        tenant,
-        request.params.key,
-        definition,
-        clock.now(),
-      );
+      const { workflow, created } = await store.workflows.put(tenant, key, definition, clock.now());
       if (created) reply.code(201).header('location', `/workflows/${workflow.key}`);
       return workflowView(workflow);
     },
