@@ -15,6 +15,8 @@ export const GROWING_TABLES: readonly string[] = [
   'suppressions',
   'templates',
   'template_versions',
+  'workflows',
+  'workflow_versions',
   'webhook_tokens',
   'user_identities',
   'users',
