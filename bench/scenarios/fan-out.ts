@@ -45,7 +45,7 @@ export function seedSqlite(dataDir: string, n: number): void {
   }
 }
 
-async function seedPostgres(url: string, n: number): Promise<void> {
+export async function seedPostgres(url: string, n: number): Promise<void> {
   const { connectPostgres } = await import('../../src/store/postgres/connect.ts');
   const sql = connectPostgres(url, { max: 1 });
   try {

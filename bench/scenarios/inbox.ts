@@ -1,18 +1,20 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { type Api, requireRoute } from '../lib/api.ts';
-import { deploy } from '../lib/deploy.ts';
+import { deploy, type Engine } from '../lib/deploy.ts';
 import { heldConnection, type InboxStream, openStreams, sequentialLatencies } from '../lib/inbox-streams.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
+import { postgresNote } from '../lib/postgres.ts';
 import { measured, type Row } from '../lib/report.ts';
 import { percentile } from '../lib/stats.ts';
 import { tempDir } from '../lib/tmp.ts';
-import { dispatchOn } from './dispatch.ts';
-import { seedSqlite, TOPIC } from './fan-out.ts';
+import { dispatchOn, type Sent } from './dispatch.ts';
+import { seedPostgres, seedSqlite, TOPIC } from './fan-out.ts';
 import type { Scenario } from './types.ts';
 
 const NAME = 'inbox';
+const nameOn = (engine: Engine) => (engine === 'sqlite' ? NAME : `${NAME}-postgres`);
 /** The recipient whose inbox GET /inbox reads: it holds `perRecipient` of the stored messages. */
 const READER = 'r0000000';
 const recipientId = (i: number) => `r${String(i).padStart(7, '0')}`;
@@ -40,6 +42,29 @@ function seedInbox(dataDir: string, stored: number, perRecipient: number, recipi
     ).run(stored, perRecipient, READER, recipients, now, stored, now, now);
   } finally {
     db.close();
+  }
+}
+
+/** The same messages as seedInbox, on PostgreSQL. */
+async function seedInboxPostgres(url: string, stored: number, perRecipient: number, recipients: number) {
+  const { connectPostgres } = await import('../../src/store/postgres/connect.ts');
+  const sql = connectPostgres(url, { max: 1 });
+  try {
+    const now = Date.now();
+    await sql.unsafe(
+      `INSERT INTO inbox_messages (id, notification_seq, tenant, recipient_id, title, body, url, data,
+         category, created_at, seen_at, read_at, archived_at)
+       SELECT 'seed-' || lpad(i::text, 8, '0'), i + 1, 'default',
+         CASE WHEN i < $2 THEN $3 ELSE 'r' || lpad((1 + i % ($4 - 1))::text, 7, '0') END,
+         'Your order has shipped', 'Order ' || i || ' is on its way and should arrive on Thursday.',
+         'https://shop.example/orders/' || i, NULL, NULL, $5::bigint - ($1 - i) * 60000,
+         CASE WHEN i % 3 = 0 THEN $5::bigint END, CASE WHEN i % 3 = 0 THEN $5::bigint END, NULL
+       FROM generate_series(0, $1 - 1) i`,
+      [stored, perRecipient, READER, recipients, now],
+    );
+    await sql.unsafe('ANALYZE inbox_messages');
+  } finally {
+    await sql.end({ timeout: 1 });
   }
 }
 
@@ -71,31 +96,41 @@ async function allReached(streams: readonly InboxStream[], timeoutMs: number): P
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * One Herald (`npm start`'s process on SQLite) with `streams` recipients subscribed to a topic
- * and `stored` messages in the inbox store: the RSS with every recipient's stream open against
- * idle, one broadcast of inapp to them all read off each stream, then GET /inbox for a recipient
- * with `perRecipient` messages.
+ * One Herald (`npm start`'s process on SQLite; on PostgreSQL the scale-out layout with two worker
+ * processes) with `streams` recipients subscribed to a topic and `stored` messages in the inbox
+ * store: the RSS with every recipient's stream open against idle, one broadcast of inapp to them
+ * all read off each stream, then GET /inbox for a recipient with `perRecipient` messages. On
+ * PostgreSQL the streams are held by the first API process and the messages stored by the
+ * workers, so each event crosses processes through the status log.
  */
-async function streamsAndReads(options: BenchOptions): Promise<Row[]> {
+async function streamsAndReads(engine: Engine, options: BenchOptions): Promise<Row[]> {
   const s = options.sizes.inbox;
+  const name = nameOn(engine);
+  const seeding = `${name}: seeding ${s.streams.toLocaleString('en-US')} recipients and ${s.stored.toLocaleString('en-US')} inbox messages`;
   const dataDir = tempDir('inbox');
-  // The SQLite file exists once Herald migrated it: start, stop, seed, start again.
-  const first = await deploy('sqlite', { dataDir });
-  await first.stop();
-  progress(
-    `inbox: seeding ${s.streams.toLocaleString('en-US')} recipients and ${s.stored.toLocaleString('en-US')} inbox messages`,
-  );
-  seedSqlite(dataDir, s.streams);
-  seedInbox(dataDir, s.stored, s.perRecipient, s.streams);
-  const herald = await deploy('sqlite', { dataDir });
+  if (engine === 'sqlite') {
+    // The SQLite file exists once Herald migrated it: start, stop, seed, start again.
+    const first = await deploy('sqlite', { dataDir });
+    await first.stop();
+    progress(seeding);
+    seedSqlite(dataDir, s.streams);
+    seedInbox(dataDir, s.stored, s.perRecipient, s.streams);
+  }
+  const herald = await deploy(engine, engine === 'sqlite' ? { dataDir } : { workers: 2 });
   const streams: InboxStream[] = [];
   const closers: Array<() => void> = [];
   try {
     const { api } = herald;
+    if (engine === 'postgres') {
+      progress(seeding);
+      await seedPostgres(herald.databaseUrl as string, s.streams);
+      await seedInboxPostgres(herald.databaseUrl as string, s.stored, s.perRecipient, s.streams);
+    }
     const url = herald.urls[0] as string;
-    const process = herald.processes[0];
+    // The process serving `url`: SQLite's one, or PostgreSQL's first API process (after auth).
+    const process = herald.processes[engine === 'sqlite' ? 0 : 1];
     await requireRoute(api, 'POST', `/recipients/${READER}/token`, undefined, 'recipient tokens');
-    progress(`inbox: minting ${s.streams.toLocaleString('en-US')} recipient tokens`);
+    progress(`${name}: minting ${s.streams.toLocaleString('en-US')} recipient tokens`);
     const ids = Array.from({ length: s.streams }, (_, i) => recipientId(i));
     const tokens = await mintTokens(api, ids);
     const readerToken = tokens[0] as string;
@@ -106,17 +141,19 @@ async function streamsAndReads(options: BenchOptions): Promise<Row[]> {
     closers.push(() => held.close());
     await settle(2000);
     const idle = process?.memory()?.currentMb ?? Number.NaN;
-    progress(`inbox: opening ${s.streams.toLocaleString('en-US')} streams (RSS idle ${idle.toFixed(1)} MB)`);
+    progress(
+      `${name}: opening ${s.streams.toLocaleString('en-US')} streams (RSS idle ${idle.toFixed(1)} MB)`,
+    );
     streams.push(
       ...(await openStreams(url, tokens, 200, (n) =>
-        progress(`inbox: ${n.toLocaleString('en-US')} streams open`),
+        progress(`${name}: ${n.toLocaleString('en-US')} streams open`),
       )),
     );
     await settle(2000);
     const open = process?.memory()?.currentMb ?? Number.NaN;
     const perStreamKb = ((open - idle) * 1024) / s.streams;
 
-    progress("inbox: one broadcast of inapp to every stream's recipient");
+    progress(`${name}: one broadcast of inapp to every stream's recipient`);
     const sentAt = Date.now();
     const accepted = await held.send('POST', '/broadcasts', {
       topic: TOPIC,
@@ -143,21 +180,21 @@ async function streamsAndReads(options: BenchOptions): Promise<Row[]> {
     const count = (n: number) => n.toLocaleString('en-US');
     return [
       measured(
-        NAME,
+        name,
         `${count(s.streams)} open inbox streams, one broadcast of inapp: p99 acceptance to event read`,
         percentile(lags, 99),
         'ms',
         {
           target: { bound: 1000, better: 'lower', text: '<= 1 s' },
-          note: `from the POST /broadcasts request to the chunk holding the stream's first \`message\` event, read by one process holding every stream; p50 ${percentile(lags, 50)} ms, max ${Math.max(...lags)} ms, ${missed} streams never got it within the wait; SQLite, one process (auth, api, worker)`,
+          note: `from the POST /broadcasts request to the chunk holding the stream's first \`message\` event, read by one process holding every stream; p50 ${percentile(lags, 50)} ms, max ${Math.max(...lags)} ms, ${missed} streams never got it within the wait; ${engine === 'sqlite' ? 'SQLite, one process (auth, api, worker)' : `PostgreSQL: the streams on one API process, stored by two worker processes; ${postgresNote(2)}`}`,
         },
       ),
-      measured(NAME, 'memory per open inbox stream (RSS open minus idle, ÷ streams)', perStreamKb, 'KB', {
+      measured(name, 'memory per open inbox stream (RSS open minus idle, ÷ streams)', perStreamKb, 'KB', {
         target: { bound: 20, better: 'lower', text: '<= 20 KB' },
-        note: `RSS ${idle.toFixed(1)} MB idle (tokens minted, GET /inbox warmed, 2 s settled), ${open.toFixed(1)} MB with ${count(s.streams)} streams open (2 s settled); the one process of npm start (api, auth, worker)`,
+        note: `RSS ${idle.toFixed(1)} MB idle (tokens minted, GET /inbox warmed, 2 s settled), ${open.toFixed(1)} MB with ${count(s.streams)} streams open (2 s settled); ${engine === 'sqlite' ? 'the one process of npm start (api, auth, worker)' : 'the API process holding the streams'}`,
       }),
       measured(
-        NAME,
+        name,
         `GET /inbox p99, ${count(s.perRecipient)} messages for the recipient, ${count(s.stored)} in the store`,
         percentile(reads, 99),
         'ms',
@@ -199,32 +236,39 @@ function inappBatch(size: number, priority: string): string {
   return JSON.stringify({ notifications });
 }
 
+/** The drain's inapp: acceptance refuses an ID that is not a recipient of the tenant, so they are made first. */
+export const inappSent: Sent = {
+  batch: inappBatch,
+  to: 'to the inbox',
+  before: (api) => makeRecipients(api, 1000),
+};
+
 /** The dispatch scenario's drain of `dispatch` NORMAL, inapp to the inbox then email to the sandbox; their ratio. */
-async function dispatchRatio(options: BenchOptions): Promise<Row[]> {
+export async function dispatchRatio(engine: Engine, options: BenchOptions): Promise<Row[]> {
+  const name = nameOn(engine);
   const sized = {
     ...options,
     sizes: { ...options.sizes, dispatch: { count: options.sizes.inbox.dispatch } },
   };
   const inbox = await dispatchOn(
-    'sqlite',
+    engine,
     sized,
-    { name: `${NAME} (inapp)`, run: async () => undefined },
-    // Acceptance refuses an ID that is not a recipient of the tenant: make them first.
-    { batch: inappBatch, to: 'to the inbox', before: (api) => makeRecipients(api, 1000) },
+    { name: `${name} (inapp)`, run: async () => undefined },
+    inappSent,
   );
-  const sandbox = await dispatchOn('sqlite', sized, { name: `${NAME} (email)`, run: async () => undefined });
+  const sandbox = await dispatchOn(engine, sized, { name: `${name} (email)`, run: async () => undefined });
   const rate = (rows: Row[]) => rows[0]?.value ?? Number.NaN;
   return [
     ...inbox,
     ...sandbox,
     measured(
-      NAME,
+      name,
       'dispatch of inapp to the inbox vs email to the sandbox',
       rate(inbox) / rate(sandbox),
       '×',
       {
         target: { bound: 1, better: 'higher', text: '>= 1.0×' },
-        note: `${options.sizes.inbox.dispatch.toLocaleString('en-US')} NORMAL each, one drain after the other in this run (the dispatch scenario's method): inapp to 1,000 recipients (\`{ id }\`, resolved when claimed) vs email to an address`,
+        note: `${options.sizes.inbox.dispatch.toLocaleString('en-US')} NORMAL each, one drain after the other in this run (the dispatch scenario's method): inapp to 1,000 recipients (\`{ id }\`, resolved when claimed) vs email to an address${engine === 'postgres' ? '; PostgreSQL, two worker processes' : ''}`,
       },
     ),
   ];
@@ -233,5 +277,17 @@ async function dispatchRatio(options: BenchOptions): Promise<Row[]> {
 export const inboxScenario: Scenario = {
   name: NAME,
   title: '13. In-app inbox: 10,000 open streams, a broadcast, GET /inbox, dispatch to the inbox',
-  run: async (options) => [...(await streamsAndReads(options)), ...(await dispatchRatio(options))],
+  run: async (options) => [
+    ...(await streamsAndReads('sqlite', options)),
+    ...(await dispatchRatio('sqlite', options)),
+  ],
+};
+
+export const inboxPostgresScenario: Scenario = {
+  name: `${NAME}-postgres`,
+  title: '13. In-app inbox on PostgreSQL: the streams on an API process, stored by two workers',
+  run: async (options) => [
+    ...(await streamsAndReads('postgres', options)),
+    ...(await dispatchRatio('postgres', options)),
+  ],
 };

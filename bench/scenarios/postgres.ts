@@ -1,5 +1,6 @@
 import { dispatchOn } from './dispatch.ts';
 import { fanOutPostgresScenario } from './fan-out.ts';
+import { inboxPostgresScenario } from './inbox.ts';
 import { ingestOn } from './ingest.ts';
 import { isolationPeerPostgresScenario } from './isolation-peer.ts';
 import type { Scenario } from './types.ts';
@@ -21,4 +22,5 @@ export const postgresScenarios: Scenario[] = [
   },
   isolationPeerPostgresScenario,
   fanOutPostgresScenario,
+  inboxPostgresScenario,
 ];

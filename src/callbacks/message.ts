@@ -24,7 +24,8 @@ export function messagesFor(
   const messages: LogMessage[] = [];
   for (const row of rows) {
     if (row.tenant !== callback.tenant || row.at < callback.createdAt) continue;
-    if (!callback.events.includes(row.type)) continue;
+    // A callback's events are LOGGED_TYPES: INBOX_COUNTS, for the inbox streams alone, is never among them.
+    if (!(callback.events as readonly string[]).includes(row.type)) continue;
     let body = bodies.get(row);
     if (body === undefined) {
       const change = changeOf(row);

@@ -1,12 +1,13 @@
-import type { InboxEventType } from '../notifications/model.ts';
+import { INBOX_COUNTS, type InboxCountsType, type InboxEventType } from '../notifications/model.ts';
 import type { InboxAction } from '../store/port/inbox.ts';
 
 /**
  * What an action does to one inbox message (docs/inbox.md), decided once for both adapters:
  * `seen`, `read` and `archive` set their time when it is not set yet, each such change logging
  * the notification's SEEN, READ or ARCHIVED event; `read` marks the message seen too (logging SEEN
- * first when it was unseen). `unread` and `unarchive` clear a time and log nothing: the contract's
- * log has no event for them, and the message itself shows the state.
+ * first when it was unseen). `unread` and `unarchive` clear a time and log only INBOX_COUNTS: the
+ * contract has no event for them (nothing reports it), but every process's streams of the
+ * recipient must hear that its counts changed.
  */
 
 /** A message's marks: epoch milliseconds, or null when not set. */
@@ -21,7 +22,7 @@ export function applyInboxAction(
   marks: InboxMarks,
   action: InboxAction,
   now: number,
-): { marks: InboxMarks; events: InboxEventType[] } | null {
+): { marks: InboxMarks; events: Array<InboxEventType | InboxCountsType> } | null {
   switch (action) {
     case 'seen':
       return marks.seenAt === null ? { marks: { ...marks, seenAt: now }, events: ['SEEN'] } : null;
@@ -31,13 +32,15 @@ export function applyInboxAction(
         ? { marks: { ...marks, seenAt: now, readAt: now }, events: ['SEEN', 'READ'] }
         : { marks: { ...marks, readAt: now }, events: ['READ'] };
     case 'unread':
-      return marks.readAt === null ? null : { marks: { ...marks, readAt: null }, events: [] };
+      return marks.readAt === null ? null : { marks: { ...marks, readAt: null }, events: [INBOX_COUNTS] };
     case 'archive':
       return marks.archivedAt === null
         ? { marks: { ...marks, archivedAt: now }, events: ['ARCHIVED'] }
         : null;
     case 'unarchive':
-      return marks.archivedAt === null ? null : { marks: { ...marks, archivedAt: null }, events: [] };
+      return marks.archivedAt === null
+        ? null
+        : { marks: { ...marks, archivedAt: null }, events: [INBOX_COUNTS] };
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
+import { INBOX_COUNTS, INBOX_EVENT_TYPES } from '../notifications/model.ts';
 import type { StatusHub } from '../notifications/stream-hub.ts';
 import type { Store } from '../store/port/index.ts';
 import type { LoggedStatus } from '../store/port/status-log.ts';
@@ -9,8 +10,11 @@ import { countsView, itemView } from './schemas.ts';
 const REPLAY_MS = 24 * 60 * 60 * 1000;
 /** Log events one catch-up read gives at most. */
 const PAGE = 1000;
-/** The events of a recipient's messages its streams hear of (a DELIVERED one only from the inbox). */
-const READING_EVENTS = new Set(['SEEN', 'READ', 'ARCHIVED']);
+/**
+ * The events of a recipient's messages its streams hear of (a DELIVERED one only from the inbox):
+ * what the reader did, and INBOX_COUNTS, logged by unread and unarchive for the counts alone.
+ */
+const READING_EVENTS = new Set<string>([...INBOX_EVENT_TYPES, INBOX_COUNTS]);
 
 /** One open inbox stream, as small as it can be: 10,000 of them live in one process. */
 export interface InboxStream {
@@ -33,7 +37,10 @@ export interface InboxHub {
    * once it is live; call the result to stop it.
    */
   subscribe(stream: InboxStream, after?: string): Promise<() => void>;
-  /** The recipient's counts changed without a logged event (unread, unarchive): its streams here hear of it. */
+  /**
+   * The recipient's counts changed (an action served here): its streams here hear of it at once,
+   * before the log's event (SEEN, READ, ARCHIVED or INBOX_COUNTS) reaches every process's.
+   */
   countsChanged(tenant: string, recipientId: string): void;
   /** How many streams are open (tests, metrics). */
   readonly size: number;

@@ -155,9 +155,9 @@ function actionRoute(app: App, deps: InboxRouteDeps, action: InboxAction, summar
         deps.clock.now(),
       );
       if (!result) throw messageNotFound();
-      // The streams of this process see the new counts at once. Those of other processes learn of
-      // seen, read and archive from the status log (SEEN, READ, ARCHIVED); unread and unarchive
-      // write no event (the contract has none), so there they show with the next one.
+      // The streams of this process see the new counts at once; every process's (this one's too)
+      // get them again from the status log: SEEN, READ, ARCHIVED, or INBOX_COUNTS for unread and
+      // unarchive, which have no event of the contract (inbox/actions.ts).
       if (result.changed) deps.inboxHub.countsChanged(tenant, recipientId);
       return itemView(result.message);
     },

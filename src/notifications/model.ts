@@ -36,6 +36,15 @@ export type InboxEventType = (typeof INBOX_EVENT_TYPES)[number];
 export const isInboxEvent = (type: string): type is InboxEventType =>
   (INBOX_EVENT_TYPES as readonly string[]).includes(type);
 
+/**
+ * The log entry of an `unread` or `unarchive` that changed a message (docs/inbox.md): the contract
+ * has no event for them, so nothing reports it (the status stream, callbacks and GET
+ * /notifications/{id} leave it out); it is logged only so that every process's inbox streams of the
+ * recipient get the new counts, as they do after SEEN, READ and ARCHIVED.
+ */
+export const INBOX_COUNTS = 'INBOX_COUNTS';
+export type InboxCountsType = typeof INBOX_COUNTS;
+
 /** Besides the statuses: what providers, pauses and an inbox's reader add. */
 const EVENT_TYPES = [...STATUSES, 'ATTEMPT_FAILED', 'THROTTLED', 'WEBHOOK', ...INBOX_EVENT_TYPES] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -4,8 +4,8 @@ import { MAX_FIELD_ERRORS, NUL_MESSAGE, tooDeep } from '../http/field-messages.t
 /** How deep `variables`, `metadata` and push `data` may nest (the contract's limit). */
 export const MAX_DEPTH = 32;
 
-/** The bounded fields, by the container that holds them (`sampleVariables`: a template's, routes.ts). */
-const BOUNDED_TOP = new Set(['variables', 'metadata', 'sampleVariables']);
+/** The bounded fields, by the container that holds them (`sampleVariables`, `data`: a template's, routes.ts). */
+const BOUNDED_TOP = new Set(['variables', 'metadata', 'sampleVariables', 'data']);
 
 /**
  * Checks what a schema cannot check cheaply, with an iterative walk (a deeply nested body must

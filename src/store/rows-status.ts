@@ -33,7 +33,7 @@ export function loggedFromRow(row: LoggedRow, cursor: string): LoggedStatus {
     notificationId: row.notification_id,
     tenant: row.tenant,
     metadata: metadataOf(row.metadata),
-    type: row.type as LoggedType,
+    type: row.type as LoggedStatus['type'],
     previous: row.previous as Status | null,
     at: Number(row.at),
     attempt: row.attempt,

@@ -27,6 +27,12 @@ const Fields = {
   title: Type.Optional(Source),
   body: Type.Optional(Source),
   url: Type.Optional(Source),
+  data: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        "inapp only: any JSON object, stored as given (no Liquid) with each message, as inline content's `data` is.",
+    }),
+  ),
 };
 const ChannelSchema = literals(CHANNELS);
 const strict = { additionalProperties: false } as const;

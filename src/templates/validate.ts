@@ -8,16 +8,22 @@ const FIELDS: Record<Channel, { required: string[]; anyOf?: string[]; allowed: s
   email: { required: ['subject'], anyOf: ['text', 'html'], allowed: ['subject', 'text', 'html'] },
   sms: { required: ['text'], allowed: ['text'] },
   push: { required: ['title', 'body'], allowed: ['title', 'body'] },
-  inapp: { required: ['title', 'body'], allowed: ['title', 'body', 'url'] },
+  // `data` is JSON kept as given (no Liquid), stored with each message like inline content's.
+  inapp: { required: ['title', 'body'], allowed: ['title', 'body', 'url', 'data'] },
 };
+/** Every field a template may have: the Liquid ones and inapp's `data`. */
+const TEMPLATE_FIELDS = [...TEXT_FIELDS, 'data'] as const;
 
-/** The Liquid fields of a template body (anything else in `body` is ignored here). */
+/** The fields of a template body: the Liquid ones and `data` (anything else in `body` is ignored here). */
 export function contentOf(body: Record<string, unknown>): TemplateContent {
   const content: TemplateContent = {};
   for (const field of TEXT_FIELDS) {
     const value = body[field];
     if (typeof value === 'string') content[field] = value;
   }
+  const { data } = body;
+  if (typeof data === 'object' && data !== null && !Array.isArray(data))
+    content.data = data as Record<string, unknown>;
   return content;
 }
 
@@ -28,8 +34,8 @@ export function contentOf(body: Record<string, unknown>): TemplateContent {
 export function templateErrors(channel: Channel, content: TemplateContent): FieldError[] {
   const rules = FIELDS[channel];
   const errors: FieldError[] = [];
-  const has = (f: string) => typeof content[f as keyof TemplateContent] === 'string';
-  for (const field of TEXT_FIELDS) {
+  const has = (f: string) => content[f as keyof TemplateContent] !== undefined;
+  for (const field of TEMPLATE_FIELDS) {
     if (has(field) && !rules.allowed.includes(field)) {
       errors.push({ path: `body/${field}`, message: `must NOT be given for ${channel} templates` });
     }

@@ -118,8 +118,11 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         title: 'Bonjour {{ recipient.name }}',
         body: 'Commande {{ n }}',
         url: 'https://shop.example.com/o/{{ n }}',
+        // Kept as given, Liquid included: data is JSON, not a template (docs/inbox.md).
+        data: { kind: 'order', tags: ['{{ n }}'] },
       });
       assert.equal(template.status, 201, JSON.stringify(template.json));
+      assert.deepEqual(template.json.data, { kind: 'order', tags: ['{{ n }}'] });
       const templated = await send({
         channel: 'inapp',
         recipient: { id: 'ada' },
@@ -131,8 +134,35 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       const [latest] = await inbox('ada');
       assert.deepEqual(
         [latest?.id, latest?.title, latest?.body, latest?.url, latest?.data],
-        [templated, 'Bonjour Ada', 'Commande 7', 'https://shop.example.com/o/7', null],
+        [
+          templated,
+          'Bonjour Ada',
+          'Commande 7',
+          'https://shop.example.com/o/7',
+          { kind: 'order', tags: ['{{ n }}'] },
+        ],
       );
+      // data is inapp's alone, and must be an object.
+      const email = await call('POST', '/templates', {
+        key: 'mail',
+        channel: 'email',
+        subject: 'S',
+        text: 'T',
+        data: {},
+      });
+      assert.equal(email.status, 400);
+      assert.deepEqual(
+        email.json.errors.map((e: { path: string }) => e.path),
+        ['body/data'],
+      );
+      const notObject = await call('POST', '/templates', {
+        key: 'list',
+        channel: 'inapp',
+        title: 'T',
+        body: 'B',
+        data: [1],
+      });
+      assert.equal(notObject.status, 400);
       // A template's fields fit the channel.
       const wrong = await call('POST', '/templates', {
         key: 'bad',

@@ -1,6 +1,7 @@
 // Across processes on PostgreSQL (docs/inbox-api.md, "The live stream"): an `inapp` message
 // stored by a worker process (a real `node bin/herald.js start`, role worker) reaches an inbox
-// stream held by another process serving the API (this one, roles auth and api, no worker).
+// stream held by another process serving the API (this one, roles auth and api, no worker); and
+// an unread or unarchive served by a second api process reaches it with the new counts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createHeraldClient, type InboxEvent } from '../../clients/typescript/src/index.ts';
@@ -14,11 +15,13 @@ import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
 
 describe('inbox stream across processes (PostgreSQL)', () => {
   let api: Herald;
+  let other: Herald | undefined;
   let worker: HeraldProcess | undefined;
   const abort = new AbortController();
   before(async () => {
     const url = await (await sharedPostgres()).createDatabase('herald_inbox_processes');
     api = await startHerald(testConfig({ DATABASE_URL: url, HERALD_ROLES: 'auth,api' }));
+    other = await startHerald(testConfig({ DATABASE_URL: url, HERALD_ROLES: 'auth,api' }));
     worker = await startHeraldProcess('worker', {
       DATABASE_URL: url,
       HERALD_ROLES: 'worker',
@@ -30,6 +33,7 @@ describe('inbox stream across processes (PostgreSQL)', () => {
   after(async () => {
     abort.abort();
     await worker?.stop();
+    await other?.close();
     await api?.close();
     await stopSharedPostgres();
   });
@@ -73,6 +77,29 @@ describe('inbox stream across processes (PostgreSQL)', () => {
       () =>
         events.at(-1)?.type === 'counts' &&
         (events.at(-1) as { counts: { unread: number } }).counts.unread === 0,
+    );
+
+    // unread and unarchive on the other api process: no event of the contract, yet the stream
+    // here gets the new counts (INBOX_COUNTS in the log), not only with the recipient's next event.
+    const elsewhere = createHeraldClient({
+      baseUrl: other?.apiUrl as string,
+      credentials: { accessToken: minted.json.access_token },
+    });
+    const lastCounts = () => {
+      const last = events.findLast((e) => e.type === 'counts');
+      return last?.type === 'counts' ? last.counts : undefined;
+    };
+    assert.equal((await elsewhere.inbox.act(id, 'unread')).readAt, null);
+    await eventually(() => lastCounts()?.unread === 1, 10_000, 'counts after unread elsewhere');
+    await elsewhere.inbox.act(id, 'archive');
+    await eventually(() => lastCounts()?.unread === 0, 10_000, 'counts after archive elsewhere');
+    assert.equal((await elsewhere.inbox.act(id, 'unarchive')).archivedAt, null);
+    await eventually(() => lastCounts()?.unread === 1, 10_000, 'counts after unarchive elsewhere');
+    // Reported by nothing else: the notification's events are its statuses and SEEN/READ/ARCHIVED.
+    const detail = await call('GET', `/notifications/${id}`);
+    assert.deepEqual(
+      detail.json.events.map((e: { type: string }) => e.type),
+      ['QUEUED', 'PROCESSING', 'DELIVERED', 'SEEN', 'READ', 'ARCHIVED'],
     );
   });
 });

@@ -132,7 +132,8 @@ export function inboxSuite(name: string, open: () => Promise<Store>): void {
       const { events } = await read(store, b);
       assert.deepEqual(events.at(-1), { type: 'READ', at: t + 3 });
       assert.deepEqual(await store.inbox.counts('t1', 'ada'), { unread: 1, unseen: 1 });
-      // unread and unarchive clear their mark and log nothing.
+      // unread and unarchive clear their mark and log no event of the notification.
+      const before = await store.statusLog.head();
       const unread = await store.inbox.act('t1', 'ada', b, 'unread', t + 5);
       assert.deepEqual(
         [unread?.changed, unread?.message.readAt, unread?.message.seenAt],
@@ -155,6 +156,18 @@ export function inboxSuite(name: string, open: () => Promise<Store>): void {
       const back = await store.inbox.act('t1', 'ada', c, 'unarchive', t + 8);
       assert.deepEqual([back?.changed, back?.message.archivedAt], [true, null]);
       assert.deepEqual(await reading(store, c), ['ARCHIVED']);
+      // Each of them logs INBOX_COUNTS for the inbox streams of every process, and only that:
+      // the log's reads give it, nothing reports it as the notification's event.
+      const logged = (await store.statusLog.read(before, { limit: 100 })).rows.filter(
+        (row) => row.type === 'INBOX_COUNTS',
+      );
+      assert.deepEqual(
+        logged.map((row) => [row.notificationId, row.at]),
+        [
+          [b, t + 5],
+          [c, t + 8],
+        ],
+      );
       assert.deepEqual(await ids('unseen'), [c]);
       // Unknown, another recipient's, another tenant's: null, and nothing logged.
       assert.equal(await store.inbox.act('t1', 'bob', c, 'read', t + 9), null);

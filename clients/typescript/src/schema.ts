@@ -5569,6 +5569,10 @@ export interface operations {
                     title?: string;
                     body?: string;
                     url?: string;
+                    /** @description inapp only: any JSON object, stored as given (no Liquid) with each message, as inline content's `data` is. */
+                    data?: {
+                        [key: string]: unknown;
+                    };
                     /** @description Variables the editor previews the template with, saved with the version; a PUT without them keeps the current ones. */
                     sampleVariables?: {
                         [key: string]: unknown;
@@ -5802,6 +5806,10 @@ export interface operations {
                     title?: string;
                     body?: string;
                     url?: string;
+                    /** @description inapp only: any JSON object, stored as given (no Liquid) with each message, as inline content's `data` is. */
+                    data?: {
+                        [key: string]: unknown;
+                    };
                     /** @description Variables the editor previews the template with, saved with the version; a PUT without them keeps the current ones. */
                     sampleVariables?: {
                         [key: string]: unknown;
@@ -5970,6 +5978,10 @@ export interface operations {
                     title?: string;
                     body?: string;
                     url?: string;
+                    /** @description inapp only: any JSON object, stored as given (no Liquid) with each message, as inline content's `data` is. */
+                    data?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };

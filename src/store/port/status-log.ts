@@ -1,4 +1,11 @@
-import { INBOX_EVENT_TYPES, type InboxEventType, STATUSES, type Status } from '../../notifications/model.ts';
+import {
+  INBOX_COUNTS,
+  INBOX_EVENT_TYPES,
+  type InboxCountsType,
+  type InboxEventType,
+  STATUSES,
+  type Status,
+} from '../../notifications/model.ts';
 
 /**
  * The status log (docs/callbacks.md): every status event of every notification, in commit order,
@@ -64,7 +71,7 @@ export interface LoggedStatus {
   tenant: string;
   metadata: unknown;
   /** The status it moved to, or what the reader of an inbox message did. */
-  type: LoggedType;
+  type: LoggedType | InboxCountsType;
   /** The status of the notification's previous status event; null when this is its first. */
   previous: Status | null;
   at: number;
@@ -86,9 +93,13 @@ export const STATUS_TYPES_SQL = STATUSES.map((t) => `'${t}'`).join(', ');
 
 /**
  * What the log reports: a change of status, or what the reader of an `inapp` message did
- * (SEEN, READ, ARCHIVED: the status stays DELIVERED; docs/inbox.md).
+ * (SEEN, READ, ARCHIVED: the status stays DELIVERED; docs/inbox.md). LOGGED_TYPES are those a
+ * callback may ask for.
  */
 export type LoggedType = Status | InboxEventType;
 export const LOGGED_TYPES: readonly LoggedType[] = [...STATUSES, ...INBOX_EVENT_TYPES];
-/** The event types the log holds, as an SQL list for both adapters' queries. */
-export const LOGGED_TYPES_SQL = LOGGED_TYPES.map((t) => `'${t}'`).join(', ');
+/**
+ * The event types the log's reads give: LOGGED_TYPES and INBOX_COUNTS, which only the inbox
+ * streams act on (changes.ts reports no change for it), as an SQL list for both adapters.
+ */
+export const LOGGED_TYPES_SQL = [...LOGGED_TYPES, INBOX_COUNTS].map((t) => `'${t}'`).join(', ');

@@ -8,6 +8,8 @@ export interface TemplateContent {
   title?: string;
   body?: string;
   url?: string;
+  /** inapp only: JSON stored with each message as given (no Liquid; docs/inbox.md). */
+  data?: Record<string, unknown>;
 }
 
 /** One immutable version of a template. Times are epoch milliseconds. */

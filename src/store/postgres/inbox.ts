@@ -1,5 +1,5 @@
 import { applyInboxAction } from '../../inbox/actions.ts';
-import type { InboxEventType } from '../../notifications/model.ts';
+import type { InboxCountsType, InboxEventType } from '../../notifications/model.ts';
 import type { InboxAction, InboxStore } from '../port/inbox.ts';
 import type { InboxEntryRow } from '../queue-core.ts';
 import { INBOX_COLUMNS, INBOX_FILTER_SQL, INBOX_START, type InboxRow, inboxFromRow } from '../rows-inbox.ts';
@@ -46,7 +46,7 @@ interface Change {
  */
 async function applyTo(tx: Query, rows: readonly InboxRow[], action: InboxAction, now: number) {
   const changes: Change[] = [];
-  const events: Array<{ seq: number; type: InboxEventType }> = [];
+  const events: Array<{ seq: number; type: InboxEventType | InboxCountsType }> = [];
   const results = rows.map((row) => {
     const message = inboxFromRow(row);
     const next = applyInboxAction(message, action, now);

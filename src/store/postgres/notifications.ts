@@ -1,4 +1,4 @@
-import { priorityRank } from '../../notifications/model.ts';
+import { INBOX_COUNTS, priorityRank } from '../../notifications/model.ts';
 import { type ActionEffect, CANCEL, REDRIVE } from '../../notifications/status.ts';
 import { isUrgent } from '../../notifications/wakeup.ts';
 import { actionUpdate } from '../actions.ts';
@@ -163,7 +163,7 @@ export function createPostgresNotifications(sql: Sql): NotificationStore {
         WHERE id = ${id} AND tenant = ${tenant}`;
       if (!row) return null;
       const events = await sql<EventRow[]>`SELECT type, at, attempt, provider, detail, source, locale
-        FROM notification_events WHERE notification_seq = ${row.seq} ORDER BY id`;
+        FROM notification_events WHERE notification_seq = ${row.seq} AND type <> ${INBOX_COUNTS} ORDER BY id`;
       return { record: notificationFromRow(row), events: events.map(eventFromRow) };
     },
     async existing(tenant, ids) {

@@ -1,5 +1,5 @@
 import { applyInboxAction } from '../../inbox/actions.ts';
-import type { InboxEventType } from '../../notifications/model.ts';
+import type { InboxCountsType, InboxEventType } from '../../notifications/model.ts';
 import type { InboxAction, InboxFilter, InboxStore } from '../port/inbox.ts';
 import type { InboxEntryRow } from '../queue-core.ts';
 import { INBOX_COLUMNS, INBOX_FILTER_SQL, INBOX_START, type InboxRow, inboxFromRow } from '../rows-inbox.ts';
@@ -45,11 +45,12 @@ function prepare(db: SqliteDb) {
     event: db.prepare<[number, string, number]>(
       'INSERT INTO notification_events (notification_seq, type, at) VALUES (?, ?, ?)',
     ),
-    insert: db.prepare<
-      [string, number, string, string, string, string, string | null, string | null, string | null, number]
-    >(
+    // Every message of a cycle in one statement (one JSON array of rows), not one statement each.
+    insert: db.prepare<[number, string]>(
       `INSERT INTO inbox_messages (id, notification_seq, tenant, recipient_id, title, body, url, data, category, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+       SELECT m.value ->> 0, m.value ->> 1, m.value ->> 2, m.value ->> 3, m.value ->> 4, m.value ->> 5,
+         m.value ->> 6, m.value ->> 7, m.value ->> 8, ?
+       FROM json_each(?) AS m WHERE true ON CONFLICT (id) DO NOTHING`,
     ),
     erase: db.prepare<[string, string]>('DELETE FROM inbox_messages WHERE tenant = ? AND recipient_id = ?'),
   };
@@ -57,13 +58,23 @@ function prepare(db: SqliteDb) {
 
 const statements = preparedOnce(prepare);
 
-/** Stores delivered messages, inside the caller's transaction (a completion's). */
+/**
+ * Stores delivered messages in one statement, inside the caller's transaction (a completion's).
+ * Each row goes as an array (`data` as its JSON text), in the column order of the insert.
+ */
 export function storeInboxSync(db: SqliteDb, entries: readonly InboxEntryRow[], now: number): void {
-  const s = statements(db);
-  for (const e of entries) {
-    const data = e.data === null ? null : JSON.stringify(e.data);
-    s.insert.run(e.id, e.seq, e.tenant, e.recipientId, e.title, e.body, e.url, data, e.category, now);
-  }
+  const rows = entries.map((e) => [
+    e.id,
+    e.seq,
+    e.tenant,
+    e.recipientId,
+    e.title,
+    e.body,
+    e.url,
+    e.data === null ? null : JSON.stringify(e.data),
+    e.category,
+  ]);
+  statements(db).insert.run(now, JSON.stringify(rows));
 }
 
 /** Erases a recipient's messages, inside the caller's transaction (the recipient's removal). */
@@ -84,7 +95,7 @@ export function createSqliteInbox(db: SqliteDb): InboxStore {
     logEvents(row.notification_seq, next.events, now);
     return { message: { ...message, ...next.marks }, changed: true };
   };
-  const logEvents = (seq: number, events: readonly InboxEventType[], now: number) => {
+  const logEvents = (seq: number, events: ReadonlyArray<InboxEventType | InboxCountsType>, now: number) => {
     for (const type of events) s.event.run(seq, type, now);
   };
   const act = db.transaction(

@@ -1,4 +1,4 @@
-import { priorityRank } from '../../notifications/model.ts';
+import { INBOX_COUNTS, priorityRank } from '../../notifications/model.ts';
 import { type ActionEffect, CANCEL, REDRIVE } from '../../notifications/status.ts';
 import { actionUpdate } from '../actions.ts';
 import { filtersRows, listRange } from '../list-range.ts';
@@ -57,7 +57,8 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
     .pluck();
   const eventsOf = shaped<EventRow>(
     db.prepare(
-      'SELECT type, at, attempt, provider, detail, source, locale FROM notification_events WHERE notification_seq = ? ORDER BY id',
+      `SELECT type, at, attempt, provider, detail, source, locale FROM notification_events
+       WHERE notification_seq = ? AND type <> '${INBOX_COUNTS}' ORDER BY id`,
     ),
   );
   const addEvent = db.prepare(
