@@ -1,8 +1,10 @@
 import { notificationId } from '../notifications/ids.ts';
 import { priorityOf, priorityRank, type Status } from '../notifications/model.ts';
+import { isUrgent } from '../notifications/wakeup.ts';
 import type { RunState } from '../workflows/advance.ts';
 import type { RunStatus } from '../workflows/model.ts';
 import type {
+  AdvanceResult,
   DigestValue,
   NewRun,
   NewTrigger,
@@ -83,6 +85,23 @@ export function newRunValues(t: NewTrigger, run: NewRun) {
 /** A topic trigger's runs for a chunk of subscribers: new IDs, made in the chunk's transaction. */
 export const runsFor = (recipientIds: readonly string[], now: number): NewRun[] =>
   recipientIds.map((recipientId) => ({ id: notificationId(now), recipientId }));
+
+/** Counts a run's move into the step's result (its status, its notifications). */
+export function countAdvance(result: AdvanceResult, run: RunRecord, state: RunState): void {
+  result.advanced++;
+  result.made += state.made;
+  if (state.made > 0 && isUrgent(run.priority)) result.urgent = true;
+  if (state.status !== run.status) result.entered[state.status] = (result.entered[state.status] ?? 0) + 1;
+}
+
+/** An engine step's result before it took any run. */
+export const noAdvance = (): AdvanceResult => ({
+  advanced: 0,
+  made: 0,
+  urgent: false,
+  entered: {},
+  missing: [],
+});
 
 /** The named values that write a run's new state back. */
 export function stateValues(run: RunRecord, state: RunState, now: number) {

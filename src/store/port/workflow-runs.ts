@@ -100,6 +100,8 @@ export interface AdvanceResult {
   /** Notifications made by send steps; `urgent` when one of them is CRITICAL or HIGH. */
   made: number;
   urgent: boolean;
+  /** Runs that entered each status in this step (/metrics); a topic trigger's new runs count as RUNNING. */
+  entered: Partial<Record<RunStatus, number>>;
   /** Runs of the chunk whose definition was not in `definitions` (the engine loads them first). */
   missing: Array<{ tenant: string; workflowKey: string; version: number }>;
 }

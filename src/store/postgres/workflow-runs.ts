@@ -3,7 +3,6 @@ import { PRIORITIES, priorityRank } from '../../notifications/model.ts';
 import { isUrgent } from '../../notifications/wakeup.ts';
 import { advanceRun, type Op, type OpAnswer } from '../../workflows/advance.ts';
 import {
-  type AdvanceResult,
   definitionKey,
   type NewRun,
   type NewTrigger,
@@ -12,10 +11,12 @@ import {
   type WorkflowRunStore,
 } from '../port/workflow-runs.ts';
 import {
+  countAdvance,
   digestOf,
   LIVE_RUN_STATUSES_SQL,
   loneDigest,
   newRunValues,
+  noAdvance,
   openItems,
   RUN_COLUMNS,
   type RunNotificationRow,
@@ -222,7 +223,7 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
     },
     async advance(now, chunk, definitions) {
       return sql.begin(async (tx) => {
-        const result: AdvanceResult = { advanced: 0, made: 0, urgent: false, missing: [] };
+        const result = noAdvance();
         for (const rank of RANKS) {
           const left = chunk - result.advanced - result.missing.length;
           if (left <= 0) break;
@@ -246,9 +247,7 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
             await tx`UPDATE workflow_runs SET status = ${v.status}, step_index = ${v.stepIndex}, steps = ${v.steps},
                 digest = ${v.digest}, due_at = ${v.dueAt}, updated_at = ${v.now}
               WHERE seq = ${run.seq}`;
-            result.advanced++;
-            result.made += state.made;
-            if (state.made > 0 && isUrgent(run.priority)) result.urgent = true;
+            countAdvance(result, run, state);
           }
         }
         return result;

@@ -1,9 +1,7 @@
 import { notificationId } from '../../notifications/ids.ts';
 import { PRIORITIES, priorityRank } from '../../notifications/model.ts';
-import { isUrgent } from '../../notifications/wakeup.ts';
 import { advanceRun, type Op, type OpAnswer } from '../../workflows/advance.ts';
 import {
-  type AdvanceResult,
   definitionKey,
   type NewRun,
   type NewTrigger,
@@ -12,10 +10,12 @@ import {
   type WorkflowRunStore,
 } from '../port/workflow-runs.ts';
 import {
+  countAdvance,
   digestOf,
   LIVE_RUN_STATUSES_SQL,
   loneDigest,
   newRunValues,
+  noAdvance,
   openItems,
   RUN_COLUMNS,
   type RunNotificationRow,
@@ -239,7 +239,7 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
   };
 
   const advance = db.transaction((now: number, chunk: number, definitions) => {
-    const result: AdvanceResult = { advanced: 0, made: 0, urgent: false, missing: [] };
+    const result = noAdvance();
     for (const rank of RANKS) {
       const left = chunk - result.advanced - result.missing.length;
       if (left <= 0) break;
@@ -255,9 +255,7 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
         while (!next.done) next = steps.next(answer(run, next.value, now));
         const state = next.value;
         s.save.run(stateValues(run, state, now));
-        result.advanced++;
-        result.made += state.made;
-        if (state.made > 0 && isUrgent(run.priority)) result.urgent = true;
+        countAdvance(result, run, state);
       }
     }
     return result;
