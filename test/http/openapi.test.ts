@@ -520,19 +520,19 @@ async function exercise(
   // workflow runs (the workflow through the store: its routes are another area's)
   await deps.store.workflows.put(
     'default',
-    'doc-flow',
+    'doc-run-flow',
     { name: null, category: null, steps: [{ type: 'delay', for: 'PT1H' }] },
     Date.now(),
   );
   const triggered = await expect(
-    call('POST', '/workflows/doc-flow/trigger', { recipients: ['doc-reader'] }),
+    call('POST', '/workflows/doc-run-flow/trigger', { recipients: ['doc-reader'] }),
     201,
   );
   await expect(call('POST', '/workflows/nope/trigger', { recipients: ['doc-reader'] }), 404);
   const runId = triggered.runs[0].runId as string;
   await expect(call('GET', `/workflow-runs/${runId}`), 200);
   await expect(call('GET', '/workflow-runs/nope'), 404);
-  await expect(call('GET', '/workflow-runs?workflow=doc-flow'), 200);
+  await expect(call('GET', '/workflow-runs?workflow=doc-run-flow'), 200);
   await expect(call('GET', '/workflow-runs?cursor=forged'), 400);
   await expect(call('POST', `/workflow-runs/${runId}/cancel`), 200);
   await expect(call('POST', `/workflow-runs/${runId}/cancel`), 409);
