@@ -41,6 +41,11 @@ export interface Sizes {
    * messages in the store, for its recipient, and requests timed; inapp and email drained.
    */
   inbox: { streams: number; stored: number; perRecipient: number; reads: number; dispatch: number };
+  /**
+   * Workflow runs (store level): runs resumed when their delay falls due; triggers of one run each
+   * into a digest for `recipients` recipients.
+   */
+  workflows: { resumed: number; digestTriggers: number; recipients: number };
 }
 
 /** What the flags asked for. */
@@ -81,6 +86,7 @@ const FULL: Sizes = {
   recipients: { total: 200_000, batch: 1000, connections: 4 },
   fanOut: { subscribers: 1_000_000, everyMs: 10, criticalMs: 5_000 },
   inbox: { streams: 10_000, stored: 1_000_000, perRecipient: 1_000, reads: 2_000, dispatch: 200_000 },
+  workflows: { resumed: 1_000_000, digestTriggers: 100_000, recipients: 1_000 },
 };
 
 const QUICK: Sizes = {
@@ -109,6 +115,7 @@ const QUICK: Sizes = {
   recipients: { total: 2000, batch: 100, connections: 2 },
   fanOut: { subscribers: 5_000, everyMs: 20, criticalMs: 500 },
   inbox: { streams: 100, stored: 5_000, perRecipient: 100, reads: 100, dispatch: 1_000 },
+  workflows: { resumed: 2_000, digestTriggers: 1_000, recipients: 10 },
 };
 
 export const USAGE = `Usage: npm run bench -- [flags]
@@ -118,13 +125,15 @@ export const USAGE = `Usage: npm run bench -- [flags]
                            ingest, ingest-api-only, peer, batch, batch-api-only, isolation,
                            abuse, dispatch, callbacks, suppressions, failover, claim, catch-up,
                            memory, render, liquid-parse, liquid-critical, auth, startup,
-                           gateway, recipients-import, fan-out, inbox (and ingest-postgres,
+                           gateway, recipients-import, fan-out, inbox, workflows (and ingest-postgres,
                            dispatch-postgres, fan-out-postgres, inbox-postgres)
   --postgres               follow ingest and dispatch with the same on PostgreSQL (1 auth, 2 api
                            and worker processes; scenarios ingest-postgres, dispatch-postgres)
   --isolation-backlog N    LOW notifications queued before the isolation window (default 1000000)
   --memory-backlog N       notifications queued for the memory scenario (default 1000000)
   --fan-out-subscribers N  the topic's subscribers in the fan-out scenarios (default 1000000)
+  --workflow-runs N        runs resumed from a due delay in the workflows scenario (default 1000000)
+  --workflow-digest-triggers N  triggers into one digest window, workflows scenario (default 100000)
   --dispatch-count N       NORMAL notifications drained by the dispatch scenario (default 200000)
   --rounds N               alternating rounds per ratio (default 3, at least 3)
   --round-seconds N        length of one ingest, batch or login round (default 10, 5, 5)
@@ -147,6 +156,12 @@ const NUMERIC: Record<string, (sizes: Sizes, n: number) => void> = {
   },
   '--memory-backlog': (sizes, n) => {
     sizes.memory.backlog = n;
+  },
+  '--workflow-runs': (sizes, n) => {
+    sizes.workflows.resumed = n;
+  },
+  '--workflow-digest-triggers': (sizes, n) => {
+    sizes.workflows.digestTriggers = n;
   },
   '--fan-out-subscribers': (sizes, n) => {
     sizes.fanOut.subscribers = n;

@@ -22,6 +22,7 @@ import { renderScenario } from './render.ts';
 import { startupScenario } from './startup.ts';
 import { suppressionsScenario } from './suppressions.ts';
 import type { Scenario } from './types.ts';
+import { workflowsScenario } from './workflows.ts';
 
 /** Every scenario of the issue, in its order. */
 export const SCENARIOS: Scenario[] = [
@@ -51,4 +52,5 @@ export const SCENARIOS: Scenario[] = [
   fanOutScenario,
   memoryPeopleScenario,
   inboxScenario,
+  workflowsScenario,
 ];
