@@ -80,3 +80,51 @@ export interface RecipientView {
   createdAt: string;
   updatedAt: string;
 }
+/**
+ * Workflows and their runs (docs/workflows.md), as the contract's section 14 gives them. Written
+ * here by hand while those routes (issue #52) are built beside this page; their generated types
+ * replace these.
+ */
+export interface WorkflowView {
+  key: string;
+  name: string;
+  category: string | null;
+  version: number;
+  steps: unknown[];
+  createdAt: string;
+  updatedAt: string;
+}
+export interface WorkflowRunStep {
+  index: number;
+  type: string;
+  status: string;
+  notificationId?: string;
+  at?: string;
+  until?: string;
+}
+export interface WorkflowRunView {
+  runId: string;
+  workflow: string;
+  version: number;
+  recipientId: string;
+  triggerId: string;
+  status: string;
+  steps: WorkflowRunStep[];
+  createdAt: string;
+  updatedAt: string;
+}
+export interface TriggerAccepted {
+  triggerId: string;
+  runs?: { recipientId: string; runId: string }[];
+  refused?: string[];
+}
+/** The run statuses of section 14; a run in the last five has ended. */
+export const RUN_STATUSES = [
+  'RUNNING',
+  'WAITING',
+  'COMPLETED',
+  'DIGESTED',
+  'THROTTLED',
+  'CANCELLED',
+  'FAILED',
+];
