@@ -15,6 +15,7 @@ import type { SuppressionStore } from './suppressions.ts';
 import type { TemplateStore } from './templates.ts';
 import type { TopicStore } from './topics.ts';
 import type { WakeupChannel } from './wakeups.ts';
+import type { WorkflowStore } from './workflows.ts';
 
 /**
  * The storage port: what Herald needs from a database, split by area. Both adapters (sqlite/,
@@ -58,6 +59,8 @@ export interface Store {
   broadcasts: BroadcastStore;
   /** Each recipient's in-app inbox: the `inapp` messages and their marks (docs/inbox.md). */
   inbox: InboxStore;
+  /** Workflow definitions and their immutable versions (src/workflows, docs/workflows.md). */
+  workflows: WorkflowStore;
   /**
    * Calls `onChange` soon after any process commits status changes (PostgreSQL LISTEN/NOTIFY);
    * on SQLite, readers poll. A hint only: the log is the truth.

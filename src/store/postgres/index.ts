@@ -18,6 +18,7 @@ import { createPostgresSuppressions } from './suppressions.ts';
 import { createPostgresTemplates } from './templates.ts';
 import { createPostgresTopics } from './topics.ts';
 import { createPostgresWakeups, STATUS_CHANNEL, WAKEUP_CHANNEL } from './wakeups.ts';
+import { createPostgresWorkflows } from './workflows.ts';
 
 /**
  * The PostgreSQL adapter: the shared database of a scaled-out Herald. Every area's state lives
@@ -68,6 +69,7 @@ export async function createPostgresStore(
     topics: createPostgresTopics(sql),
     broadcasts: createPostgresBroadcasts(sql),
     inbox: createPostgresInbox(sql),
+    workflows: createPostgresWorkflows(sql),
     wakeups: createPostgresWakeups(sql, WAKEUP_CHANNEL),
     statusChanges: createPostgresWakeups(sql, STATUS_CHANNEL),
     async ping() {
