@@ -87,7 +87,7 @@ export interface RecipientView {
  */
 export interface WorkflowView {
   key: string;
-  name: string;
+  name: string | null;
   category: string | null;
   version: number;
   steps: unknown[];
@@ -116,15 +116,10 @@ export interface WorkflowRunView {
 export interface TriggerAccepted {
   triggerId: string;
   runs?: { recipientId: string; runId: string }[];
-  refused?: string[];
+  refused?: { recipientId: string; code: string }[];
 }
-/** The run statuses of section 14; a run in the last five has ended. */
-export const RUN_STATUSES = [
-  'RUNNING',
-  'WAITING',
-  'COMPLETED',
-  'DIGESTED',
-  'THROTTLED',
-  'CANCELLED',
-  'FAILED',
-];
+export {
+  durationMs,
+  FINAL_RUN_STATUSES,
+  RUN_STATUSES,
+} from '../../src/workflows/model.ts';

@@ -1,4 +1,5 @@
 import { Fragment } from 'react';
+import { durationMs } from '../contract.ts';
 
 /**
  * A workflow's steps as a vertical list of boxes joined by arrows (plain DOM: no inline script,
@@ -8,6 +9,28 @@ import { Fragment } from 'react';
  */
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+
+const UNITS: [number, string][] = [
+  [86_400_000, 'd'],
+  [3_600_000, 'h'],
+  [60_000, 'min'],
+  [1000, 's'],
+];
+
+/** An ISO 8601 duration with its length in words (`PT90M (1 h 30 min)`), by the server's own parser. */
+function duration(value: unknown): string {
+  if (typeof value !== 'string') return text(value);
+  let ms = durationMs(value);
+  if (ms === undefined) return value;
+  const parts: string[] = [];
+  for (const [size, unit] of UNITS) {
+    const n = Math.floor(ms / size);
+    if (n > 0) parts.push(`${n} ${unit}`);
+    ms -= n * size;
+  }
+  if (ms > 0) parts.push(`${ms} ms`);
+  return `${value} (${parts.join(' ')})`;
+}
 
 /** What one step does, in a few words: its channel and template, its duration, its key. */
 export function describeStep(step: unknown): { kind: string; lines: string[] } {
@@ -21,11 +44,11 @@ export function describeStep(step: unknown): { kind: string; lines: string[] } {
     const what = s.template !== undefined ? `template ${text(s.template)}` : 'inline content';
     lines.push(`${s.channel === undefined ? 'no channel' : text(s.channel)} · ${what}`);
   } else if (kind === 'delay') {
-    lines.push(`wait ${text(s.for)}`);
+    lines.push(`wait ${duration(s.for)}`);
   } else if (kind === 'digest') {
-    lines.push(`gather for ${text(s.for)}${by}`);
+    lines.push(`gather for ${duration(s.for)}${by}`);
   } else if (kind === 'throttle') {
-    lines.push(`at most ${text(s.limit)} in ${text(s.for)}${by}`);
+    lines.push(`at most ${text(s.limit)} in ${duration(s.for)}${by}`);
   }
   if (s.if !== undefined) lines.push(`only if ${text(s.if)}`);
   return { kind, lines };

@@ -4,14 +4,14 @@ import { get, mutate } from '../api.ts';
 import { CursorPager } from '../components/pager.tsx';
 import { ProblemView } from '../components/problem.tsx';
 import { describeStep } from '../components/workflow-diagram.tsx';
-import { RUN_STATUSES, type WorkflowRunView, type WorkflowView } from '../contract.ts';
+import { FINAL_RUN_STATUSES, RUN_STATUSES, type WorkflowRunView, type WorkflowView } from '../contract.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
 
 const PAGE = 20;
 /** How often a run that has not ended, and a list showing one, are read again. */
 const POLL_MS = 1000;
 /** A run in one of these has ended: nothing moves it any more, and it cannot be cancelled. */
-const ENDED: ReadonlySet<string> = new Set(['COMPLETED', 'DIGESTED', 'THROTTLED', 'CANCELLED', 'FAILED']);
+const ENDED: ReadonlySet<string> = FINAL_RUN_STATUSES;
 
 /** The list's filters that the address bar carries (`/workflow-runs?workflow=welcome`). */
 const FILTERS = ['workflow', 'recipientId', 'triggerId', 'status'] as const;

@@ -12,18 +12,24 @@ import { hasScope } from '../session.ts';
 
 const PAGE = 50;
 
-/** What a new workflow's editor starts with: the shape PUT /workflows/{key} takes. */
+/** What a new workflow's editor starts with: the shape PUT /workflows/{key} takes, to edit. */
 const NEW_DEFINITION = `{
-  "name": "",
+  "name": "A new workflow",
   "steps": [
-    { "type": "send", "channel": "inapp", "template": "" }
+    { "type": "send", "channel": "inapp", "content": { "title": "Hello", "body": "Hello {{ name }}" } }
   ]
 }`;
 
-/** The editor's text of a saved workflow: the fields PUT takes, nothing the server sets. */
+/**
+ * The editor's text of a saved workflow: the fields PUT takes (a null name or category is left
+ * out, as PUT takes none), one step a line so that an error's line is its step's.
+ */
 function definitionText(w: WorkflowView): string {
   const steps = w.steps.map((s) => `    ${JSON.stringify(s)}`).join(',\n');
-  const head = `  "name": ${JSON.stringify(w.name)},\n  "category": ${JSON.stringify(w.category)},\n`;
+  const head = [
+    w.name === null ? '' : `  "name": ${JSON.stringify(w.name)},\n`,
+    w.category === null ? '' : `  "category": ${JSON.stringify(w.category)},\n`,
+  ].join('');
   return `{\n${head}  "steps": [${steps ? `\n${steps}\n  ` : ''}]\n}`;
 }
 
@@ -155,7 +161,7 @@ function WorkflowList(props: { selected: string | null; onNew?: () => void }) {
                 <td>
                   <Link to={`/workflows?key=${encodeURIComponent(w.key)}`}>{w.key}</Link>
                 </td>
-                <td>{w.name}</td>
+                <td>{w.name ?? '–'}</td>
                 <td>{w.category ?? '–'}</td>
                 <td className="version">{w.version}</td>
                 <td>{new Date(w.updatedAt).toLocaleString()}</td>
@@ -438,7 +444,9 @@ function TriggerForm(props: { workflowKey: string }) {
             ))}
           </ul>
           {answer.refused && answer.refused.length > 0 ? (
-            <p className="problem">Refused (no such recipient): {answer.refused.join(', ')}.</p>
+            <p className="problem">
+              Refused (no such recipient): {answer.refused.map((r) => r.recipientId).join(', ')}.
+            </p>
           ) : null}
         </div>
       ) : null}
