@@ -58,6 +58,7 @@ import { createUnsubscribeTokens, type UnsubscribeTokens } from './suppressions/
 import { templateRoutes } from './templates/routes.ts';
 import { createSyntaxCheck, type SyntaxCheck } from './templates/syntax-check.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
+import { workflowRunRoutes } from './workflows/run-routes.ts';
 
 /**
  * Everything one process builds once and hands to its roles: the composition root's product.
@@ -146,6 +147,7 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(preferenceRoutes, deps),
       bind(topicRoutes, deps),
       bind(broadcastRoutes, withWorker),
+      bind(workflowRunRoutes, deps),
       bind(recipientTokenRoute, deps),
       bind(inboxRoutes, deps),
       bind(inboxStreamRoute, deps),
@@ -190,7 +192,11 @@ export async function createDeps(
     // HERALD_ADMIN_EMAIL/PASSWORD: the first admin, created once, in tenant `default`.
     await bootstrapAdmin(store.auth, clock, config.auth.adminEmail, config.auth.adminPassword);
     const core = { config, store, clock };
-    const metrics = createMetrics({ peer: thread?.metrics, argon2Operations: () => argon2Stats().started });
+    const metrics = createMetrics({
+      peer: thread?.metrics,
+      argon2Operations: () => argon2Stats().started,
+      waitingRuns: async () => (await store.workflowRuns.counts()).waitingByWorkflow,
+    });
     const reports = createReportService(store, clock);
     const unsubscribe = createUnsubscribeTokens(store.auth, clock, config.keyEncryptionSecret);
     const recipientDigests = createRecipientDigests(store.auth, clock, config.keyEncryptionSecret);

@@ -2,6 +2,7 @@ import {
   AggregatorRegistry,
   Counter,
   collectDefaultMetrics,
+  Gauge,
   Histogram,
   type MetricObjectWithValues,
   type MetricValue,
@@ -23,6 +24,8 @@ export interface Metrics {
   argon2: Counter;
   /** Seconds from acceptance to the provider call, by priority (the isolation bench's figure). */
   pickupLatency: Histogram<'priority'>;
+  /** Workflow runs that entered each status (RUNNING when a trigger made them; docs/workflows.md). */
+  workflowRuns: Counter<'status'>;
 }
 
 /** A registry's metrics as JSON: what a thread sends its peer. */
@@ -35,11 +38,14 @@ export interface MetricsOptions {
   peer?: () => Promise<MetricsSnapshot>;
   /** argon2 hashes and verifications this process ran (auth/passwords.ts counts them). */
   argon2Operations?: () => number;
+  /** Waiting workflow runs by workflow key, read once per scrape (store.workflowRuns.counts). */
+  waitingRuns?: () => Promise<Record<string, number>>;
 }
 
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  if (options.waitingRuns) waitingGauge(registry, options.waitingRuns);
   const peer = options.peer;
   // Every counter and histogram exists in both threads (zero where unused): their sums are the process's.
   const merged = async () =>
@@ -83,5 +89,28 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 60, 300, 1800],
       registers: [registry],
     }),
+    workflowRuns: new Counter({
+      name: 'herald_workflow_runs_total',
+      help: 'Workflow runs that entered each status (RUNNING: made by a trigger)',
+      labelNames: ['status'],
+      registers: [registry],
+    }),
   };
+}
+
+/**
+ * `herald_workflow_runs_waiting{workflow}`: one grouped read of the waiting runs' index per scrape,
+ * made where the store is read (the main thread), not kept by the engine.
+ */
+function waitingGauge(registry: Registry, read: () => Promise<Record<string, number>>): void {
+  new Gauge({
+    name: 'herald_workflow_runs_waiting',
+    help: 'Workflow runs waiting in a delay or a digest, by workflow',
+    labelNames: ['workflow'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const [workflow, n] of Object.entries(await read())) this.set({ workflow }, n);
+    },
+  });
 }

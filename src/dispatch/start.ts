@@ -18,6 +18,7 @@ import { createPreferenceTokens, type PreferenceTokens } from '../recipients/pre
 import { suppressionKey } from '../suppressions/model.ts';
 import { createUnsubscribeTokens, type UnsubscribeTokens } from '../suppressions/unsubscribe-token.ts';
 import type { Renderer } from '../templates/render.ts';
+import { startWorkflowEngine } from '../workflows/engine.ts';
 import { createScheduler } from './scheduler.ts';
 import { createUrgentTrace } from './urgent-trace.ts';
 import { createWorker, type Worker } from './worker.ts';
@@ -134,6 +135,18 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     log,
     chunk: deps.store.capabilities.oneWriter ? FIXED.fanOutChunk.oneWriter : FIXED.fanOutChunk.sharedStore,
   });
+  // Workflow runs step beside it too, a chunk of due runs at a time (docs/workflows.md "Runs").
+  const engine = startWorkflowEngine({
+    runs: deps.store.workflowRuns,
+    workflows: deps.store.workflows,
+    clock: deps.clock,
+    wakeup: deps.wakeup,
+    onAdvanced: () => statusChanged(),
+    metrics: deps.metrics,
+    pollMs: deps.config.dispatch.pollMs,
+    log,
+    chunk: deps.store.capabilities.oneWriter ? FIXED.fanOutChunk.oneWriter : FIXED.fanOutChunk.sharedStore,
+  });
   log.info(
     { owner: scheduler.owner, providers: providers.all().map((p) => `${p.channel}:${p.name}`) },
     'worker started',
@@ -144,6 +157,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     statusChanged,
     async close() {
       await fanOut.stop();
+      await engine.stop();
       await worker.stop(Math.min(deps.config.dispatch.leaseMs, 10_000));
       await callbacks.close();
       await providers.close();

@@ -26,9 +26,18 @@ import { type ValidNotification, validateNotification } from './validate.ts';
 import { acceptedView } from './view.ts';
 import type { WakeSignal } from './wakeup.ts';
 
-/** How long an Idempotency-Key holds: a replay within 24 h returns the first notification. */
-const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** How long an Idempotency-Key holds: a replay within 24 h returns the first answer (a workflow trigger's too). */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** 400 for an Idempotency-Key header that is not 1 to 255 visible ASCII characters (section 3). */
+export function checkIdempotencyKey(key: string | undefined): void {
+  if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+    throw new HeraldError('VALIDATION_FAILED', 'The Idempotency-Key header is invalid.', {
+      errors: [{ path: 'headers/idempotency-key', message: 'must be 1 to 255 visible ASCII characters' }],
+    });
+  }
+}
 
 /** One item's outcome in a batch: accepted, or refused with its own problem. */
 export type BatchItemResult =
@@ -183,11 +192,7 @@ export function createIngest(deps: IngestDeps): Ingest {
   return {
     async accept(tenant, body, idempotencyKey) {
       const now = clock.now();
-      if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-        throw new HeraldError('VALIDATION_FAILED', 'The Idempotency-Key header is invalid.', {
-          errors: [{ path: 'headers/idempotency-key', message: 'must be 1 to 255 visible ASCII characters' }],
-        });
-      }
+      checkIdempotencyKey(idempotencyKey);
       const v = validateNotification(body, 'body', now, pushAllowedHosts);
       if (Array.isArray(v)) throw invalid(v);
       if (v.content !== null) {

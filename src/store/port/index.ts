@@ -15,6 +15,7 @@ import type { SuppressionStore } from './suppressions.ts';
 import type { TemplateStore } from './templates.ts';
 import type { TopicStore } from './topics.ts';
 import type { WakeupChannel } from './wakeups.ts';
+import type { WorkflowRunStore } from './workflow-runs.ts';
 import type { WorkflowStore } from './workflows.ts';
 
 /**
@@ -61,6 +62,8 @@ export interface Store {
   inbox: InboxStore;
   /** Workflow definitions and their immutable versions (src/workflows, docs/workflows.md). */
   workflows: WorkflowStore;
+  /** Workflow runs: triggers, the due-time index and each step's transaction (src/workflows/engine.ts). */
+  workflowRuns: WorkflowRunStore;
   /**
    * Calls `onChange` soon after any process commits status changes (PostgreSQL LISTEN/NOTIFY);
    * on SQLite, readers poll. A hint only: the log is the truth.

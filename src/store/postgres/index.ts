@@ -18,6 +18,7 @@ import { createPostgresSuppressions } from './suppressions.ts';
 import { createPostgresTemplates } from './templates.ts';
 import { createPostgresTopics } from './topics.ts';
 import { createPostgresWakeups, STATUS_CHANNEL, WAKEUP_CHANNEL } from './wakeups.ts';
+import { createPostgresWorkflowRuns } from './workflow-runs.ts';
 import { createPostgresWorkflows } from './workflows.ts';
 
 /**
@@ -70,6 +71,7 @@ export async function createPostgresStore(
     broadcasts: createPostgresBroadcasts(sql),
     inbox: createPostgresInbox(sql),
     workflows: createPostgresWorkflows(sql),
+    workflowRuns: createPostgresWorkflowRuns(sql),
     wakeups: createPostgresWakeups(sql, WAKEUP_CHANNEL),
     statusChanges: createPostgresWakeups(sql, STATUS_CHANNEL),
     async ping() {

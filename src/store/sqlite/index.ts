@@ -16,6 +16,7 @@ import { createSqliteStatusLog } from './status-log.ts';
 import { createSqliteSuppressions } from './suppressions.ts';
 import { createSqliteTemplates } from './templates.ts';
 import { createSqliteTopics } from './topics.ts';
+import { createSqliteWorkflowRuns } from './workflow-runs.ts';
 import { createSqliteWorkflows } from './workflows.ts';
 
 const silent = { subscribe: async () => async () => undefined };
@@ -46,6 +47,7 @@ export function createSqliteStore(dataDir: string, cacheMiB?: number): Store & {
     broadcasts: createSqliteBroadcasts(db),
     inbox: createSqliteInbox(db),
     workflows: createSqliteWorkflows(db),
+    workflowRuns: createSqliteWorkflowRuns(db),
     // One process: the in-process signal already wakes the worker, and status readers poll.
     wakeups: silent,
     statusChanges: silent,

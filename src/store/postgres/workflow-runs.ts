@@ -1,0 +1,293 @@
+import { notificationId } from '../../notifications/ids.ts';
+import { PRIORITIES, priorityRank } from '../../notifications/model.ts';
+import { isUrgent } from '../../notifications/wakeup.ts';
+import { advanceRun, type Op, type OpAnswer } from '../../workflows/advance.ts';
+import {
+  definitionKey,
+  type NewRun,
+  type NewTrigger,
+  type RunRecord,
+  type TriggerHit,
+  type WorkflowRunStore,
+} from '../port/workflow-runs.ts';
+import {
+  countAdvance,
+  digestOf,
+  LIVE_RUN_STATUSES_SQL,
+  loneDigest,
+  newRunValues,
+  noAdvance,
+  openItems,
+  RUN_COLUMNS,
+  type RunNotificationRow,
+  type RunRow,
+  runFromRow,
+  runNotificationFromRow,
+  runsFor,
+  stateValues,
+  type TopicTriggerRow,
+  topicTriggerOf,
+  triggerValues,
+} from '../rows-workflow-runs.ts';
+import type { Query, Sql } from './connect.ts';
+import { joinRank } from './lanes.ts';
+import { URGENT_PAYLOAD, WAKEUP_CHANNEL } from './wakeups.ts';
+
+const RANKS = PRIORITIES.map((_, rank) => rank);
+const JOIN_RANK = `SELECT ${joinRank('$1::text', '$2::smallint', '$3::text')} AS rank`;
+
+/** The PostgreSQL implementation of the workflow runs port; same semantics as the SQLite one. */
+export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
+  const insertRuns = async (tx: Query, t: NewTrigger, runs: NewRun[]) => {
+    if (runs.length === 0) return;
+    const rows = runs.map((run) => newRunValues(t, run));
+    const first = rows[0] as ReturnType<typeof newRunValues>;
+    // One statement for the runs: their own columns as arrays, the trigger's once.
+    await tx`
+      INSERT INTO workflow_runs (id, tenant, workflow_key, version, recipient_id, trigger_id, status, step_index,
+        priority, locale, variables, steps, due_at, created_at, updated_at)
+      SELECT id, ${first.tenant}, ${first.workflowKey}, ${first.version}::int, recipient_id, ${first.triggerId},
+        'RUNNING', 0, ${first.priority}::int, ${first.locale}, ${first.variables}, ${first.steps},
+        ${first.dueAt}::bigint, ${first.now}::bigint, ${first.now}::bigint
+      FROM unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.recipientId)}::text[]) AS r(id, recipient_id)`;
+  };
+
+  const hitOf = (row: { answer: string; request_hash: string | null }): TriggerHit => ({
+    answer: row.answer,
+    requestHash: row.request_hash,
+  });
+
+  /** Answers one of the step rules' questions inside the step's transaction. */
+  const answer = async (tx: Query, run: RunRecord, op: Op, now: number): Promise<OpAnswer> => {
+    const { tenant, workflowKey, version, recipientId, id: runId } = run;
+    switch (op.op) {
+      case 'send': {
+        const { step } = op;
+        let template: { version: number; channel: string; category: string | null } | undefined;
+        if (step.template !== undefined) {
+          [template] = await tx<{ version: number; channel: string; category: string | null }[]>`
+            SELECT t.current_version AS version, t.channel, v.category FROM templates t
+            JOIN template_versions v ON v.tenant = t.tenant AND v.key = t.key AND v.version = t.current_version
+            WHERE t.tenant = ${tenant} AND t.key = ${step.template}`;
+          if (!template || template.channel !== step.channel) return null;
+        }
+        const priority = priorityRank(run.priority);
+        const [rank] = await tx.unsafe<{ rank: number }[]>(JOIN_RANK, [tenant, priority, step.channel]);
+        const id = notificationId(now);
+        const hint = isUrgent(run.priority) ? URGENT_PAYLOAD : '';
+        await tx`
+          WITH ins AS (INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient,
+              template_key, template_version, content, variables, metadata, attempts, created_at, updated_at,
+              lane_rank, locale, category, workflow_run_id)
+            VALUES (${id}, ${tenant}, ${step.channel}, ${priority}::smallint, 'QUEUED', 'ready', NULL,
+              ${JSON.stringify({ id: recipientId })}, ${step.template ?? null}, ${template?.version ?? null}::int,
+              ${step.content === undefined ? null : JSON.stringify(step.content)}, ${JSON.stringify(op.variables)},
+              NULL, 0, ${now}::bigint, ${now}::bigint, ${Number(rank?.rank ?? 0)}::bigint, ${run.locale},
+              ${op.category ?? template?.category ?? null}, ${runId})
+            RETURNING 1)
+          SELECT pg_notify(${WAKEUP_CHANNEL}, ${hint}) FROM ins`;
+        return id;
+      }
+      case 'notifications':
+        return notificationsOf(tx, tenant, recipientId, op.ids);
+      case 'digest': {
+        const opened = await tx`
+          INSERT INTO workflow_digests (tenant, workflow_key, version, step_index, recipient_id, key_value, run_id,
+            until, count, items)
+          VALUES (${tenant}, ${workflowKey}, ${version}, ${op.index}, ${recipientId}, ${op.keyValue}, ${runId},
+            ${op.until}, 1, ${openItems(op.item)})
+          ON CONFLICT DO NOTHING RETURNING 1`;
+        if (opened.length === 1) return 'opened';
+        // Another worker's run opened it (this insert waited for its commit): join it while it is open.
+        const joined = await tx`
+          UPDATE workflow_digests SET count = count + 1,
+            items = substr(items, 1, length(items) - 1) || ',' || ${JSON.stringify(op.item)} || ']'
+          WHERE tenant = ${tenant} AND workflow_key = ${workflowKey} AND version = ${version}
+            AND step_index = ${op.index} AND recipient_id = ${recipientId} AND key_value = ${op.keyValue}
+            AND until > ${now}
+          RETURNING 1`;
+        return joined.length === 1 ? 'joined' : 'busy';
+      }
+      case 'closeDigest': {
+        const [row] = await tx<{ count: number; items: string }[]>`
+          DELETE FROM workflow_digests WHERE tenant = ${tenant} AND workflow_key = ${workflowKey}
+            AND version = ${version} AND step_index = ${op.index} AND recipient_id = ${recipientId}
+            AND key_value = ${op.keyValue} AND run_id = ${runId}
+          RETURNING count, items`;
+        return row ? digestOf(row) : loneDigest(run);
+      }
+      case 'throttle': {
+        // The window's count and the mark are one decision: runs of one recipient and key on two
+        // workers take it in turns.
+        const lock = JSON.stringify([tenant, workflowKey, op.index, recipientId, op.keyValue]);
+        await tx`SELECT pg_advisory_xact_lock(hashtext('workflow throttle'), hashtext(${lock}))`;
+        const since = now - op.windowMs;
+        const where = tx`tenant = ${tenant} AND workflow_key = ${workflowKey} AND step_index = ${op.index}
+          AND recipient_id = ${recipientId} AND key_value = ${op.keyValue}`;
+        await tx`DELETE FROM workflow_throttle_marks WHERE ${where} AND at <= ${since}`;
+        const [count] = await tx<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM workflow_throttle_marks WHERE ${where} AND at > ${since}`;
+        if (Number(count?.n ?? 0) >= op.limit) return false;
+        await tx`INSERT INTO workflow_throttle_marks (tenant, workflow_key, step_index, recipient_id, key_value, at,
+            run_id)
+          VALUES (${tenant}, ${workflowKey}, ${op.index}, ${recipientId}, ${op.keyValue}, ${now}, ${runId})`;
+        return true;
+      }
+    }
+  };
+
+  const notificationsOf = async (q: Query, tenant: string, recipientId: string, ids: readonly string[]) => {
+    const rows = await q<RunNotificationRow[]>`
+      SELECT n.id, n.channel, n.status, EXISTS (SELECT 1 FROM inbox_messages m
+          WHERE m.tenant = n.tenant AND m.recipient_id = ${recipientId} AND m.notification_seq = n.seq
+            AND m.read_at IS NOT NULL) AS read
+      FROM notifications n WHERE n.tenant = ${tenant} AND n.id = ANY(${ids as string[]}::text[])`;
+    return rows.map(runNotificationFromRow);
+  };
+
+  const one = async (q: Query, tenant: string, id: string) => {
+    const [row] = await q<RunRow[]>`
+      SELECT ${q.unsafe(RUN_COLUMNS)} FROM workflow_runs WHERE tenant = ${tenant} AND id = ${id}`;
+    return row ? runFromRow(row) : null;
+  };
+
+  return {
+    async trigger(t, runs, since) {
+      return sql.begin(async (tx) => {
+        const v = triggerValues(t);
+        const insert = () => tx`
+          INSERT INTO workflow_triggers (id, tenant, workflow_key, version, steps, topic_key, priority, locale,
+            variables, scheduled_at, idempotency_key, request_hash, answer, pending, advanced_at, created_at)
+          VALUES (${v.id}, ${v.tenant}, ${v.workflowKey}, ${v.version}, ${v.steps}, ${v.topic}, ${v.priority},
+            ${v.locale}, ${v.variables}, ${v.scheduledAt}, ${v.idempotencyKey}, ${v.requestHash}, ${v.answer},
+            ${v.pending}, ${v.createdAt}, ${v.createdAt})
+          ON CONFLICT DO NOTHING RETURNING 1`;
+        if ((await insert()).length === 0) {
+          const [hit] = await tx<{ answer: string; request_hash: string | null; created_at: number }[]>`
+            SELECT answer, request_hash, created_at FROM workflow_triggers
+            WHERE tenant = ${t.tenant} AND idempotency_key = ${t.idempotencyKey} FOR UPDATE`;
+          if (hit && Number(hit.created_at) >= since) return hitOf(hit);
+          await tx`UPDATE workflow_triggers SET idempotency_key = NULL
+            WHERE tenant = ${t.tenant} AND idempotency_key = ${t.idempotencyKey}`;
+          await insert();
+        }
+        await insertRuns(tx, t, runs);
+        return undefined;
+      });
+    },
+    async findTrigger(tenant, key, since) {
+      const [hit] = await sql<{ answer: string; request_hash: string | null }[]>`
+        SELECT answer, request_hash FROM workflow_triggers
+        WHERE tenant = ${tenant} AND idempotency_key = ${key} AND created_at >= ${since}`;
+      return hit ? hitOf(hit) : null;
+    },
+    get: (tenant, id) => one(sql, tenant, id),
+    async list(tenant, f, page) {
+      const rows = await sql<RunRow[]>`
+        SELECT ${sql.unsafe(RUN_COLUMNS)} FROM workflow_runs WHERE tenant = ${tenant}
+          ${f.workflow === undefined ? sql`` : sql`AND workflow_key = ${f.workflow}`}
+          ${f.recipientId === undefined ? sql`` : sql`AND recipient_id = ${f.recipientId}`}
+          ${f.triggerId === undefined ? sql`` : sql`AND trigger_id = ${f.triggerId}`}
+          ${f.status === undefined ? sql`` : sql`AND status = ${f.status}`}
+          ${page.before === undefined ? sql`` : sql`AND seq < ${page.before}`}
+        ORDER BY seq DESC LIMIT ${page.limit}`;
+      return rows.map(runFromRow);
+    },
+    notifications: (tenant, recipientId, ids) => notificationsOf(sql, tenant, recipientId, ids),
+    async cancel(tenant, id, now) {
+      return sql.begin(async (tx) => {
+        // Waits for an engine step holding the run, so the cancel sees where that step left it.
+        const [row] = await tx<RunRow[]>`
+          SELECT ${tx.unsafe(RUN_COLUMNS)} FROM workflow_runs WHERE tenant = ${tenant} AND id = ${id} FOR UPDATE`;
+        if (!row) return null;
+        const run = runFromRow(row);
+        const cancelled = await tx`
+          UPDATE workflow_runs SET status = 'CANCELLED', due_at = NULL, updated_at = ${now}
+          WHERE seq = ${run.seq} AND status IN (${tx.unsafe(LIVE_RUN_STATUSES_SQL)}) RETURNING 1`;
+        if (cancelled.length === 0) return 'ended' as const;
+        await tx`DELETE FROM workflow_digests WHERE tenant = ${tenant} AND workflow_key = ${run.workflowKey}
+          AND version = ${run.version} AND step_index = ${run.stepIndex} AND recipient_id = ${run.recipientId}
+          AND run_id = ${run.id}`;
+        return one(tx, tenant, id);
+      });
+    },
+    async nextDue() {
+      let earliest: number | null = null;
+      for (const rank of RANKS) {
+        const [row] = await sql<{ due_at: number }[]>`
+          SELECT due_at FROM workflow_runs WHERE priority = ${rank} AND due_at IS NOT NULL ORDER BY due_at LIMIT 1`;
+        const due = row === undefined ? undefined : Number(row.due_at);
+        if (due !== undefined && (earliest === null || due < earliest)) earliest = due;
+      }
+      return earliest;
+    },
+    async advance(now, chunk, definitions) {
+      return sql.begin(async (tx) => {
+        const result = noAdvance();
+        for (const rank of RANKS) {
+          const left = chunk - result.advanced - result.missing.length;
+          if (left <= 0) break;
+          // Another worker's step holds its runs: this one takes the next ones, never the same.
+          const rows = await tx<RunRow[]>`
+            SELECT ${tx.unsafe(RUN_COLUMNS)} FROM workflow_runs
+            WHERE priority = ${rank} AND due_at IS NOT NULL AND due_at <= ${now}
+            ORDER BY due_at LIMIT ${left} FOR UPDATE SKIP LOCKED`;
+          for (const row of rows) {
+            const run = runFromRow(row);
+            const definition = definitions.get(definitionKey(run.tenant, run.workflowKey, run.version));
+            if (definition === undefined) {
+              result.missing.push({ tenant: run.tenant, workflowKey: run.workflowKey, version: run.version });
+              continue;
+            }
+            const steps = advanceRun(run, definition ?? undefined, now);
+            let next = steps.next();
+            while (!next.done) next = steps.next(await answer(tx, run, next.value, now));
+            const state = next.value;
+            const v = stateValues(run, state, now);
+            await tx`UPDATE workflow_runs SET status = ${v.status}, step_index = ${v.stepIndex}, steps = ${v.steps},
+                digest = ${v.digest}, due_at = ${v.dueAt}, updated_at = ${v.now}
+              WHERE seq = ${run.seq}`;
+            countAdvance(result, run, state);
+          }
+        }
+        return result;
+      });
+    },
+    async hasFanOut() {
+      const rows = await sql`SELECT 1 FROM workflow_triggers WHERE pending = 1 LIMIT 1`;
+      return rows.length > 0;
+    },
+    async fanOut(now, chunk) {
+      return sql.begin(async (tx) => {
+        const [t] = await tx<TopicTriggerRow[]>`
+          SELECT seq, id, tenant, workflow_key, version, steps, topic_key, priority, locale, variables, scheduled_at,
+            fanned_to, until_seq
+          FROM workflow_triggers WHERE pending = 1 ORDER BY advanced_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
+        if (!t) return null;
+        let until = t.until_seq === null ? null : Number(t.until_seq);
+        if (until === null) {
+          // Under the topic's lock no membership of it is in flight: the snapshot is exact (as a broadcast's).
+          await tx`SELECT 1 FROM topics WHERE tenant = ${t.tenant} AND topic_key = ${t.topic_key} FOR UPDATE`;
+          const [top] = await tx<{ s: number | null }[]>`SELECT max(seq) AS s FROM topic_subscribers`;
+          until = Number(top?.s ?? 0);
+        }
+        const members = (
+          await tx<{ recipient_id: string }[]>`
+            SELECT recipient_id FROM topic_subscribers WHERE tenant = ${t.tenant} AND topic_key = ${t.topic_key}
+              AND recipient_id > ${t.fanned_to} AND seq <= ${until} ORDER BY recipient_id LIMIT ${chunk}`
+        ).map((r) => r.recipient_id);
+        await insertRuns(tx, topicTriggerOf(t, now), runsFor(members, now));
+        const finished = members.length < chunk;
+        await tx`UPDATE workflow_triggers SET pending = ${finished ? 0 : 1}, until_seq = ${until},
+            fanned_to = ${members.at(-1) ?? t.fanned_to}, runs = runs + ${members.length}, advanced_at = ${now}
+          WHERE seq = ${Number(t.seq)}`;
+        return { triggerId: t.id, made: members.length, finished };
+      });
+    },
+    async counts() {
+      const rows = await sql<{ workflow_key: string; n: number }[]>`
+        SELECT workflow_key, count(*)::int AS n FROM workflow_runs WHERE status = 'WAITING' GROUP BY workflow_key`;
+      return { waitingByWorkflow: Object.fromEntries(rows.map((r) => [r.workflow_key, Number(r.n)])) };
+    },
+  };
+}

@@ -1,0 +1,352 @@
+import { notificationId } from '../../notifications/ids.ts';
+import { PRIORITIES, priorityRank } from '../../notifications/model.ts';
+import { advanceRun, type Op, type OpAnswer } from '../../workflows/advance.ts';
+import {
+  definitionKey,
+  type NewRun,
+  type NewTrigger,
+  type RunFilter,
+  type RunRecord,
+  type WorkflowRunStore,
+} from '../port/workflow-runs.ts';
+import {
+  countAdvance,
+  digestOf,
+  LIVE_RUN_STATUSES_SQL,
+  loneDigest,
+  newRunValues,
+  noAdvance,
+  openItems,
+  RUN_COLUMNS,
+  type RunNotificationRow,
+  type RunRow,
+  runFromRow,
+  runNotificationFromRow,
+  runsFor,
+  stateValues,
+  type TopicTriggerRow,
+  topicTriggerOf,
+  triggerValues,
+} from '../rows-workflow-runs.ts';
+import { joinRank } from './lanes.ts';
+import { preparedOnce, type SqliteDb } from './open.ts';
+
+const RANKS = PRIORITIES.map((_, rank) => rank);
+
+function prepare(db: SqliteDb) {
+  return {
+    insertTrigger: db.prepare(
+      `INSERT INTO workflow_triggers (id, tenant, workflow_key, version, steps, topic_key, priority, locale, variables,
+         scheduled_at, idempotency_key, request_hash, answer, pending, advanced_at, created_at)
+       VALUES (@id, @tenant, @workflowKey, @version, @steps, @topic, @priority, @locale, @variables, @scheduledAt,
+         @idempotencyKey, @requestHash, @answer, @pending, @createdAt, @createdAt)
+       ON CONFLICT DO NOTHING`,
+    ),
+    byKey: db.prepare<[string, string], { answer: string; request_hash: string | null; created_at: number }>(
+      'SELECT answer, request_hash, created_at FROM workflow_triggers WHERE tenant = ? AND idempotency_key = ?',
+    ),
+    releaseKey: db.prepare(
+      'UPDATE workflow_triggers SET idempotency_key = NULL WHERE tenant = ? AND idempotency_key = ?',
+    ),
+    insertRun: db.prepare(
+      `INSERT INTO workflow_runs (id, tenant, workflow_key, version, recipient_id, trigger_id, status, step_index,
+         priority, locale, variables, steps, due_at, created_at, updated_at)
+       VALUES (@id, @tenant, @workflowKey, @version, @recipientId, @triggerId, 'RUNNING', 0, @priority, @locale,
+         @variables, @steps, @dueAt, @now, @now)`,
+    ),
+    one: db.prepare<[string, string], RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE tenant = ? AND id = ?`,
+    ),
+    cancel: db.prepare<{ tenant: string; id: string; now: number }>(
+      `UPDATE workflow_runs SET status = 'CANCELLED', due_at = NULL, updated_at = @now
+       WHERE tenant = @tenant AND id = @id AND status IN (${LIVE_RUN_STATUSES_SQL})`,
+    ),
+    // A cancelled run's open digest goes with it: later runs open a new one rather than join a run that will not send.
+    dropDigest: db.prepare(
+      `DELETE FROM workflow_digests WHERE tenant = @tenant AND workflow_key = @workflowKey AND version = @version
+         AND step_index = @stepIndex AND recipient_id = @recipientId AND run_id = @id`,
+    ),
+    headDue: db
+      .prepare<[number], number>(
+        'SELECT due_at FROM workflow_runs WHERE priority = ? AND due_at IS NOT NULL ORDER BY due_at LIMIT 1',
+      )
+      .pluck(),
+    due: db.prepare<{ rank: number; now: number; limit: number }, RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE priority = @rank AND due_at IS NOT NULL AND due_at <= @now
+       ORDER BY due_at LIMIT @limit`,
+    ),
+    save: db.prepare(
+      `UPDATE workflow_runs SET status = @status, step_index = @stepIndex, steps = @steps, digest = @digest,
+         due_at = @dueAt, updated_at = @now WHERE id = @id`,
+    ),
+    template: db.prepare<
+      { tenant: string; key: string },
+      { version: number; channel: string; category: string | null }
+    >(
+      `SELECT t.current_version AS version, t.channel, v.category FROM templates t
+       JOIN template_versions v ON v.tenant = t.tenant AND v.key = t.key AND v.version = t.current_version
+       WHERE t.tenant = @tenant AND t.key = @key`,
+    ),
+    joinAt: db.prepare(`SELECT ${joinRank('@tenant', '@priority', '@channel')}`).pluck(),
+    send: db.prepare(
+      `INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient, template_key,
+         template_version, content, variables, metadata, attempts, created_at, updated_at, lane_rank, locale, category,
+         workflow_run_id)
+       VALUES (@id, @tenant, @channel, @priority, 'QUEUED', 'ready', NULL, @recipient, @templateKey, @templateVersion,
+         @content, @variables, NULL, 0, @now, @now, @rank, @locale, @category, @runId)`,
+    ),
+    notifications: db.prepare<{ tenant: string; recipientId: string; ids: string }, RunNotificationRow>(
+      `SELECT n.id, n.channel, n.status, EXISTS (SELECT 1 FROM inbox_messages m
+           WHERE m.tenant = n.tenant AND m.recipient_id = @recipientId AND m.notification_seq = n.seq
+             AND m.read_at IS NOT NULL) AS read
+       FROM notifications n WHERE n.tenant = @tenant AND n.id IN (SELECT value FROM json_each(@ids))`,
+    ),
+    openDigest: db.prepare(
+      `INSERT INTO workflow_digests (tenant, workflow_key, version, step_index, recipient_id, key_value, run_id, until,
+         count, items)
+       VALUES (@tenant, @workflowKey, @version, @index, @recipientId, @keyValue, @runId, @until, 1, @items)
+       ON CONFLICT DO NOTHING`,
+    ),
+    joinDigest: db.prepare(
+      `UPDATE workflow_digests SET count = count + 1, items = substr(items, 1, length(items) - 1) || ',' || @item || ']'
+       WHERE tenant = @tenant AND workflow_key = @workflowKey AND version = @version AND step_index = @index
+         AND recipient_id = @recipientId AND key_value = @keyValue AND until > @now`,
+    ),
+    closeDigest: db.prepare<Record<string, unknown>, { count: number; items: string }>(
+      `DELETE FROM workflow_digests WHERE tenant = @tenant AND workflow_key = @workflowKey AND version = @version
+         AND step_index = @index AND recipient_id = @recipientId AND key_value = @keyValue AND run_id = @runId
+       RETURNING count, items`,
+    ),
+    pruneMarks: db.prepare(
+      `DELETE FROM workflow_throttle_marks WHERE tenant = @tenant AND workflow_key = @workflowKey
+         AND step_index = @index AND recipient_id = @recipientId AND key_value = @keyValue AND at <= @since`,
+    ),
+    countMarks: db
+      .prepare(
+        `SELECT count(*) FROM workflow_throttle_marks WHERE tenant = @tenant AND workflow_key = @workflowKey
+           AND step_index = @index AND recipient_id = @recipientId AND key_value = @keyValue AND at > @since`,
+      )
+      .pluck(),
+    mark: db.prepare(
+      `INSERT INTO workflow_throttle_marks (tenant, workflow_key, step_index, recipient_id, key_value, at, run_id)
+       VALUES (@tenant, @workflowKey, @index, @recipientId, @keyValue, @now, @runId)`,
+    ),
+    hasFanOut: db.prepare('SELECT 1 FROM workflow_triggers WHERE pending = 1 LIMIT 1').pluck(),
+    nextTrigger: db.prepare<[], TopicTriggerRow>(
+      `SELECT seq, id, tenant, workflow_key, version, steps, topic_key, priority, locale, variables, scheduled_at,
+         fanned_to, until_seq FROM workflow_triggers WHERE pending = 1 ORDER BY advanced_at LIMIT 1`,
+    ),
+    snapshot: db.prepare('SELECT max(seq) FROM topic_subscribers').pluck(),
+    members: db
+      .prepare<{ tenant: string; topic: string; from: string; until: number; chunk: number }, string>(
+        `SELECT recipient_id FROM topic_subscribers WHERE tenant = @tenant AND topic_key = @topic
+           AND recipient_id > @from AND seq <= @until ORDER BY recipient_id LIMIT @chunk`,
+      )
+      .pluck(),
+    advanceTrigger: db.prepare(
+      `UPDATE workflow_triggers SET pending = @pending, until_seq = @until, fanned_to = @to, runs = runs + @made,
+         advanced_at = @now WHERE seq = @seq`,
+    ),
+    waiting: db.prepare<[], { workflow_key: string; n: number }>(
+      "SELECT workflow_key, count(*) AS n FROM workflow_runs WHERE status = 'WAITING' GROUP BY workflow_key",
+    ),
+  };
+}
+
+const statements = preparedOnce(prepare);
+
+/** The SQLite implementation of the workflow runs port (see port/workflow-runs.ts). */
+export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
+  const s = statements(db);
+
+  const insertRuns = (t: NewTrigger, runs: NewRun[]) => {
+    for (const run of runs) s.insertRun.run(newRunValues(t, run));
+  };
+
+  const trigger = db.transaction((t: NewTrigger, runs: NewRun[], since: number) => {
+    const values = triggerValues(t);
+    if (s.insertTrigger.run(values).changes === 0) {
+      // The Idempotency-Key is taken: a live one answers; an expired one is released for this trigger.
+      const hit = s.byKey.get(t.tenant, t.idempotencyKey as string);
+      if (hit && hit.created_at >= since) return { answer: hit.answer, requestHash: hit.request_hash };
+      s.releaseKey.run(t.tenant, t.idempotencyKey);
+      s.insertTrigger.run(values);
+    }
+    insertRuns(t, runs);
+    return undefined;
+  });
+
+  /** Answers one of the step rules' questions inside the step's transaction. */
+  const answer = (run: RunRecord, op: Op, now: number): OpAnswer => {
+    const at = {
+      tenant: run.tenant,
+      workflowKey: run.workflowKey,
+      version: run.version,
+      recipientId: run.recipientId,
+      runId: run.id,
+    };
+    switch (op.op) {
+      case 'send': {
+        const { step } = op;
+        let template: { version: number; channel: string; category: string | null } | undefined;
+        if (step.template !== undefined) {
+          template = s.template.get({ tenant: run.tenant, key: step.template });
+          if (!template || template.channel !== step.channel) return null;
+        }
+        const priority = priorityRank(run.priority);
+        const id = notificationId(now);
+        s.send.run({
+          id,
+          tenant: run.tenant,
+          channel: step.channel,
+          priority,
+          recipient: JSON.stringify({ id: run.recipientId }),
+          templateKey: step.template ?? null,
+          templateVersion: template?.version ?? null,
+          content: step.content === undefined ? null : JSON.stringify(step.content),
+          variables: JSON.stringify(op.variables),
+          now,
+          rank: s.joinAt.get({ tenant: run.tenant, priority, channel: step.channel }),
+          locale: run.locale,
+          category: op.category ?? template?.category ?? null,
+          runId: run.id,
+        });
+        return id;
+      }
+      case 'notifications':
+        return s.notifications
+          .all({ tenant: run.tenant, recipientId: run.recipientId, ids: JSON.stringify(op.ids) })
+          .map(runNotificationFromRow);
+      case 'digest': {
+        const key = { ...at, index: op.index, keyValue: op.keyValue };
+        if (s.openDigest.run({ ...key, until: op.until, items: openItems(op.item) }).changes === 1)
+          return 'opened';
+        const item = JSON.stringify(op.item);
+        return s.joinDigest.run({ ...key, item, now }).changes === 1 ? 'joined' : 'busy';
+      }
+      case 'closeDigest': {
+        const row = s.closeDigest.get({ ...at, index: op.index, keyValue: op.keyValue });
+        return row ? digestOf(row) : loneDigest(run);
+      }
+      case 'throttle': {
+        const key = { ...at, index: op.index, keyValue: op.keyValue, since: now - op.windowMs };
+        s.pruneMarks.run(key);
+        if ((s.countMarks.get(key) as number) >= op.limit) return false;
+        s.mark.run({ ...key, now });
+        return true;
+      }
+    }
+  };
+
+  const advance = db.transaction((now: number, chunk: number, definitions) => {
+    const result = noAdvance();
+    for (const rank of RANKS) {
+      const left = chunk - result.advanced - result.missing.length;
+      if (left <= 0) break;
+      for (const row of s.due.all({ rank, now, limit: left })) {
+        const run = runFromRow(row);
+        const definition = definitions.get(definitionKey(run.tenant, run.workflowKey, run.version));
+        if (definition === undefined) {
+          result.missing.push({ tenant: run.tenant, workflowKey: run.workflowKey, version: run.version });
+          continue;
+        }
+        const steps = advanceRun(run, definition ?? undefined, now);
+        let next = steps.next();
+        while (!next.done) next = steps.next(answer(run, next.value, now));
+        const state = next.value;
+        s.save.run(stateValues(run, state, now));
+        countAdvance(result, run, state);
+      }
+    }
+    return result;
+  });
+
+  const fanOut = db.transaction((now: number, chunk: number) => {
+    const t = s.nextTrigger.get();
+    if (!t) return null;
+    const until = t.until_seq === null ? ((s.snapshot.get() as number | null) ?? 0) : Number(t.until_seq);
+    const members = s.members.all({ tenant: t.tenant, topic: t.topic_key, from: t.fanned_to, until, chunk });
+    insertRuns(topicTriggerOf(t, now), runsFor(members, now));
+    const finished = members.length < chunk;
+    s.advanceTrigger.run({
+      pending: finished ? 0 : 1,
+      until,
+      to: members.at(-1) ?? t.fanned_to,
+      made: members.length,
+      now,
+      seq: t.seq,
+    });
+    return { triggerId: t.id, made: members.length, finished };
+  });
+
+  const cancel = db.transaction((tenant: string, id: string, now: number) => {
+    const row = s.one.get(tenant, id);
+    if (!row) return null;
+    const run = runFromRow(row);
+    if (s.cancel.run({ tenant, id, now }).changes === 0) return 'ended' as const;
+    s.dropDigest.run(run);
+    return runFromRow(s.one.get(tenant, id) as RunRow);
+  });
+
+  return {
+    async trigger(t, runs, since) {
+      return trigger.immediate(t, runs, since);
+    },
+    async findTrigger(tenant, key, since) {
+      const hit = s.byKey.get(tenant, key);
+      return hit && hit.created_at >= since ? { answer: hit.answer, requestHash: hit.request_hash } : null;
+    },
+    async get(tenant, id) {
+      const row = s.one.get(tenant, id);
+      return row ? runFromRow(row) : null;
+    },
+    async list(tenant, filter, page) {
+      const where = ['tenant = @tenant', ...filterWhere(filter)];
+      if (page.before !== undefined) where.push('seq < @before');
+      const rows = db
+        .prepare<Record<string, unknown>, RunRow>(
+          `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT @limit`,
+        )
+        .all({ tenant, ...filter, before: page.before, limit: page.limit });
+      return rows.map(runFromRow);
+    },
+    async notifications(tenant, recipientId, ids) {
+      return s.notifications
+        .all({ tenant, recipientId, ids: JSON.stringify(ids) })
+        .map(runNotificationFromRow);
+    },
+    async cancel(tenant, id, now) {
+      return cancel.immediate(tenant, id, now);
+    },
+    async nextDue() {
+      let earliest: number | null = null;
+      for (const rank of RANKS) {
+        const due = s.headDue.get(rank) as number | undefined;
+        if (due !== undefined && (earliest === null || due < earliest)) earliest = due;
+      }
+      return earliest;
+    },
+    async advance(now, chunk, definitions) {
+      return advance.immediate(now, chunk, definitions);
+    },
+    async hasFanOut() {
+      return s.hasFanOut.get() !== undefined;
+    },
+    async fanOut(now, chunk) {
+      return fanOut.immediate(now, chunk);
+    },
+    async counts() {
+      return { waitingByWorkflow: Object.fromEntries(s.waiting.all().map((r) => [r.workflow_key, r.n])) };
+    },
+  };
+}
+
+/** A run list's filters as SQL conditions (each bound by name). */
+function filterWhere(filter: RunFilter): string[] {
+  const where: string[] = [];
+  if (filter.workflow !== undefined) where.push('workflow_key = @workflow');
+  if (filter.recipientId !== undefined) where.push('recipient_id = @recipientId');
+  if (filter.triggerId !== undefined) where.push('trigger_id = @triggerId');
+  if (filter.status !== undefined) where.push('status = @status');
+  return where;
+}

@@ -1,0 +1,284 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Store } from '../../src/store/port/index.ts';
+import {
+  type Definitions,
+  definitionKey,
+  type NewTrigger,
+  type RunRecord,
+} from '../../src/store/port/workflow-runs.ts';
+import type { WorkflowRecord, WorkflowStep } from '../../src/workflows/model.ts';
+import { T0 } from './queue-fixtures.ts';
+import { freshStores } from './suites.ts';
+
+const S = 1000;
+const send = (text: string, extra: object = {}): WorkflowStep => ({
+  type: 'send',
+  channel: 'inapp',
+  content: { title: 'Hi', body: text },
+  ...extra,
+});
+
+const workflow = (key: string, steps: WorkflowStep[], version = 1): WorkflowRecord => ({
+  key,
+  version,
+  name: null,
+  category: null,
+  steps,
+  createdAt: T0,
+  updatedAt: T0,
+});
+
+const definitionsOf = (...records: WorkflowRecord[]): Definitions =>
+  new Map(records.map((w) => [definitionKey('t1', w.key, w.version), w]));
+
+let seq = 0;
+const trigger = (w: WorkflowRecord, over: Partial<NewTrigger> = {}): NewTrigger => ({
+  id: `tr-${++seq}`,
+  tenant: 't1',
+  workflowKey: w.key,
+  version: w.version,
+  steps: w.steps.length,
+  topic: null,
+  priority: 'NORMAL',
+  locale: null,
+  variables: null,
+  scheduledAt: null,
+  idempotencyKey: null,
+  requestHash: null,
+  answer: '{}',
+  createdAt: T0,
+  ...over,
+});
+
+async function start(store: Store, w: WorkflowRecord, recipients: string[], over: Partial<NewTrigger> = {}) {
+  const t = trigger(w, over);
+  const runs = recipients.map((recipientId) => ({ id: `run-${++seq}`, recipientId }));
+  assert.equal(await store.workflowRuns.trigger(t, runs, 0), undefined);
+  return runs.map((r) => r.id);
+}
+
+const get = async (store: Store, id: string) => (await store.workflowRuns.get('t1', id)) as RunRecord;
+
+/** Advances until no run is due at `now` (a few steps of `chunk`). */
+async function settle(store: Store, now: number, defs: Definitions, chunk = 50) {
+  for (let i = 0; i < 100; i++) {
+    const r = await store.workflowRuns.advance(now, chunk, defs);
+    if (r.advanced === 0) return;
+  }
+  throw new Error('runs kept advancing');
+}
+
+export function workflowRunsSuite(name: string, open: () => Promise<Store>): void {
+  describe(`workflow runs store (${name})`, () => {
+    const fresh = freshStores(open);
+
+    it('runs sends, delays, conditions, digests and throttles each in its step transaction', async () => {
+      const store = await fresh();
+      await store.recipients.put(
+        't1',
+        [
+          { id: 'u1', profile: {} },
+          { id: 'u2', profile: {} },
+        ],
+        T0,
+      );
+
+      // send, delay, send if not_delivered (holds: nothing delivered), send if failed (does not hold).
+      const chain = workflow('chain', [
+        send('first'),
+        { type: 'delay', for: 'PT10S' },
+        send('again', { if: 'not_delivered' }),
+        send('oops', { if: 'failed' }),
+      ]);
+      const digest = workflow('digest', [
+        { type: 'digest', for: 'PT1M', key: 'project' },
+        send('{{ digest.count }}'),
+      ]);
+      const throttle = workflow('throttle', [{ type: 'throttle', limit: 2, for: 'PT1M' }, send('x')]);
+      const defs = definitionsOf(chain, digest, throttle);
+
+      const [c1] = await start(store, chain, ['u1']);
+      await settle(store, T0, defs);
+      let run = await get(store, c1 as string);
+      assert.equal(run.status, 'WAITING');
+      assert.equal(run.stepIndex, 1);
+      assert.equal(run.dueAt, T0 + 10 * S);
+      assert.deepEqual(run.steps[1], { status: 'WAITING', at: T0, until: T0 + 10 * S });
+      const first = run.steps[0]?.notificationId as string;
+      const made = await store.notifications.get('t1', first);
+      assert.deepEqual(made?.record.recipient, { id: 'u1' });
+      assert.equal(await store.workflowRuns.nextDue(), T0 + 10 * S);
+
+      // Not due yet: nothing moves, and the delay keeps its due time.
+      await settle(store, T0 + 5 * S, defs);
+      assert.equal((await get(store, c1 as string)).status, 'WAITING');
+      await settle(store, T0 + 10 * S, defs);
+      run = await get(store, c1 as string);
+      assert.equal(run.status, 'COMPLETED');
+      assert.equal(run.dueAt, null);
+      assert.deepEqual(
+        run.steps.map((s) => s.status),
+        ['DONE', 'DONE', 'DONE', 'SKIPPED'],
+      );
+      assert.ok(run.steps[2]?.notificationId);
+      assert.equal(await store.workflowRuns.nextDue(), null);
+
+      // Digest: three runs of u1 for project a, one for project b. The first of each waits; the
+      // later one joins and ends DIGESTED; after the window the first sends with the digest.
+      const [d1, d2, d3] = await start(store, digest, ['u1'], { variables: '{"project":"a","n":1}' }).then(
+        async (a) => [
+          ...a,
+          ...(await start(store, digest, ['u1'], { variables: '{"project":"a","n":2}' })),
+          ...(await start(store, digest, ['u1'], { variables: '{"project":"b","n":3}' })),
+        ],
+      );
+      await settle(store, T0, defs);
+      assert.equal((await get(store, d1 as string)).status, 'WAITING');
+      assert.equal((await get(store, d2 as string)).status, 'DIGESTED');
+      assert.equal((await get(store, d3 as string)).status, 'WAITING');
+      await settle(store, T0 + 60 * S, defs);
+      const closed = await get(store, d1 as string);
+      assert.equal(closed.status, 'COMPLETED');
+      assert.deepEqual(closed.digest, {
+        count: 2,
+        items: [
+          { project: 'a', n: 1 },
+          { project: 'a', n: 2 },
+        ],
+      });
+      const digestSend = await store.notifications.get('t1', closed.steps[1]?.notificationId as string);
+      assert.deepEqual(
+        (digestSend?.record.variables as { digest?: unknown } | undefined)?.digest,
+        closed.digest,
+      );
+      // A run reaching the digest after it closed opens a new one.
+      const [d4] = await start(store, digest, ['u1'], {
+        variables: '{"project":"a","n":4}',
+        createdAt: T0 + 61 * S,
+      });
+      await settle(store, T0 + 61 * S, defs);
+      assert.equal((await get(store, d4 as string)).status, 'WAITING');
+
+      // Throttle: two pass in a minute, the third ends THROTTLED; a minute later one passes again.
+      const t = await start(store, throttle, ['u2', 'u2', 'u2']);
+      await settle(store, T0, defs);
+      assert.deepEqual(await Promise.all(t.map(async (id) => (await get(store, id)).status)), [
+        'COMPLETED',
+        'COMPLETED',
+        'THROTTLED',
+      ]);
+      const [t4] = await start(store, throttle, ['u2'], { createdAt: T0 + 61 * S });
+      await settle(store, T0 + 61 * S, defs);
+      assert.equal((await get(store, t4 as string)).status, 'COMPLETED');
+    });
+
+    it('takes due runs in priority order, a bounded chunk per step, and keeps each run on its version', async () => {
+      const store = await fresh();
+      const v1 = workflow('w', [send('v1')], 1);
+      const v2 = workflow('w', [send('v2'), send('v2 again')], 2);
+      const defs = definitionsOf(v1, v2);
+      const low = await start(store, v1, ['a', 'b', 'c'], { priority: 'LOW' });
+      const [critical] = await start(store, v2, ['d'], { priority: 'CRITICAL' });
+      const first = await store.workflowRuns.advance(T0, 2, defs);
+      assert.equal(first.advanced, 2);
+      assert.equal((await get(store, critical as string)).status, 'COMPLETED');
+      assert.equal((await get(store, critical as string)).steps.length, 2);
+      await settle(store, T0, defs);
+      for (const id of low) {
+        const run = await get(store, id);
+        assert.equal(run.version, 1);
+        assert.equal(run.steps.length, 1);
+        assert.equal(run.status, 'COMPLETED');
+      }
+      // A run whose version is not loaded is left due and named, for the engine to load.
+      const v3 = workflow('w', [send('v3')], 3);
+      const [later] = await start(store, v3, ['e']);
+      const missing = await store.workflowRuns.advance(T0, 10, defs);
+      assert.deepEqual(missing.missing, [{ tenant: 't1', workflowKey: 'w', version: 3 }]);
+      assert.equal((await get(store, later as string)).status, 'RUNNING');
+      // One that is gone ends FAILED.
+      await store.workflowRuns.advance(T0, 10, new Map([[definitionKey('t1', 'w', 3), null]]));
+      assert.equal((await get(store, later as string)).status, 'FAILED');
+    });
+
+    it('replays an Idempotency-Key, lists with filters and cancels once', async () => {
+      const store = await fresh();
+      const w = workflow('w', [{ type: 'delay', for: 'PT1H' }, send('x')]);
+      const t = trigger(w, { idempotencyKey: 'k1', requestHash: 'h1', answer: '{"triggerId":"a"}' });
+      assert.equal(await store.workflowRuns.trigger(t, [{ id: 'r1', recipientId: 'u1' }], 0), undefined);
+      const again = trigger(w, { idempotencyKey: 'k1', requestHash: 'h2', answer: '{"triggerId":"b"}' });
+      assert.deepEqual(await store.workflowRuns.trigger(again, [{ id: 'r2', recipientId: 'u1' }], 0), {
+        answer: '{"triggerId":"a"}',
+        requestHash: 'h1',
+      });
+      assert.equal(await store.workflowRuns.get('t1', 'r2'), null);
+      assert.deepEqual(await store.workflowRuns.findTrigger('t1', 'k1', 0), {
+        answer: '{"triggerId":"a"}',
+        requestHash: 'h1',
+      });
+      // Expired: the key is released for a new trigger.
+      assert.equal(await store.workflowRuns.findTrigger('t1', 'k1', T0 + 1), null);
+      assert.equal(
+        await store.workflowRuns.trigger(again, [{ id: 'r2', recipientId: 'u2' }], T0 + 1),
+        undefined,
+      );
+
+      const all = await store.workflowRuns.list('t1', {}, { limit: 10 });
+      assert.deepEqual(
+        all.map((r) => r.id),
+        ['r2', 'r1'],
+      );
+      const mine = await store.workflowRuns.list('t1', { recipientId: 'u1' }, { limit: 10 });
+      assert.deepEqual(
+        mine.map((r) => r.id),
+        ['r1'],
+      );
+      assert.deepEqual(
+        (await store.workflowRuns.list('t1', { triggerId: again.id }, { limit: 10 })).map((r) => r.id),
+        ['r2'],
+      );
+      const page = await store.workflowRuns.list('t1', {}, { limit: 1, before: all[0]?.seq });
+      assert.deepEqual(
+        page.map((r) => r.id),
+        ['r1'],
+      );
+      assert.equal((await store.workflowRuns.list('t2', {}, { limit: 10 })).length, 0);
+
+      await settle(store, T0, definitionsOf(w));
+      const cancelled = await store.workflowRuns.cancel('t1', 'r1', T0 + 1);
+      assert.equal((cancelled as RunRecord).status, 'CANCELLED');
+      assert.equal((cancelled as RunRecord).dueAt, null);
+      assert.equal(await store.workflowRuns.cancel('t1', 'r1', T0 + 2), 'ended');
+      assert.equal(await store.workflowRuns.cancel('t2', 'r2', T0 + 2), null);
+      assert.deepEqual((await store.workflowRuns.counts()).waitingByWorkflow, { w: 1 });
+    });
+
+    it("makes a topic trigger's runs in chunks, once per subscriber", async () => {
+      const store = await fresh();
+      const ids = ['m1', 'm2', 'm3', 'm4', 'm5'];
+      await store.recipients.put(
+        't1',
+        ids.map((id) => ({ id, profile: {} })),
+        T0,
+      );
+      await store.topics.put('t1', 'news', null, T0);
+      await store.topics.subscribe('t1', 'news', ids, T0);
+      const w = workflow('w', [send('x')]);
+      await store.workflowRuns.trigger(trigger(w, { id: 'topic-1', topic: 'news' }), [], 0);
+      assert.equal(await store.workflowRuns.hasFanOut(), true);
+      const steps = [];
+      for (
+        let step = await store.workflowRuns.fanOut(T0, 2);
+        step;
+        step = await store.workflowRuns.fanOut(T0, 2)
+      ) {
+        steps.push(step.made);
+      }
+      assert.deepEqual(steps, [2, 2, 1]);
+      assert.equal(await store.workflowRuns.hasFanOut(), false);
+      const runs = await store.workflowRuns.list('t1', { triggerId: 'topic-1' }, { limit: 10 });
+      assert.deepEqual(runs.map((r) => r.recipientId).sort(), ids);
+    });
+  });
+}
