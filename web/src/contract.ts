@@ -109,6 +109,7 @@ export interface WorkflowRunView {
   recipientId: string;
   triggerId: string;
   status: string;
+  priority: string;
   steps: WorkflowRunStep[];
   createdAt: string;
   updatedAt: string;

@@ -6,6 +6,7 @@ import { ProblemView } from '../components/problem.tsx';
 import { describeStep } from '../components/workflow-diagram.tsx';
 import { FINAL_RUN_STATUSES, RUN_STATUSES, type WorkflowRunView, type WorkflowView } from '../contract.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
+import { hasScope } from '../session.ts';
 
 const PAGE = 20;
 /** How often a run that has not ended, and a list showing one, are read again. */
@@ -196,12 +197,14 @@ export function WorkflowRunPage(props: { id: string }) {
               <dd>
                 <Link to={`/workflow-runs?triggerId=${encodeURIComponent(r.triggerId)}`}>{r.triggerId}</Link>
               </dd>
+              <dt>Priority</dt>
+              <dd>{r.priority}</dd>
               <dt>Created</dt>
               <dd>{time(r.createdAt)}</dd>
               <dt>Updated</dt>
               <dd>{time(r.updatedAt)}</dd>
             </dl>
-            {ENDED.has(r.status) ? null : (
+            {ENDED.has(r.status) || !hasScope('notifications:send') ? null : (
               <button
                 type="button"
                 className="secondary"
@@ -217,7 +220,11 @@ export function WorkflowRunPage(props: { id: string }) {
             {r.steps.map((s) => {
               const definition = definitions ? describeStep(definitions[s.index]) : null;
               return (
-                <li key={s.index} className={`event step-${s.status.toLowerCase()}`} data-step={s.index}>
+                <li
+                  key={s.index}
+                  className={`run-step run-step-${s.status.toLowerCase()}`}
+                  data-step={s.index}
+                >
                   <span className="event-type">
                     {s.index} {s.type}
                   </span>
