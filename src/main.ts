@@ -58,6 +58,7 @@ import { createUnsubscribeTokens, type UnsubscribeTokens } from './suppressions/
 import { templateRoutes } from './templates/routes.ts';
 import { createSyntaxCheck, type SyntaxCheck } from './templates/syntax-check.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
+import { workflowRoutes } from './workflows/routes.ts';
 import { workflowRunRoutes } from './workflows/run-routes.ts';
 
 /**
@@ -151,6 +152,7 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(recipientTokenRoute, deps),
       bind(inboxRoutes, deps),
       bind(inboxStreamRoute, deps),
+      bind(workflowRoutes, deps),
       metricsRoutes(deps.metrics, () => clusterExposition(deps)),
     );
     routes.public.push(

@@ -40,6 +40,11 @@ const TAGS = [
     description:
       "A recipient's in-app inbox, with a recipient token (scope inbox): its messages, counts, actions and live stream (see docs/inbox-api.md)",
   },
+  {
+    name: 'workflows',
+    description:
+      'Several steps for one event: sends, delays, digests and throttles, versioned (see docs/workflows.md)',
+  },
   { name: 'admin', description: 'Users, clients, queues and the sandbox (scope admin)' },
   { name: 'webhooks', description: 'Delivery reports from providers, authenticated by their signatures' },
   { name: 'ops', description: 'Health, readiness and metrics' },

@@ -146,6 +146,14 @@ const InappContent = Type.Object(
   strict,
 );
 
+/** Each channel's inline content, wherever content is given (a notification, a workflow's send step). */
+export const CONTENT_SCHEMAS = {
+  email: EmailContent,
+  sms: SmsContent,
+  push: PushContent,
+  inapp: InappContent,
+} as const;
+
 function body(channel: TSchema, recipient: TObject, content: TObject): TObject<TProperties> {
   return Type.Object(
     {

@@ -5,6 +5,12 @@
  */
 import type { Channel, Content } from '../channels.ts';
 
+/**
+ * What a workflow key may be: a template key's form (templates/key.ts), written apart so that a
+ * 400 says "workflow key".
+ */
+export const WORKFLOW_KEY = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
+
 /** Most steps one workflow may have. */
 export const MAX_STEPS = 20;
 
@@ -72,6 +78,12 @@ export interface WorkflowRecord extends WorkflowDefinition {
   /** When this version was saved. */
   updatedAt: number;
 }
+
+/**
+ * What a digest's or throttle's `key` may be: the name of one of the trigger's variables, whose
+ * value splits the digest or window (e.g. `projectId`).
+ */
+export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 /** A run's status: WAITING in a delay or a digest; the last four are final. */
 export const RUN_STATUSES = [
