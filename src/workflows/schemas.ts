@@ -1,4 +1,4 @@
-import { type TObject, Type } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { CHANNELS } from '../channels.ts';
 import { exampleOf, withExample } from '../http/examples.ts';
@@ -6,8 +6,9 @@ import { describedPattern } from '../http/field-messages.ts';
 import { PageSchema } from '../http/page.ts';
 import { literals, nullable } from '../http/schema.ts';
 import { CategoryName, CONTENT_SCHEMAS } from '../notifications/schemas.ts';
+import type { Checker } from '../notifications/validate.ts';
 import { TemplateKey } from '../templates/key.ts';
-import { MAX_STEPS, SEND_CONDITIONS, VARIABLE_NAME, WORKFLOW_KEY } from './model.ts';
+import { MAX_STEPS, SEND_CONDITIONS, type StepType, VARIABLE_NAME, WORKFLOW_KEY } from './model.ts';
 
 // The schemas of a workflow definition (docs/workflows.md): what the OpenAPI document shows, and
 // the compiled checks validate.ts runs, one per step kind, so that a bad step's errors name its
@@ -131,7 +132,7 @@ const SendOwn = Type.Object(
 );
 
 /** The compiled check of each step kind. */
-export const stepCheckers: Record<string, ReturnType<typeof TypeCompiler.Compile<TObject>>> = {
+export const stepCheckers: Record<StepType, Checker> = {
   send: TypeCompiler.Compile(SendOwn),
   delay: TypeCompiler.Compile(DelayStep),
   digest: TypeCompiler.Compile(DigestStep),

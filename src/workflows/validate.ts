@@ -1,5 +1,4 @@
-import type { FieldError } from '../errors.ts';
-import { HeraldError } from '../errors.ts';
+import { type FieldError, HeraldError } from '../errors.ts';
 import { fieldMessage, MAX_FIELD_ERRORS, oneOf } from '../http/field-messages.ts';
 import { priorityRank } from '../notifications/model.ts';
 import { schemaErrors, validateNotification } from '../notifications/validate.ts';
@@ -12,6 +11,7 @@ import {
   MAX_STEPS,
   type SendStep,
   STEP_TYPES,
+  type StepType,
   type WorkflowDefinition,
   type WorkflowStep,
 } from './model.ts';
@@ -37,8 +37,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  * as a broadcast's are.
  */
 function sendErrors(step: Record<string, unknown>, path: string, errors: FieldError[]): void {
-  const own = stepCheckers.send;
-  if (own && !own.Check(step)) schemaErrors(own, step, path, errors);
+  if (!stepCheckers.send.Check(step)) schemaErrors(stepCheckers.send, step, path, errors);
   const { type: _type, if: _if, ...notification } = step;
   const checked = validateNotification({ ...notification, recipient: STAND_IN }, path, 0);
   if (Array.isArray(checked)) errors.push(...checked);
@@ -67,9 +66,9 @@ function stepErrors(step: unknown, path: string, errors: FieldError[]): void {
     sendErrors(step, path, errors);
     return;
   }
-  const checker = stepCheckers[kind];
+  const checker = stepCheckers[kind as StepType];
   const before = errors.length;
-  if (checker && !checker.Check(step)) schemaErrors(checker, step, path, errors);
+  if (!checker.Check(step)) schemaErrors(checker, step, path, errors);
   // The schema says a duration is a string; its form and bounds are durationMs's.
   const forPath = `${path}/for`;
   if (

@@ -522,6 +522,18 @@ async function exercise(
   await expect(call('DELETE', '/topics/doc-news'), 204);
   await expect(call('DELETE', '/topics/doc-news'), 404);
 
+  // workflow definitions
+  const workflow = { steps: [{ type: 'send', channel: 'email', content: { subject: 'Hi', text: 'x' } }] };
+  await expect(call('PUT', '/workflows/doc-flow', workflow), 201);
+  await expect(call('PUT', '/workflows/doc-flow', { ...workflow, name: 'Doc flow' }), 200);
+  await expect(call('PUT', '/workflows/doc-flow', { steps: [{ type: 'delay', for: 'P1M' }] }), 400);
+  await expect(call('GET', '/workflows'), 200);
+  await expect(call('GET', '/workflows?cursor=forged'), 400);
+  await expect(call('GET', '/workflows/doc-flow'), 200);
+  await expect(call('GET', '/workflows/nope'), 404);
+  await expect(call('DELETE', '/workflows/doc-flow'), 204);
+  await expect(call('DELETE', '/workflows/doc-flow'), 404);
+
   // queues and the sandbox
   await expect(call('GET', '/admin/queues'), 200);
   await expect(anonymous('GET', '/admin/queues'), 401);

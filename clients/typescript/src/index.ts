@@ -30,6 +30,12 @@ export type InboxItem = InboxPage['items'][number];
 export type InboxCounts = Json<paths['/inbox/counts']['get']['responses'][200]>;
 export type InboxFilter = NonNullable<NonNullable<paths['/inbox']['get']['parameters']['query']>['filter']>;
 export type InboxAction = 'seen' | 'read' | 'unread' | 'archive' | 'unarchive';
+/** The body of `PUT /workflows/{key}`. */
+export type WorkflowInput = Json<paths['/workflows/{key}']['put']['requestBody']>;
+/** A workflow's version (`GET /workflows/{key}`). */
+export type Workflow = Json<paths['/workflows/{key}']['get']['responses'][200]>;
+/** One step of a workflow: a send, a delay, a digest or a throttle. */
+export type WorkflowStep = Workflow['steps'][number];
 
 /** What the inbox stream says: a message arrived, or the counts changed (`id`: its Last-Event-ID, if any). */
 export type InboxEvent =

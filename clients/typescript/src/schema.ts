@@ -1480,6 +1480,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflows/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A workflow's current version
+         * @description Scope templates:read. 404 for a key the tenant has no workflow of.
+         */
+        get: operations["getWorkflowsKey"];
+        /**
+         * Save a workflow: 201 for a new key, else 200 with a new version
+         * @description Scope templates:write. `steps` run in order (1 to 20): `send` (a channel and a `template` of that channel or inline `content`, checked as a notification's; `if`: `not_read`, `not_delivered` or `failed`), `delay` (`for`), `digest` (`for`, `key`?) and `throttle` (`limit`, `for`, `key`?); durations are ISO 8601, at most 30 days. Every save is a new version; runs keep the version they started with. A broken rule is 400 naming the step and field (`body/steps/2/for`), every error at once, and nothing is saved.
+         */
+        put: operations["putWorkflowsKey"];
+        post?: never;
+        /**
+         * Delete a workflow
+         * @description Scope templates:write. The key no longer names a workflow; runs already started finish with the version they started with. 404 for a key the tenant has no workflow of.
+         */
+        delete: operations["deleteWorkflowsKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List workflows by key
+         * @description Scope templates:read. The current version of each of the tenant's workflows, by key; follow `nextCursor` until it is null.
+         */
+        get: operations["getWorkflows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -8552,6 +8600,775 @@ export interface operations {
                      *     data: {"unread":1,"unseen":1}
                      */
                     "text/event-stream": string;
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowsKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example comment-follow-up */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "comment-follow-up",
+                     *       "name": "Comment, then email if unread",
+                     *       "category": "comments",
+                     *       "version": 2,
+                     *       "steps": [
+                     *         {
+                     *           "type": "send",
+                     *           "channel": "inapp",
+                     *           "template": "comment"
+                     *         },
+                     *         {
+                     *           "type": "delay",
+                     *           "for": "PT10M"
+                     *         },
+                     *         {
+                     *           "type": "send",
+                     *           "channel": "email",
+                     *           "template": "comment-email",
+                     *           "if": "not_read"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T09:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        key: string;
+                        name: string | null;
+                        category: string | null;
+                        /** @description Runs keep the version they started with. */
+                        version: number;
+                        steps: ({
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "email";
+                            /** @description A email template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                subject: string;
+                                text?: string;
+                                html?: string;
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "sms";
+                            /** @description A sms template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                /** @description At most 1600 characters (Twilio's limit for one message). */
+                                text: string;
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "push";
+                            /** @description A push template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                title: string;
+                                body: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "inapp";
+                            /** @description A inapp template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                title: string;
+                                body: string;
+                                /** @description The link of the message: an http(s) URL or a path of the app (`/orders/42`). */
+                                url?: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "delay";
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "digest";
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                            /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                            key?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "throttle";
+                            limit: number;
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                            /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                            key?: string;
+                        })[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putWorkflowsKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example comment-follow-up */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Comment, then email if unread",
+                 *       "category": "comments",
+                 *       "steps": [
+                 *         {
+                 *           "type": "send",
+                 *           "channel": "inapp",
+                 *           "template": "comment"
+                 *         },
+                 *         {
+                 *           "type": "delay",
+                 *           "for": "PT10M"
+                 *         },
+                 *         {
+                 *           "type": "send",
+                 *           "channel": "email",
+                 *           "template": "comment-email",
+                 *           "if": "not_read"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    /** @description The category of the workflow's notifications: the recipient's preferences for it apply (docs/preferences.md). */
+                    category?: string;
+                    /** @description Run in order, 1 to 20 of them. */
+                    steps: ({
+                        /** @enum {string} */
+                        type: "send";
+                        /** @enum {string} */
+                        channel: "email";
+                        /** @description A email template's key (give this or content). */
+                        template?: string;
+                        content?: {
+                            subject: string;
+                            text?: string;
+                            html?: string;
+                        };
+                        /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                        if?: "not_read" | "not_delivered" | "failed";
+                    } | {
+                        /** @enum {string} */
+                        type: "send";
+                        /** @enum {string} */
+                        channel: "sms";
+                        /** @description A sms template's key (give this or content). */
+                        template?: string;
+                        content?: {
+                            /** @description At most 1600 characters (Twilio's limit for one message). */
+                            text: string;
+                        };
+                        /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                        if?: "not_read" | "not_delivered" | "failed";
+                    } | {
+                        /** @enum {string} */
+                        type: "send";
+                        /** @enum {string} */
+                        channel: "push";
+                        /** @description A push template's key (give this or content). */
+                        template?: string;
+                        content?: {
+                            title: string;
+                            body: string;
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                        if?: "not_read" | "not_delivered" | "failed";
+                    } | {
+                        /** @enum {string} */
+                        type: "send";
+                        /** @enum {string} */
+                        channel: "inapp";
+                        /** @description A inapp template's key (give this or content). */
+                        template?: string;
+                        content?: {
+                            title: string;
+                            body: string;
+                            /** @description The link of the message: an http(s) URL or a path of the app (`/orders/42`). */
+                            url?: string;
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                        if?: "not_read" | "not_delivered" | "failed";
+                    } | {
+                        /** @enum {string} */
+                        type: "delay";
+                        /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                        for: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "digest";
+                        /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                        for: string;
+                        /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                        key?: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "throttle";
+                        limit: number;
+                        /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                        for: string;
+                        /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                        key?: string;
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "comment-follow-up",
+                     *       "name": "Comment, then email if unread",
+                     *       "category": "comments",
+                     *       "version": 2,
+                     *       "steps": [
+                     *         {
+                     *           "type": "send",
+                     *           "channel": "inapp",
+                     *           "template": "comment"
+                     *         },
+                     *         {
+                     *           "type": "delay",
+                     *           "for": "PT10M"
+                     *         },
+                     *         {
+                     *           "type": "send",
+                     *           "channel": "email",
+                     *           "template": "comment-email",
+                     *           "if": "not_read"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T09:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        key: string;
+                        name: string | null;
+                        category: string | null;
+                        /** @description Runs keep the version they started with. */
+                        version: number;
+                        steps: ({
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "email";
+                            /** @description A email template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                subject: string;
+                                text?: string;
+                                html?: string;
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "sms";
+                            /** @description A sms template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                /** @description At most 1600 characters (Twilio's limit for one message). */
+                                text: string;
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "push";
+                            /** @description A push template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                title: string;
+                                body: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "inapp";
+                            /** @description A inapp template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                title: string;
+                                body: string;
+                                /** @description The link of the message: an http(s) URL or a path of the app (`/orders/42`). */
+                                url?: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "delay";
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "digest";
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                            /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                            key?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "throttle";
+                            limit: number;
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                            /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                            key?: string;
+                        })[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "comment-follow-up",
+                     *       "name": "Comment, then email if unread",
+                     *       "category": "comments",
+                     *       "version": 2,
+                     *       "steps": [
+                     *         {
+                     *           "type": "send",
+                     *           "channel": "inapp",
+                     *           "template": "comment"
+                     *         },
+                     *         {
+                     *           "type": "delay",
+                     *           "for": "PT10M"
+                     *         },
+                     *         {
+                     *           "type": "send",
+                     *           "channel": "email",
+                     *           "template": "comment-email",
+                     *           "if": "not_read"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T09:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        key: string;
+                        name: string | null;
+                        category: string | null;
+                        /** @description Runs keep the version they started with. */
+                        version: number;
+                        steps: ({
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "email";
+                            /** @description A email template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                subject: string;
+                                text?: string;
+                                html?: string;
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "sms";
+                            /** @description A sms template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                /** @description At most 1600 characters (Twilio's limit for one message). */
+                                text: string;
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "push";
+                            /** @description A push template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                title: string;
+                                body: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "inapp";
+                            /** @description A inapp template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                title: string;
+                                body: string;
+                                /** @description The link of the message: an http(s) URL or a path of the app (`/orders/42`). */
+                                url?: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "delay";
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "digest";
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                            /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                            key?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "throttle";
+                            limit: number;
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                            /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                            key?: string;
+                        })[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWorkflowsKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example comment-follow-up */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflows: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "key": "comment-follow-up",
+                     *           "name": "Comment, then email if unread",
+                     *           "category": "comments",
+                     *           "version": 2,
+                     *           "steps": [
+                     *             {
+                     *               "type": "send",
+                     *               "channel": "inapp",
+                     *               "template": "comment"
+                     *             },
+                     *             {
+                     *               "type": "delay",
+                     *               "for": "PT10M"
+                     *             },
+                     *             {
+                     *               "type": "send",
+                     *               "channel": "email",
+                     *               "template": "comment-email",
+                     *               "if": "not_read"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-28T09:00:00.000Z",
+                     *           "updatedAt": "2026-11-28T09:05:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: {
+                            key: string;
+                            name: string | null;
+                            category: string | null;
+                            /** @description Runs keep the version they started with. */
+                            version: number;
+                            steps: ({
+                                /** @enum {string} */
+                                type: "send";
+                                /** @enum {string} */
+                                channel: "email";
+                                /** @description A email template's key (give this or content). */
+                                template?: string;
+                                content?: {
+                                    subject: string;
+                                    text?: string;
+                                    html?: string;
+                                };
+                                /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                                if?: "not_read" | "not_delivered" | "failed";
+                            } | {
+                                /** @enum {string} */
+                                type: "send";
+                                /** @enum {string} */
+                                channel: "sms";
+                                /** @description A sms template's key (give this or content). */
+                                template?: string;
+                                content?: {
+                                    /** @description At most 1600 characters (Twilio's limit for one message). */
+                                    text: string;
+                                };
+                                /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                                if?: "not_read" | "not_delivered" | "failed";
+                            } | {
+                                /** @enum {string} */
+                                type: "send";
+                                /** @enum {string} */
+                                channel: "push";
+                                /** @description A push template's key (give this or content). */
+                                template?: string;
+                                content?: {
+                                    title: string;
+                                    body: string;
+                                    data?: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                                if?: "not_read" | "not_delivered" | "failed";
+                            } | {
+                                /** @enum {string} */
+                                type: "send";
+                                /** @enum {string} */
+                                channel: "inapp";
+                                /** @description A inapp template's key (give this or content). */
+                                template?: string;
+                                content?: {
+                                    title: string;
+                                    body: string;
+                                    /** @description The link of the message: an http(s) URL or a path of the app (`/orders/42`). */
+                                    url?: string;
+                                    data?: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                                if?: "not_read" | "not_delivered" | "failed";
+                            } | {
+                                /** @enum {string} */
+                                type: "delay";
+                                /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                                for: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "digest";
+                                /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                                for: string;
+                                /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                                key?: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "throttle";
+                                limit: number;
+                                /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                                for: string;
+                                /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                                key?: string;
+                            })[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
                 };
             };
             /** @description The request was refused (problem+json) */
