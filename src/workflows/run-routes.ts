@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { iso } from '../clock.ts';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
-import { withExample } from '../http/examples.ts';
+import { exampleOf, withExample } from '../http/examples.ts';
 import { numericCursor, PageSchema, pageOf } from '../http/page.ts';
 import { literals } from '../http/schema.ts';
 import type { RouteModule } from '../http/types.ts';
@@ -93,6 +93,7 @@ const RunView = withExample(
   },
 );
 
+const RunPage = withExample(PageSchema(RunView), { items: [exampleOf(RunView)], nextCursor: null });
 const RunId = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 64, examples: [EXAMPLE_RUN] }) });
 const runCursor = numericCursor('wr');
 
@@ -207,7 +208,7 @@ export const workflowRunRoutes: RouteModule<CoreDeps & { metrics?: Metrics }> = 
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
           cursor: Type.Optional(Type.String({ maxLength: 200 })),
         }),
-        response: { 200: PageSchema(RunView) },
+        response: { 200: RunPage },
       },
     },
     async (request) => {

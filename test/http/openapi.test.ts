@@ -517,6 +517,25 @@ async function exercise(
   await expect(call('GET', '/broadcasts/nope'), 404);
   await expect(call('POST', `/broadcasts/${made.broadcastId}/cancel`), 200);
   await expect(call('POST', '/broadcasts/nope/cancel'), 404);
+  // workflow runs (the workflow through the store: its routes are another area's)
+  await deps.store.workflows.put(
+    'default',
+    'doc-flow',
+    { name: null, category: null, steps: [{ type: 'delay', for: 'PT1H' }] },
+    Date.now(),
+  );
+  const triggered = await expect(
+    call('POST', '/workflows/doc-flow/trigger', { recipients: ['doc-reader'] }),
+    201,
+  );
+  await expect(call('POST', '/workflows/nope/trigger', { recipients: ['doc-reader'] }), 404);
+  const runId = triggered.runs[0].runId as string;
+  await expect(call('GET', `/workflow-runs/${runId}`), 200);
+  await expect(call('GET', '/workflow-runs/nope'), 404);
+  await expect(call('GET', '/workflow-runs?workflow=doc-flow'), 200);
+  await expect(call('GET', '/workflow-runs?cursor=forged'), 400);
+  await expect(call('POST', `/workflow-runs/${runId}/cancel`), 200);
+  await expect(call('POST', `/workflow-runs/${runId}/cancel`), 409);
   await expect(call('DELETE', '/topics/doc-news/subscribers/doc-reader'), 204);
   await expect(call('DELETE', '/topics/doc-news/subscribers/doc-reader'), 404);
   await expect(call('DELETE', '/topics/doc-news'), 204);

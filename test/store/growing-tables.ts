@@ -22,4 +22,8 @@ export const GROWING_TABLES: readonly string[] = [
   'topics',
   'topic_subscribers',
   'broadcasts',
+  'workflow_triggers',
+  'workflow_runs',
+  'workflow_digests',
+  'workflow_throttle_marks',
 ];

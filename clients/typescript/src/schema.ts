@@ -1260,6 +1260,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflows/{key}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a run of a workflow for each recipient, or for every subscriber of a topic
+         * @description Scope notifications:send. `recipients` (at most 1000 IDs) or `topic`, one of the two. Each known recipient gets a run of the current version of the workflow, RUNNING from `scheduledAt` (or now), with the trigger's `variables`, `priority` and `locale`; an ID that names no recipient of the tenant is refused in `refused` (RECIPIENT_NOT_FOUND) and the others still start. For a topic the 201 has only `triggerId`: the worker makes a run for every subscriber when the fan-out starts, in chunks, exactly once. `Idempotency-Key` as for POST /notifications: a replay within 24 h answers 200 with the first answer, another body 409. 404 for an unknown workflow or topic.
+         */
+        post: operations["postWorkflowsKeyTrigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow-runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run: its status and the timeline of its steps
+         * @description Scope notifications:read. Each step's status (PENDING, WAITING, DONE, SKIPPED: an `if` that did not hold, or a send whose notification ended SKIPPED), its notification and times. Another tenant's run is 404.
+         */
+        get: operations["getWorkflowRunsRunId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs, newest first, filtered by workflow, recipient, trigger or status
+         * @description Scope notifications:read. Cursor pages (`nextCursor`, null on the last page).
+         */
+        get: operations["getWorkflowRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow-runs/{runId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a run that has not ended
+         * @description Scope notifications:send. The run ends CANCELLED: no later step runs (notifications it already made stay as they are). A run that has ended (COMPLETED, DIGESTED, THROTTLED, CANCELLED, FAILED) is 409; another tenant's is 404.
+         */
+        post: operations["postWorkflowRunsRunIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/recipients/{recipientId}/token": {
         parameters: {
             query?: never;
@@ -7908,6 +7988,429 @@ export interface operations {
                         counts: {
                             [key: string]: number;
                         };
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWorkflowsKeyTrigger: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example comment-digest */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "recipients": [
+                 *         "user-42",
+                 *         "user-43"
+                 *       ],
+                 *       "variables": {
+                 *         "projectId": "p-1",
+                 *         "comment": "Looks good"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    recipients?: string[];
+                    topic?: string;
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                    priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
+                    locale?: string;
+                    /** Format: date-time */
+                    scheduledAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "triggerId": "019b76da-a800-70e3-aa1e-88b1e3a76f07",
+                     *       "runs": [
+                     *         {
+                     *           "recipientId": "user-42",
+                     *           "runId": "019b76da-a800-70e3-aa1e-88b1e3a76f08"
+                     *         }
+                     *       ],
+                     *       "refused": [
+                     *         {
+                     *           "recipientId": "user-43",
+                     *           "code": "RECIPIENT_NOT_FOUND"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        triggerId: string;
+                        runs?: {
+                            recipientId: string;
+                            runId: string;
+                        }[];
+                        refused?: {
+                            recipientId: string;
+                            /** @enum {string} */
+                            code: "RECIPIENT_NOT_FOUND";
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "triggerId": "019b76da-a800-70e3-aa1e-88b1e3a76f07",
+                     *       "runs": [
+                     *         {
+                     *           "recipientId": "user-42",
+                     *           "runId": "019b76da-a800-70e3-aa1e-88b1e3a76f08"
+                     *         }
+                     *       ],
+                     *       "refused": [
+                     *         {
+                     *           "recipientId": "user-43",
+                     *           "code": "RECIPIENT_NOT_FOUND"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        triggerId: string;
+                        runs?: {
+                            recipientId: string;
+                            runId: string;
+                        }[];
+                        refused?: {
+                            recipientId: string;
+                            /** @enum {string} */
+                            code: "RECIPIENT_NOT_FOUND";
+                        }[];
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowRunsRunId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f08 */
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "runId": "019b76da-a800-70e3-aa1e-88b1e3a76f08",
+                     *       "workflow": "comment-digest",
+                     *       "version": 2,
+                     *       "recipientId": "user-42",
+                     *       "triggerId": "019b76da-a800-70e3-aa1e-88b1e3a76f07",
+                     *       "status": "WAITING",
+                     *       "priority": "NORMAL",
+                     *       "steps": [
+                     *         {
+                     *           "index": 0,
+                     *           "type": "digest",
+                     *           "status": "WAITING",
+                     *           "at": "2026-11-28T09:30:00.000Z",
+                     *           "until": "2026-11-28T10:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "index": 1,
+                     *           "type": "send",
+                     *           "status": "PENDING"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        runId: string;
+                        /** @description The workflow's key */
+                        workflow: string;
+                        /** @description The version the run started with and keeps */
+                        version: number;
+                        recipientId: string;
+                        triggerId: string;
+                        status: "RUNNING" | "WAITING" | "COMPLETED" | "DIGESTED" | "THROTTLED" | "CANCELLED" | "FAILED";
+                        priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
+                        steps: {
+                            index: number;
+                            type: "send" | "delay" | "digest" | "throttle";
+                            status: "PENDING" | "WAITING" | "DONE" | "SKIPPED";
+                            notificationId?: string;
+                            /** Format: date-time */
+                            at?: string;
+                            /** Format: date-time */
+                            until?: string;
+                        }[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowRuns: {
+        parameters: {
+            query?: {
+                /** @example comment-digest */
+                workflow?: string;
+                recipientId?: string;
+                triggerId?: string;
+                status?: "RUNNING" | "WAITING" | "COMPLETED" | "DIGESTED" | "THROTTLED" | "CANCELLED" | "FAILED";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "runId": "019b76da-a800-70e3-aa1e-88b1e3a76f08",
+                     *           "workflow": "comment-digest",
+                     *           "version": 2,
+                     *           "recipientId": "user-42",
+                     *           "triggerId": "019b76da-a800-70e3-aa1e-88b1e3a76f07",
+                     *           "status": "WAITING",
+                     *           "priority": "NORMAL",
+                     *           "steps": [
+                     *             {
+                     *               "index": 0,
+                     *               "type": "digest",
+                     *               "status": "WAITING",
+                     *               "at": "2026-11-28T09:30:00.000Z",
+                     *               "until": "2026-11-28T10:30:00.000Z"
+                     *             },
+                     *             {
+                     *               "index": 1,
+                     *               "type": "send",
+                     *               "status": "PENDING"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-28T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: {
+                            runId: string;
+                            /** @description The workflow's key */
+                            workflow: string;
+                            /** @description The version the run started with and keeps */
+                            version: number;
+                            recipientId: string;
+                            triggerId: string;
+                            status: "RUNNING" | "WAITING" | "COMPLETED" | "DIGESTED" | "THROTTLED" | "CANCELLED" | "FAILED";
+                            priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
+                            steps: {
+                                index: number;
+                                type: "send" | "delay" | "digest" | "throttle";
+                                status: "PENDING" | "WAITING" | "DONE" | "SKIPPED";
+                                notificationId?: string;
+                                /** Format: date-time */
+                                at?: string;
+                                /** Format: date-time */
+                                until?: string;
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWorkflowRunsRunIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f08 */
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "runId": "019b76da-a800-70e3-aa1e-88b1e3a76f08",
+                     *       "workflow": "comment-digest",
+                     *       "version": 2,
+                     *       "recipientId": "user-42",
+                     *       "triggerId": "019b76da-a800-70e3-aa1e-88b1e3a76f07",
+                     *       "status": "WAITING",
+                     *       "priority": "NORMAL",
+                     *       "steps": [
+                     *         {
+                     *           "index": 0,
+                     *           "type": "digest",
+                     *           "status": "WAITING",
+                     *           "at": "2026-11-28T09:30:00.000Z",
+                     *           "until": "2026-11-28T10:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "index": 1,
+                     *           "type": "send",
+                     *           "status": "PENDING"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        runId: string;
+                        /** @description The workflow's key */
+                        workflow: string;
+                        /** @description The version the run started with and keeps */
+                        version: number;
+                        recipientId: string;
+                        triggerId: string;
+                        status: "RUNNING" | "WAITING" | "COMPLETED" | "DIGESTED" | "THROTTLED" | "CANCELLED" | "FAILED";
+                        priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
+                        steps: {
+                            index: number;
+                            type: "send" | "delay" | "digest" | "throttle";
+                            status: "PENDING" | "WAITING" | "DONE" | "SKIPPED";
+                            notificationId?: string;
+                            /** Format: date-time */
+                            at?: string;
+                            /** Format: date-time */
+                            until?: string;
+                        }[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
                     };
                 };
             };

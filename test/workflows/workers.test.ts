@@ -1,0 +1,115 @@
+// #52 (decision 0030): two PostgreSQL workers on one database step runs at the same moment. Runs
+// of one recipient reaching one digest together make one digest (the first waits, the others
+// join it, none lost), and a throttle lets exactly `limit` through however the runs are shared.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Store } from '../../src/store/port/index.ts';
+import { type Definitions, definitionKey, type NewTrigger } from '../../src/store/port/workflow-runs.ts';
+import { createPostgresStore } from '../../src/store/postgres/index.ts';
+import type { WorkflowRecord, WorkflowStep } from '../../src/workflows/model.ts';
+import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
+
+const T0 = Date.UTC(2026, 0, 1);
+const RUNS = 40;
+
+const workflow = (key: string, steps: WorkflowStep[]): WorkflowRecord => ({
+  key,
+  version: 1,
+  name: null,
+  category: null,
+  steps,
+  createdAt: T0,
+  updatedAt: T0,
+});
+const send: WorkflowStep = {
+  type: 'send',
+  channel: 'inapp',
+  content: { title: 'Hi', body: '{{ digest.count }}' },
+};
+const digest = workflow('digest', [{ type: 'digest', for: 'PT1M' }, send]);
+const throttle = workflow('throttle', [{ type: 'throttle', limit: 3, for: 'PT1H' }, send]);
+const definitions: Definitions = new Map(
+  [digest, throttle].map((w) => [definitionKey('default', w.key, w.version), w]),
+);
+
+const trigger = (w: WorkflowRecord, id: string, variables: object): NewTrigger => ({
+  id,
+  tenant: 'default',
+  workflowKey: w.key,
+  version: 1,
+  steps: w.steps.length,
+  topic: null,
+  priority: 'NORMAL',
+  locale: null,
+  variables: JSON.stringify(variables),
+  scheduledAt: null,
+  idempotencyKey: null,
+  requestHash: null,
+  answer: '{}',
+  createdAt: T0,
+});
+
+describe('two PostgreSQL workers stepping runs at once', () => {
+  let one: Store;
+  let two: Store;
+  before(async () => {
+    const url = await (await sharedPostgres()).createDatabase('herald_workflow_workers');
+    one = await createPostgresStore(url, { max: 4 });
+    two = await createPostgresStore(url, { max: 4 });
+  });
+  after(async () => {
+    await one.close();
+    await two.close();
+    await stopSharedPostgres();
+  });
+
+  /** Each run its own trigger, as RUNS requests at the same moment would make them. */
+  const start = async (w: WorkflowRecord) => {
+    for (let i = 0; i < RUNS; i++) {
+      await one.workflowRuns.trigger(
+        trigger(w, `${w.key}-${i}`, { n: i }),
+        [{ id: `${w.key}-run-${i}`, recipientId: 'u1' }],
+        0,
+      );
+    }
+  };
+  /** Both workers step, a run at a time each, until neither finds a due run. */
+  const race = async (now: number) => {
+    const worker = async (store: Store) => {
+      let idle = 0;
+      while (idle < 3)
+        idle = (await store.workflowRuns.advance(now, 1, definitions)).advanced === 0 ? idle + 1 : 0;
+    };
+    await Promise.all([worker(one), worker(two)]);
+  };
+  const statuses = async (w: WorkflowRecord) => {
+    const runs = await one.workflowRuns.list('default', { workflow: w.key }, { limit: RUNS + 1 });
+    const counts: Record<string, number> = {};
+    for (const r of runs) counts[r.status] = (counts[r.status] ?? 0) + 1;
+    return { runs, counts };
+  };
+
+  it('join one digest: one run waits, every other ends DIGESTED in it, and one notification goes', async () => {
+    await start(digest);
+    await race(T0);
+    const { runs, counts } = await statuses(digest);
+    assert.deepEqual(counts, { WAITING: 1, DIGESTED: RUNS - 1 });
+    await race(T0 + 60_000);
+    const owner = runs.find((r) => r.status === 'WAITING');
+    const closed = await one.workflowRuns.get('default', owner?.id as string);
+    assert.equal(closed?.status, 'COMPLETED');
+    assert.equal(closed?.digest?.count, RUNS);
+    assert.deepEqual(
+      ((closed?.digest?.items ?? []) as Array<{ n: number }>).map((x) => x.n).sort((a, b) => a - b),
+      Array.from({ length: RUNS }, (_, i) => i),
+    );
+    const sent = await one.notifications.list('default', {}, 100);
+    assert.equal(sent.items.length, 1);
+  });
+
+  it('pass a throttle exactly `limit` times', async () => {
+    await start(throttle);
+    await race(T0);
+    assert.deepEqual((await statuses(throttle)).counts, { COMPLETED: 3, THROTTLED: RUNS - 3 });
+  });
+});
