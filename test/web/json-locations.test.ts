@@ -12,7 +12,8 @@ const TEXT = `{
       "type": "delay",
       "for": "P1Y"
     },
-    { "type": "digest", "a/b": { "x": [1, 2.5e3, true, null, "q\\"\\n"] } }
+    { "type": "digest",
+      "a/b": { "x": [1, 2.5e3, true, null, "q\\"\\n"] } }
   ]
 }`;
 
@@ -26,7 +27,7 @@ describe('json locations', () => {
     assert.equal(line('steps/1'), 5);
     assert.equal(line('steps/1/for'), 7);
     assert.equal(line('steps/1/limit'), 5, 'a missing field: its step');
-    assert.equal(line('steps/2/a~1b/x/4'), 9, 'JSON Pointer escapes, every scalar kind');
+    assert.equal(line('steps/2/a~1b/x/4'), 10, 'JSON Pointer escapes, every scalar kind');
     assert.equal(line('steps/7/for'), 3, 'a missing step: the list');
     assert.equal(line(''), 1);
   });

@@ -80,45 +80,12 @@ export interface RecipientView {
   createdAt: string;
   updatedAt: string;
 }
-/**
- * Workflows and their runs (docs/workflows.md), as the contract's section 14 gives them. Written
- * here by hand while those routes (issue #52) are built beside this page; their generated types
- * replace these.
- */
-export interface WorkflowView {
-  key: string;
-  name: string | null;
-  category: string | null;
-  version: number;
-  steps: unknown[];
-  createdAt: string;
-  updatedAt: string;
-}
-export interface WorkflowRunStep {
-  index: number;
-  type: string;
-  status: string;
-  notificationId?: string;
-  at?: string;
-  until?: string;
-}
-export interface WorkflowRunView {
-  runId: string;
-  workflow: string;
-  version: number;
-  recipientId: string;
-  triggerId: string;
-  status: string;
-  priority: string;
-  steps: WorkflowRunStep[];
-  createdAt: string;
-  updatedAt: string;
-}
-export interface TriggerAccepted {
-  triggerId: string;
-  runs?: { recipientId: string; runId: string }[];
-  refused?: { recipientId: string; code: string }[];
-}
+/** A workflow as GET /workflows/{key} shows it (its current version). */
+export type WorkflowView = Json<Paths['/workflows/{key}']['get']['responses'][200]>;
+/** A run of a workflow, with the timeline of its steps (GET /workflow-runs/{runId}). */
+export type WorkflowRunView = Json<Paths['/workflow-runs/{runId}']['get']['responses'][200]>;
+/** POST /workflows/{key}/trigger: the runs it made and the recipients it refused. */
+export type TriggerAccepted = Json<Paths['/workflows/{key}/trigger']['post']['responses'][201]>;
 export {
   durationMs,
   FINAL_RUN_STATUSES,
