@@ -21,6 +21,7 @@ const SHOTS = [
   'suppressions',
   'account',
   'admin',
+  'workflows',
 ] as const;
 
 const OUT = resolve(process.argv[2] ?? join(import.meta.dirname, '..', 'docs', 'screenshots'));
@@ -194,6 +195,24 @@ await shot(page, 'account');
 await page.getByRole('link', { name: 'Admin' }).click();
 await page.getByRole('cell', { name: 'ops@example.com' }).waitFor();
 await shot(page, 'admin');
+
+// A workflow with a 400 shown at its step: the editor's line and the diagram's box.
+await api(base, token, 'PUT', '/workflows/onboarding', {
+  name: 'Onboarding',
+  steps: [
+    { type: 'send', channel: 'email', template: 'welcome' },
+    { type: 'delay', for: 'P1D' },
+    { type: 'send', channel: 'sms', template: 'otp', if: 'not_delivered' },
+    { type: 'throttle', limit: 3, for: 'PT1H' },
+  ],
+});
+await page.getByRole('link', { name: 'Workflows' }).click();
+await page.getByRole('link', { name: 'onboarding' }).click();
+const definition = page.getByLabel('Definition');
+await definition.fill((await definition.inputValue()).replace('"P1D"', '"P2M"'));
+await page.getByRole('button', { name: 'Save' }).click();
+await page.locator('.diagram-step.has-error').waitFor();
+await shot(page, 'workflows');
 
 await browser.close();
 await herald.close();

@@ -18,6 +18,8 @@ import { SendPage } from './pages/send.tsx';
 import { SuppressionsPage } from './pages/suppressions.tsx';
 import { TemplatesPage } from './pages/templates.tsx';
 import { TopicsPage } from './pages/topics.tsx';
+import { WorkflowRunPage, WorkflowRunsPage } from './pages/workflow-runs.tsx';
+import { WorkflowsPage } from './pages/workflows.tsx';
 import { Link, match, navigate, useLocation } from './router.tsx';
 import { clearSession, hasScope, loadSession, tokenClaims } from './session.ts';
 
@@ -75,6 +77,10 @@ function page(path: string): ReactNode {
   const detail = match('/notifications/:id', path);
   if (detail) return <NotificationDetailPage id={detail.id as string} />;
   if (path === '/templates') return <TemplatesPage />;
+  if (path === '/workflows') return <WorkflowsPage />;
+  if (path === '/workflow-runs') return <WorkflowRunsPage />;
+  const run = match('/workflow-runs/:id', path);
+  if (run) return <WorkflowRunPage id={run.id as string} />;
   if (path === '/suppressions') return <SuppressionsPage admin={can('admin')} />;
   if (path === '/recipients') return <RecipientsPage canWrite={can('recipients:write')} />;
   if (path === '/categories') return <CategoriesPage admin={can('admin')} />;
@@ -108,6 +114,7 @@ function Layout(props: { children: ReactNode }) {
           {can('notifications:send') ? <Link to="/send">Send</Link> : null}
           <Link to="/notifications">Notifications</Link>
           {can('templates:read') ? <Link to="/templates">Templates</Link> : null}
+          {can('templates:read') ? <Link to="/workflows">Workflows</Link> : null}
           {can('notifications:read') ? <Link to="/suppressions">Suppressions</Link> : null}
           {can('recipients:read') ? <Link to="/recipients">Recipients</Link> : null}
           {can('recipients:read') ? <Link to="/categories">Categories</Link> : null}

@@ -80,3 +80,14 @@ export interface RecipientView {
   createdAt: string;
   updatedAt: string;
 }
+/** A workflow as GET /workflows/{key} shows it (its current version). */
+export type WorkflowView = Json<Paths['/workflows/{key}']['get']['responses'][200]>;
+/** A run of a workflow, with the timeline of its steps (GET /workflow-runs/{runId}). */
+export type WorkflowRunView = Json<Paths['/workflow-runs/{runId}']['get']['responses'][200]>;
+/** POST /workflows/{key}/trigger: the runs it made and the recipients it refused. */
+export type TriggerAccepted = Json<Paths['/workflows/{key}/trigger']['post']['responses'][201]>;
+export {
+  durationMs,
+  FINAL_RUN_STATUSES,
+  RUN_STATUSES,
+} from '../../src/workflows/model.ts';
