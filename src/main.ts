@@ -43,6 +43,9 @@ import { createStatusHub, type StatusHub } from './notifications/stream-hub.ts';
 import { TOKEN_ENDED_COMMENT } from './notifications/stream-protocol.ts';
 import { notificationStreamRoute } from './notifications/stream-route.ts';
 import { sandboxRoutes } from './providers/sandbox/routes.ts';
+import { createQuotaGate, type QuotaGate } from './quotas/gate.ts';
+import { quotaRoutes } from './quotas/routes.ts';
+import { localSource, sharedSource } from './quotas/sources.ts';
 import { broadcastRoutes } from './recipients/broadcast-routes.ts';
 import { categoryRoutes } from './recipients/category-routes.ts';
 import { preferenceRoutes } from './recipients/preference-routes.ts';
@@ -95,6 +98,8 @@ export interface HeraldDeps extends CoreDeps {
   recipientDigests: RecipientDigests;
   /** Recipients' preferences links (`preferencesUrl`): made for the API and templates, opened by /preferences/{token}. */
   preferenceTokens: PreferenceTokens;
+  /** Per-tenant quotas checked at acceptance (notifications, batches, broadcasts; docs/quotas.md). */
+  quotas: QuotaGate;
 }
 
 /** A running Herald: the roles its config asked for, and how to stop them. */
@@ -146,6 +151,7 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(preferenceRoutes, deps),
       bind(topicRoutes, deps),
       bind(broadcastRoutes, withWorker),
+      bind(quotaRoutes, deps),
       bind(recipientTokenRoute, deps),
       bind(inboxRoutes, deps),
       bind(inboxStreamRoute, deps),
@@ -193,6 +199,15 @@ export async function createDeps(
     const metrics = createMetrics({ peer: thread?.metrics, argon2Operations: () => argon2Stats().started });
     const reports = createReportService(store, clock);
     const unsubscribe = createUnsubscribeTokens(store.auth, clock, config.keyEncryptionSecret);
+    const quotas = createQuotaGate({
+      store: store.quotas,
+      clock,
+      metrics,
+      source: store.capabilities.sharedByProcesses
+        ? sharedSource(store.quotas, clock)
+        : localSource(store.quotas, clock),
+    });
+    await quotas.start();
     const recipientDigests = createRecipientDigests(store.auth, clock, config.keyEncryptionSecret);
     await recipientDigests.open();
     const preferenceTokens = createPreferenceTokens(store.auth, clock, config.keyEncryptionSecret);
@@ -222,6 +237,7 @@ export async function createDeps(
         wakeup: worker.wakeup,
         syntax,
         metrics,
+        quotas,
         writer: oneWriter ? worker.insertMany : undefined,
       }),
       batchDecoder: createBatchDecoder({ threads: config.batchThreads }),
@@ -230,6 +246,7 @@ export async function createDeps(
       unsubscribe,
       recipientDigests,
       preferenceTokens,
+      quotas,
       statusHub,
       inboxHub: createInboxHub({
         store,
@@ -258,6 +275,7 @@ export async function closeDeps(deps: HeraldDeps): Promise<void> {
   await deps.worker.close();
   await deps.inboxHub.close();
   await deps.statusHub.close();
+  await deps.quotas.close();
   await deps.store.close();
 }
 

@@ -2,6 +2,7 @@ import {
   AggregatorRegistry,
   Counter,
   collectDefaultMetrics,
+  Gauge,
   Histogram,
   type MetricObjectWithValues,
   type MetricValue,
@@ -23,6 +24,14 @@ export interface Metrics {
   argon2: Counter;
   /** Seconds from acceptance to the provider call, by priority (the isolation bench's figure). */
   pickupLatency: Histogram<'priority'>;
+  /**
+   * Per-tenant quotas (src/quotas/gate.ts), labelled only for tenants with a quota, so the
+   * cardinality is the operator's choice: acceptances admitted, refused (by per-second or per-day
+   * limit), and each daily limit's share used today.
+   */
+  quotaAccepted: Counter<'tenant'>;
+  quotaRefused: Counter<'tenant' | 'limit'>;
+  quotaUsage: Gauge<'tenant' | 'scope'>;
 }
 
 /** A registry's metrics as JSON: what a thread sends its peer. */
@@ -81,6 +90,26 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       help: 'From acceptance to the provider call',
       labelNames: ['priority'],
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 60, 300, 1800],
+      registers: [registry],
+    }),
+    quotaAccepted: new Counter({
+      name: 'herald_quota_accepted_total',
+      help: 'Acceptances admitted by a tenant quota (tenants with a quota only)',
+      labelNames: ['tenant'],
+      registers: [registry],
+    }),
+    quotaRefused: new Counter({
+      name: 'herald_quota_refused_total',
+      help: 'Acceptances refused by a tenant quota (429 RATE_LIMITED), by the limit that refused them',
+      labelNames: ['tenant', 'limit'],
+      registers: [registry],
+    }),
+    quotaUsage: new Gauge({
+      name: 'herald_quota_daily_usage_ratio',
+      help: "Share of a tenant's daily limit (total or a channel's) used today, UTC",
+      labelNames: ['tenant', 'scope'],
+      // Every process reads the same shared count: merged, the highest, not the sum.
+      aggregator: 'max',
       registers: [registry],
     }),
   };

@@ -7,6 +7,7 @@ import type { NotificationStore } from './notifications.ts';
 import type { OutcomeCountStore } from './outcome-counts.ts';
 import type { ProcessMetricsStore } from './process-metrics.ts';
 import type { QueueStore } from './queue.ts';
+import type { QuotaStore } from './quotas.ts';
 import type { CategoryStore, RecipientStore } from './recipients.ts';
 import type { ReportStore } from './reports.ts';
 import type { SandboxStore } from './sandbox.ts';
@@ -58,6 +59,8 @@ export interface Store {
   broadcasts: BroadcastStore;
   /** Each recipient's in-app inbox: the `inapp` messages and their marks (docs/inbox.md). */
   inbox: InboxStore;
+  /** Per-tenant quotas: limits, shared buckets and daily usage (src/quotas, docs/quotas.md). */
+  quotas: QuotaStore;
   /**
    * Calls `onChange` soon after any process commits status changes (PostgreSQL LISTEN/NOTIFY);
    * on SQLite, readers poll. A hint only: the log is the truth.
