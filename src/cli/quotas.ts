@@ -1,4 +1,4 @@
-import { Value } from '@sinclair/typebox/value';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { TENANT_NAME } from '../auth/principal.ts';
 import { CHANNELS, type Channel } from '../channels.ts';
 import { normalLimits, QuotaBody, quotaProblems, quotaView, utcDay } from '../quotas/model.ts';
@@ -84,9 +84,10 @@ export async function runQuotas(args: string[], env: NodeJS.ProcessEnv): Promise
     const next: QuotaLimits = { ...current, channels: { ...current.channels } };
     if (channel === undefined) next.total = limit;
     else withLimit(next, channel as Channel, limit);
-    const errors = Value.Check(QuotaBody, next)
+    const check = TypeCompiler.Compile(QuotaBody);
+    const errors = check.Check(next)
       ? quotaProblems(next)
-      : [...Value.Errors(QuotaBody, next)].map((e) => ({ path: e.path, message: e.message }));
+      : [...check.Errors(next)].map((e) => ({ path: e.path, message: e.message }));
     if (errors.length > 0)
       throw new UsageError(
         errors.map((e) => `${e.path.replace(/^body\/?/, '') || 'quota'}: ${e.message}`).join('\n'),

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { TENANT_NAME } from '../auth/principal.ts';
 import { CHANNELS } from '../channels.ts';
 import { HeraldError } from '../errors.ts';
-import { withExample } from '../http/examples.ts';
+import { exampleOf, withExample } from '../http/examples.ts';
 import type { RouteModule } from '../http/types.ts';
 import type { QuotaGate } from './gate.ts';
 import { normalLimits, QuotaBody, quotaProblems } from './model.ts';
@@ -29,6 +29,9 @@ const QuotaView = withExample(
     channels: { sms: { ratePerSecond: 10, burst: 10, perDay: 5000, usedToday: 320 } },
   },
 );
+const QuotaList = withExample(Type.Object({ items: Type.Array(QuotaView) }), {
+  items: [exampleOf(QuotaView)],
+});
 const TenantParams = Type.Object({
   tenant: Type.String({ pattern: TENANT_NAME.source, examples: ['acme'] }),
 });
@@ -52,7 +55,7 @@ export const quotaRoutes: RouteModule<{ quotas: QuotaGate }> = (app, { quotas })
         tags,
         summary: "Every tenant's quota, with today's usage",
         description: 'Admins of tenant `default` only (`403` for others).',
-        response: { 200: Type.Object({ items: Type.Array(QuotaView) }) },
+        response: { 200: QuotaList },
       },
     },
     async () => ({ items: await quotas.list() }),

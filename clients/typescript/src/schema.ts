@@ -1260,6 +1260,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every tenant's quota, with today's usage
+         * @description Admins of tenant `default` only (`403` for others).
+         */
+        get: operations["getAdminQuotas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/tenants/{tenant}/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tenant's quota and today's usage, in total and per channel
+         * @description Admins of tenant `default` only. `404` when the tenant has no quota.
+         */
+        get: operations["getAdminTenantsTenantQuotas"];
+        /**
+         * Set a tenant's quota: acceptances per second (a token bucket) and per UTC day, in total and per channel
+         * @description Admins of tenant `default` only. Replaces the tenant's whole quota. Each limit sets `ratePerSecond` (with `burst`, by default one second's rate), `perDay`, or both. Past a limit, acceptance (POST /notifications, each item of a batch, POST /broadcasts) answers `429` `RATE_LIMITED` with `Retry-After`; NORMAL and LOW may use only three quarters of each limit, CRITICAL and HIGH all of it. Every process applies a change within a second.
+         */
+        put: operations["putAdminTenantsTenantQuotas"];
+        post?: never;
+        /**
+         * Remove a tenant's quota: its acceptance is no longer limited
+         * @description Admins of tenant `default` only. `404` when the tenant has no quota.
+         */
+        delete: operations["deleteAdminTenantsTenantQuotas"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/recipients/{recipientId}/token": {
         parameters: {
             query?: never;
@@ -7862,6 +7910,425 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAdminQuotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "tenant": "acme",
+                     *           "day": "2026-11-29",
+                     *           "updatedAt": "2026-11-29T07:00:00.000Z",
+                     *           "total": {
+                     *             "ratePerSecond": 100,
+                     *             "burst": 200,
+                     *             "perDay": 100000,
+                     *             "usedToday": 4210
+                     *           },
+                     *           "channels": {
+                     *             "sms": {
+                     *               "ratePerSecond": 10,
+                     *               "burst": 10,
+                     *               "perDay": 5000,
+                     *               "usedToday": 320
+                     *             }
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        items: {
+                            tenant: string;
+                            /** @description The UTC day usedToday counts */
+                            day: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            total: {
+                                ratePerSecond?: number;
+                                burst?: number;
+                                perDay?: number;
+                                /** @description Acceptances counted today (UTC) */
+                                usedToday: number;
+                            };
+                            channels: {
+                                email?: {
+                                    ratePerSecond?: number;
+                                    burst?: number;
+                                    perDay?: number;
+                                    /** @description Acceptances counted today (UTC) */
+                                    usedToday: number;
+                                };
+                                sms?: {
+                                    ratePerSecond?: number;
+                                    burst?: number;
+                                    perDay?: number;
+                                    /** @description Acceptances counted today (UTC) */
+                                    usedToday: number;
+                                };
+                                push?: {
+                                    ratePerSecond?: number;
+                                    burst?: number;
+                                    perDay?: number;
+                                    /** @description Acceptances counted today (UTC) */
+                                    usedToday: number;
+                                };
+                                inapp?: {
+                                    ratePerSecond?: number;
+                                    burst?: number;
+                                    perDay?: number;
+                                    /** @description Acceptances counted today (UTC) */
+                                    usedToday: number;
+                                };
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAdminTenantsTenantQuotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example acme */
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tenant": "acme",
+                     *       "day": "2026-11-29",
+                     *       "updatedAt": "2026-11-29T07:00:00.000Z",
+                     *       "total": {
+                     *         "ratePerSecond": 100,
+                     *         "burst": 200,
+                     *         "perDay": 100000,
+                     *         "usedToday": 4210
+                     *       },
+                     *       "channels": {
+                     *         "sms": {
+                     *           "ratePerSecond": 10,
+                     *           "burst": 10,
+                     *           "perDay": 5000,
+                     *           "usedToday": 320
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        tenant: string;
+                        /** @description The UTC day usedToday counts */
+                        day: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        total: {
+                            ratePerSecond?: number;
+                            burst?: number;
+                            perDay?: number;
+                            /** @description Acceptances counted today (UTC) */
+                            usedToday: number;
+                        };
+                        channels: {
+                            email?: {
+                                ratePerSecond?: number;
+                                burst?: number;
+                                perDay?: number;
+                                /** @description Acceptances counted today (UTC) */
+                                usedToday: number;
+                            };
+                            sms?: {
+                                ratePerSecond?: number;
+                                burst?: number;
+                                perDay?: number;
+                                /** @description Acceptances counted today (UTC) */
+                                usedToday: number;
+                            };
+                            push?: {
+                                ratePerSecond?: number;
+                                burst?: number;
+                                perDay?: number;
+                                /** @description Acceptances counted today (UTC) */
+                                usedToday: number;
+                            };
+                            inapp?: {
+                                ratePerSecond?: number;
+                                burst?: number;
+                                perDay?: number;
+                                /** @description Acceptances counted today (UTC) */
+                                usedToday: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putAdminTenantsTenantQuotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example acme */
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "total": {
+                 *         "ratePerSecond": 100,
+                 *         "burst": 200,
+                 *         "perDay": 100000
+                 *       },
+                 *       "channels": {
+                 *         "sms": {
+                 *           "ratePerSecond": 10,
+                 *           "perDay": 5000
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    total?: {
+                        /** @description Acceptances per second, refilled continuously */
+                        ratePerSecond?: number;
+                        /** @description The bucket: most acceptances at once (with ratePerSecond; defaults to it) */
+                        burst?: number;
+                        /** @description Acceptances per UTC day */
+                        perDay?: number;
+                    };
+                    channels?: {
+                        email?: {
+                            /** @description Acceptances per second, refilled continuously */
+                            ratePerSecond?: number;
+                            /** @description The bucket: most acceptances at once (with ratePerSecond; defaults to it) */
+                            burst?: number;
+                            /** @description Acceptances per UTC day */
+                            perDay?: number;
+                        };
+                        sms?: {
+                            /** @description Acceptances per second, refilled continuously */
+                            ratePerSecond?: number;
+                            /** @description The bucket: most acceptances at once (with ratePerSecond; defaults to it) */
+                            burst?: number;
+                            /** @description Acceptances per UTC day */
+                            perDay?: number;
+                        };
+                        push?: {
+                            /** @description Acceptances per second, refilled continuously */
+                            ratePerSecond?: number;
+                            /** @description The bucket: most acceptances at once (with ratePerSecond; defaults to it) */
+                            burst?: number;
+                            /** @description Acceptances per UTC day */
+                            perDay?: number;
+                        };
+                        inapp?: {
+                            /** @description Acceptances per second, refilled continuously */
+                            ratePerSecond?: number;
+                            /** @description The bucket: most acceptances at once (with ratePerSecond; defaults to it) */
+                            burst?: number;
+                            /** @description Acceptances per UTC day */
+                            perDay?: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tenant": "acme",
+                     *       "day": "2026-11-29",
+                     *       "updatedAt": "2026-11-29T07:00:00.000Z",
+                     *       "total": {
+                     *         "ratePerSecond": 100,
+                     *         "burst": 200,
+                     *         "perDay": 100000,
+                     *         "usedToday": 4210
+                     *       },
+                     *       "channels": {
+                     *         "sms": {
+                     *           "ratePerSecond": 10,
+                     *           "burst": 10,
+                     *           "perDay": 5000,
+                     *           "usedToday": 320
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        tenant: string;
+                        /** @description The UTC day usedToday counts */
+                        day: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        total: {
+                            ratePerSecond?: number;
+                            burst?: number;
+                            perDay?: number;
+                            /** @description Acceptances counted today (UTC) */
+                            usedToday: number;
+                        };
+                        channels: {
+                            email?: {
+                                ratePerSecond?: number;
+                                burst?: number;
+                                perDay?: number;
+                                /** @description Acceptances counted today (UTC) */
+                                usedToday: number;
+                            };
+                            sms?: {
+                                ratePerSecond?: number;
+                                burst?: number;
+                                perDay?: number;
+                                /** @description Acceptances counted today (UTC) */
+                                usedToday: number;
+                            };
+                            push?: {
+                                ratePerSecond?: number;
+                                burst?: number;
+                                perDay?: number;
+                                /** @description Acceptances counted today (UTC) */
+                                usedToday: number;
+                            };
+                            inapp?: {
+                                ratePerSecond?: number;
+                                burst?: number;
+                                perDay?: number;
+                                /** @description Acceptances counted today (UTC) */
+                                usedToday: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteAdminTenantsTenantQuotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example acme */
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The request was refused (problem+json) */
             "4XX": {
