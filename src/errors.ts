@@ -44,6 +44,18 @@ export interface AuthChallenge {
   scope?: string;
 }
 
+/**
+ * One limit's state for the IETF RateLimit-Policy and RateLimit fields (src/http/rate-limit-headers.ts):
+ * its name, `quota` units per `windowS` seconds, `remaining` units and seconds to `resetS`.
+ */
+export interface RateLimitState {
+  policy: string;
+  quota: number;
+  windowS: number;
+  remaining: number;
+  resetS: number;
+}
+
 /** Options of a HeraldError beyond its code and detail. */
 export interface HeraldErrorOptions {
   errors?: FieldError[];
@@ -51,6 +63,8 @@ export interface HeraldErrorOptions {
   retryAfterS?: number;
   /** For AUTH_INVALID_TOKEN and FORBIDDEN: the bearer challenge to answer with. */
   challenge?: AuthChallenge;
+  /** For RATE_LIMITED by a quota: the limits, for the RateLimit-Policy and RateLimit fields. */
+  rateLimit?: RateLimitState[];
 }
 
 /** An operational error with a stable code. */
@@ -61,6 +75,7 @@ export class HeraldError extends Error {
   readonly errors: FieldError[] | undefined;
   readonly retryAfterS: number | undefined;
   readonly challenge: AuthChallenge | undefined;
+  readonly rateLimit: RateLimitState[] | undefined;
   constructor(code: ErrorCode, detail?: string, options: HeraldErrorOptions = {}) {
     super(detail ?? code);
     this.name = 'HeraldError';
@@ -69,5 +84,6 @@ export class HeraldError extends Error {
     this.errors = options.errors;
     this.retryAfterS = options.retryAfterS;
     this.challenge = options.challenge;
+    this.rateLimit = options.rateLimit;
   }
 }

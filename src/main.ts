@@ -43,6 +43,9 @@ import { createStatusHub, type StatusHub } from './notifications/stream-hub.ts';
 import { TOKEN_ENDED_COMMENT } from './notifications/stream-protocol.ts';
 import { notificationStreamRoute } from './notifications/stream-route.ts';
 import { sandboxRoutes } from './providers/sandbox/routes.ts';
+import { createQuotaGate, type QuotaGate } from './quotas/gate.ts';
+import { quotaRoutes } from './quotas/routes.ts';
+import { localSource, sharedSource } from './quotas/sources.ts';
 import { broadcastRoutes } from './recipients/broadcast-routes.ts';
 import { categoryRoutes } from './recipients/category-routes.ts';
 import { preferenceRoutes } from './recipients/preference-routes.ts';
@@ -97,6 +100,8 @@ export interface HeraldDeps extends CoreDeps {
   recipientDigests: RecipientDigests;
   /** Recipients' preferences links (`preferencesUrl`): made for the API and templates, opened by /preferences/{token}. */
   preferenceTokens: PreferenceTokens;
+  /** Per-tenant quotas checked at acceptance (notifications, batches, broadcasts; docs/quotas.md). */
+  quotas: QuotaGate;
 }
 
 /** A running Herald: the roles its config asked for, and how to stop them. */
@@ -149,6 +154,7 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(topicRoutes, deps),
       bind(broadcastRoutes, withWorker),
       bind(workflowRunRoutes, deps),
+      bind(quotaRoutes, deps),
       bind(recipientTokenRoute, deps),
       bind(inboxRoutes, deps),
       bind(inboxStreamRoute, deps),
@@ -201,6 +207,15 @@ export async function createDeps(
     });
     const reports = createReportService(store, clock);
     const unsubscribe = createUnsubscribeTokens(store.auth, clock, config.keyEncryptionSecret);
+    const quotas = createQuotaGate({
+      store: store.quotas,
+      clock,
+      metrics,
+      source: store.capabilities.sharedByProcesses
+        ? sharedSource(store.quotas, clock)
+        : localSource(store.quotas, clock),
+    });
+    await quotas.start();
     const recipientDigests = createRecipientDigests(store.auth, clock, config.keyEncryptionSecret);
     await recipientDigests.open();
     const preferenceTokens = createPreferenceTokens(store.auth, clock, config.keyEncryptionSecret);
@@ -230,6 +245,7 @@ export async function createDeps(
         wakeup: worker.wakeup,
         syntax,
         metrics,
+        quotas,
         writer: oneWriter ? worker.insertMany : undefined,
       }),
       batchDecoder: createBatchDecoder({ threads: config.batchThreads }),
@@ -238,6 +254,7 @@ export async function createDeps(
       unsubscribe,
       recipientDigests,
       preferenceTokens,
+      quotas,
       statusHub,
       inboxHub: createInboxHub({
         store,
@@ -266,6 +283,7 @@ export async function closeDeps(deps: HeraldDeps): Promise<void> {
   await deps.worker.close();
   await deps.inboxHub.close();
   await deps.statusHub.close();
+  await deps.quotas.close();
   await deps.store.close();
 }
 

@@ -26,6 +26,14 @@ export interface Metrics {
   pickupLatency: Histogram<'priority'>;
   /** Workflow runs that entered each status (RUNNING when a trigger made them; docs/workflows.md). */
   workflowRuns: Counter<'status'>;
+  /**
+   * Per-tenant quotas (src/quotas/gate.ts), labelled only for tenants with a quota, so the
+   * cardinality is the operator's choice: acceptances admitted, refused (by per-second or per-day
+   * limit), and each daily limit's share used today.
+   */
+  quotaAccepted: Counter<'tenant'>;
+  quotaRefused: Counter<'tenant' | 'limit'>;
+  quotaUsage: Gauge<'tenant' | 'scope'>;
 }
 
 /** A registry's metrics as JSON: what a thread sends its peer. */
@@ -93,6 +101,26 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       name: 'herald_workflow_runs_total',
       help: 'Workflow runs that entered each status (RUNNING: made by a trigger)',
       labelNames: ['status'],
+      registers: [registry],
+    }),
+    quotaAccepted: new Counter({
+      name: 'herald_quota_accepted_total',
+      help: 'Acceptances admitted by a tenant quota (tenants with a quota only)',
+      labelNames: ['tenant'],
+      registers: [registry],
+    }),
+    quotaRefused: new Counter({
+      name: 'herald_quota_refused_total',
+      help: 'Acceptances refused by a tenant quota (429 RATE_LIMITED), by the limit that refused them',
+      labelNames: ['tenant', 'limit'],
+      registers: [registry],
+    }),
+    quotaUsage: new Gauge({
+      name: 'herald_quota_daily_usage_ratio',
+      help: "Share of a tenant's daily limit (total or a channel's) used today, UTC",
+      labelNames: ['tenant', 'scope'],
+      // Every process reads the same shared count: merged, the highest, not the sum.
+      aggregator: 'max',
       registers: [registry],
     }),
   };

@@ -8,6 +8,11 @@
  * its shared buckets on PostgreSQL (dispatch/shared-limits.ts) and the render threads
  * (templates/render-pool.ts), so a stalled or slow provider that bulk traffic fills still takes a
  * CRITICAL send at once, and runaway bulk renders never hold every render thread.
+ *
+ * A tenant's quota (quotas/model.ts, `scopesOf`) keeps the same share at acceptance: NORMAL and LOW
+ * together may spend only BULK_SHARE of each of its limits (the rate, `reserveCaps(burst).bulk` of
+ * the burst, `reserveCaps(perDay).bulk` of the day), CRITICAL and HIGH all of it, so a tenant's
+ * bulk never uses up what its urgent traffic needs.
  */
 
 /** A priority rank: 0 CRITICAL, 1 HIGH, 2 NORMAL, 3 LOW. */

@@ -10,6 +10,7 @@ import { fanOutScenario } from './fan-out.ts';
 import { gatewayScenario } from './gateway.ts';
 import { inboxScenario } from './inbox.ts';
 import { ingestApiOnlyScenario, ingestScenario } from './ingest.ts';
+import { ingestQuotasScenario } from './ingest-quotas.ts';
 import { isolationScenario } from './isolation.ts';
 import { isolationPeerScenario } from './isolation-peer.ts';
 import { liquidCriticalScenario, liquidParseScenario } from './liquid.ts';
@@ -53,4 +54,5 @@ export const SCENARIOS: Scenario[] = [
   memoryPeopleScenario,
   inboxScenario,
   workflowsScenario,
+  ingestQuotasScenario,
 ];

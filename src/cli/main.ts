@@ -14,6 +14,8 @@ const USAGE = `Usage: herald <command> [--help]   |   herald --version
   keys rotate-unsubscribe                 a new key for unsubscribe links (older links keep working)
   queues [list]                           the queues, their depth and pauses
   queues pause | resume [--priority P] [--channel C]
+  quotas set --tenant T [--channel C] [--rate N [--burst N]] [--per-day N]
+  quotas get | clear --tenant T [--channel C]   a tenant's limits and today's usage | none
   recipients import FILE [--tenant T]     recipients from CSV or JSON lines, in batches
   recipients export [--tenant T]          every recipient as JSON lines
   openapi                                 print the OpenAPI document (JSON)
@@ -35,6 +37,7 @@ const commands: Record<string, () => Promise<{ run: Command; help: string }>> = 
   clients: () => import('./clients.ts').then((m) => ({ run: m.runClients, help: m.CLIENTS_HELP })),
   keys: () => import('./keys.ts').then((m) => ({ run: m.runKeys, help: m.KEYS_HELP })),
   queues: () => import('./queues.ts').then((m) => ({ run: m.runQueues, help: m.QUEUES_HELP })),
+  quotas: () => import('./quotas.ts').then((m) => ({ run: m.runQuotas, help: m.QUOTAS_HELP })),
   recipients: () =>
     import('./recipients.ts').then((m) => ({ run: m.runRecipients, help: m.RECIPIENTS_HELP })),
   openapi: () => import('./openapi.ts').then((m) => ({ run: m.runOpenapi, help: m.OPENAPI_HELP })),

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthChallenge, ErrorCode, FieldError, HeraldError } from '../errors.ts';
 import { withExample } from './examples.ts';
 import { MAX_FIELD_ERRORS } from './field-messages.ts';
+import { rateLimitHeaders } from './rate-limit-headers.ts';
 import { literals } from './schema.ts';
 
 export const PROBLEM_JSON = 'application/problem+json';
@@ -123,12 +124,13 @@ function bearerChallenge(challenge: AuthChallenge): string {
   return parts.join(', ');
 }
 
-/** The response headers an error asks for (Retry-After, WWW-Authenticate). */
+/** The response headers an error asks for (Retry-After, WWW-Authenticate, RateLimit-Policy and RateLimit). */
 export function headersOf(error: HeraldError): Record<string, string> {
   const headers: Record<string, string> = {};
   if (error.retryAfterS !== undefined)
     headers['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfterS)));
   if (error.challenge) headers['WWW-Authenticate'] = bearerChallenge(error.challenge);
+  if (error.rateLimit) Object.assign(headers, rateLimitHeaders(error.rateLimit));
   return headers;
 }
 

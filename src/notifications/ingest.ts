@@ -1,6 +1,7 @@
 import type { CoreDeps } from '../deps.ts';
 import { type FieldError, HeraldError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
+import type { QuotaGate } from '../quotas/gate.ts';
 import {
   type EncodedColumns,
   type EncodedNotification,
@@ -81,6 +82,8 @@ export type IngestDeps = CoreDeps & {
   wakeup: WakeSignal;
   syntax: SyntaxCheck;
   metrics?: Metrics;
+  /** Per-tenant quotas, checked once an acceptance is valid, before its commit (docs/quotas.md). */
+  quotas?: QuotaGate;
   writer?: CommitRows;
 };
 
@@ -222,6 +225,12 @@ export function createIngest(deps: IngestDeps): Ingest {
       const digest = recipientDigest(await deps.recipientDigests.tenantKey(tenant), v.recipient);
       const encoded = encodeColumns(v, digest);
       const row = toRow(tenant, v, encoded, template, now, idempotencyKey ?? null, hash);
+      if (deps.quotas) {
+        const { refusal } = await deps.quotas.admit(tenant, [
+          { channel: v.channel, rank: priorityRank(v.priority) },
+        ]);
+        if (refusal) throw refusal;
+      }
       const [hit] = await batcher.submit([row]);
       if (hit) return replay(hit, hash as string);
       return { status: 201, body: acceptedView(row) };
@@ -286,6 +295,22 @@ export function createIngest(deps: IngestDeps): Ingest {
         }
         rows.push(toRow(tenant, item, item.encoded, template, now, null, null));
         rowIndex.push(index);
+      }
+      if (deps.quotas && rows.length > 0) {
+        // Valid items only, in order: past a limit the rest answer RATE_LIMITED each (section 3: each on its own).
+        const { admitted, refusal } = await deps.quotas.admit(
+          tenant,
+          rows.map((row) => ({ channel: row.channel, rank: priorityRank(row.priority) })),
+        );
+        if (refusal) {
+          const kept = rows.filter((_, i) => admitted[i]);
+          const keptIndex = rowIndex.filter((_, i) => admitted[i]);
+          rowIndex.forEach((index, i) => {
+            if (!admitted[i]) results[index] = { index, error: refusal };
+          });
+          rows.splice(0, rows.length, ...kept);
+          rowIndex.splice(0, rowIndex.length, ...keptIndex);
+        }
       }
       if (rows.length > 0) await batcher.submit(rows);
       rows.forEach((row, i) => {

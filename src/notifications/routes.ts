@@ -4,8 +4,10 @@ import { errorCodes, type FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import { exampleOf, withExample } from '../http/examples.ts';
-import { problemOf } from '../http/problem.ts';
+import { headersOf, problemOf } from '../http/problem.ts';
+import { rateLimitHeaders } from '../http/rate-limit-headers.ts';
 import type { App, RouteModule } from '../http/types.ts';
+import type { QuotaGate } from '../quotas/gate.ts';
 import { type ItemVerdict, MAX_ITEMS } from './batch-body.ts';
 import { readBytes } from './batch-bytes.ts';
 import type { BatchDecoder } from './batch-decoder.ts';
@@ -97,6 +99,7 @@ type IngestRouteDeps = {
   ingest: Ingest;
   batchDecoder: BatchDecoder;
   recipientDigests: RecipientDigests;
+  quotas: QuotaGate;
 };
 
 /** POST /notifications and POST /notifications/batch: durable acceptance (scope notifications:send). */
@@ -131,6 +134,7 @@ export const notificationIngestRoutes: RouteModule<IngestRouteDeps> = async (app
       );
       return reply
         .code(result.status)
+        .headers(rateLimitHeaders(deps.quotas.states(request.principal.tenant, result.body.channel)))
         .header('location', `/notifications/${result.body.notificationId}`)
         .send(result.body);
     },
@@ -144,7 +148,7 @@ export const notificationIngestRoutes: RouteModule<IngestRouteDeps> = async (app
   });
 };
 
-function batchRoute(app: App, { config, ingest }: IngestRouteDeps): void {
+function batchRoute(app: App, { config, ingest, quotas }: IngestRouteDeps): void {
   app.post(
     '/notifications/batch',
     {
@@ -164,7 +168,13 @@ function batchRoute(app: App, { config, ingest }: IngestRouteDeps): void {
       // The schema took the outline, so the thread checked every item (batch-body.ts).
       const verdicts = verdictsOf.get(request);
       if (!verdicts) throw new Error('a batch the schema took has no item verdicts');
-      const results = await ingest.acceptBatch(request.principal.tenant, verdicts);
+      const { tenant } = request.principal;
+      const results = await ingest.acceptBatch(tenant, verdicts);
+      // Items past a quota share one problem: its Retry-After and RateLimit fields answer the batch.
+      const limited = results.find((r) => 'error' in r && r.error.code === 'RATE_LIMITED');
+      reply.headers(
+        limited && 'error' in limited ? headersOf(limited.error) : rateLimitHeaders(quotas.states(tenant)),
+      );
       return reply.code(207).send({
         results: results.map((r) => ('error' in r ? { index: r.index, error: problemOf(r.error) } : r)),
       });

@@ -3,9 +3,12 @@ import { iso } from '../clock.ts';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import { withExample } from '../http/examples.ts';
+import { rateLimitHeaders } from '../http/rate-limit-headers.ts';
 import { literals } from '../http/schema.ts';
 import type { RouteModule } from '../http/types.ts';
+import { priorityRank } from '../notifications/model.ts';
 import { isUrgent, type WakeSignal } from '../notifications/wakeup.ts';
+import type { QuotaGate } from '../quotas/gate.ts';
 import { BROADCAST_STATUSES, type BroadcastRecord } from '../store/port/broadcasts.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
 import type { SyntaxCheck } from '../templates/syntax-check.ts';
@@ -79,7 +82,7 @@ const COUNTS_FRESH_MS = 2000;
 /** Broadcasts whose counts are kept at most (the oldest goes first). */
 const COUNTS_KEPT = 256;
 
-type BroadcastRouteDeps = CoreDeps & { wakeup: WakeSignal; syntax: SyntaxCheck };
+type BroadcastRouteDeps = CoreDeps & { wakeup: WakeSignal; syntax: SyntaxCheck; quotas: QuotaGate };
 
 /**
  * /broadcasts (docs/topics.md): one notification to every subscriber of a topic. The 201 comes once
@@ -151,6 +154,12 @@ export const broadcastRoutes: RouteModule<BroadcastRouteDeps> = (app, deps) => {
         }
       }
       const row = newBroadcast(tenant, v, template, now);
+      // A broadcast counts as one acceptance of its channel and priority (docs/quotas.md): its
+      // subscribers are known only when the fan-out starts, after this answer.
+      const { refusal } = await deps.quotas.admit(tenant, [
+        { channel: n.channel, rank: priorityRank(n.priority) },
+      ]);
+      if (refusal) throw refusal;
       const outcome = await store.broadcasts.create(row);
       if (outcome === 'topic') throw new HeraldError('NOT_FOUND', `No topic "${v.topic}".`);
       if (outcome === 'empty') {
@@ -162,6 +171,7 @@ export const broadcastRoutes: RouteModule<BroadcastRouteDeps> = (app, deps) => {
       deps.wakeup.notify(isUrgent(n.priority));
       return reply
         .code(201)
+        .headers(rateLimitHeaders(deps.quotas.states(tenant, n.channel)))
         .header('location', `/broadcasts/${row.id}`)
         .send({ broadcastId: row.id, status: 'QUEUED' as const, createdAt: iso(now) });
     },

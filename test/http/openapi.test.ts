@@ -567,6 +567,17 @@ async function exercise(
   await expect(call('GET', '/admin/sandbox/channels'), 200);
   await expect(anonymous('GET', '/admin/sandbox/channels'), 401);
 
+  // per-tenant quotas (the operator's)
+  const quota = { total: { ratePerSecond: 100, perDay: 1000 } };
+  await expect(call('PUT', '/admin/tenants/doc-quota/quotas', quota), 200);
+  await expect(call('PUT', '/admin/tenants/doc-quota/quotas', { total: { burst: 5 } }), 400);
+  await expect(call('GET', '/admin/tenants/doc-quota/quotas'), 200);
+  await expect(call('GET', '/admin/quotas'), 200);
+  await expect(anonymous('GET', '/admin/quotas'), 401);
+  await expect(call('DELETE', '/admin/tenants/doc-quota/quotas'), 204);
+  await expect(call('DELETE', '/admin/tenants/doc-quota/quotas'), 404);
+  await expect(call('GET', '/admin/tenants/doc-quota/quotas'), 404);
+
   // webhooks, signed as each provider signs
   const now = String(Math.floor(Date.now() / 1000));
   const twilio = { MessageSid: 'SMunknown', MessageStatus: 'delivered' };

@@ -22,6 +22,8 @@ export type NotificationSummary = Json<Paths['/notifications']['get']['responses
 export type NotificationDetail = Json<Paths['/notifications/{id}']['get']['responses'][200]>;
 /** GET /notifications/{id}/message: its rendered message (admins). */
 export type NotificationMessage = Json<Paths['/notifications/{id}/message']['get']['responses'][200]>;
+/** One tenant's quota of GET /admin/quotas: its limits and today's usage. */
+export type QuotaView = Json<Paths['/admin/quotas']['get']['responses'][200]>['items'][number];
 /** One row of GET /admin/queues. */
 export type QueueRow = Json<Paths['/admin/queues']['get']['responses'][200]>['queues'][number];
 /** GET /admin/history: delivered, failed and skipped per channel and bucket. */

@@ -7,6 +7,7 @@ import type { NotificationStore } from './notifications.ts';
 import type { OutcomeCountStore } from './outcome-counts.ts';
 import type { ProcessMetricsStore } from './process-metrics.ts';
 import type { QueueStore } from './queue.ts';
+import type { QuotaStore } from './quotas.ts';
 import type { CategoryStore, RecipientStore } from './recipients.ts';
 import type { ReportStore } from './reports.ts';
 import type { SandboxStore } from './sandbox.ts';
@@ -64,6 +65,8 @@ export interface Store {
   workflows: WorkflowStore;
   /** Workflow runs: triggers, the due-time index and each step's transaction (src/workflows/engine.ts). */
   workflowRuns: WorkflowRunStore;
+  /** Per-tenant quotas: limits, shared buckets and daily usage (src/quotas, docs/quotas.md). */
+  quotas: QuotaStore;
   /**
    * Calls `onChange` soon after any process commits status changes (PostgreSQL LISTEN/NOTIFY);
    * on SQLite, readers poll. A hint only: the log is the truth.

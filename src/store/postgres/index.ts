@@ -10,6 +10,7 @@ import { createPostgresNotifications } from './notifications.ts';
 import { createPostgresOutcomeCounts } from './outcome-counts.ts';
 import { createPostgresProcessMetrics } from './process-metrics.ts';
 import { createPostgresQueue } from './queue.ts';
+import { createPostgresQuotas } from './quotas.ts';
 import { createPostgresCategories, createPostgresRecipients } from './recipients.ts';
 import { createPostgresReports } from './reports.ts';
 import { createPostgresSandbox } from './sandbox.ts';
@@ -72,6 +73,7 @@ export async function createPostgresStore(
     inbox: createPostgresInbox(sql),
     workflows: createPostgresWorkflows(sql),
     workflowRuns: createPostgresWorkflowRuns(sql),
+    quotas: createPostgresQuotas(sql),
     wakeups: createPostgresWakeups(sql, WAKEUP_CHANNEL),
     statusChanges: createPostgresWakeups(sql, STATUS_CHANNEL),
     async ping() {

@@ -9,6 +9,7 @@ import { openSqlite, type SqliteDb } from './open.ts';
 import { createSqliteOutcomeCounts } from './outcome-counts.ts';
 import { createSqliteProcessMetrics } from './process-metrics.ts';
 import { createSqliteQueue } from './queue.ts';
+import { createSqliteQuotas } from './quotas.ts';
 import { createSqliteCategories, createSqliteRecipients } from './recipients.ts';
 import { createSqliteReports } from './reports.ts';
 import { createSqliteSandbox } from './sandbox.ts';
@@ -48,6 +49,7 @@ export function createSqliteStore(dataDir: string, cacheMiB?: number): Store & {
     inbox: createSqliteInbox(db),
     workflows: createSqliteWorkflows(db),
     workflowRuns: createSqliteWorkflowRuns(db),
+    quotas: createSqliteQuotas(db),
     // One process: the in-process signal already wakes the worker, and status readers poll.
     wakeups: silent,
     statusChanges: silent,

@@ -10,6 +10,7 @@ import {
   GRANTABLE_SCOPES,
   PRIORITIES,
   type QueueRow,
+  type QuotaView,
   type UserView as User,
 } from '../contract.ts';
 import { sessionIsOperator } from '../session.ts';
@@ -265,11 +266,92 @@ function Clients() {
   );
 }
 
+type QuotaLimit = QuotaView['total'];
+
+/** One limit's cells: its rates and, with a daily limit, today's usage as a bar. */
+function QuotaCells({ limit }: { limit: QuotaLimit }) {
+  const perDay = limit.perDay;
+  return (
+    <>
+      <td>{limit.ratePerSecond === undefined ? '-' : `${limit.ratePerSecond}/s (burst ${limit.burst})`}</td>
+      <td>
+        {perDay === undefined ? (
+          `${limit.usedToday} today`
+        ) : (
+          <>
+            <progress max={perDay} value={Math.min(perDay, limit.usedToday)} aria-label="used today" />{' '}
+            {limit.usedToday} / {perDay} today
+          </>
+        )}
+      </td>
+    </>
+  );
+}
+
+/** Every tenant's quota and today's usage (GET /admin/quotas): the operator's only. */
+function Quotas() {
+  const quotas = useQuery({
+    queryKey: ['quotas'],
+    queryFn: () => get<{ items: QuotaView[] }>('/admin/quotas'),
+    refetchInterval: 5000,
+  });
+  const rows = (quotas.data?.items ?? []).flatMap((q) => [
+    { key: `${q.tenant} total`, tenant: q.tenant, scope: 'total', limit: q.total },
+    ...Object.entries(q.channels).map(([channel, limit]) => ({
+      key: `${q.tenant} ${channel}`,
+      tenant: q.tenant,
+      scope: channel,
+      limit: limit as QuotaLimit,
+    })),
+  ]);
+  return (
+    <div className="card">
+      <h2>Quotas</h2>
+      <ProblemView error={quotas.error} />
+      <p className="muted">
+        Acceptance limits per tenant, set with <code>herald quotas set</code> or PUT
+        /admin/tenants/&#123;tenant&#125;/quotas.
+      </p>
+      <div className="table-scroll">
+        <table>
+          <thead>
+            <tr>
+              <th>Tenant</th>
+              <th>Limit</th>
+              <th>Per second</th>
+              <th>Per day (UTC)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.length === 0 ? (
+              <tr>
+                <td colSpan={4} className="muted">
+                  No tenant has a quota.
+                </td>
+              </tr>
+            ) : (
+              rows.map((r) => (
+                <tr key={r.key} data-quota={r.key}>
+                  <td>{r.tenant}</td>
+                  <td>{r.scope}</td>
+                  <QuotaCells limit={r.limit} />
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
 export function AdminPage() {
   return (
     <section>
       <h1>Admin</h1>
       <Queues />
+      {/* Quotas limit every tenant: the API shows them to operators only. */}
+      {sessionIsOperator() ? <Quotas /> : null}
       <Users />
       <Clients />
     </section>

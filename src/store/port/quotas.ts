@@ -1,0 +1,67 @@
+/** One limit of a tenant's quota: a token bucket (ratePerSecond with burst) and a UTC day's count. */
+export interface QuotaLimit {
+  ratePerSecond?: number;
+  burst?: number;
+  perDay?: number;
+}
+
+/** What an operator sets for a tenant (docs/quotas.md): in total and per channel. */
+export interface QuotaLimits {
+  total?: QuotaLimit;
+  channels?: Partial<Record<string, QuotaLimit>>;
+}
+
+export interface QuotaRecord {
+  tenant: string;
+  limits: QuotaLimits;
+  updatedAt: number;
+}
+
+/**
+ * A lease of up to `want` tokens from one scope's shared row: its bucket (when `ratePerSecond`
+ * is set; created full at `burst`) and its day (when `perDay` is set). A scope without either only
+ * counts what it grants.
+ */
+export interface LeaseRequest {
+  tenant: string;
+  scope: string;
+  want: number;
+  ratePerSecond: number | null;
+  burst: number | null;
+  perDay: number | null;
+}
+
+/** What a lease granted, and what the row holds after it (tokens: null without a bucket). */
+export interface LeaseGrant {
+  granted: number;
+  tokens: number | null;
+  used: number;
+}
+
+/** Unspent leased tokens handed back: to the bucket (up to `burst`) and off the day's count. */
+export interface LeaseReturn {
+  tenant: string;
+  scope: string;
+  tokens: number;
+  burst: number | null;
+}
+
+/**
+ * Per-tenant quotas (src/quotas): the limits, and each scope's shared bucket and daily count.
+ * On PostgreSQL every api process leases from the rows (`lease`, `giveBack`); on SQLite the one
+ * process keeps buckets in memory and adds its counts (`addUsage`).
+ */
+export interface QuotaStore {
+  put(tenant: string, limits: QuotaLimits, now: number): Promise<void>;
+  get(tenant: string): Promise<QuotaRecord | undefined>;
+  list(): Promise<QuotaRecord[]>;
+  /** Removes the tenant's limits and its rows; false when it had none. */
+  remove(tenant: string): Promise<boolean>;
+  /** Takes each request's grant atomically per row (a new `day` starts the count at 0). */
+  lease(requests: readonly LeaseRequest[], now: number, day: string): Promise<LeaseGrant[]>;
+  giveBack(returns: readonly LeaseReturn[], day: string): Promise<void>;
+  /** Adds counts to the day's usage (SQLite's flush). */
+  addUsage(counts: ReadonlyArray<{ tenant: string; scope: string; n: number }>, day: string): Promise<void>;
+  /** Each scope's usage on `day`, of one tenant or of all. */
+  usage(day: string, tenant?: string): Promise<Array<{ tenant: string; scope: string; used: number }>>;
+}
