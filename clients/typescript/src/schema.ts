@@ -1260,6 +1260,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflows/{key}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a run of a workflow for each recipient, or for every subscriber of a topic
+         * @description Scope notifications:send. `recipients` (at most 1000 IDs) or `topic`, one of the two. Each known recipient gets a run of the current version of the workflow, RUNNING from `scheduledAt` (or now), with the trigger's `variables`, `priority` and `locale`; an ID that names no recipient of the tenant is refused in `refused` (RECIPIENT_NOT_FOUND) and the others still start. For a topic the 201 has only `triggerId`: the worker makes a run for every subscriber when the fan-out starts, in chunks, exactly once. `Idempotency-Key` as for POST /notifications: a replay within 24 h answers 200 with the first answer, another body 409. 404 for an unknown workflow or topic.
+         */
+        post: operations["postWorkflowsKeyTrigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow-runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run: its status and the timeline of its steps
+         * @description Scope notifications:read. Each step's status (PENDING, WAITING, DONE, SKIPPED: an `if` that did not hold, or a send whose notification ended SKIPPED), its notification and times. Another tenant's run is 404.
+         */
+        get: operations["getWorkflowRunsRunId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs, newest first, filtered by workflow, recipient, trigger or status
+         * @description Scope notifications:read. Cursor pages (`nextCursor`, null on the last page).
+         */
+        get: operations["getWorkflowRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow-runs/{runId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a run that has not ended
+         * @description Scope notifications:send. The run ends CANCELLED: no later step runs (notifications it already made stay as they are). A run that has ended (COMPLETED, DIGESTED, THROTTLED, CANCELLED, FAILED) is 409; another tenant's is 404.
+         */
+        post: operations["postWorkflowRunsRunIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/quotas": {
         parameters: {
             query?: never;
@@ -1520,6 +1600,54 @@ export interface paths {
          * @description Scope inbox. `event: message` with the item when a message arrives, `event: counts` with `{ unread, unseen }` when they change (and once on connecting), `id:` an opaque cursor, and a comment line at least every 15 s. A reconnect with `Last-Event-ID` first gets every message missed in the last 24 hours, with no gap and no duplicate, then the counts; an id the stream never sent gets 400. A recipient holds at most 20 streams open on one server; one more gets 429 with Retry-After. The stream ends once its token has expired (checked with each comment line): reconnect with a new one. Authenticated by the Authorization header (a browser reads it with fetch, not EventSource). See docs/inbox-api.md.
          */
         get: operations["getInboxStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A workflow's current version
+         * @description Scope templates:read. 404 for a key the tenant has no workflow of.
+         */
+        get: operations["getWorkflowsKey"];
+        /**
+         * Save a workflow: 201 for a new key, else 200 with a new version
+         * @description Scope templates:write. `steps` run in order (1 to 20): `send` (a channel and a `template` of that channel or inline `content`, checked as a notification's; `if`: `not_read`, `not_delivered` or `failed`), `delay` (`for`), `digest` (`for`, `key`?) and `throttle` (`limit`, `for`, `key`?); durations are ISO 8601, at most 30 days. Every save is a new version; runs keep the version they started with. A broken rule is 400 naming the step and field (`body/steps/2/for`), every error at once, and nothing is saved.
+         */
+        put: operations["putWorkflowsKey"];
+        post?: never;
+        /**
+         * Delete a workflow
+         * @description Scope templates:write. The key no longer names a workflow; runs already started finish with the version they started with. 404 for a key the tenant has no workflow of.
+         */
+        delete: operations["deleteWorkflowsKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List workflows by key
+         * @description Scope templates:read. The current version of each of the tenant's workflows, by key; follow `nextCursor` until it is null.
+         */
+        get: operations["getWorkflows"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5569,6 +5697,10 @@ export interface operations {
                     title?: string;
                     body?: string;
                     url?: string;
+                    /** @description inapp only: any JSON object, stored as given (no Liquid) with each message, as inline content's `data` is. */
+                    data?: {
+                        [key: string]: unknown;
+                    };
                     /** @description Variables the editor previews the template with, saved with the version; a PUT without them keeps the current ones. */
                     sampleVariables?: {
                         [key: string]: unknown;
@@ -5802,6 +5934,10 @@ export interface operations {
                     title?: string;
                     body?: string;
                     url?: string;
+                    /** @description inapp only: any JSON object, stored as given (no Liquid) with each message, as inline content's `data` is. */
+                    data?: {
+                        [key: string]: unknown;
+                    };
                     /** @description Variables the editor previews the template with, saved with the version; a PUT without them keeps the current ones. */
                     sampleVariables?: {
                         [key: string]: unknown;
@@ -5970,6 +6106,10 @@ export interface operations {
                     title?: string;
                     body?: string;
                     url?: string;
+                    /** @description inapp only: any JSON object, stored as given (no Liquid) with each message, as inline content's `data` is. */
+                    data?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -7931,6 +8071,429 @@ export interface operations {
             };
         };
     };
+    postWorkflowsKeyTrigger: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example comment-digest */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "recipients": [
+                 *         "user-42",
+                 *         "user-43"
+                 *       ],
+                 *       "variables": {
+                 *         "projectId": "p-1",
+                 *         "comment": "Looks good"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    recipients?: string[];
+                    topic?: string;
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                    priority?: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
+                    locale?: string;
+                    /** Format: date-time */
+                    scheduledAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "triggerId": "019b76da-a800-70e3-aa1e-88b1e3a76f07",
+                     *       "runs": [
+                     *         {
+                     *           "recipientId": "user-42",
+                     *           "runId": "019b76da-a800-70e3-aa1e-88b1e3a76f08"
+                     *         }
+                     *       ],
+                     *       "refused": [
+                     *         {
+                     *           "recipientId": "user-43",
+                     *           "code": "RECIPIENT_NOT_FOUND"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        triggerId: string;
+                        runs?: {
+                            recipientId: string;
+                            runId: string;
+                        }[];
+                        refused?: {
+                            recipientId: string;
+                            /** @enum {string} */
+                            code: "RECIPIENT_NOT_FOUND";
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "triggerId": "019b76da-a800-70e3-aa1e-88b1e3a76f07",
+                     *       "runs": [
+                     *         {
+                     *           "recipientId": "user-42",
+                     *           "runId": "019b76da-a800-70e3-aa1e-88b1e3a76f08"
+                     *         }
+                     *       ],
+                     *       "refused": [
+                     *         {
+                     *           "recipientId": "user-43",
+                     *           "code": "RECIPIENT_NOT_FOUND"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        triggerId: string;
+                        runs?: {
+                            recipientId: string;
+                            runId: string;
+                        }[];
+                        refused?: {
+                            recipientId: string;
+                            /** @enum {string} */
+                            code: "RECIPIENT_NOT_FOUND";
+                        }[];
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowRunsRunId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f08 */
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "runId": "019b76da-a800-70e3-aa1e-88b1e3a76f08",
+                     *       "workflow": "comment-digest",
+                     *       "version": 2,
+                     *       "recipientId": "user-42",
+                     *       "triggerId": "019b76da-a800-70e3-aa1e-88b1e3a76f07",
+                     *       "status": "WAITING",
+                     *       "priority": "NORMAL",
+                     *       "steps": [
+                     *         {
+                     *           "index": 0,
+                     *           "type": "digest",
+                     *           "status": "WAITING",
+                     *           "at": "2026-11-28T09:30:00.000Z",
+                     *           "until": "2026-11-28T10:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "index": 1,
+                     *           "type": "send",
+                     *           "status": "PENDING"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        runId: string;
+                        /** @description The workflow's key */
+                        workflow: string;
+                        /** @description The version the run started with and keeps */
+                        version: number;
+                        recipientId: string;
+                        triggerId: string;
+                        status: "RUNNING" | "WAITING" | "COMPLETED" | "DIGESTED" | "THROTTLED" | "CANCELLED" | "FAILED";
+                        priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
+                        steps: {
+                            index: number;
+                            type: "send" | "delay" | "digest" | "throttle";
+                            status: "PENDING" | "WAITING" | "DONE" | "SKIPPED";
+                            notificationId?: string;
+                            /** Format: date-time */
+                            at?: string;
+                            /** Format: date-time */
+                            until?: string;
+                        }[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowRuns: {
+        parameters: {
+            query?: {
+                /** @example comment-digest */
+                workflow?: string;
+                recipientId?: string;
+                triggerId?: string;
+                status?: "RUNNING" | "WAITING" | "COMPLETED" | "DIGESTED" | "THROTTLED" | "CANCELLED" | "FAILED";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "runId": "019b76da-a800-70e3-aa1e-88b1e3a76f08",
+                     *           "workflow": "comment-digest",
+                     *           "version": 2,
+                     *           "recipientId": "user-42",
+                     *           "triggerId": "019b76da-a800-70e3-aa1e-88b1e3a76f07",
+                     *           "status": "WAITING",
+                     *           "priority": "NORMAL",
+                     *           "steps": [
+                     *             {
+                     *               "index": 0,
+                     *               "type": "digest",
+                     *               "status": "WAITING",
+                     *               "at": "2026-11-28T09:30:00.000Z",
+                     *               "until": "2026-11-28T10:30:00.000Z"
+                     *             },
+                     *             {
+                     *               "index": 1,
+                     *               "type": "send",
+                     *               "status": "PENDING"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-28T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: {
+                            runId: string;
+                            /** @description The workflow's key */
+                            workflow: string;
+                            /** @description The version the run started with and keeps */
+                            version: number;
+                            recipientId: string;
+                            triggerId: string;
+                            status: "RUNNING" | "WAITING" | "COMPLETED" | "DIGESTED" | "THROTTLED" | "CANCELLED" | "FAILED";
+                            priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
+                            steps: {
+                                index: number;
+                                type: "send" | "delay" | "digest" | "throttle";
+                                status: "PENDING" | "WAITING" | "DONE" | "SKIPPED";
+                                notificationId?: string;
+                                /** Format: date-time */
+                                at?: string;
+                                /** Format: date-time */
+                                until?: string;
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWorkflowRunsRunIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 019b76da-a800-70e3-aa1e-88b1e3a76f08 */
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "runId": "019b76da-a800-70e3-aa1e-88b1e3a76f08",
+                     *       "workflow": "comment-digest",
+                     *       "version": 2,
+                     *       "recipientId": "user-42",
+                     *       "triggerId": "019b76da-a800-70e3-aa1e-88b1e3a76f07",
+                     *       "status": "WAITING",
+                     *       "priority": "NORMAL",
+                     *       "steps": [
+                     *         {
+                     *           "index": 0,
+                     *           "type": "digest",
+                     *           "status": "WAITING",
+                     *           "at": "2026-11-28T09:30:00.000Z",
+                     *           "until": "2026-11-28T10:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "index": 1,
+                     *           "type": "send",
+                     *           "status": "PENDING"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        runId: string;
+                        /** @description The workflow's key */
+                        workflow: string;
+                        /** @description The version the run started with and keeps */
+                        version: number;
+                        recipientId: string;
+                        triggerId: string;
+                        status: "RUNNING" | "WAITING" | "COMPLETED" | "DIGESTED" | "THROTTLED" | "CANCELLED" | "FAILED";
+                        priority: "CRITICAL" | "HIGH" | "NORMAL" | "LOW";
+                        steps: {
+                            index: number;
+                            type: "send" | "delay" | "digest" | "throttle";
+                            status: "PENDING" | "WAITING" | "DONE" | "SKIPPED";
+                            notificationId?: string;
+                            /** Format: date-time */
+                            at?: string;
+                            /** Format: date-time */
+                            until?: string;
+                        }[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getAdminQuotas: {
         parameters: {
             query?: never;
@@ -9019,6 +9582,775 @@ export interface operations {
                      *     data: {"unread":1,"unseen":1}
                      */
                     "text/event-stream": string;
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowsKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example comment-follow-up */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "comment-follow-up",
+                     *       "name": "Comment, then email if unread",
+                     *       "category": "comments",
+                     *       "version": 2,
+                     *       "steps": [
+                     *         {
+                     *           "type": "send",
+                     *           "channel": "inapp",
+                     *           "template": "comment"
+                     *         },
+                     *         {
+                     *           "type": "delay",
+                     *           "for": "PT10M"
+                     *         },
+                     *         {
+                     *           "type": "send",
+                     *           "channel": "email",
+                     *           "template": "comment-email",
+                     *           "if": "not_read"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T09:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        key: string;
+                        name: string | null;
+                        category: string | null;
+                        /** @description Runs keep the version they started with. */
+                        version: number;
+                        steps: ({
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "email";
+                            /** @description A email template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                subject: string;
+                                text?: string;
+                                html?: string;
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "sms";
+                            /** @description A sms template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                /** @description At most 1600 characters (Twilio's limit for one message). */
+                                text: string;
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "push";
+                            /** @description A push template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                title: string;
+                                body: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "inapp";
+                            /** @description A inapp template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                title: string;
+                                body: string;
+                                /** @description The link of the message: an http(s) URL or a path of the app (`/orders/42`). */
+                                url?: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "delay";
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "digest";
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                            /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                            key?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "throttle";
+                            limit: number;
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                            /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                            key?: string;
+                        })[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putWorkflowsKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example comment-follow-up */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Comment, then email if unread",
+                 *       "category": "comments",
+                 *       "steps": [
+                 *         {
+                 *           "type": "send",
+                 *           "channel": "inapp",
+                 *           "template": "comment"
+                 *         },
+                 *         {
+                 *           "type": "delay",
+                 *           "for": "PT10M"
+                 *         },
+                 *         {
+                 *           "type": "send",
+                 *           "channel": "email",
+                 *           "template": "comment-email",
+                 *           "if": "not_read"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    /** @description The category of the workflow's notifications: the recipient's preferences for it apply (docs/preferences.md). */
+                    category?: string;
+                    /** @description Run in order, 1 to 20 of them. */
+                    steps: ({
+                        /** @enum {string} */
+                        type: "send";
+                        /** @enum {string} */
+                        channel: "email";
+                        /** @description A email template's key (give this or content). */
+                        template?: string;
+                        content?: {
+                            subject: string;
+                            text?: string;
+                            html?: string;
+                        };
+                        /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                        if?: "not_read" | "not_delivered" | "failed";
+                    } | {
+                        /** @enum {string} */
+                        type: "send";
+                        /** @enum {string} */
+                        channel: "sms";
+                        /** @description A sms template's key (give this or content). */
+                        template?: string;
+                        content?: {
+                            /** @description At most 1600 characters (Twilio's limit for one message). */
+                            text: string;
+                        };
+                        /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                        if?: "not_read" | "not_delivered" | "failed";
+                    } | {
+                        /** @enum {string} */
+                        type: "send";
+                        /** @enum {string} */
+                        channel: "push";
+                        /** @description A push template's key (give this or content). */
+                        template?: string;
+                        content?: {
+                            title: string;
+                            body: string;
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                        if?: "not_read" | "not_delivered" | "failed";
+                    } | {
+                        /** @enum {string} */
+                        type: "send";
+                        /** @enum {string} */
+                        channel: "inapp";
+                        /** @description A inapp template's key (give this or content). */
+                        template?: string;
+                        content?: {
+                            title: string;
+                            body: string;
+                            /** @description The link of the message: an http(s) URL or a path of the app (`/orders/42`). */
+                            url?: string;
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                        if?: "not_read" | "not_delivered" | "failed";
+                    } | {
+                        /** @enum {string} */
+                        type: "delay";
+                        /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                        for: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "digest";
+                        /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                        for: string;
+                        /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                        key?: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "throttle";
+                        limit: number;
+                        /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                        for: string;
+                        /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                        key?: string;
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "comment-follow-up",
+                     *       "name": "Comment, then email if unread",
+                     *       "category": "comments",
+                     *       "version": 2,
+                     *       "steps": [
+                     *         {
+                     *           "type": "send",
+                     *           "channel": "inapp",
+                     *           "template": "comment"
+                     *         },
+                     *         {
+                     *           "type": "delay",
+                     *           "for": "PT10M"
+                     *         },
+                     *         {
+                     *           "type": "send",
+                     *           "channel": "email",
+                     *           "template": "comment-email",
+                     *           "if": "not_read"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T09:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        key: string;
+                        name: string | null;
+                        category: string | null;
+                        /** @description Runs keep the version they started with. */
+                        version: number;
+                        steps: ({
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "email";
+                            /** @description A email template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                subject: string;
+                                text?: string;
+                                html?: string;
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "sms";
+                            /** @description A sms template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                /** @description At most 1600 characters (Twilio's limit for one message). */
+                                text: string;
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "push";
+                            /** @description A push template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                title: string;
+                                body: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "inapp";
+                            /** @description A inapp template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                title: string;
+                                body: string;
+                                /** @description The link of the message: an http(s) URL or a path of the app (`/orders/42`). */
+                                url?: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "delay";
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "digest";
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                            /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                            key?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "throttle";
+                            limit: number;
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                            /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                            key?: string;
+                        })[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "comment-follow-up",
+                     *       "name": "Comment, then email if unread",
+                     *       "category": "comments",
+                     *       "version": 2,
+                     *       "steps": [
+                     *         {
+                     *           "type": "send",
+                     *           "channel": "inapp",
+                     *           "template": "comment"
+                     *         },
+                     *         {
+                     *           "type": "delay",
+                     *           "for": "PT10M"
+                     *         },
+                     *         {
+                     *           "type": "send",
+                     *           "channel": "email",
+                     *           "template": "comment-email",
+                     *           "if": "not_read"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T09:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        key: string;
+                        name: string | null;
+                        category: string | null;
+                        /** @description Runs keep the version they started with. */
+                        version: number;
+                        steps: ({
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "email";
+                            /** @description A email template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                subject: string;
+                                text?: string;
+                                html?: string;
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "sms";
+                            /** @description A sms template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                /** @description At most 1600 characters (Twilio's limit for one message). */
+                                text: string;
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "push";
+                            /** @description A push template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                title: string;
+                                body: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "send";
+                            /** @enum {string} */
+                            channel: "inapp";
+                            /** @description A inapp template's key (give this or content). */
+                            template?: string;
+                            content?: {
+                                title: string;
+                                body: string;
+                                /** @description The link of the message: an http(s) URL or a path of the app (`/orders/42`). */
+                                url?: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                            if?: "not_read" | "not_delivered" | "failed";
+                        } | {
+                            /** @enum {string} */
+                            type: "delay";
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "digest";
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                            /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                            key?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "throttle";
+                            limit: number;
+                            /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                            for: string;
+                            /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                            key?: string;
+                        })[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWorkflowsKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example comment-follow-up */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request was refused (problem+json) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Herald could not answer (problem+json) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflows: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "key": "comment-follow-up",
+                     *           "name": "Comment, then email if unread",
+                     *           "category": "comments",
+                     *           "version": 2,
+                     *           "steps": [
+                     *             {
+                     *               "type": "send",
+                     *               "channel": "inapp",
+                     *               "template": "comment"
+                     *             },
+                     *             {
+                     *               "type": "delay",
+                     *               "for": "PT10M"
+                     *             },
+                     *             {
+                     *               "type": "send",
+                     *               "channel": "email",
+                     *               "template": "comment-email",
+                     *               "if": "not_read"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-28T09:00:00.000Z",
+                     *           "updatedAt": "2026-11-28T09:05:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: {
+                            key: string;
+                            name: string | null;
+                            category: string | null;
+                            /** @description Runs keep the version they started with. */
+                            version: number;
+                            steps: ({
+                                /** @enum {string} */
+                                type: "send";
+                                /** @enum {string} */
+                                channel: "email";
+                                /** @description A email template's key (give this or content). */
+                                template?: string;
+                                content?: {
+                                    subject: string;
+                                    text?: string;
+                                    html?: string;
+                                };
+                                /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                                if?: "not_read" | "not_delivered" | "failed";
+                            } | {
+                                /** @enum {string} */
+                                type: "send";
+                                /** @enum {string} */
+                                channel: "sms";
+                                /** @description A sms template's key (give this or content). */
+                                template?: string;
+                                content?: {
+                                    /** @description At most 1600 characters (Twilio's limit for one message). */
+                                    text: string;
+                                };
+                                /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                                if?: "not_read" | "not_delivered" | "failed";
+                            } | {
+                                /** @enum {string} */
+                                type: "send";
+                                /** @enum {string} */
+                                channel: "push";
+                                /** @description A push template's key (give this or content). */
+                                template?: string;
+                                content?: {
+                                    title: string;
+                                    body: string;
+                                    data?: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                                if?: "not_read" | "not_delivered" | "failed";
+                            } | {
+                                /** @enum {string} */
+                                type: "send";
+                                /** @enum {string} */
+                                channel: "inapp";
+                                /** @description A inapp template's key (give this or content). */
+                                template?: string;
+                                content?: {
+                                    title: string;
+                                    body: string;
+                                    /** @description The link of the message: an http(s) URL or a path of the app (`/orders/42`). */
+                                    url?: string;
+                                    data?: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                /** @description Send only if, when the run reaches this step: `not_read`, no in-app message sent earlier in this run was read; `not_delivered`, none of its notifications is DELIVERED; `failed`, one of them ended FAILED or SKIPPED. Otherwise the step is SKIPPED and the run goes on. */
+                                if?: "not_read" | "not_delivered" | "failed";
+                            } | {
+                                /** @enum {string} */
+                                type: "delay";
+                                /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                                for: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "digest";
+                                /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                                for: string;
+                                /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                                key?: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "throttle";
+                                limit: number;
+                                /** @description An ISO 8601 duration of weeks (P2W) or days, hours, minutes and seconds (P1DT2H, PT10M, PT30S): more than 0, at most 30 days. */
+                                for: string;
+                                /** @description The name of one of the trigger's variables, whose value keeps its own digest or window. */
+                                key?: string;
+                            })[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
                 };
             };
             /** @description The request was refused (problem+json) */
