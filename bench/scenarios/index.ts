@@ -21,6 +21,7 @@ import { recipientsImportScenario } from './recipients-import.ts';
 import { renderScenario } from './render.ts';
 import { startupScenario } from './startup.ts';
 import { suppressionsScenario } from './suppressions.ts';
+import { tracingScenario } from './tracing.ts';
 import type { Scenario } from './types.ts';
 
 /** Every scenario of the issue, in its order. */
@@ -51,4 +52,5 @@ export const SCENARIOS: Scenario[] = [
   fanOutScenario,
   memoryPeopleScenario,
   inboxScenario,
+  tracingScenario,
 ];
