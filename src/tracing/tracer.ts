@@ -49,13 +49,23 @@ export interface SpanSpec {
  * settles; a rejection marks it failed with the error's name only (an error's text may quote a
  * recipient). Without tracing it runs `fn(undefined)`.
  */
-export async function inSpan<T>(
+export function inSpan<T>(
   name: string,
   spec: SpanSpec,
   fn: (span: Span | undefined) => Promise<T>,
-  parent: Context = context.active(),
+  parent?: Context,
 ): Promise<T> {
+  // Not an async function: without tracing, the caller's promise is fn's own, no extra turn.
   if (!on) return fn(undefined);
+  return traced(name, spec, fn, parent ?? context.active());
+}
+
+async function traced<T>(
+  name: string,
+  spec: SpanSpec,
+  fn: (span: Span | undefined) => Promise<T>,
+  parent: Context,
+): Promise<T> {
   const span = tracer().startSpan(name, spec, parent);
   try {
     return await context.with(trace.setSpan(parent, span), () => fn(span));
