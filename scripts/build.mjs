@@ -68,6 +68,8 @@ const VENDORED = {
   '@fastify/type-provider-typebox': 'fastify-typebox.js',
   liquidjs: 'liquidjs.js',
   'prom-client': 'prom-client.js',
+  // Herald's spans (src/tracing/); the SDK, loaded only when tracing is on, stays in node_modules.
+  '@opentelemetry/api': 'opentelemetry-api.js',
   undici: 'undici.js',
 };
 /** Published as CommonJS only (no ES module build): bundled, it exports only `default`. */

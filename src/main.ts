@@ -60,6 +60,7 @@ import { unsubscribeRoutes } from './suppressions/unsubscribe-routes.ts';
 import { createUnsubscribeTokens, type UnsubscribeTokens } from './suppressions/unsubscribe-token.ts';
 import { templateRoutes } from './templates/routes.ts';
 import { createSyntaxCheck, type SyntaxCheck } from './templates/syntax-check.ts';
+import { startTracing } from './tracing/sdk.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { workflowRoutes } from './workflows/routes.ts';
 import { workflowRunRoutes } from './workflows/run-routes.ts';
@@ -311,6 +312,9 @@ export async function startHerald(
   clock: Clock = systemClock,
   early?: DispatchThread,
 ): Promise<Herald> {
+  // Before the API is built (its server spans) and the roles start; loads nothing unless the
+  // OTEL_* variables ask for traces (tracing/sdk.ts). The dispatch and callback threads start their own.
+  const tracing = await startTracing(config);
   const deps = await createDeps(config, clock, early);
   const closers: Array<() => Promise<void>> = [];
   const herald: Herald = {
@@ -320,6 +324,8 @@ export async function startHerald(
       for (const close of closers.reverse()) await close();
       // After the API's last commit (its close drains ingest through a dispatch thread).
       await closeDeps(deps);
+      // Last: the spans of the drain are exported too.
+      await tracing?.shutdown();
     },
   };
   try {

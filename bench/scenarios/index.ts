@@ -22,6 +22,7 @@ import { recipientsImportScenario } from './recipients-import.ts';
 import { renderScenario } from './render.ts';
 import { startupScenario } from './startup.ts';
 import { suppressionsScenario } from './suppressions.ts';
+import { tracingScenario } from './tracing.ts';
 import type { Scenario } from './types.ts';
 import { workflowsScenario } from './workflows.ts';
 
@@ -55,4 +56,5 @@ export const SCENARIOS: Scenario[] = [
   inboxScenario,
   workflowsScenario,
   ingestQuotasScenario,
+  tracingScenario,
 ];

@@ -85,6 +85,7 @@ export function createAttempt(
       secrets,
       body: message.body,
       callbackId: callback.id,
+      traceContext: message.traceContext,
     });
     const outcome = outcomeOf(answer, message, clock.now());
     return { message, outcome, statusCode: answer.statusCode, error: answer.error };

@@ -44,6 +44,7 @@ export function messagesFor(
         body,
         attempt: 1,
         createdAt: row.at,
+        ...(row.traceContext === null ? {} : { traceContext: row.traceContext }),
       },
     });
   }

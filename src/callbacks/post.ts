@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import { isAllowedHost, refusedUrl } from '../providers/outbound.ts';
 import { createPublicOnlyConnector, refusedAtConnect } from '../providers/outbound-connect.ts';
+import { contextOf, inSpan, SpanKind, traceparentOf, tracingOn } from '../tracing/tracer.ts';
 import { createDeadlines, send } from './send.ts';
 import { signatureHeader } from './signing.ts';
 
@@ -19,6 +20,8 @@ export interface PostRequest {
   body: string;
   /** The callback it is for: its connections carry it (each callback has its own). */
   callbackId: string;
+  /** The notification's stored `traceparent`: the POST is a span of its trace and carries its own. */
+  traceContext?: string;
 }
 
 /** The receiver's status code, or why there was none. */
@@ -185,56 +188,31 @@ export function createPoster(
     return target;
   };
   return {
-    async post(request: PostRequest): Promise<PostAnswer> {
+    post(request: PostRequest): Promise<PostAnswer> {
       const target = targetOf(request.callbackId, request.url);
-      if ('refused' in target) return { statusCode: null, error: target.refused, refused: true };
-      const { origin, path, dispatcher } = target;
-      try {
-        // A dispatch of the callback's pool (send.ts), not fetch(): a callback is one small
-        // POST, and fetch's WHATWG streams cost several times more CPU per request.
-        const statusCode = await send(
-          dispatcher,
-          {
-            origin,
-            path,
-            method: 'POST',
-            headers: {
-              'content-type': 'application/json',
-              'user-agent': 'Herald-Callbacks/1',
-              'webhook-id': request.messageId,
-              'webhook-timestamp': String(request.timestamp),
-              'webhook-signature': signatureHeader(
-                request.secrets,
-                request.messageId,
-                request.timestamp,
-                request.body,
-              ),
-            },
-            body: request.body,
-            // Pipelined (see createPoster): undici holds a POST back until the connection is
-            // idle unless it may be sent again, and pipelines nothing behind a blocking one.
-            idempotent: true,
-            blocking: false,
-            headersTimeout: timeoutMs,
-            bodyTimeout: timeoutMs,
+      if ('refused' in target)
+        return Promise.resolve({ statusCode: null, error: target.refused, refused: true });
+      if (request.traceContext === undefined || !tracingOn()) return postTo(target, request, null);
+      // A CLIENT span in the notification's trace; the receiver continues it from `traceparent`.
+      // Its host, never its URL (a path may hold a token).
+      return inSpan(
+        'POST',
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            'http.request.method': 'POST',
+            'server.address': new URL(target.origin).hostname,
+            'herald.callback.id': request.callbackId,
           },
-          deadline(),
-        );
-        noteAnswer(target);
-        // The answer's body was read and dropped: never stored or logged. Redirects are not
-        // followed (a 3xx is a failed attempt).
-        return { statusCode, error: null };
-      } catch (error) {
-        // Herald's own words, never the error's code or text: a closed port, a filtered one and
-        // a TLS mismatch would otherwise answer differently (ECONNREFUSED, a timeout, OpenSSL's
-        // text), and the deliveries a tenant reads would scan the hosts Herald can reach.
-        const detail = refusedAtConnect(error)
-          ? 'callback host resolves to a private address'
-          : timedOut(error)
-            ? `no answer within ${timeoutMs / 1000} s`
-            : 'could not reach the callback URL';
-        return { statusCode: null, error: detail };
-      }
+        },
+        async (span) => {
+          const answer = await postTo(target, request, traceparentOf());
+          if (answer.statusCode !== null) span?.setAttribute('http.response.status_code', answer.statusCode);
+          else span?.setAttribute('error.type', 'no answer');
+          return answer;
+        },
+        contextOf(request.traceContext),
+      );
     },
     /** Closes a callback's connections (it was deleted or disabled). */
     forget,
@@ -244,4 +222,61 @@ export function createPoster(
       await Promise.all(open.map(closeOf));
     },
   };
+
+  /** One POST to a reachable callback URL, with `traceparent` when the attempt is traced. */
+  async function postTo(
+    target: Reachable,
+    request: PostRequest,
+    traceparent: string | null,
+  ): Promise<PostAnswer> {
+    const { origin, path, dispatcher } = target;
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': 'Herald-Callbacks/1',
+      'webhook-id': request.messageId,
+      'webhook-timestamp': String(request.timestamp),
+      'webhook-signature': signatureHeader(
+        request.secrets,
+        request.messageId,
+        request.timestamp,
+        request.body,
+      ),
+    };
+    if (traceparent !== null) headers.traceparent = traceparent;
+    try {
+      // A dispatch of the callback's pool (send.ts), not fetch(): a callback is one small
+      // POST, and fetch's WHATWG streams cost several times more CPU per request.
+      const statusCode = await send(
+        dispatcher,
+        {
+          origin,
+          path,
+          method: 'POST',
+          headers,
+          body: request.body,
+          // Pipelined (see createPoster): undici holds a POST back until the connection is
+          // idle unless it may be sent again, and pipelines nothing behind a blocking one.
+          idempotent: true,
+          blocking: false,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        },
+        deadline(),
+      );
+      noteAnswer(target);
+      // The answer's body was read and dropped: never stored or logged. Redirects are not
+      // followed (a 3xx is a failed attempt).
+      return { statusCode, error: null };
+    } catch (error) {
+      // Herald's own words, never the error's code or text: a closed port, a filtered one and
+      // a TLS mismatch would otherwise answer differently (ECONNREFUSED, a timeout, OpenSSL's
+      // text), and the deliveries a tenant reads would scan the hosts Herald can reach.
+      const detail = refusedAtConnect(error)
+        ? 'callback host resolves to a private address'
+        : timedOut(error)
+          ? `no answer within ${timeoutMs / 1000} s`
+          : 'could not reach the callback URL';
+      return { statusCode: null, error: detail };
+    }
+  }
 }

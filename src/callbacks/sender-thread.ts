@@ -5,6 +5,7 @@ import { createLogger } from '../http/logger.ts';
 import { lowerOwnPriority } from '../os-thread.ts';
 import { createStore } from '../store/create.ts';
 import { openLine } from '../thread-calls.ts';
+import { startTracing } from '../tracing/sdk.ts';
 import { startCallbackSender } from './sender.ts';
 import {
   SENDER_READS,
@@ -54,6 +55,8 @@ const remote =
   (...args: unknown[]) =>
     write(method, ...args);
 
+// This thread's own tracer provider (its callback spans), when the OTEL_* variables ask for one.
+const tracing = await startTracing(config);
 // Reads only: a small pool on PostgreSQL, the reader's page cache on SQLite.
 const store = await createStore({ ...config, databasePoolSize: 2 }, { claims: false });
 const local = store.callbacks;
@@ -76,5 +79,9 @@ const sender = startCallbackSender({
 
 run({
   changed: () => sender.changed(),
-  close: () => sender.close().finally(() => store.close()),
+  close: () =>
+    sender
+      .close()
+      .finally(() => store.close())
+      .finally(() => tracing?.shutdown()),
 });

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Static } from '@sinclair/typebox';
 import { ConfigError, type Env, readSection } from './read.ts';
-import { AuthSchema, DispatchSchema, FIXED, ProvidersSchema, ServerSchema } from './schema.ts';
+import { AuthSchema, DispatchSchema, FIXED, ProvidersSchema, ServerSchema, TracingSchema } from './schema.ts';
 
 export { ConfigError } from './read.ts';
 export { JWT_ALGS, type JwtAlg, ROLES, type Role } from './schema.ts';
@@ -17,6 +17,8 @@ export type Config = Omit<Static<typeof ServerSchema>, 'logFormat'> &
     auth: Static<typeof AuthSchema> & Pick<typeof FIXED, 'loginWindowSeconds'>;
     dispatch: Static<typeof DispatchSchema> & { circuit: CircuitOptions; maxHolds: number };
     providers: Static<typeof ProvidersSchema>;
+    /** The OTEL_* variables (docs/tracing.md); absent in a Config made by hand: no tracing. */
+    tracing?: Static<typeof TracingSchema>;
   };
 
 /** Circuit-breaker tuning (dispatch/circuit.ts). */
@@ -68,5 +70,6 @@ export function loadConfig(env: Env): Config {
       maxHolds: FIXED.maxHolds,
     },
     providers,
+    tracing: readSection(env, TracingSchema),
   };
 }

@@ -360,6 +360,46 @@ export const FIXED = {
   },
 } as const;
 
+/** The OTLP protocols Herald exports traces over (the exporter's http/json and http/protobuf). */
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+
+/**
+ * OpenTelemetry's standard variables Herald honours (docs/tracing.md). Traces are exported only
+ * when an endpoint is set (tracing/sdk.ts `wantsTracing`); the SDK and its exporter read these
+ * same variables themselves, so they are checked here, once, at start-up: a protocol or sampler
+ * Herald does not have is refused with its name rather than ignored.
+ */
+export const TracingSchema = Type.Object({
+  endpoint: maybeUrl('OTEL_EXPORTER_OTLP_ENDPOINT', 'OTLP/HTTP base URL; traces go to its `/v1/traces`'),
+  tracesEndpoint: maybeUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTLP/HTTP URL for traces, as is'),
+  protocol: oneOf('OTEL_EXPORTER_OTLP_PROTOCOL', OTLP_PROTOCOLS, 'http/protobuf', 'OTLP encoding'),
+  tracesProtocol: Type.Optional(
+    Type.Union(
+      OTLP_PROTOCOLS.map((v) => Type.Literal(v)),
+      {
+        env: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+        derived: 'OTEL_EXPORTER_OTLP_PROTOCOL',
+        description: 'OTLP encoding of traces',
+      },
+    ),
+  ),
+  headers: maybe('OTEL_EXPORTER_OTLP_HEADERS', 'headers of each export request (`key=value,…`)'),
+  exporter: oneOf('OTEL_TRACES_EXPORTER', ['otlp', 'none'] as const, 'otlp', '`none`: no traces'),
+  sdkDisabled: Type.Boolean({ env: 'OTEL_SDK_DISABLED', default: false, description: '`true`: no traces' }),
+  sampler: oneOf('OTEL_TRACES_SAMPLER', SAMPLERS, 'parentbased_always_on', 'which traces are sampled'),
+  samplerArg: maybe('OTEL_TRACES_SAMPLER_ARG', 'the ratio of the `traceidratio` samplers'),
+  serviceName: text('OTEL_SERVICE_NAME', 'herald', "the spans' `service.name`"),
+  resourceAttributes: maybe('OTEL_RESOURCE_ATTRIBUTES', 'more resource attributes (`key=value,…`)'),
+});
+
 /** Every leaf of a section schema that names a variable, with its path (for the docs test). */
 export function variablesOf(schema: TObject): Array<TSchema & EnvOptions> {
   return Object.values(schema.properties).flatMap((s: TSchema) =>
@@ -372,4 +412,4 @@ export function variablesOf(schema: TObject): Array<TSchema & EnvOptions> {
 }
 
 /** Every section, for loadConfig and the docs test. */
-export const SECTIONS = [ServerSchema, AuthSchema, DispatchSchema, ProvidersSchema] as const;
+export const SECTIONS = [ServerSchema, AuthSchema, DispatchSchema, ProvidersSchema, TracingSchema] as const;

@@ -5,6 +5,7 @@ import type { Provider, SendResult } from '../providers/types.ts';
 import { suppressionKey } from '../suppressions/model.ts';
 import { RenderError } from '../templates/render-error.ts';
 import { type DeliverDeps, type Flight, outgoing, personInput, retryOrFail } from './deliver.ts';
+import { callProvider } from './traced.ts';
 
 /** One target's part of the attempt: what its provider answered, or that it was not tried. */
 interface TargetOutcome {
@@ -66,7 +67,11 @@ export async function deliverToTargets(
           return { target, key, provider, held: `circuit open: provider ${provider.name} is failing` };
         let result: SendResult;
         try {
-          result = await provider.send(outgoing(record, target, rendered.content), flight.controller.signal);
+          result = await callProvider(
+            provider,
+            outgoing(record, target, rendered.content),
+            flight.controller.signal,
+          );
         } catch (error) {
           result = { ok: false, kind: 'transient', detail: `provider error: ${message(error)}` };
         }

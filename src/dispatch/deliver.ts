@@ -12,6 +12,7 @@ import { type RetryPolicy, retryDelay } from './backoff.ts';
 import { chooseProvider, fallbackReady } from './failover.ts';
 import type { ProviderHealthLog } from './provider-health.ts';
 import type { createProviderStates } from './provider-state.ts';
+import { callProvider } from './traced.ts';
 import type { UrgentTrace } from './urgent-trace.ts';
 
 /** What delivering one claimed notification needs. */
@@ -105,7 +106,8 @@ export async function deliver(deps: DeliverDeps, flight: Flight): Promise<Comple
       deps.metrics?.pickupLatency.observe({ priority: record.priority }, (now() - record.createdAt) / 1000);
     deps.trace?.mark(record.seq, 'sendStart');
     try {
-      result = await provider.send(
+      result = await callProvider(
+        provider,
         outgoing(record, record.recipient, rendered.content, unsubscribeUrl),
         flight.controller.signal,
       );

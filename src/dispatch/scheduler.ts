@@ -21,6 +21,7 @@ import { followUp } from './follow-up.ts';
 import { createProviderHealthLog } from './provider-health.ts';
 import { createProviderStates } from './provider-state.ts';
 import { createSharedLimits } from './shared-limits.ts';
+import { processTraced } from './traced.ts';
 import { preciseNow, type UrgentTrace, type Via } from './urgent-trace.ts';
 
 /**
@@ -288,12 +289,13 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     // A push to a person goes to every target of the profile in one attempt (deliver-targets.ts);
     // an `inapp` message is stored in the recipient's inbox (deliver-inbox.ts).
     const targets = flight.record.person?.targets;
-    const sending =
+    const sending = processTraced(flight.record, () =>
       flight.record.channel === 'inapp'
         ? deliverToInbox(deliverDeps, flight)
         : targets === undefined
           ? deliver(deliverDeps, flight)
-          : deliverToTargets(deliverDeps, flight, targets);
+          : deliverToTargets(deliverDeps, flight, targets),
+    );
     const done = sending.then(
       (completion) => {
         counts[rank] = (counts[rank] ?? 1) - 1;

@@ -7,6 +7,7 @@ import type { Rank } from '../reserve.ts';
 import { createStore } from '../store/create.ts';
 import { RenderError } from '../templates/render-error.ts';
 import { joined, openLine } from '../thread-calls.ts';
+import { startTracing } from '../tracing/sdk.ts';
 import { insertJoined } from './joined-inserts.ts';
 import { buildWorkerRole } from './role.ts';
 import type { DispatchMainCalls, DispatchThreadCalls, PreviewReply } from './thread.ts';
@@ -28,6 +29,8 @@ let open: () => void = () => undefined;
 const built = new Promise<void>((resolve) => {
   open = resolve;
 }).then(async () => {
+  // This thread's own tracer provider (its process spans), when the OTEL_* variables ask for one.
+  const tracing = await startTracing(config);
   const store = await createStore(config);
   const metrics = createMetrics({ processMetrics: false });
   const role = await buildWorkerRole({
@@ -40,7 +43,7 @@ const built = new Promise<void>((resolve) => {
     onStatusChanged: () => main.tell('changed'),
   });
   await role.start();
-  return { store, metrics, role };
+  return { store, metrics, role, tracing };
 });
 
 const main = openLine<DispatchMainCalls, DispatchThreadCalls>(
@@ -86,9 +89,10 @@ const main = openLine<DispatchMainCalls, DispatchThreadCalls>(
     metrics: async () => (await built).metrics.registry.getMetricsAsJSON(),
     stop: async () => (await built).role.stop(),
     async close() {
-      const { store, role } = await built;
+      const { store, role, tracing } = await built;
       await role.close();
       await store.close();
+      await tracing?.shutdown();
     },
   },
   { drain: () => receiveMessageOnPort(port) },

@@ -13,6 +13,7 @@ import { refuseBodyWhereNoneIsTaken } from './no-body.ts';
 import { refuseNul } from './nul.ts';
 import { openapiOptions } from './openapi.ts';
 import { hardenServer, serverLimits } from './server-options.ts';
+import { installTraceHooks } from './trace-hooks.ts';
 import type { App, Routes } from './types.ts';
 
 /** What the API/auth app is built from: its route modules (dependencies bound) and how to protect them. */
@@ -76,6 +77,7 @@ export async function buildApp(spec: AppSpec, options: FastifyServerOptions = {}
     ...options,
   }).withTypeProvider<TypeBoxTypeProvider>();
   hardenServer(app.server, routeBodyLimits(app, spec.bodyLimit));
+  installTraceHooks(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
     // The OpenAPI UI holds no data, but must not be framed (clickjacking).

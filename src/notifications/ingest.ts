@@ -13,6 +13,7 @@ import type { TemplateRecord } from '../store/port/templates.ts';
 import { categoryOf } from '../templates/default-category.ts';
 import { type LiquidSource, liquidSources } from '../templates/fields.ts';
 import type { SyntaxCheck } from '../templates/syntax-check.ts';
+import { inSpan, traceparentOf } from '../tracing/tracer.ts';
 import type { CheckedItem, ItemVerdict } from './batch-items.ts';
 import {
   createGroupCommit,
@@ -117,6 +118,7 @@ function toRow(
   now: number,
   idempotencyKey: string | null,
   hash: string | null,
+  traceContext: string | null,
 ): EncodedNotification {
   return {
     id: notificationId(now),
@@ -132,6 +134,7 @@ function toRow(
     expiresAt: v.expiresAt,
     createdAt: now,
     category: categoryOf(v.category, template),
+    traceContext,
     encoded,
   };
 }
@@ -182,6 +185,13 @@ export function createIngest(deps: IngestDeps): Ingest {
     inFlight: deps.writer ? 2 : 1,
   });
 
+  /**
+   * Submits rows to the next group commit in a `commit` span: the time the request waited for its
+   * transaction (docs/tracing.md).
+   */
+  const commit = (rows: EncodedNotification[]) =>
+    inSpan('commit', { attributes: { 'herald.notifications': rows.length } }, () => batcher.submit(rows));
+
   const replay = (hit: IdempotentHit, hash: string) => {
     if (hit.requestHash !== hash) {
       throw new HeraldError(
@@ -224,14 +234,14 @@ export function createIngest(deps: IngestDeps): Ingest {
         throw recipientNotFound(person);
       const digest = recipientDigest(await deps.recipientDigests.tenantKey(tenant), v.recipient);
       const encoded = encodeColumns(v, digest);
-      const row = toRow(tenant, v, encoded, template, now, idempotencyKey ?? null, hash);
+      const row = toRow(tenant, v, encoded, template, now, idempotencyKey ?? null, hash, traceparentOf());
       if (deps.quotas) {
         const { refusal } = await deps.quotas.admit(tenant, [
           { channel: v.channel, rank: priorityRank(v.priority) },
         ]);
         if (refusal) throw refusal;
       }
-      const [hit] = await batcher.submit([row]);
+      const [hit] = await commit([row]);
       if (hit) return replay(hit, hash as string);
       return { status: 201, body: acceptedView(row) };
     },
@@ -277,6 +287,8 @@ export function createIngest(deps: IngestDeps): Ingest {
           : new Set((await store.recipients.among([...ids].map((id) => ({ tenant, id })))).map((r) => r.id));
       const rows: EncodedNotification[] = [];
       const rowIndex: number[] = [];
+      // Every item carries the request's trace context: each is processed in the request's trace.
+      const traceContext = traceparentOf();
       for (const { index, item } of valid) {
         if (item.recipientId !== null && !known.has(item.recipientId)) {
           results[index] = {
@@ -293,7 +305,7 @@ export function createIngest(deps: IngestDeps): Ingest {
             continue;
           }
         }
-        rows.push(toRow(tenant, item, item.encoded, template, now, null, null));
+        rows.push(toRow(tenant, item, item.encoded, template, now, null, null, traceContext));
         rowIndex.push(index);
       }
       if (deps.quotas && rows.length > 0) {
@@ -312,7 +324,7 @@ export function createIngest(deps: IngestDeps): Ingest {
           rowIndex.splice(0, rowIndex.length, ...keptIndex);
         }
       }
-      if (rows.length > 0) await batcher.submit(rows);
+      if (rows.length > 0) await commit(rows);
       rows.forEach((row, i) => {
         const index = rowIndex[i] as number;
         results[index] = { index, notificationId: row.id, status: 'QUEUED' };

@@ -121,6 +121,8 @@ export interface NotificationRecord {
   updatedAt: number;
   /** The broadcast that made it (docs/sending-to-people.md); absent for one accepted on its own. */
   broadcastId?: string;
+  /** The `traceparent` stored at acceptance (docs/tracing.md); absent when it was not traced. Never shown. */
+  traceContext?: string;
 }
 
 /** One entry of a notification's event list, in order. */

@@ -14,6 +14,7 @@ import type { TemplateRecord } from '../store/port/templates.ts';
 import { categoryOf } from '../templates/default-category.ts';
 import { liquidSources } from '../templates/fields.ts';
 import type { SyntaxCheck } from '../templates/syntax-check.ts';
+import { traceparentOf } from '../tracing/tracer.ts';
 import { TOPIC_KEY } from './topics.ts';
 
 /**
@@ -106,5 +107,6 @@ export function newBroadcast(
     scheduledAt: n.scheduledAt,
     expiresAt: n.expiresAt,
     createdAt: now,
+    traceContext: traceparentOf(),
   };
 }

@@ -18,6 +18,7 @@ export interface LoggedRow {
   locale: string | null;
   /** The recipient's JSON, read only for `inapp` notifications. */
   inbox_recipient: string | null;
+  trace_context: string | null;
 }
 
 /** The `{ id }` recipient of an `inapp` notification, as the log row carries it. */
@@ -42,12 +43,13 @@ export function loggedFromRow(row: LoggedRow, cursor: string): LoggedStatus {
     source: row.source,
     locale: row.locale,
     inboxRecipient: inboxRecipientOf(row.inbox_recipient),
+    traceContext: row.trace_context ?? null,
   };
 }
 
 /** The columns of a log query: the event, its notification, and the status before it. */
 export function loggedColumns(statusTypes: string): string {
-  return `n.id AS notification_id, n.tenant, n.metadata,
+  return `n.id AS notification_id, n.tenant, n.metadata, n.trace_context,
     CASE WHEN n.channel = 'inapp' THEN n.recipient END AS inbox_recipient, e.type, e.at, e.attempt, e.provider, e.detail, e.source, e.locale,
     (SELECT p.type FROM notification_events p WHERE p.notification_seq = e.notification_seq AND p.id < e.id
        AND p.type IN (${statusTypes}) ORDER BY p.id DESC LIMIT 1) AS previous`;

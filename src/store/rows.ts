@@ -41,12 +41,13 @@ export interface NotificationRow {
   created_at: number;
   updated_at: number;
   broadcast_id: string | null;
+  trace_context: string | null;
 }
 
 /** The columns every reader selects. */
 export const NOTIFICATION_COLUMNS = `seq, id, tenant, channel, priority, status, recipient, template_key,
   template_version, locale, content, variables, metadata, category, request_hash, scheduled_at, expires_at, attempts,
-  holds, next_attempt_at, provider, provider_message_id, created_at, updated_at, broadcast_id`;
+  holds, next_attempt_at, provider, provider_message_id, created_at, updated_at, broadcast_id, trace_context`;
 
 /** A notification's metadata as every answer shows it: `{}` when none was sent. */
 export function metadataOf(text: string | null): Record<string, unknown> {
@@ -81,6 +82,7 @@ export function notificationFromRow(row: NotificationRow): NotificationRecord {
     updatedAt: row.updated_at,
   };
   if (row.broadcast_id !== null) record.broadcastId = row.broadcast_id;
+  if (row.trace_context) record.traceContext = row.trace_context;
   return record;
 }
 

@@ -5,6 +5,7 @@ import { type Person, type Priority, priorityRank } from '../notifications/model
 import type { Rank } from '../reserve.ts';
 import type { Store } from '../store/port/index.ts';
 import type { TemplateContent, TemplateRecord } from '../store/port/templates.ts';
+import { inSpan, tracingOn } from '../tracing/tracer.ts';
 import { hasLiquid, type LiquidSource, TEXT_FIELDS } from './fields.ts';
 import { closestLocale } from './locale.ts';
 import { RenderError } from './render-error.ts';
@@ -141,43 +142,67 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
     if (outcome.ok) return outcome.content;
     throw new RenderError(`${what}: ${outcome.message}`, outcome.field, outcome.limit);
   }
-  return {
-    async render(n) {
-      const rank = priorityRank(n.priority);
-      if (n.templateKey !== null) {
-        const version = n.templateVersion;
-        if (version === null) throw new RenderError(`template "${n.templateKey}" has no pinned version`);
-        const what = describe({ key: n.templateKey, version });
-        const key = `${n.tenant}\u0000${n.templateKey}\u0000${version}`;
-        const { template, variants } = await pinned(key, n.tenant, n.templateKey, version, what);
-        const locale = closestLocale(n, variants);
-        if (locale === undefined)
-          return { content: await run(n.tenant, key, template.content, () => variablesOf(n), what, rank) };
-        const content = variants.get(locale) as TemplateContent;
-        return {
-          content: await run(
-            n.tenant,
-            `${key}\u0000${locale}`,
-            content,
-            () => variablesOf(n),
-            `${what} (${locale})`,
-            rank,
-          ),
-          locale,
-        };
-      }
-      if (!n.content) throw new RenderError('the notification has neither a template nor content');
+  /** Renders a notification: a template's pinned version (its closest locale variant), or its own content. */
+  async function renderOne(n: RenderInput): Promise<Rendered> {
+    const rank = priorityRank(n.priority);
+    if (n.templateKey !== null) {
+      const version = n.templateVersion;
+      if (version === null) throw new RenderError(`template "${n.templateKey}" has no pinned version`);
+      const what = describe({ key: n.templateKey, version });
+      const key = `${n.tenant}\u0000${n.templateKey}\u0000${version}`;
+      const { template, variants } = await pinned(key, n.tenant, n.templateKey, version, what);
+      const locale = closestLocale(n, variants);
+      if (locale === undefined)
+        return { content: await run(n.tenant, key, template.content, () => variablesOf(n), what, rank) };
+      const content = variants.get(locale) as TemplateContent;
       return {
         content: await run(
           n.tenant,
-          JSON.stringify(n.content),
-          n.content,
+          `${key}\u0000${locale}`,
+          content,
           () => variablesOf(n),
-          'content',
+          `${what} (${locale})`,
           rank,
         ),
+        locale,
       };
-    },
+    }
+    if (!n.content) throw new RenderError('the notification has neither a template nor content');
+    return {
+      content: await run(
+        n.tenant,
+        JSON.stringify(n.content),
+        n.content,
+        () => variablesOf(n),
+        'content',
+        rank,
+      ),
+    };
+  }
+  return {
+    // A `render` span, child of the notification's `process` span (docs/tracing.md).
+    render: (n) =>
+      tracingOn()
+        ? inSpan(
+            'render',
+            {
+              attributes: {
+                'herald.channel': n.channel,
+                ...(n.templateKey === null
+                  ? {}
+                  : {
+                      'herald.template.key': n.templateKey,
+                      'herald.template.version': n.templateVersion ?? 0,
+                    }),
+              },
+            },
+            async (span) => {
+              const rendered = await renderOne(n);
+              if (rendered.locale !== undefined) span?.setAttribute('herald.locale', rendered.locale);
+              return rendered;
+            },
+          )
+        : renderOne(n),
     preview(template, variables) {
       const key = `${template.tenant}\u0000${template.key}\u0000${template.version}`;
       return run(

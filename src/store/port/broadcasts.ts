@@ -24,6 +24,8 @@ export interface NewBroadcast {
   scheduledAt: number | null;
   expiresAt: number | null;
   createdAt: number;
+  /** The `traceparent` of the request that made it (docs/tracing.md): its notifications carry it. */
+  traceContext?: string | null;
 }
 
 /** A broadcast as stored. */

@@ -58,6 +58,11 @@ export interface LeasedMessage {
   /** This attempt's number (1 for the first). */
   attempt: number;
   createdAt: number;
+  /**
+   * The notification's stored `traceparent`, read with the change from the status log: the POST
+   * continues its trace (docs/tracing.md). Absent on a retry from the outbox, which keeps no trace.
+   */
+  traceContext?: string;
 }
 
 /** How an attempt ended: the receiver took it, try again at `retryAt`, or give it up. */

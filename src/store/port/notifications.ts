@@ -33,6 +33,11 @@ export interface NewNotification {
   recipientDigest?: string | null;
   /** The notification's category (docs/sending-to-people.md); absent or null: none. */
   category?: string | null;
+  /**
+   * The W3C `traceparent` of the span that accepted it, when that span was sampled
+   * (docs/tracing.md); absent or null: not traced.
+   */
+  traceContext?: string | null;
 }
 
 /**
@@ -153,6 +158,7 @@ export function encodeNotification(n: NewNotification): EncodedNotification {
     expiresAt: n.expiresAt,
     createdAt: n.createdAt,
     category: n.category ?? null,
+    traceContext: n.traceContext ?? null,
     encoded: encodeColumns(n, n.recipientDigest ?? null),
   };
 }

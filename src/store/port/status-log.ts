@@ -86,6 +86,8 @@ export interface LoggedStatus {
    * other channel: the inbox streams find the streams an event goes to by it (inbox/hub.ts).
    */
   inboxRecipient: string | null;
+  /** The notification's stored `traceparent` (docs/tracing.md): its callbacks' requests carry it. */
+  traceContext: string | null;
 }
 
 /** The statuses, as an SQL list for both adapters' queries (an event's previous status). */

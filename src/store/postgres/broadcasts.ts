@@ -62,13 +62,15 @@ export function createPostgresBroadcasts(sql: Sql): BroadcastStore {
                      AND recipient_id <= ${last} AND seq <= ${until}),
         ins AS (INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient,
                   template_key, template_version, content, variables, metadata, category, locale, scheduled_at,
-                  expires_at, attempts, created_at, updated_at, lane_rank, broadcast_id)
+                  expires_at, attempts, created_at, updated_at, lane_rank, broadcast_id, trace_context)
                 SELECT ${idPrefix(now)} || substr(gen_random_uuid()::text, 16), ${v.tenant}, ${v.channel},
                   ${v.priority}::smallint, 'QUEUED', ${v.queueState}, ${v.dueAt}::bigint,
                   '{"id":' || to_json(recipient_id)::text || '}', ${v.templateKey}, ${v.templateVersion}::int,
                   ${v.content}, ${v.variables}, ${v.metadata}, ${v.category}, ${v.locale}, ${v.scheduledAt}::bigint,
                   ${v.expiresAt}::bigint, 0,
-                  ${now}::bigint, ${now}::bigint, ${base}::bigint + k * ${waiting ? 0 : 1}, ${v.broadcastId}
+                  ${now}::bigint, ${now}::bigint, ${base}::bigint + k * ${waiting ? 0 : 1}, ${v.broadcastId},
+                  -- In the trace of the request that made the broadcast (docs/tracing.md).
+                  (SELECT trace_context FROM broadcasts WHERE tenant = ${v.tenant} AND id = ${v.broadcastId})
                 FROM c ORDER BY k RETURNING 1)
         SELECT pg_notify(${WAKEUP_CHANNEL}, ${hint}) FROM (SELECT 1 FROM ins LIMIT 1) one`;
     }
@@ -121,10 +123,11 @@ export function createPostgresBroadcasts(sql: Sql): BroadcastStore {
         await tx`
           INSERT INTO broadcasts (id, tenant, topic_key, status, channel, priority, template_key, template_version,
             content, variables, metadata, category, locale, scheduled_at, expires_at, pending, advanced_at,
-            created_at, updated_at)
+            created_at, updated_at, trace_context)
           VALUES (${b.id}, ${b.tenant}, ${b.topic}, 'QUEUED', ${b.channel}, ${priorityRank(b.priority)},
             ${b.templateKey}, ${b.templateVersion}, ${b.content}, ${b.variables}, ${b.metadata}, ${b.category},
-            ${b.locale}, ${b.scheduledAt}, ${b.expiresAt}, 1, ${b.createdAt}, ${b.createdAt}, ${b.createdAt})`;
+            ${b.locale}, ${b.scheduledAt}, ${b.expiresAt}, 1, ${b.createdAt}, ${b.createdAt}, ${b.createdAt},
+            ${b.traceContext ?? null})`;
         return 'created' as const;
       });
     },

@@ -63,6 +63,7 @@ async function insertRows(tx: Query, items: EncodedNotification[]): Promise<Set<
       recipient_digest: encoded.recipientDigest,
       locale: n.locale ?? null,
       category: n.category ?? null,
+      trace_context: n.traceContext ?? null,
       ord,
     };
   });
@@ -81,18 +82,19 @@ async function insertRows(tx: Query, items: EncodedNotification[]): Promise<Set<
         channel text, priority smallint, queue_state text, due_at bigint, recipient text, template_key text,
         template_version int, content text, variables text, metadata text, idempotency_key text,
         request_hash text, scheduled_at bigint, expires_at bigint, created_at bigint, recipient_digest text,
-        locale text, category text, ord int)),
+        locale text, category text, trace_context text, ord int)),
     lines AS (
       SELECT l.tenant, l.priority, l.channel, ${tx.unsafe(joinRank('l.tenant', 'l.priority', 'l.channel'))} AS base
         FROM (SELECT DISTINCT tenant, priority, channel FROM t WHERE queue_state = 'ready') l),
     ins AS (INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient,
       template_key, template_version, content, variables, metadata, idempotency_key, request_hash,
-      scheduled_at, expires_at, attempts, created_at, updated_at, lane_rank, recipient_digest, locale, category)
+      scheduled_at, expires_at, attempts, created_at, updated_at, lane_rank, recipient_digest, locale, category,
+      trace_context)
     SELECT t.id, t.tenant, t.channel, t.priority, 'QUEUED', t.queue_state, t.due_at, t.recipient,
       t.template_key, t.template_version, t.content, t.variables, t.metadata, t.idempotency_key,
       t.request_hash, t.scheduled_at, t.expires_at, 0, t.created_at, t.created_at,
       COALESCE(lines.base + row_number() OVER (PARTITION BY t.tenant, t.priority, t.channel, t.queue_state
-        ORDER BY t.ord) - 1, 0), t.recipient_digest, t.locale, t.category
+        ORDER BY t.ord) - 1, 0), t.recipient_digest, t.locale, t.category, t.trace_context
     FROM t LEFT JOIN lines ON t.queue_state = 'ready' AND lines.tenant = t.tenant
       AND lines.priority = t.priority AND lines.channel = t.channel
     ORDER BY t.ord

@@ -37,9 +37,10 @@ function prepare(db: SqliteDb) {
     ),
     insert: db.prepare(
       `INSERT INTO broadcasts (id, tenant, topic_key, status, channel, priority, template_key, template_version,
-         content, variables, metadata, category, locale, scheduled_at, expires_at, pending, advanced_at, created_at, updated_at)
+         content, variables, metadata, category, locale, scheduled_at, expires_at, pending, advanced_at, created_at, updated_at,
+         trace_context)
        VALUES (@id, @tenant, @topic, 'QUEUED', @channel, @priority, @templateKey, @templateVersion, @content, @variables,
-         @metadata, @category, @locale, @scheduledAt, @expiresAt, 1, @createdAt, @createdAt, @createdAt)`,
+         @metadata, @category, @locale, @scheduledAt, @expiresAt, 1, @createdAt, @createdAt, @createdAt, @traceContext)`,
     ),
     one: db.prepare<[string, string], BroadcastRow>(
       `SELECT ${BROADCAST_COLUMNS} FROM broadcasts WHERE tenant = ? AND id = ?`,
@@ -74,11 +75,13 @@ function prepare(db: SqliteDb) {
     fan: db.prepare(
       `INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient, template_key,
          template_version, content, variables, metadata, category, locale, scheduled_at, expires_at, attempts,
-         created_at, updated_at, lane_rank, broadcast_id)
+         created_at, updated_at, lane_rank, broadcast_id, trace_context)
        SELECT ${ID}, @tenant, @channel, @priority, 'QUEUED', @queueState, @dueAt, json_object('id', recipient_id),
          @templateKey, @templateVersion, @content, @variables, @metadata, @category, @locale, @scheduledAt, @expiresAt,
          0, @now, @now,
-         @base + k * @step, @broadcastId
+         @base + k * @step, @broadcastId,
+         -- Each notification is processed in the trace of the request that made the broadcast (docs/tracing.md).
+         (SELECT trace_context FROM broadcasts WHERE tenant = @tenant AND id = @broadcastId)
        FROM (SELECT lower(hex(randomblob(10))) AS h, recipient_id, row_number() OVER (ORDER BY recipient_id) - 1 AS k
          FROM topic_subscribers
          WHERE tenant = @tenant AND topic_key = @topic AND recipient_id > @from AND recipient_id <= @to
@@ -122,7 +125,7 @@ export function createSqliteBroadcasts(db: SqliteDb): BroadcastStore {
     const topic = s.topic.get(b.tenant, b.topic);
     if (!topic) return 'topic' as const;
     if (topic.subscribers === 0) return 'empty' as const;
-    s.insert.run({ ...b, priority: priorityRank(b.priority) });
+    s.insert.run({ ...b, priority: priorityRank(b.priority), traceContext: b.traceContext ?? null });
     return 'created' as const;
   });
 

@@ -26,8 +26,8 @@ import { shaped } from './shaped.ts';
 /** The columns a new notification sets, and one row's values for them (status QUEUED, no attempt yet). */
 const INSERT_COLUMNS = `id, tenant, channel, priority, status, queue_state, due_at, recipient, template_key,
   template_version, content, variables, metadata, idempotency_key, request_hash, scheduled_at, expires_at,
-  attempts, created_at, updated_at, lane_rank, recipient_digest, locale, category`;
-const ROW_VALUES = "(?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)";
+  attempts, created_at, updated_at, lane_rank, recipient_digest, locale, category, trace_context`;
+const ROW_VALUES = "(?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)";
 /** Rows a multi-row insert takes (SQLite binds at most 32,766 parameters; 16 x 20 is far below). */
 const CHUNK = 16;
 
@@ -121,6 +121,7 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
       encoded.recipientDigest,
       n.locale ?? null,
       n.category ?? null,
+      n.traceContext ?? null,
     ];
     const joined = () => {
       if (!waiting) lines.set(line, laneRank + 1);

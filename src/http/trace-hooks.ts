@@ -1,0 +1,68 @@
+import { context, propagation, ROOT_CONTEXT, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { SpanKind, startSpan, tracingOn } from '../tracing/tracer.ts';
+
+/** Each traced request's server span, until its answer ends it. */
+const spans = new WeakMap<FastifyRequest, Span>();
+
+/**
+ * A SERVER span for each request of the app (docs/tracing.md), continuing an incoming
+ * `traceparent`: named by the method and the route's template (`POST /notifications`), never the
+ * URL, with the HTTP semantic conventions' attributes and the path without its query string.
+ * The handler runs in the span's context (entered in preHandler, after the body is read, where
+ * the request's own async context would otherwise be the connection's), so what it does
+ * (a commit, a stored trace context) is the span's child. Installed only when tracing is on.
+ */
+export function installTraceHooks(app: FastifyInstance): void {
+  if (!tracingOn()) return;
+  app.addHook('onRequest', (request, _reply, done) => {
+    const parent = propagation.extract(ROOT_CONTEXT, request.headers);
+    const route = request.routeOptions.url;
+    const path = request.url.split('?', 1)[0] as string;
+    const span = startSpan(
+      route === undefined ? request.method : `${request.method} ${route}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          'http.request.method': request.method,
+          'url.path': path,
+          'url.scheme': 'http',
+          ...(route === undefined ? {} : { 'http.route': route }),
+          'network.protocol.version': request.raw.httpVersion,
+          'server.port': request.socket.localPort ?? 0,
+        },
+      },
+      parent,
+    );
+    spans.set(request, span);
+    done();
+  });
+  app.addHook('preHandler', (request, _reply, done) => {
+    const span = spans.get(request);
+    if (span === undefined) return done();
+    context.with(trace.setSpan(context.active(), span), done);
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    const span = spans.get(request);
+    if (span !== undefined) {
+      spans.delete(request);
+      span.setAttribute('http.response.status_code', reply.statusCode);
+      if (reply.statusCode >= 500) {
+        span.setAttribute('error.type', String(reply.statusCode));
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end();
+    }
+    done();
+  });
+  app.addHook('onRequestAbort', (request, done) => {
+    const span = spans.get(request);
+    if (span !== undefined) {
+      spans.delete(request);
+      span.setAttribute('error.type', 'aborted');
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    }
+    done();
+  });
+}

@@ -1,0 +1,70 @@
+import { context, propagation, trace } from '@opentelemetry/api';
+import type { Config } from '../config/config.ts';
+import { setTracingOn } from './tracer.ts';
+
+/** The OTEL_* variables as loadConfig read and checked them (config/schema.ts `TracingSchema`). */
+export type TracingConfig = NonNullable<Config['tracing']>;
+
+/**
+ * Whether the standard variables ask for traces: an OTLP endpoint is set (for all signals or
+ * for traces), OTEL_TRACES_EXPORTER is not `none` and OTEL_SDK_DISABLED is not `true`. Nothing
+ * else turns the SDK on, so a Herald configured without them loads none of it.
+ */
+export function wantsTracing(t: TracingConfig | undefined): t is TracingConfig {
+  if (t === undefined || !(t.tracesEndpoint || t.endpoint)) return false;
+  return !t.sdkDisabled && t.exporter !== 'none';
+}
+
+/** The OTLP encoding of traces: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL. */
+export const tracesProtocol = (t: TracingConfig) => t.tracesProtocol ?? t.protocol;
+
+/** A thread's running SDK: `shutdown` exports what is left and unregisters it. */
+export interface Tracing {
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Starts this thread's tracer provider when the variables ask for it (each thread that makes
+ * spans calls it: the main thread, the dispatch thread, the callback sender's thread), else
+ * returns undefined having loaded nothing. The SDK reads the rest of the standard variables
+ * itself: the endpoint, headers and timeout (the exporter), OTEL_TRACES_SAMPLER and its argument,
+ * OTEL_BSP_* (the batch processor), OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (the
+ * resource; the service is `herald` unless they name another).
+ */
+export async function startTracing(config: Pick<Config, 'tracing'>): Promise<Tracing | undefined> {
+  const t = config.tracing;
+  if (!wantsTracing(t)) return undefined;
+  const [{ NodeTracerProvider }, { BatchSpanProcessor }, resources, { OTLPTraceExporter }] =
+    await Promise.all([
+      import('@opentelemetry/sdk-trace-node'),
+      import('@opentelemetry/sdk-trace-base'),
+      import('@opentelemetry/resources'),
+      tracesProtocol(t) === 'http/json'
+        ? import('@opentelemetry/exporter-trace-otlp-http')
+        : import('@opentelemetry/exporter-trace-otlp-proto'),
+    ]);
+  const resource = resources
+    .defaultResource()
+    .merge(resources.resourceFromAttributes({ 'service.name': t.serviceName }))
+    .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+  const provider = new NodeTracerProvider({
+    resource,
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+  });
+  // The global tracer, the AsyncLocalStorage context and the W3C trace-context propagator.
+  provider.register();
+  setTracingOn(true);
+  return {
+    async shutdown() {
+      setTracingOn(false);
+      try {
+        await provider.shutdown();
+      } finally {
+        // A Herald started again in this process (tests) registers its own.
+        trace.disable();
+        context.disable();
+        propagation.disable();
+      }
+    },
+  };
+}

@@ -1,0 +1,124 @@
+import {
+  type Attributes,
+  type Context,
+  context,
+  isSpanContextValid,
+  type Link,
+  ROOT_CONTEXT,
+  type Span,
+  type SpanContext,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+} from '@opentelemetry/api';
+import { VERSION } from '../version.ts';
+
+/**
+ * Herald's spans (docs/tracing.md), made through `@opentelemetry/api` only: the SDK is loaded by
+ * sdk.ts when the OTEL_* variables ask for it. Until then `tracingOn()` is false and every helper
+ * here runs its function bare, so a Herald without tracing makes no span object, reads no
+ * context and stores no trace context.
+ *
+ * What a span may hold is what a log may hold (http/logger.ts): ids, channels, priorities,
+ * providers, statuses, counts. Never a recipient's address, a token, a secret, a body or a
+ * template variable.
+ */
+let on = false;
+
+/** Whether this thread exports spans (set by sdk.ts once its provider is registered). */
+export const tracingOn = (): boolean => on;
+
+/** Only sdk.ts switches tracing on and off. */
+export function setTracingOn(value: boolean): void {
+  on = value;
+}
+
+/** The tracer of the registered provider (the API caches it per provider). */
+const tracer = () => trace.getTracer('herald', VERSION);
+
+/** What `inSpan` makes: the span's kind, attributes and links. */
+export interface SpanSpec {
+  kind?: SpanKind;
+  attributes?: Attributes;
+  links?: Link[];
+}
+
+/**
+ * Runs `fn` in a span child of `parent` (the active context by default) that ends when `fn`
+ * settles; a rejection marks it failed with the error's name only (an error's text may quote a
+ * recipient). Without tracing it runs `fn(undefined)`.
+ */
+export function inSpan<T>(
+  name: string,
+  spec: SpanSpec,
+  fn: (span: Span | undefined) => Promise<T>,
+  parent?: Context,
+): Promise<T> {
+  // Not an async function: without tracing, the caller's promise is fn's own, no extra turn.
+  if (!on) return fn(undefined);
+  return traced(name, spec, fn, parent ?? context.active());
+}
+
+async function traced<T>(
+  name: string,
+  spec: SpanSpec,
+  fn: (span: Span | undefined) => Promise<T>,
+  parent: Context,
+): Promise<T> {
+  const span = tracer().startSpan(name, spec, parent);
+  try {
+    return await context.with(trace.setSpan(parent, span), () => fn(span));
+  } catch (error) {
+    failed(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/** Starts a span the caller ends (a request's server span, ended by its answer). */
+export function startSpan(name: string, spec: SpanSpec, parent: Context): Span {
+  return tracer().startSpan(name, spec, parent);
+}
+
+/** Marks a span failed, naming the error's class or code, never its message. */
+export function failed(span: Span, error: unknown): void {
+  const type = (error as { code?: unknown })?.code ?? (error instanceof Error ? error.name : typeof error);
+  span.setAttribute('error.type', String(type));
+  span.setStatus({ code: SpanStatusCode.ERROR });
+}
+
+/**
+ * The W3C `traceparent` of the span active in `ctx`, only when it is sampled: the form a
+ * notification stores (migration 470) and a callback's request carries. Null otherwise.
+ */
+export function traceparentOf(ctx: Context = context.active()): string | null {
+  if (!on) return null;
+  const sc = trace.getSpanContext(ctx);
+  if (sc === undefined || !isSpanContextValid(sc) || (sc.traceFlags & TraceFlags.SAMPLED) === 0) return null;
+  return `00-${sc.traceId}-${sc.spanId}-01`;
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** A stored `traceparent` read back as a remote span context; undefined for null or a malformed one. */
+export function spanContextOf(text: string | null | undefined): SpanContext | undefined {
+  const m = text ? TRACEPARENT.exec(text) : null;
+  if (m === null) return undefined;
+  const sc: SpanContext = {
+    traceId: m[1] as string,
+    spanId: m[2] as string,
+    traceFlags: Number.parseInt(m[3] as string, 16),
+    isRemote: true,
+  };
+  return isSpanContextValid(sc) ? sc : undefined;
+}
+
+/** A context whose parent is the stored `traceparent` (a new trace when there is none). */
+export function contextOf(text: string | null | undefined): Context {
+  const sc = spanContextOf(text);
+  return sc === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, sc);
+}
+
+export { SpanKind };
