@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
-import { errorCodes, type FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import { problemOf } from '../http/problem.ts';
 import type { App } from '../http/types.ts';
-import { readBytes } from '../notifications/batch-bytes.ts';
+import { malformedBody, readBytes } from '../notifications/batch-bytes.ts';
 import type { BatchDecoder } from '../notifications/batch-decoder.ts';
 import type { DecodedRecipientBatch } from './batch-body.ts';
 import { RECIPIENT_BATCH_BODY_LIMIT } from './model.ts';
@@ -42,9 +42,7 @@ function recipientBatchParser({ batchDecoder, pushAllowedHosts }: BatchDeps) {
     const bytes = await readBytes(payload, RECIPIENT_BATCH_BODY_LIMIT);
     const decoded = await batchDecoder.decodeRecipients(request.principal.tenant, bytes, pushAllowedHosts);
     if (!decoded.ok) {
-      throw decoded.malformed === 'empty'
-        ? new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY()
-        : new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
+      throw malformedBody(decoded.malformed);
     }
     decodedOf.set(request, decoded);
     return {};
