@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { deploy } from '../lib/deploy.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
-import { runChild, threadTimesOf } from '../lib/proc.ts';
+import { ROOT, runChild, threadTimesOf } from '../lib/proc.ts';
 import { measured, type Row } from '../lib/report.ts';
+import { tempDir } from '../lib/tmp.ts';
 import type { Scenario } from './types.ts';
 
 /** What bench/recipient-importer.ts is told. */
@@ -14,6 +17,8 @@ export interface ImporterSpec {
   total: number;
   batch: number;
   connections: number;
+  /** Characters added to each recipient's `data` (large bodies); none by default. */
+  pad?: number;
 }
 
 /** What it reports: recipients written (200 or 201), the wall time, each item status seen. */
@@ -37,7 +42,14 @@ export const recipientsImportScenario: Scenario = {
   title: '19. Recipients imported through POST /recipients/batch (npm start)',
   async run(options: BenchOptions): Promise<Row[]> {
     const { total, batch, connections } = options.sizes.recipients;
-    const herald = await deploy('sqlite');
+    // The API thread's event-loop delay, read by bench/loop-monitor.mjs inside the process.
+    const loopFile = join(tempDir('loop'), 'loop.json');
+    const herald = await deploy('sqlite', {
+      env: {
+        NODE_OPTIONS: `--import=${join(ROOT, 'bench/loop-monitor.mjs')}`,
+        BENCH_LOOP_FILE: loopFile,
+      },
+    });
     try {
       const spec: ImporterSpec = {
         url: herald.api.url,
@@ -83,9 +95,51 @@ export const recipientsImportScenario: Scenario = {
           ),
         );
       }
+      rows.push(await largeBodies(herald.processes[0]?.pid as number, loopFile, spec));
       return rows;
     } finally {
       await herald.stop();
     }
   },
 };
+
+/** Large bodies: batches of 1,000 recipients with about 7 KB of data each (6.9 MiB a body). */
+const LARGE = { batches: 8, connections: 2, pad: 7200 };
+
+/**
+ * How long the API's event loop is held while large batches arrive (issue 50): the largest
+ * event-loop delay of Herald's main thread (perf_hooks monitorEventLoopDelay, in the process)
+ * while LARGE.batches bodies of 6.9 MiB are sent, two at a time.
+ */
+async function largeBodies(pid: number, loopFile: string, spec: ImporterSpec): Promise<Row> {
+  const total = LARGE.batches * spec.batch;
+  const read = () => JSON.parse(readFileSync(loopFile, 'utf8')) as { max: number; p99: number };
+  // The main thread's CPU time (its tid is the pid): what reading the bodies costs the event
+  // loop, much steadier than a delay on a shared machine.
+  const mainRunMs = () =>
+    Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  const ranBefore = mainRunMs();
+  process.kill(pid, 'SIGUSR2');
+  const result = await runChild<ImporterResult>('bench/recipient-importer.ts', {
+    ...spec,
+    tag: 'large',
+    total,
+    connections: LARGE.connections,
+    pad: LARGE.pad,
+  });
+  // The monitor writes every 100 ms: wait for a write after the last answer.
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  const loop = read();
+  const mainMs = Math.round((mainRunMs() - ranBefore) / LARGE.batches);
+  if (result.failures.length > 0 || result.recipients !== total) {
+    throw new Error(
+      `recipients-import (large): ${result.recipients} of ${total} written ${result.failures.join(' | ')}`,
+    );
+  }
+  progress(
+    `recipients-import: ${LARGE.batches} bodies of 6.9 MiB in ${result.seconds.toFixed(2)} s, loop max ${loop.max} ms, main thread ${mainMs} ms of CPU a body`,
+  );
+  return measured('recipients-import', 'API event-loop delay max during 6.9 MiB batches', loop.max, 'ms', {
+    note: `${LARGE.batches} bodies of 1,000 recipients with 7 KB of data each, ${LARGE.connections} at a time; p99 ${loop.p99} ms; the main thread ran ${mainMs} ms of CPU a body; monitorEventLoopDelay in Herald's main thread (bench/loop-monitor.mjs)`,
+  });
+}

@@ -1,6 +1,15 @@
 import type { IncomingMessage } from 'node:http';
 import { errorCodes } from 'fastify';
 
+/**
+ * The error Fastify's JSON parser answers for a body a batch thread found empty or not JSON
+ * (batch-body.ts `parseBody`): the same 400s as any other route's body.
+ */
+export const malformedBody = (malformed: 'empty' | 'invalid') =>
+  malformed === 'empty'
+    ? new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY()
+    : new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
+
 /** The first buffer of a body sent without Content-Length; doubled as it fills. */
 const FIRST_SIZE = 256 * 1024;
 

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { HeraldError } from '../errors.ts';
+import type { DecodedRecipientBatch } from '../recipients/batch-body.ts';
 import { Turns } from '../turns.ts';
 import type { DecodedBatch } from './batch-body.ts';
 
@@ -11,24 +12,35 @@ export interface BatchThreadData {
 }
 
 /**
- * A body for a batch thread: its bytes (moved, not copied), acceptance's time and push rule, and
- * its tenant's recipient digest key (recipient-digest.ts; the thread never holds the server key).
+ * A body for a batch thread: its bytes (moved, not copied) and what reading it needs. A
+ * notification batch: acceptance's time and push rule, and its tenant's recipient digest key
+ * (recipient-digest.ts; the thread never holds the server key). A recipients batch: the push rule.
  */
-export interface ToBatchThread {
-  id: number;
-  bytes: Uint8Array;
-  now: number;
-  pushAllowedHosts: readonly string[];
-  digestKey: Uint8Array;
-}
+export type BatchBody =
+  | {
+      kind: 'notifications';
+      bytes: Uint8Array;
+      now: number;
+      pushAllowedHosts: readonly string[];
+      digestKey: Uint8Array;
+    }
+  | { kind: 'recipients'; bytes: Uint8Array; pushAllowedHosts: readonly string[] };
+
+export type ToBatchThread = BatchBody & { id: number };
+
+/** How a body was read: as its kind reads (batch-body.ts, recipients/batch-body.ts). */
+export type Decoded = DecodedBatch | DecodedRecipientBatch;
 
 /** What a batch thread says: it is ready, or how a body was read. */
 export type FromBatchThread =
   | { ready: true }
-  | { id: number; ok: true; decoded: DecodedBatch }
+  | { id: number; ok: true; decoded: Decoded }
   | { id: number; ok: false; message: string };
 
-/** Reads and checks batch bodies off the event loop (POST /notifications/batch, routes.ts). */
+/**
+ * Reads and checks batch bodies off the event loop: POST /notifications/batch (routes.ts) and
+ * POST /recipients/batch (recipients/batch-route.ts).
+ */
 export interface BatchDecoder {
   /**
    * Reads `bytes` as a batch body and checks each item at `now`; in turns by tenant with other
@@ -42,6 +54,12 @@ export interface BatchDecoder {
     pushAllowedHosts: readonly string[],
     digestKey: Uint8Array,
   ): Promise<DecodedBatch>;
+  /** Reads `bytes` as a recipients batch body and checks each item; `bytes` as for `decode`. */
+  decodeRecipients(
+    tenant: string,
+    bytes: Uint8Array,
+    pushAllowedHosts: readonly string[],
+  ): Promise<DecodedRecipientBatch>;
   close(): Promise<void>;
 }
 
@@ -60,8 +78,8 @@ const ENTRY = new URL('./batch-thread.js', import.meta.url);
 const BATCH_NICE = 10;
 
 interface Job {
-  message: Omit<ToBatchThread, 'id'>;
-  resolve(decoded: DecodedBatch): void;
+  message: BatchBody;
+  resolve(decoded: Decoded): void;
   reject(error: unknown): void;
 }
 
@@ -151,23 +169,38 @@ export function createBatchDecoder(options: BatchDecoderOptions): BatchDecoder {
     }
   }
 
+  /** Queues a body for a thread, in turns by tenant; resolves with how it was read. */
+  function submit(tenant: string, body: BatchBody): Promise<Decoded> {
+    if (closed) return Promise.reject(ended());
+    // The view's whole buffer moves to the thread. Node allocates small buffers from a shared
+    // pool, which cannot move: those are copied (a few kilobytes at most).
+    const { bytes } = body;
+    const own =
+      bytes.buffer instanceof ArrayBuffer && bytes.byteLength >= Buffer.poolSize >>> 1
+        ? bytes
+        : new Uint8Array(bytes);
+    return new Promise((resolve, reject) => {
+      waiting.push(tenant, { message: { ...body, bytes: own }, resolve, reject });
+      pump();
+    });
+  }
+
   return {
     decode(tenant, bytes, now, pushAllowedHosts, digestKey) {
-      if (closed) return Promise.reject(ended());
-      // The view's whole buffer moves to the thread. Node allocates small buffers from a shared
-      // pool, which cannot move: those are copied (a few kilobytes at most).
-      const own =
-        bytes.buffer instanceof ArrayBuffer && bytes.byteLength >= Buffer.poolSize >>> 1
-          ? bytes
-          : new Uint8Array(bytes);
-      return new Promise((resolve, reject) => {
-        waiting.push(tenant, {
-          message: { bytes: own, now, pushAllowedHosts, digestKey },
-          resolve,
-          reject,
-        });
-        pump();
-      });
+      return submit(tenant, {
+        kind: 'notifications',
+        bytes,
+        now,
+        pushAllowedHosts,
+        digestKey,
+      }) as Promise<DecodedBatch>;
+    },
+    decodeRecipients(tenant, bytes, pushAllowedHosts) {
+      return submit(tenant, {
+        kind: 'recipients',
+        bytes,
+        pushAllowedHosts,
+      }) as Promise<DecodedRecipientBatch>;
     },
     async close() {
       closed = true;

@@ -1,10 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { lowerOwnPriority } from '../os-thread.ts';
+import { decodeRecipientBatch } from '../recipients/batch-body.ts';
 import { decodeBatch } from './batch-body.ts';
 import type { BatchThreadData, FromBatchThread, ToBatchThread } from './batch-decoder.ts';
 
 /**
- * The body of a batch thread: reads and checks one batch body at a time (batch-body.ts) and
+ * The body of a batch thread: reads and checks one batch body at a time (batch-body.ts, or
+ * recipients/batch-body.ts for a recipients batch) and
  * answers with the outcome. Batches are bulk work: on Linux the thread steps back to the nice
  * value it is given, so that when the cores are busy the event loop answering requests gets
  * the CPU first.
@@ -14,7 +16,14 @@ if (!port) throw new Error('batch-thread.ts runs in a batch thread (batch-decode
 const { nice, hold } = workerData as BatchThreadData;
 if (nice > 0) lowerOwnPriority(nice);
 
-port.on('message', ({ id, bytes, now, pushAllowedHosts, digestKey }: ToBatchThread) => {
+/** Reads one body as its kind reads. */
+const decoded = (body: ToBatchThread) =>
+  body.kind === 'recipients'
+    ? decodeRecipientBatch(body.bytes, body.pushAllowedHosts)
+    : decodeBatch(body.bytes, body.now, body.pushAllowedHosts, body.digestKey);
+
+port.on('message', (body: ToBatchThread) => {
+  const { id } = body;
   if (hold) {
     // Tests only: say that a body is here, then wait until let go (batch-decoder.ts `hold`).
     Atomics.store(hold, 1, Atomics.load(hold, 1) + 1);
@@ -23,7 +32,7 @@ port.on('message', ({ id, bytes, now, pushAllowedHosts, digestKey }: ToBatchThre
   }
   let message: FromBatchThread;
   try {
-    message = { id, ok: true, decoded: decodeBatch(bytes, now, pushAllowedHosts, digestKey) };
+    message = { id, ok: true, decoded: decoded(body) };
   } catch (error) {
     message = { id, ok: false, message: error instanceof Error ? error.message : String(error) };
   }

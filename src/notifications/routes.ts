@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Type } from '@sinclair/typebox';
-import { errorCodes, type FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import { exampleOf, withExample } from '../http/examples.ts';
@@ -9,7 +9,7 @@ import { rateLimitHeaders } from '../http/rate-limit-headers.ts';
 import type { App, RouteModule } from '../http/types.ts';
 import type { QuotaGate } from '../quotas/gate.ts';
 import { type ItemVerdict, MAX_ITEMS } from './batch-body.ts';
-import { readBytes } from './batch-bytes.ts';
+import { malformedBody, readBytes } from './batch-bytes.ts';
 import type { BatchDecoder } from './batch-decoder.ts';
 import type { Ingest } from './ingest.ts';
 import type { RecipientDigests } from './recipient-digest.ts';
@@ -84,9 +84,7 @@ function batchBodyParser(deps: IngestRouteDeps) {
       await deps.recipientDigests.tenantKey(tenant),
     );
     if (!decoded.ok) {
-      throw decoded.malformed === 'empty'
-        ? new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY()
-        : new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
+      throw malformedBody(decoded.malformed);
     }
     if (decoded.verdicts) verdictsOf.set(request, decoded.verdicts);
     return decoded.outline;

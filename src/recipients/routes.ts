@@ -3,6 +3,7 @@ import { type FieldError, HeraldError } from '../errors.ts';
 import { tooDeep } from '../http/field-messages.ts';
 import { pageOf, textCursor } from '../http/page.ts';
 import type { App, RouteModule } from '../http/types.ts';
+import type { BatchDecoder } from '../notifications/batch-decoder.ts';
 import { MAX_DEPTH } from '../notifications/payload.ts';
 import { schemaErrors } from '../notifications/validate.ts';
 import { checkedByHandler, recipientBatchRoute } from './batch-route.ts';
@@ -23,7 +24,10 @@ import {
 import { recipientViews } from './view.ts';
 
 /** What the recipient routes are built from. */
-export type RecipientRouteDeps = CoreDeps & { preferenceTokens: PreferenceTokens };
+export type RecipientRouteDeps = CoreDeps & {
+  preferenceTokens: PreferenceTokens;
+  batchDecoder: BatchDecoder;
+};
 
 const read = { scope: 'recipients:read' };
 const write = { scope: 'recipients:write' };
@@ -206,5 +210,5 @@ export const recipientRoutes: RouteModule<RecipientRouteDeps> = async (app, deps
     );
   });
 
-  recipientBatchRoute(app, { ...deps, pushAllowedHosts });
+  await recipientBatchRoute(app, { ...deps, pushAllowedHosts });
 };

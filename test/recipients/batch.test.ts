@@ -2,6 +2,11 @@
 // commit, 207 with a result per item; on SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { manualClock } from '../../src/clock.ts';
+import { buildApi, createDeps } from '../../src/main.ts';
+import { createBatchDecoder } from '../../src/notifications/batch-decoder.ts';
+import { authHeader } from '../helpers/auth.ts';
+import { testConfig } from '../helpers/config.ts';
 import { stopSharedPostgres } from '../helpers/postgres.ts';
 import { device, KINDS, type RecipientsApp, recipientsApp } from './fixtures.ts';
 
@@ -117,3 +122,98 @@ for (const kind of KINDS) {
     });
   });
 }
+
+// Issue 50: a recipients batch is read and checked in a batch thread, never on the event loop
+// (as POST /notifications/batch, decision record 0010).
+describe('POST /recipients/batch: the body is read off the event loop', () => {
+  it('answers GET /health while a 6.9 MiB batch is held in its thread; the event loop never parses it', async () => {
+    // While hold[0] is 1, the batch thread waits with the body in hand (hold[1] counts arrivals).
+    const hold = new Int32Array(new SharedArrayBuffer(8));
+    Atomics.store(hold, 0, 1);
+    const deps = await createDeps(
+      testConfig({ HERALD_ROLES: 'auth,api' }),
+      manualClock(Date.UTC(2026, 0, 1)),
+    );
+    deps.batchDecoder = createBatchDecoder({ threads: 1, hold });
+    const app = await buildApi(deps);
+    const admin = await authHeader(deps, { role: 'admin' });
+    const post = (payload: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/recipients/batch',
+        headers: { ...admin, 'content-type': 'application/json' },
+        payload,
+      });
+    const release = () => {
+      Atomics.store(hold, 0, 0);
+      Atomics.notify(hold, 0);
+    };
+    const parse = JSON.parse;
+    let bodyParses = 0;
+    JSON.parse = (text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) => {
+      if (typeof text === 'string' && text.includes('"recipients"')) bodyParses += 1;
+      return parse(text, reviver);
+    };
+    try {
+      const recipients = Array.from({ length: 1000 }, (_, n) => ({
+        recipientId: `big-${n}`,
+        email: `big-${n}@example.com`,
+        data: { note: 'x'.repeat(7200) },
+      }));
+      recipients[3] = { ...recipients[3], email: 'nope' } as (typeof recipients)[number];
+      const payload = JSON.stringify({ recipients });
+      assert.ok(payload.length > 6.9 * 1024 * 1024, `${payload.length} bytes`);
+      let answered = false;
+      const batch = post(payload).finally(() => {
+        answered = true;
+      });
+      while (Atomics.load(hold, 1) === 0 && !answered) await new Promise((resolve) => setTimeout(resolve, 1));
+      assert.equal(Atomics.load(hold, 1), 1, 'the body reached a batch thread');
+      const health = await app.inject({ method: 'GET', url: '/health' });
+      assert.equal(health.statusCode, 200);
+      assert.equal(answered, false, 'the batch is still held in its thread');
+      release();
+      const response = await batch;
+      assert.equal(response.statusCode, 207);
+      const { results } = response.json();
+      assert.equal(results.filter((r: { status?: number }) => r.status === 201).length, 999);
+      assert.deepEqual(
+        results[3].error.errors.map((e: { path: string }) => e.path),
+        ['body/recipients/3/email'],
+      );
+      assert.equal(
+        (await deps.store.recipients.get('default', 'big-999'))?.profile.email,
+        'big-999@example.com',
+      );
+      assert.equal(bodyParses, 0, 'the event loop parsed the batch body');
+
+      // Bodies that are no batch get the answers Fastify's parser and the schema gave, and write nothing.
+      const malformed = 'The body is not valid JSON, or holds a __proto__ or constructor.prototype key.';
+      const cases: Array<[string, string, string]> = [
+        ['', 'MALFORMED_BODY', 'The JSON body is empty.'],
+        ['{', 'MALFORMED_BODY', malformed],
+        ['{"recipients":[{"recipientId":"p"}],"__proto__":{"x":1}}', 'MALFORMED_BODY', malformed],
+        ['[]', 'VALIDATION_FAILED', 'The batch does not match the schema.'],
+        ['{"recipients":[]}', 'VALIDATION_FAILED', 'body/recipients: must have at least 1 item'],
+      ];
+      for (const [body, code, detail] of cases) {
+        const refused = await post(body);
+        assert.equal(refused.statusCode, 400, body);
+        assert.equal(refused.json().code, code, body);
+        const said = [
+          refused.json().detail,
+          ...(refused.json().errors ?? []).map(
+            (e: { path: string; message: string }) => `${e.path}: ${e.message}`,
+          ),
+        ];
+        assert.ok(said.includes(detail), `${body}: ${JSON.stringify(refused.json())}`);
+      }
+      assert.equal(await deps.store.recipients.get('default', 'p'), null);
+    } finally {
+      JSON.parse = parse;
+      release();
+      await app.close();
+      await deps.store.close();
+    }
+  });
+});

@@ -5,6 +5,7 @@ import type { Store } from '../../src/store/port/index.ts';
 import { createPostgresStore } from '../../src/store/postgres/index.ts';
 import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
 import { sharedOutcomeCountsSuite } from './outcome-counts-shared.ts';
+import { fanOutWorkersSuite } from './postgres-fan-out-workers.ts';
 import { laneTailSuite } from './postgres-lane-tail.ts';
 import { statementPlansSuite } from './postgres-plans.ts';
 import { writeCostSuite } from './postgres-write-cost.ts';
@@ -50,5 +51,15 @@ writeCostSuite(async (onStatement) => {
 sharedOutcomeCountsSuite('postgres', async () => {
   const url = await server.createDatabase('herald_shared', templateName);
   return [await createPostgresStore(url, { max: 4 }), await createPostgresStore(url, { max: 4 })];
+});
+// Two stores on one database, as two worker processes fanning out one broadcast.
+fanOutWorkersSuite(async () => {
+  const url = await server.createDatabase('herald_fan_out', templateName);
+  const pair = [
+    await createPostgresStore(url, { max: 4 }),
+    await createPostgresStore(url, { max: 4 }),
+  ] as const;
+  opened.push(...pair);
+  return [...pair];
 });
 statementPlansSuite(statements, () => server.createDatabase('herald_plans', templateName));

@@ -6,7 +6,7 @@ import { T0 } from './queue-fixtures.ts';
 import { freshStores } from './suites.ts';
 
 /** `n` recipients of tenant t1 named u-00000 …, so their ID order is their number order. */
-async function people(store: Store, n: number, prefix = 'u-'): Promise<string[]> {
+export async function people(store: Store, n: number, prefix = 'u-'): Promise<string[]> {
   const ids = Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(5, '0')}`);
   for (let i = 0; i < ids.length; i += 1000) {
     await store.recipients.put(
@@ -18,12 +18,12 @@ async function people(store: Store, n: number, prefix = 'u-'): Promise<string[]>
   return ids;
 }
 
-async function subscribeAll(store: Store, key: string, ids: string[]): Promise<void> {
+export async function subscribeAll(store: Store, key: string, ids: string[]): Promise<void> {
   for (let i = 0; i < ids.length; i += 1000)
     await store.topics.subscribe('t1', key, ids.slice(i, i + 1000), T0);
 }
 
-const broadcast = (over: Partial<NewBroadcast> = {}): NewBroadcast => ({
+export const broadcast = (over: Partial<NewBroadcast> = {}): NewBroadcast => ({
   id: `b-${Math.random().toString(16).slice(2)}`,
   tenant: 't1',
   topic: 'news',
@@ -43,7 +43,7 @@ const broadcast = (over: Partial<NewBroadcast> = {}): NewBroadcast => ({
 });
 
 /** Every notification a broadcast made: its recipient's ID, in ID order. */
-async function madeFor(store: Store, id: string): Promise<string[]> {
+export async function madeFor(store: Store, id: string): Promise<string[]> {
   const ids: string[] = [];
   let beforeSeq: number | undefined;
   for (;;) {
