@@ -157,7 +157,7 @@ describe('web UI workflows and runs pages in Chromium', { skip: browserSkip() },
     await page.getByRole('button', { name: 'Yes, delete slow' }).click();
     await page.waitForURL(`${base}/workflows`);
     await page.locator('tr[data-workflow="welcome"]').waitFor();
-    assert.equal(await page.locator('tr[data-workflow="slow"]').count(), 0);
+    await page.locator('tr[data-workflow="slow"]').waitFor({ state: 'detached' });
     assert.equal(await herald?.deps.store.workflows.get('default', 'slow'), null);
     assert.deepEqual(watch.cspViolations, []);
     assert.deepEqual(

@@ -217,9 +217,10 @@ function WorkflowEditor(props: { workflow: WorkflowView | null; canWrite: boolea
   });
   const remove = useMutation({
     mutationFn: () => mutate('DELETE', `/workflows/${encodeURIComponent(key)}`),
-    onSuccess: () => {
-      void client.invalidateQueries({ queryKey: ['workflows'] });
+    // The list is read again before the page moves on, so it never shows the deleted workflow.
+    onSuccess: async () => {
       client.removeQueries({ queryKey: ['workflow', key] });
+      await client.invalidateQueries({ queryKey: ['workflows'] });
       navigate('/workflows');
     },
   });
