@@ -543,6 +543,32 @@ export const turnFrom = (after: string, left: number): PromotionTurn => ({
 });
 
 /**
+ * A turn's walk done one seek at a time (SQLite's, where a statement is no round trip): `next`
+ * gives the first index entry of the tenant after the one named (its earliest due time), `take`
+ * up to `n` of one tenant's due rows. Answers what it took and the last tenant it looked at, null
+ * past the last (promoteTurn's answer).
+ */
+export function walkTenants<T>(
+  now: number,
+  { after, looks, visits, quota, limit }: PromotionTurn,
+  next: (after: string) => { tenant: string; due_at: number } | undefined,
+  take: (tenant: string, n: number) => T[],
+): { taken: T[]; last: string | null } {
+  const taken: T[] = [];
+  let visited = 0;
+  let tenant: string | null = after;
+  for (let looked = 0; looked < looks && visited < visits && taken.length < limit; looked++) {
+    const entry = next(tenant);
+    if (entry === undefined) return { taken, last: null };
+    tenant = entry.tenant;
+    if (entry.due_at > now) continue;
+    visited++;
+    for (const row of take(tenant, Math.min(quota, limit - taken.length))) taken.push(row);
+  }
+  return { taken, last: tenant };
+}
+
+/**
  * Waiting rows due by `now` back to ready, at most `limit`: CRITICAL ones first, then HIGH,
  * NORMAL and LOW (a CRITICAL retry is never behind LOW). Within a priority, tenants take turns
  * first: a walk of up to TURN_VISITS tenants with due rows from where the last step's walk

@@ -10,7 +10,7 @@ import {
   type RunRecord,
   type WorkflowRunStore,
 } from '../port/workflow-runs.ts';
-import { promotionTurns, runSync } from '../queue-core.ts';
+import { promotionTurns, runSync, walkTenants } from '../queue-core.ts';
 import {
   countAdvance,
   digestOf,
@@ -261,22 +261,14 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
   const turns = promotionTurns();
   const driver: DueRunsDriver = {
     dueCounts: (now, upTo) => RANKS.map((rank) => s.dueUpTo.get({ rank, now, upTo }) as number),
-    walk(rank, now, { after, looks, visits, quota, limit }) {
-      const rows: RunRow[] = [];
-      let visited = 0;
-      let tenant: string | null = after;
-      for (let looked = 0; looked < looks && visited < visits && rows.length < limit; looked++) {
-        const next = s.nextTenant.get({ rank, after: tenant });
-        if (next === undefined) {
-          tenant = null;
-          break;
-        }
-        tenant = next.tenant;
-        if (next.due_at > now) continue;
-        visited++;
-        rows.push(...s.tenantDue.all({ rank, tenant, now, limit: Math.min(quota, limit - rows.length) }));
-      }
-      return { rows, last: tenant };
+    walk(rank, now, turn) {
+      const { taken, last } = walkTenants(
+        now,
+        turn,
+        (after) => s.nextTenant.get({ rank, after }),
+        (tenant, limit) => s.tenantDue.all({ rank, tenant, now, limit }),
+      );
+      return { rows: taken, last };
     },
     inDueOrder: (rank, now, limit) => s.due.all({ rank, now, limit }),
   };
