@@ -39,7 +39,7 @@ import { keyText, type SuppressionKey } from './port/suppressions.ts';
  * runAsync() awaits them inside a PostgreSQL one. Same code, same decisions, two drivers.
  */
 
-type Awaitable<T> = T | Promise<T>;
+export type Awaitable<T> = T | Promise<T>;
 
 /** A leased row as a transition left it: what the sandbox copy and follow-ups need. */
 export interface AppliedRow {
@@ -175,7 +175,10 @@ function* call<T>(op: (driver: QueueDriver) => Awaitable<T>): Program<T> {
 }
 
 /** Runs a program on a synchronous driver (SQLite, inside db.transaction). */
-export function runSync<T>(program: Program<T>, driver: QueueDriver): T {
+export function runSync<T, D = QueueDriver>(
+  program: Generator<(driver: D) => unknown, T, unknown>,
+  driver: D,
+): T {
   let step = program.next();
   while (!step.done) {
     const value = step.value(driver);
@@ -186,7 +189,10 @@ export function runSync<T>(program: Program<T>, driver: QueueDriver): T {
 }
 
 /** Runs a program on an asynchronous driver (PostgreSQL, inside sql.begin). */
-export async function runAsync<T>(program: Program<T>, driver: QueueDriver): Promise<T> {
+export async function runAsync<T, D = QueueDriver>(
+  program: Generator<(driver: D) => unknown, T, unknown>,
+  driver: D,
+): Promise<T> {
   let step = program.next();
   while (!step.done) step = program.next(await step.value(driver));
   return step.value;
@@ -524,6 +530,45 @@ const TURN_VISITS = 64;
 const TURN_LOOKS = 16 * TURN_VISITS;
 
 /**
+ * A priority's turn of the walk of tenants, from where its last one stopped, for `left` rows at
+ * most: an equal share of them for each tenant it visits (the workflow engine's take of due runs
+ * follows the same rule, store/due-runs.ts).
+ */
+export const turnFrom = (after: string, left: number): PromotionTurn => ({
+  after,
+  looks: TURN_LOOKS,
+  visits: TURN_VISITS,
+  quota: Math.ceil(left / TURN_VISITS),
+  limit: left,
+});
+
+/**
+ * A turn's walk done one seek at a time (SQLite's, where a statement is no round trip): `next`
+ * gives the first index entry of the tenant after the one named (its earliest due time), `take`
+ * up to `n` of one tenant's due rows. Answers what it took and the last tenant it looked at, null
+ * past the last (promoteTurn's answer).
+ */
+export function walkTenants<T>(
+  now: number,
+  { after, looks, visits, quota, limit }: PromotionTurn,
+  next: (after: string) => { tenant: string; due_at: number } | undefined,
+  take: (tenant: string, n: number) => T[],
+): { taken: T[]; last: string | null } {
+  const taken: T[] = [];
+  let visited = 0;
+  let tenant: string | null = after;
+  for (let looked = 0; looked < looks && visited < visits && taken.length < limit; looked++) {
+    const entry = next(tenant);
+    if (entry === undefined) return { taken, last: null };
+    tenant = entry.tenant;
+    if (entry.due_at > now) continue;
+    visited++;
+    for (const row of take(tenant, Math.min(quota, limit - taken.length))) taken.push(row);
+  }
+  return { taken, last: tenant };
+}
+
+/**
  * Waiting rows due by `now` back to ready, at most `limit`: CRITICAL ones first, then HIGH,
  * NORMAL and LOW (a CRITICAL retry is never behind LOW). Within a priority, tenants take turns
  * first: a walk of up to TURN_VISITS tenants with due rows from where the last step's walk
@@ -539,13 +584,7 @@ function* promote(now: number, limit: number, turns: PromotionTurns): Program<nu
   let left = limit;
   for (const [priority] of PRIORITIES.entries()) {
     if (left === 0) break;
-    const turn = {
-      after: turns[priority] ?? '',
-      looks: TURN_LOOKS,
-      visits: TURN_VISITS,
-      quota: Math.ceil(left / TURN_VISITS),
-      limit: left,
-    };
+    const turn = turnFrom(turns[priority] ?? '', left);
     // The walk only when more rows are due than the step may promote; else due order takes all.
     const due = dues[priority] ?? 0;
     if (due === 0) continue;

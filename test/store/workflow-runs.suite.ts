@@ -202,6 +202,33 @@ export function workflowRunsSuite(name: string, open: () => Promise<Store>): voi
       assert.equal((await get(store, later as string)).status, 'FAILED');
     });
 
+    it("takes tenants in turns within a priority: one tenant's backlog holds another's run one step at most", async () => {
+      const store = await fresh();
+      const w = workflow('w', [send('x')]);
+      const defs: Definitions = new Map(['busy', 'calm'].map((t) => [definitionKey(t, 'w', 1), w]));
+      const users = Array.from({ length: 30 }, (_, i) => `u${i}`);
+      const many = await start(store, w, users, { tenant: 'busy' });
+      const [lone] = await start(store, w, ['v'], { tenant: 'calm', createdAt: T0 + 1 });
+      const status = async (tenant: string, id: string) => (await store.workflowRuns.get(tenant, id))?.status;
+      const done = async () => {
+        let n = 0;
+        for (const id of many) if ((await status('busy', id)) === 'COMPLETED') n++;
+        return n;
+      };
+
+      // 30 of busy's runs fell due before calm's one: calm's is in the first chunk all the same,
+      // and the rest of the chunk is busy's (each run taken once).
+      const first = await store.workflowRuns.advance(T0 + 1, 10, defs);
+      assert.equal(first.advanced, 10);
+      assert.equal(await status('calm', lone as string), 'COMPLETED');
+      assert.equal(await done(), 9);
+      // Alone again, busy keeps the whole step's pace.
+      assert.equal((await store.workflowRuns.advance(T0 + 1, 10, defs)).advanced, 10);
+      assert.equal(await done(), 19);
+      await settle(store, T0 + 1, defs, 10);
+      assert.equal(await done(), 30);
+    });
+
     it('replays an Idempotency-Key, lists with filters and cancels once', async () => {
       const store = await fresh();
       const w = workflow('w', [{ type: 'delay', for: 'PT1H' }, send('x')]);

@@ -2,6 +2,7 @@ import { notificationId } from '../../notifications/ids.ts';
 import { PRIORITIES, priorityRank } from '../../notifications/model.ts';
 import { isUrgent } from '../../notifications/wakeup.ts';
 import { advanceRun, type Op, type OpAnswer } from '../../workflows/advance.ts';
+import { type DueRunsDriver, dueRuns } from '../due-runs.ts';
 import {
   definitionKey,
   type NewRun,
@@ -10,6 +11,7 @@ import {
   type TriggerHit,
   type WorkflowRunStore,
 } from '../port/workflow-runs.ts';
+import { promotionTurns, runAsync } from '../queue-core.ts';
 import {
   countAdvance,
   digestOf,
@@ -36,8 +38,66 @@ import { URGENT_PAYLOAD, WAKEUP_CHANNEL } from './wakeups.ts';
 const RANKS = PRIORITIES.map((_, rank) => rank);
 const JOIN_RANK = `SELECT ${joinRank('$1::text', '$2::smallint', '$3::text')} AS rank`;
 
+/**
+ * The engine's reads of due runs (store/due-runs.ts) in a step's transaction. Each locks the runs
+ * it returns, `FOR UPDATE SKIP LOCKED`: another worker's step holds its runs, this one takes the
+ * next ones, never the same. The priority is a literal, so that each statement reads its range of
+ * the (priority, due_at) or (priority, tenant, due_at) index.
+ */
+function dueRunsOn(tx: Query): DueRunsDriver {
+  const locked = (seqs: readonly number[], now: number) =>
+    tx<RunRow[]>`SELECT ${tx.unsafe(RUN_COLUMNS)} FROM workflow_runs
+      WHERE seq = ANY(${seqs as number[]}::bigint[]) AND due_at IS NOT NULL AND due_at <= ${now}
+      ORDER BY due_at FOR UPDATE SKIP LOCKED`;
+  return {
+    async dueCounts(now, upTo) {
+      const arm = (rank: number) => tx`(SELECT count(*)::int FROM (SELECT 1 FROM workflow_runs
+        WHERE priority = ${tx.unsafe(String(rank))} AND due_at IS NOT NULL AND due_at <= ${now} LIMIT ${upTo}) d)`;
+      const [row] = await tx<
+        { due: number[] }[]
+      >`SELECT ARRAY[${arm(0)}, ${arm(1)}, ${arm(2)}, ${arm(3)}] AS due`;
+      return row?.due ?? RANKS.map(() => 0);
+    },
+    async walk(rank, now, { after, looks, visits, quota, limit }) {
+      // The walk in one statement, as the queue's promoteTurn: a recursive skip from tenant to
+      // tenant, each step the next tenant's first entry (its earliest due time; row 0 is the
+      // start, a NULL tenant the end), and the first due runs of each tenant with some due. A
+      // recursive query cannot lock: the runs it names are locked by a second statement.
+      const p = tx.unsafe(String(rank));
+      const found = await tx<{ tenant: string | null; seq: number | null }[]>`
+        WITH RECURSIVE walk(tenant, due, visits, n) AS (
+          SELECT ${after}::text, NULL::bigint, 0, 0
+          UNION ALL
+          SELECT nx.tenant, nx.due_at, walk.visits + CASE WHEN nx.due_at <= ${now} THEN 1 ELSE 0 END, walk.n + 1
+          FROM walk LEFT JOIN LATERAL (
+            SELECT x.tenant, x.due_at FROM workflow_runs x
+            WHERE x.priority = ${p} AND x.due_at IS NOT NULL AND x.tenant > walk.tenant
+            ORDER BY x.tenant, x.due_at LIMIT 1) nx ON true
+          WHERE walk.tenant IS NOT NULL AND walk.visits < ${visits} AND walk.n < ${looks})
+        SELECT walk.tenant, d.seq FROM walk LEFT JOIN LATERAL (
+          SELECT y.seq, y.due_at FROM workflow_runs y
+          WHERE y.priority = ${p} AND y.tenant = walk.tenant AND y.due_at IS NOT NULL AND y.due_at <= ${now}
+          ORDER BY y.due_at LIMIT ${quota}) d ON walk.due <= ${now}
+        ORDER BY walk.n, d.due_at`;
+      const seqs: number[] = [];
+      let last: string | null = after;
+      for (const row of found) {
+        if (seqs.length === limit) break;
+        last = row.tenant;
+        if (row.seq !== null) seqs.push(Number(row.seq));
+      }
+      return { rows: seqs.length === 0 ? [] : await locked(seqs, now), last };
+    },
+    inDueOrder: (rank, now, limit) => tx<RunRow[]>`
+      SELECT ${tx.unsafe(RUN_COLUMNS)} FROM workflow_runs
+      WHERE priority = ${tx.unsafe(String(rank))} AND due_at IS NOT NULL AND due_at <= ${now}
+      ORDER BY due_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+  };
+}
+
 /** The PostgreSQL implementation of the workflow runs port; same semantics as the SQLite one. */
 export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
+  const turns = promotionTurns();
   const insertRuns = async (tx: Query, t: NewTrigger, runs: NewRun[]) => {
     if (runs.length === 0) return;
     const rows = runs.map((run) => newRunValues(t, run));
@@ -224,31 +284,22 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
     async advance(now, chunk, definitions) {
       return sql.begin(async (tx) => {
         const result = noAdvance();
-        for (const rank of RANKS) {
-          const left = chunk - result.advanced - result.missing.length;
-          if (left <= 0) break;
-          // Another worker's step holds its runs: this one takes the next ones, never the same.
-          const rows = await tx<RunRow[]>`
-            SELECT ${tx.unsafe(RUN_COLUMNS)} FROM workflow_runs
-            WHERE priority = ${rank} AND due_at IS NOT NULL AND due_at <= ${now}
-            ORDER BY due_at LIMIT ${left} FOR UPDATE SKIP LOCKED`;
-          for (const row of rows) {
-            const run = runFromRow(row);
-            const definition = definitions.get(definitionKey(run.tenant, run.workflowKey, run.version));
-            if (definition === undefined) {
-              result.missing.push({ tenant: run.tenant, workflowKey: run.workflowKey, version: run.version });
-              continue;
-            }
-            const steps = advanceRun(run, definition ?? undefined, now);
-            let next = steps.next();
-            while (!next.done) next = steps.next(await answer(tx, run, next.value, now));
-            const state = next.value;
-            const v = stateValues(run, state, now);
-            await tx`UPDATE workflow_runs SET status = ${v.status}, step_index = ${v.stepIndex}, steps = ${v.steps},
-                digest = ${v.digest}, due_at = ${v.dueAt}, updated_at = ${v.now}
-              WHERE seq = ${run.seq}`;
-            countAdvance(result, run, state);
+        for (const row of await runAsync(dueRuns(now, chunk, turns), dueRunsOn(tx))) {
+          const run = runFromRow(row);
+          const definition = definitions.get(definitionKey(run.tenant, run.workflowKey, run.version));
+          if (definition === undefined) {
+            result.missing.push({ tenant: run.tenant, workflowKey: run.workflowKey, version: run.version });
+            continue;
           }
+          const steps = advanceRun(run, definition ?? undefined, now);
+          let next = steps.next();
+          while (!next.done) next = steps.next(await answer(tx, run, next.value, now));
+          const state = next.value;
+          const v = stateValues(run, state, now);
+          await tx`UPDATE workflow_runs SET status = ${v.status}, step_index = ${v.stepIndex}, steps = ${v.steps},
+              digest = ${v.digest}, due_at = ${v.dueAt}, updated_at = ${v.now}
+            WHERE seq = ${run.seq}`;
+          countAdvance(result, run, state);
         }
         return result;
       });

@@ -10,6 +10,7 @@ import {
   type QueueGroup,
   runSync,
   statsGrid,
+  walkTenants,
 } from '../queue-core.ts';
 import { storeInboxSync } from './inbox.ts';
 import { frontRank, promote, readyIndexed } from './lanes.ts';
@@ -166,30 +167,16 @@ function createDriver(db: SqliteDb): QueueDriver {
     dropPushTargets: (gone, now) => dropPushTargetsSync(db, gone, now),
     countOutcomes: createSqliteOutcomeCounter(db),
     dueCounts: (now, upTo) => PRIORITIES.map((_, priority) => dueUpTo.get(priority, now, upTo) as number),
-    promoteTurn(priority, now, { after, looks, visits, quota, limit }) {
+    promoteTurn(priority, now, turn) {
       // The walk's rows are gathered and promoted in one statement, as on PostgreSQL (a statement
       // per tenant cost a step of 1,000 rows over 64 tenants 40 % more than one).
-      const seqs: number[] = [];
-      let visited = 0;
-      let tenant: string | null = after;
-      for (let looked = 0; looked < looks && visited < visits && seqs.length < limit; looked++) {
-        const next = nextTenant.get(priority, tenant) as { tenant: string; due_at: number } | undefined;
-        if (next === undefined) {
-          tenant = null;
-          break;
-        }
-        tenant = next.tenant;
-        if (next.due_at > now) continue;
-        visited++;
-        for (const seq of tenantDue.all(
-          priority,
-          tenant,
-          now,
-          Math.min(quota, limit - seqs.length),
-        ) as number[])
-          seqs.push(seq);
-      }
-      return { promoted: promoteAll(seqs), last: tenant };
+      const { taken, last } = walkTenants(
+        now,
+        turn,
+        (after) => nextTenant.get(priority, after) as { tenant: string; due_at: number } | undefined,
+        (tenant, n) => tenantDue.all(priority, tenant, now, n) as number[],
+      );
+      return { promoted: promoteAll(taken), last };
     },
     promoteDue: (priority, now, limit) => promoteAll(due.all(priority, now, limit) as number[]),
     expiredLeases: (now, limit) => expiredLeases.all(now, limit) as ExpiredLease[],

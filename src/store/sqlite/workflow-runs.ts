@@ -1,6 +1,7 @@
 import { notificationId } from '../../notifications/ids.ts';
 import { PRIORITIES, priorityRank } from '../../notifications/model.ts';
 import { advanceRun, type Op, type OpAnswer } from '../../workflows/advance.ts';
+import { type DueRunsDriver, dueRuns } from '../due-runs.ts';
 import {
   definitionKey,
   type NewRun,
@@ -9,6 +10,7 @@ import {
   type RunRecord,
   type WorkflowRunStore,
 } from '../port/workflow-runs.ts';
+import { promotionTurns, runSync, walkTenants } from '../queue-core.ts';
 import {
   countAdvance,
   digestOf,
@@ -73,6 +75,24 @@ function prepare(db: SqliteDb) {
       .pluck(),
     due: db.prepare<{ rank: number; now: number; limit: number }, RunRow>(
       `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE priority = @rank AND due_at IS NOT NULL AND due_at <= @now
+       ORDER BY due_at LIMIT @limit`,
+    ),
+    dueUpTo: db
+      .prepare<{ rank: number; now: number; upTo: number }, number>(
+        `SELECT count(*) FROM (SELECT 1 FROM workflow_runs
+           WHERE priority = @rank AND due_at IS NOT NULL AND due_at <= @now LIMIT @upTo)`,
+      )
+      .pluck(),
+    // The tenants' walk (store/due-runs.ts), each a seek into the (priority, tenant, due_at) index:
+    // the next tenant's first entry, which holds its earliest due time, then its first due runs
+    // (`+due_at` keeps SQLite off the (priority, due_at) index, a range of every tenant's due runs).
+    nextTenant: db.prepare<{ rank: number; after: string }, { tenant: string; due_at: number }>(
+      `SELECT tenant, due_at FROM workflow_runs WHERE priority = @rank AND due_at IS NOT NULL AND tenant > @after
+       ORDER BY tenant, due_at LIMIT 1`,
+    ),
+    tenantDue: db.prepare<{ rank: number; tenant: string; now: number; limit: number }, RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM workflow_runs
+       WHERE priority = @rank AND tenant = @tenant AND due_at IS NOT NULL AND +due_at <= @now
        ORDER BY due_at LIMIT @limit`,
     ),
     save: db.prepare(
@@ -238,25 +258,36 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
     }
   };
 
+  const turns = promotionTurns();
+  const driver: DueRunsDriver = {
+    dueCounts: (now, upTo) => RANKS.map((rank) => s.dueUpTo.get({ rank, now, upTo }) as number),
+    walk(rank, now, turn) {
+      const { taken, last } = walkTenants(
+        now,
+        turn,
+        (after) => s.nextTenant.get({ rank, after }),
+        (tenant, limit) => s.tenantDue.all({ rank, tenant, now, limit }),
+      );
+      return { rows: taken, last };
+    },
+    inDueOrder: (rank, now, limit) => s.due.all({ rank, now, limit }),
+  };
+
   const advance = db.transaction((now: number, chunk: number, definitions) => {
     const result = noAdvance();
-    for (const rank of RANKS) {
-      const left = chunk - result.advanced - result.missing.length;
-      if (left <= 0) break;
-      for (const row of s.due.all({ rank, now, limit: left })) {
-        const run = runFromRow(row);
-        const definition = definitions.get(definitionKey(run.tenant, run.workflowKey, run.version));
-        if (definition === undefined) {
-          result.missing.push({ tenant: run.tenant, workflowKey: run.workflowKey, version: run.version });
-          continue;
-        }
-        const steps = advanceRun(run, definition ?? undefined, now);
-        let next = steps.next();
-        while (!next.done) next = steps.next(answer(run, next.value, now));
-        const state = next.value;
-        s.save.run(stateValues(run, state, now));
-        countAdvance(result, run, state);
+    for (const row of runSync(dueRuns(now, chunk, turns), driver)) {
+      const run = runFromRow(row);
+      const definition = definitions.get(definitionKey(run.tenant, run.workflowKey, run.version));
+      if (definition === undefined) {
+        result.missing.push({ tenant: run.tenant, workflowKey: run.workflowKey, version: run.version });
+        continue;
       }
+      const steps = advanceRun(run, definition ?? undefined, now);
+      let next = steps.next();
+      while (!next.done) next = steps.next(answer(run, next.value, now));
+      const state = next.value;
+      s.save.run(stateValues(run, state, now));
+      countAdvance(result, run, state);
     }
     return result;
   });
