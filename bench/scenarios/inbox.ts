@@ -57,7 +57,7 @@ async function seedInboxPostgres(url: string, stored: number, perRecipient: numb
        SELECT 'seed-' || lpad(i::text, 8, '0'), i + 1, 'default',
          CASE WHEN i < $2 THEN $3 ELSE 'r' || lpad((1 + i % ($4 - 1))::text, 7, '0') END,
          'Your order has shipped', 'Order ' || i || ' is on its way and should arrive on Thursday.',
-         'https://shop.example/orders/' || i, NULL, NULL, $5::bigint - ($1 - i) * 60000,
+         'https://shop.example/orders/' || i, NULL, NULL, $5::bigint - ($1::bigint - i) * 60000,
          CASE WHEN i % 3 = 0 THEN $5::bigint END, CASE WHEN i % 3 = 0 THEN $5::bigint END, NULL
        FROM generate_series(0, $1 - 1) i`,
       [stored, perRecipient, READER, recipients, now],
