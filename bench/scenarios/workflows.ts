@@ -2,6 +2,7 @@ import { FIXED } from '../../src/config/schema.ts';
 import { definitionKey, type NewTrigger } from '../../src/store/port/workflow-runs.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import type { WorkflowRecord } from '../../src/workflows/model.ts';
+import { newTrigger, workflowRecord } from '../../test/helpers/workflow-fixtures.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { measured, type Row } from '../lib/report.ts';
@@ -13,32 +14,15 @@ const T0 = Date.UTC(2026, 0, 1);
 /** Runs one trigger makes while seeding (a trigger's most). */
 const PER_TRIGGER = 1000;
 
-const workflow = (key: string, steps: WorkflowRecord['steps']): WorkflowRecord => ({
-  key,
-  version: 1,
-  name: null,
-  category: null,
-  steps,
-  createdAt: T0,
-  updatedAt: T0,
-});
+const workflow = (key: string, steps: WorkflowRecord['steps']): WorkflowRecord =>
+  workflowRecord(key, steps, 1, T0);
 
-const trigger = (w: WorkflowRecord, id: string, variables: object | null = null): NewTrigger => ({
-  id,
-  tenant: 'default',
-  workflowKey: w.key,
-  version: 1,
-  steps: w.steps.length,
-  topic: null,
-  priority: 'NORMAL',
-  locale: null,
-  variables: variables === null ? null : JSON.stringify(variables),
-  scheduledAt: null,
-  idempotencyKey: null,
-  requestHash: null,
-  answer: '{}',
-  createdAt: T0,
-});
+const trigger = (w: WorkflowRecord, id: string, variables: object | null = null): NewTrigger =>
+  newTrigger(w, 'default', {
+    id,
+    variables: variables === null ? null : JSON.stringify(variables),
+    createdAt: T0,
+  });
 
 /**
  * Workflow runs on SQLite, at the store's level (the engine's own turns: `advance` with the

@@ -8,6 +8,7 @@ import {
   type RunRecord,
 } from '../../src/store/port/workflow-runs.ts';
 import type { WorkflowRecord, WorkflowStep } from '../../src/workflows/model.ts';
+import { newTrigger, workflowRecord } from '../helpers/workflow-fixtures.ts';
 import { T0 } from './queue-fixtures.ts';
 import { freshStores } from './suites.ts';
 
@@ -19,37 +20,15 @@ const send = (text: string, extra: object = {}): WorkflowStep => ({
   ...extra,
 });
 
-const workflow = (key: string, steps: WorkflowStep[], version = 1): WorkflowRecord => ({
-  key,
-  version,
-  name: null,
-  category: null,
-  steps,
-  createdAt: T0,
-  updatedAt: T0,
-});
+const workflow = (key: string, steps: WorkflowStep[], version = 1): WorkflowRecord =>
+  workflowRecord(key, steps, version, T0);
 
 const definitionsOf = (...records: WorkflowRecord[]): Definitions =>
   new Map(records.map((w) => [definitionKey('t1', w.key, w.version), w]));
 
 let seq = 0;
-const trigger = (w: WorkflowRecord, over: Partial<NewTrigger> = {}): NewTrigger => ({
-  id: `tr-${++seq}`,
-  tenant: 't1',
-  workflowKey: w.key,
-  version: w.version,
-  steps: w.steps.length,
-  topic: null,
-  priority: 'NORMAL',
-  locale: null,
-  variables: null,
-  scheduledAt: null,
-  idempotencyKey: null,
-  requestHash: null,
-  answer: '{}',
-  createdAt: T0,
-  ...over,
-});
+const trigger = (w: WorkflowRecord, over: Partial<NewTrigger> = {}): NewTrigger =>
+  newTrigger(w, 't1', { id: `tr-${++seq}`, createdAt: T0, ...over });
 
 async function start(store: Store, w: WorkflowRecord, recipients: string[], over: Partial<NewTrigger> = {}) {
   const t = trigger(w, over);

@@ -10,6 +10,7 @@ import type { WorkflowStep } from '../../src/workflows/model.ts';
 import { tempDir } from '../helpers/config.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { type HeraldProcess, oneProcessEnv, startHeraldProcess } from '../helpers/herald-process.ts';
+import { newTrigger } from '../helpers/workflow-fixtures.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'workflow-crash-password-1' };
 const PEOPLE = ['p0', 'p1', 'p2', 'p3', 'p4'];
@@ -64,22 +65,7 @@ describe('workflow runs through a kill -9', () => {
     const digest = await define('digested', [{ type: 'digest', for: 'PT6S' }, inapp('{{ digest.count }}')]);
     const trigger = async (w: typeof delayed, id: string, people: string[], variables: object = {}) =>
       store.workflowRuns.trigger(
-        {
-          id,
-          tenant: 'default',
-          workflowKey: w.key,
-          version: w.version,
-          steps: w.steps.length,
-          topic: null,
-          priority: 'NORMAL',
-          locale: null,
-          variables: JSON.stringify(variables),
-          scheduledAt: null,
-          idempotencyKey: null,
-          requestHash: null,
-          answer: '{}',
-          createdAt: Date.now(),
-        },
+        newTrigger(w, 'default', { id, variables: JSON.stringify(variables), createdAt: Date.now() }),
         people.map((recipientId, i) => ({ id: `${id}-${i}`, recipientId })),
         0,
       );

@@ -8,19 +8,12 @@ import { type Definitions, definitionKey, type NewTrigger } from '../../src/stor
 import { createPostgresStore } from '../../src/store/postgres/index.ts';
 import type { WorkflowRecord, WorkflowStep } from '../../src/workflows/model.ts';
 import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
+import { newTrigger, workflowRecord } from '../helpers/workflow-fixtures.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 const RUNS = 40;
 
-const workflow = (key: string, steps: WorkflowStep[]): WorkflowRecord => ({
-  key,
-  version: 1,
-  name: null,
-  category: null,
-  steps,
-  createdAt: T0,
-  updatedAt: T0,
-});
+const workflow = (key: string, steps: WorkflowStep[]): WorkflowRecord => workflowRecord(key, steps, 1, T0);
 const send: WorkflowStep = {
   type: 'send',
   channel: 'inapp',
@@ -32,22 +25,8 @@ const definitions: Definitions = new Map(
   [digest, throttle].map((w) => [definitionKey('default', w.key, w.version), w]),
 );
 
-const trigger = (w: WorkflowRecord, id: string, variables: object): NewTrigger => ({
-  id,
-  tenant: 'default',
-  workflowKey: w.key,
-  version: 1,
-  steps: w.steps.length,
-  topic: null,
-  priority: 'NORMAL',
-  locale: null,
-  variables: JSON.stringify(variables),
-  scheduledAt: null,
-  idempotencyKey: null,
-  requestHash: null,
-  answer: '{}',
-  createdAt: T0,
-});
+const trigger = (w: WorkflowRecord, id: string, variables: object): NewTrigger =>
+  newTrigger(w, 'default', { id, variables: JSON.stringify(variables), createdAt: T0 });
 
 describe('two PostgreSQL workers stepping runs at once', () => {
   let one: Store;
