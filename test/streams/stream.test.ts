@@ -1,4 +1,4 @@
-// GET /notifications/stream (API.md §10) against a real Herald (API and worker in one process,
+// GET /notifications/stream (docs/callbacks.md, "Live stream") against a real Herald (API and worker in one process,
 // the sandbox provider), read with the `eventsource` package.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
