@@ -1,5 +1,11 @@
 import type { Clock } from '../clock.ts';
-import type { LeaseGrant, LeaseRequest, LeaseReturn, QuotaStore } from '../store/port/quotas.ts';
+import {
+  grantOf,
+  type LeaseGrant,
+  type LeaseRequest,
+  type LeaseReturn,
+  type QuotaStore,
+} from '../store/port/quotas.ts';
 
 /**
  * Where a process's quota tokens come from (docs/quotas.md). With several processes
@@ -75,26 +81,12 @@ export function localSource(store: QuotaStore, clock: Clock): TokenSource {
         }
         // A new bucket starts full (NaN: not yet known).
         if (Number.isNaN(row.tokens)) row.tokens = r.burst ?? 0;
-        const tokens =
-          r.ratePerSecond === null
-            ? null
-            : Math.min(
-                r.burst ?? 0,
-                row.tokens + (Math.max(0, now - row.refilledAt) * r.ratePerSecond) / 1000,
-              );
-        const granted = Math.max(
-          0,
-          Math.min(
-            r.want,
-            tokens === null ? r.want : Math.floor(tokens),
-            r.perDay === null ? r.want : r.perDay - row.used,
-          ),
-        );
-        row.tokens = tokens === null ? 0 : tokens - granted;
+        const { granted, tokens } = grantOf(r, row, now);
+        row.tokens = tokens ?? 0;
         row.refilledAt = Math.max(now, row.refilledAt);
         row.used += granted;
         row.unflushed += granted;
-        return { granted, tokens: tokens === null ? null : row.tokens, used: row.used };
+        return { granted, tokens, used: row.used };
       });
     },
     async giveBack(returns, day) {

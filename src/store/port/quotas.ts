@@ -38,6 +38,35 @@ export interface LeaseGrant {
   used: number;
 }
 
+/**
+ * A lease's rule, the one both in-process buckets follow (SQLite's memory and its rows; PostgreSQL
+ * writes the same in its UPDATE): the bucket refills at `ratePerSecond` since `refilledAt` up to
+ * `burst`, and the grant is the least of what was asked, the whole tokens and the day's rest.
+ * Answers the grant and the tokens left (null: no bucket).
+ */
+export function grantOf(
+  r: LeaseRequest,
+  bucket: { tokens: number; refilledAt: number; used: number },
+  now: number,
+): { granted: number; tokens: number | null } {
+  const tokens =
+    r.ratePerSecond === null
+      ? null
+      : Math.min(
+          r.burst ?? 0,
+          bucket.tokens + (Math.max(0, now - bucket.refilledAt) * r.ratePerSecond) / 1000,
+        );
+  const granted = Math.max(
+    0,
+    Math.min(
+      r.want,
+      tokens === null ? r.want : Math.floor(tokens),
+      r.perDay === null ? r.want : r.perDay - bucket.used,
+    ),
+  );
+  return { granted, tokens: tokens === null ? null : tokens - granted };
+}
+
 /** Unspent leased tokens handed back: to the bucket (up to `burst`) and off the day's count. */
 export interface LeaseReturn {
   tenant: string;

@@ -1,4 +1,11 @@
-import type { LeaseGrant, LeaseRequest, QuotaLimits, QuotaRecord, QuotaStore } from '../port/quotas.ts';
+import {
+  grantOf,
+  type LeaseGrant,
+  type LeaseRequest,
+  type QuotaLimits,
+  type QuotaRecord,
+  type QuotaStore,
+} from '../port/quotas.ts';
 import type { SqliteDb } from './open.ts';
 
 type Row = { tenant: string; limits: string; updated_at: number };
@@ -42,30 +49,9 @@ export function createSqliteQuotas(db: SqliteDb): QuotaStore {
         used: number;
       };
       const used = row.day === day ? row.used : 0;
-      const tokens =
-        r.ratePerSecond === null
-          ? null
-          : Math.min(
-              r.burst ?? 0,
-              row.tokens + (Math.max(0, now - row.refilled_at) * r.ratePerSecond) / 1000,
-            );
-      const granted = Math.max(
-        0,
-        Math.min(
-          r.want,
-          tokens === null ? r.want : Math.floor(tokens),
-          r.perDay === null ? r.want : r.perDay - used,
-        ),
-      );
-      write.run(
-        tokens === null ? 0 : tokens - granted,
-        Math.max(now, row.refilled_at),
-        day,
-        used + granted,
-        r.tenant,
-        r.scope,
-      );
-      return { granted, tokens: tokens === null ? null : tokens - granted, used: used + granted };
+      const { granted, tokens } = grantOf(r, { tokens: row.tokens, refilledAt: row.refilled_at, used }, now);
+      write.run(tokens ?? 0, Math.max(now, row.refilled_at), day, used + granted, r.tenant, r.scope);
+      return { granted, tokens, used: used + granted };
     }),
   );
   const giveBack = db.prepare(
