@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { manualClock } from '../../src/clock.ts';
-import { buildApi, createDeps } from '../../src/main.ts';
 import { createBatchDecoder } from '../../src/notifications/batch-decoder.ts';
 import { liquidDigest, sourceText } from '../../src/templates/fields.ts';
 import { authHeader } from '../helpers/auth.ts';
-import { testConfig } from '../helpers/config.ts';
+import { heldBatchApi } from '../helpers/held-batch.ts';
 import { countRows, email, notificationsApp, sms } from './fixtures.ts';
 
 /** A batch of `n` emails, each with ~7.8 KB of text of its own (about 8 MB per 1,000). */
@@ -18,22 +16,9 @@ const bigBatch = (n: number) => ({
 // Issue 46, item 1: a batch body is read and checked in a batch thread, never on the event loop.
 describe('POST /notifications/batch: the body is read off the event loop', () => {
   it('answers GET /health while a batch is held in its thread, and the event loop never parses the body', async () => {
-    // While hold[0] is 1, the batch thread waits with the body in hand (hold[1] counts arrivals).
-    const hold = new Int32Array(new SharedArrayBuffer(8));
-    Atomics.store(hold, 0, 1);
-    const deps = await createDeps(
-      testConfig({ HERALD_ROLES: 'auth,api' }),
-      manualClock(Date.UTC(2026, 0, 1)),
-    );
-    deps.batchDecoder = createBatchDecoder({ threads: 1, hold });
-    const app = await buildApi(deps);
+    const held = await heldBatchApi('"notifications"');
+    const { deps, app } = held;
     const sender = await authHeader(deps, { role: 'sender' });
-    const parse = JSON.parse;
-    let bodyParses = 0;
-    JSON.parse = (text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) => {
-      if (typeof text === 'string' && text.includes('"notifications"')) bodyParses += 1;
-      return parse(text, reviver);
-    };
     try {
       let answered = false;
       const batch = app
@@ -41,23 +26,18 @@ describe('POST /notifications/batch: the body is read off the event loop', () =>
         .finally(() => {
           answered = true;
         });
-      while (Atomics.load(hold, 1) === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      while (held.arrived() === 0) await new Promise((resolve) => setTimeout(resolve, 1));
       const health = await app.inject({ method: 'GET', url: '/health' });
       assert.equal(health.statusCode, 200);
       assert.equal(answered, false, 'the batch is still held in its thread');
-      Atomics.store(hold, 0, 0);
-      Atomics.notify(hold, 0);
+      held.release();
       const response = await batch;
       assert.equal(response.statusCode, 207);
       assert.equal(response.json().results.length, 200);
       assert.equal(countRows(deps), 200);
-      assert.equal(bodyParses, 0, 'the event loop parsed the batch body');
+      assert.equal(held.bodyParses(), 0, 'the event loop parsed the batch body');
     } finally {
-      JSON.parse = parse;
-      Atomics.store(hold, 0, 0);
-      Atomics.notify(hold, 0);
-      await app.close();
-      await deps.store.close();
+      await held.close();
     }
   });
 });

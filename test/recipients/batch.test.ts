@@ -2,11 +2,8 @@
 // commit, 207 with a result per item; on SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { manualClock } from '../../src/clock.ts';
-import { buildApi, createDeps } from '../../src/main.ts';
-import { createBatchDecoder } from '../../src/notifications/batch-decoder.ts';
 import { authHeader } from '../helpers/auth.ts';
-import { testConfig } from '../helpers/config.ts';
+import { heldBatchApi } from '../helpers/held-batch.ts';
 import { stopSharedPostgres } from '../helpers/postgres.ts';
 import { device, KINDS, type RecipientsApp, recipientsApp } from './fixtures.ts';
 
@@ -127,15 +124,8 @@ for (const kind of KINDS) {
 // (as POST /notifications/batch, decision record 0010).
 describe('POST /recipients/batch: the body is read off the event loop', () => {
   it('answers GET /health while a 6.9 MiB batch is held in its thread; the event loop never parses it', async () => {
-    // While hold[0] is 1, the batch thread waits with the body in hand (hold[1] counts arrivals).
-    const hold = new Int32Array(new SharedArrayBuffer(8));
-    Atomics.store(hold, 0, 1);
-    const deps = await createDeps(
-      testConfig({ HERALD_ROLES: 'auth,api' }),
-      manualClock(Date.UTC(2026, 0, 1)),
-    );
-    deps.batchDecoder = createBatchDecoder({ threads: 1, hold });
-    const app = await buildApi(deps);
+    const held = await heldBatchApi('"recipients"');
+    const { deps, app } = held;
     const admin = await authHeader(deps, { role: 'admin' });
     const post = (payload: string) =>
       app.inject({
@@ -144,16 +134,6 @@ describe('POST /recipients/batch: the body is read off the event loop', () => {
         headers: { ...admin, 'content-type': 'application/json' },
         payload,
       });
-    const release = () => {
-      Atomics.store(hold, 0, 0);
-      Atomics.notify(hold, 0);
-    };
-    const parse = JSON.parse;
-    let bodyParses = 0;
-    JSON.parse = (text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) => {
-      if (typeof text === 'string' && text.includes('"recipients"')) bodyParses += 1;
-      return parse(text, reviver);
-    };
     try {
       const recipients = Array.from({ length: 1000 }, (_, n) => ({
         recipientId: `big-${n}`,
@@ -167,12 +147,12 @@ describe('POST /recipients/batch: the body is read off the event loop', () => {
       const batch = post(payload).finally(() => {
         answered = true;
       });
-      while (Atomics.load(hold, 1) === 0 && !answered) await new Promise((resolve) => setTimeout(resolve, 1));
-      assert.equal(Atomics.load(hold, 1), 1, 'the body reached a batch thread');
+      while (held.arrived() === 0 && !answered) await new Promise((resolve) => setTimeout(resolve, 1));
+      assert.equal(held.arrived(), 1, 'the body reached a batch thread');
       const health = await app.inject({ method: 'GET', url: '/health' });
       assert.equal(health.statusCode, 200);
       assert.equal(answered, false, 'the batch is still held in its thread');
-      release();
+      held.release();
       const response = await batch;
       assert.equal(response.statusCode, 207);
       const { results } = response.json();
@@ -185,7 +165,7 @@ describe('POST /recipients/batch: the body is read off the event loop', () => {
         (await deps.store.recipients.get('default', 'big-999'))?.profile.email,
         'big-999@example.com',
       );
-      assert.equal(bodyParses, 0, 'the event loop parsed the batch body');
+      assert.equal(held.bodyParses(), 0, 'the event loop parsed the batch body');
 
       // Bodies that are no batch get the answers Fastify's parser and the schema gave, and write nothing.
       const malformed = 'The body is not valid JSON, or holds a __proto__ or constructor.prototype key.';
@@ -210,10 +190,7 @@ describe('POST /recipients/batch: the body is read off the event loop', () => {
       }
       assert.equal(await deps.store.recipients.get('default', 'p'), null);
     } finally {
-      JSON.parse = parse;
-      release();
-      await app.close();
-      await deps.store.close();
+      await held.close();
     }
   });
 });

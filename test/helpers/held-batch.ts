@@ -1,0 +1,41 @@
+// An API whose one batch thread holds each body until released (the proof that a batch body is
+// read off the event loop: GET /health answers meanwhile), and a count of the event loop's
+// JSON.parse calls on a batch body. Used by the notification and recipient batch tests.
+import { manualClock } from '../../src/clock.ts';
+import { buildApi, createDeps } from '../../src/main.ts';
+import { createBatchDecoder } from '../../src/notifications/batch-decoder.ts';
+import { testConfig } from './config.ts';
+
+/** `marker`: a text JSON.parse gets that holds it counts as a batch body parsed on the event loop. */
+export async function heldBatchApi(marker: string) {
+  // While hold[0] is 1, the batch thread waits with the body in hand (hold[1] counts arrivals).
+  const hold = new Int32Array(new SharedArrayBuffer(8));
+  Atomics.store(hold, 0, 1);
+  const deps = await createDeps(testConfig({ HERALD_ROLES: 'auth,api' }), manualClock(Date.UTC(2026, 0, 1)));
+  deps.batchDecoder = createBatchDecoder({ threads: 1, hold });
+  const app = await buildApi(deps);
+  const release = () => {
+    Atomics.store(hold, 0, 0);
+    Atomics.notify(hold, 0);
+  };
+  const parse = JSON.parse;
+  let bodyParses = 0;
+  JSON.parse = (text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) => {
+    if (typeof text === 'string' && text.includes(marker)) bodyParses += 1;
+    return parse(text, reviver);
+  };
+  return {
+    deps,
+    app,
+    release,
+    /** Bodies that reached the batch thread so far. */
+    arrived: () => Atomics.load(hold, 1),
+    bodyParses: () => bodyParses,
+    async close() {
+      JSON.parse = parse;
+      release();
+      await app.close();
+      await deps.store.close();
+    },
+  };
+}
