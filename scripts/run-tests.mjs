@@ -139,7 +139,18 @@ const server = await postgres;
 let status = built;
 if (built === 0) {
   status = await run(
-    ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=300000', ...files],
+    [
+      '--import',
+      'tsx',
+      '--test',
+      '--test-concurrency=1',
+      '--test-timeout=300000',
+      '--test-reporter=tap',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${resolve('scripts/test-failures-reporter.mjs')}`,
+      '--test-reporter-destination=stdout',
+      ...files,
+    ],
     {
       ...process.env,
       NODE_EXTRA_CA_CERTS: extraCaCerts(),
