@@ -147,6 +147,8 @@ if (built === 0) {
       '--test-timeout=300000',
       '--test-reporter=tap',
       '--test-reporter-destination=stdout',
+      `--test-reporter=${resolve('scripts/test-times-reporter.mjs')}`,
+      '--test-reporter-destination=stdout',
       `--test-reporter=${resolve('scripts/test-failures-reporter.mjs')}`,
       '--test-reporter-destination=stdout',
       ...files,
