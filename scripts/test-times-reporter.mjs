@@ -7,16 +7,11 @@ const SHOWN = 25;
 export default async function* times(source) {
   const files = new Map();
   let last = Date.now();
-  let current;
   for await (const event of source) {
     const file = event.data?.file;
     if (!file) continue;
     const now = Date.now();
-    if (file !== current) {
-      if (!files.has(file)) files.set(file, 0);
-      current = file;
-    }
-    files.set(file, files.get(file) + (now - last));
+    files.set(file, (files.get(file) ?? 0) + (now - last));
     last = now;
   }
   if (files.size === 0) return;
