@@ -45,8 +45,9 @@ export type FromBatchThread =
 export interface BatchDecoder {
   /**
    * Reads `bytes` as a batch body and checks each item at `now`; before any recipients batch, in
-   * turns by tenant with other tenants' batches (batch-queue.ts). It takes the view's whole buffer (moved to the thread, not copied): the
-   * caller must own it alone, and not use it after. `digestKey` is the tenant's recipient digest key.
+   * turns by tenant with other tenants' batches (batch-queue.ts). It takes the view's whole
+   * buffer (moved to the thread, not copied): the caller must own it alone, and not use it
+   * after. `digestKey` is the tenant's recipient digest key.
    */
   decode(
     tenant: string,
@@ -106,8 +107,9 @@ const ended = () =>
  * item 1). The body's bytes move to the thread without a copy; what comes back is each item's
  * verdict with its row's JSON columns as strings, flat objects that are cheap to receive. Waiting
  * bodies take turns by tenant, as renders do; notification batches go before recipients imports,
- * which never hold the last thread (batch-queue.ts, issue 50). Threads start on first use and do not keep the
- * process alive; one that ends (out of memory) fails its body with 503 and is replaced on next use.
+ * which never hold the last thread (batch-queue.ts, issue 50). Threads start on first use and do
+ * not keep the process alive; one that ends (out of memory) fails its body with 503 and is
+ * replaced on next use.
  */
 export function createBatchDecoder(options: BatchDecoderOptions): BatchDecoder {
   const waiting = new BatchQueue<Job>(options.threads);
