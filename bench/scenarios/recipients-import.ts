@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { withBase } from '../lib/api.ts';
+import { batch as notificationBatch } from '../lib/bodies.ts';
 import { deploy } from '../lib/deploy.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { ROOT, runChild, threadTimesOf } from '../lib/proc.ts';
 import { measured, type Row } from '../lib/report.ts';
+import { percentile } from '../lib/stats.ts';
 import { tempDir } from '../lib/tmp.ts';
 import type { Scenario } from './types.ts';
 
@@ -95,7 +98,7 @@ export const recipientsImportScenario: Scenario = {
           ),
         );
       }
-      rows.push(await largeBodies(herald.processes[0]?.pid as number, loopFile, spec));
+      rows.push(...(await largeBodies(herald.processes[0]?.pid as number, loopFile, spec)));
       return rows;
     } finally {
       await herald.stop();
@@ -109,9 +112,11 @@ const LARGE = { batches: 8, connections: 2, pad: 7200 };
 /**
  * How long the API's event loop is held while large batches arrive (issue 50): the largest
  * event-loop delay of Herald's main thread (perf_hooks monitorEventLoopDelay, in the process)
- * while LARGE.batches bodies of 6.9 MiB are sent, two at a time.
+ * while LARGE.batches bodies of 6.9 MiB are sent, two at a time. Meanwhile small notification
+ * batches are sent one after another: their latency shows whether an import holds them back in
+ * the batch threads they share (decision record 0037).
  */
-async function largeBodies(pid: number, loopFile: string, spec: ImporterSpec): Promise<Row> {
+async function largeBodies(pid: number, loopFile: string, spec: ImporterSpec): Promise<Row[]> {
   const total = LARGE.batches * spec.batch;
   const read = () => JSON.parse(readFileSync(loopFile, 'utf8')) as { max: number; p99: number };
   // The main thread's CPU time (its tid is the pid): what reading the bodies costs the event
@@ -120,13 +125,19 @@ async function largeBodies(pid: number, loopFile: string, spec: ImporterSpec): P
     Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
   const ranBefore = mainRunMs();
   process.kill(pid, 'SIGUSR2');
-  const result = await runChild<ImporterResult>('bench/recipient-importer.ts', {
-    ...spec,
-    tag: 'large',
-    total,
-    connections: LARGE.connections,
-    pad: LARGE.pad,
-  });
+  let importing = true;
+  const [result, latencies] = await Promise.all([
+    runChild<ImporterResult>('bench/recipient-importer.ts', {
+      ...spec,
+      tag: 'large',
+      total,
+      connections: LARGE.connections,
+      pad: LARGE.pad,
+    }).finally(() => {
+      importing = false;
+    }),
+    notificationsBeside(spec, () => importing),
+  ]);
   // The monitor writes every 100 ms: wait for a write after the last answer.
   await new Promise((resolve) => setTimeout(resolve, 250));
   const loop = read();
@@ -139,7 +150,35 @@ async function largeBodies(pid: number, loopFile: string, spec: ImporterSpec): P
   progress(
     `recipients-import: ${LARGE.batches} bodies of 6.9 MiB in ${result.seconds.toFixed(2)} s, loop max ${loop.max} ms, main thread ${mainMs} ms of CPU a body`,
   );
-  return measured('recipients-import', 'API event-loop delay max during 6.9 MiB batches', loop.max, 'ms', {
-    note: `${LARGE.batches} bodies of 1,000 recipients with 7 KB of data each, ${LARGE.connections} at a time; p99 ${loop.p99} ms; the main thread ran ${mainMs} ms of CPU a body; monitorEventLoopDelay in Herald's main thread (bench/loop-monitor.mjs)`,
-  });
+  return [
+    measured('recipients-import', 'API event-loop delay max during 6.9 MiB batches', loop.max, 'ms', {
+      note: `${LARGE.batches} bodies of 1,000 recipients with 7 KB of data each, ${LARGE.connections} at a time; p99 ${loop.p99} ms; the main thread ran ${mainMs} ms of CPU a body; monitorEventLoopDelay in Herald's main thread (bench/loop-monitor.mjs)`,
+    }),
+    measured(
+      'recipients-import',
+      `POST /notifications/batch (${BESIDE.size} items) p50 beside the 6.9 MiB imports`,
+      percentile(latencies, 50),
+      'ms',
+      {
+        note: `${latencies.length} batches, one after another while the imports ran; max ${Math.max(0, ...latencies)} ms; the batch threads read both kinds, notification batches first, imports never in the last thread (decision record 0037)`,
+      },
+    ),
+  ];
+}
+
+/** The notification batches sent beside the large imports: small, one after another. */
+const BESIDE = { size: 10 };
+
+/** Sends BESIDE batches one after another while `running()`; each one's latency in ms. */
+async function notificationsBeside(spec: ImporterSpec, running: () => boolean): Promise<number[]> {
+  const api = withBase(spec.token, spec.url);
+  const body = JSON.parse(notificationBatch(BESIDE.size));
+  const latencies: number[] = [];
+  while (running()) {
+    const since = performance.now();
+    const { status, body: answer } = await api.request('POST', '/notifications/batch', body);
+    if (status !== 207) throw new Error(`POST /notifications/batch: ${status} ${JSON.stringify(answer)}`);
+    latencies.push(Math.round(performance.now() - since));
+  }
+  return latencies;
 }

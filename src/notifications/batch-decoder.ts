@@ -1,14 +1,15 @@
 import { Worker } from 'node:worker_threads';
 import { HeraldError } from '../errors.ts';
 import type { DecodedRecipientBatch } from '../recipients/batch-body.ts';
-import { Turns } from '../turns.ts';
 import type { DecodedBatch } from './batch-body.ts';
+import { type BatchKind, BatchQueue } from './batch-queue.ts';
 
 /** What a batch thread is told at its start (batch-thread.ts). */
 export interface BatchThreadData {
   nice: number;
-  /** Tests only: see BatchDecoderOptions.hold. */
+  /** Tests only: see BatchDecoderOptions.hold and holdKind. */
   hold?: Int32Array;
+  holdKind?: BatchKind;
 }
 
 /**
@@ -43,9 +44,10 @@ export type FromBatchThread =
  */
 export interface BatchDecoder {
   /**
-   * Reads `bytes` as a batch body and checks each item at `now`; in turns by tenant with other
-   * tenants' batches. It takes the view's whole buffer (moved to the thread, not copied): the
-   * caller must own it alone, and not use it after. `digestKey` is the tenant's recipient digest key.
+   * Reads `bytes` as a batch body and checks each item at `now`; before any recipients batch, in
+   * turns by tenant with other tenants' batches (batch-queue.ts). It takes the view's whole
+   * buffer (moved to the thread, not copied): the caller must own it alone, and not use it
+   * after. `digestKey` is the tenant's recipient digest key.
    */
   decode(
     tenant: string,
@@ -54,7 +56,10 @@ export interface BatchDecoder {
     pushAllowedHosts: readonly string[],
     digestKey: Uint8Array,
   ): Promise<DecodedBatch>;
-  /** Reads `bytes` as a recipients batch body and checks each item; `bytes` as for `decode`. */
+  /**
+   * Reads `bytes` as a recipients batch body and checks each item; `bytes` as for `decode`. After
+   * every notification batch, in turns by tenant, in all threads but one (batch-queue.ts).
+   */
   decodeRecipients(
     tenant: string,
     bytes: Uint8Array,
@@ -71,6 +76,8 @@ export interface BatchDecoderOptions {
    * see what the event loop does while a batch is being read.
    */
   hold?: Int32Array;
+  /** Tests only: hold the bodies of this kind only (the others are read at once); both if unset. */
+  holdKind?: BatchKind;
 }
 
 const ENTRY = new URL('./batch-thread.js', import.meta.url);
@@ -99,18 +106,24 @@ const ended = () =>
  * held the event loop (GET /health, every other tenant's requests) while it ran (issue 46,
  * item 1). The body's bytes move to the thread without a copy; what comes back is each item's
  * verdict with its row's JSON columns as strings, flat objects that are cheap to receive. Waiting
- * bodies take turns by tenant, as renders do. Threads start on first use and do not keep the
- * process alive; one that ends (out of memory) fails its body with 503 and is replaced on next use.
+ * bodies take turns by tenant, as renders do; notification batches go before recipients imports,
+ * which never hold the last thread (batch-queue.ts, issue 50). Threads start on first use and do
+ * not keep the process alive; one that ends (out of memory) fails its body with 503 and is
+ * replaced on next use.
  */
 export function createBatchDecoder(options: BatchDecoderOptions): BatchDecoder {
-  const waiting = new Turns<Job>();
+  const waiting = new BatchQueue<Job>(options.threads);
   const threads: Thread[] = [];
   let nextId = 1;
   let closed = false;
 
   function spawn(): Thread {
     const worker = new Worker(ENTRY, {
-      workerData: { nice: BATCH_NICE, hold: options.hold } satisfies BatchThreadData,
+      workerData: {
+        nice: BATCH_NICE,
+        hold: options.hold,
+        holdKind: options.holdKind,
+      } satisfies BatchThreadData,
     });
     const thread: Thread = { worker, ready: false };
     worker.on('message', (message: FromBatchThread) => {
@@ -161,7 +174,9 @@ export function createBatchDecoder(options: BatchDecoderOptions): BatchDecoder {
         if (threads.length < options.threads) spawn();
         return;
       }
-      const job = waiting.shift() as Job;
+      const imports = threads.filter((t) => t.running?.job.message.kind === 'recipients').length;
+      const job = waiting.next(imports);
+      if (!job) return; // only imports wait, and they hold their share of the threads
       const id = nextId++;
       idle.running = { id, job };
       const message: ToBatchThread = { id, ...job.message };
@@ -169,7 +184,7 @@ export function createBatchDecoder(options: BatchDecoderOptions): BatchDecoder {
     }
   }
 
-  /** Queues a body for a thread, in turns by tenant; resolves with how it was read. */
+  /** Queues a body for a thread (batch-queue.ts); resolves with how it was read. */
   function submit(tenant: string, body: BatchBody): Promise<Decoded> {
     if (closed) return Promise.reject(ended());
     // The view's whole buffer moves to the thread. Node allocates small buffers from a shared
@@ -180,7 +195,7 @@ export function createBatchDecoder(options: BatchDecoderOptions): BatchDecoder {
         ? bytes
         : new Uint8Array(bytes);
     return new Promise((resolve, reject) => {
-      waiting.push(tenant, { message: { ...body, bytes: own }, resolve, reject });
+      waiting.push(body.kind, tenant, { message: { ...body, bytes: own }, resolve, reject });
       pump();
     });
   }

@@ -13,7 +13,7 @@ import type { BatchThreadData, FromBatchThread, ToBatchThread } from './batch-de
  */
 const port = parentPort;
 if (!port) throw new Error('batch-thread.ts runs in a batch thread (batch-decoder.ts)');
-const { nice, hold } = workerData as BatchThreadData;
+const { nice, hold, holdKind } = workerData as BatchThreadData;
 if (nice > 0) lowerOwnPriority(nice);
 
 /** Reads one body as its kind reads. */
@@ -24,7 +24,7 @@ const decoded = (body: ToBatchThread) =>
 
 port.on('message', (body: ToBatchThread) => {
   const { id } = body;
-  if (hold) {
+  if (hold && (holdKind === undefined || holdKind === body.kind)) {
     // Tests only: say that a body is here, then wait until let go (batch-decoder.ts `hold`).
     Atomics.store(hold, 1, Atomics.load(hold, 1) + 1);
     Atomics.notify(hold, 1);
