@@ -45,7 +45,7 @@ import { notificationStreamRoute } from './notifications/stream-route.ts';
 import { sandboxRoutes } from './providers/sandbox/routes.ts';
 import { createQuotaGate, type QuotaGate } from './quotas/gate.ts';
 import { quotaRoutes } from './quotas/routes.ts';
-import { localSource, sharedSource } from './quotas/sources.ts';
+import { tokenSource } from './quotas/sources.ts';
 import { broadcastRoutes } from './recipients/broadcast-routes.ts';
 import { categoryRoutes } from './recipients/category-routes.ts';
 import { preferenceRoutes } from './recipients/preference-routes.ts';
@@ -212,9 +212,7 @@ export async function createDeps(
       store: store.quotas,
       clock,
       metrics,
-      source: store.capabilities.sharedByProcesses
-        ? sharedSource(store.quotas, clock)
-        : localSource(store.quotas, clock),
+      source: tokenSource(store.quotas, clock),
     });
     await quotas.start();
     const recipientDigests = createRecipientDigests(store.auth, clock, config.keyEncryptionSecret);

@@ -5,7 +5,6 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import { exampleOf, withExample } from '../http/examples.ts';
 import { headersOf, problemOf } from '../http/problem.ts';
-import { rateLimitHeaders } from '../http/rate-limit-headers.ts';
 import type { App, RouteModule } from '../http/types.ts';
 import type { QuotaGate } from '../quotas/gate.ts';
 import { type ItemVerdict, MAX_ITEMS } from './batch-body.ts';
@@ -132,7 +131,7 @@ export const notificationIngestRoutes: RouteModule<IngestRouteDeps> = async (app
       );
       return reply
         .code(result.status)
-        .headers(rateLimitHeaders(deps.quotas.states(request.principal.tenant, result.body.channel)))
+        .headers(deps.quotas.headers(request.principal.tenant, result.body.channel))
         .header('location', `/notifications/${result.body.notificationId}`)
         .send(result.body);
     },
@@ -170,9 +169,7 @@ function batchRoute(app: App, { config, ingest, quotas }: IngestRouteDeps): void
       const results = await ingest.acceptBatch(tenant, verdicts);
       // Items past a quota share one problem: its Retry-After and RateLimit fields answer the batch.
       const limited = results.find((r) => 'error' in r && r.error.code === 'RATE_LIMITED');
-      reply.headers(
-        limited && 'error' in limited ? headersOf(limited.error) : rateLimitHeaders(quotas.states(tenant)),
-      );
+      reply.headers(limited && 'error' in limited ? headersOf(limited.error) : quotas.headers(tenant));
       return reply.code(207).send({
         results: results.map((r) => ('error' in r ? { index: r.index, error: problemOf(r.error) } : r)),
       });

@@ -1,6 +1,7 @@
 import type { Channel } from '../channels.ts';
 import type { Clock } from '../clock.ts';
 import { HeraldError, type RateLimitState } from '../errors.ts';
+import { rateLimitHeaders, rateLimitPolicy } from '../http/rate-limit-headers.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Rank } from '../reserve.ts';
 import type { LeaseRequest, QuotaLimits, QuotaStore } from '../store/port/quotas.ts';
@@ -38,6 +39,8 @@ export interface QuotaGate {
   admit(tenant: string, items: readonly QuotaItem[]): Promise<Admission>;
   /** The limits of an acceptance of `channel` (or the total's only), for RateLimit fields. */
   states(tenant: string, channel?: Channel): RateLimitState[];
+  /** The RateLimit fields of an acceptance of `channel` (or the total's only); none without a quota. */
+  headers(tenant: string, channel?: Channel): Readonly<Record<string, string>>;
   put(tenant: string, limits: QuotaLimits): Promise<QuotaView>;
   view(tenant: string): Promise<QuotaView | undefined>;
   list(): Promise<QuotaView[]>;
@@ -61,15 +64,39 @@ interface Held {
   nextLeaseAt: number;
 }
 
+/** A limit shown in the RateLimit fields: its policy, and the scope whose state it shows. */
+interface Shown {
+  policy: string;
+  quota: number;
+  windowS: 1 | 86_400;
+  held: Held;
+}
+
+/**
+ * What an acceptance of one channel spends from (CRITICAL and HIGH: `urgent`; NORMAL and LOW:
+ * `bulk`) and shows, resolved once per quota so that an acceptance looks nothing up by name.
+ */
+interface Lane {
+  urgent: Held[];
+  bulk: Held[];
+  shown: Shown[];
+  /** The RateLimit-Policy field: it changes only with the limits. */
+  policy: string;
+}
+
 interface TenantQuota {
   json: string;
   limits: QuotaLimits;
   updatedAt: number;
-  scopes: Map<string, { urgent: Scope[]; bulk: Scope[] }>;
+  lanes: Map<Channel, Lane>;
+  /** The total's limits alone (a batch's fields). */
+  total: Lane;
   held: Map<string, Held>;
   day: string;
   /** The day's usage per scope key as last read from the store (every process's). */
   stored: Map<string, number>;
+  /** Admitted since the last sync, added to the metric then (a labelled increment per acceptance costs). */
+  accepted: number;
 }
 
 const blockOf = (s: Scope) => {
@@ -77,6 +104,63 @@ const blockOf = (s: Scope) => {
   if (s.perDay !== null) return Math.max(1, Math.ceil(s.perDay * BLOCK_SHARE));
   return COUNT_BLOCK;
 };
+
+const freshHeld = (scope: Scope): Held => ({
+  scope,
+  held: 0,
+  leasedAt: 0,
+  tokens: null,
+  used: 0,
+  seenAt: 0,
+  nextLeaseAt: 0,
+});
+
+const NO_FIELDS: Readonly<Record<string, string>> = Object.freeze({});
+const NO_HELD: Held[] = [];
+
+/** The quota of `limits`: a Held per scope, and each channel's lanes over them. */
+function tenantQuota(limits: QuotaLimits, updatedAt: number, day: string, stored: Map<string, number>) {
+  const held = new Map<string, Held>();
+  const heldOf = (s: Scope) => {
+    let h = held.get(s.key);
+    if (!h) {
+      h = freshHeld(s);
+      held.set(s.key, h);
+    }
+    return h;
+  };
+  const laneOf = (urgent: Scope[], bulk: Scope[]): Lane => {
+    const shown = urgent.flatMap((s): Shown[] => [
+      ...(s.ratePerSecond !== null
+        ? [{ policy: `${s.name}-per-second`, quota: s.ratePerSecond, windowS: 1 as const, held: heldOf(s) }]
+        : []),
+      ...(s.perDay !== null
+        ? [{ policy: `${s.name}-per-day`, quota: s.perDay, windowS: 86_400 as const, held: heldOf(s) }]
+        : []),
+    ]);
+    return { urgent: urgent.map(heldOf), bulk: bulk.map(heldOf), shown, policy: rateLimitPolicy(shown) };
+  };
+  const lanes = new Map<Channel, Lane>();
+  let total: Lane | undefined;
+  for (const [channel, { urgent, bulk }] of scopesOf(limits)) {
+    lanes.set(channel, laneOf(urgent, bulk));
+    total ??= laneOf(
+      urgent.filter((s) => s.name === 'total'),
+      [],
+    );
+  }
+  return {
+    json: JSON.stringify(limits),
+    limits,
+    updatedAt,
+    lanes,
+    total: total as Lane,
+    held,
+    day,
+    stored,
+    accepted: 0,
+  } satisfies TenantQuota;
+}
 
 export interface QuotaGateDeps {
   store: QuotaStore;
@@ -90,15 +174,6 @@ export function createQuotaGate({ store, clock, source, metrics }: QuotaGateDeps
   let timer: NodeJS.Timeout | undefined;
   let syncing: Promise<void> | undefined;
 
-  const heldOf = (q: TenantQuota, s: Scope) => {
-    let h = q.held.get(s.key);
-    if (!h) {
-      h = { scope: s, held: 0, leasedAt: 0, tokens: null, used: 0, seenAt: 0, nextLeaseAt: 0 };
-      q.held.set(s.key, h);
-    }
-    return h;
-  };
-
   /** Takes every held token of `q` off it, to hand back. */
   const takeHeld = (tenant: string, q: TenantQuota, idleBefore = Number.POSITIVE_INFINITY) => {
     const returns = [];
@@ -111,24 +186,25 @@ export function createQuotaGate({ store, clock, source, metrics }: QuotaGateDeps
     return returns;
   };
 
+  const countAccepted = (tenant: string, q: TenantQuota) => {
+    if (q.accepted > 0) metrics?.quotaAccepted.inc({ tenant }, q.accepted);
+    q.accepted = 0;
+  };
+
   const apply = async (tenant: string, limits: QuotaLimits, updatedAt: number) => {
     const old = quotas.get(tenant);
     // The rows stay: today's count goes on, and a lease refills a bucket by the new limits.
-    if (old) await source.giveBack(takeHeld(tenant, old), old.day);
-    quotas.set(tenant, {
-      json: JSON.stringify(limits),
-      limits,
-      updatedAt,
-      scopes: scopesOf(limits),
-      held: new Map(),
-      day: utcDay(clock.now()),
-      stored: old?.stored ?? new Map(),
-    });
+    if (old) {
+      countAccepted(tenant, old);
+      await source.giveBack(takeHeld(tenant, old), old.day);
+    }
+    quotas.set(tenant, tenantQuota(limits, updatedAt, utcDay(clock.now()), old?.stored ?? new Map()));
   };
 
   const drop = async (tenant: string) => {
     const q = quotas.get(tenant);
     if (!q) return;
+    countAccepted(tenant, q);
     quotas.delete(tenant);
     source.forget(tenant);
     metrics?.quotaUsage.remove({ tenant, scope: 'total' });
@@ -169,6 +245,7 @@ export function createQuotaGate({ store, clock, source, metrics }: QuotaGateDeps
     const now = clock.now();
     const day = utcDay(now);
     for (const [tenant, q] of quotas) {
+      countAccepted(tenant, q);
       const returns = takeHeld(tenant, q, now - LEASE_IDLE_MS);
       if (returns.length > 0) await source.giveBack(returns, q.day);
     }
@@ -177,43 +254,21 @@ export function createQuotaGate({ store, clock, source, metrics }: QuotaGateDeps
     await readUsage(day);
   };
 
-  const used = (q: TenantQuota, key: string) => {
-    const h = q.held.get(key);
-    const mine = h && h.seenAt > 0 ? h.used - h.held : 0;
-    return Math.max(mine, q.stored.get(key) ?? 0);
+  const used = (q: TenantQuota, h: Held) => {
+    const mine = h.seenAt > 0 ? h.used - h.held : 0;
+    return Math.max(mine, q.stored.get(h.scope.key) ?? 0);
   };
 
-  const statesOf = (q: TenantQuota, scopes: readonly Scope[], now: number): RateLimitState[] => {
-    const states: RateLimitState[] = [];
-    for (const s of scopes) {
-      if (s.bulk) continue;
-      const h = q.held.get(s.key);
-      if (s.ratePerSecond !== null && s.burst !== null) {
-        const shared =
-          h && h.seenAt > 0 && h.tokens !== null
-            ? h.tokens + ((now - h.seenAt) * s.ratePerSecond) / 1000
-            : s.burst;
-        const remaining = Math.min(s.burst, (h?.held ?? 0) + shared);
-        states.push({
-          policy: `${s.name}-per-second`,
-          quota: s.ratePerSecond,
-          windowS: 1,
-          remaining,
-          resetS: (s.burst - Math.floor(remaining)) / s.ratePerSecond,
-        });
-      }
-      if (s.perDay !== null) {
-        states.push({
-          policy: `${s.name}-per-day`,
-          quota: s.perDay,
-          windowS: 86_400,
-          remaining: s.perDay - used(q, s.key),
-          resetS: secondsToMidnight(now),
-        });
-      }
-    }
-    return states;
-  };
+  const statesOf = (q: TenantQuota, shown: readonly Shown[], now: number): RateLimitState[] =>
+    shown.map(({ policy, quota, windowS, held: h }) => {
+      const s = h.scope;
+      if (windowS === 86_400)
+        return { policy, quota, windowS, remaining: quota - used(q, h), resetS: secondsToMidnight(now) };
+      const burst = s.burst as number;
+      const shared = h.seenAt > 0 && h.tokens !== null ? h.tokens + ((now - h.seenAt) * quota) / 1000 : burst;
+      const remaining = Math.min(burst, h.held + shared);
+      return { policy, quota, windowS, remaining, resetS: (burst - Math.floor(remaining)) / quota };
+    });
 
   const viewOf = async (tenant: string, q: TenantQuota): Promise<QuotaView> => {
     const now = clock.now();
@@ -229,6 +284,67 @@ export function createQuotaGate({ store, clock, source, metrics }: QuotaGateDeps
     return quotaView(tenant, q.limits, q.updatedAt, day, usedToday);
   };
 
+  /** The lane `channel` shows (the total's alone without one). */
+  const laneOf = (q: TenantQuota, channel: Channel | undefined) =>
+    channel === undefined ? q.total : (q.lanes.get(channel) as Lane);
+
+  /** Leases what `wanted` lacks: each its block, or more for a batch. */
+  const lease = async (tenant: string, q: TenantQuota, wanted: Map<Held, number>, day: string) => {
+    const helds = [...wanted.keys()];
+    const requests = helds.map(
+      (h): LeaseRequest => ({
+        tenant,
+        scope: h.scope.key,
+        want: Math.max(blockOf(h.scope), (wanted.get(h) as number) - h.held),
+        ratePerSecond: h.scope.ratePerSecond,
+        burst: h.scope.burst,
+        perDay: h.scope.perDay,
+      }),
+    );
+    const grants = await source.lease(requests, day);
+    const at = clock.now();
+    if (q.day !== day) return;
+    grants.forEach((grant, i) => {
+      const h = helds[i] as Held;
+      h.held += grant.granted;
+      h.leasedAt = at;
+      h.tokens = grant.tokens;
+      h.used = grant.used;
+      h.seenAt = at;
+      if (grant.granted < (requests[i] as LeaseRequest).want) {
+        // Short: wait for the bucket to refill a block (at most a second) before asking again.
+        const s = h.scope;
+        const refill = s.ratePerSecond === null ? 1000 : (1000 * blockOf(s)) / s.ratePerSecond;
+        h.nextLeaseAt = at + Math.min(1000, Math.max(1, refill));
+      }
+    });
+  };
+
+  const refusalOf = (
+    tenant: string,
+    q: TenantQuota,
+    h: Held,
+    channel: Channel,
+    refused: number,
+    now: number,
+  ) => {
+    const s = h.scope;
+    const dayOut = s.perDay !== null && h.seenAt > 0 && h.used >= s.perDay;
+    metrics?.quotaRefused.inc({ tenant, limit: dayOut ? 'per-day' : 'per-second' }, refused);
+    const retryAfterS = dayOut
+      ? secondsToMidnight(now)
+      : Math.max(1, Math.ceil((Math.max(h.nextLeaseAt, now + 1000 / (s.ratePerSecond ?? 1)) - now) / 1000));
+    const what = `${s.name === 'total' ? 'its' : `its ${s.name}`}${s.bulk ? ' NORMAL and LOW' : ''} ${dayOut ? 'daily' : 'per-second'} limit`;
+    return new HeraldError(
+      'RATE_LIMITED',
+      `The tenant ${tenant} reached ${what}; retry after ${retryAfterS} s.`,
+      {
+        retryAfterS,
+        rateLimit: statesOf(q, laneOf(q, channel).shown, now),
+      },
+    );
+  };
+
   return {
     async admit(tenant, items) {
       const q = quotas.get(tenant);
@@ -237,101 +353,60 @@ export function createQuotaGate({ store, clock, source, metrics }: QuotaGateDeps
       const day = utcDay(now);
       if (q.day !== day) {
         // What was leased yesterday counted on yesterday: today starts from nothing held.
-        q.held.clear();
+        for (const h of q.held.values()) Object.assign(h, freshHeld(h.scope));
         q.stored = new Map();
         q.day = day;
       }
-      const listOf = (item: QuotaItem) => {
-        const scopes = q.scopes.get(item.channel);
-        return (item.rank <= 1 ? scopes?.urgent : scopes?.bulk) ?? [];
+      const spends = (item: QuotaItem) => {
+        const lane = q.lanes.get(item.channel);
+        return lane ? (item.rank <= 1 ? lane.urgent : lane.bulk) : NO_HELD;
       };
-      const demand = new Map<string, { scope: Scope; n: number }>();
-      for (const item of items) {
-        for (const s of listOf(item)) {
-          const d = demand.get(s.key);
-          if (d) d.n += 1;
-          else demand.set(s.key, { scope: s, n: 1 });
-        }
+      // What each scope must hold for these items (one each for a single acceptance, the common
+      // case, without counting); leased where it holds less and may ask.
+      let need: Map<Held, number> | undefined;
+      if (items.length !== 1) {
+        need = new Map();
+        for (const item of items) for (const h of spends(item)) need.set(h, (need.get(h) ?? 0) + 1);
       }
-      const wanted: Held[] = [];
-      const requests: LeaseRequest[] = [];
-      for (const { scope, n } of demand.values()) {
-        const h = heldOf(q, scope);
+      let wanted: Map<Held, number> | undefined;
+      for (const h of need ? need.keys() : spends(items[0] as QuotaItem)) {
+        const n = need?.get(h) ?? 1;
         if (h.held >= n || now < h.nextLeaseAt) continue;
-        wanted.push(h);
-        requests.push({
-          tenant,
-          scope: scope.key,
-          want: Math.max(blockOf(scope), n - h.held),
-          ratePerSecond: scope.ratePerSecond,
-          burst: scope.burst,
-          perDay: scope.perDay,
-        });
+        wanted ??= new Map();
+        wanted.set(h, n);
       }
-      if (requests.length > 0) {
-        const grants = await source.lease(requests, day);
-        const at = clock.now();
-        grants.forEach((grant, i) => {
-          const h = wanted[i] as Held;
-          const want = (requests[i] as LeaseRequest).want;
-          if (q.day !== day) return;
-          h.held += grant.granted;
-          h.leasedAt = at;
-          h.tokens = grant.tokens;
-          h.used = grant.used;
-          h.seenAt = at;
-          if (grant.granted < want) {
-            // Short: wait for the bucket to refill a block (at most a second) before asking again.
-            const s = h.scope;
-            const refill = s.ratePerSecond === null ? 1000 : (1000 * blockOf(s)) / s.ratePerSecond;
-            h.nextLeaseAt = at + Math.min(1000, Math.max(1, refill));
-          }
-        });
-      }
+      if (wanted) await lease(tenant, q, wanted, day);
       // Decided in one synchronous pass: concurrent admissions never spend a token twice.
-      let refused: Scope | undefined;
+      let refused: { h: Held; channel: Channel } | undefined;
+      let accepted = 0;
       const admitted = items.map((item) => {
-        const scopes = listOf(item);
-        const short = scopes.find((s) => heldOf(q, s).held < 1);
-        if (short) {
-          refused ??= short;
-          return false;
+        const helds = spends(item);
+        for (const h of helds) {
+          if (h.held < 1) {
+            refused ??= { h, channel: item.channel };
+            return false;
+          }
         }
-        for (const s of scopes) heldOf(q, s).held -= 1;
+        for (const h of helds) h.held -= 1;
+        accepted += 1;
         return true;
       });
-      const accepted = admitted.filter(Boolean).length;
-      if (accepted > 0) metrics?.quotaAccepted.inc({ tenant }, accepted);
+      q.accepted += accepted;
       if (!refused) return { admitted };
-      const s = refused;
-      const h = heldOf(q, s);
-      const dayOut = s.perDay !== null && h.seenAt > 0 && h.used >= s.perDay;
-      metrics?.quotaRefused.inc(
-        { tenant, limit: dayOut ? 'per-day' : 'per-second' },
-        items.length - accepted,
-      );
-      const retryAfterS = dayOut
-        ? secondsToMidnight(now)
-        : Math.max(1, Math.ceil((Math.max(h.nextLeaseAt, now + 1000 / (s.ratePerSecond ?? 1)) - now) / 1000));
-      const what = `${s.name === 'total' ? 'its' : `its ${s.name}`}${s.bulk ? ' NORMAL and LOW' : ''} ${dayOut ? 'daily' : 'per-second'} limit`;
-      const channel = items[admitted.indexOf(false)]?.channel;
       return {
         admitted,
-        refusal: new HeraldError(
-          'RATE_LIMITED',
-          `The tenant ${tenant} reached ${what}; retry after ${retryAfterS} s.`,
-          {
-            retryAfterS,
-            rateLimit: statesOf(q, channel ? listOf({ channel, rank: 0 }) : [], now),
-          },
-        ),
+        refusal: refusalOf(tenant, q, refused.h, refused.channel, items.length - accepted, now),
       };
     },
     states(tenant, channel) {
       const q = quotas.get(tenant);
-      if (!q) return [];
-      const urgent = q.scopes.get(channel ?? 'email')?.urgent ?? [];
-      return statesOf(q, channel ? urgent : urgent.filter((s) => s.name === 'total'), clock.now());
+      return q ? statesOf(q, laneOf(q, channel).shown, clock.now()) : [];
+    },
+    headers(tenant, channel) {
+      const q = quotas.get(tenant);
+      if (!q) return NO_FIELDS;
+      const lane = laneOf(q, channel);
+      return rateLimitHeaders(statesOf(q, lane.shown, clock.now()), lane.policy);
     },
     async put(tenant, limits) {
       const now = clock.now();
@@ -371,7 +446,10 @@ export function createQuotaGate({ store, clock, source, metrics }: QuotaGateDeps
     async close() {
       if (timer) clearInterval(timer);
       await syncing;
-      for (const [tenant, q] of quotas) await source.giveBack(takeHeld(tenant, q), q.day);
+      for (const [tenant, q] of quotas) {
+        countAccepted(tenant, q);
+        await source.giveBack(takeHeld(tenant, q), q.day);
+      }
       await source.flush(utcDay(clock.now()));
     },
   };

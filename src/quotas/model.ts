@@ -4,11 +4,18 @@ import type { FieldError } from '../errors.ts';
 import { BULK_SHARE, reserveCaps } from '../reserve.ts';
 import type { QuotaLimit, QuotaLimits } from '../store/port/quotas.ts';
 
+const DAY_MS = 86_400_000;
+/** The day last asked for: every acceptance asks, and the answer changes once a day. */
+let lastDay = { number: Number.NaN, text: '' };
 /** A UTC day, as the daily limits count it: `YYYY-MM-DD`. */
-export const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
+export const utcDay = (now: number) => {
+  const number = Math.floor(now / DAY_MS);
+  if (number !== lastDay.number)
+    lastDay = { number, text: new Date(number * DAY_MS).toISOString().slice(0, 10) };
+  return lastDay.text;
+};
 /** Seconds from `now` to the next UTC midnight, when every daily count starts again. */
-export const secondsToMidnight = (now: number) =>
-  Math.max(1, Math.ceil((86_400_000 - (now % 86_400_000)) / 1000));
+export const secondsToMidnight = (now: number) => Math.max(1, Math.ceil((DAY_MS - (now % DAY_MS)) / 1000));
 
 const MAX_RATE = 1_000_000;
 const MAX_DAY = 1_000_000_000_000;
@@ -105,7 +112,7 @@ const BULK = '#bulk';
  * NORMAL and LOW may use `BULK_SHARE` of each rate, burst and daily limit, CRITICAL and HIGH all).
  * The total is always counted (the daily usage shown); a channel only when it has a limit.
  */
-export function scopesOf(limits: QuotaLimits): Map<string, { urgent: Scope[]; bulk: Scope[] }> {
+export function scopesOf(limits: QuotaLimits): Map<Channel, { urgent: Scope[]; bulk: Scope[] }> {
   const whole = (name: 'total' | Channel, l: QuotaLimit | undefined): Scope => ({
     key: name,
     name,
@@ -128,7 +135,7 @@ export function scopesOf(limits: QuotaLimits): Map<string, { urgent: Scope[]; bu
           },
         ];
   const total = whole('total', limits.total);
-  const out = new Map<string, { urgent: Scope[]; bulk: Scope[] }>();
+  const out = new Map<Channel, { urgent: Scope[]; bulk: Scope[] }>();
   for (const channel of CHANNELS) {
     const limit = limits.channels?.[channel];
     const mine = limit ? [whole(channel, limit)] : [];

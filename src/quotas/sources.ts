@@ -4,13 +4,15 @@ import {
   type LeaseGrant,
   type LeaseRequest,
   type LeaseReturn,
+  type QuotaCounts,
+  type QuotaLeases,
   type QuotaStore,
 } from '../store/port/quotas.ts';
 
 /**
  * Where a process's quota tokens come from (docs/quotas.md). With several processes
  * (PostgreSQL) each leases blocks from the shared rows; with one (SQLite) the buckets live in
- * this process's memory and only the daily counts are written, once a second.
+ * this process's memory and only the daily counts are written, once a sync (500 ms).
  */
 export interface TokenSource {
   lease(requests: readonly LeaseRequest[], day: string): Promise<LeaseGrant[]>;
@@ -21,10 +23,15 @@ export interface TokenSource {
   forget(tenant: string): void;
 }
 
-export function sharedSource(store: QuotaStore, clock: Clock): TokenSource {
+/** The store's kind of token rows decides: leases from shared rows, or this process's memory. */
+export function tokenSource(store: QuotaStore, clock: Clock): TokenSource {
+  return store.tokens.shared ? sharedSource(store.tokens, clock) : localSource(store, store.tokens, clock);
+}
+
+function sharedSource(leases: QuotaLeases, clock: Clock): TokenSource {
   return {
-    lease: (requests, day) => store.lease(requests, clock.now(), day),
-    giveBack: (returns, day) => store.giveBack(returns, day),
+    lease: (requests, day) => leases.lease(requests, clock.now(), day),
+    giveBack: (returns, day) => leases.giveBack(returns, day),
     flush: async () => undefined,
     forget: () => undefined,
   };
@@ -40,7 +47,7 @@ interface LocalRow {
 }
 
 /** One process's buckets in memory; each row's daily count starts from the stored one. */
-export function localSource(store: QuotaStore, clock: Clock): TokenSource {
+function localSource(store: QuotaStore, dayRows: QuotaCounts, clock: Clock): TokenSource {
   const rows = new Map<string, LocalRow>();
   const keyOf = (tenant: string, scope: string) => `${tenant}\u0000${scope}`;
   const loaded = new Set<string>();
@@ -99,7 +106,7 @@ export function localSource(store: QuotaStore, clock: Clock): TokenSource {
       }
     },
     async flush(day) {
-      for (const { day: last, ...count } of ended.splice(0)) await store.addUsage([count], last);
+      for (const { day: last, ...count } of ended.splice(0)) await dayRows.addUsage([count], last);
       const counts: Array<{ tenant: string; scope: string; n: number }> = [];
       for (const [key, row] of rows) {
         if (row.unflushed === 0 || row.day !== day) continue;
@@ -107,7 +114,7 @@ export function localSource(store: QuotaStore, clock: Clock): TokenSource {
         counts.push({ tenant, scope, n: row.unflushed });
         row.unflushed = 0;
       }
-      await store.addUsage(counts, day);
+      await dayRows.addUsage(counts, day);
     },
     forget(tenant) {
       for (const key of rows.keys()) if (key.startsWith(`${tenant}\u0000`)) rows.delete(key);

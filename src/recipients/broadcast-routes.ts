@@ -3,7 +3,6 @@ import { iso } from '../clock.ts';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import { withExample } from '../http/examples.ts';
-import { rateLimitHeaders } from '../http/rate-limit-headers.ts';
 import { literals } from '../http/schema.ts';
 import type { RouteModule } from '../http/types.ts';
 import { priorityRank } from '../notifications/model.ts';
@@ -171,7 +170,7 @@ export const broadcastRoutes: RouteModule<BroadcastRouteDeps> = (app, deps) => {
       deps.wakeup.notify(isUrgent(n.priority));
       return reply
         .code(201)
-        .headers(rateLimitHeaders(deps.quotas.states(tenant, n.channel)))
+        .headers(deps.quotas.headers(tenant, n.channel))
         .header('location', `/broadcasts/${row.id}`)
         .send({ broadcastId: row.id, status: 'QUEUED' as const, createdAt: iso(now) });
     },

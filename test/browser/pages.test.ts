@@ -1,7 +1,7 @@
 // The web UI's pages in Chromium (issue #49): long content wraps, a phone's width fits every
 // page, a new client's secret comes with a copy button and a working curl command, the
-// notification list takes its filters from the address bar, and the sandbox page says which
-// channels go to the sandbox.
+// notification list takes its filters from the address bar, the sandbox page says which
+// channels go to the sandbox, and the admin page shows the operator each tenant's quota.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import type { Herald } from '../../src/main.ts';
 import { apiCall } from '../helpers/api-call.ts';
+import { createUser, tokenFor } from '../helpers/auth.ts';
 import {
   adminToken,
   browserSkip,
@@ -224,5 +225,60 @@ describe('web UI pages in Chromium', { skip: browserSkip() }, () => {
     await message.getByText(/Rendered from its template version/).waitFor();
     assert.equal(await message.locator('.bubble').textContent(), 'y'.repeat(1700));
     await page.close();
+  });
+
+  it("shows the operator each tenant's quota with today's usage as a bar, and other tenants' admins none", async () => {
+    const deps = (herald as Herald).deps;
+    const set = await apiCall(base, token, 'PUT', '/api/admin/tenants/acme/quotas', {
+      total: { perDay: 10 },
+      channels: { sms: { ratePerSecond: 5, burst: 8 } },
+    });
+    assert.equal(set.status, 200, JSON.stringify(set.json));
+    const acme = await tokenFor(deps, { role: 'sender', tenant: 'acme' });
+    for (let i = 0; i < 3; i++) {
+      const sent = await apiCall(base, acme, 'POST', '/api/notifications', {
+        channel: 'sms',
+        priority: 'CRITICAL',
+        recipient: { phone: '+15550100000' },
+        content: { text: 'Hi' },
+      });
+      assert.equal(sent.status, 201);
+    }
+    const page = await browser.newPage();
+    const watch = await watchPage(page);
+    await logIn(page, base);
+    await page.goto(`${base}/admin`);
+    const total = page.locator('tr[data-quota="acme total"]');
+    await total.getByText('3 / 10 today').waitFor();
+    const cells = async (row: typeof total) =>
+      (await row.locator('td').allTextContents()).map((t) => t.trim());
+    assert.deepEqual(await cells(total), ['acme', 'total', '-', '3 / 10 today']);
+    const bar = total.getByRole('progressbar', { name: 'used today' });
+    assert.deepEqual(await bar.evaluate((p: HTMLProgressElement) => [p.value, p.max]), [3, 10]);
+    assert.deepEqual(await cells(page.locator('tr[data-quota="acme sms"]')), [
+      'acme',
+      'sms',
+      '5/s (burst 8)',
+      '3 today',
+    ]);
+    // A change shows without a reload (the table asks again every 5 s).
+    const raised = await apiCall(base, token, 'PUT', '/api/admin/tenants/acme/quotas', {
+      total: { perDay: 20 },
+    });
+    assert.equal(raised.status, 200);
+    await total.getByText('3 / 20 today').waitFor();
+    assert.equal(await page.locator('tr[data-quota="acme sms"]').count(), 0);
+    assert.deepEqual(watch.errors, []);
+    await page.close();
+
+    // An admin of another tenant manages its own users, not every tenant's limits.
+    const other = { email: 'admin@acme.example', password: 'correct horse battery staple' };
+    await createUser(deps, { ...other, tenant: 'acme' });
+    const theirs = await browser.newPage();
+    await logIn(theirs, base, other);
+    await theirs.goto(`${base}/admin`);
+    await theirs.getByRole('heading', { name: 'Users' }).waitFor();
+    assert.equal(await theirs.getByRole('heading', { name: 'Quotas' }).count(), 0);
+    await theirs.close();
   });
 });

@@ -1,6 +1,7 @@
 // Scale-out on one PostgreSQL (docs/scale-out.md): 1 auth, 2 api, 2 worker and 1 gateway
 // processes, each a real `node bin/herald.js start` with its HERALD_ROLES, checked from outside
-// over HTTP and through the shared database.
+// over HTTP and through the shared database; last, a tenant quota holds across the two API
+// processes (docs/quotas.md, Across processes).
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
@@ -340,6 +341,59 @@ describe('scale-out: six processes with separate roles on one PostgreSQL', () =>
     for (const p of all()) {
       if (p.child.signalCode !== 'SIGKILL')
         assert.equal(p.child.exitCode, null, `${p.name} restarted or died`);
+    }
+  });
+
+  it('holds a tenant quota across the two API processes: together at most the burst plus the refill', async () => {
+    const token = await login(auth.apiUrl as string);
+    const call = async (api: HeraldProcess | undefined, method: string, path: string, body?: object) => {
+      const response = await fetch(`${api?.apiUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      await response.text();
+      return response;
+    };
+    // A slow refill: the seconds a loaded machine takes add little to the bound.
+    const RATE = 1;
+    const BURST = 40;
+    const from = Date.now();
+    const set = await call(apis[0], 'PUT', '/admin/tenants/default/quotas', {
+      total: { ratePerSecond: RATE, burst: BURST },
+    });
+    assert.equal(set.status, 200);
+    try {
+      // A GET applies a changed quota in the process that answers it (else its next sync does).
+      assert.equal((await call(apis[1], 'GET', '/admin/tenants/default/quotas')).status, 200);
+      const sent = Array.from({ length: 4 * BURST }, (_, i) => i % 2);
+      const answers = await Promise.all(
+        sent.map((i) =>
+          call(apis[i], 'POST', '/notifications', {
+            channel: 'email',
+            priority: 'CRITICAL',
+            recipient: { email: `quota-${i}@example.com` },
+            content: { subject: 'Hi', text: 'Hello' },
+          }),
+        ),
+      );
+      const seconds = (Date.now() - from) / 1000;
+      assert.deepEqual(new Set(answers.map((a) => a.status)), new Set([201, 429]));
+      const accepted = sent.map((i) => answers.filter((a, k) => sent[k] === i && a.status === 201).length);
+      const total = (accepted[0] ?? 0) + (accepted[1] ?? 0);
+      // Every accepted one spent a token leased from the one shared row, created full (the burst)
+      // after `from` and refilled at RATE since: no lease slack from a quiet start.
+      const bound = BURST + Math.ceil(RATE * seconds);
+      assert.ok(total <= bound, `${accepted.join(' + ')} accepted in ${seconds} s, bound ${bound}`);
+      assert.ok(total >= BURST / 2, `only ${accepted.join(' + ')} of the burst accepted`);
+      const refused = answers.find((a) => a.status === 429);
+      assert.equal(refused?.headers.get('ratelimit-policy'), `"total-per-second";q=${RATE};w=1`);
+      assert.ok(Number(refused?.headers.get('retry-after')) >= 1);
+    } finally {
+      assert.equal((await call(apis[0], 'DELETE', '/admin/tenants/default/quotas')).status, 204);
     }
   });
 });

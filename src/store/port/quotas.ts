@@ -39,8 +39,8 @@ export interface LeaseGrant {
 }
 
 /**
- * A lease's rule, the one both in-process buckets follow (SQLite's memory and its rows; PostgreSQL
- * writes the same in its UPDATE): the bucket refills at `ratePerSecond` since `refilledAt` up to
+ * A lease's rule: the one-process buckets in memory follow it (SQLite, quotas/sources.ts) and
+ * PostgreSQL's UPDATE states the same in SQL: the bucket refills at `ratePerSecond` since `refilledAt` up to
  * `burst`, and the grant is the least of what was asked, the whole tokens and the day's rest.
  * Answers the grant and the tokens left (null: no bucket).
  */
@@ -76,9 +76,9 @@ export interface LeaseReturn {
 }
 
 /**
- * Per-tenant quotas (src/quotas): the limits, and each scope's shared bucket and daily count.
- * On PostgreSQL every api process leases from the rows (`lease`, `giveBack`); on SQLite the one
- * process keeps buckets in memory and adds its counts (`addUsage`).
+ * Per-tenant quotas (src/quotas): the limits, each scope's daily count, and how the tokens are kept
+ * (`tokens`): on PostgreSQL every api process leases from shared rows; on SQLite the one process
+ * keeps its buckets in memory (quotas/sources.ts) and only adds its daily counts.
  */
 export interface QuotaStore {
   put(tenant: string, limits: QuotaLimits, now: number): Promise<void>;
@@ -86,11 +86,22 @@ export interface QuotaStore {
   list(): Promise<QuotaRecord[]>;
   /** Removes the tenant's limits and its rows; false when it had none. */
   remove(tenant: string): Promise<boolean>;
+  /** Each scope's usage on `day`, of one tenant or of all. */
+  usage(day: string, tenant?: string): Promise<Array<{ tenant: string; scope: string; used: number }>>;
+  tokens: QuotaLeases | QuotaCounts;
+}
+
+/** Rows shared by processes (PostgreSQL): each leases blocks of tokens and hands back what it did not spend. */
+export interface QuotaLeases {
+  shared: true;
   /** Takes each request's grant atomically per row (a new `day` starts the count at 0). */
   lease(requests: readonly LeaseRequest[], now: number, day: string): Promise<LeaseGrant[]>;
   giveBack(returns: readonly LeaseReturn[], day: string): Promise<void>;
-  /** Adds counts to the day's usage (SQLite's flush). */
+}
+
+/** One process's counts (SQLite): its buckets are in its memory, its daily counts written here. */
+export interface QuotaCounts {
+  shared: false;
+  /** Adds counts to the day's usage (a sync's flush). */
   addUsage(counts: ReadonlyArray<{ tenant: string; scope: string; n: number }>, day: string): Promise<void>;
-  /** Each scope's usage on `day`, of one tenant or of all. */
-  usage(day: string, tenant?: string): Promise<Array<{ tenant: string; scope: string; used: number }>>;
 }

@@ -38,25 +38,27 @@ export function createPostgresQuotas(sql: Sql): QuotaStore {
         return gone.count > 0;
       });
     },
-    async lease(requests, now, day) {
-      if (requests.length === 0) return [];
-      const input = JSON.stringify(
-        requests.map((r, ord) => ({
-          tenant: r.tenant,
-          scope: r.scope,
-          want: r.want,
-          rate: r.ratePerSecond,
-          burst: r.burst,
-          per_day: r.perDay,
-          ord,
-        })),
-      );
-      const rows = await sql.begin(async (tx) => {
-        await tx`INSERT INTO quota_buckets (tenant, scope, tokens, refilled_at, day, used)
+    tokens: {
+      shared: true,
+      async lease(requests, now, day) {
+        if (requests.length === 0) return [];
+        const input = JSON.stringify(
+          requests.map((r, ord) => ({
+            tenant: r.tenant,
+            scope: r.scope,
+            want: r.want,
+            rate: r.ratePerSecond,
+            burst: r.burst,
+            per_day: r.perDay,
+            ord,
+          })),
+        );
+        const rows = await sql.begin(async (tx) => {
+          await tx`INSERT INTO quota_buckets (tenant, scope, tokens, refilled_at, day, used)
           SELECT tenant, scope, COALESCE(burst, 0), ${now}::bigint, ${day}, 0
             FROM json_to_recordset(${input}::text::json) AS r(tenant text, scope text, burst float8)
            ORDER BY tenant, scope ON CONFLICT (tenant, scope) DO NOTHING`;
-        return tx<{ ord: number; granted: number; tokens: number | null; used: string | number }[]>`
+          return tx<{ ord: number; granted: number; tokens: number | null; used: string | number }[]>`
           WITH r AS (
             SELECT * FROM json_to_recordset(${input}::text::json)
               AS r(tenant text, scope text, want int, rate float8, burst float8, per_day bigint, ord int)),
@@ -77,30 +79,21 @@ export function createPostgresQuotas(sql: Sql): QuotaStore {
                  used = g.used + g.granted
             FROM g WHERE b.tenant = g.tenant AND b.scope = g.scope
           RETURNING g.ord, g.granted, g.tokens - g.granted AS tokens, g.used + g.granted AS used`;
-      });
-      const grants = requests.map((): LeaseGrant => ({ granted: 0, tokens: null, used: 0 }));
-      for (const row of rows)
-        grants[row.ord] = { granted: row.granted, tokens: row.tokens, used: Number(row.used) };
-      return grants;
-    },
-    async giveBack(returns, day) {
-      if (returns.length === 0) return;
-      const input = JSON.stringify(returns);
-      await sql`UPDATE quota_buckets b
+        });
+        const grants = requests.map((): LeaseGrant => ({ granted: 0, tokens: null, used: 0 }));
+        for (const row of rows)
+          grants[row.ord] = { granted: row.granted, tokens: row.tokens, used: Number(row.used) };
+        return grants;
+      },
+      async giveBack(returns, day) {
+        if (returns.length === 0) return;
+        const input = JSON.stringify(returns);
+        await sql`UPDATE quota_buckets b
            SET tokens = CASE WHEN r.burst IS NULL THEN b.tokens ELSE LEAST(r.burst, b.tokens + r.tokens) END,
                used = GREATEST(0, b.used - r.tokens)
           FROM json_to_recordset(${input}::text::json) AS r(tenant text, scope text, tokens int, burst float8)
          WHERE b.tenant = r.tenant AND b.scope = r.scope AND b.day = ${day}`;
-    },
-    async addUsage(counts, day) {
-      if (counts.length === 0) return;
-      const input = JSON.stringify(counts);
-      await sql`INSERT INTO quota_buckets (tenant, scope, tokens, refilled_at, day, used)
-          SELECT tenant, scope, 0, 0, ${day}, n FROM json_to_recordset(${input}::text::json) AS r(tenant text, scope text, n bigint)
-           ORDER BY tenant, scope
-        ON CONFLICT (tenant, scope) DO UPDATE SET
-          used = CASE WHEN quota_buckets.day = excluded.day THEN quota_buckets.used + excluded.used ELSE excluded.used END,
-          day = excluded.day`;
+      },
     },
     async usage(day, tenant) {
       const rows =
