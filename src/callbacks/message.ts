@@ -1,9 +1,13 @@
-import { changeOf } from '../notifications/changes.ts';
+import { reportOf } from '../notifications/changes.ts';
 import type { CallbackRecord, LeasedMessage } from '../store/port/callbacks.ts';
-import type { LoggedStatus } from '../store/port/status-log.ts';
+import { type LoggedStatus, RUN_CHANGE } from '../store/port/status-log.ts';
 import { messageId } from './signing.ts';
 
-/** A callback's message for one status change, with its place in the status log. */
+/**
+ * A callback's message for one status change (a notification's or a run's), with its place in the
+ * status log. A run's messages carry its id as `notificationId`, which orders them as a
+ * notification's (the head holds a later one behind an unsettled earlier one).
+ */
 export interface LogMessage {
   cursor: string;
   message: LeasedMessage;
@@ -24,14 +28,13 @@ export function messagesFor(
   const messages: LogMessage[] = [];
   for (const row of rows) {
     if (row.tenant !== callback.tenant || row.at < callback.createdAt) continue;
-    // A callback's events are LOGGED_TYPES: INBOX_COUNTS, for the inbox streams alone, is never among them.
-    if (!(callback.events as readonly string[]).includes(row.type)) continue;
+    // A callback's events are CALLBACK_EVENTS: INBOX_COUNTS, for the inbox streams alone, is never
+    // among them; a run's change is asked for by RUN_CHANGE, never by its status.
+    if (!(callback.events as readonly string[]).includes(row.run ? RUN_CHANGE : row.type)) continue;
     let body = bodies.get(row);
     if (body === undefined) {
-      const change = changeOf(row);
-      body = change
-        ? JSON.stringify({ type: 'notification.status', timestamp: change.event.at, data: change })
-        : null;
+      const report = reportOf(row);
+      body = report && JSON.stringify(report);
       bodies.set(row, body);
     }
     if (body === null) continue;

@@ -8,11 +8,10 @@ import { exampleOf, withExample } from '../http/examples.ts';
 import { numericCursor, PageSchema, pageOf } from '../http/page.ts';
 import { literals, nullable } from '../http/schema.ts';
 import type { RouteModule } from '../http/types.ts';
-import { STATUSES } from '../notifications/model.ts';
 import { NOTIFICATION_ID_EXAMPLE } from '../notifications/schemas.ts';
 import { refusedUrl } from '../providers/outbound.ts';
 import type { AttemptRecord, CallbackRecord } from '../store/port/callbacks.ts';
-import { LOGGED_TYPES, type LoggedType } from '../store/port/status-log.ts';
+import { CALLBACK_EVENTS, type CallbackEvent, DEFAULT_CALLBACK_EVENTS } from '../store/port/status-log.ts';
 import { newSecret } from './signing.ts';
 
 const admin = { scope: 'admin' };
@@ -29,11 +28,11 @@ const CreateCallbackBody = Type.Object(
         'An https:// receiver; no loopback, private or link-local address unless HERALD_CALLBACK_ALLOWED_HOSTS lists its host',
     }),
     events: Type.Optional(
-      Type.Array(literals(LOGGED_TYPES), {
+      Type.Array(literals(CALLBACK_EVENTS), {
         minItems: 1,
         uniqueItems: true,
         description:
-          'The statuses to report, and for `inapp` messages SEEN, READ, ARCHIVED (what their reader did; the status stays DELIVERED); every status when absent (the reading events only when listed)',
+          'The statuses to report, for `inapp` messages SEEN, READ, ARCHIVED (what their reader did; the status stays DELIVERED), and `workflow.run` for the status changes of workflow runs (a run status is not an entry); every status and `workflow.run` when absent (the reading events only when listed)',
       }),
     ),
   },
@@ -44,7 +43,7 @@ const CallbackView = withExample(
   Type.Object({
     id: Type.String(),
     url: Type.String(),
-    events: Type.Array(literals(LOGGED_TYPES)),
+    events: Type.Array(literals(CALLBACK_EVENTS)),
     enabled: Type.Boolean(),
     disabledReason: nullable(Type.String()),
     createdAt: Type.String({ format: 'date-time' }),
@@ -164,7 +163,7 @@ export const callbackRoutes: RouteModule<CoreDeps> = (app, deps) => {
         id,
         tenant: request.principal.tenant,
         url: request.body.url,
-        events: (request.body.events as LoggedType[] | undefined) ?? [...STATUSES],
+        events: (request.body.events as CallbackEvent[] | undefined) ?? [...DEFAULT_CALLBACK_EVENTS],
         secret: seal(secret, id),
         previousSecret: null,
         rotatedAt: null,

@@ -4,7 +4,7 @@ import type { Store } from '../store/port/index.ts';
 import type { LoggedStatus } from '../store/port/status-log.ts';
 import type { WakeupChannel } from '../store/port/wakeups.ts';
 import { Turns } from '../turns.ts';
-import { changeOf, type StatusChange } from './changes.ts';
+import { type Report, reportOf } from './changes.ts';
 
 /** How far back a reconnecting client is caught up: the last 24 hours. */
 const REPLAY_MS = 24 * 60 * 60 * 1000;
@@ -43,9 +43,13 @@ export interface StreamSubscriber {
   readonly closed: boolean;
 }
 
-/** One change as an SSE `status` event; serialised once per change, whatever the streams. */
-const sseFrame = (cursor: string, change: StatusChange) =>
-  `event: status\nid: ${cursor}\ndata: ${JSON.stringify(change)}\n\n`;
+/**
+ * One change as an SSE event, serialised once per change, whatever the streams: a notification's
+ * is a `status` event, a workflow run's a `workflow.run` event (decision 0035), which clients
+ * listening for `status` (the web UI's) ignore.
+ */
+const sseFrame = (cursor: string, report: Report) =>
+  `event: ${report.type === 'notification.status' ? 'status' : report.type}\nid: ${cursor}\ndata: ${JSON.stringify(report.data)}\n\n`;
 
 /**
  * Another consumer of the reader's pages (the inbox streams, inbox/hub.ts): given each page's
@@ -123,8 +127,10 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
     floor?: string;
   }
 
-  const wanted = (s: StreamSubscriber, tenant: string, id: string) =>
-    s.tenant === tenant && (!s.notificationIds || s.notificationIds.has(id));
+  /** A stream narrowed to some notifications gets their changes only: no run's. */
+  const wanted = (s: StreamSubscriber, row: LoggedStatus) =>
+    s.tenant === row.tenant &&
+    (!s.notificationIds || (row.run === null && s.notificationIds.has(row.notificationId)));
 
   const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -155,7 +161,7 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
           } else own.push(entry);
         }
         for (const row of rows) {
-          const change = changeOf(row);
+          const change = reportOf(row);
           if (!change) continue;
           let frame: string | undefined;
           const tenantPage = shared.get(row.tenant);
@@ -168,7 +174,7 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
               if (log.compare(row.cursor, entry.floor) <= 0) continue;
               entry.floor = undefined;
             }
-            if (!wanted(entry.subscriber, row.tenant, row.notificationId)) continue;
+            if (!wanted(entry.subscriber, row)) continue;
             frame ??= sseFrame(row.cursor, change);
             entry.page += frame;
           }
@@ -292,9 +298,8 @@ export function createStatusHub(deps: StatusHubDeps): StatusHub {
         const { rows, readTo } = await log.read(from, { until, since, tenants, limit: PAGE });
         let frames = '';
         for (const row of rows) {
-          const change = changeOf(row);
-          if (change && wanted(entry.subscriber, row.tenant, row.notificationId))
-            frames += sseFrame(row.cursor, change);
+          const change = reportOf(row);
+          if (change && wanted(entry.subscriber, row)) frames += sseFrame(row.cursor, change);
         }
         return { frames, next: readTo };
       });

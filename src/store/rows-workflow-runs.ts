@@ -86,12 +86,18 @@ export function newRunValues(t: NewTrigger, run: NewRun) {
 export const runsFor = (recipientIds: readonly string[], now: number): NewRun[] =>
   recipientIds.map((recipientId) => ({ id: notificationId(now), recipientId }));
 
+/**
+ * Whether a step changed the run's status: the change is then logged in the step's transaction
+ * (a status log row, rows-status.ts `runEventSeq`) and counted.
+ */
+export const statusChanged = (run: RunRecord, state: RunState): boolean => state.status !== run.status;
+
 /** Counts a run's move into the step's result (its status, its notifications). */
 export function countAdvance(result: AdvanceResult, run: RunRecord, state: RunState): void {
   result.advanced++;
   result.made += state.made;
   if (state.made > 0 && isUrgent(run.priority)) result.urgent = true;
-  if (state.status !== run.status) result.entered[state.status] = (result.entered[state.status] ?? 0) + 1;
+  if (statusChanged(run, state)) result.entered[state.status] = (result.entered[state.status] ?? 0) + 1;
 }
 
 /** An engine step's result before it took any run. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
+import { everyPriority } from '../../src/store/port/queue.ts';
 import {
   type Definitions,
   definitionKey,
@@ -9,7 +10,7 @@ import {
 } from '../../src/store/port/workflow-runs.ts';
 import type { WorkflowRecord, WorkflowStep } from '../../src/workflows/model.ts';
 import { newTrigger, workflowRecord } from '../helpers/workflow-fixtures.ts';
-import { T0 } from './queue-fixtures.ts';
+import { ALL, cycle, T0 } from './queue-fixtures.ts';
 import { freshStores } from './suites.ts';
 
 const S = 1000;
@@ -258,6 +259,72 @@ export function workflowRunsSuite(name: string, open: () => Promise<Store>): voi
       assert.equal(await store.workflowRuns.cancel('t1', 'r1', T0 + 2), 'ended');
       assert.equal(await store.workflowRuns.cancel('t2', 'r2', T0 + 2), null);
       assert.deepEqual((await store.workflowRuns.counts()).waitingByWorkflow, { w: 1 });
+    });
+
+    it("logs each run's status change in the status log, in the transaction that makes it (decision 0035)", async () => {
+      const store = await fresh();
+      const log = store.statusLog;
+      for (const tenant of ['t1', 't2']) await store.recipients.put(tenant, [{ id: 'u1', profile: {} }], T0);
+      const from = await log.head();
+      const w = workflow('w', [send('first'), { type: 'delay', for: 'PT10S' }]);
+      const [done, cancelled] = await start(store, w, ['u1', 'u1']);
+      const other = 'o1';
+      await store.workflowRuns.trigger(trigger(w, { tenant: 't2' }), [{ id: other, recipientId: 'u1' }], 0);
+      const defs = new Map([...definitionsOf(w), [definitionKey('t2', 'w', 1), w]]);
+      await settle(store, T0, defs);
+      // The notification the first send made, claimed: its event sits in the log beside the runs'.
+      const inapp = { ...ALL, perChannel: everyPriority({ inapp: 100 }) };
+      const claimed = (await cycle(store, { now: T0 + 1, claim: inapp })).claimed;
+      assert.equal(claimed.length, 3);
+      await store.workflowRuns.cancel('t1', cancelled as string, T0 + 2);
+      await settle(store, T0 + 10 * S, defs);
+
+      const rows = (await log.read(from, { limit: 100 })).rows;
+      const of = (id: string) =>
+        rows.filter((r) => r.run !== null && r.notificationId === id).map((r) => `${r.previous}>${r.type}`);
+      assert.deepEqual(of(done as string), ['null>RUNNING', 'RUNNING>WAITING', 'WAITING>COMPLETED']);
+      assert.deepEqual(of(cancelled as string), ['null>RUNNING', 'RUNNING>WAITING', 'WAITING>CANCELLED']);
+      assert.deepEqual(of(other), ['null>RUNNING', 'RUNNING>WAITING', 'WAITING>COMPLETED']);
+      const first = rows.find((r) => r.notificationId === done);
+      assert.deepEqual(first?.run, { workflow: 'w', version: 1, recipientId: 'u1' });
+      assert.equal(first?.tenant, 't1');
+      assert.equal(first?.at, T0);
+      // The notifications' events keep their own previous status, not a run's.
+      const sent = rows.filter((r) => r.run === null);
+      assert.deepEqual(
+        sent.map((r) => `${r.previous}>${r.type}`),
+        ['null>PROCESSING', 'null>PROCESSING', 'null>PROCESSING'],
+      );
+      const cursors = rows.map((r) => r.cursor);
+      assert.deepEqual([...cursors].sort(log.compare), cursors, 'in log order');
+
+      // Filters: a run's change is asked for by RUN_CHANGE, never by its status; tenants filter runs too.
+      const runsOnly = (await log.read(from, { limit: 100, types: ['workflow.run'] })).rows;
+      assert.equal(runsOnly.length, 9);
+      assert.ok(runsOnly.every((r) => r.run !== null));
+      const cancels = (await log.read(from, { limit: 100, types: ['CANCELLED', 'PROCESSING'] })).rows;
+      assert.ok(cancels.every((r) => r.run === null && r.type === 'PROCESSING'));
+      const t2 = (await log.read(from, { limit: 100, tenants: ['t2'] })).rows;
+      assert.ok(t2.every((r) => r.tenant === 't2'));
+      assert.deepEqual(
+        t2.filter((r) => r.run !== null).map((r) => `${r.notificationId}:${r.type}`),
+        ['o1:RUNNING', 'o1:WAITING', 'o1:COMPLETED'],
+      );
+      assert.equal(t2.length, 4, "its runs' changes and its notification's PROCESSING");
+
+      // A step that fails rolls back the whole turn: the runs it moved and their log rows with it.
+      const head = await log.head();
+      const urgent = workflow('urgent', [{ type: 'delay', for: 'PT1H' }]);
+      const broken = workflow('broken', [
+        { type: 'send', channel: 'inapp', content: { title: 'x', body: 1n as unknown as string } },
+      ]);
+      const [moved] = await start(store, urgent, ['u1'], { priority: 'HIGH' });
+      await start(store, broken, ['u1']);
+      const logged = await log.head();
+      await assert.rejects(store.workflowRuns.advance(T0 + 20 * S, 10, definitionsOf(urgent, broken)));
+      assert.equal((await get(store, moved as string)).status, 'RUNNING');
+      assert.equal(await log.head(), logged, 'no log row of the rolled-back turn');
+      assert.equal((await log.read(head, { limit: 10 })).rows.length, 2, 'the two RUNNING rows only');
     });
 
     it("makes a topic trigger's runs in chunks, once per subscriber", async () => {

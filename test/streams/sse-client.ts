@@ -1,6 +1,6 @@
 import { get } from 'node:http';
 import { EventSource } from 'eventsource';
-import type { StatusChange } from '../../src/notifications/changes.ts';
+import type { RunChange, StatusChange } from '../../src/notifications/changes.ts';
 
 /** One `status` event as a client received it. */
 export interface Received {
@@ -8,9 +8,17 @@ export interface Received {
   change: StatusChange;
 }
 
+/** One `workflow.run` event (a run's status change, decision 0035) as a client received it. */
+export interface ReceivedRun {
+  id: string;
+  change: RunChange;
+}
+
 /** A live status stream read with the `eventsource` package, as a client application would. */
 export interface StreamClient {
   received: Received[];
+  /** The `workflow.run` events, apart: a client listening for `status` alone never sees them. */
+  runs: ReceivedRun[];
   /** Comment lines do not reach EventSource; `opened` says the connection answered 200. */
   opened: Promise<void>;
   close(): void;
@@ -22,6 +30,7 @@ export interface StreamClient {
  */
 export function openStream(url: string, token: string, lastEventId?: string): StreamClient {
   const received: Received[] = [];
+  const runs: ReceivedRun[] = [];
   const source = new EventSource(url, {
     fetch: (input, init) =>
       fetch(input, {
@@ -38,11 +47,14 @@ export function openStream(url: string, token: string, lastEventId?: string): St
   source.addEventListener('status', (event) => {
     received.push({ id: event.lastEventId, change: JSON.parse(event.data) });
   });
+  source.addEventListener('workflow.run', (event) => {
+    runs.push({ id: event.lastEventId, change: JSON.parse(event.data) });
+  });
   const opened = new Promise<void>((resolve, reject) => {
     source.onopen = () => resolve();
     source.onerror = (error) => reject(error);
   });
-  return { received, opened, close: () => source.close() };
+  return { received, runs, opened, close: () => source.close() };
 }
 
 /** A stream read over plain HTTP, which starts reading only `pauseMs` after the answer. */

@@ -1,6 +1,7 @@
 // #52 (decision 0030): a `kill -9` of a real `herald start` (SQLite) while runs wait in a delay
 // and in a digest window. After the restart every run resumes where it was: the delay keeps its
-// due time, the digest its members, and no step runs twice (one notification per send step).
+// due time, the digest its members, and no step runs twice (one notification per send step); each
+// run's status changes are in the status log once each.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -112,6 +113,23 @@ describe('workflow runs through a kill -9', () => {
     );
     assert.equal(digestSends.length, 1, 'one notification for the whole digest');
     assert.equal(JSON.parse(digestSends[0]?.variables as string).digest.count, DIGESTED);
+    // Each status change is in the status log once, committed with it (decision 0035): none lost
+    // to the kill, none written twice after it.
+    const logged = (key: string) => {
+      const byRun = new Map<string, string[]>();
+      for (const e of read<{ id: string; type: string }>(
+        `SELECT r.id, e.type FROM workflow_runs r JOIN notification_events e ON e.notification_seq = -r.seq
+         WHERE r.workflow_key = ? ORDER BY e.id`,
+        key,
+      ))
+        byRun.set(e.id, [...(byRun.get(e.id) ?? []), e.type]);
+      return [...byRun.values()].map((types) => types.join('>'));
+    };
+    assert.deepEqual(logged('delayed'), Array(PEOPLE.length).fill('RUNNING>WAITING>COMPLETED'));
+    assert.deepEqual(logged('digested').sort(), [
+      ...Array(DIGESTED - 1).fill('RUNNING>DIGESTED'),
+      'RUNNING>WAITING>COMPLETED',
+    ]);
     t.diagnostic('killed with every run waiting; all resumed once each');
   });
 });

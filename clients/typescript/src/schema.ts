@@ -569,7 +569,7 @@ export interface paths {
         };
         /**
          * Live status changes (Server-Sent Events), resumable with Last-Event-ID
-         * @description One `status` event per status change of the caller's notifications (`data`: a StatusChange, `id`: an opaque cursor), and a comment line at least every 15 s. With `notificationId`, only those notifications' changes; an id that is not a notification of the caller's tenant gets 404. The stream ends once its access token has expired or its signing key has been removed (checked with each comment line); reconnect with a new token. A reconnect with `Last-Event-ID` first gets every change missed in the last 24 hours, with no gap and no duplicate; an id the stream never sent, or one past the end of the log, gets 400. A tenant holds at most HERALD_STREAMS_PER_TENANT streams (200) open on one server; one more gets 429 with Retry-After. See docs/callbacks.md (Live stream).
+         * @description One `status` event per status change of the caller's notifications (`data`: a StatusChange, `id`: an opaque cursor), one `workflow.run` event per status change of its workflow runs (`data`: { runId, workflow, version, recipientId, status, previousStatus, at }, the same cursors), and a comment line at least every 15 s. With `notificationId`, only those notifications' changes (no run's); an id that is not a notification of the caller's tenant gets 404. The stream ends once its access token has expired or its signing key has been removed (checked with each comment line); reconnect with a new token. A reconnect with `Last-Event-ID` first gets every change missed in the last 24 hours, with no gap and no duplicate; an id the stream never sent, or one past the end of the log, gets 400. A tenant holds at most HERALD_STREAMS_PER_TENANT streams (200) open on one server; one more gets 429 with Retry-After. See docs/callbacks.md (Live stream).
          */
         get: operations["getNotificationsStream"];
         put?: never;
@@ -4165,7 +4165,7 @@ export interface operations {
                         items: {
                             id: string;
                             url: string;
-                            events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED" | "SEEN" | "READ" | "ARCHIVED")[];
+                            events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED" | "SEEN" | "READ" | "ARCHIVED" | "workflow.run")[];
                             enabled: boolean;
                             disabledReason: string | null;
                             /** Format: date-time */
@@ -4215,8 +4215,8 @@ export interface operations {
                 "application/json": {
                     /** @description An https:// receiver; no loopback, private or link-local address unless HERALD_CALLBACK_ALLOWED_HOSTS lists its host */
                     url: string;
-                    /** @description The statuses to report, and for `inapp` messages SEEN, READ, ARCHIVED (what their reader did; the status stays DELIVERED); every status when absent (the reading events only when listed) */
-                    events?: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED" | "SEEN" | "READ" | "ARCHIVED")[];
+                    /** @description The statuses to report, for `inapp` messages SEEN, READ, ARCHIVED (what their reader did; the status stays DELIVERED), and `workflow.run` for the status changes of workflow runs (a run status is not an entry); every status and `workflow.run` when absent (the reading events only when listed) */
+                    events?: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED" | "SEEN" | "READ" | "ARCHIVED" | "workflow.run")[];
                 };
             };
         };
@@ -4244,7 +4244,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         url: string;
-                        events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED" | "SEEN" | "READ" | "ARCHIVED")[];
+                        events: ("QUEUED" | "PROCESSING" | "SENT" | "DELIVERED" | "RETRYING" | "FAILED" | "CANCELLED" | "EXPIRED" | "SKIPPED" | "SEEN" | "READ" | "ARCHIVED" | "workflow.run")[];
                         enabled: boolean;
                         disabledReason: string | null;
                         /** Format: date-time */

@@ -1,12 +1,15 @@
-import type { LoggedType } from './status-log.ts';
+import type { CallbackEvent } from './status-log.ts';
 
 /** A tenant's status callback (docs/callbacks.md). Secrets are stored sealed; the adapter never opens them. */
 export interface CallbackRecord {
   id: string;
   tenant: string;
   url: string;
-  /** The statuses it reports (and the reading events of `inapp` messages it was asked for). */
-  events: LoggedType[];
+  /**
+   * The statuses it reports (and the reading events of `inapp` messages it was asked for, and
+   * RUN_CHANGE: workflow runs' changes).
+   */
+  events: CallbackEvent[];
   secret: string;
   /** The secret before the last rotation, still signed with until a day after `rotatedAt`. */
   previousSecret: string | null;

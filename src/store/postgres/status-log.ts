@@ -2,10 +2,11 @@ import {
   fullPage,
   LOG_SCAN_PAGES,
   LOGGED_TYPES_SQL,
+  RUN_CHANGE,
   STATUS_TYPES_SQL,
   type StatusLogStore,
 } from '../port/status-log.ts';
-import { type LoggedRow, loggedColumns, loggedFromRow } from '../rows-status.ts';
+import { IS_RUN_EVENT, LOG_JOINS, type LoggedRow, loggedColumns, loggedFromRow } from '../rows-status.ts';
 import { seekTime, TIME_SKEW_MS } from '../seek-time.ts';
 import type { Sql } from './connect.ts';
 
@@ -88,10 +89,12 @@ export function createPostgresStatusLog(sql: Sql): StatusLogStore {
                  WHERE (tx, id) > (${afterTx}::xid8, ${afterId}::bigint)
                    AND (tx, id) <= (${untilTx}::xid8, ${untilId}::bigint)
                  ORDER BY tx, id LIMIT ${scan}) e
-          JOIN notifications n ON n.seq = e.notification_seq
-         WHERE e.at >= ${options.since ?? 0} AND e.type IN (${sql.unsafe(LOGGED_TYPES_SQL)})
-           AND (${types}::text[] IS NULL OR e.type = ANY(${types}::text[]))
-           AND (${tenants}::text[] IS NULL OR n.tenant = ANY(${tenants}::text[]))
+          ${sql.unsafe(LOG_JOINS)}
+         WHERE e.at >= ${options.since ?? 0} AND (n.seq IS NOT NULL OR r.seq IS NOT NULL)
+           AND (${sql.unsafe(IS_RUN_EVENT)} OR e.type IN (${sql.unsafe(LOGGED_TYPES_SQL)}))
+           AND (${types}::text[] IS NULL OR CASE WHEN ${sql.unsafe(IS_RUN_EVENT)}
+             THEN ${RUN_CHANGE}::text = ANY(${types}::text[]) ELSE e.type = ANY(${types}::text[]) END)
+           AND (${tenants}::text[] IS NULL OR coalesce(n.tenant, r.tenant) = ANY(${tenants}::text[]))
          ORDER BY e.tx, e.id LIMIT ${options.limit}`;
       const page = rows.map((row) => loggedFromRow(row, `${row.tx}:${row.id}`));
       const full = fullPage(page, options.limit);

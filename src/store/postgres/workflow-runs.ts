@@ -12,6 +12,7 @@ import {
   type WorkflowRunStore,
 } from '../port/workflow-runs.ts';
 import { promotionTurns, runAsync } from '../queue-core.ts';
+import { runEventSeq } from '../rows-status.ts';
 import {
   countAdvance,
   digestOf,
@@ -27,6 +28,7 @@ import {
   runNotificationFromRow,
   runsFor,
   stateValues,
+  statusChanged,
   type TopicTriggerRow,
   topicTriggerOf,
   triggerValues,
@@ -102,14 +104,19 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
     if (runs.length === 0) return;
     const rows = runs.map((run) => newRunValues(t, run));
     const first = rows[0] as ReturnType<typeof newRunValues>;
-    // One statement for the runs: their own columns as arrays, the trigger's once.
+    // One statement for the runs: their own columns as arrays, the trigger's once; and each run's
+    // RUNNING in the status log (rows-status.ts, runEventSeq: the seq negated).
     await tx`
-      INSERT INTO workflow_runs (id, tenant, workflow_key, version, recipient_id, trigger_id, status, step_index,
-        priority, locale, variables, steps, due_at, created_at, updated_at)
-      SELECT id, ${first.tenant}, ${first.workflowKey}, ${first.version}::int, recipient_id, ${first.triggerId},
-        'RUNNING', 0, ${first.priority}::int, ${first.locale}, ${first.variables}, ${first.steps},
-        ${first.dueAt}::bigint, ${first.now}::bigint, ${first.now}::bigint
-      FROM unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.recipientId)}::text[]) AS r(id, recipient_id)`;
+      WITH made AS (
+        INSERT INTO workflow_runs (id, tenant, workflow_key, version, recipient_id, trigger_id, status, step_index,
+          priority, locale, variables, steps, due_at, created_at, updated_at)
+        SELECT id, ${first.tenant}, ${first.workflowKey}, ${first.version}::int, recipient_id, ${first.triggerId},
+          'RUNNING', 0, ${first.priority}::int, ${first.locale}, ${first.variables}, ${first.steps},
+          ${first.dueAt}::bigint, ${first.now}::bigint, ${first.now}::bigint
+        FROM unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.recipientId)}::text[]) AS r(id, recipient_id)
+        RETURNING seq)
+      INSERT INTO notification_events (notification_seq, type, at)
+      SELECT -seq, 'RUNNING', ${first.now}::bigint FROM made`;
   };
 
   const hitOf = (row: { answer: string; request_hash: string | null }): TriggerHit => ({
@@ -205,6 +212,14 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
     return rows.map(runNotificationFromRow);
   };
 
+  /** The runs' status changes in the status log, one statement for a turn's (see runEventSeq). */
+  const logRuns = async (tx: Query, changes: ReadonlyArray<{ seq: number; status: string }>, now: number) => {
+    if (changes.length === 0) return;
+    await tx`INSERT INTO notification_events (notification_seq, type, at)
+      SELECT s, t, ${now}::bigint
+      FROM unnest(${changes.map((c) => runEventSeq(c.seq))}::bigint[], ${changes.map((c) => c.status)}::text[]) AS c(s, t)`;
+  };
+
   const one = async (q: Query, tenant: string, id: string) => {
     const [row] = await q<RunRow[]>`
       SELECT ${q.unsafe(RUN_COLUMNS)} FROM workflow_runs WHERE tenant = ${tenant} AND id = ${id}`;
@@ -265,6 +280,7 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
           UPDATE workflow_runs SET status = 'CANCELLED', due_at = NULL, updated_at = ${now}
           WHERE seq = ${run.seq} AND status IN (${tx.unsafe(LIVE_RUN_STATUSES_SQL)}) RETURNING 1`;
         if (cancelled.length === 0) return 'ended' as const;
+        await logRuns(tx, [{ seq: run.seq, status: 'CANCELLED' }], now);
         await tx`DELETE FROM workflow_digests WHERE tenant = ${tenant} AND workflow_key = ${run.workflowKey}
           AND version = ${run.version} AND step_index = ${run.stepIndex} AND recipient_id = ${run.recipientId}
           AND run_id = ${run.id}`;
@@ -284,6 +300,7 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
     async advance(now, chunk, definitions) {
       return sql.begin(async (tx) => {
         const result = noAdvance();
+        const changes: Array<{ seq: number; status: string }> = [];
         for (const row of await runAsync(dueRuns(now, chunk, turns), dueRunsOn(tx))) {
           const run = runFromRow(row);
           const definition = definitions.get(definitionKey(run.tenant, run.workflowKey, run.version));
@@ -299,8 +316,10 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
           await tx`UPDATE workflow_runs SET status = ${v.status}, step_index = ${v.stepIndex}, steps = ${v.steps},
               digest = ${v.digest}, due_at = ${v.dueAt}, updated_at = ${v.now}
             WHERE seq = ${run.seq}`;
+          if (statusChanged(run, state)) changes.push({ seq: run.seq, status: state.status });
           countAdvance(result, run, state);
         }
+        await logRuns(tx, changes, now);
         return result;
       });
     },

@@ -2,10 +2,11 @@ import {
   fullPage,
   LOG_SCAN_PAGES,
   LOGGED_TYPES_SQL,
+  RUN_CHANGE,
   STATUS_TYPES_SQL,
   type StatusLogStore,
 } from '../port/status-log.ts';
-import { type LoggedRow, loggedColumns, loggedFromRow } from '../rows-status.ts';
+import { IS_RUN_EVENT, LOG_JOINS, type LoggedRow, loggedColumns, loggedFromRow } from '../rows-status.ts';
 import { seekTime, TIME_SKEW_MS } from '../seek-time.ts';
 import type { SqliteDb } from './open.ts';
 import { shaped } from './shaped.ts';
@@ -20,10 +21,12 @@ export function createSqliteStatusLog(db: SqliteDb): StatusLogStore {
   const read = shaped<LoggedRow & { cursor_id: number }>(
     db.prepare(
       `SELECT e.id AS cursor_id, ${loggedColumns(STATUS_TYPES_SQL)}
-       FROM notification_events e JOIN notifications n ON n.seq = e.notification_seq
-      WHERE e.id > @after AND e.id <= @last AND e.at >= @since AND e.type IN (${LOGGED_TYPES_SQL})
-        AND (@types IS NULL OR e.type IN (SELECT value FROM json_each(@types)))
-        AND (@tenants IS NULL OR n.tenant IN (SELECT value FROM json_each(@tenants)))
+       FROM notification_events e ${LOG_JOINS}
+      WHERE e.id > @after AND e.id <= @last AND e.at >= @since AND (n.seq IS NOT NULL OR r.seq IS NOT NULL)
+        AND (${IS_RUN_EVENT} OR e.type IN (${LOGGED_TYPES_SQL}))
+        AND (@types IS NULL OR CASE WHEN ${IS_RUN_EVENT} THEN '${RUN_CHANGE}' IN (SELECT value FROM json_each(@types))
+          ELSE e.type IN (SELECT value FROM json_each(@types)) END)
+        AND (@tenants IS NULL OR coalesce(n.tenant, r.tenant) IN (SELECT value FROM json_each(@tenants)))
       ORDER BY e.id LIMIT @limit`,
     ),
   );

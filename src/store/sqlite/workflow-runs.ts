@@ -11,6 +11,7 @@ import {
   type WorkflowRunStore,
 } from '../port/workflow-runs.ts';
 import { promotionTurns, runSync, walkTenants } from '../queue-core.ts';
+import { runEventSeq } from '../rows-status.ts';
 import {
   countAdvance,
   digestOf,
@@ -26,6 +27,7 @@ import {
   runNotificationFromRow,
   runsFor,
   stateValues,
+  statusChanged,
   type TopicTriggerRow,
   topicTriggerOf,
   triggerValues,
@@ -55,6 +57,10 @@ function prepare(db: SqliteDb) {
          priority, locale, variables, steps, due_at, created_at, updated_at)
        VALUES (@id, @tenant, @workflowKey, @version, @recipientId, @triggerId, 'RUNNING', 0, @priority, @locale,
          @variables, @steps, @dueAt, @now, @now)`,
+    ),
+    // A run's status change in the status log (rows-status.ts, runEventSeq), with the change.
+    logRun: db.prepare<[number, string, number]>(
+      'INSERT INTO notification_events (notification_seq, type, at) VALUES (?, ?, ?)',
     ),
     one: db.prepare<[string, string], RunRow>(
       `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE tenant = ? AND id = ?`,
@@ -180,7 +186,10 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
   const s = statements(db);
 
   const insertRuns = (t: NewTrigger, runs: NewRun[]) => {
-    for (const run of runs) s.insertRun.run(newRunValues(t, run));
+    for (const run of runs) {
+      const seq = Number(s.insertRun.run(newRunValues(t, run)).lastInsertRowid);
+      s.logRun.run(runEventSeq(seq), 'RUNNING', t.createdAt);
+    }
   };
 
   const trigger = db.transaction((t: NewTrigger, runs: NewRun[], since: number) => {
@@ -287,6 +296,7 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
       while (!next.done) next = steps.next(answer(run, next.value, now));
       const state = next.value;
       s.save.run(stateValues(run, state, now));
+      if (statusChanged(run, state)) s.logRun.run(runEventSeq(run.seq), state.status, now);
       countAdvance(result, run, state);
     }
     return result;
@@ -315,6 +325,7 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
     if (!row) return null;
     const run = runFromRow(row);
     if (s.cancel.run({ tenant, id, now }).changes === 0) return 'ended' as const;
+    s.logRun.run(runEventSeq(run.seq), 'CANCELLED', now);
     s.dropDigest.run(run);
     return runFromRow(s.one.get(tenant, id) as RunRow);
   });
