@@ -75,6 +75,26 @@ export function perThreadShare(
   return share;
 }
 
+const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
+
+/** CPU ms so far of the server: the postmaster and every process it started (backends, WAL writer...). */
+export function serverCpuMs(postmaster: number): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ppid = Number(fields[1]);
+      if (Number(entry) !== postmaster && ppid !== postmaster) continue;
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks * TICK_MS;
+}
+
 /** The machine's idle and total CPU time so far, in ms of one core (/proc/stat). */
 export function machineCpuMs(): { idle: number; total: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
