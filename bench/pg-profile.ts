@@ -11,7 +11,7 @@
  * its sender) is on the path too. PG_PROFILE_SETUP=<SQL> runs that SQL once Herald has migrated
  * (e.g. a fillfactor or an index tried without a migration). docs/scale-out.md quotes its output.
  */
-import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { startPostgres } from '../test/helpers/postgres.ts';
 import { type Api, outstanding, queues } from './lib/api.ts';
@@ -19,7 +19,7 @@ import { batch, notification } from './lib/bodies.ts';
 import { type Receiver, receiverEnv, startReceiver } from './lib/callback-receiver.ts';
 import { deploy } from './lib/deploy.ts';
 import { acceptOrShed, runLoad } from './lib/load.ts';
-import { runScript } from './lib/proc.ts';
+import { runScript, serverCpuMs } from './lib/proc.ts';
 
 const args = process.argv.slice(2);
 const numbers = args.filter((a) => /^\d+$/.test(a)).map(Number);
@@ -30,25 +30,6 @@ const batchSize = Number(args.find((a) => a.startsWith('--batch='))?.slice('--ba
 const plans = process.env.PG_PROFILE_PLANS;
 /** PG_PROFILE_SETUP=<SQL>: run once Herald has migrated, before the warm-up (a schema change tried without a migration). */
 const setup = process.env.PG_PROFILE_SETUP;
-const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
-
-/** CPU ms so far of the server: the postmaster and every process it started (backends, WAL writer...). */
-function serverCpuMs(postmaster: number): number {
-  let ticks = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ppid = Number(fields[1]);
-      if (Number(entry) !== postmaster && ppid !== postmaster) continue;
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return ticks * TICK_MS;
-}
 
 /**
  * A statement's kind: its verb and the table it writes or first reads (`INSERT notification_events`,

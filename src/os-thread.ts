@@ -1,4 +1,4 @@
-import { closeSync, openSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, openSync, readlinkSync, readSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
 /**
@@ -12,6 +12,19 @@ export function osThreadId(): number | undefined {
     return Number.isInteger(tid) && tid > 0 ? tid : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Names the calling thread in the operating system (Linux: /proc/thread-self/comm, at most 15
+ * bytes), so that `top -H`, `ps -L` and the bench's per-thread CPU (#48) tell Herald's threads
+ * apart: Node leaves every thread named `node`. Elsewhere, or not allowed: the name stays.
+ */
+export function nameOwnThread(name: string): void {
+  try {
+    writeFileSync('/proc/thread-self/comm', name.slice(0, 15));
+  } catch {
+    // Not Linux: the thread keeps its name.
   }
 }
 

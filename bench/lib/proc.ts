@@ -42,6 +42,59 @@ export function threadTimesOf(pid: number | 'self'): { runMs: number; waitMs: nu
   return { runMs: runNs / 1e6, waitMs: waitNs / 1e6 };
 }
 
+/**
+ * Time on a CPU so far of each of a process's threads, in ms, summed by thread: `main` (the
+ * thread whose id is the process's), Herald's threads by the name they give themselves
+ * (os-thread.ts `nameOwnThread`: `herald-dispatch` counts as `dispatch`), and `other` for the
+ * rest (libuv's pool, V8's compiler and garbage collector threads, which Node leaves `node`).
+ * A thread that ended is no longer counted.
+ */
+export function cpuByThread(pid: number): Record<string, number> {
+  const byName: Record<string, number> = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const run = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ', 1)[0]);
+      const name = Number(tid) === pid ? 'main' : comm.startsWith('herald-') ? comm.slice(7) : 'other';
+      byName[name] = (byName[name] ?? 0) + run / 1e6;
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return byName;
+}
+
+/** What each thread (`cpuByThread`'s names) had between `before` and `after`, in µs per `count`. */
+export function perThreadShare(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  count: number,
+): Record<string, number> {
+  const share: Record<string, number> = {};
+  for (const [name, ms] of Object.entries(after)) share[name] = ((ms - (before[name] ?? 0)) * 1000) / count;
+  return share;
+}
+
+const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
+
+/** CPU ms so far of the server: the postmaster and every process it started (backends, WAL writer...). */
+export function serverCpuMs(postmaster: number): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ppid = Number(fields[1]);
+      if (Number(entry) !== postmaster && ppid !== postmaster) continue;
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks * TICK_MS;
+}
+
 /** The machine's idle and total CPU time so far, in ms of one core (/proc/stat). */
 export function machineCpuMs(): { idle: number; total: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';

@@ -11,7 +11,7 @@ import { acceptOrShed, runLoad } from '../lib/load.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions, RoundSize } from '../lib/options.ts';
 import { runPaced } from '../lib/paced.ts';
-import { machineCpuMs, threadTimesOf } from '../lib/proc.ts';
+import { cpuByThread, machineCpuMs, perThreadShare, threadTimesOf } from '../lib/proc.ts';
 import { measured, type Row } from '../lib/report.ts';
 import { SseCounter } from '../lib/sse-count.ts';
 import { followLag } from '../lib/sse-lag.ts';
@@ -112,6 +112,10 @@ export interface Drained {
    * streams' readers) time on a CPU. And the share of the machine's two cores left idle.
    */
   cpu: { herald: number; heraldWait: number; bench: number; idle: number };
+  /** Herald's `cpu.herald`, by thread (`cpuByThread`'s names): which thread a figure's excess is on. */
+  heraldThreads: Record<string, number>;
+  /** From the drain's start to its last callback's receipt, ms: a thread that polls costs in proportion. */
+  wallMs: number;
 }
 
 /**
@@ -137,8 +141,10 @@ export async function drain(count: number, streams: number, callback: boolean): 
   const heraldPid = runner.processes[0]?.pid as number;
   const cpuAtStart = {
     herald: threadTimesOf(heraldPid),
+    threads: cpuByThread(heraldPid),
     bench: threadTimesOf('self'),
     machine: machineCpuMs(),
+    at: performance.now(),
   };
   const streaming = new AbortController();
   // Stopped however the drain ends (the prober is a process of its own).
@@ -153,7 +159,13 @@ export async function drain(count: number, streams: number, callback: boolean): 
       while (receiver.lags.length < count && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 20));
     }
-    const [machine, herald, bench] = [machineCpuMs(), threadTimesOf(heraldPid), threadTimesOf('self')];
+    const [machine, herald, threads, bench] = [
+      machineCpuMs(),
+      threadTimesOf(heraldPid),
+      cpuByThread(heraldPid),
+      threadTimesOf('self'),
+    ];
+    const wallMs = performance.now() - cpuAtStart.at;
     const perNotification = (ms: number) => (ms * 1000) / count;
     const cpu = {
       herald: perNotification(herald.runMs - cpuAtStart.herald.runMs),
@@ -168,6 +180,8 @@ export async function drain(count: number, streams: number, callback: boolean): 
       streamed: { events: streamed.events, reconnects: streamed.reconnects },
       health,
       cpu,
+      heraldThreads: perThreadShare(cpuAtStart.threads, threads, count),
+      wallMs,
     };
   } finally {
     streaming.abort();

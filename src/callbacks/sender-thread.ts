@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import { createLogger } from '../http/logger.ts';
-import { lowerOwnPriority } from '../os-thread.ts';
+import { lowerOwnPriority, nameOwnThread } from '../os-thread.ts';
 import { createStore } from '../store/create.ts';
 import { openLine } from '../thread-calls.ts';
 import { startTracing } from '../tracing/sdk.ts';
@@ -23,6 +23,7 @@ import type { SenderThreadCalls } from './threaded-sender.ts';
 const port = parentPort;
 if (!port) throw new Error('sender-thread.ts runs as a worker thread');
 const { config } = workerData as { config: Config };
+nameOwnThread('herald-sender');
 const log = createLogger(config.logLevel, config.logFormat).child({ role: 'worker', part: 'callbacks' });
 
 /**

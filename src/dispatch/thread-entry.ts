@@ -3,6 +3,7 @@ import { systemClock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import { createMetrics } from '../metrics.ts';
 import { createReportService } from '../notifications/reports.ts';
+import { nameOwnThread } from '../os-thread.ts';
 import type { Rank } from '../reserve.ts';
 import { createStore } from '../store/create.ts';
 import { RenderError } from '../templates/render-error.ts';
@@ -22,6 +23,7 @@ import type { DispatchMainCalls, DispatchThreadCalls, PreviewReply } from './thr
 const port = parentPort;
 if (!port) throw new Error('thread-entry.ts runs in a worker thread');
 const { config } = workerData as { config: Config };
+nameOwnThread('herald-dispatch');
 
 // The modules above loaded while the main thread migrated the store; `open` says it is done.
 // Calls that arrive before the role runs are served in their order once it does.

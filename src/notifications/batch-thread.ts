@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { lowerOwnPriority } from '../os-thread.ts';
+import { lowerOwnPriority, nameOwnThread } from '../os-thread.ts';
 import { decodeRecipientBatch } from '../recipients/batch-body.ts';
 import { decodeBatch } from './batch-body.ts';
 import type { BatchThreadData, FromBatchThread, ToBatchThread } from './batch-decoder.ts';
@@ -14,6 +14,7 @@ import type { BatchThreadData, FromBatchThread, ToBatchThread } from './batch-de
 const port = parentPort;
 if (!port) throw new Error('batch-thread.ts runs in a batch thread (batch-decoder.ts)');
 const { nice, hold, holdKind } = workerData as BatchThreadData;
+nameOwnThread('herald-batch');
 if (nice > 0) lowerOwnPriority(nice);
 
 /** Reads one body as its kind reads. */

@@ -1,5 +1,5 @@
 import { workerData } from 'node:worker_threads';
-import { lowerOwnPriority } from '../os-thread.ts';
+import { lowerOwnPriority, nameOwnThread } from '../os-thread.ts';
 import type { RenderThreadData } from './render-pool.ts';
 
 /**
@@ -11,5 +11,6 @@ import type { RenderThreadData } from './render-pool.ts';
  * another was terminated must not take that CPU from them either.
  */
 const { nice } = workerData as RenderThreadData;
+nameOwnThread('herald-render');
 if (nice > 0) lowerOwnPriority(nice);
 await import('./render-jobs.ts');
