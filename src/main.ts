@@ -128,8 +128,8 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
     protected: [],
   };
   // The route modules name the worker's parts they use; each is read from `deps.worker`.
-  const { wakeup, renderer } = deps.worker;
-  const withWorker = { ...deps, wakeup, renderer };
+  const { wakeup, runsWakeup, renderer } = deps.worker;
+  const withWorker = { ...deps, wakeup, runsWakeup, renderer };
   if (roles.has('auth')) {
     // Login, refresh, client credentials, JWKS; OpenID Connect sign-in (404 unless configured).
     routes.public.push(bind(authPublicRoutes, deps), bind(oidcRoutes, deps));
@@ -154,7 +154,7 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(preferenceRoutes, deps),
       bind(topicRoutes, deps),
       bind(broadcastRoutes, withWorker),
-      bind(workflowRunRoutes, deps),
+      bind(workflowRunRoutes, withWorker),
       bind(quotaRoutes, deps),
       bind(recipientTokenRoute, deps),
       bind(inboxRoutes, deps),

@@ -46,6 +46,20 @@ export interface Sizes {
    * into a digest for `recipients` recipients.
    */
   workflows: { resumed: number; digestTriggers: number; recipients: number };
+  /**
+   * Workflow runs in npm start's process: runs seeded waiting in a delay; the idle CPU window after
+   * start-up; the trigger round (100 recipients a trigger); one CRITICAL every `everyMs` for
+   * `criticalMs` while the waiting runs fall due.
+   */
+  workflowsProcess: {
+    waiting: number;
+    settleSeconds: number;
+    idleSeconds: number;
+    triggerRound: RoundSize;
+    triggerConnections: number;
+    everyMs: number;
+    criticalMs: number;
+  };
 }
 
 /** What the flags asked for. */
@@ -87,6 +101,15 @@ const FULL: Sizes = {
   fanOut: { subscribers: 1_000_000, everyMs: 10, criticalMs: 5_000 },
   inbox: { streams: 10_000, stored: 1_000_000, perRecipient: 1_000, reads: 2_000, dispatch: 200_000 },
   workflows: { resumed: 1_000_000, digestTriggers: 100_000, recipients: 1_000 },
+  workflowsProcess: {
+    waiting: 1_000_000,
+    settleSeconds: 10,
+    idleSeconds: 30,
+    triggerRound: { seconds: 5 },
+    triggerConnections: 8,
+    everyMs: 20,
+    criticalMs: 10_000,
+  },
 };
 
 const QUICK: Sizes = {
@@ -116,6 +139,15 @@ const QUICK: Sizes = {
   fanOut: { subscribers: 5_000, everyMs: 20, criticalMs: 500 },
   inbox: { streams: 100, stored: 5_000, perRecipient: 100, reads: 100, dispatch: 1_000 },
   workflows: { resumed: 2_000, digestTriggers: 1_000, recipients: 10 },
+  workflowsProcess: {
+    waiting: 2_000,
+    settleSeconds: 0.5,
+    idleSeconds: 1,
+    triggerRound: { amount: 20 },
+    triggerConnections: 2,
+    everyMs: 20,
+    criticalMs: 500,
+  },
 };
 
 export const USAGE = `Usage: npm run bench -- [flags]
@@ -125,7 +157,7 @@ export const USAGE = `Usage: npm run bench -- [flags]
                            ingest, ingest-api-only, peer, batch, batch-api-only, isolation,
                            abuse, dispatch, callbacks, suppressions, failover, claim, catch-up,
                            memory, render, liquid-parse, liquid-critical, auth, startup,
-                           gateway, recipients-import, fan-out, inbox, workflows (and ingest-postgres,
+                           gateway, recipients-import, fan-out, inbox, workflows, workflows-process (and ingest-postgres,
                            dispatch-postgres, fan-out-postgres, inbox-postgres)
   --postgres               follow ingest and dispatch with the same on PostgreSQL (1 auth, 2 api
                            and worker processes; scenarios ingest-postgres, dispatch-postgres)
@@ -134,6 +166,7 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --fan-out-subscribers N  the topic's subscribers in the fan-out scenarios (default 1000000)
   --workflow-runs N        runs resumed from a due delay in the workflows scenario (default 1000000)
   --workflow-digest-triggers N  triggers into one digest window, workflows scenario (default 100000)
+  --workflow-waiting N     runs waiting in a delay in the workflows-process scenario (default 1000000)
   --dispatch-count N       NORMAL notifications drained by the dispatch scenario (default 200000)
   --rounds N               alternating rounds per ratio (default 3, at least 3)
   --round-seconds N        length of one ingest, batch or login round (default 10, 5, 5)
@@ -162,6 +195,9 @@ const NUMERIC: Record<string, (sizes: Sizes, n: number) => void> = {
   },
   '--workflow-digest-triggers': (sizes, n) => {
     sizes.workflows.digestTriggers = n;
+  },
+  '--workflow-waiting': (sizes, n) => {
+    sizes.workflowsProcess.waiting = n;
   },
   '--fan-out-subscribers': (sizes, n) => {
     sizes.fanOut.subscribers = n;

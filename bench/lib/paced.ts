@@ -1,3 +1,4 @@
+import { notification } from './bodies.ts';
 import { runChild } from './proc.ts';
 
 /** An open-loop sender: one POST to `path` every `everyMs` for `forMs`. */
@@ -27,4 +28,18 @@ export interface PacedResult {
 /** Runs bench/paced-sender.ts in its own process. */
 export function runPaced(spec: PacedSpec): Promise<PacedResult> {
   return runChild<PacedResult>('bench/paced-sender.ts', spec);
+}
+
+/**
+ * One CRITICAL POST /notifications to `url` every `everyMs` for `forMs`, each accepted one kept:
+ * the sender of the CRITICAL latency figures (isolation-latency.ts reads them back).
+ */
+export function pacedCritical(
+  url: string,
+  headers: Record<string, string>,
+  everyMs: number,
+  forMs: number,
+): Promise<PacedResult> {
+  const body = JSON.stringify(notification('CRITICAL'));
+  return runPaced({ url, path: '/notifications', headers, body, everyMs, forMs, collect: true });
 }

@@ -22,24 +22,42 @@ export function memoryOf(pid: number): { peakMb: number; currentMb: number } | u
   }
 }
 
+/** One thread of a process: its name (Linux's `comm`) and what it has had of the CPUs so far, in ms. */
+export interface ThreadTimes {
+  tid: string;
+  name: string;
+  runMs: number;
+  waitMs: number;
+}
+
 /**
- * What the threads of a process have had of the CPUs so far, in ms: time on a CPU, and time
+ * Each thread of a process and what it has had of the CPUs so far, in ms: time on a CPU, and time
  * runnable but waiting for one (Linux's /proc/<pid>/task/<tid>/schedstat; 'self' for this one).
- * A thread that ended is no longer counted.
+ * A thread that ended is no longer listed.
  */
-export function threadTimesOf(pid: number | 'self'): { runMs: number; waitMs: number } {
-  let runNs = 0;
-  let waitNs = 0;
+export function threadsOf(pid: number | 'self'): ThreadTimes[] {
+  const threads: ThreadTimes[] = [];
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
-      runNs += run ?? 0;
-      waitNs += wait ?? 0;
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      threads.push({ tid, name, runMs: (run ?? 0) / 1e6, waitMs: (wait ?? 0) / 1e6 });
     } catch {
       // The thread ended meanwhile.
     }
   }
-  return { runMs: runNs / 1e6, waitMs: waitNs / 1e6 };
+  return threads;
+}
+
+/** What the threads of a process have had of the CPUs so far, in ms, summed (threadsOf). */
+export function threadTimesOf(pid: number | 'self'): { runMs: number; waitMs: number } {
+  let runMs = 0;
+  let waitMs = 0;
+  for (const thread of threadsOf(pid)) {
+    runMs += thread.runMs;
+    waitMs += thread.waitMs;
+  }
+  return { runMs, waitMs };
 }
 
 /**

@@ -1,11 +1,10 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { type Api, requireRoute } from '../lib/api.ts';
-import { notification } from '../lib/bodies.ts';
 import { deploy, type Engine } from '../lib/deploy.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
-import { runPaced } from '../lib/paced.ts';
+import { pacedCritical } from '../lib/paced.ts';
 import { measured, type Row } from '../lib/report.ts';
 import { percentile } from '../lib/stats.ts';
 import { tempDir } from '../lib/tmp.ts';
@@ -137,15 +136,7 @@ export async function fanOutOn(engine: Engine, options: BenchOptions): Promise<R
     if (accepted.status !== 201)
       throw new Error(`POST /broadcasts: ${accepted.status} ${JSON.stringify(accepted.body)}`);
     const id = (accepted.body as { broadcastId: string }).broadcastId;
-    const critical = runPaced({
-      url: herald.urls[0] as string,
-      path: '/notifications',
-      headers: api.auth,
-      body: JSON.stringify(notification('CRITICAL')),
-      everyMs: s.everyMs,
-      forMs: s.criticalMs,
-      collect: true,
-    });
+    const critical = pacedCritical(herald.urls[0] as string, api.auth, s.everyMs, s.criticalMs);
     const done = await waitDone(api, id, since);
     const criticals = await critical;
     const latencies = await criticalLatencies(api, criticals);

@@ -25,6 +25,7 @@ import { suppressionsScenario } from './suppressions.ts';
 import { tracingScenario } from './tracing.ts';
 import type { Scenario } from './types.ts';
 import { workflowsScenario } from './workflows.ts';
+import { workflowsProcessScenario } from './workflows-process.ts';
 
 /** Every scenario of the issue, in its order. */
 export const SCENARIOS: Scenario[] = [
@@ -55,6 +56,7 @@ export const SCENARIOS: Scenario[] = [
   memoryPeopleScenario,
   inboxScenario,
   workflowsScenario,
+  workflowsProcessScenario,
   ingestQuotasScenario,
   tracingScenario,
 ];

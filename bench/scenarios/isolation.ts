@@ -5,7 +5,7 @@ import { fillBacklog } from '../lib/fill.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { checkOrder } from '../lib/order.ts';
-import { runPaced } from '../lib/paced.ts';
+import { pacedCritical, runPaced } from '../lib/paced.ts';
 import { measured, type Row } from '../lib/report.ts';
 import { percentile } from '../lib/stats.ts';
 import { criticalLatencies } from './isolation-latency.ts';
@@ -44,15 +44,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
       collect: false,
     });
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const critical = await runPaced({
-      url: herald.urls[0] as string,
-      path: '/notifications',
-      headers: api.auth,
-      body: JSON.stringify(notification('CRITICAL')),
-      everyMs: s.everyMs,
-      forMs: s.forMs,
-      collect: true,
-    });
+    const critical = await pacedCritical(herald.urls[0] as string, api.auth, s.everyMs, s.forMs);
     const lowResult = await low;
     const waitingAtEnd = await lowWaiting();
     const latencies = await criticalLatencies(api, critical);

@@ -34,6 +34,11 @@ export interface WorkerHandle {
    */
   wakeup: Wakeup;
   /**
+   * Wakes the worker's workflow engine (a trigger committed runs), as `wakeup` wakes its claim
+   * loop: `notify` reaches it wherever it runs; `wait` is the in-process engine's.
+   */
+  runsWakeup: Wakeup;
+  /**
    * Hints that the worker's thread committed status changes (new notifications, a step's claims
    * and completions), so live streams read the log at once: set by the dispatch thread.
    */
@@ -89,9 +94,14 @@ export interface WorkerRole extends WorkerHandle {
 export async function buildWorkerRole(deps: WorkerRoleDeps): Promise<WorkerRole> {
   const { config, store } = deps;
   const wakeup = createWakeup();
-  // Ingest in other processes wakes this worker through the database (PostgreSQL NOTIFY); the
-  // subscription ends with the store's connections.
-  if (config.roles.includes('worker')) await store.wakeups.subscribe((urgent) => wakeup.notify(urgent));
+  const runsWakeup = createWakeup();
+  // Ingest and triggers in other processes wake this worker through the database (PostgreSQL
+  // NOTIFY); the subscription ends with the store's connections.
+  if (config.roles.includes('worker')) {
+    await store.wakeups.subscribe((hint) =>
+      hint === 'runs' ? runsWakeup.notify() : wakeup.notify(hint === 'urgent'),
+    );
+  }
   const renderer = createRenderer(
     store,
     createRenderPool({ threads: config.renderThreads, timeoutMs: config.renderTimeoutMs }),
@@ -99,13 +109,14 @@ export async function buildWorkerRole(deps: WorkerRoleDeps): Promise<WorkerRole>
   let dispatch: Dispatch | undefined;
   return {
     wakeup,
+    runsWakeup,
     renderer,
     ready: Promise.resolve(),
     async start() {
       // Loaded only here: the providers are the worker's alone (a main thread beside a dispatch
       // thread never loads them).
       const { startDispatch } = await import('./start.ts');
-      dispatch = await startDispatch({ ...deps, wakeup, renderer });
+      dispatch = await startDispatch({ ...deps, wakeup, runsWakeup, renderer });
     },
     async commit(rows, since) {
       try {

@@ -49,6 +49,8 @@ const STATUS_HINT_GAP_MS = 20;
  */
 export type WorkerDeps = CoreDeps & {
   wakeup: Wakeup;
+  /** Told when a trigger committed runs: the workflow engine's wake-up. */
+  runsWakeup: Pick<Wakeup, 'wait'>;
   reports: ReportSink;
   renderer: Renderer;
   metrics?: Metrics;
@@ -141,6 +143,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     workflows: deps.store.workflows,
     clock: deps.clock,
     wakeup: deps.wakeup,
+    triggered: deps.runsWakeup,
     onAdvanced: () => statusChanged(),
     metrics: deps.metrics,
     pollMs: deps.config.dispatch.pollMs,

@@ -76,6 +76,12 @@ const main = openLine<DispatchMainCalls, DispatchThreadCalls>(
         () => undefined,
       );
     },
+    wakeRuns() {
+      built.then(
+        ({ role }) => role.runsWakeup.notify(),
+        () => undefined,
+      );
+    },
     async preview(template, variables): Promise<PreviewReply> {
       const { role } = await built;
       try {

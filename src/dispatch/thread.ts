@@ -42,6 +42,8 @@ export interface DispatchThreadCalls {
   /** Accepted rows handed over, committed joined with those queued behind them (joined-inserts.ts). */
   insert(rows: EncodedNotification[], since: number): Promise<Array<IdempotentHit | undefined>>;
   wake(): void;
+  /** A trigger committed runs: wakes the workflow engine. */
+  wakeRuns(): void;
   preview(template: TemplateRecord, variables: Record<string, unknown>): Promise<PreviewReply>;
   /** Liquid syntax checks of acceptance and template saves, in the thread's render pool. */
   check(tenant: string, rank: number, sources: LiquidSource[]): Promise<SyntaxVerdict[]>;
@@ -122,6 +124,7 @@ export function startDispatchThread(config: Config, onExit: (error: Error) => vo
   return {
     insertMany: (rows, since) => line.call('insert', rows, since),
     wakeup: { ...createWakeup(), notify: () => line.tell('wake') },
+    runsWakeup: { ...createWakeup(), notify: () => line.tell('wakeRuns') },
     statusChanges: {
       async subscribe(onChange) {
         const listener = () => onChange();

@@ -46,6 +46,9 @@ export function createWakeup(): Wakeup {
       return () => urgentListeners.delete(listener);
     },
     wait(ms: number, signal?: AbortSignal) {
+      // Already stopped (an abort between a loop's check and its wait): an 'abort' listener
+      // would never fire, and the wait would last the whole `ms`.
+      if (signal?.aborted) return Promise.resolve();
       if (pending) {
         pending = false;
         return Promise.resolve();

@@ -1,7 +1,7 @@
 import { setTimeout as sleep, setImmediate as yieldTurn } from 'node:timers/promises';
 import type { Clock } from '../clock.ts';
 import type { Metrics } from '../metrics.ts';
-import type { WakeSignal } from '../notifications/wakeup.ts';
+import type { WakeSignal, Wakeup } from '../notifications/wakeup.ts';
 import { type AdvanceResult, definitionKey, type WorkflowRunStore } from '../store/port/workflow-runs.ts';
 import type { WorkflowStore } from '../store/port/workflows.ts';
 import type { WorkflowRecord } from './model.ts';
@@ -18,6 +18,11 @@ export interface WorkflowEngineDeps {
   clock: Clock;
   /** The worker's wake-up: told after a step that made notifications, so they are claimed at once. */
   wakeup: WakeSignal;
+  /**
+   * What an idle engine waits on besides the earliest due time: notified when a trigger committed
+   * runs (in this process, or through PostgreSQL's NOTIFY from another), so they start at once.
+   */
+  triggered: Pick<Wakeup, 'wait'>;
   /** Told after each step that moved runs (their notifications are status changes too). */
   onAdvanced?: (result: AdvanceResult) => void;
   /** Counts runs by the status they enter (herald_workflow_runs_total). */
@@ -40,7 +45,9 @@ const KEPT_DEFINITIONS = 10_000;
  * versions loaded first when the store names ones it has not been given). Resolves with whether
  * there is more to do now. Exported for tests, which turn it by hand on a manual clock.
  */
-export function engineTurn(deps: Omit<WorkflowEngineDeps, 'pollMs' | 'log'>): () => Promise<boolean> {
+export function engineTurn(
+  deps: Omit<WorkflowEngineDeps, 'pollMs' | 'log' | 'triggered'>,
+): () => Promise<boolean> {
   const { runs, clock, chunk } = deps;
   const definitions = new Map<string, WorkflowRecord | null>();
   let fanning = false;
@@ -77,8 +84,8 @@ export function engineTurn(deps: Omit<WorkflowEngineDeps, 'pollMs' | 'log'>): ()
  * transaction of at most `chunk` due runs, highest priority first) at a time, yielding the event
  * loop after each, so the claim cycle, the urgent lane and ingest on the same thread wait for one
  * chunk at most, never for a million runs falling due. Between turns that found work it goes on
- * at once; idle, it sleeps until the earliest due time (one index entry per priority), at most
- * `pollMs` (a trigger made by the API is found at the next look).
+ * at once; idle, it sleeps until the earliest due time (one index entry per priority) or a
+ * trigger's wake-up, at most `pollMs` (the backstop for a lost hint).
  */
 export function startWorkflowEngine(deps: WorkflowEngineDeps): WorkflowEngine {
   const { runs, clock, log } = deps;
@@ -93,7 +100,7 @@ export function startWorkflowEngine(deps: WorkflowEngineDeps): WorkflowEngine {
     // A due run another worker holds (PostgreSQL) is left to it: a few milliseconds, not a spin.
     const wait =
       next === null ? deps.pollMs : Math.min(deps.pollMs, Math.max(MIN_IDLE_MS, next - clock.now()));
-    await pause(wait);
+    await deps.triggered.wait(wait, stopped.signal);
   }
 
   async function run(): Promise<void> {

@@ -8,6 +8,7 @@ import { literals } from '../http/schema.ts';
 import type { RouteModule } from '../http/types.ts';
 import type { Metrics } from '../metrics.ts';
 import { PRIORITIES } from '../notifications/model.ts';
+import type { WakeSignal } from '../notifications/wakeup.ts';
 import type { RunRecord } from '../store/port/workflow-runs.ts';
 import { RUN_STATUSES, STEP_STATUSES, STEP_TYPES, type WorkflowRecord } from './model.ts';
 import { type TriggerBody, triggerWorkflow } from './trigger.ts';
@@ -103,7 +104,10 @@ const notFound = (id: string) => new HeraldError('NOT_FOUND', `No workflow run $
  * Triggers and runs of workflows (API §14, docs/workflows.md "Runs"). The runs themselves are
  * moved on by the worker's engine (engine.ts); these routes start, read and cancel them.
  */
-export const workflowRunRoutes: RouteModule<CoreDeps & { metrics?: Metrics }> = (app, deps) => {
+export const workflowRunRoutes: RouteModule<CoreDeps & { metrics?: Metrics; runsWakeup: WakeSignal }> = (
+  app,
+  deps,
+) => {
   const { store, clock } = deps;
   const tags = ['workflows'];
 

@@ -8,6 +8,7 @@ import { HeraldError } from '../errors.ts';
 import { notificationId, requestHash } from '../notifications/ids.ts';
 import { checkIdempotencyKey, IDEMPOTENCY_WINDOW_MS } from '../notifications/ingest.ts';
 import type { Priority } from '../notifications/model.ts';
+import type { WakeSignal } from '../notifications/wakeup.ts';
 import type { NewTrigger } from '../store/port/workflow-runs.ts';
 import { canonicalLocale, LOCALE_MESSAGE } from '../templates/locale.ts';
 
@@ -51,7 +52,7 @@ function checkBody(body: TriggerBody): { scheduledAt: number | null; locale: str
 
 /** Starts a workflow's runs for a trigger; `status` 201 for a new trigger, 200 for a replay. */
 export async function triggerWorkflow(
-  deps: CoreDeps,
+  deps: CoreDeps & { runsWakeup: WakeSignal },
   tenant: string,
   key: string,
   body: TriggerBody,
@@ -112,5 +113,7 @@ export async function triggerWorkflow(
   };
   const hit = await store.workflowRuns.trigger(trigger, runs, since);
   if (hit) return replay(hit);
+  // The engine starts the runs now rather than at its next poll (a topic's: its fan-out).
+  deps.runsWakeup.notify();
   return { status: 201, answer };
 }

@@ -34,6 +34,16 @@ function running(pollMs: number) {
   return { store, wakeup, worker };
 }
 
+describe('the wake-up', () => {
+  it('ends a wait at once when its signal was aborted before it began (a stop between check and wait)', async () => {
+    const waited = createWakeup()
+      .wait(60_000, AbortSignal.abort())
+      .then(() => 'ended');
+    const turn = new Promise((resolve) => setImmediate(() => resolve('still waiting')));
+    assert.equal(await Promise.race([waited, turn]), 'ended');
+  });
+});
+
 describe('worker loop', () => {
   const stores: Array<{ close(): Promise<void> }> = [];
   after(async () => {

@@ -7,6 +7,9 @@ export const WAKEUP_CHANNEL = 'herald_wakeup';
 /** The payload of a wake-up whose commit included CRITICAL or HIGH rows (else it is empty). */
 export const URGENT_PAYLOAD = 'urgent';
 
+/** The payload of a workflow trigger's wake-up: its runs are the workflow engine's to step. */
+export const RUNS_PAYLOAD = 'runs';
+
 /** The channel a trigger on notification_events signals, once per transaction (migration 140). */
 export const STATUS_CHANNEL = 'herald_status';
 
@@ -14,7 +17,9 @@ export const STATUS_CHANNEL = 'herald_status';
 export function createPostgresWakeups(sql: Sql, channel: string): WakeupChannel {
   return {
     async subscribe(onWake) {
-      const { unlisten } = await sql.listen(channel, (payload) => onWake(payload === URGENT_PAYLOAD));
+      const { unlisten } = await sql.listen(channel, (payload) =>
+        onWake(payload === URGENT_PAYLOAD ? 'urgent' : payload === RUNS_PAYLOAD ? 'runs' : undefined),
+      );
       return unlisten;
     },
   };

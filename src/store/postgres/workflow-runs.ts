@@ -35,7 +35,7 @@ import {
 } from '../rows-workflow-runs.ts';
 import type { Query, Sql } from './connect.ts';
 import { joinRank } from './lanes.ts';
-import { URGENT_PAYLOAD, WAKEUP_CHANNEL } from './wakeups.ts';
+import { RUNS_PAYLOAD, URGENT_PAYLOAD, WAKEUP_CHANNEL } from './wakeups.ts';
 
 const RANKS = PRIORITIES.map((_, rank) => rank);
 const JOIN_RANK = `SELECT ${joinRank('$1::text', '$2::smallint', '$3::text')} AS rank`;
@@ -247,6 +247,8 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
           await insert();
         }
         await insertRuns(tx, t, runs);
+        // Wakes the workflow engine of every worker process (after the commit: NOTIFY waits for it).
+        await tx`SELECT pg_notify(${WAKEUP_CHANNEL}, ${RUNS_PAYLOAD})`;
         return undefined;
       });
     },
