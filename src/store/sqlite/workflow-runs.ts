@@ -39,9 +39,9 @@ function prepare(db: SqliteDb) {
   return {
     insertTrigger: db.prepare(
       `INSERT INTO workflow_triggers (id, tenant, workflow_key, version, steps, topic_key, priority, locale, variables,
-         scheduled_at, idempotency_key, request_hash, answer, pending, advanced_at, created_at)
+         scheduled_at, idempotency_key, request_hash, answer, pending, advanced_at, created_at, trace_context)
        VALUES (@id, @tenant, @workflowKey, @version, @steps, @topic, @priority, @locale, @variables, @scheduledAt,
-         @idempotencyKey, @requestHash, @answer, @pending, @createdAt, @createdAt)
+         @idempotencyKey, @requestHash, @answer, @pending, @createdAt, @createdAt, @traceContext)
        ON CONFLICT DO NOTHING`,
     ),
     byKey: db.prepare<[string, string], { answer: string; request_hash: string | null; created_at: number }>(
@@ -52,9 +52,9 @@ function prepare(db: SqliteDb) {
     ),
     insertRun: db.prepare(
       `INSERT INTO workflow_runs (id, tenant, workflow_key, version, recipient_id, trigger_id, status, step_index,
-         priority, locale, variables, steps, due_at, created_at, updated_at)
+         priority, locale, variables, steps, due_at, created_at, updated_at, trace_context)
        VALUES (@id, @tenant, @workflowKey, @version, @recipientId, @triggerId, 'RUNNING', 0, @priority, @locale,
-         @variables, @steps, @dueAt, @now, @now)`,
+         @variables, @steps, @dueAt, @now, @now, @traceContext)`,
     ),
     one: db.prepare<[string, string], RunRow>(
       `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE tenant = ? AND id = ?`,
@@ -111,9 +111,9 @@ function prepare(db: SqliteDb) {
     send: db.prepare(
       `INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient, template_key,
          template_version, content, variables, metadata, attempts, created_at, updated_at, lane_rank, locale, category,
-         workflow_run_id)
+         workflow_run_id, trace_context)
        VALUES (@id, @tenant, @channel, @priority, 'QUEUED', 'ready', NULL, @recipient, @templateKey, @templateVersion,
-         @content, @variables, NULL, 0, @now, @now, @rank, @locale, @category, @runId)`,
+         @content, @variables, NULL, 0, @now, @now, @rank, @locale, @category, @runId, @traceContext)`,
     ),
     notifications: db.prepare<{ tenant: string; recipientId: string; ids: string }, RunNotificationRow>(
       `SELECT n.id, n.channel, n.status, EXISTS (SELECT 1 FROM inbox_messages m
@@ -154,7 +154,7 @@ function prepare(db: SqliteDb) {
     hasFanOut: db.prepare('SELECT 1 FROM workflow_triggers WHERE pending = 1 LIMIT 1').pluck(),
     nextTrigger: db.prepare<[], TopicTriggerRow>(
       `SELECT seq, id, tenant, workflow_key, version, steps, topic_key, priority, locale, variables, scheduled_at,
-         fanned_to, until_seq FROM workflow_triggers WHERE pending = 1 ORDER BY advanced_at LIMIT 1`,
+         fanned_to, until_seq, trace_context FROM workflow_triggers WHERE pending = 1 ORDER BY advanced_at LIMIT 1`,
     ),
     snapshot: db.prepare('SELECT max(seq) FROM topic_subscribers').pluck(),
     members: db
@@ -230,6 +230,7 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
           locale: run.locale,
           category: op.category ?? template?.category ?? null,
           runId: run.id,
+          traceContext: run.traceContext,
         });
         return id;
       }
