@@ -20,16 +20,13 @@ import {
   startHeraldProcess,
 } from '../helpers/herald-process.ts';
 import { type CallbackReceiver, startCallbackReceiver } from '../helpers/peers/callback-receiver.ts';
-import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/peers/otlp.ts';
+import { KIND, type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/peers/otlp.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'tracing-test-password-1' };
 const RECIPIENT = 'ada.traced@example.com';
 const RUN_RECIPIENT = 'grace.traced@example.com';
 const BODY_MARK = 'body-text-never-in-a-span';
 const VARIABLE_MARK = 'variable-never-in-a-span';
-const SERVER = 2;
-const CLIENT = 3;
-const CONSUMER = 5;
 
 describe('OpenTelemetry traces, end to end', () => {
   let proc: HeraldProcess | undefined;
@@ -131,7 +128,7 @@ describe('OpenTelemetry traces, end to end', () => {
     };
 
     const server = named('POST /notifications');
-    assert.equal(server.kind, SERVER);
+    assert.equal(server.kind, KIND.SERVER);
     assert.equal(server.parentSpanId, callerSpan, 'the server span continues the incoming traceparent');
     assert.equal(server.service, 'herald');
     assert.equal(server.attributes['http.route'], '/notifications');
@@ -147,7 +144,7 @@ describe('OpenTelemetry traces, end to end', () => {
     assert.equal(typeof commits[0]?.attributes['herald.wait_ms'], 'number');
 
     const processed = named('process email');
-    assert.equal(processed.kind, CONSUMER);
+    assert.equal(processed.kind, KIND.CONSUMER);
     assert.equal(processed.parentSpanId, server.spanId, 'processed in the accepting trace, after a restart');
     assert.deepEqual(processed.links, [{ traceId, spanId: server.spanId }]);
     assert.equal(processed.attributes['messaging.system'], 'herald');
@@ -157,13 +154,13 @@ describe('OpenTelemetry traces, end to end', () => {
 
     assert.equal(named('render').parentSpanId, processed.spanId);
     const send = named('send sandbox');
-    assert.equal(send.kind, CLIENT);
+    assert.equal(send.kind, KIND.CLIENT);
     assert.equal(send.parentSpanId, processed.spanId);
     assert.equal(send.attributes['herald.provider'], 'sandbox');
     assert.equal(send.attributes['herald.outcome'], 'delivered');
 
     const callback = named('POST');
-    assert.equal(callback.kind, CLIENT);
+    assert.equal(callback.kind, KIND.CLIENT);
     assert.equal(callback.parentSpanId, server.spanId);
     assert.equal(callback.attributes['http.response.status_code'], 204);
     // (The run's notification has a callback of its own, in the run's trace.)

@@ -12,15 +12,12 @@ import { connectPostgres, type Sql } from '../../src/store/postgres/connect.ts';
 import { tempDir } from '../helpers/config.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { type HeraldProcess, passwordLogin, startHeraldProcess } from '../helpers/herald-process.ts';
-import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/peers/otlp.ts';
+import { KIND, type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/peers/otlp.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'tracing-pg-test-password-1' };
 const RECIPIENT = 'ada.traced.pg@example.com';
 const SUBSCRIBER = 'grace.traced.pg@example.com';
-const SERVER = 2;
-const CLIENT = 3;
-const CONSUMER = 5;
 
 describe('OpenTelemetry traces across an api and a worker process on PostgreSQL', () => {
   let server: PostgresServer | undefined;
@@ -117,7 +114,7 @@ describe('OpenTelemetry traces across an api and a worker process on PostgreSQL'
       return found[0] as ReceivedSpan;
     };
     const accepting = named('POST /notifications', traceId);
-    assert.equal(accepting.kind, SERVER);
+    assert.equal(accepting.kind, KIND.SERVER);
     assert.equal(accepting.parentSpanId, callerSpan);
     assert.equal(accepting.attributes['http.response.status_code'], 201);
     assert.deepEqual(
@@ -131,14 +128,14 @@ describe('OpenTelemetry traces across an api and a worker process on PostgreSQL'
     assert.equal(row?.trace_context, `00-${traceId}-${accepting.spanId}-01`);
 
     const processed = named('process email', traceId);
-    assert.equal(processed.kind, CONSUMER);
+    assert.equal(processed.kind, KIND.CONSUMER);
     assert.equal(processed.parentSpanId, accepting.spanId, 'the worker process continues the trace');
     assert.deepEqual(processed.links, [{ traceId, spanId: accepting.spanId }]);
     assert.equal(processed.attributes['messaging.message.id'], notificationId);
     assert.equal(processed.attributes['herald.outcome'], 'delivered');
     assert.equal(named('render', traceId).parentSpanId, processed.spanId);
     const provider = named('send sandbox', traceId);
-    assert.equal(provider.kind, CLIENT);
+    assert.equal(provider.kind, KIND.CLIENT);
     assert.equal(provider.parentSpanId, processed.spanId);
     assert.equal(typeof provider.attributes['herald.attempt'], 'number', 'a 64-bit integer, decoded');
 

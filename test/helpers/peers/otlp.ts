@@ -4,6 +4,9 @@ import type { AddressInfo } from 'node:net';
 // packages Herald runs ship an encoder only): a decoder written apart from the one that encodes.
 import otlpProto from '@opentelemetry/otlp-proto-exporter-base/build/src/generated/root.js';
 
+/** OTLP's SpanKind values, as a received span's `kind` holds them. */
+export const KIND = { INTERNAL: 1, SERVER: 2, CLIENT: 3, PRODUCER: 4, CONSUMER: 5 } as const;
+
 /** One span as an OTLP/HTTP receiver decoded it (ids in hex, attributes flattened). */
 export interface ReceivedSpan {
   service: string;
