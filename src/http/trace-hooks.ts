@@ -15,10 +15,14 @@ const spans = new WeakMap<FastifyRequest, Span>();
  */
 export function installTraceHooks(app: FastifyInstance): void {
   if (!tracingOn()) return;
+  // The port the app answers on, read once: `socket.localPort` is a getsockname() call each time.
+  let port: number | undefined;
   app.addHook('onRequest', (request, _reply, done) => {
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const route = request.routeOptions.url;
-    const path = request.url.split('?', 1)[0] as string;
+    const query = request.url.indexOf('?');
+    const path = query === -1 ? request.url : request.url.slice(0, query);
+    port ??= request.socket.localPort ?? 0;
     const span = startSpan(
       route === undefined ? request.method : `${request.method} ${route}`,
       {
@@ -29,7 +33,7 @@ export function installTraceHooks(app: FastifyInstance): void {
           'url.scheme': 'http',
           ...(route === undefined ? {} : { 'http.route': route }),
           'network.protocol.version': request.raw.httpVersion,
-          'server.port': request.socket.localPort ?? 0,
+          'server.port': port,
         },
       },
       parent,

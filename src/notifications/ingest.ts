@@ -13,7 +13,7 @@ import type { TemplateRecord } from '../store/port/templates.ts';
 import { categoryOf } from '../templates/default-category.ts';
 import { type LiquidSource, liquidSources } from '../templates/fields.ts';
 import type { SyntaxCheck } from '../templates/syntax-check.ts';
-import { inSpan, traceparentOf } from '../tracing/tracer.ts';
+import { traceparentOf, withEvent } from '../tracing/tracer.ts';
 import type { CheckedItem, ItemVerdict } from './batch-items.ts';
 import {
   createGroupCommit,
@@ -186,11 +186,11 @@ export function createIngest(deps: IngestDeps): Ingest {
   });
 
   /**
-   * Submits rows to the next group commit in a `commit` span: the time the request waited for its
-   * transaction (docs/tracing.md).
+   * Submits rows to the next group commit, recorded as a `commit` event of the request's span
+   * with the time the request waited for its transaction (docs/tracing.md).
    */
   const commit = (rows: EncodedNotification[]) =>
-    inSpan('commit', { attributes: { 'herald.notifications': rows.length } }, () => batcher.submit(rows));
+    withEvent('commit', { 'herald.notifications': rows.length }, () => batcher.submit(rows));
 
   const replay = (hit: IdempotentHit, hash: string) => {
     if (hit.requestHash !== hash) {

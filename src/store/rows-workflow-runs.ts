@@ -34,10 +34,11 @@ export interface RunRow {
   due_at: Int | null;
   created_at: Int;
   updated_at: Int;
+  trace_context: string | null;
 }
 
 export const RUN_COLUMNS = `seq, id, tenant, workflow_key, version, recipient_id, trigger_id, status, step_index,
-  priority, locale, variables, digest, steps, due_at, created_at, updated_at`;
+  priority, locale, variables, digest, steps, due_at, created_at, updated_at, trace_context`;
 
 export function runFromRow(row: RunRow): RunRecord & { seq: number } {
   return {
@@ -58,6 +59,7 @@ export function runFromRow(row: RunRow): RunRecord & { seq: number } {
     dueAt: row.due_at === null ? null : Number(row.due_at),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
+    traceContext: row.trace_context ?? null,
   };
 }
 
@@ -79,6 +81,7 @@ export function newRunValues(t: NewTrigger, run: NewRun) {
     steps: JSON.stringify(Array.from({ length: t.steps }, () => ({ status: 'PENDING' }))),
     dueAt: t.scheduledAt ?? t.createdAt,
     now: t.createdAt,
+    traceContext: t.traceContext,
   };
 }
 
@@ -169,6 +172,7 @@ export interface TopicTriggerRow {
   scheduled_at: Int | null;
   fanned_to: string;
   until_seq: Int | null;
+  trace_context: string | null;
 }
 
 /** The trigger a topic's runs start from (only the run columns are read). */
@@ -188,5 +192,6 @@ export function topicTriggerOf(t: TopicTriggerRow, now: number): NewTrigger {
     requestHash: null,
     answer: '',
     createdAt: now,
+    traceContext: t.trace_context ?? null,
   };
 }

@@ -10,6 +10,7 @@ import {
   SpanKind,
   SpanStatusCode,
   TraceFlags,
+  type Tracer,
   trace,
 } from '@opentelemetry/api';
 import { VERSION } from '../version.ts';
@@ -32,10 +33,18 @@ export const tracingOn = (): boolean => on;
 /** Only sdk.ts switches tracing on and off. */
 export function setTracingOn(value: boolean): void {
   on = value;
+  kept = undefined;
 }
 
-/** The tracer of the registered provider (the API caches it per provider). */
-const tracer = () => trace.getTracer('herald', VERSION);
+/**
+ * The tracer of the registered provider, asked for once per registration: the API's lookup
+ * (the global, the proxy, the provider's map keyed by a string it builds) ran for every span.
+ */
+let kept: Tracer | undefined;
+const tracer = (): Tracer => {
+  kept ??= trace.getTracer('herald', VERSION);
+  return kept;
+};
 
 /** What `inSpan` makes: the span's kind, attributes and links. */
 export interface SpanSpec {
@@ -74,6 +83,34 @@ async function traced<T>(
     throw error;
   } finally {
     span.end();
+  }
+}
+
+/**
+ * Runs `fn` and records it as an event `name` of the span active now (a request's server span),
+ * at the time `fn` settled, with how long it took (`herald.wait_ms`) beside `attributes`: a step
+ * of the request too short and too frequent to pay for a span of its own (a span costs its
+ * ids, its processor's work and its share of the export; decision 0039). Without tracing, or
+ * without an active span, it runs `fn` bare.
+ */
+export function withEvent<T>(name: string, attributes: Attributes, fn: () => Promise<T>): Promise<T> {
+  if (!on) return fn();
+  const span = trace.getActiveSpan();
+  if (span === undefined) return fn();
+  return recorded(span, name, attributes, fn);
+}
+
+async function recorded<T>(
+  span: Span,
+  name: string,
+  attributes: Attributes,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const started = performance.now();
+  try {
+    return await fn();
+  } finally {
+    span.addEvent(name, { ...attributes, 'herald.wait_ms': performance.now() - started });
   }
 }
 

@@ -11,6 +11,7 @@ import type { Priority } from '../notifications/model.ts';
 import type { WakeSignal } from '../notifications/wakeup.ts';
 import type { NewTrigger } from '../store/port/workflow-runs.ts';
 import { canonicalLocale, LOCALE_MESSAGE } from '../templates/locale.ts';
+import { traceparentOf } from '../tracing/tracer.ts';
 
 /** A trigger's body once its schema held (run-routes.ts). */
 export interface TriggerBody {
@@ -110,6 +111,8 @@ export async function triggerWorkflow(
     requestHash: hash,
     answer: JSON.stringify(answer),
     createdAt: now,
+    // The trigger request's span (when sampled): every notification of its runs is processed in its trace.
+    traceContext: traceparentOf(),
   };
   const hit = await store.workflowRuns.trigger(trigger, runs, since);
   if (hit) return replay(hit);

@@ -32,5 +32,6 @@ export const newTrigger = (
   idempotencyKey: null,
   requestHash: null,
   answer: '{}',
+  traceContext: null,
   ...over,
 });

@@ -1,12 +1,13 @@
 // One notification, one trace (docs/tracing.md), against a real OTLP/HTTP receiver: a `herald
 // start` on SQLite with only the API (no worker) accepts a notification whose request carries a
-// `traceparent`, and is stopped; started again with the worker, it processes the notification
-// and posts its status callback. Every span arrives at the receiver as OTLP/JSON (the
-// `http/json` protocol; the default http/protobuf is not decoded here) and they make one trace:
-// the caller's span, the server span, the commit, and after the restart the `process` span
-// (linked to the accepting one), its render and provider call, and the callback's POST, whose
-// request carries the callback span's `traceparent`. No span holds the recipient's address, the
-// access token, the callback's secret or the body.
+// `traceparent`, and a workflow trigger with another, and is stopped; started again with the
+// worker, it processes the notification and posts its status callback, and runs the workflow.
+// Every span arrives at the receiver as OTLP/JSON (the `http/json` protocol; the default
+// http/protobuf is decoded by postgres.test.ts) and they make one trace: the caller's span, the
+// server span with its commit event, and after the restart the `process` span (linked to the
+// accepting one), its render and provider call, and the callback's POST, whose request carries
+// the callback span's `traceparent`. The run's notification is processed in the trigger's trace.
+// No span holds a recipient's address, the access token, the callback's secret or the body.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
@@ -19,15 +20,13 @@ import {
   startHeraldProcess,
 } from '../helpers/herald-process.ts';
 import { type CallbackReceiver, startCallbackReceiver } from '../helpers/peers/callback-receiver.ts';
-import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/peers/otlp.ts';
+import { KIND, type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/peers/otlp.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'tracing-test-password-1' };
 const RECIPIENT = 'ada.traced@example.com';
+const RUN_RECIPIENT = 'grace.traced@example.com';
 const BODY_MARK = 'body-text-never-in-a-span';
 const VARIABLE_MARK = 'variable-never-in-a-span';
-const SERVER = 2;
-const CLIENT = 3;
-const CONSUMER = 5;
 
 describe('OpenTelemetry traces, end to end', () => {
   let proc: HeraldProcess | undefined;
@@ -74,6 +73,25 @@ describe('OpenTelemetry traces, end to end', () => {
     });
     assert.equal(accepted.status, 201, await accepted.clone().text());
     const { notificationId } = (await accepted.json()) as { notificationId: string };
+
+    // A workflow triggered in another trace: its run stores the trigger's context, and the
+    // notification its send step makes (after the restart) carries it.
+    const put = (path: string, body: object) =>
+      fetch(`${api}${path}`, { method: 'PUT', headers, body: JSON.stringify(body) });
+    assert.equal((await put('/recipients/grace', { email: RUN_RECIPIENT })).status, 201);
+    const defined = await put('/workflows/traced-welcome', {
+      steps: [{ type: 'send', channel: 'email', content: { subject: 'Welcome', text: BODY_MARK } }],
+    });
+    assert.equal(defined.status, 201, await defined.clone().text());
+    const runTrace = randomBytes(16).toString('hex');
+    const triggerCaller = randomBytes(8).toString('hex');
+    const triggered = await fetch(`${api}/workflows/traced-welcome/trigger`, {
+      method: 'POST',
+      headers: { ...headers, traceparent: `00-${runTrace}-${triggerCaller}-01` },
+      body: JSON.stringify({ recipients: ['grace'] }),
+    });
+    assert.equal(triggered.status, 201, await triggered.clone().text());
+    const { runs } = (await triggered.json()) as { runs: Array<{ runId: string }> };
     await proc.stop();
 
     proc = await startHeraldProcess('tracing-worker', { ...env, HERALD_API_PORT: '0' });
@@ -86,10 +104,21 @@ describe('OpenTelemetry traces, end to end', () => {
         );
       },
     );
+    const received = otlp;
+    await eventually(
+      () => received.spans.some((s) => s.name === 'process email' && s.traceId === runTrace),
+      60_000,
+      "the run's notification processed",
+    );
+    const run = (await (
+      await fetch(`${worker.apiUrl}/workflow-runs/${runs[0]?.runId}`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+    ).json()) as { steps: Array<{ notificationId?: string }> };
     await proc.stop();
     const spans = otlp.spans;
-    const named = (name: string): ReceivedSpan => {
-      const found = spans.filter((s) => s.name === name && s.traceId === traceId);
+    const named = (name: string, trace = traceId): ReceivedSpan => {
+      const found = spans.filter((s) => s.name === name && s.traceId === trace);
       assert.equal(
         found.length,
         1,
@@ -99,7 +128,7 @@ describe('OpenTelemetry traces, end to end', () => {
     };
 
     const server = named('POST /notifications');
-    assert.equal(server.kind, SERVER);
+    assert.equal(server.kind, KIND.SERVER);
     assert.equal(server.parentSpanId, callerSpan, 'the server span continues the incoming traceparent');
     assert.equal(server.service, 'herald');
     assert.equal(server.attributes['http.route'], '/notifications');
@@ -107,11 +136,15 @@ describe('OpenTelemetry traces, end to end', () => {
     assert.equal(server.attributes['url.path'], '/notifications', 'no query string');
     assert.equal(server.attributes['http.response.status_code'], 201);
 
-    const commit = named('commit');
-    assert.equal(commit.parentSpanId, server.spanId);
+    // The commit is an event of the server span (decision 0039), with the time it waited.
+    assert.equal(spans.filter((s) => s.name === 'commit').length, 0, 'no commit span');
+    const commits = server.events.filter((e) => e.name === 'commit');
+    assert.equal(commits.length, 1);
+    assert.equal(commits[0]?.attributes['herald.notifications'], 1);
+    assert.equal(typeof commits[0]?.attributes['herald.wait_ms'], 'number');
 
     const processed = named('process email');
-    assert.equal(processed.kind, CONSUMER);
+    assert.equal(processed.kind, KIND.CONSUMER);
     assert.equal(processed.parentSpanId, server.spanId, 'processed in the accepting trace, after a restart');
     assert.deepEqual(processed.links, [{ traceId, spanId: server.spanId }]);
     assert.equal(processed.attributes['messaging.system'], 'herald');
@@ -121,23 +154,49 @@ describe('OpenTelemetry traces, end to end', () => {
 
     assert.equal(named('render').parentSpanId, processed.spanId);
     const send = named('send sandbox');
-    assert.equal(send.kind, CLIENT);
+    assert.equal(send.kind, KIND.CLIENT);
     assert.equal(send.parentSpanId, processed.spanId);
     assert.equal(send.attributes['herald.provider'], 'sandbox');
     assert.equal(send.attributes['herald.outcome'], 'delivered');
 
     const callback = named('POST');
-    assert.equal(callback.kind, CLIENT);
+    assert.equal(callback.kind, KIND.CLIENT);
     assert.equal(callback.parentSpanId, server.spanId);
     assert.equal(callback.attributes['http.response.status_code'], 204);
-    const carried = receiver.at('/traced').map((r) => r.headers.traceparent);
+    // (The run's notification has a callback of its own, in the run's trace.)
+    const carried = receiver
+      .at('/traced')
+      .map((r) => String(r.headers.traceparent))
+      .filter((t) => t.includes(traceId));
     assert.deepEqual(carried, [`00-${traceId}-${callback.spanId}-01`], 'the callback carries its span');
+
+    // The run's send: processed in the trigger's trace, a child of (and linked to) its server span.
+    const trigger = named('POST /workflows/:key/trigger', runTrace);
+    assert.equal(trigger.parentSpanId, triggerCaller);
+    const runSend = named('process email', runTrace);
+    assert.equal(
+      runSend.parentSpanId,
+      trigger.spanId,
+      "the run's notification continues the trigger's trace",
+    );
+    assert.deepEqual(runSend.links, [{ traceId: runTrace, spanId: trigger.spanId }]);
+    assert.equal(runSend.attributes['messaging.message.id'], run.steps[0]?.notificationId);
+    assert.equal(named('send sandbox', runTrace).parentSpanId, runSend.spanId);
 
     // What a span may hold: ids, channels, priorities, providers, statuses, counts.
     const everything = JSON.stringify(spans);
-    for (const secretText of [RECIPIENT, token, secret, ADMIN.password, BODY_MARK, VARIABLE_MARK]) {
+    for (const secretText of [
+      RECIPIENT,
+      RUN_RECIPIENT,
+      token,
+      secret,
+      ADMIN.password,
+      BODY_MARK,
+      VARIABLE_MARK,
+    ]) {
       assert.ok(!everything.includes(secretText), 'no span holds an address, a token, a secret or a body');
     }
     assert.ok(otlp.contentTypes.every((t) => t.startsWith('application/json')));
+    assert.deepEqual(otlp.undecoded, []);
   });
 });

@@ -20,6 +20,8 @@ export interface NewTrigger {
   /** The 201 body, JSON, replayed to a later request with the same Idempotency-Key. */
   answer: string;
   createdAt: number;
+  /** The trigger request's sampled `traceparent` (tracing/tracer.ts `traceparentOf`), kept by its runs; null untraced. */
+  traceContext: string | null;
 }
 
 /** One run a trigger makes now. */
@@ -67,6 +69,8 @@ export interface RunRecord {
   dueAt: number | null;
   createdAt: number;
   updatedAt: number;
+  /** Its trigger's `traceparent`: the notifications its sends make store it (docs/tracing.md "Workflows"). */
+  traceContext: string | null;
 }
 
 export interface RunFilter {

@@ -109,10 +109,10 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
     await tx`
       WITH made AS (
         INSERT INTO workflow_runs (id, tenant, workflow_key, version, recipient_id, trigger_id, status, step_index,
-          priority, locale, variables, steps, due_at, created_at, updated_at)
+          priority, locale, variables, steps, due_at, created_at, updated_at, trace_context)
         SELECT id, ${first.tenant}, ${first.workflowKey}, ${first.version}::int, recipient_id, ${first.triggerId},
           'RUNNING', 0, ${first.priority}::int, ${first.locale}, ${first.variables}, ${first.steps},
-          ${first.dueAt}::bigint, ${first.now}::bigint, ${first.now}::bigint
+          ${first.dueAt}::bigint, ${first.now}::bigint, ${first.now}::bigint, ${first.traceContext}
         FROM unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.recipientId)}::text[]) AS r(id, recipient_id)
         RETURNING seq)
       INSERT INTO notification_events (notification_seq, type, at)
@@ -145,12 +145,12 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
         await tx`
           WITH ins AS (INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient,
               template_key, template_version, content, variables, metadata, attempts, created_at, updated_at,
-              lane_rank, locale, category, workflow_run_id)
+              lane_rank, locale, category, workflow_run_id, trace_context)
             VALUES (${id}, ${tenant}, ${step.channel}, ${priority}::smallint, 'QUEUED', 'ready', NULL,
               ${JSON.stringify({ id: recipientId })}, ${step.template ?? null}, ${template?.version ?? null}::int,
               ${step.content === undefined ? null : JSON.stringify(step.content)}, ${JSON.stringify(op.variables)},
               NULL, 0, ${now}::bigint, ${now}::bigint, ${Number(rank?.rank ?? 0)}::bigint, ${run.locale},
-              ${op.category ?? template?.category ?? null}, ${runId})
+              ${op.category ?? template?.category ?? null}, ${runId}, ${run.traceContext})
             RETURNING 1)
           SELECT pg_notify(${WAKEUP_CHANNEL}, ${hint}) FROM ins`;
         return id;
@@ -232,10 +232,11 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
         const v = triggerValues(t);
         const insert = () => tx`
           INSERT INTO workflow_triggers (id, tenant, workflow_key, version, steps, topic_key, priority, locale,
-            variables, scheduled_at, idempotency_key, request_hash, answer, pending, advanced_at, created_at)
+            variables, scheduled_at, idempotency_key, request_hash, answer, pending, advanced_at, created_at,
+            trace_context)
           VALUES (${v.id}, ${v.tenant}, ${v.workflowKey}, ${v.version}, ${v.steps}, ${v.topic}, ${v.priority},
             ${v.locale}, ${v.variables}, ${v.scheduledAt}, ${v.idempotencyKey}, ${v.requestHash}, ${v.answer},
-            ${v.pending}, ${v.createdAt}, ${v.createdAt})
+            ${v.pending}, ${v.createdAt}, ${v.createdAt}, ${v.traceContext})
           ON CONFLICT DO NOTHING RETURNING 1`;
         if ((await insert()).length === 0) {
           const [hit] = await tx<{ answer: string; request_hash: string | null; created_at: number }[]>`
@@ -333,7 +334,7 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
       return sql.begin(async (tx) => {
         const [t] = await tx<TopicTriggerRow[]>`
           SELECT seq, id, tenant, workflow_key, version, steps, topic_key, priority, locale, variables, scheduled_at,
-            fanned_to, until_seq
+            fanned_to, until_seq, trace_context
           FROM workflow_triggers WHERE pending = 1 ORDER BY advanced_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
         if (!t) return null;
         let until = t.until_seq === null ? null : Number(t.until_seq);

@@ -41,9 +41,9 @@ function prepare(db: SqliteDb) {
   return {
     insertTrigger: db.prepare(
       `INSERT INTO workflow_triggers (id, tenant, workflow_key, version, steps, topic_key, priority, locale, variables,
-         scheduled_at, idempotency_key, request_hash, answer, pending, advanced_at, created_at)
+         scheduled_at, idempotency_key, request_hash, answer, pending, advanced_at, created_at, trace_context)
        VALUES (@id, @tenant, @workflowKey, @version, @steps, @topic, @priority, @locale, @variables, @scheduledAt,
-         @idempotencyKey, @requestHash, @answer, @pending, @createdAt, @createdAt)
+         @idempotencyKey, @requestHash, @answer, @pending, @createdAt, @createdAt, @traceContext)
        ON CONFLICT DO NOTHING`,
     ),
     byKey: db.prepare<[string, string], { answer: string; request_hash: string | null; created_at: number }>(
@@ -54,9 +54,9 @@ function prepare(db: SqliteDb) {
     ),
     insertRun: db.prepare(
       `INSERT INTO workflow_runs (id, tenant, workflow_key, version, recipient_id, trigger_id, status, step_index,
-         priority, locale, variables, steps, due_at, created_at, updated_at)
+         priority, locale, variables, steps, due_at, created_at, updated_at, trace_context)
        VALUES (@id, @tenant, @workflowKey, @version, @recipientId, @triggerId, 'RUNNING', 0, @priority, @locale,
-         @variables, @steps, @dueAt, @now, @now)`,
+         @variables, @steps, @dueAt, @now, @now, @traceContext)`,
     ),
     // A run's status change in the status log (rows-status.ts, runEventSeq), with the change.
     logRun: db.prepare<[number, string, number]>(
@@ -117,9 +117,9 @@ function prepare(db: SqliteDb) {
     send: db.prepare(
       `INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient, template_key,
          template_version, content, variables, metadata, attempts, created_at, updated_at, lane_rank, locale, category,
-         workflow_run_id)
+         workflow_run_id, trace_context)
        VALUES (@id, @tenant, @channel, @priority, 'QUEUED', 'ready', NULL, @recipient, @templateKey, @templateVersion,
-         @content, @variables, NULL, 0, @now, @now, @rank, @locale, @category, @runId)`,
+         @content, @variables, NULL, 0, @now, @now, @rank, @locale, @category, @runId, @traceContext)`,
     ),
     notifications: db.prepare<{ tenant: string; recipientId: string; ids: string }, RunNotificationRow>(
       `SELECT n.id, n.channel, n.status, EXISTS (SELECT 1 FROM inbox_messages m
@@ -160,7 +160,7 @@ function prepare(db: SqliteDb) {
     hasFanOut: db.prepare('SELECT 1 FROM workflow_triggers WHERE pending = 1 LIMIT 1').pluck(),
     nextTrigger: db.prepare<[], TopicTriggerRow>(
       `SELECT seq, id, tenant, workflow_key, version, steps, topic_key, priority, locale, variables, scheduled_at,
-         fanned_to, until_seq FROM workflow_triggers WHERE pending = 1 ORDER BY advanced_at LIMIT 1`,
+         fanned_to, until_seq, trace_context FROM workflow_triggers WHERE pending = 1 ORDER BY advanced_at LIMIT 1`,
     ),
     snapshot: db.prepare('SELECT max(seq) FROM topic_subscribers').pluck(),
     members: db
@@ -239,6 +239,7 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
           locale: run.locale,
           category: op.category ?? template?.category ?? null,
           runId: run.id,
+          traceContext: run.traceContext,
         });
         return id;
       }
