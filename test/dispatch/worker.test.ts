@@ -55,9 +55,10 @@ describe('worker loop', () => {
     stores.push(store);
     worker.start();
     await sleep(50); // idle now, waiting on the wake-up signal or the one-minute poll
+    // Well inside the poll: a loaded CI machine may take seconds, and only the wake explains it.
     const [id] = await seedMany(store, [newNotification({ createdAt: Date.now() })]);
     wakeup.notify();
-    await eventually(async () => (await read(store, id as string)).record.status === 'DELIVERED', 2000);
+    await eventually(async () => (await read(store, id as string)).record.status === 'DELIVERED', 20_000);
     await worker.stop(100);
   });
 
