@@ -64,7 +64,7 @@ function keyValueOf(run: RunRecord, key: string | undefined): string {
       : JSON.stringify(value);
 }
 
-/** Whether a send's `if` holds over the run's earlier notifications (API §14). */
+/** Whether a send's `if` holds over the run's earlier notifications (docs/workflows.md "Steps"). */
 export function conditionHolds(condition: SendStep['if'], sent: RunNotification[]): boolean {
   switch (condition) {
     case undefined:

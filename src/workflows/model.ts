@@ -1,5 +1,5 @@
 /**
- * Workflows (docs/workflows.md, API section 14): the steps of a definition, a stored version, and
+ * Workflows (docs/workflows.md): the steps of a definition, a stored version, and
  * the run and step status names. One home for each, shared by the definitions' routes, the store,
  * the run engine and the web UI.
  */

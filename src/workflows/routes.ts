@@ -37,7 +37,7 @@ const cursor = textCursor('w', WORKFLOW_KEY);
 const notFound = (key: string) => new HeraldError('NOT_FOUND', `No workflow "${key}".`);
 
 /**
- * Workflow definitions (API section 14, docs/workflows.md): PUT saves a version, GET reads the
+ * Workflow definitions (docs/workflows.md): PUT saves a version, GET reads the
  * current ones, DELETE removes the key (its versions stay for runs). Scopes as templates'.
  */
 export const workflowRoutes: RouteModule<CoreDeps & { syntax: SyntaxCheck }> = (app, deps) => {

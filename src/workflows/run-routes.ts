@@ -101,7 +101,7 @@ const runCursor = numericCursor('wr');
 const notFound = (id: string) => new HeraldError('NOT_FOUND', `No workflow run ${id}.`);
 
 /**
- * Triggers and runs of workflows (API §14, docs/workflows.md "Runs"). The runs themselves are
+ * Triggers and runs of workflows (docs/workflows.md "Runs"). The runs themselves are
  * moved on by the worker's engine (engine.ts); these routes start, read and cancel them.
  */
 export const workflowRunRoutes: RouteModule<CoreDeps & { metrics?: Metrics; runsWakeup: WakeSignal }> = (

@@ -1,5 +1,5 @@
 /**
- * POST /workflows/{key}/trigger (API §14, docs/workflows.md "Runs"): the runs a trigger starts,
+ * POST /workflows/{key}/trigger (docs/workflows.md "Runs"): the runs a trigger starts,
  * stored with the trigger in one transaction, and its Idempotency-Key (section 3's rule: a replay
  * within 24 h answers the first answer, another body with the key is 409).
  */

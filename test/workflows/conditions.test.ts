@@ -1,4 +1,4 @@
-// #52 (API §14): a send's `if`, evaluated over the run's earlier notifications when reached.
+// #52 (docs/workflows.md "Steps"): a send's `if`, evaluated over the run's earlier notifications when reached.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunNotification } from '../../src/store/port/workflow-runs.ts';

@@ -1,4 +1,4 @@
-// Workflow definitions over HTTP (API section 14, docs/workflows.md): versions, every validation
+// Workflow definitions over HTTP (docs/workflows.md): versions, every validation
 // rule with the field it names, scopes and 404s. One Herald on SQLite for the file.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// #52 (API §14, docs/workflows.md "Runs"): triggers and runs over HTTP on one Herald (SQLite, a
+// #52 (docs/workflows.md "Runs"): triggers and runs over HTTP on one Herald (SQLite, a
 // manual clock, the engine turned by hand): refused recipients, a topic's runs, Idempotency-Key,
 // bad input answered 400 with nothing stored, the run's view and list, cancel, a version change
 // during a run, and delays and digests falling due as the clock moves.

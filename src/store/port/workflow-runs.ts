@@ -36,7 +36,7 @@ export interface TriggerHit {
   requestHash: string | null;
 }
 
-/** A step's place in a run (API §14): times epoch ms. */
+/** A step's place in a run (docs/workflow-runs.md): times epoch ms. */
 export interface RunStepRecord {
   status: StepStatus;
   notificationId?: string;
