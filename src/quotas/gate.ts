@@ -37,8 +37,6 @@ export interface Admission {
 export interface QuotaGate {
   /** Counts and admits `items` in order; a refused one is counted nowhere. */
   admit(tenant: string, items: readonly QuotaItem[]): Promise<Admission>;
-  /** The limits of an acceptance of `channel` (or the total's only), for RateLimit fields. */
-  states(tenant: string, channel?: Channel): RateLimitState[];
   /** The RateLimit fields of an acceptance of `channel` (or the total's only); none without a quota. */
   headers(tenant: string, channel?: Channel): Readonly<Record<string, string>>;
   put(tenant: string, limits: QuotaLimits): Promise<QuotaView>;
@@ -397,10 +395,6 @@ export function createQuotaGate({ store, clock, source, metrics }: QuotaGateDeps
         admitted,
         refusal: refusalOf(tenant, q, refused.h, refused.channel, items.length - accepted, now),
       };
-    },
-    states(tenant, channel) {
-      const q = quotas.get(tenant);
-      return q ? statesOf(q, laneOf(q, channel).shown, clock.now()) : [];
     },
     headers(tenant, channel) {
       const q = quotas.get(tenant);

@@ -261,7 +261,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       assert.equal(set.code, 0, set.err);
       assert.deepEqual(JSON.parse(set.out).channels, { sms: { perDay: 2, usedToday: 0 } });
       await eventually(
-        async () => herald.deps.quotas.states('cli', 'sms').length > 0,
+        async () => Object.keys(herald.deps.quotas.headers('cli', 'sms')).length > 0,
         5000,
         'the quota applied',
       );
@@ -277,7 +277,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       assert.equal(cleared.code, 0, cleared.err);
       assert.match(cleared.out, /cli: no quota/);
       await eventually(
-        async () => herald.deps.quotas.states('cli', 'sms').length === 0,
+        async () => Object.keys(herald.deps.quotas.headers('cli', 'sms')).length === 0,
         5000,
         'the quota lifted',
       );
@@ -295,7 +295,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
           const sender = await tokenFor(herald.deps, { role: 'sender', tenant: 'shared' });
           // The second instance reads the new quota at its next sync.
           await eventually(
-            async () => second.deps.quotas.states('shared').length > 0,
+            async () => Object.keys(second.deps.quotas.headers('shared')).length > 0,
             5000,
             'the second instance has the quota',
           );
