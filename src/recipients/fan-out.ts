@@ -1,6 +1,7 @@
 import { setTimeout as sleep, setImmediate as yieldTurn } from 'node:timers/promises';
 import type { Clock } from '../clock.ts';
-import { isUrgent, type WakeSignal } from '../notifications/wakeup.ts';
+import { watchUrgent } from '../dispatch/urgent-window.ts';
+import { isUrgent, type Wakeup } from '../notifications/wakeup.ts';
 import type { BroadcastStore } from '../store/port/broadcasts.ts';
 
 /** The worker's fan-out of broadcasts (docs/topics.md). */
@@ -12,14 +13,17 @@ export interface FanOut {
 export interface FanOutDeps {
   broadcasts: BroadcastStore;
   clock: Clock;
-  /** The worker's wake-up: told after each chunk so the new notifications are claimed at once. */
-  wakeup: WakeSignal;
+  /**
+   * The worker's wake-up: told after each chunk so the new notifications are claimed at once; its
+   * urgent notifies (a CRITICAL or HIGH committed) shorten the steps (dispatch/urgent-window.ts).
+   */
+  wakeup: Pick<Wakeup, 'notify' | 'onUrgent'>;
   /** Told after each chunk: new notifications (and cancels) are status changes. */
   onChanged?: () => void;
   /** How often an idle fan-out looks for a broadcast (HERALD_POLL_MS). */
   pollMs: number;
   log: { error(obj: object, msg: string): void };
-  /** Rows a step makes at most: FIXED.fanOutChunk for the store (one writer or not). */
+  /** Rows a step makes at most, urgent work aside: FIXED.fanOutChunk for the store (one writer or not). */
   chunk: number;
 }
 
@@ -28,12 +32,13 @@ export interface FanOutDeps {
  * `chunk` notifications) at a time, and yields the event loop after each, so the claim cycle, the
  * urgent lane and ingest's commits on the same thread (the SQLite writer) wait for one chunk at
  * most, never for a whole broadcast: the partition that keeps a CRITICAL ahead of a million LOW
- * being made. Idle, it looks for work every `pollMs` on its own timer rather than on the
- * worker's wake-up, whose one pending signal it must not take from the claim loop.
+ * being made; while urgent work arrives, that chunk is shorter (dispatch/urgent-window.ts). Idle,
+ * it looks for work every `pollMs` on its own timer rather than on the worker's wake-up, whose one
+ * pending signal it must not take from the claim loop.
  */
 export function startFanOut(deps: FanOutDeps): FanOut {
   const { broadcasts, clock, log } = deps;
-  const { chunk } = deps;
+  const urgent = watchUrgent(deps.wakeup, clock);
   let running = true;
   // After a step that made or cancelled something, the next step goes without asking first.
   let busy = false;
@@ -42,7 +47,8 @@ export function startFanOut(deps: FanOutDeps): FanOut {
   async function run(): Promise<void> {
     while (running) {
       try {
-        const step = busy || (await broadcasts.hasWork()) ? await broadcasts.step(clock.now(), chunk) : null;
+        const work = busy || (await broadcasts.hasWork());
+        const step = work ? await broadcasts.step(clock.now(), urgent.chunk(deps.chunk)) : null;
         busy = step !== null && !step.finished;
         if (step === null) {
           await sleep(deps.pollMs, undefined, { signal: idle.signal }).catch(() => undefined);
@@ -65,6 +71,7 @@ export function startFanOut(deps: FanOutDeps): FanOut {
     async stop() {
       running = false;
       idle.abort();
+      urgent.stop();
       await loop;
     },
   };

@@ -1,5 +1,6 @@
 import { setTimeout as sleep, setImmediate as yieldTurn } from 'node:timers/promises';
 import type { Clock } from '../clock.ts';
+import { type UrgentWindow, watchUrgent } from '../dispatch/urgent-window.ts';
 import type { Metrics } from '../metrics.ts';
 import type { WakeSignal, Wakeup } from '../notifications/wakeup.ts';
 import { type AdvanceResult, definitionKey, type WorkflowRunStore } from '../store/port/workflow-runs.ts';
@@ -18,7 +19,7 @@ export interface WorkflowEngineDeps {
   clock: Clock;
   /**
    * The worker's wake-up: told after a step that made notifications, so they are claimed at once;
-   * its urgent notifies (a CRITICAL or HIGH committed) shorten the engine's turns (URGENT_CHUNK).
+   * its urgent notifies (a CRITICAL or HIGH committed) shorten the engine's turns (urgent-window.ts).
    */
   wakeup: Pick<Wakeup, 'notify' | 'onUrgent'>;
   /**
@@ -44,16 +45,6 @@ const MIN_IDLE_MS = 5;
 const KEPT_DEFINITIONS = 10_000;
 
 /**
- * Runs a turn takes at most while urgent work arrives (an urgent notify within URGENT_WINDOW_MS).
- * A turn is one transaction on the dispatch thread, and on SQLite it holds the one writer: a
- * CRITICAL committed meanwhile waits for the turn under way. Short turns keep that wait short
- * while CRITICAL or HIGH traffic comes in; the full chunk, and its rate, come back once it stops
- * (decision 0036: CRITICAL p99 42 ms with turns of 500 while 200,000 runs fell due).
- */
-export const URGENT_CHUNK = 100;
-export const URGENT_WINDOW_MS = 1000;
-
-/**
  * One turn of the engine: a chunk of a topic trigger's runs, then a chunk of due runs (their
  * versions loaded first when the store names ones it has not been given). Resolves with whether
  * there is more to do now. Exported for tests, which turn it by hand on a manual clock.
@@ -61,8 +52,8 @@ export const URGENT_WINDOW_MS = 1000;
 export function engineTurn(
   deps: Omit<WorkflowEngineDeps, 'pollMs' | 'log' | 'triggered' | 'wakeup'> & {
     wakeup: WakeSignal;
-    /** Whether urgent work arrived lately: the turn then takes URGENT_CHUNK runs at most. */
-    urgent?: () => boolean;
+    /** Whether urgent work arrived lately: the turn then takes a shorter chunk (urgent-window.ts). */
+    urgent?: Pick<UrgentWindow, 'chunk'>;
   },
 ): () => Promise<boolean> {
   const { runs, clock, chunk } = deps;
@@ -79,7 +70,7 @@ export function engineTurn(
   }
 
   return async () => {
-    const size = deps.urgent?.() ? Math.min(chunk, URGENT_CHUNK) : chunk;
+    const size = deps.urgent?.chunk(chunk) ?? chunk;
     if (fanning || (await runs.hasFanOut())) {
       const made = await runs.fanOut(clock.now(), size);
       fanning = made !== null && !made.finished;
@@ -107,11 +98,8 @@ export function engineTurn(
  */
 export function startWorkflowEngine(deps: WorkflowEngineDeps): WorkflowEngine {
   const { runs, clock, log } = deps;
-  let urgentAt = Number.NEGATIVE_INFINITY;
-  const stopWatching = deps.wakeup.onUrgent(() => {
-    urgentAt = clock.now();
-  });
-  const turn = engineTurn({ ...deps, urgent: () => clock.now() - urgentAt < URGENT_WINDOW_MS });
+  const urgent = watchUrgent(deps.wakeup, clock);
+  const turn = engineTurn({ ...deps, urgent });
   const stopped = new AbortController();
   let running = true;
 
@@ -142,7 +130,7 @@ export function startWorkflowEngine(deps: WorkflowEngineDeps): WorkflowEngine {
     async stop() {
       running = false;
       stopped.abort();
-      stopWatching();
+      urgent.stop();
       await loop;
     },
   };

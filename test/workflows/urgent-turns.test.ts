@@ -4,11 +4,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { manualClock } from '../../src/clock.ts';
+import { URGENT_CHUNK, URGENT_WINDOW_MS } from '../../src/dispatch/urgent-window.ts';
 import { notificationId } from '../../src/notifications/ids.ts';
 import { createWakeup } from '../../src/notifications/wakeup.ts';
 import type { AdvanceResult } from '../../src/store/port/workflow-runs.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
-import { startWorkflowEngine, URGENT_CHUNK, URGENT_WINDOW_MS } from '../../src/workflows/engine.ts';
+import { startWorkflowEngine } from '../../src/workflows/engine.ts';
 import { tempDir } from '../helpers/config.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { newTrigger } from '../helpers/workflow-fixtures.ts';
