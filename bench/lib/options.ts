@@ -34,7 +34,10 @@ export interface Sizes {
   render: { count: number };
   /** Recipients sent through POST /recipients/batch: in all, a request, requests in flight. */
   recipients: { total: number; batch: number; connections: number };
-  /** A broadcast's topic, and one CRITICAL every `everyMs` for `criticalMs` while it fans out. */
+  /**
+   * A broadcast's topic, and one CRITICAL every `everyMs` for `criticalMs` while it fans out (0:
+   * none, the fan-out's rate alone, `--fan-out-alone`).
+   */
   fanOut: { subscribers: number; everyMs: number; criticalMs: number };
   /**
    * The in-app inbox: open streams (one per recipient) and the broadcast to them; GET /inbox's
@@ -164,6 +167,7 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --isolation-backlog N    LOW notifications queued before the isolation window (default 1000000)
   --memory-backlog N       notifications queued for the memory scenario (default 1000000)
   --fan-out-subscribers N  the topic's subscribers in the fan-out scenarios (default 1000000)
+  --fan-out-alone          no CRITICAL sent during the fan-out scenarios (their rate alone)
   --workflow-runs N        runs resumed from a due delay in the workflows scenario (default 1000000)
   --workflow-digest-triggers N  triggers into one digest window, workflows scenario (default 100000)
   --workflow-waiting N     runs waiting in a delay in the workflows-process scenario (default 1000000)
@@ -246,6 +250,11 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       case '--docs':
       case '--readme':
         docs = true;
+        break;
+      case '--fan-out-alone':
+        overrides.push((sizes) => {
+          sizes.fanOut.criticalMs = 0;
+        });
         break;
       case '--scenario':
         scenarios.push(...(value() ?? '').split(',').filter(Boolean));

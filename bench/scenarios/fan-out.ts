@@ -136,25 +136,29 @@ export async function fanOutOn(engine: Engine, options: BenchOptions): Promise<R
     if (accepted.status !== 201)
       throw new Error(`POST /broadcasts: ${accepted.status} ${JSON.stringify(accepted.body)}`);
     const id = (accepted.body as { broadcastId: string }).broadcastId;
-    const critical = pacedCritical(herald.urls[0] as string, api.auth, s.everyMs, s.criticalMs);
+    const critical =
+      s.criticalMs > 0
+        ? pacedCritical(herald.urls[0] as string, api.auth, s.everyMs, s.criticalMs)
+        : undefined;
     const done = await waitDone(api, id, since);
-    const criticals = await critical;
-    const latencies = await criticalLatencies(api, criticals);
     const perSecond = done.view.created / done.seconds;
+    const rate = measured(
+      scenario,
+      `notifications created/s, a topic of ${s.subscribers.toLocaleString('en-US')}${critical ? '' : ', no CRITICAL alongside'}`,
+      perSecond,
+      '/s',
+      {
+        target:
+          engine === 'sqlite'
+            ? { bound: 100_000, better: 'higher', text: '>= 100,000/s' }
+            : { bound: 30_000, better: 'higher', text: '>= 30,000/s' },
+        note: `${done.view.created.toLocaleString('en-US')} made in ${done.seconds.toFixed(1)} s from the 201 to DONE (polled every second), the worker draining them to the sandbox meanwhile`,
+      },
+    );
+    if (!critical) return [rate];
+    const latencies = await criticalLatencies(api, await critical);
     return [
-      measured(
-        scenario,
-        `notifications created/s, a topic of ${s.subscribers.toLocaleString('en-US')}`,
-        perSecond,
-        '/s',
-        {
-          target:
-            engine === 'sqlite'
-              ? { bound: 100_000, better: 'higher', text: '>= 100,000/s' }
-              : { bound: 30_000, better: 'higher', text: '>= 30,000/s' },
-          note: `${done.view.created.toLocaleString('en-US')} made in ${done.seconds.toFixed(1)} s from the 201 to DONE (polled every second), the worker draining them to the sandbox meanwhile`,
-        },
-      ),
+      rate,
       measured(
         scenario,
         'CRITICAL p99 during the fan-out, acceptance to provider call',
