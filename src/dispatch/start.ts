@@ -136,6 +136,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     pollMs: deps.config.dispatch.pollMs,
     log,
     chunk: deps.store.capabilities.oneWriter ? FIXED.fanOutChunk.oneWriter : FIXED.fanOutChunk.sharedStore,
+    oneWriter: deps.store.capabilities.oneWriter,
   });
   // Workflow runs step beside it too, a chunk of due runs at a time (docs/workflows.md "Runs").
   const engine = startWorkflowEngine({

@@ -25,6 +25,12 @@ export interface FanOutDeps {
   log: { error(obj: object, msg: string): void };
   /** Rows a step makes at most, urgent work aside: FIXED.fanOutChunk for the store (one writer or not). */
   chunk: number;
+  /**
+   * The store has one writer (SQLite), which a step holds: steps are then short while urgent work
+   * arrives. On PostgreSQL the database makes a step's rows (a lease, then one INSERT ... SELECT),
+   * holding nothing a CRITICAL waits for and running no JavaScript a row: it keeps its chunk.
+   */
+  oneWriter: boolean;
 }
 
 /**
@@ -32,13 +38,14 @@ export interface FanOutDeps {
  * `chunk` notifications) at a time, and yields the event loop after each, so the claim cycle, the
  * urgent lane and ingest's commits on the same thread (the SQLite writer) wait for one chunk at
  * most, never for a whole broadcast: the partition that keeps a CRITICAL ahead of a million LOW
- * being made; while urgent work arrives, that chunk is shorter (dispatch/urgent-window.ts). Idle,
- * it looks for work every `pollMs` on its own timer rather than on the worker's wake-up, whose one
- * pending signal it must not take from the claim loop.
+ * being made; on SQLite that chunk is shorter while urgent work arrives (urgent-window.ts in
+ * dispatch/). Idle, it looks for work every `pollMs` on its own timer rather than on the worker's
+ * wake-up, whose one pending signal it must not take from the claim loop.
  */
 export function startFanOut(deps: FanOutDeps): FanOut {
   const { broadcasts, clock, log } = deps;
   const urgent = watchUrgent(deps.wakeup, clock);
+  const size = () => (deps.oneWriter ? urgent.chunk(deps.chunk) : deps.chunk);
   let running = true;
   // After a step that made or cancelled something, the next step goes without asking first.
   let busy = false;
@@ -48,7 +55,7 @@ export function startFanOut(deps: FanOutDeps): FanOut {
     while (running) {
       try {
         const work = busy || (await broadcasts.hasWork());
-        const step = work ? await broadcasts.step(clock.now(), urgent.chunk(deps.chunk)) : null;
+        const step = work ? await broadcasts.step(clock.now(), size()) : null;
         busy = step !== null && !step.finished;
         if (step === null) {
           await sleep(deps.pollMs, undefined, { signal: idle.signal }).catch(() => undefined);

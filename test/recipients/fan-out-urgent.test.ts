@@ -63,6 +63,7 @@ describe('broadcast fan-out steps while urgent work arrives', () => {
       pollMs: 60_000,
       log: { error: () => undefined },
       chunk: CHUNK,
+      oneWriter: true,
     });
     // The urgent notify comes before the fan-out's first step (it runs on a later tick).
     if (urgentFirst) wakeup.notify(true);
