@@ -116,7 +116,11 @@ export async function fanOutOn(engine: Engine, options: BenchOptions): Promise<R
     progress(`fan-out: seeding ${s.subscribers.toLocaleString('en-US')} recipients and subscribers`);
     seedSqlite(dataDir, s.subscribers);
   }
-  const herald = await deploy(engine, engine === 'sqlite' ? { dataDir } : { workers: 2 });
+  // HERALD_DISPATCH_TRACE=<file>: each CRITICAL's stages and the worker's event-loop delay
+  // (bench/urgent-trace.ts reads it).
+  const trace = process.env.HERALD_DISPATCH_TRACE;
+  const env = trace ? { HERALD_DISPATCH_TRACE: `${trace}.${engine}` } : undefined;
+  const herald = await deploy(engine, engine === 'sqlite' ? { dataDir, env } : { workers: 2, env });
   try {
     const { api } = herald;
     if (engine === 'postgres') {
