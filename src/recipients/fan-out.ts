@@ -44,8 +44,8 @@ export interface FanOutDeps {
  */
 export function startFanOut(deps: FanOutDeps): FanOut {
   const { broadcasts, clock, log } = deps;
-  const urgent = watchUrgent(deps.wakeup, clock);
-  const size = () => (deps.oneWriter ? urgent.chunk(deps.chunk) : deps.chunk);
+  const urgent = deps.oneWriter ? watchUrgent(deps.wakeup, clock) : undefined;
+  const size = () => urgent?.chunk(deps.chunk) ?? deps.chunk;
   let running = true;
   // After a step that made or cancelled something, the next step goes without asking first.
   let busy = false;
@@ -78,7 +78,7 @@ export function startFanOut(deps: FanOutDeps): FanOut {
     async stop() {
       running = false;
       idle.abort();
-      urgent.stop();
+      urgent?.stop();
       await loop;
     },
   };
