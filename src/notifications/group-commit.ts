@@ -21,8 +21,9 @@ export interface GroupCommitOptions<T, R> {
   /** Called after each successful commit (e.g. to wake the worker). */
   afterCommit?(): void;
   /**
-   * Flushes that may be under way at once (default 1). More than one only where the writer
-   * behind `flush` commits in the order it was called (the dispatch thread's port does).
+   * Flushes that may be under way at once (default 1). More than one where the writer behind
+   * `flush` commits in the order it was called (the dispatch thread's port does) or where its
+   * transactions may overlap (PostgreSQL's; no order between their commits is promised).
    */
   inFlight?: number;
 }
@@ -60,9 +61,10 @@ interface Pending<T, R> {
 /**
  * A group-commit batcher. Items submitted during one event-loop turn (every request whose body
  * was parsed in that turn) are flushed together on setImmediate; while a flush runs, new items
- * queue for the next. One flush runs at a time (`inFlight` 1): SQLite has one writer anyway, and
- * on PostgreSQL it keeps commits in acceptance order. Handing rows to the dispatch thread keeps a
- * few in flight, so the round trip to a thread busy with a claim does not idle the requests.
+ * queue for the next. One flush runs at a time by default (`inFlight` 1: SQLite has one writer).
+ * Handing rows to the dispatch thread keeps two in flight, so the round trip to a thread busy
+ * with a claim does not idle the requests; on PostgreSQL a few overlap, each waiting for its own
+ * fsync or lock while the next group is written.
  */
 export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): GroupCommit<T, R> {
   const maxBatch = options.maxBatch ?? 10_000;

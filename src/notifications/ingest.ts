@@ -182,7 +182,8 @@ export function createIngest(deps: IngestDeps): Ingest {
     },
     afterCommit: deps.writer ? undefined : () => deps.wakeup.notify(),
     // The dispatch thread commits hand-overs in the order they arrive: two may be on their way.
-    inFlight: deps.writer ? 2 : 1,
+    // Otherwise the store says how many of its transactions may overlap.
+    inFlight: deps.writer ? 2 : store.notifications.insertsAtOnce,
   });
 
   /**

@@ -200,6 +200,12 @@ export interface NotificationStore {
     items: EncodedNotification[],
     idempotentSince: number,
   ): Promise<Array<IdempotentHit | undefined>>;
+  /**
+   * How many insertMany transactions ingest may have under way at once: 1 where there is one
+   * writer (SQLite); more where transactions overlap (PostgreSQL), so that one commit waiting
+   * (for its fsync, or for a lock another transaction holds) does not hold the next group's.
+   */
+  readonly insertsAtOnce: number;
   /** The live notification holding this key, if created at or after `since`. */
   findIdempotent(tenant: string, key: string, since: number): Promise<IdempotentHit | null>;
   /** One notification of the tenant with its stored events in order; null for unknown or other tenant's. */

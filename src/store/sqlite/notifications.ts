@@ -192,6 +192,7 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
   const redriveTx = act(REDRIVE);
 
   return {
+    insertsAtOnce: 1,
     async insertMany(items, since) {
       return insertAll.immediate(items, since);
     },
