@@ -1,4 +1,4 @@
-import { context, propagation, ROOT_CONTEXT, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, type Span, SpanStatusCode } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SpanKind, startSpan, tracingOn } from '../tracing/tracer.ts';
 
@@ -6,12 +6,19 @@ import { SpanKind, startSpan, tracingOn } from '../tracing/tracer.ts';
 const spans = new WeakMap<FastifyRequest, Span>();
 
 /**
+ * The request's server span, undefined when it is not traced: what a handler passes down to
+ * what it stores (the trace context) or records (the commit event). Passed by hand, not through
+ * an active context: the main thread runs no context manager when it does not dispatch, for
+ * AsyncLocalStorage's promise hooks cost every promise of every request (decision 0044).
+ */
+export const requestSpan = (request: FastifyRequest): Span | undefined => spans.get(request);
+
+/**
  * A SERVER span for each request of the app (docs/tracing.md), continuing an incoming
  * `traceparent`: named by the method and the route's template (`POST /notifications`), never the
  * URL, with the HTTP semantic conventions' attributes and the path without its query string.
- * The handler runs in the span's context (entered in preHandler, after the body is read, where
- * the request's own async context would otherwise be the connection's), so what it does
- * (a commit, a stored trace context) is the span's child. Installed only when tracing is on.
+ * The handler reads it with `requestSpan` for what it stores or records in the span's name.
+ * Installed only when tracing is on.
  */
 export function installTraceHooks(app: FastifyInstance): void {
   if (!tracingOn()) return;
@@ -40,11 +47,6 @@ export function installTraceHooks(app: FastifyInstance): void {
     );
     spans.set(request, span);
     done();
-  });
-  app.addHook('preHandler', (request, _reply, done) => {
-    const span = spans.get(request);
-    if (span === undefined) return done();
-    context.with(trace.setSpan(context.active(), span), done);
   });
   app.addHook('onResponse', (request, reply, done) => {
     const span = spans.get(request);

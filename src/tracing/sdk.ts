@@ -30,8 +30,17 @@ export interface Tracing {
  * itself: the endpoint, headers and timeout (the exporter), OTEL_TRACES_SAMPLER and its argument,
  * OTEL_BSP_* (the batch processor), OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (the
  * resource; the service is `herald` unless they name another).
+ *
+ * `activeContext`: whether the thread runs the AsyncLocalStorage context manager, which carries
+ * the active span across awaits. Only a thread that dispatches needs it (render and the provider
+ * calls are children of the `process` span through it); elsewhere each span's parent is passed
+ * by hand, for the manager's promise hooks cost every promise the thread makes, traced or not
+ * (a fifth of what tracing cost the API's thread, decision 0039; dropped there in 0044).
  */
-export async function startTracing(config: Pick<Config, 'tracing'>): Promise<Tracing | undefined> {
+export async function startTracing(
+  config: Pick<Config, 'tracing'>,
+  activeContext: boolean,
+): Promise<Tracing | undefined> {
   const t = config.tracing;
   if (!wantsTracing(t)) return undefined;
   const [{ NodeTracerProvider }, { BatchSpanProcessor }, resources, { OTLPTraceExporter }] =
@@ -51,8 +60,8 @@ export async function startTracing(config: Pick<Config, 'tracing'>): Promise<Tra
     resource,
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
   });
-  // The global tracer, the AsyncLocalStorage context and the W3C trace-context propagator.
-  provider.register();
+  // The global tracer, the W3C trace-context propagator and, when asked, the context manager.
+  provider.register(activeContext ? {} : { contextManager: null });
   setTracingOn(true);
   return {
     async shutdown() {

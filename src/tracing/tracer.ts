@@ -87,15 +87,18 @@ async function traced<T>(
 }
 
 /**
- * Runs `fn` and records it as an event `name` of the span active now (a request's server span),
- * at the time `fn` settled, with how long it took (`herald.wait_ms`) beside `attributes`: a step
- * of the request too short and too frequent to pay for a span of its own (a span costs its
- * ids, its processor's work and its share of the export; decision 0039). Without tracing, or
- * without an active span, it runs `fn` bare.
+ * Runs `fn` and records it as an event `name` of `span` (a request's server span, or none
+ * when the request is not traced), at the time `fn` settled, with how long it took
+ * (`herald.wait_ms`) beside `attributes`: a step of the request too short and too frequent to pay
+ * for a span of its own (a span costs its ids, its processor's work and its share of the export;
+ * decision 0039). Without a span it runs `fn` bare.
  */
-export function withEvent<T>(name: string, attributes: Attributes, fn: () => Promise<T>): Promise<T> {
-  if (!on) return fn();
-  const span = trace.getActiveSpan();
+export function withEvent<T>(
+  span: Span | undefined,
+  name: string,
+  attributes: Attributes,
+  fn: () => Promise<T>,
+): Promise<T> {
   if (span === undefined) return fn();
   return recorded(span, name, attributes, fn);
 }
@@ -127,13 +130,14 @@ export function failed(span: Span, error: unknown): void {
 }
 
 /**
- * The W3C `traceparent` of the span active in `ctx`, only when it is sampled: the form a
- * notification stores (migration 470) and a callback's request carries. Null otherwise.
+ * The W3C `traceparent` of `span` (a request's server span, passed down by hand: the main thread
+ * keeps no active context, decision 0044), only when it is sampled: the form a notification
+ * stores (migration 470) and a callback's request carries. Null otherwise.
  */
-export function traceparentOf(ctx: Context = context.active()): string | null {
-  if (!on) return null;
-  const sc = trace.getSpanContext(ctx);
-  if (sc === undefined || !isSpanContextValid(sc) || (sc.traceFlags & TraceFlags.SAMPLED) === 0) return null;
+export function traceparentOf(span: Span | undefined): string | null {
+  if (span === undefined) return null;
+  const sc = span.spanContext();
+  if (!isSpanContextValid(sc) || (sc.traceFlags & TraceFlags.SAMPLED) === 0) return null;
   return `00-${sc.traceId}-${sc.spanId}-01`;
 }
 
