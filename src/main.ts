@@ -312,10 +312,7 @@ export async function startHerald(
 ): Promise<Herald> {
   // Before the API is built (its server spans) and the roles start; loads nothing unless the
   // OTEL_* variables ask for traces (tracing/sdk.ts). The dispatch and callback threads start their own.
-  // An active context only when this thread dispatches (no dispatch thread: a `worker` process,
-  // or HERALD_DISPATCH_THREAD=false); the API's handlers get their span by hand (requestSpan).
-  const dispatchesHere = config.roles.includes('worker') && !wantsDispatchThread(config);
-  const tracing = await startTracing(config, dispatchesHere);
+  const tracing = await startTracing(config);
   const deps = await createDeps(config, clock, early);
   const closers: Array<() => Promise<void>> = [];
   const herald: Herald = {

@@ -56,9 +56,8 @@ const remote =
   (...args: unknown[]) =>
     write(method, ...args);
 
-// This thread's own tracer provider (its callback spans), when the OTEL_* variables ask for one;
-// a POST's span is made from the stored context (post.ts), no active context needed.
-const tracing = await startTracing(config, false);
+// This thread's own tracer provider (its callback spans), when the OTEL_* variables ask for one.
+const tracing = await startTracing(config);
 // Reads only: a small pool on PostgreSQL, the reader's page cache on SQLite.
 const store = await createStore({ ...config, databasePoolSize: 2 }, { claims: false });
 const local = store.callbacks;

@@ -32,7 +32,7 @@ const built = new Promise<void>((resolve) => {
   open = resolve;
 }).then(async () => {
   // This thread's own tracer provider (its process spans), when the OTEL_* variables ask for one.
-  const tracing = await startTracing(config, true);
+  const tracing = await startTracing(config);
   const store = await createStore(config);
   const metrics = createMetrics({ processMetrics: false });
   const role = await buildWorkerRole({

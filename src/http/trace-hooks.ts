@@ -8,8 +8,8 @@ const spans = new WeakMap<FastifyRequest, Span>();
 /**
  * The request's server span, undefined when it is not traced: what a handler passes down to
  * what it stores (the trace context) or records (the commit event). Passed by hand, not through
- * an active context: the main thread runs no context manager when it does not dispatch, for
- * AsyncLocalStorage's promise hooks cost every promise of every request (decision 0044).
+ * an active context: no thread runs a context manager, for AsyncLocalStorage's promise hooks
+ * cost every promise of every request (decision 0044).
  */
 export const requestSpan = (request: FastifyRequest): Span | undefined => spans.get(request);
 

@@ -31,16 +31,11 @@ export interface Tracing {
  * OTEL_BSP_* (the batch processor), OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (the
  * resource; the service is `herald` unless they name another).
  *
- * `activeContext`: whether the thread runs the AsyncLocalStorage context manager, which carries
- * the active span across awaits. Only a thread that dispatches needs it (render and the provider
- * calls are children of the `process` span through it); elsewhere each span's parent is passed
- * by hand, for the manager's promise hooks cost every promise the thread makes, traced or not
- * (a fifth of what tracing cost the API's thread, decision 0039; dropped there in 0044).
+ * No context manager is registered: every span's parent is passed by hand (tracer.ts), for
+ * AsyncLocalStorage's promise hooks cost every promise the thread makes, traced or not (a fifth
+ * of what tracing cost the API's thread, decision 0039; dropped in 0044).
  */
-export async function startTracing(
-  config: Pick<Config, 'tracing'>,
-  activeContext: boolean,
-): Promise<Tracing | undefined> {
+export async function startTracing(config: Pick<Config, 'tracing'>): Promise<Tracing | undefined> {
   const t = config.tracing;
   if (!wantsTracing(t)) return undefined;
   const [{ NodeTracerProvider }, { BatchSpanProcessor }, resources, { OTLPTraceExporter }] =
@@ -60,8 +55,8 @@ export async function startTracing(
     resource,
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
   });
-  // The global tracer, the W3C trace-context propagator and, when asked, the context manager.
-  provider.register(activeContext ? {} : { contextManager: null });
+  // The global tracer and the W3C trace-context propagator; no context manager (above).
+  provider.register({ contextManager: null });
   setTracingOn(true);
   return {
     async shutdown() {

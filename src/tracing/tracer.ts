@@ -1,7 +1,6 @@
 import {
   type Attributes,
   type Context,
-  context,
   isSpanContextValid,
   type Link,
   ROOT_CONTEXT,
@@ -54,19 +53,21 @@ export interface SpanSpec {
 }
 
 /**
- * Runs `fn` in a span child of `parent` (the active context by default) that ends when `fn`
- * settles; a rejection marks it failed with the error's name only (an error's text may quote a
- * recipient). Without tracing it runs `fn(undefined)`.
+ * Runs `fn` in a span child of `parent` that ends when `fn` settles; a rejection marks it failed
+ * with the error's name only (an error's text may quote a recipient). Without tracing, or without
+ * a parent, it runs `fn(undefined)`. The parent is always passed by hand: no thread runs a context
+ * manager, whose AsyncLocalStorage promise hooks cost every promise the thread makes, traced or
+ * not (decision 0044).
  */
 export function inSpan<T>(
   name: string,
   spec: SpanSpec,
   fn: (span: Span | undefined) => Promise<T>,
-  parent?: Context,
+  parent: Context | undefined,
 ): Promise<T> {
   // Not an async function: without tracing, the caller's promise is fn's own, no extra turn.
-  if (!on) return fn(undefined);
-  return traced(name, spec, fn, parent ?? context.active());
+  if (!on || parent === undefined) return fn(undefined);
+  return traced(name, spec, fn, parent);
 }
 
 async function traced<T>(
@@ -77,7 +78,7 @@ async function traced<T>(
 ): Promise<T> {
   const span = tracer().startSpan(name, spec, parent);
   try {
-    return await context.with(trace.setSpan(parent, span), () => fn(span));
+    return await fn(span);
   } catch (error) {
     failed(span, error);
     throw error;
@@ -85,6 +86,40 @@ async function traced<T>(
     span.end();
   }
 }
+
+/**
+ * The context of each notification's `process` span while this thread processes it, by the
+ * notification's id: the parent its render and provider calls read (`processContext`), where an
+ * active context would otherwise have carried it. A notification is processed once at a time.
+ */
+const processing = new Map<string, Context>();
+
+/** Runs `fn` in a span (as `inSpan`) that is the parent of what `processContext(id)` starts meanwhile. */
+export function inProcessSpan<T>(
+  id: string,
+  name: string,
+  spec: SpanSpec,
+  fn: (span: Span | undefined) => Promise<T>,
+  parent: Context,
+): Promise<T> {
+  return inSpan(
+    name,
+    spec,
+    async (span) => {
+      if (span !== undefined) processing.set(id, trace.setSpan(parent, span));
+      try {
+        return await fn(span);
+      } finally {
+        processing.delete(id);
+      }
+    },
+    parent,
+  );
+}
+
+/** The context of notification `id`'s `process` span, while it runs in this thread. */
+export const processContext = (id: string | undefined): Context | undefined =>
+  id === undefined ? undefined : processing.get(id);
 
 /**
  * Runs `fn` and records it as an event `name` of `span` (a request's server span, or none
@@ -130,8 +165,8 @@ export function failed(span: Span, error: unknown): void {
 }
 
 /**
- * The W3C `traceparent` of `span` (a request's server span, passed down by hand: the main thread
- * keeps no active context, decision 0044), only when it is sampled: the form a notification
+ * The W3C `traceparent` of `span` (a request's server span, passed down by hand: there is no
+ * active context, decision 0044), only when it is sampled: the form a notification
  * stores (migration 470) and a callback's request carries. Null otherwise.
  */
 export function traceparentOf(span: Span | undefined): string | null {
