@@ -24,7 +24,7 @@ export function installTraceHooks(app: FastifyInstance): void {
   if (!tracingOn()) return;
   // The port the app answers on, read once: `socket.localPort` is a getsockname() call each time.
   let port: number | undefined;
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const route = request.routeOptions.url;
     const query = request.url.indexOf('?');
@@ -46,6 +46,12 @@ export function installTraceHooks(app: FastifyInstance): void {
       parent,
     );
     spans.set(request, span);
+    // A client that leaves after its request was read, before the answer: neither onResponse nor
+    // onRequestAbort (only for a request cut short) runs, and the span would never end nor be
+    // exported, though the handler ran (a notification it accepted is still processed).
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) endAborted(request);
+    });
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
@@ -62,13 +68,17 @@ export function installTraceHooks(app: FastifyInstance): void {
     done();
   });
   app.addHook('onRequestAbort', (request, done) => {
-    const span = spans.get(request);
-    if (span !== undefined) {
-      spans.delete(request);
-      span.setAttribute('error.type', 'aborted');
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-    }
+    endAborted(request);
     done();
   });
+}
+
+/** Ends a request's span, if still open, as one its client left before the answer. */
+function endAborted(request: FastifyRequest): void {
+  const span = spans.get(request);
+  if (span === undefined) return;
+  spans.delete(request);
+  span.setAttribute('error.type', 'aborted');
+  span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
 }
