@@ -132,7 +132,7 @@ export function createHead(callbackId: string, cursor: string): Head {
       const attempts: NewAttempt[] = [];
       const waiting: WaitingMessage[] = [];
       for (const { message, result, waits } of entries.slice(0, count)) {
-        const { id, callbackId: cb, notificationId, body, createdAt } = message;
+        const { id, callbackId: cb, notificationId, body, createdAt, traceContext } = message;
         if (result) attempts.push(attemptOf(result));
         if (waits) {
           const retry = result?.outcome.kind === 'retry' ? result.outcome.retryAt : now;
@@ -144,6 +144,7 @@ export function createHead(callbackId: string, cursor: string): Head {
             attempts: result ? 1 : 0,
             dueAt: retry,
             createdAt,
+            ...(traceContext === undefined ? {} : { traceContext }),
           });
         }
       }

@@ -206,7 +206,7 @@ export function createPoster(
           },
         },
         async (span) => {
-          const answer = await postTo(target, request, traceparentOf());
+          const answer = await postTo(target, request, traceparentOf(span));
           if (answer.statusCode !== null) span?.setAttribute('http.response.status_code', answer.statusCode);
           else span?.setAttribute('error.type', 'no answer');
           return answer;

@@ -1,7 +1,15 @@
 import type { NotificationRecord } from '../notifications/model.ts';
 import type { Completion } from '../notifications/status.ts';
 import type { OutgoingMessage, Provider, SendResult } from '../providers/types.ts';
-import { contextOf, inSpan, SpanKind, spanContextOf, tracingOn } from '../tracing/tracer.ts';
+import {
+  contextOf,
+  inProcessSpan,
+  inSpan,
+  processContext,
+  SpanKind,
+  spanContextOf,
+  tracingOn,
+} from '../tracing/tracer.ts';
 
 /**
  * The `process <channel>` span of one claimed notification (docs/tracing.md): a CONSUMER span
@@ -15,7 +23,8 @@ export function processTraced(
 ): Promise<Completion> {
   if (!tracingOn()) return process();
   const accepted = spanContextOf(record.traceContext);
-  return inSpan(
+  return inProcessSpan(
+    record.id,
     `process ${record.channel}`,
     {
       kind: SpanKind.CONSUMER,
@@ -69,5 +78,6 @@ export function callProvider(
       );
       return result;
     },
+    processContext(message.notificationId),
   );
 }

@@ -1,4 +1,4 @@
-import { context, propagation, ROOT_CONTEXT, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, type Span, SpanStatusCode } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SpanKind, startSpan, tracingOn } from '../tracing/tracer.ts';
 
@@ -6,18 +6,25 @@ import { SpanKind, startSpan, tracingOn } from '../tracing/tracer.ts';
 const spans = new WeakMap<FastifyRequest, Span>();
 
 /**
+ * The request's server span, undefined when it is not traced: what a handler passes down to
+ * what it stores (the trace context) or records (the commit event). Passed by hand, not through
+ * an active context: no thread runs a context manager, for AsyncLocalStorage's promise hooks
+ * cost every promise of every request (decision 0044).
+ */
+export const requestSpan = (request: FastifyRequest): Span | undefined => spans.get(request);
+
+/**
  * A SERVER span for each request of the app (docs/tracing.md), continuing an incoming
  * `traceparent`: named by the method and the route's template (`POST /notifications`), never the
  * URL, with the HTTP semantic conventions' attributes and the path without its query string.
- * The handler runs in the span's context (entered in preHandler, after the body is read, where
- * the request's own async context would otherwise be the connection's), so what it does
- * (a commit, a stored trace context) is the span's child. Installed only when tracing is on.
+ * The handler reads it with `requestSpan` for what it stores or records in the span's name.
+ * Installed only when tracing is on.
  */
 export function installTraceHooks(app: FastifyInstance): void {
   if (!tracingOn()) return;
   // The port the app answers on, read once: `socket.localPort` is a getsockname() call each time.
   let port: number | undefined;
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const route = request.routeOptions.url;
     const query = request.url.indexOf('?');
@@ -39,12 +46,13 @@ export function installTraceHooks(app: FastifyInstance): void {
       parent,
     );
     spans.set(request, span);
+    // A client that leaves after its request was read, before the answer: neither onResponse nor
+    // onRequestAbort (only for a request cut short) runs, and the span would never end nor be
+    // exported, though the handler ran (a notification it accepted is still processed).
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) endAborted(request);
+    });
     done();
-  });
-  app.addHook('preHandler', (request, _reply, done) => {
-    const span = spans.get(request);
-    if (span === undefined) return done();
-    context.with(trace.setSpan(context.active(), span), done);
   });
   app.addHook('onResponse', (request, reply, done) => {
     const span = spans.get(request);
@@ -60,13 +68,17 @@ export function installTraceHooks(app: FastifyInstance): void {
     done();
   });
   app.addHook('onRequestAbort', (request, done) => {
-    const span = spans.get(request);
-    if (span !== undefined) {
-      spans.delete(request);
-      span.setAttribute('error.type', 'aborted');
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-    }
+    endAborted(request);
     done();
   });
+}
+
+/** Ends a request's span, if still open, as one its client left before the answer. */
+function endAborted(request: FastifyRequest): void {
+  const span = spans.get(request);
+  if (span === undefined) return;
+  spans.delete(request);
+  span.setAttribute('error.type', 'aborted');
+  span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
 }

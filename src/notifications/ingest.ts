@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api';
 import type { CoreDeps } from '../deps.ts';
 import { type FieldError, HeraldError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
@@ -48,17 +49,21 @@ export type BatchItemResult =
 
 /** Accepting notifications durably: validation, template pinning, idempotency, group commit. */
 export interface Ingest {
-  /** One notification; resolves after its commit with 201 (new) or 200 (idempotent replay). */
+  /**
+   * One notification; resolves after its commit with 201 (new) or 200 (idempotent replay).
+   * `span` is the request's server span when it is traced (http/trace-hooks.ts `requestSpan`).
+   */
   accept(
     tenant: string,
     body: unknown,
     idempotencyKey: string | undefined,
+    span?: Span,
   ): Promise<{ status: 200 | 201; body: ReturnType<typeof acceptedView> }>;
   /**
    * Up to 1000 items, each already validated alone (by a batch thread, batch-items.ts); the
    * accepted ones share one commit.
    */
-  acceptBatch(tenant: string, verdicts: ItemVerdict[]): Promise<BatchItemResult[]>;
+  acceptBatch(tenant: string, verdicts: ItemVerdict[], span?: Span): Promise<BatchItemResult[]>;
   /** The batcher's counters (transactions, items, pending). */
   stats(): GroupCommitStats;
   /** Commits everything pending and waits for it (shutdown, before the store closes). */
@@ -190,8 +195,8 @@ export function createIngest(deps: IngestDeps): Ingest {
    * Submits rows to the next group commit, recorded as a `commit` event of the request's span
    * with the time the request waited for its transaction (docs/tracing.md).
    */
-  const commit = (rows: EncodedNotification[]) =>
-    withEvent('commit', { 'herald.notifications': rows.length }, () => batcher.submit(rows));
+  const commit = (rows: EncodedNotification[], span: Span | undefined) =>
+    withEvent(span, 'commit', { 'herald.notifications': rows.length }, () => batcher.submit(rows));
 
   const replay = (hit: IdempotentHit, hash: string) => {
     if (hit.requestHash !== hash) {
@@ -204,7 +209,7 @@ export function createIngest(deps: IngestDeps): Ingest {
   };
 
   return {
-    async accept(tenant, body, idempotencyKey) {
+    async accept(tenant, body, idempotencyKey, span) {
       const now = clock.now();
       checkIdempotencyKey(idempotencyKey);
       const v = validateNotification(body, 'body', now, pushAllowedHosts);
@@ -235,19 +240,19 @@ export function createIngest(deps: IngestDeps): Ingest {
         throw recipientNotFound(person);
       const digest = recipientDigest(await deps.recipientDigests.tenantKey(tenant), v.recipient);
       const encoded = encodeColumns(v, digest);
-      const row = toRow(tenant, v, encoded, template, now, idempotencyKey ?? null, hash, traceparentOf());
+      const row = toRow(tenant, v, encoded, template, now, idempotencyKey ?? null, hash, traceparentOf(span));
       if (deps.quotas) {
         const { refusal } = await deps.quotas.admit(tenant, [
           { channel: v.channel, rank: priorityRank(v.priority) },
         ]);
         if (refusal) throw refusal;
       }
-      const [hit] = await commit([row]);
+      const [hit] = await commit([row], span);
       if (hit) return replay(hit, hash as string);
       return { status: 201, body: acceptedView(row) };
     },
 
-    async acceptBatch(tenant, verdicts) {
+    async acceptBatch(tenant, verdicts, span) {
       const now = clock.now();
       const results: BatchItemResult[] = new Array(verdicts.length);
       let valid: Array<{ index: number; item: CheckedItem }> = [];
@@ -289,7 +294,7 @@ export function createIngest(deps: IngestDeps): Ingest {
       const rows: EncodedNotification[] = [];
       const rowIndex: number[] = [];
       // Every item carries the request's trace context: each is processed in the request's trace.
-      const traceContext = traceparentOf();
+      const traceContext = traceparentOf(span);
       for (const { index, item } of valid) {
         if (item.recipientId !== null && !known.has(item.recipientId)) {
           results[index] = {
@@ -325,7 +330,7 @@ export function createIngest(deps: IngestDeps): Ingest {
           rowIndex.splice(0, rowIndex.length, ...keptIndex);
         }
       }
-      if (rows.length > 0) await commit(rows);
+      if (rows.length > 0) await commit(rows, span);
       rows.forEach((row, i) => {
         const index = rowIndex[i] as number;
         results[index] = { index, notificationId: row.id, status: 'QUEUED' };

@@ -5,6 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import { exampleOf, withExample } from '../http/examples.ts';
 import { headersOf, problemOf } from '../http/problem.ts';
+import { requestSpan } from '../http/trace-hooks.ts';
 import type { App, RouteModule } from '../http/types.ts';
 import type { QuotaGate } from '../quotas/gate.ts';
 import { type ItemVerdict, MAX_ITEMS } from './batch-body.ts';
@@ -128,6 +129,7 @@ export const notificationIngestRoutes: RouteModule<IngestRouteDeps> = async (app
         request.principal.tenant,
         request.body,
         Array.isArray(key) ? key[0] : key,
+        requestSpan(request),
       );
       return reply
         .code(result.status)
@@ -166,7 +168,7 @@ function batchRoute(app: App, { config, ingest, quotas }: IngestRouteDeps): void
       const verdicts = verdictsOf.get(request);
       if (!verdicts) throw new Error('a batch the schema took has no item verdicts');
       const { tenant } = request.principal;
-      const results = await ingest.acceptBatch(tenant, verdicts);
+      const results = await ingest.acceptBatch(tenant, verdicts, requestSpan(request));
       // Items past a quota share one problem: its Retry-After and RateLimit fields answer the batch.
       const limited = results.find((r) => 'error' in r && r.error.code === 'RATE_LIMITED');
       reply.headers(limited && 'error' in limited ? headersOf(limited.error) : quotas.headers(tenant));

@@ -4,6 +4,7 @@ import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import { withExample } from '../http/examples.ts';
 import { literals } from '../http/schema.ts';
+import { requestSpan } from '../http/trace-hooks.ts';
 import type { RouteModule } from '../http/types.ts';
 import { priorityRank } from '../notifications/model.ts';
 import { isUrgent, type WakeSignal } from '../notifications/wakeup.ts';
@@ -11,6 +12,7 @@ import type { QuotaGate } from '../quotas/gate.ts';
 import { BROADCAST_STATUSES, type BroadcastRecord } from '../store/port/broadcasts.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
 import type { SyntaxCheck } from '../templates/syntax-check.ts';
+import { traceparentOf } from '../tracing/tracer.ts';
 import { newBroadcast, validateBroadcast } from './broadcasts.ts';
 
 const EXAMPLE_ID = '019b76da-a800-70e3-aa1e-88b1e3a76f07';
@@ -152,7 +154,7 @@ export const broadcastRoutes: RouteModule<BroadcastRouteDeps> = (app, deps) => {
           );
         }
       }
-      const row = newBroadcast(tenant, v, template, now);
+      const row = newBroadcast(tenant, v, template, now, traceparentOf(requestSpan(request)));
       // A broadcast counts as one acceptance of its channel and priority (docs/quotas.md): its
       // subscribers are known only when the fan-out starts, after this answer.
       const { refusal } = await deps.quotas.admit(tenant, [

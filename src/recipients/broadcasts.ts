@@ -14,7 +14,6 @@ import type { TemplateRecord } from '../store/port/templates.ts';
 import { categoryOf } from '../templates/default-category.ts';
 import { liquidSources } from '../templates/fields.ts';
 import type { SyntaxCheck } from '../templates/syntax-check.ts';
-import { traceparentOf } from '../tracing/tracer.ts';
 import { TOPIC_KEY } from './topics.ts';
 
 /**
@@ -89,6 +88,8 @@ export function newBroadcast(
   v: ValidBroadcast,
   template: TemplateRecord | null,
   now: number,
+  /** The request's sampled `traceparent` (tracing/tracer.ts `traceparentOf`), or null. */
+  traceContext: string | null,
 ): NewBroadcast {
   const n = v.notification;
   return {
@@ -107,6 +108,6 @@ export function newBroadcast(
     scheduledAt: n.scheduledAt,
     expiresAt: n.expiresAt,
     createdAt: now,
-    traceContext: traceparentOf(),
+    traceContext,
   };
 }

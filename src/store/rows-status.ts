@@ -127,6 +127,7 @@ export interface LeasedRow {
   body: string;
   attempts: number;
   created_at: number | string;
+  trace_context: string | null;
 }
 
 export const leasedFromRow = (row: LeasedRow): LeasedMessage => ({
@@ -136,6 +137,7 @@ export const leasedFromRow = (row: LeasedRow): LeasedMessage => ({
   body: row.body,
   attempt: row.attempts,
   createdAt: Number(row.created_at),
+  ...(row.trace_context === null ? {} : { traceContext: row.trace_context }),
 });
 
 /** A callback_attempts row. */

@@ -5,7 +5,7 @@ import { type Person, type Priority, priorityRank } from '../notifications/model
 import type { Rank } from '../reserve.ts';
 import type { Store } from '../store/port/index.ts';
 import type { TemplateContent, TemplateRecord } from '../store/port/templates.ts';
-import { inSpan, tracingOn } from '../tracing/tracer.ts';
+import { inSpan, processContext, tracingOn } from '../tracing/tracer.ts';
 import { hasLiquid, type LiquidSource, TEXT_FIELDS } from './fields.ts';
 import { closestLocale } from './locale.ts';
 import { RenderError } from './render-error.ts';
@@ -13,6 +13,8 @@ import { createRenderPool, type RenderPool } from './render-pool.ts';
 
 /** What rendering one notification reads of it (a NotificationRecord has all of it). */
 export interface RenderInput {
+  /** The notification's id: rendered while it is processed, the render is a child of its `process` span. */
+  id?: string;
   tenant: string;
   channel: Channel;
   priority: Priority;
@@ -201,6 +203,7 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
               if (rendered.locale !== undefined) span?.setAttribute('herald.locale', rendered.locale);
               return rendered;
             },
+            processContext(n.id),
           )
         : renderOne(n),
     preview(template, variables) {

@@ -30,6 +30,10 @@ export interface Tracing {
  * itself: the endpoint, headers and timeout (the exporter), OTEL_TRACES_SAMPLER and its argument,
  * OTEL_BSP_* (the batch processor), OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (the
  * resource; the service is `herald` unless they name another).
+ *
+ * No context manager is registered: every span's parent is passed by hand (tracer.ts), for
+ * AsyncLocalStorage's promise hooks cost every promise the thread makes, traced or not (a fifth
+ * of what tracing cost the API's thread, decision 0039; dropped in 0044).
  */
 export async function startTracing(config: Pick<Config, 'tracing'>): Promise<Tracing | undefined> {
   const t = config.tracing;
@@ -51,8 +55,8 @@ export async function startTracing(config: Pick<Config, 'tracing'>): Promise<Tra
     resource,
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
   });
-  // The global tracer, the AsyncLocalStorage context and the W3C trace-context propagator.
-  provider.register();
+  // The global tracer and the W3C trace-context propagator; no context manager (above).
+  provider.register({ contextManager: null });
   setTracingOn(true);
   return {
     async shutdown() {

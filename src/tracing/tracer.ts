@@ -1,7 +1,6 @@
 import {
   type Attributes,
   type Context,
-  context,
   isSpanContextValid,
   type Link,
   ROOT_CONTEXT,
@@ -54,19 +53,21 @@ export interface SpanSpec {
 }
 
 /**
- * Runs `fn` in a span child of `parent` (the active context by default) that ends when `fn`
- * settles; a rejection marks it failed with the error's name only (an error's text may quote a
- * recipient). Without tracing it runs `fn(undefined)`.
+ * Runs `fn` in a span child of `parent` that ends when `fn` settles; a rejection marks it failed
+ * with the error's name only (an error's text may quote a recipient). Without tracing, or without
+ * a parent, it runs `fn(undefined)`. The parent is always passed by hand: no thread runs a context
+ * manager, whose AsyncLocalStorage promise hooks cost every promise the thread makes, traced or
+ * not (decision 0044).
  */
 export function inSpan<T>(
   name: string,
   spec: SpanSpec,
   fn: (span: Span | undefined) => Promise<T>,
-  parent?: Context,
+  parent: Context | undefined,
 ): Promise<T> {
   // Not an async function: without tracing, the caller's promise is fn's own, no extra turn.
-  if (!on) return fn(undefined);
-  return traced(name, spec, fn, parent ?? context.active());
+  if (!on || parent === undefined) return fn(undefined);
+  return traced(name, spec, fn, parent);
 }
 
 async function traced<T>(
@@ -77,7 +78,7 @@ async function traced<T>(
 ): Promise<T> {
   const span = tracer().startSpan(name, spec, parent);
   try {
-    return await context.with(trace.setSpan(parent, span), () => fn(span));
+    return await fn(span);
   } catch (error) {
     failed(span, error);
     throw error;
@@ -87,15 +88,52 @@ async function traced<T>(
 }
 
 /**
- * Runs `fn` and records it as an event `name` of the span active now (a request's server span),
- * at the time `fn` settled, with how long it took (`herald.wait_ms`) beside `attributes`: a step
- * of the request too short and too frequent to pay for a span of its own (a span costs its
- * ids, its processor's work and its share of the export; decision 0039). Without tracing, or
- * without an active span, it runs `fn` bare.
+ * The context of each notification's `process` span while this thread processes it, by the
+ * notification's id: the parent its render and provider calls read (`processContext`), where an
+ * active context would otherwise have carried it. A notification is processed once at a time.
  */
-export function withEvent<T>(name: string, attributes: Attributes, fn: () => Promise<T>): Promise<T> {
-  if (!on) return fn();
-  const span = trace.getActiveSpan();
+const processing = new Map<string, Context>();
+
+/** Runs `fn` in a span (as `inSpan`) that is the parent of what `processContext(id)` starts meanwhile. */
+export function inProcessSpan<T>(
+  id: string,
+  name: string,
+  spec: SpanSpec,
+  fn: (span: Span | undefined) => Promise<T>,
+  parent: Context,
+): Promise<T> {
+  return inSpan(
+    name,
+    spec,
+    async (span) => {
+      if (span !== undefined) processing.set(id, trace.setSpan(parent, span));
+      try {
+        return await fn(span);
+      } finally {
+        processing.delete(id);
+      }
+    },
+    parent,
+  );
+}
+
+/** The context of notification `id`'s `process` span, while it runs in this thread. */
+export const processContext = (id: string | undefined): Context | undefined =>
+  id === undefined ? undefined : processing.get(id);
+
+/**
+ * Runs `fn` and records it as an event `name` of `span` (a request's server span, or none
+ * when the request is not traced), at the time `fn` settled, with how long it took
+ * (`herald.wait_ms`) beside `attributes`: a step of the request too short and too frequent to pay
+ * for a span of its own (a span costs its ids, its processor's work and its share of the export;
+ * decision 0039). Without a span it runs `fn` bare.
+ */
+export function withEvent<T>(
+  span: Span | undefined,
+  name: string,
+  attributes: Attributes,
+  fn: () => Promise<T>,
+): Promise<T> {
   if (span === undefined) return fn();
   return recorded(span, name, attributes, fn);
 }
@@ -127,13 +165,14 @@ export function failed(span: Span, error: unknown): void {
 }
 
 /**
- * The W3C `traceparent` of the span active in `ctx`, only when it is sampled: the form a
- * notification stores (migration 470) and a callback's request carries. Null otherwise.
+ * The W3C `traceparent` of `span` (a request's server span, passed down by hand: there is no
+ * active context, decision 0044), only when it is sampled: the form a notification
+ * stores (migration 470) and a callback's request carries. Null otherwise.
  */
-export function traceparentOf(ctx: Context = context.active()): string | null {
-  if (!on) return null;
-  const sc = trace.getSpanContext(ctx);
-  if (sc === undefined || !isSpanContextValid(sc) || (sc.traceFlags & TraceFlags.SAMPLED) === 0) return null;
+export function traceparentOf(span: Span | undefined): string | null {
+  if (span === undefined) return null;
+  const sc = span.spanContext();
+  if (!isSpanContextValid(sc) || (sc.traceFlags & TraceFlags.SAMPLED) === 0) return null;
   return `00-${sc.traceId}-${sc.spanId}-01`;
 }
 

@@ -5,11 +5,13 @@ import { HeraldError } from '../errors.ts';
 import { exampleOf, withExample } from '../http/examples.ts';
 import { numericCursor, PageSchema, pageOf } from '../http/page.ts';
 import { literals } from '../http/schema.ts';
+import { requestSpan } from '../http/trace-hooks.ts';
 import type { RouteModule } from '../http/types.ts';
 import type { Metrics } from '../metrics.ts';
 import { PRIORITIES } from '../notifications/model.ts';
 import type { WakeSignal } from '../notifications/wakeup.ts';
 import type { RunRecord } from '../store/port/workflow-runs.ts';
+import { traceparentOf } from '../tracing/tracer.ts';
 import { RUN_STATUSES, STEP_STATUSES, STEP_TYPES, type WorkflowRecord } from './model.ts';
 import { type TriggerBody, triggerWorkflow } from './trigger.ts';
 
@@ -169,6 +171,7 @@ export const workflowRunRoutes: RouteModule<CoreDeps & { metrics?: Metrics; runs
         request.params.key,
         request.body as TriggerBody,
         request.headers['idempotency-key'],
+        traceparentOf(requestSpan(request)),
       );
       if (status === 201 && answer.runs)
         deps.metrics?.workflowRuns.inc({ status: 'RUNNING' }, answer.runs.length);

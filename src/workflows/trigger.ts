@@ -11,7 +11,6 @@ import type { Priority } from '../notifications/model.ts';
 import type { WakeSignal } from '../notifications/wakeup.ts';
 import type { NewTrigger } from '../store/port/workflow-runs.ts';
 import { canonicalLocale, LOCALE_MESSAGE } from '../templates/locale.ts';
-import { traceparentOf } from '../tracing/tracer.ts';
 
 /** A trigger's body once its schema held (run-routes.ts). */
 export interface TriggerBody {
@@ -58,6 +57,8 @@ export async function triggerWorkflow(
   key: string,
   body: TriggerBody,
   idempotencyKey: string | undefined,
+  /** The trigger request's sampled `traceparent` (tracing/tracer.ts `traceparentOf`), or null. */
+  traceContext: string | null,
 ): Promise<{ status: 200 | 201; answer: TriggerAnswer }> {
   const { store, clock } = deps;
   const now = clock.now();
@@ -112,7 +113,7 @@ export async function triggerWorkflow(
     answer: JSON.stringify(answer),
     createdAt: now,
     // The trigger request's span (when sampled): every notification of its runs is processed in its trace.
-    traceContext: traceparentOf(),
+    traceContext,
   };
   const hit = await store.workflowRuns.trigger(trigger, runs, since);
   if (hit) return replay(hit);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CallbackRecord } from '../../src/store/port/callbacks.ts';
+import type { CallbackRecord, WaitingMessage } from '../../src/store/port/callbacks.ts';
 import type { Store } from '../../src/store/port/index.ts';
 import { T0 } from './queue-fixtures.ts';
 import { freshStores } from './suites.ts';
@@ -30,7 +30,7 @@ const waiting = (id: string, notificationId: string, attempts = 0, dueAt = T0) =
 });
 
 /** Puts messages in cb1's outbox the way the sender does: a head step that records them. */
-async function toOutbox(store: Store, messages: ReturnType<typeof waiting>[]): Promise<void> {
+async function toOutbox(store: Store, messages: WaitingMessage[]): Promise<void> {
   const from = await store.callbacks.leaseHead('cb1', 'head', T0, T0 + 10_000);
   assert.ok(from !== undefined);
   const progress = { attempts: [], waiting: messages };
@@ -128,6 +128,21 @@ export function callbacksSuite(name: string, open: () => Promise<Store>): void {
       assert.equal(await store.callbacks.leaseHead('cb1', 'w2', T0 + 40_001, T0 + 50_000), 'c1');
       await store.callbacks.disable('cb1', '410', T0 + 40_002);
       assert.equal(await store.callbacks.leaseHead('cb1', 'w2', T0 + 40_003, T0 + 50_000), undefined);
+    });
+
+    it("keeps a waiting message's trace context for its retry", async () => {
+      const store = await fresh();
+      await store.callbacks.create(callback(), 'c0', 10);
+      const traceContext = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      await toOutbox(store, [{ ...waiting('t1', 'nT'), traceContext }, waiting('u1', 'nU')]);
+      const claimed = await store.callbacks.claim('cb1', 'w1', T0, T0 + 30_000, 10);
+      assert.deepEqual(
+        claimed.map((m) => [m.id, m.traceContext]),
+        [
+          ['t1', traceContext],
+          ['u1', undefined],
+        ],
+      );
     });
 
     it("claims a notification's messages one at a time, in order, and fences completions by lease", async () => {

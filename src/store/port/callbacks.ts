@@ -34,6 +34,8 @@ export interface WaitingMessage {
   dueAt: number;
   /** When the status change happened: the 24 h of retries count from it. */
   createdAt: number;
+  /** The notification's stored `traceparent`: a retry's POST continues its trace too. */
+  traceContext?: string;
 }
 
 /** An attempt to record for GET /callbacks/{id}/deliveries. */
@@ -63,7 +65,7 @@ export interface LeasedMessage {
   createdAt: number;
   /**
    * The notification's stored `traceparent`, read with the change from the status log: the POST
-   * continues its trace (docs/tracing.md). Absent on a retry from the outbox, which keeps no trace.
+   * continues its trace (docs/tracing.md); a retry reads it from the outbox, which keeps it.
    */
   traceContext?: string;
 }

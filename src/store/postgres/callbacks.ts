@@ -95,10 +95,12 @@ export function createPostgresCallbacks(sql: Sql): CallbackStore {
         if (moved.count === 0) return false;
         await insertAttempts(tx, progress.attempts, now);
         if (progress.waiting.length > 0) {
-          await tx`INSERT INTO callback_messages (id, callback_id, notification_id, body, state, attempts, due_at, created_at)
-            SELECT id, "callbackId", "notificationId", body, 'pending', attempts, "dueAt", "createdAt"
+          await tx`INSERT INTO callback_messages (id, callback_id, notification_id, body, state, attempts, due_at, created_at,
+              trace_context)
+            SELECT id, "callbackId", "notificationId", body, 'pending', attempts, "dueAt", "createdAt", "traceContext"
             FROM json_to_recordset(${json(progress.waiting)}::text::json)
-              AS m(id text, "callbackId" text, "notificationId" text, body text, attempts int, "dueAt" bigint, "createdAt" bigint)
+              AS m(id text, "callbackId" text, "notificationId" text, body text, attempts int, "dueAt" bigint, "createdAt" bigint,
+                "traceContext" text)
             ON CONFLICT (id) DO NOTHING`;
         }
         return true;
@@ -133,7 +135,7 @@ export function createPostgresCallbacks(sql: Sql): CallbackStore {
            FOR UPDATE SKIP LOCKED)
         UPDATE callback_messages m SET lease_owner = ${owner}, lease_until = ${leaseUntil}, attempts = m.attempts + 1
           FROM c WHERE m.seq = c.seq
-        RETURNING m.id, m.callback_id, m.notification_id, m.body, m.attempts, m.created_at`;
+        RETURNING m.id, m.callback_id, m.notification_id, m.body, m.attempts, m.created_at, m.trace_context`;
       return rows.map(leasedFromRow);
     },
     async complete(owner, attempts, now) {

@@ -50,8 +50,9 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
     'UPDATE callbacks SET cursor = ?, head_lease_until = ? WHERE id = ? AND head_owner = ? AND cursor = ?',
   );
   const addWaiting = db.prepare(
-    `INSERT INTO callback_messages (id, callback_id, notification_id, body, state, attempts, due_at, created_at)
-     VALUES (?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    `INSERT INTO callback_messages (id, callback_id, notification_id, body, state, attempts, due_at, created_at,
+       trace_context)
+     VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
   );
   const pendingAmong = db
     .prepare(
@@ -83,7 +84,7 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
     .pluck();
   const lease = db.prepare(
     `UPDATE callback_messages SET lease_owner = ?, lease_until = ?, attempts = attempts + 1 WHERE seq = ?
-     RETURNING id, callback_id, notification_id, body, attempts, created_at`,
+     RETURNING id, callback_id, notification_id, body, attempts, created_at, trace_context`,
   );
   const settle = db.prepare(
     `UPDATE callback_messages SET state = ?, due_at = ?, lease_owner = NULL, lease_until = NULL
@@ -114,7 +115,16 @@ export function createSqliteCallbacks(db: SqliteDb): CallbackStore {
       if (moveHead.run(to, until, id, owner, from).changes === 0) return false;
       for (const a of progress.attempts) recordAttempt(a, now);
       for (const m of progress.waiting)
-        addWaiting.run(m.id, m.callbackId, m.notificationId, m.body, m.attempts, m.dueAt, m.createdAt);
+        addWaiting.run(
+          m.id,
+          m.callbackId,
+          m.notificationId,
+          m.body,
+          m.attempts,
+          m.dueAt,
+          m.createdAt,
+          m.traceContext ?? null,
+        );
       return true;
     },
   );
