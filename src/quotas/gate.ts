@@ -171,6 +171,14 @@ export function createQuotaGate({ store, clock, source, metrics }: QuotaGateDeps
   const quotas = new Map<string, TenantQuota>();
   let timer: NodeJS.Timeout | undefined;
   let syncing: Promise<void> | undefined;
+  // What this process read from the store before a tenant's last local change is older than that
+  // change: a reload whose list began before a PUT answered here must not drop or undo it.
+  let changes = 0;
+  const changedAt = new Map<string, number>();
+  const changed = (tenant: string) => changedAt.set(tenant, ++changes);
+  const changedSince = (tenant: string, since: number) => (changedAt.get(tenant) ?? 0) > since;
+  /** Tenants whose quota is being removed: their rows may still show in a list. */
+  const removing = new Set<string>();
 
   /** Takes every held token of `q` off it, to hand back. */
   const takeHeld = (tenant: string, q: TenantQuota, idleBefore = Number.POSITIVE_INFINITY) => {
@@ -191,6 +199,7 @@ export function createQuotaGate({ store, clock, source, metrics }: QuotaGateDeps
 
   const apply = async (tenant: string, limits: QuotaLimits, updatedAt: number) => {
     const old = quotas.get(tenant);
+    changed(tenant);
     // The rows stay: today's count goes on, and a lease refills a bucket by the new limits.
     if (old) {
       countAccepted(tenant, old);
@@ -200,6 +209,7 @@ export function createQuotaGate({ store, clock, source, metrics }: QuotaGateDeps
   };
 
   const drop = async (tenant: string) => {
+    changed(tenant);
     const q = quotas.get(tenant);
     if (!q) return;
     countAccepted(tenant, q);
@@ -211,14 +221,17 @@ export function createQuotaGate({ store, clock, source, metrics }: QuotaGateDeps
   };
 
   const reload = async () => {
+    const since = changes;
     const records = await store.list();
+    // A tenant changed here since the list began keeps its change (the next reload reads it again).
+    const stale = (tenant: string) => removing.has(tenant) || changedSince(tenant, since);
     const seen = new Set<string>();
     for (const r of records) {
       seen.add(r.tenant);
-      if (quotas.get(r.tenant)?.json !== JSON.stringify(r.limits))
+      if (!stale(r.tenant) && quotas.get(r.tenant)?.json !== JSON.stringify(r.limits))
         await apply(r.tenant, r.limits, r.updatedAt);
     }
-    for (const tenant of [...quotas.keys()]) if (!seen.has(tenant)) await drop(tenant);
+    for (const tenant of [...quotas.keys()]) if (!seen.has(tenant) && !stale(tenant)) await drop(tenant);
   };
 
   const readUsage = async (day: string) => {
@@ -409,11 +422,14 @@ export function createQuotaGate({ store, clock, source, metrics }: QuotaGateDeps
       return viewOf(tenant, quotas.get(tenant) as TenantQuota);
     },
     async view(tenant) {
+      const since = changes;
       const record = await store.get(tenant);
-      if (!record) return undefined;
-      if (quotas.get(tenant)?.json !== JSON.stringify(record.limits))
+      // A change made here since the read is newer than the record: it answers.
+      const newer = changedSince(tenant, since);
+      if (!newer && record && quotas.get(tenant)?.json !== JSON.stringify(record.limits))
         await apply(tenant, record.limits, record.updatedAt);
-      return viewOf(tenant, quotas.get(tenant) as TenantQuota);
+      const q = newer || record ? quotas.get(tenant) : undefined;
+      return q && viewOf(tenant, q);
     },
     async list() {
       await reload();
@@ -422,8 +438,14 @@ export function createQuotaGate({ store, clock, source, metrics }: QuotaGateDeps
       return views.sort((a, b) => (a.tenant < b.tenant ? -1 : 1));
     },
     async remove(tenant) {
-      await drop(tenant);
-      return store.remove(tenant);
+      removing.add(tenant);
+      try {
+        await drop(tenant);
+        return await store.remove(tenant);
+      } finally {
+        removing.delete(tenant);
+        changed(tenant);
+      }
     },
     async start() {
       await reload();
