@@ -191,6 +191,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     for (const record of result.claimed) {
       if (record.priority !== 'CRITICAL') continue;
       trace.mark(record.seq, 'claimStart', began);
+      trace.mark(record.seq, 'accepted', record.createdAt);
       trace.via(record.seq, 'claimStart', via);
       trace.mark(record.seq, 'claimCommitted', ended);
     }

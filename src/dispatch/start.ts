@@ -106,6 +106,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
   });
   const { traceFile } = deps.config.dispatch;
   const trace = traceFile === undefined ? undefined : createUrgentTrace(traceFile);
+  const stopHints = trace && deps.wakeup.onUrgent(() => trace.hinted());
   const scheduler = createScheduler({
     store: deps.store,
     providers,
@@ -164,6 +165,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
       await worker.stop(Math.min(deps.config.dispatch.leaseMs, 10_000));
       await callbacks.close();
       await providers.close();
+      stopHints?.();
       await trace?.close();
     },
   };
