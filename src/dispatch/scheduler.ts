@@ -39,6 +39,14 @@ export function urgentShare(all: ClaimBudget): ClaimBudget {
   };
 }
 
+/**
+ * A step's budget beside the urgent lane: CRITICAL and HIGH are the lane's to claim, so the step
+ * only counts their ready rows (ClaimBudget.toLane) and never holds one until its bulk commits.
+ */
+export function stepShare(all: ClaimBudget): ClaimBudget {
+  return { ...all, toLane: PRIORITIES.map((priority) => isUrgent(priority)) };
+}
+
 /** What a scheduler is built from (house style: plain arguments, no container). */
 export interface SchedulerDeps {
   store: Store;
@@ -62,6 +70,11 @@ export interface SchedulerDeps {
   onStatusChanged?: () => void;
   /** Marks the stages of each CRITICAL's way (HERALD_DISPATCH_TRACE); absent, nothing is marked. */
   trace?: UrgentTrace;
+  /**
+   * Only the urgent lane claims CRITICAL and HIGH; steps leave them to it (the worker's loop, where
+   * the lane runs beside the step: PostgreSQL). Absent, a step claims every priority.
+   */
+  urgentInLane?: boolean;
 }
 
 /** One scheduler step's outcome, for tests and the run loop. */
@@ -74,6 +87,8 @@ export type StepResult = CycleResult;
  */
 export interface Scheduler {
   readonly owner: string;
+  /** Steps leave CRITICAL and HIGH to the urgent lane (SchedulerDeps.urgentInLane). */
+  readonly urgentInLane: boolean;
   /** One cycle; `claim: false` only writes completions (and promotes/reaps). */
   step(claim?: boolean): Promise<StepResult>;
   /** Sends in progress. */
@@ -325,6 +340,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
 
   const scheduler: Scheduler = {
     owner,
+    urgentInLane: deps.urgentInLane === true,
     async step(claim = true) {
       // Top up the shared-limit pools before the budget reads them (a no-op without sharing).
       if (claim) await shared?.sync();
@@ -340,12 +356,16 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       const began = preciseNow();
       let result: CycleResult;
       try {
-        result = await store.queue.cycle(cycleInput(now, completions, claim ? budget() : undefined));
+        const claimBudget = claim ? (deps.urgentInLane ? stepShare(budget()) : budget()) : undefined;
+        result = await store.queue.cycle(cycleInput(now, completions, claimBudget));
       } catch (error) {
         buffer = completions.concat(buffer); // keep them for the next try
         throw error;
       }
       traceCycle(began, result, completions, 'step');
+      // Ready CRITICAL or HIGH rows this step left to the lane (a hint on its way, or none coming:
+      // promoted, reaped, redriven, a lost NOTIFY): the lane claims them beside the next step.
+      if (result.forLane) scheduler.claimUrgent();
       backlog = result.backlog;
       nextDue = result.nextDueAt;
       // One controller for the step's sends: they start at the same moment, so the lease timeout

@@ -119,6 +119,9 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     preferencesUrl: preferencesLinks(deps),
     onStatusChanged: statusChanged,
     trace,
+    // Where the lane runs beside the step, on a connection of its own (PostgreSQL), a CRITICAL a
+    // step claimed would wait for that step's bulk to commit: steps leave CRITICAL and HIGH to it.
+    urgentInLane: !deps.store.capabilities.oneWriter,
   });
   const worker = createWorker({
     scheduler,

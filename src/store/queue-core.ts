@@ -158,6 +158,11 @@ export interface QueueDriver {
     limit: number,
     caps: Record<Channel, number>,
   ): Awaitable<PriorityClaim>;
+  /**
+   * How many ready rows of one priority wait in these channels, counting up to `upTo` at most,
+   * without locking any: a claim that leaves the priority to the urgent lane (ClaimBudget.toLane).
+   */
+  readyCount(priority: number, channels: readonly Channel[], upTo: number): Awaitable<number>;
   /** Recent pauses, newest first (the table holds a few rows). */
   pauses(limit: number): Awaitable<PauseEntry[]>;
   /** Whether this notification has a THROTTLED event at or after `since`. */
@@ -353,7 +358,13 @@ function* claimInOrder(
   leaseUntil: number,
   budget: ClaimBudget,
   writes: CycleWrites,
-): Program<{ claimed: NotificationRecord[]; expired: number; backlog: boolean[]; suppressed: number }> {
+): Program<{
+  claimed: NotificationRecord[];
+  expired: number;
+  backlog: boolean[];
+  suppressed: number;
+  forLane: boolean;
+}> {
   const view = pauseView(yield* call((d) => d.pauses(PAUSE_HISTORY)));
   const claimed: NotificationRecord[] = [];
   const backlog = [false, false, false, false];
@@ -363,6 +374,7 @@ function* claimInOrder(
   let expired = 0;
   let shared = 0;
   let stop = false;
+  let forLane = false;
   for (const [priority, priorityLimit] of budget.perPriority.entries()) {
     const open = priority === 0 ? priorityLimit : Math.min(priorityLimit, budget.sharedLimit - shared);
     let limit = stop ? 0 : Math.max(0, open);
@@ -374,6 +386,18 @@ function* claimInOrder(
     // Nothing to take: the backlog flag of a priority with rows but no budget is still needed,
     // so skip only when no channel has room either.
     if (limit === 0 && CHANNELS.every((c) => caps[c] === 0)) continue;
+    if (budget.toLane?.[priority]) {
+      // The urgent lane claims these beside this cycle: taking or locking one here would hold it
+      // until this cycle commits, behind its bulk work. Rows within the limit are the lane's to
+      // take; more than that is a backlog, as for a claim that left rows behind.
+      const roomy = CHANNELS.filter((c) => caps[c] > 0);
+      const ready = roomy.length === 0 ? 0 : yield* call((d) => d.readyCount(priority, roomy, limit + 1));
+      if (ready > 0) forLane = true;
+      backlog[priority] = ready > limit;
+      if (priority > 0) shared += Math.min(ready, limit);
+      if (ready > limit) stop = true;
+      continue;
+    }
     for (let round = 1; ; round++) {
       const result = yield* call((d) => d.claimPriority(owner, now, leaseUntil, priority, limit, caps));
       for (const seq of result.expired) events.push({ seq, type: 'EXPIRED' });
@@ -417,7 +441,7 @@ function* claimInOrder(
     }
   }
   yield* applyTransitions([...stopped.values()], now, writes);
-  return { claimed, expired, backlog, suppressed: stopped.size };
+  return { claimed, expired, backlog, suppressed: stopped.size, forLane };
 }
 
 /**
@@ -618,7 +642,7 @@ export function* cycleProgram(input: CycleInput, turns: PromotionTurns): Program
   );
   const outcome = input.claim
     ? yield* claimInOrder(owner, now, input.leaseUntil, input.claim, writes)
-    : { claimed: [], expired: 0, backlog: [false, false, false, false], suppressed: 0 };
+    : { claimed: [], expired: 0, backlog: [false, false, false, false], suppressed: 0, forLane: false };
   const stale = input.completions.filter((c) => !applied.has(c.seq)).map((c) => c.seq);
   const { events } = writes;
   if (events.length > 0) yield* call((d) => d.appendEvents(events, now));

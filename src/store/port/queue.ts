@@ -14,6 +14,13 @@ export interface ClaimBudget {
    * and concurrency, less what is reserved for higher priorities); a missing channel claims nothing.
    */
   perChannel: ReadonlyArray<Partial<Record<Channel, number>>>;
+  /**
+   * Index = priority rank: that priority is the urgent lane's to claim (a worker's steps beside
+   * the lane on PostgreSQL). The claim takes none of its rows and locks none: it counts the ready
+   * ones in the channels with room, up to its limit and one more, for the backlog flag and
+   * `forLane`.
+   */
+  toLane?: readonly boolean[];
 }
 
 /**
@@ -60,6 +67,8 @@ export interface CycleResult {
   reaped: number;
   /** Index = priority rank: ready rows of that priority remain unclaimed in unpaused queues. */
   backlog: boolean[];
+  /** The claim found ready rows of a priority it leaves to the urgent lane (`claim.toLane`). */
+  forLane: boolean;
   /**
    * The earliest due_at among waiting rows, to sleep until then. A cycle that promotes nothing
    * (`promoteLimit: 0`, the urgent lane) does not read it: it answers the earliest due_at it gave

@@ -158,6 +158,13 @@ function driverOn(tx: Query, countOutcomes: OutcomeCounter): QueueDriver {
        WHERE queue_state = 'leased' AND lease_until < ${now}
        ORDER BY lease_until, seq LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
     claimPriority: claimPriorityOn(tx),
+    // The priority a literal, so that the count reads its range of the ready index; no lock taken.
+    async readyCount(priority, channels, upTo) {
+      const [row] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM (SELECT 1 FROM notifications
+        WHERE ${tx.unsafe(readyIndexed())} AND priority = ${tx.unsafe(String(priority))}
+          AND channel = ANY(${channels as string[]}::text[]) LIMIT ${upTo}) r`;
+      return row?.n ?? 0;
+    },
     pauses: (limit) => tx<PauseEntry[]>`SELECT priority, channel, paused_at AS "pausedAt",
       resumed_at AS "resumedAt" FROM queue_pauses ORDER BY id DESC LIMIT ${limit}`,
     async hasThrottled(seq, since) {

@@ -76,6 +76,13 @@ function createDriver(db: SqliteDb): QueueDriver {
          WHERE queue_state = 'waiting' AND priority = ? AND due_at <= ? LIMIT ?)`,
     )
     .pluck();
+  // How many rows of a cell are ready, counting up to a given number (a range of the ready index).
+  const readyUpTo = db
+    .prepare(
+      `SELECT COUNT(*) FROM (SELECT 1 FROM notifications
+         WHERE ${readyIndexed()} AND priority = ? AND channel = ? LIMIT ?)`,
+    )
+    .pluck();
   // The next tenant's first entry, which holds its earliest due_at.
   const nextTenant = db.prepare(
     `SELECT tenant, due_at FROM notifications WHERE queue_state = 'waiting' AND priority = ? AND tenant > ?
@@ -181,6 +188,11 @@ function createDriver(db: SqliteDb): QueueDriver {
     promoteDue: (priority, now, limit) => promoteAll(due.all(priority, now, limit) as number[]),
     expiredLeases: (now, limit) => expiredLeases.all(now, limit) as ExpiredLease[],
     claimPriority,
+    readyCount: (priority, channels, upTo) =>
+      Math.min(
+        upTo,
+        channels.reduce((n, channel) => n + (readyUpTo.get(priority, channel, upTo) as number), 0),
+      ),
     pauses: (limit) => pauses.all(limit) as PauseEntry[],
     hasThrottled: (seq, since) => hasThrottled.get(seq, since) !== undefined,
     nextDueAt: () => (nextDue.get() as number | null) ?? null,

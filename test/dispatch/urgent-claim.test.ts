@@ -1,0 +1,103 @@
+// Issue 48, PostgreSQL: a CRITICAL committed while the worker's loop runs a LOW step must not be
+// claimed by that step, which would hold it (locked, its claim uncommitted) until the step's bulk
+// commits. Here the LOW step is held inside its transaction after its claims: its delivery-history
+// write waits for a table lock another connection holds (a deterministic gate, released by the
+// test). The CRITICAL was committed before the step began, so the step's claim could take it; the
+// urgent lane must claim and send it while the step is held. Before steps left CRITICAL to the
+// lane, the step took it and the lane's claim skipped the locked row. Nothing here is timed.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import postgres from 'postgres';
+import { manualClock } from '../../src/clock.ts';
+import { createPostgresStore } from '../../src/store/postgres/index.ts';
+import { testConfig } from '../helpers/config.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
+import { newNotification, read, seedMany, T0 } from '../store/queue-fixtures.ts';
+import { closeProviders, schedulerFor, scriptedProvider } from './harness.ts';
+
+after(() => stopSharedPostgres());
+
+describe("the urgent lane's claim on PostgreSQL", () => {
+  it('sends a CRITICAL while the LOW step that began after its commit is held before committing', async () => {
+    const url = await (await sharedPostgres()).createDatabase('herald_urgent_claim');
+    const config = testConfig();
+    const store = await createPostgresStore(url);
+    const other = await createPostgresStore(url);
+    const blocker = postgres(url, { max: 1, onnotice: () => undefined });
+    const env = { config, store, clock: manualClock(T0 + 1000) };
+    const provider = scriptedProvider('email', () => ({ ok: true, providerMessageId: 'm' }));
+    const scheduler = schedulerFor(env, { factories: [() => provider], urgentInLane: true });
+    let release: () => void = () => undefined;
+    let gate: Promise<unknown> = Promise.resolve();
+    let held: Promise<unknown> = Promise.resolve();
+    try {
+      const low = newNotification({ priority: 'LOW', createdAt: T0 });
+      await seedMany(other, [low]);
+      const first = await scheduler.step();
+      assert.deepEqual(
+        first.claimed.map((n) => n.id),
+        [low.id],
+      );
+      await eventually(() => scheduler.pendingForStep() === 1, 30_000, "LOW's completion");
+
+      // The CRITICAL is committed; no wake-up tells the lane yet (the test stands for it below).
+      const critical = newNotification({ priority: 'CRITICAL', createdAt: T0 + 1 });
+      await seedMany(other, [critical]);
+
+      // The gate: the step that writes LOW's completion counts it into the delivery history,
+      // its last statement, after its claims; that write waits for this lock.
+      let locked: () => void = () => undefined;
+      const lockTaken = new Promise<void>((resolve) => {
+        locked = resolve;
+      });
+      gate = blocker.begin(async (tx) => {
+        await tx`LOCK TABLE outcome_counts IN SHARE MODE`;
+        await new Promise<void>((resolve) => {
+          release = resolve;
+          locked();
+        });
+      });
+      await lockTaken;
+      let stepDone = false;
+      held = scheduler.step().finally(() => {
+        stepDone = true;
+      });
+      await eventually(
+        async () => {
+          const [row] = await other.sql<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted`;
+          return (row?.n ?? 0) > 0;
+        },
+        30_000,
+        'the LOW step to wait for the lock',
+      );
+
+      // The wake-up of the CRITICAL's commit reaches the worker: its lane claims it.
+      scheduler.claimUrgent();
+      await eventually(
+        () => provider.calls.some((m) => m.notificationId === critical.id),
+        30_000,
+        'the CRITICAL to be claimed and sent while the LOW step is held',
+      );
+      assert.equal(stepDone, false, 'the LOW step still waits for the lock');
+      assert.equal((await read(other, low.id)).record.status, 'PROCESSING');
+
+      release();
+      await gate;
+      await held;
+      await scheduler.drained();
+      await scheduler.step(false);
+      assert.equal((await read(other, low.id)).record.status, 'SENT');
+      assert.equal((await read(other, critical.id)).record.status, 'SENT');
+    } finally {
+      // Whatever failed: open the gate, so that the held step ends before the stores close.
+      release();
+      await Promise.allSettled([gate, held]);
+      await closeProviders(scheduler);
+      await blocker.end({ timeout: 1 });
+      await store.close();
+      await other.close();
+    }
+  });
+});
