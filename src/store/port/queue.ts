@@ -15,12 +15,13 @@ export interface ClaimBudget {
    */
   perChannel: ReadonlyArray<Partial<Record<Channel, number>>>;
   /**
-   * Index = priority rank: that priority is the urgent lane's to claim (a worker's steps beside
-   * the lane on PostgreSQL). The claim takes none of its rows and locks none: it counts the ready
-   * ones in the channels with room, up to its limit and one more, for the backlog flag and
-   * `forLane`.
+   * Priorities the urgent lane claims (a worker's steps beside the lane on PostgreSQL).
+   * `priorities`, index = priority rank: the claim takes none of that priority's rows and locks
+   * none; it counts the ready ones in the channels with room, up to its limit and one more, for
+   * the backlog flag. `before`: a ready row of theirs that has waited since before it, or that
+   * this cycle promoted, was announced by no wake-up in time (`forLane`).
    */
-  toLane?: readonly boolean[];
+  toLane?: { priorities: readonly boolean[]; before: number };
 }
 
 /**
@@ -67,7 +68,10 @@ export interface CycleResult {
   reaped: number;
   /** Index = priority rank: ready rows of that priority remain unclaimed in unpaused queues. */
   backlog: boolean[];
-  /** The claim found ready rows of a priority it leaves to the urgent lane (`claim.toLane`). */
+  /**
+   * Ready rows of a priority left to the urgent lane (`claim.toLane`) that no wake-up announced:
+   * promoted by this cycle, or waiting since before `toLane.before`. The lane should claim now.
+   */
   forLane: boolean;
   /**
    * The earliest due_at among waiting rows, to sleep until then. A cycle that promotes nothing
