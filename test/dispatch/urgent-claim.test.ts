@@ -7,11 +7,11 @@
 // lane, the step took it and the lane's claim skipped the locked row. Nothing here is timed.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import postgres from 'postgres';
 import { manualClock } from '../../src/clock.ts';
 import { createPostgresStore } from '../../src/store/postgres/index.ts';
 import { testConfig } from '../helpers/config.ts';
 import { eventually } from '../helpers/eventually.ts';
+import { type HeldStep, holdStep } from '../helpers/held-step.ts';
 import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
 import { newNotification, read, seedMany, T0 } from '../store/queue-fixtures.ts';
 import { closeProviders, schedulerFor, scriptedProvider } from './harness.ts';
@@ -24,13 +24,10 @@ describe("the urgent lane's claim on PostgreSQL", () => {
     const config = testConfig();
     const store = await createPostgresStore(url);
     const other = await createPostgresStore(url);
-    const blocker = postgres(url, { max: 1, onnotice: () => undefined });
     const env = { config, store, clock: manualClock(T0 + 1000) };
     const provider = scriptedProvider('email', () => ({ ok: true, providerMessageId: 'm' }));
     const scheduler = schedulerFor(env, { factories: [() => provider], urgentInLane: true });
-    let release: () => void = () => undefined;
-    let gate: Promise<unknown> = Promise.resolve();
-    let held: Promise<unknown> = Promise.resolve();
+    let held: HeldStep | undefined;
     try {
       const low = newNotification({ priority: 'LOW', createdAt: T0 });
       await seedMany(other, [low]);
@@ -47,30 +44,11 @@ describe("the urgent lane's claim on PostgreSQL", () => {
 
       // The gate: the step that writes LOW's completion counts it into the delivery history,
       // its last statement, after its claims; that write waits for this lock.
-      let locked: () => void = () => undefined;
-      const lockTaken = new Promise<void>((resolve) => {
-        locked = resolve;
-      });
-      gate = blocker.begin(async (tx) => {
-        await tx`LOCK TABLE outcome_counts IN SHARE MODE`;
-        await new Promise<void>((resolve) => {
-          release = resolve;
-          locked();
-        });
-      });
-      await lockTaken;
-      let stepDone = false;
-      held = scheduler.step().finally(() => {
-        stepDone = true;
-      });
-      await eventually(
-        async () => {
-          const [row] = await other.sql<{ n: number }[]>`
-          SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted`;
-          return (row?.n ?? 0) > 0;
-        },
-        30_000,
-        'the LOW step to wait for the lock',
+      held = await holdStep(
+        url,
+        (tx) => tx`LOCK TABLE outcome_counts IN SHARE MODE`,
+        () => scheduler.step(),
+        other.sql,
       );
 
       // The wake-up of the CRITICAL's commit reaches the worker: its lane claims it.
@@ -80,22 +58,18 @@ describe("the urgent lane's claim on PostgreSQL", () => {
         30_000,
         'the CRITICAL to be claimed and sent while the LOW step is held',
       );
-      assert.equal(stepDone, false, 'the LOW step still waits for the lock');
+      assert.equal(held.done(), false, 'the LOW step still waits for the lock');
       assert.equal((await read(other, low.id)).record.status, 'PROCESSING');
 
-      release();
-      await gate;
-      await held;
+      await held.release();
       await scheduler.drained();
       await scheduler.step(false);
       assert.equal((await read(other, low.id)).record.status, 'SENT');
       assert.equal((await read(other, critical.id)).record.status, 'SENT');
     } finally {
       // Whatever failed: open the gate, so that the held step ends before the stores close.
-      release();
-      await Promise.allSettled([gate, held]);
+      await held?.close();
       await closeProviders(scheduler);
-      await blocker.end({ timeout: 1 });
       await store.close();
       await other.close();
     }
