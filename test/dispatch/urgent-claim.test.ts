@@ -7,37 +7,21 @@
 // lane, the step took it and the lane's claim skipped the locked row. Nothing here is timed.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { manualClock } from '../../src/clock.ts';
-import { createPostgresStore } from '../../src/store/postgres/index.ts';
-import { testConfig } from '../helpers/config.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { type HeldStep, holdStep } from '../helpers/held-step.ts';
-import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
+import { stopSharedPostgres } from '../helpers/postgres.ts';
 import { newNotification, read, seedMany, T0 } from '../store/queue-fixtures.ts';
-import { closeProviders, schedulerFor, scriptedProvider } from './harness.ts';
+import { laneRig } from './lane-rig.ts';
 
 after(() => stopSharedPostgres());
 
 describe("the urgent lane's claim on PostgreSQL", () => {
   it('sends a CRITICAL while the LOW step that began after its commit is held before committing', async () => {
-    const url = await (await sharedPostgres()).createDatabase('herald_urgent_claim');
-    const config = testConfig();
-    const store = await createPostgresStore(url);
-    const other = await createPostgresStore(url);
-    const env = { config, store, clock: manualClock(T0 + 1000) };
-    const provider = scriptedProvider('email', () => ({ ok: true, providerMessageId: 'm' }));
-    const scheduler = schedulerFor(env, { factories: [() => provider], urgentInLane: true });
+    const { url, other, scheduler, provider, low, close } = await laneRig('herald_urgent_claim', {
+      urgentInLane: true,
+    });
     let held: HeldStep | undefined;
     try {
-      const low = newNotification({ priority: 'LOW', createdAt: T0 });
-      await seedMany(other, [low]);
-      const first = await scheduler.step();
-      assert.deepEqual(
-        first.claimed.map((n) => n.id),
-        [low.id],
-      );
-      await eventually(() => scheduler.pendingForStep() === 1, 30_000, "LOW's completion");
-
       // The CRITICAL is committed; no wake-up tells the lane yet (the test stands for it below).
       const critical = newNotification({ priority: 'CRITICAL', createdAt: T0 + 1 });
       await seedMany(other, [critical]);
@@ -69,9 +53,7 @@ describe("the urgent lane's claim on PostgreSQL", () => {
     } finally {
       // Whatever failed: open the gate, so that the held step ends before the stores close.
       await held?.close();
-      await closeProviders(scheduler);
-      await store.close();
-      await other.close();
+      await close();
     }
   });
 });

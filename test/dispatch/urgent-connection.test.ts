@@ -5,39 +5,21 @@
 // its BEGIN waited for the held step's transaction to end. Nothing here is timed.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { manualClock } from '../../src/clock.ts';
-import { createPostgresStore } from '../../src/store/postgres/index.ts';
-import { testConfig } from '../helpers/config.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { type HeldStep, holdStep } from '../helpers/held-step.ts';
-import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
+import { stopSharedPostgres } from '../helpers/postgres.ts';
 import { newNotification, read, seedMany, T0 } from '../store/queue-fixtures.ts';
-import { closeProviders, schedulerFor, scriptedProvider } from './harness.ts';
+import { laneRig } from './lane-rig.ts';
 
 after(() => stopSharedPostgres());
 
 describe('the urgent lane on PostgreSQL', () => {
   it('reaches SENT while a LOW step holds the only pool connection, blocked by a lock', async () => {
-    const url = await (await sharedPostgres()).createDatabase('herald_urgent_connection');
-    const config = testConfig();
-    // The worker's store: a pool of one connection. Another store seeds and reads.
-    const store = await createPostgresStore(url, { max: 1 });
-    const other = await createPostgresStore(url);
-    const env = { config, store, clock: manualClock(T0 + 1000) };
-    const provider = scriptedProvider('email', () => ({ ok: true, providerMessageId: 'm' }));
-    const scheduler = schedulerFor(env, { factories: [() => provider] });
+    const { url, other, scheduler, low, lowSeq, close } = await laneRig('herald_urgent_connection', {
+      pool: 1,
+    });
     let held: HeldStep | undefined;
     try {
-      const low = newNotification({ priority: 'LOW', createdAt: T0 });
-      await seedMany(other, [low]);
-      const first = await scheduler.step();
-      assert.deepEqual(
-        first.claimed.map((n) => n.id),
-        [low.id],
-      );
-      const lowSeq = first.claimed[0]?.seq as number;
-      await eventually(() => scheduler.pendingForStep() === 1, 30_000, "LOW's completion");
-
       // The gate: another connection locks the LOW row, so the step writing its completion
       // waits inside its transaction, on the pool's one connection.
       held = await holdStep(
@@ -64,9 +46,7 @@ describe('the urgent lane on PostgreSQL', () => {
     } finally {
       // Whatever failed: open the gate, so that the held step ends before the stores close.
       await held?.close();
-      await closeProviders(scheduler);
-      await store.close();
-      await other.close();
+      await close();
     }
   });
 });
