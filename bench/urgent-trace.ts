@@ -50,6 +50,8 @@ for (let i = 1; i < STAGES.length; i++) {
   const to = STAGES[i] as Stage;
   console.log(row(`${from} -> ${to}`, between(from, to)));
 }
+console.log(row('accepted -> claimStart (-> PROCESSING)', between('accepted', 'claimStart')));
+console.log(row('accepted -> writeStart (-> SENT)', between('accepted', 'writeStart')));
 console.log(row('claimStart -> writeStart (PROCESSING -> SENT)', between('claimStart', 'writeStart')));
 console.log(row('claimStart -> committed', between('claimStart', 'committed')));
 

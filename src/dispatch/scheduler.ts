@@ -39,6 +39,21 @@ export function urgentShare(all: ClaimBudget): ClaimBudget {
   };
 }
 
+/**
+ * A step's budget beside the urgent lane: CRITICAL and HIGH are the lane's to claim, so the step
+ * only counts their ready rows (ClaimBudget.toLane) and never holds one until its bulk commits.
+ * Their commit's wake-up asks the lane for them; the step asks it only for rows it promoted and
+ * for those ready since before `before` (`graceMs` ago), whose wake-up never came (a redrive, a
+ * resume, a lease reaped, a NOTIFY lost): asked at every step, the lane ran a second, empty
+ * claim cycle for most CRITICALs, behind which the next one's claim waited.
+ */
+export function stepShare(all: ClaimBudget, before: number): ClaimBudget {
+  return { ...all, toLane: { priorities: PRIORITIES.map((priority) => isUrgent(priority)), before } };
+}
+
+/** The urgent lane's two loops: its claims, and its completions' writes. */
+type LanePart = 'claims' | 'writes';
+
 /** What a scheduler is built from (house style: plain arguments, no container). */
 export interface SchedulerDeps {
   store: Store;
@@ -62,6 +77,11 @@ export interface SchedulerDeps {
   onStatusChanged?: () => void;
   /** Marks the stages of each CRITICAL's way (HERALD_DISPATCH_TRACE); absent, nothing is marked. */
   trace?: UrgentTrace;
+  /**
+   * Only the urgent lane claims CRITICAL and HIGH; steps leave them to it (the worker's loop, where
+   * the lane runs beside the step: PostgreSQL). Absent, a step claims every priority.
+   */
+  urgentInLane?: boolean;
 }
 
 /** One scheduler step's outcome, for tests and the run loop. */
@@ -74,6 +94,8 @@ export type StepResult = CycleResult;
  */
 export interface Scheduler {
   readonly owner: string;
+  /** Steps leave CRITICAL and HIGH to the urgent lane (SchedulerDeps.urgentInLane). */
+  readonly urgentInLane: boolean;
   /** One cycle; `claim: false` only writes completions (and promotes/reaps). */
   step(claim?: boolean): Promise<StepResult>;
   /** Sends in progress. */
@@ -131,8 +153,17 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   let urgent: Completion[] = [];
   /** A claim of CRITICAL and HIGH was asked of the urgent lane. */
   let urgentClaim = false;
-  /** The urgent lane's run, while it runs; and how many completions it is writing. */
-  let lane: Promise<void> | undefined;
+  /**
+   * The urgent lane's loops, while they run (LanePart), and how many completions they are writing.
+   * Beside the step (urgentInLane) claims and completions run apart, so that neither waits for a
+   * cycle of the other; else one loop does both.
+   */
+  const running: Record<LanePart, Promise<void> | undefined> = { claims: undefined, writes: undefined };
+  const split = deps.urgentInLane === true;
+  const takesWrites = (part: LanePart) => part === 'writes' || !split;
+  const hasWork = (part: LanePart) =>
+    (part === 'claims' && urgentClaim) || (takesWrites(part) && urgent.length > 0);
+  const lanesDone = () => Promise.all([running.claims, running.writes]);
   let laneWriting = 0;
   let backlog: boolean[] = [false, false, false, false];
   let nextDue: number | null = null;
@@ -191,6 +222,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     for (const record of result.claimed) {
       if (record.priority !== 'CRITICAL') continue;
       trace.mark(record.seq, 'claimStart', began);
+      trace.mark(record.seq, 'accepted', record.createdAt);
       trace.via(record.seq, 'claimStart', via);
       trace.mark(record.seq, 'claimCommitted', ended);
     }
@@ -206,7 +238,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     deps.trace?.mark(completion.seq, 'queued');
     if (isUrgent(priority)) {
       urgent.push(completion);
-      startLane(false);
+      startLane(split ? 'writes' : 'claims', false);
       return;
     }
     buffer.push(completion);
@@ -214,20 +246,20 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   }
 
   /**
-   * Starts the urgent lane unless it runs (it loops while it has work). A claim starts it at once:
-   * on SQLite, before the step the worker has queued behind setImmediate. Completions start it
-   * after the current I/O callbacks, so the sends that finish together are written together.
+   * Starts a loop of the urgent lane unless it runs (it loops while it has work). A claim starts
+   * it at once: on SQLite, before the step the worker has queued behind setImmediate. Completions
+   * start it after the current I/O callbacks, so the sends that finish together are written together.
    */
-  function startLane(now: boolean): void {
-    if (lane) return;
+  function startLane(part: LanePart, now: boolean): void {
+    if (running[part]) return;
     const begin = now ? Promise.resolve() : new Promise<void>((resolve) => setImmediate(resolve));
-    lane = begin
-      .then(runLane)
+    running[part] = begin
+      .then(() => runLane(part))
       .catch((error: unknown) => deps.log.error({ err: error }, 'urgent lane crashed'))
       .finally(() => {
-        lane = undefined;
+        running[part] = undefined;
         // Work that came after the loop's last look and before this.
-        if (urgent.length > 0 || urgentClaim) startLane(urgentClaim);
+        if (hasWork(part)) startLane(part, part === 'claims' && urgentClaim);
       });
   }
 
@@ -237,14 +269,16 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
    * batch (its completions, its claims, its commit). On SQLite a cycle runs between two steps;
    * on PostgreSQL beside the step in progress, on another connection (the rows it touches are
    * leased to this worker or locked with SKIP LOCKED, so the two never wait for each other).
+   * There its claims and its completions run in loops of their own (`part`), each cycle on the
+   * connection the store keeps for urgent claims or for urgent writes.
    */
-  async function runLane(): Promise<void> {
-    while (urgent.length > 0 || urgentClaim) {
-      const completions = urgent;
-      urgent = [];
-      const claim = urgentClaim;
-      urgentClaim = false;
-      laneWriting = completions.length;
+  async function runLane(part: LanePart): Promise<void> {
+    while (hasWork(part)) {
+      const completions = takesWrites(part) ? urgent : [];
+      if (takesWrites(part)) urgent = [];
+      const claim = part === 'claims' && urgentClaim;
+      if (claim) urgentClaim = false;
+      laneWriting += completions.length;
       const now = clock.now();
       const began = preciseNow();
       let result: CycleResult;
@@ -262,7 +296,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         wake?.();
         return;
       } finally {
-        laneWriting = 0;
+        laneWriting -= completions.length;
       }
       traceCycle(began, result, completions, 'lane');
       if (result.claimed.length > 0) {
@@ -324,12 +358,13 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
 
   const scheduler: Scheduler = {
     owner,
+    urgentInLane: deps.urgentInLane === true,
     async step(claim = true) {
       // Top up the shared-limit pools before the budget reads them (a no-op without sharing).
       if (claim) await shared?.sync();
       else {
         // Writing what is left (shutdown, tests): the lane's too, so none is left behind.
-        await lane;
+        await lanesDone();
         buffer = buffer.concat(urgent);
         urgent = [];
       }
@@ -339,12 +374,20 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       const began = preciseNow();
       let result: CycleResult;
       try {
-        result = await store.queue.cycle(cycleInput(now, completions, claim ? budget() : undefined));
+        const claimBudget = claim
+          ? deps.urgentInLane
+            ? stepShare(budget(), now - config.pollMs)
+            : budget()
+          : undefined;
+        result = await store.queue.cycle(cycleInput(now, completions, claimBudget));
       } catch (error) {
         buffer = completions.concat(buffer); // keep them for the next try
         throw error;
       }
       traceCycle(began, result, completions, 'step');
+      // Ready CRITICAL or HIGH rows no wake-up announced (promoted by this step, or ready since
+      // before a poll interval ago: resumed, reaped, a lost NOTIFY): the lane claims them now.
+      if (result.forLane) scheduler.claimUrgent();
       backlog = result.backlog;
       nextDue = result.nextDueAt;
       // One controller for the step's sends: they start at the same moment, so the lease timeout
@@ -364,7 +407,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     pendingForStep: () => buffer.length,
     claimUrgent() {
       urgentClaim = true;
-      startLane(true);
+      startLane('claims', true);
     },
     nextDueAt: () => nextDue,
     settled(ms, signal) {
@@ -382,9 +425,9 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       });
     },
     async drained() {
-      while (flights.size > 0 || lane) {
+      while (flights.size > 0 || running.claims || running.writes) {
         await Promise.all([...flights.values()].map((f) => f.done));
-        await lane;
+        await lanesDone();
       }
     },
     async maintainLeases() {

@@ -106,6 +106,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
   });
   const { traceFile } = deps.config.dispatch;
   const trace = traceFile === undefined ? undefined : createUrgentTrace(traceFile);
+  const stopHints = trace && deps.wakeup.onUrgent(() => trace.hinted());
   const scheduler = createScheduler({
     store: deps.store,
     providers,
@@ -118,6 +119,9 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     preferencesUrl: preferencesLinks(deps),
     onStatusChanged: statusChanged,
     trace,
+    // Where the lane runs beside the step, on a connection of its own (PostgreSQL), a CRITICAL a
+    // step claimed would wait for that step's bulk to commit: steps leave CRITICAL and HIGH to it.
+    urgentInLane: !deps.store.capabilities.oneWriter,
   });
   const worker = createWorker({
     scheduler,
@@ -165,6 +169,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
       await worker.stop(Math.min(deps.config.dispatch.leaseMs, 10_000));
       await callbacks.close();
       await providers.close();
+      stopHints?.();
       await trace?.close();
     },
   };

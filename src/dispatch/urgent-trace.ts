@@ -2,12 +2,16 @@ import { appendFile } from 'node:fs/promises';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 
 /**
- * The stages of a CRITICAL's way through one worker, in order (HERALD_DISPATCH_TRACE): its claim
- * cycle begins (the PROCESSING event's time) and commits, the send is handed to deliver, the
+ * The stages of a CRITICAL's way through one worker, in order (HERALD_DISPATCH_TRACE): it is
+ * accepted (its createdAt, taken by the API before its commit), the first urgent wake-up after
+ * that reaches the worker (PostgreSQL: the ingest's NOTIFY), its claim cycle begins (the
+ * PROCESSING event's time) and commits, the send is handed to deliver, the
  * render and the provider call run, the completion is queued for a cycle, that cycle begins (the
  * SENT or DELIVERED event's time) and commits.
  */
 export const STAGES = [
+  'accepted',
+  'hinted',
   'claimStart',
   'claimCommitted',
   'handed',
@@ -27,6 +31,8 @@ export type Via = 'lane' | 'step';
 export interface UrgentTrace {
   /** Marks `stage` of notification `seq` now (or at `at`, ms since the epoch, fractional). */
   mark(seq: number, stage: Stage, at?: number): void;
+  /** Says an urgent wake-up reached the worker now (marked as `hinted` of the CRITICALs accepted before it). */
+  hinted(): void;
   /** Says which cycle claimed (`claimStart`) or wrote (`writeStart`) it. */
   via(seq: number, stage: 'claimStart' | 'writeStart', via: Via): void;
   /** Writes what is left and stops the event-loop monitor. */
@@ -52,6 +58,8 @@ export const preciseNow = (): number => performance.timeOrigin + performance.now
 export function createUrgentTrace(file: string): UrgentTrace {
   const open = new Map<number, Entry>();
   let lines: string[] = [];
+  /** The latest urgent wake-ups' times, oldest first: a claimed CRITICAL takes the first after its acceptance. */
+  const hints: number[] = [];
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
   const entry = (seq: number): Entry => {
@@ -86,10 +94,18 @@ export function createUrgentTrace(file: string): UrgentTrace {
       const e = stage === 'claimStart' ? entry(seq) : open.get(seq);
       if (!e) return;
       e.at[stage] = at;
+      if (stage === 'accepted') {
+        const hint = hints.find((h) => h >= at);
+        if (hint !== undefined) e.at.hinted = hint;
+      }
       if (stage === 'committed') {
         open.delete(seq);
         lines.push(JSON.stringify(e));
       }
+    },
+    hinted() {
+      hints.push(preciseNow());
+      if (hints.length > 64) hints.shift();
     },
     via(seq, stage, via) {
       const e = stage === 'claimStart' ? entry(seq) : open.get(seq);

@@ -52,9 +52,10 @@ export function createWorker(deps: WorkerDeps): Worker {
 
   async function run(): Promise<void> {
     // CRITICAL or HIGH committed while a step runs: the urgent lane claims it now rather than
-    // after that step. An idle loop is woken by the same notify and claims it in its next step.
+    // after that step. An idle loop is woken by the same notify and claims it in its next step,
+    // unless its steps leave those to the lane (urgentInLane): then the lane claims it, idle or not.
     const stopUrgent = wakeup.onUrgent(() => {
-      if (running && stopWaiting === undefined) scheduler.claimUrgent();
+      if (running && (scheduler.urgentInLane || stopWaiting === undefined)) scheduler.claimUrgent();
     });
     try {
       await steps();

@@ -48,5 +48,5 @@ export function actionUpdateWhere(
   }
   return `UPDATE notifications SET ${sets.join(', ')}, updated_at = ${now}
     WHERE ${which} AND status IN (${effect.from.map(literal).join(', ')})
-    RETURNING seq`;
+    RETURNING seq, priority`;
 }

@@ -158,6 +158,17 @@ export interface QueueDriver {
     limit: number,
     caps: Record<Channel, number>,
   ): Awaitable<PriorityClaim>;
+  /**
+   * How many ready rows of one priority wait in these channels, counting up to `upTo` at most,
+   * without locking any, and how many of those have been ready since before `before` (their
+   * updated_at): a claim that leaves the priority to the urgent lane (ClaimBudget.toLane).
+   */
+  readyCount(
+    priority: number,
+    channels: readonly Channel[],
+    upTo: number,
+    before: number,
+  ): Awaitable<{ ready: number; waited: number }>;
   /** Recent pauses, newest first (the table holds a few rows). */
   pauses(limit: number): Awaitable<PauseEntry[]>;
   /** Whether this notification has a THROTTLED event at or after `since`. */
@@ -353,7 +364,13 @@ function* claimInOrder(
   leaseUntil: number,
   budget: ClaimBudget,
   writes: CycleWrites,
-): Program<{ claimed: NotificationRecord[]; expired: number; backlog: boolean[]; suppressed: number }> {
+): Program<{
+  claimed: NotificationRecord[];
+  expired: number;
+  backlog: boolean[];
+  suppressed: number;
+  forLane: boolean;
+}> {
   const view = pauseView(yield* call((d) => d.pauses(PAUSE_HISTORY)));
   const claimed: NotificationRecord[] = [];
   const backlog = [false, false, false, false];
@@ -363,6 +380,7 @@ function* claimInOrder(
   let expired = 0;
   let shared = 0;
   let stop = false;
+  let forLane = false;
   for (const [priority, priorityLimit] of budget.perPriority.entries()) {
     const open = priority === 0 ? priorityLimit : Math.min(priorityLimit, budget.sharedLimit - shared);
     let limit = stop ? 0 : Math.max(0, open);
@@ -374,6 +392,23 @@ function* claimInOrder(
     // Nothing to take: the backlog flag of a priority with rows but no budget is still needed,
     // so skip only when no channel has room either.
     if (limit === 0 && CHANNELS.every((c) => caps[c] === 0)) continue;
+    const toLane = budget.toLane;
+    if (toLane?.priorities[priority]) {
+      // The urgent lane claims these beside this cycle: taking or locking one here would hold it
+      // until this cycle commits, behind its bulk work. Rows within the limit are the lane's to
+      // take; more than that is a backlog, as for a claim that left rows behind. A wake-up
+      // announced the new ones; the lane is asked for those none did.
+      const roomy = CHANNELS.filter((c) => caps[c] > 0);
+      const { ready, waited } =
+        roomy.length === 0
+          ? { ready: 0, waited: 0 }
+          : yield* call((d) => d.readyCount(priority, roomy, limit + 1, toLane.before));
+      if (waited > 0) forLane = true;
+      backlog[priority] = ready > limit;
+      if (priority > 0) shared += Math.min(ready, limit);
+      if (ready > limit) stop = true;
+      continue;
+    }
     for (let round = 1; ; round++) {
       const result = yield* call((d) => d.claimPriority(owner, now, leaseUntil, priority, limit, caps));
       for (const seq of result.expired) events.push({ seq, type: 'EXPIRED' });
@@ -417,7 +452,7 @@ function* claimInOrder(
     }
   }
   yield* applyTransitions([...stopped.values()], now, writes);
-  return { claimed, expired, backlog, suppressed: stopped.size };
+  return { claimed, expired, backlog, suppressed: stopped.size, forLane };
 }
 
 /**
@@ -577,8 +612,9 @@ export function walkTenants<T>(
  * row back for the million's promotion. What the turns leave of `limit` goes in due order, so a
  * tenant alone keeps the whole step's pace; with no more rows due than `limit`, there is no walk.
  */
-function* promote(now: number, limit: number, turns: PromotionTurns): Program<number> {
-  if (limit === 0) return 0;
+function* promote(now: number, limit: number, turns: PromotionTurns): Program<number[]> {
+  const promoted = PRIORITIES.map(() => 0);
+  if (limit === 0) return promoted;
   // Promoting one priority changes no other's due rows: the four counts are read once.
   const dues = yield* call((d) => d.dueCounts(now, limit + 1));
   let left = limit;
@@ -588,14 +624,16 @@ function* promote(now: number, limit: number, turns: PromotionTurns): Program<nu
     // The walk only when more rows are due than the step may promote; else due order takes all.
     const due = dues[priority] ?? 0;
     if (due === 0) continue;
+    const before = left;
     if (due > left) {
       const walked = yield* call((d) => d.promoteTurn(priority, now, turn));
       turns[priority] = walked.last ?? '';
       left -= walked.promoted;
     }
     if (left > 0) left -= yield* call((d) => d.promoteDue(priority, now, left));
+    promoted[priority] = before - left;
   }
-  return limit - left;
+  return promoted;
 }
 
 /**
@@ -607,7 +645,7 @@ export function* cycleProgram(input: CycleInput, turns: PromotionTurns): Program
   const writes = new CycleWrites();
   const completions = input.completions.map((c) => effectOf(owner, c, now));
   const applied = yield* applyTransitions(completions, now, writes);
-  const promoted = yield* promote(now, input.promoteLimit ?? 1000, turns);
+  const promotedBy = yield* promote(now, input.promoteLimit ?? 1000, turns);
   const reapLimit = input.reapLimit ?? 1000;
   // A limit of 0 (the scheduler's urgent lane) reads no leases at all.
   const leases = reapLimit > 0 ? yield* call((d) => d.expiredLeases(now, reapLimit)) : [];
@@ -618,7 +656,7 @@ export function* cycleProgram(input: CycleInput, turns: PromotionTurns): Program
   );
   const outcome = input.claim
     ? yield* claimInOrder(owner, now, input.leaseUntil, input.claim, writes)
-    : { claimed: [], expired: 0, backlog: [false, false, false, false], suppressed: 0 };
+    : { claimed: [], expired: 0, backlog: [false, false, false, false], suppressed: 0, forLane: false };
   const stale = input.completions.filter((c) => !applied.has(c.seq)).map((c) => c.seq);
   const { events } = writes;
   if (events.length > 0) yield* call((d) => d.appendEvents(events, now));
@@ -629,9 +667,12 @@ export function* cycleProgram(input: CycleInput, turns: PromotionTurns): Program
   if (counts.length > 0) yield* call((d) => d.countOutcomes(counts, now));
   return {
     ...outcome,
+    // Rows this cycle made ready announce themselves to no lane: it is asked to claim them.
+    forLane:
+      outcome.forLane || promotedBy.some((n, priority) => n > 0 && input.claim?.toLane?.priorities[priority]),
     applied: input.completions.length - stale.length,
     stale,
-    promoted,
+    promoted: promotedBy.reduce((a, b) => a + b, 0),
     reaped: reaped.size,
     nextDueAt,
   };

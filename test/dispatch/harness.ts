@@ -72,6 +72,8 @@ export interface WorkerOptions {
   renderer?: Renderer;
   /** The worker's log (default: quiet). */
   log?: SchedulerDeps['log'];
+  /** Steps leave CRITICAL and HIGH to the urgent lane, as the worker's loop on PostgreSQL does. */
+  urgentInLane?: boolean;
 }
 
 /** A scheduler on the harness's store and clock; real providers from `factories`, else the sandbox. */
@@ -95,6 +97,7 @@ export function schedulerFor(
     owner: options.owner ?? 'w1',
     random: options.random ?? (() => 0.5),
     circuit: options.circuit,
+    urgentInLane: options.urgentInLane,
   });
   renders.set(scheduler, renderer);
   registries.set(scheduler, providers);

@@ -5,68 +5,28 @@
 // its BEGIN waited for the held step's transaction to end. Nothing here is timed.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import postgres from 'postgres';
-import { manualClock } from '../../src/clock.ts';
-import { createPostgresStore } from '../../src/store/postgres/index.ts';
-import { testConfig } from '../helpers/config.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
+import { type HeldStep, holdStep } from '../helpers/held-step.ts';
+import { stopSharedPostgres } from '../helpers/postgres.ts';
 import { newNotification, read, seedMany, T0 } from '../store/queue-fixtures.ts';
-import { closeProviders, schedulerFor, scriptedProvider } from './harness.ts';
+import { laneRig } from './lane-rig.ts';
 
 after(() => stopSharedPostgres());
 
 describe('the urgent lane on PostgreSQL', () => {
   it('reaches SENT while a LOW step holds the only pool connection, blocked by a lock', async () => {
-    const url = await (await sharedPostgres()).createDatabase('herald_urgent_connection');
-    const config = testConfig();
-    // The worker's store: a pool of one connection. Another store seeds and reads.
-    const store = await createPostgresStore(url, { max: 1 });
-    const other = await createPostgresStore(url);
-    const blocker = postgres(url, { max: 1, onnotice: () => undefined });
-    const env = { config, store, clock: manualClock(T0 + 1000) };
-    const provider = scriptedProvider('email', () => ({ ok: true, providerMessageId: 'm' }));
-    const scheduler = schedulerFor(env, { factories: [() => provider] });
-    let release: () => void = () => undefined;
-    let gate: Promise<unknown> = Promise.resolve();
-    let held: Promise<unknown> = Promise.resolve();
+    const { url, other, scheduler, low, lowSeq, close } = await laneRig('herald_urgent_connection', {
+      pool: 1,
+    });
+    let held: HeldStep | undefined;
     try {
-      const low = newNotification({ priority: 'LOW', createdAt: T0 });
-      await seedMany(other, [low]);
-      const first = await scheduler.step();
-      assert.deepEqual(
-        first.claimed.map((n) => n.id),
-        [low.id],
-      );
-      const lowSeq = first.claimed[0]?.seq as number;
-      await eventually(() => scheduler.pendingForStep() === 1, 30_000, "LOW's completion");
-
       // The gate: another connection locks the LOW row, so the step writing its completion
       // waits inside its transaction, on the pool's one connection.
-      let locked: () => void = () => undefined;
-      const lockTaken = new Promise<void>((resolve) => {
-        locked = resolve;
-      });
-      gate = blocker.begin(async (tx) => {
-        await tx`SELECT seq FROM notifications WHERE seq = ${lowSeq} FOR UPDATE`;
-        await new Promise<void>((resolve) => {
-          release = resolve;
-          locked();
-        });
-      });
-      await lockTaken;
-      let stepDone = false;
-      held = scheduler.step().finally(() => {
-        stepDone = true;
-      });
-      await eventually(
-        async () => {
-          const [row] = await other.sql<{ n: number }[]>`
-          SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted`;
-          return (row?.n ?? 0) > 0;
-        },
-        30_000,
-        'the LOW step to wait for the lock',
+      held = await holdStep(
+        url,
+        (tx) => tx`SELECT seq FROM notifications WHERE seq = ${lowSeq} FOR UPDATE`,
+        () => scheduler.step(),
+        other.sql,
       );
 
       const critical = newNotification({ priority: 'CRITICAL', createdAt: T0 + 1 });
@@ -77,22 +37,16 @@ describe('the urgent lane on PostgreSQL', () => {
         30_000,
         'the CRITICAL to reach SENT while the LOW step waits',
       );
-      assert.equal(stepDone, false, 'the LOW step still waits for the lock');
+      assert.equal(held.done(), false, 'the LOW step still waits for the lock');
       assert.equal((await read(other, low.id)).record.status, 'PROCESSING');
 
-      release();
-      await gate;
-      await held;
+      await held.release();
       assert.equal((await read(other, low.id)).record.status, 'SENT');
       await scheduler.drained();
     } finally {
       // Whatever failed: open the gate, so that the held step ends before the stores close.
-      release();
-      await Promise.allSettled([gate, held]);
-      await closeProviders(scheduler);
-      await blocker.end({ timeout: 1 });
-      await store.close();
-      await other.close();
+      await held?.close();
+      await close();
     }
   });
 });

@@ -14,6 +14,14 @@ export interface ClaimBudget {
    * and concurrency, less what is reserved for higher priorities); a missing channel claims nothing.
    */
   perChannel: ReadonlyArray<Partial<Record<Channel, number>>>;
+  /**
+   * Priorities the urgent lane claims (a worker's steps beside the lane on PostgreSQL).
+   * `priorities`, index = priority rank: the claim takes none of that priority's rows and locks
+   * none; it counts the ready ones in the channels with room, up to its limit and one more, for
+   * the backlog flag. `before`: a ready row of theirs that has waited since before it, or that
+   * this cycle promoted, was announced by no wake-up in time (`forLane`).
+   */
+  toLane?: { priorities: readonly boolean[]; before: number };
 }
 
 /**
@@ -60,6 +68,11 @@ export interface CycleResult {
   reaped: number;
   /** Index = priority rank: ready rows of that priority remain unclaimed in unpaused queues. */
   backlog: boolean[];
+  /**
+   * Ready rows of a priority left to the urgent lane (`claim.toLane`) that no wake-up announced:
+   * promoted by this cycle, or waiting since before `toLane.before`. The lane should claim now.
+   */
+  forLane: boolean;
   /**
    * The earliest due_at among waiting rows, to sleep until then. A cycle that promotes nothing
    * (`promoteLimit: 0`, the urgent lane) does not read it: it answers the earliest due_at it gave

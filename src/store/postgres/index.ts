@@ -9,7 +9,7 @@ import { migratePostgres } from './migrate.ts';
 import { createPostgresNotifications } from './notifications.ts';
 import { createPostgresOutcomeCounts } from './outcome-counts.ts';
 import { createPostgresProcessMetrics } from './process-metrics.ts';
-import { createPostgresQueue } from './queue.ts';
+import { createPostgresQueue, type UrgentPart } from './queue.ts';
 import { createPostgresQuotas } from './quotas.ts';
 import { createPostgresCategories, createPostgresRecipients } from './recipients.ts';
 import { createPostgresReports } from './reports.ts';
@@ -32,17 +32,18 @@ export async function createPostgresStore(
   options: ConnectOptions = {},
 ): Promise<Store & { sql: Sql }> {
   const sql = connectPostgres(url, options);
-  // The urgent lane's connection (queue.ts): opened at its first cycle, kept open, its own.
-  let lane: Sql | undefined;
-  const urgentSql = () => {
-    lane ??= connectPostgres(url, {
+  // The urgent lane's connections (queue.ts), one for its claims and one for its completions:
+  // each opened at its first cycle, kept open, its own.
+  const lanes: Partial<Record<UrgentPart, Sql>> = {};
+  const urgentSql = (part: UrgentPart) => {
+    lanes[part] ??= connectPostgres(url, {
       ...options,
       max: 1,
       idleTimeout: 0,
-      applicationName: `${options.applicationName ?? 'herald'} urgent lane`,
+      applicationName: `${options.applicationName ?? 'herald'} urgent ${part}`,
       asyncCommit: true,
     });
-    return lane;
+    return lanes[part];
   };
   try {
     await migratePostgres(sql);
@@ -80,7 +81,10 @@ export async function createPostgresStore(
       await sql`SELECT 1`;
     },
     async close() {
-      await Promise.all([sql.end({ timeout: 5 }), lane?.end({ timeout: 5 })]);
+      await Promise.all([
+        sql.end({ timeout: 5 }),
+        ...Object.values(lanes).map((lane) => lane.end({ timeout: 5 })),
+      ]);
     },
   };
 }

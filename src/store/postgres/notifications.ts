@@ -1,4 +1,4 @@
-import { INBOX_COUNTS, priorityRank } from '../../notifications/model.ts';
+import { INBOX_COUNTS, PRIORITIES, type Priority, priorityRank } from '../../notifications/model.ts';
 import { type ActionEffect, CANCEL, REDRIVE } from '../../notifications/status.ts';
 import { isUrgent } from '../../notifications/wakeup.ts';
 import { actionUpdate } from '../actions.ts';
@@ -138,15 +138,18 @@ export function createPostgresNotifications(sql: Sql): NotificationStore {
     const { type, detail, source } = effect.event;
     return (tenant: string, id: string, now: number) =>
       sql.begin(async (tx): Promise<ActionOutcome> => {
-        const [row] = await tx.unsafe<{ seq: number }[]>(update, [now, id, tenant]);
+        const [row] = await tx.unsafe<{ seq: number; priority: number }[]>(update, [now, id, tenant]);
         if (!row) {
           const [found] = await tx`SELECT 1 FROM notifications WHERE id = ${id} AND tenant = ${tenant}`;
           return found ? 'invalid_state' : 'not_found';
         }
         await tx`INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source)
                  VALUES (${row.seq}, ${type}, ${now}, NULL, NULL, ${detail}, ${source})`;
-        // A row back in the queue wakes the workers.
-        if (effect.queueState === 'ready') await tx`SELECT pg_notify(${WAKEUP_CHANNEL}, '')`;
+        // A row back in the queue wakes the workers (a CRITICAL or HIGH one, their urgent lanes).
+        if (effect.queueState === 'ready') {
+          const hint = isUrgent(PRIORITIES[row.priority] as Priority) ? URGENT_PAYLOAD : '';
+          await tx`SELECT pg_notify(${WAKEUP_CHANNEL}, ${hint})`;
+        }
         return 'done';
       });
   };

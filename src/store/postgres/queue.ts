@@ -158,6 +158,15 @@ function driverOn(tx: Query, countOutcomes: OutcomeCounter): QueueDriver {
        WHERE queue_state = 'leased' AND lease_until < ${now}
        ORDER BY lease_until, seq LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
     claimPriority: claimPriorityOn(tx),
+    // The priority a literal, so that the count reads its range of the ready index; no lock taken.
+    async readyCount(priority, channels, upTo, before) {
+      const [row] = await tx<{ ready: number; waited: number }[]>`
+        SELECT count(*)::int AS ready, count(*) FILTER (WHERE updated_at < ${before})::int AS waited
+        FROM (SELECT updated_at FROM notifications
+          WHERE ${tx.unsafe(readyIndexed())} AND priority = ${tx.unsafe(String(priority))}
+            AND channel = ANY(${channels as string[]}::text[]) LIMIT ${upTo}) r`;
+      return row ?? { ready: 0, waited: 0 };
+    },
     pauses: (limit) => tx<PauseEntry[]>`SELECT priority, channel, paused_at AS "pausedAt",
       resumed_at AS "resumedAt" FROM queue_pauses ORDER BY id DESC LIMIT ${limit}`,
     async hasThrottled(seq, since) {
@@ -173,26 +182,35 @@ function driverOn(tx: Query, countOutcomes: OutcomeCounter): QueueDriver {
   };
 }
 
+/** The urgent lane's cycles that claim, and those that only write completions. */
+export type UrgentPart = 'claims' | 'writes';
+
 /**
  * The PostgreSQL queue. A cycle is one transaction (complete, promote, reap, claim: one commit),
  * decided by the same program as SQLite's; any number of worker processes run cycles at once.
- * The urgent lane's cycles (`input.urgent`) run on `urgentSql`, a connection of their own, one
- * after the other: with the pool's connections all taken (a step, the callback sender's writes,
+ * The urgent lane's cycles (`input.urgent`) run on `urgentSql`, connections of their own: one for
+ * the cycles that claim, one for those that only write completions, each running one cycle after
+ * the other, so that a CRITICAL's completion never waits for a claim cycle in progress nor a claim
+ * for a write. With the pool's connections all taken (a step, the callback sender's writes,
  * renewals), the lane's BEGIN waited for one of them to end, or was pipelined behind a LOW
- * statement on a busy one. That connection commits without waiting for the WAL flush from the
+ * statement on a busy one. These connections commit without waiting for the WAL flush from the
  * start (connect.ts, asyncCommit), as SET LOCAL does below: one round trip fewer per cycle.
  */
-export function createPostgresQueue(sql: Sql, urgentSql: () => Sql): QueueStore {
+export function createPostgresQueue(sql: Sql, urgentSql: (part: UrgentPart) => Sql): QueueStore {
   const turns = promotionTurns();
   const countOutcomes = createPostgresOutcomeCounter();
   const inTx = <T>(work: (tx: Query) => Promise<T>) => sql.begin(work) as Promise<T>;
-  // One urgent cycle at a time: the connection is one, and a transaction is not shared.
-  let urgentTurn: Promise<unknown> = Promise.resolve();
+  // One urgent cycle at a time on each connection: a transaction is not shared.
+  const turnsOf: Record<UrgentPart, Promise<unknown>> = {
+    claims: Promise.resolve(),
+    writes: Promise.resolve(),
+  };
   const urgentCycle = (input: CycleInput): Promise<CycleResult> => {
-    const run = urgentTurn.then(() =>
-      urgentSql().begin((tx) => runAsync(cycleProgram(input, turns), driverOn(tx, countOutcomes))),
+    const part: UrgentPart = input.claim ? 'claims' : 'writes';
+    const run = turnsOf[part].then(() =>
+      urgentSql(part).begin((tx) => runAsync(cycleProgram(input, turns), driverOn(tx, countOutcomes))),
     ) as Promise<CycleResult>;
-    urgentTurn = run.catch(() => undefined);
+    turnsOf[part] = run.catch(() => undefined);
     return run;
   };
   return {

@@ -76,6 +76,12 @@ function createDriver(db: SqliteDb): QueueDriver {
          WHERE queue_state = 'waiting' AND priority = ? AND due_at <= ? LIMIT ?)`,
     )
     .pluck();
+  // How many rows of a cell are ready, counting up to a given number (a range of the ready index),
+  // and how many of those since before a given time.
+  const readyUpTo = db.prepare(
+    `SELECT COUNT(*) AS ready, COALESCE(SUM(updated_at < ?), 0) AS waited FROM (SELECT updated_at
+       FROM notifications WHERE ${readyIndexed()} AND priority = ? AND channel = ? LIMIT ?)`,
+  );
   // The next tenant's first entry, which holds its earliest due_at.
   const nextTenant = db.prepare(
     `SELECT tenant, due_at FROM notifications WHERE queue_state = 'waiting' AND priority = ? AND tenant > ?
@@ -181,6 +187,16 @@ function createDriver(db: SqliteDb): QueueDriver {
     promoteDue: (priority, now, limit) => promoteAll(due.all(priority, now, limit) as number[]),
     expiredLeases: (now, limit) => expiredLeases.all(now, limit) as ExpiredLease[],
     claimPriority,
+    readyCount(priority, channels, upTo, before) {
+      let ready = 0;
+      let waited = 0;
+      for (const channel of channels) {
+        const row = readyUpTo.get(before, priority, channel, upTo) as { ready: number; waited: number };
+        ready += row.ready;
+        waited += row.waited;
+      }
+      return { ready: Math.min(upTo, ready), waited };
+    },
     pauses: (limit) => pauses.all(limit) as PauseEntry[],
     hasThrottled: (seq, since) => hasThrottled.get(seq, since) !== undefined,
     nextDueAt: () => (nextDue.get() as number | null) ?? null,
