@@ -54,24 +54,15 @@ function prepare(db: SqliteDb) {
     releaseKey: db.prepare(
       'UPDATE workflow_triggers SET idempotency_key = NULL WHERE tenant = ? AND idempotency_key = ?',
     ),
-    // A trigger's runs in one statement, from a JSON array of [id, recipientId] pairs in order:
-    // one call for the lot rather than one a run. Their seqs are consecutive (one writer, each row
-    // max(seq) + 1), so their RUNNING changes are logged by a second statement over that range.
-    insertRuns: db.prepare(
+    insertRun: db.prepare(
       `INSERT INTO workflow_runs (id, tenant, workflow_key, version, recipient_id, trigger_id, status, step_index,
          priority, locale, variables, steps, due_at, created_at, updated_at, trace_context)
-       SELECT r.value ->> 0, @tenant, @workflowKey, @version, r.value ->> 1, @triggerId, 'RUNNING', 0, @priority,
-         @locale, @variables, @steps, @dueAt, @now, @now, @traceContext
-       FROM json_each(@runs) AS r ORDER BY r.key`,
+       VALUES (@id, @tenant, @workflowKey, @version, @recipientId, @triggerId, 'RUNNING', 0, @priority, @locale,
+         @variables, @steps, @dueAt, @now, @now, @traceContext)`,
     ),
     // A run's status change in the status log (rows-status.ts, runEventSeq), with the change.
     logRun: db.prepare<[number, string, number]>(
       'INSERT INTO notification_events (notification_seq, type, at) VALUES (?, ?, ?)',
-    ),
-    // The RUNNING of the runs `insertRuns` just made (seqs `from` to `to`).
-    logNewRuns: db.prepare<{ from: number; to: number; now: number }>(
-      `INSERT INTO notification_events (notification_seq, type, at)
-       SELECT -seq, 'RUNNING', @now FROM workflow_runs WHERE seq BETWEEN @from AND @to ORDER BY seq`,
     ),
     one: db.prepare<[string, string], RunRow>(
       `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE tenant = ? AND id = ?`,
@@ -197,11 +188,13 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
   const s = statements(db);
 
   const insertRuns = (t: NewTrigger, runs: NewRun[]) => {
-    if (runs.length === 0) return;
-    const pairs = JSON.stringify(runs.map((run) => [run.id, run.recipientId]));
-    const made = s.insertRuns.run({ ...runColumnsOf(t), runs: pairs });
-    const to = Number(made.lastInsertRowid);
-    s.logNewRuns.run({ from: to - made.changes + 1, to, now: t.createdAt });
+    const shared = runColumnsOf(t);
+    for (const run of runs) {
+      const seq = Number(
+        s.insertRun.run({ ...shared, id: run.id, recipientId: run.recipientId }).lastInsertRowid,
+      );
+      s.logRun.run(runEventSeq(seq), 'RUNNING', t.createdAt);
+    }
   };
 
   /** One trigger and its runs, inside the caller's transaction. */
