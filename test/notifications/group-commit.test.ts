@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import type { HeraldError } from '../../src/errors.ts';
 import { listenUrl } from '../../src/main.ts';
 import { createGroupCommit } from '../../src/notifications/group-commit.ts';
+import { holdFlushes } from '../helpers/held-commit.ts';
 import { countRows, email, notificationsApp, send, sms } from './fixtures.ts';
 
 describe('group commit over HTTP', () => {
@@ -21,23 +22,8 @@ describe('group commit over HTTP', () => {
     const file = join(t.deps.config.dataDir, 'herald.db');
     const before = t.deps.ingest.stats();
     const n = 60;
-    // Hold the commits until every request is in, so that the test does not depend on how fast
-    // this machine parses requests against how fast it commits (on a slow machine each request
-    // could otherwise arrive after the previous commit ended).
-    const store = t.deps.store.notifications;
-    const insertMany = store.insertMany.bind(store);
-    let entered = 0;
-    store.insertMany = async (items, since) => {
-      entered += items.length;
-      const waited = Date.now();
-      while (entered + t.deps.ingest.stats().pending < n && Date.now() - waited < 10_000) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      return insertMany(items, since);
-    };
-    after(() => {
-      store.insertMany = insertMany;
-    });
+    // Hold the commits until every request is in.
+    after(holdFlushes(t.deps.store.notifications, 'insertMany', n, () => t.deps.ingest.stats().pending));
     const checks = await Promise.all(
       Array.from({ length: n }, async (_, i) => {
         const response = await fetch(`${url}/notifications`, {

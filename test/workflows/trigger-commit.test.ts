@@ -13,6 +13,7 @@ import type { TriggerItem } from '../../src/store/port/workflow-runs.ts';
 import { createTriggerCommit } from '../../src/workflows/trigger-commit.ts';
 import { tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
+import { holdFlushes } from '../helpers/held-commit.ts';
 import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
 import { newTrigger } from '../helpers/workflow-fixtures.ts';
 
@@ -97,31 +98,20 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     const runsOf = (triggerId: string) =>
       count('SELECT count(*) AS n FROM workflow_runs WHERE trigger_id = ?', triggerId);
 
-    /**
-     * Holds each commit until `n` triggers have reached the batcher (committed or waiting), so
-     * that the test does not depend on how fast this machine parses requests against how fast it
-     * commits; restored after the test.
-     */
-    const holdUntil = (n: number) => {
-      const runs = herald.store.workflowRuns;
-      const triggerMany = runs.triggerMany.bind(runs);
-      let entered = 0;
-      runs.triggerMany = async (items, since) => {
-        entered += items.length;
-        const waited = Date.now();
-        while (entered + herald.deps.triggers.stats().pending < n && Date.now() - waited < 20_000) {
-          await new Promise((resolve) => setTimeout(resolve, 5));
-        }
-        return triggerMany(items, since);
-      };
-      return () => {
-        runs.triggerMany = triggerMany;
-      };
-    };
+    /** Holds each commit until triggers weighing `total` (runs plus one each) have reached the batcher. */
+    const holdUntil = (total: number) =>
+      holdFlushes(
+        herald.store.workflowRuns,
+        'triggerMany',
+        total,
+        () => herald.deps.triggers.stats().pending,
+        (item) => item.runs.length + 1,
+      );
 
     it('commits concurrent triggers in fewer transactions, each readable from another connection at its 201', async () => {
       const n = 40;
-      const release = holdUntil(n);
+      // Two runs a trigger: each weighs 3.
+      const release = holdUntil(3 * n);
       try {
         const before = herald.deps.triggers.stats();
         const seen = await Promise.all(
@@ -151,7 +141,8 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       assert.equal(first.status, 201);
       const triggersBefore = await count('SELECT count(*) AS n FROM workflow_triggers');
       const good = 10;
-      const release = holdUntil(good + 6);
+      // One run a trigger: each weighs 2.
+      const release = holdUntil(2 * (good + 6));
       let answers: Answer[];
       try {
         answers = await Promise.all([

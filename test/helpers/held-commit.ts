@@ -1,0 +1,34 @@
+// A group commit whose flushes are held until enough has reached it, so that a test of grouping
+// does not depend on how fast this machine parses requests against how fast it commits (on a slow
+// machine each request could otherwise arrive after the previous commit ended). Used by the
+// notification and workflow trigger group commit tests.
+
+type Flush = (items: never[], since: number) => Promise<unknown[]>;
+
+/**
+ * Replaces `target[key]` (the store method a group commit flushes through) by one that waits,
+ * up to 20 s, until the weight it was given plus the batcher's `pending()` weight reaches `total`,
+ * then calls the original. Returns the restore.
+ */
+export function holdFlushes<K extends string, T extends Record<K, Flush>>(
+  target: T,
+  key: K,
+  total: number,
+  pending: () => number,
+  weight: (item: Parameters<T[K]>[0][number]) => number = () => 1,
+): () => void {
+  const original = target[key];
+  let entered = 0;
+  const held = async (items: Parameters<T[K]>[0], since: number) => {
+    for (const item of items) entered += weight(item);
+    const waited = Date.now();
+    while (entered + pending() < total && Date.now() - waited < 20_000) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return original.call(target, items, since);
+  };
+  target[key] = held as T[K];
+  return () => {
+    target[key] = original;
+  };
+}
