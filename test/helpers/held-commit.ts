@@ -32,3 +32,41 @@ export function holdFlushes<K extends string, T extends Record<K, Flush>>(
     target[key] = original;
   };
 }
+
+/**
+ * Load shedding as a client sees it: the first flush through `target[key]` is held open, a second
+ * request queues behind it (`pending()` above 0), and a third is sent meanwhile; then the flush
+ * goes on. Resolves with the three answers, the third's taken while the others waited.
+ */
+export async function sendWhileHeld<K extends string, T extends Record<K, Flush>, A>(
+  target: T,
+  key: K,
+  pending: () => number,
+  send: () => Promise<A>,
+): Promise<{ first: A; second: A; refused: A }> {
+  const original = target[key];
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let entered = false;
+  const held = async (items: Parameters<T[K]>[0], since: number) => {
+    entered = true;
+    await gate;
+    return original.call(target, items, since);
+  };
+  target[key] = held as T[K];
+  const tick = () => new Promise((resolve) => setImmediate(resolve));
+  try {
+    const first = send();
+    while (!entered) await tick();
+    const second = send();
+    while (pending() === 0) await tick();
+    const refused = await send();
+    release();
+    return { first: await first, second: await second, refused };
+  } finally {
+    release();
+    target[key] = original;
+  }
+}

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import type { HeraldError } from '../../src/errors.ts';
 import { listenUrl } from '../../src/main.ts';
 import { createGroupCommit } from '../../src/notifications/group-commit.ts';
-import { holdFlushes } from '../helpers/held-commit.ts';
+import { holdFlushes, sendWhileHeld } from '../helpers/held-commit.ts';
 import { countRows, email, notificationsApp, send, sms } from './fixtures.ts';
 
 describe('group commit over HTTP', () => {
@@ -60,37 +60,19 @@ describe('load shedding', () => {
   after(() => t.close());
 
   it('answers 503 with Retry-After and stores nothing while the queue is full', async () => {
-    // Hold the first commit open so that the next requests queue behind it.
-    const store = t.deps.store.notifications;
-    const insertMany = store.insertMany.bind(store);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let entered = false;
-    store.insertMany = async (items, since) => {
-      entered = true;
-      await gate;
-      return insertMany(items, since);
-    };
-    const tick = () => new Promise((resolve) => setImmediate(resolve));
-    try {
-      const first = send(t.app, t.sender, sms());
-      while (!entered) await tick();
-      const second = send(t.app, t.sender, sms());
-      while (t.deps.ingest.stats().pending === 0) await tick();
-      const refused = await send(t.app, t.sender, sms());
-      assert.equal(refused.statusCode, 503);
-      assert.equal(refused.json().code, 'UNAVAILABLE');
-      assert.equal(refused.headers['retry-after'], '1');
-      release();
-      assert.equal((await first).statusCode, 201);
-      assert.equal((await second).statusCode, 201);
-      assert.equal(countRows(t.deps), 2);
-    } finally {
-      release();
-      store.insertMany = insertMany;
-    }
+    // The first commit held open, so that the next requests queue behind it.
+    const { first, second, refused } = await sendWhileHeld(
+      t.deps.store.notifications,
+      'insertMany',
+      () => t.deps.ingest.stats().pending,
+      () => send(t.app, t.sender, sms()),
+    );
+    assert.equal(refused.statusCode, 503);
+    assert.equal(refused.json().code, 'UNAVAILABLE');
+    assert.equal(refused.headers['retry-after'], '1');
+    assert.equal(first.statusCode, 201);
+    assert.equal(second.statusCode, 201);
+    assert.equal(countRows(t.deps), 2);
   });
 });
 
