@@ -64,6 +64,7 @@ import { startTracing } from './tracing/sdk.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { workflowRoutes } from './workflows/routes.ts';
 import { workflowRunRoutes } from './workflows/run-routes.ts';
+import { createTriggerCommit, type TriggerCommit } from './workflows/trigger-commit.ts';
 
 /**
  * Everything one process builds once and hands to its roles: the composition root's product.
@@ -77,6 +78,8 @@ export interface HeraldDeps extends CoreDeps {
   auth: AuthService;
   /** Durable acceptance with group commit (the api role's ingest routes). */
   ingest: Ingest;
+  /** Workflow triggers' group commit (POST /workflows/{key}/trigger). */
+  triggers: TriggerCommit;
   /** Batch bodies read and checked in threads of their own (POST /notifications/batch). */
   batchDecoder: BatchDecoder;
   /** The one path of delivery reports: webhooks and SMPP receipts. */
@@ -128,8 +131,8 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
     protected: [],
   };
   // The route modules name the worker's parts they use; each is read from `deps.worker`.
-  const { wakeup, runsWakeup, renderer } = deps.worker;
-  const withWorker = { ...deps, wakeup, runsWakeup, renderer };
+  const { wakeup, renderer } = deps.worker;
+  const withWorker = { ...deps, wakeup, renderer };
   if (roles.has('auth')) {
     // Login, refresh, client credentials, JWKS; OpenID Connect sign-in (404 unless configured).
     routes.public.push(bind(authPublicRoutes, deps), bind(oidcRoutes, deps));
@@ -154,7 +157,7 @@ function apiRoutes(deps: HeraldDeps): { public: Routes[]; protected: Routes[] } 
       bind(preferenceRoutes, deps),
       bind(topicRoutes, deps),
       bind(broadcastRoutes, withWorker),
-      bind(workflowRunRoutes, withWorker),
+      bind(workflowRunRoutes, deps),
       bind(quotaRoutes, deps),
       bind(recipientTokenRoute, deps),
       bind(inboxRoutes, deps),
@@ -247,6 +250,11 @@ export async function createDeps(
         quotas,
         writer: oneWriter ? worker.insertMany : undefined,
       }),
+      triggers: createTriggerCommit({
+        ...core,
+        runsWakeup: worker.runsWakeup,
+        writer: oneWriter ? worker.commitTriggers : undefined,
+      }),
       batchDecoder: createBatchDecoder({ threads: config.batchThreads }),
       syntax,
       reports,
@@ -297,8 +305,11 @@ export function buildApi(deps: HeraldDeps, options: Parameters<typeof buildApp>[
       requestTimeoutMs: deps.config.requestTimeoutMs,
       ...apiRoutes(deps),
       protect: (scope) => protect(scope, deps.verifier),
-      // Accepted notifications still in a batch are committed before the store can close.
-      onClose: () => deps.ingest.drain(),
+      // Accepted notifications and triggers still waiting for their group commit are committed before the store can close.
+      onClose: async () => {
+        await deps.ingest.drain();
+        await deps.triggers.drain();
+      },
     },
     options,
   );

@@ -171,7 +171,7 @@ export const ServerSchema = Type.Object({
     100_000,
     1,
     10_000_000,
-    'notifications waiting for their group commit before new ones get 503 (one tenant at most half of them)',
+    'notifications waiting for their group commit before new ones get 503 (one tenant at most half of them); workflow triggers apart, by their runs',
   ),
   preferencesMaxPosts: int(
     'HERALD_PREFERENCES_MAX_POSTS',

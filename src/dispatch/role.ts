@@ -10,6 +10,7 @@ import type { WakeupChannel } from '../store/port/wakeups.ts';
 import type { UnsubscribeTokens } from '../suppressions/unsubscribe-token.ts';
 import { createRenderer, type Renderer } from '../templates/render.ts';
 import { createRenderPool } from '../templates/render-pool.ts';
+import type { CommitTriggers } from '../workflows/trigger-commit.ts';
 import type { Dispatch } from './start.ts';
 
 export type CommitRows = (
@@ -28,6 +29,11 @@ export interface WorkerHandle {
    * in another thread and, on SQLite, the process's one writer (ingest hands its rows over).
    */
   insertMany?: CommitRows;
+  /**
+   * Commits workflow triggers on the worker's connection; set, as `insertMany`, where that
+   * connection is in another thread (the triggers' group commit hands them over, then wakes the engine).
+   */
+  commitTriggers?: CommitTriggers;
   /**
    * Wakes the worker (a commit, a redrive, a resumed queue): `notify` reaches it wherever it runs;
    * `wait` is the in-process worker's (a dispatch thread's worker waits on its own).
@@ -82,6 +88,8 @@ export interface WorkerRoleDeps {
 export interface WorkerRole extends WorkerHandle {
   /** Commits rows handed over by another thread, then wakes the worker and hints the change. */
   commit: CommitRows;
+  /** Commits triggers handed over by another thread, then hints the change. */
+  commitTriggers: CommitTriggers;
 }
 
 /**
@@ -124,6 +132,13 @@ export async function buildWorkerRole(deps: WorkerRoleDeps): Promise<WorkerRole>
       } finally {
         wakeup.notify(rows.some((row) => isUrgent(row.priority)));
         dispatch?.statusChanged(); // their QUEUED changes
+      }
+    },
+    async commitTriggers(items, since) {
+      try {
+        return await store.workflowRuns.triggerMany(items, since);
+      } finally {
+        dispatch?.statusChanged(); // their runs' RUNNING changes
       }
     },
     stop: async () => dispatch?.close(),

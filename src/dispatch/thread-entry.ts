@@ -69,6 +69,7 @@ const main = openLine<DispatchMainCalls, DispatchThreadCalls>(
       );
       return calls.map((_, i) => outcomes.then((all) => all[i] as (typeof all)[number]));
     }),
+    trigger: async (items, since) => (await built).role.commitTriggers(items, since),
     wake() {
       // A thread that failed to build has answered `open` with why; a wake is then moot.
       built.then(

@@ -5,6 +5,7 @@ import type { MetricsSnapshot } from '../metrics.ts';
 import { createWakeup } from '../notifications/wakeup.ts';
 import type { EncodedNotification, IdempotentHit } from '../store/port/notifications.ts';
 import type { TemplateRecord } from '../store/port/templates.ts';
+import type { TriggerHit, TriggerItem } from '../store/port/workflow-runs.ts';
 import type { LiquidSource } from '../templates/fields.ts';
 import type { SyntaxVerdict } from '../templates/render.ts';
 import { RenderError } from '../templates/render-error.ts';
@@ -19,6 +20,7 @@ import type { WorkerHandle } from './role.ts';
  */
 export interface DispatchThread extends WorkerHandle {
   insertMany: NonNullable<WorkerHandle['insertMany']>;
+  commitTriggers: NonNullable<WorkerHandle['commitTriggers']>;
   /** At most one hint each STATUS_HINT_GAP_MS (start.ts). */
   statusChanges: NonNullable<WorkerHandle['statusChanges']>;
   metrics: NonNullable<WorkerHandle['metrics']>;
@@ -41,6 +43,8 @@ export interface DispatchThreadCalls {
   open(): Promise<void>;
   /** Accepted rows handed over, committed joined with those queued behind them (joined-inserts.ts). */
   insert(rows: EncodedNotification[], since: number): Promise<Array<IdempotentHit | undefined>>;
+  /** Workflow triggers handed over by their group commit (trigger-commit.ts), committed in one transaction. */
+  trigger(items: TriggerItem[], since: number): Promise<Array<TriggerHit | undefined>>;
   wake(): void;
   /** A trigger committed runs: wakes the workflow engine. */
   wakeRuns(): void;
@@ -123,6 +127,7 @@ export function startDispatchThread(config: Config, onExit: (error: Error) => vo
 
   return {
     insertMany: (rows, since) => line.call('insert', rows, since),
+    commitTriggers: (items, since) => line.call('trigger', items, since),
     wakeup: { ...createWakeup(), notify: () => line.tell('wake') },
     runsWakeup: { ...createWakeup(), notify: () => line.tell('wakeRuns') },
     statusChanges: {

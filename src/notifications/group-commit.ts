@@ -18,6 +18,8 @@ export interface GroupCommitOptions<T, R> {
    * so one owner's flood is refused while the rest stays for everyone else.
    */
   owner?(item: T): string;
+  /** What the items are, plural, in the 503 of load shedding ("notifications" unless told). */
+  noun?: string;
   /** Called after each successful commit (e.g. to wake the worker). */
   afterCommit?(): void;
   /**
@@ -162,7 +164,8 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
       const full = pendingWeight > 0 && pendingWeight + weight > maxPending;
       const ownFull = own > 0 && own + weight > ownerCap;
       if (full || ownFull) {
-        const whose = ownFull ? 'Too many of your notifications are' : 'Too many notifications are';
+        const noun = options.noun ?? 'notifications';
+        const whose = ownFull ? `Too many of your ${noun} are` : `Too many ${noun} are`;
         return Promise.reject(
           new HeraldError('UNAVAILABLE', `${whose} waiting to be stored; retry shortly.`, { retryAfterS: 1 }),
         );

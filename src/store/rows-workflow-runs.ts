@@ -66,14 +66,12 @@ export function runFromRow(row: RunRow): RunRecord & { seq: number } {
 /** The statuses a run has work in: a cancel ends only these. */
 export const LIVE_RUN_STATUSES_SQL = "'RUNNING', 'WAITING'";
 
-/** The named values of a new run's row, for either dialect. */
-export function newRunValues(t: NewTrigger, run: NewRun) {
+/** The columns every run of a trigger shares (a new run's row: these, its `id` and `recipientId`), for either dialect. */
+export function runColumnsOf(t: NewTrigger) {
   return {
-    id: run.id,
     tenant: t.tenant,
     workflowKey: t.workflowKey,
     version: t.version,
-    recipientId: run.recipientId,
     triggerId: t.id,
     priority: priorityRank(t.priority),
     locale: t.locale,

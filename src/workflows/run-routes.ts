@@ -9,11 +9,11 @@ import { requestSpan } from '../http/trace-hooks.ts';
 import type { RouteModule } from '../http/types.ts';
 import type { Metrics } from '../metrics.ts';
 import { PRIORITIES } from '../notifications/model.ts';
-import type { WakeSignal } from '../notifications/wakeup.ts';
 import type { RunRecord } from '../store/port/workflow-runs.ts';
 import { traceparentOf } from '../tracing/tracer.ts';
 import { RUN_STATUSES, STEP_STATUSES, STEP_TYPES, type WorkflowRecord } from './model.ts';
 import { type TriggerBody, triggerWorkflow } from './trigger.ts';
+import type { TriggerCommit } from './trigger-commit.ts';
 
 const EXAMPLE_ID = '019b76da-a800-70e3-aa1e-88b1e3a76f07';
 const EXAMPLE_RUN = '019b76da-a800-70e3-aa1e-88b1e3a76f08';
@@ -106,7 +106,7 @@ const notFound = (id: string) => new HeraldError('NOT_FOUND', `No workflow run $
  * Triggers and runs of workflows (docs/workflows.md "Runs"). The runs themselves are
  * moved on by the worker's engine (engine.ts); these routes start, read and cancel them.
  */
-export const workflowRunRoutes: RouteModule<CoreDeps & { metrics?: Metrics; runsWakeup: WakeSignal }> = (
+export const workflowRunRoutes: RouteModule<CoreDeps & { metrics?: Metrics; triggers: TriggerCommit }> = (
   app,
   deps,
 ) => {

@@ -1,16 +1,17 @@
 /**
- * POST /workflows/{key}/trigger (docs/workflows.md "Runs"): the runs a trigger starts,
- * stored with the trigger in one transaction, and its Idempotency-Key (section 3's rule: a replay
- * within 24 h answers the first answer, another body with the key is 409).
+ * POST /workflows/{key}/trigger (docs/workflow-runs.md "Triggers"): the runs a trigger starts,
+ * stored with the trigger in one transaction (shared with the triggers that arrive with it:
+ * trigger-commit.ts), and its Idempotency-Key (a replay within 24 h answers the first answer,
+ * another body with the key is 409).
  */
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import { notificationId, requestHash } from '../notifications/ids.ts';
 import { checkIdempotencyKey, IDEMPOTENCY_WINDOW_MS } from '../notifications/ingest.ts';
 import type { Priority } from '../notifications/model.ts';
-import type { WakeSignal } from '../notifications/wakeup.ts';
 import type { NewTrigger } from '../store/port/workflow-runs.ts';
 import { canonicalLocale, LOCALE_MESSAGE } from '../templates/locale.ts';
+import type { TriggerCommit } from './trigger-commit.ts';
 
 /** A trigger's body once its schema held (run-routes.ts). */
 export interface TriggerBody {
@@ -52,7 +53,7 @@ function checkBody(body: TriggerBody): { scheduledAt: number | null; locale: str
 
 /** Starts a workflow's runs for a trigger; `status` 201 for a new trigger, 200 for a replay. */
 export async function triggerWorkflow(
-  deps: CoreDeps & { runsWakeup: WakeSignal },
+  deps: CoreDeps & { triggers: TriggerCommit },
   tenant: string,
   key: string,
   body: TriggerBody,
@@ -115,9 +116,8 @@ export async function triggerWorkflow(
     // The trigger request's span (when sampled): every notification of its runs is processed in its trace.
     traceContext,
   };
-  const hit = await store.workflowRuns.trigger(trigger, runs, since);
+  // Answers once committed; the commit wakes the engine, which starts the runs (a topic's: its fan-out).
+  const hit = await deps.triggers.submit({ trigger, runs });
   if (hit) return replay(hit);
-  // The engine starts the runs now rather than at its next poll (a topic's: its fan-out).
-  deps.runsWakeup.notify();
   return { status: 201, answer };
 }

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import type { HeraldError } from '../../src/errors.ts';
 import { listenUrl } from '../../src/main.ts';
 import { createGroupCommit } from '../../src/notifications/group-commit.ts';
+import { holdFlushes, sendWhileHeld } from '../helpers/held-commit.ts';
 import { countRows, email, notificationsApp, send, sms } from './fixtures.ts';
 
 describe('group commit over HTTP', () => {
@@ -21,23 +22,8 @@ describe('group commit over HTTP', () => {
     const file = join(t.deps.config.dataDir, 'herald.db');
     const before = t.deps.ingest.stats();
     const n = 60;
-    // Hold the commits until every request is in, so that the test does not depend on how fast
-    // this machine parses requests against how fast it commits (on a slow machine each request
-    // could otherwise arrive after the previous commit ended).
-    const store = t.deps.store.notifications;
-    const insertMany = store.insertMany.bind(store);
-    let entered = 0;
-    store.insertMany = async (items, since) => {
-      entered += items.length;
-      const waited = Date.now();
-      while (entered + t.deps.ingest.stats().pending < n && Date.now() - waited < 10_000) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      return insertMany(items, since);
-    };
-    after(() => {
-      store.insertMany = insertMany;
-    });
+    // Hold the commits until every request is in.
+    after(holdFlushes(t.deps.store.notifications, 'insertMany', n, () => t.deps.ingest.stats().pending));
     const checks = await Promise.all(
       Array.from({ length: n }, async (_, i) => {
         const response = await fetch(`${url}/notifications`, {
@@ -74,37 +60,19 @@ describe('load shedding', () => {
   after(() => t.close());
 
   it('answers 503 with Retry-After and stores nothing while the queue is full', async () => {
-    // Hold the first commit open so that the next requests queue behind it.
-    const store = t.deps.store.notifications;
-    const insertMany = store.insertMany.bind(store);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let entered = false;
-    store.insertMany = async (items, since) => {
-      entered = true;
-      await gate;
-      return insertMany(items, since);
-    };
-    const tick = () => new Promise((resolve) => setImmediate(resolve));
-    try {
-      const first = send(t.app, t.sender, sms());
-      while (!entered) await tick();
-      const second = send(t.app, t.sender, sms());
-      while (t.deps.ingest.stats().pending === 0) await tick();
-      const refused = await send(t.app, t.sender, sms());
-      assert.equal(refused.statusCode, 503);
-      assert.equal(refused.json().code, 'UNAVAILABLE');
-      assert.equal(refused.headers['retry-after'], '1');
-      release();
-      assert.equal((await first).statusCode, 201);
-      assert.equal((await second).statusCode, 201);
-      assert.equal(countRows(t.deps), 2);
-    } finally {
-      release();
-      store.insertMany = insertMany;
-    }
+    // The first commit held open, so that the next requests queue behind it.
+    const { first, second, refused } = await sendWhileHeld(
+      t.deps.store.notifications,
+      'insertMany',
+      () => t.deps.ingest.stats().pending,
+      () => send(t.app, t.sender, sms()),
+    );
+    assert.equal(refused.statusCode, 503);
+    assert.equal(refused.json().code, 'UNAVAILABLE');
+    assert.equal(refused.headers['retry-after'], '1');
+    assert.equal(first.statusCode, 201);
+    assert.equal(second.statusCode, 201);
+    assert.equal(countRows(t.deps), 2);
   });
 });
 

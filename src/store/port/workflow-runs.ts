@@ -30,6 +30,12 @@ export interface NewRun {
   recipientId: string;
 }
 
+/** A trigger and the runs it makes now, as one item of a group commit (src/workflows/trigger-commit.ts). */
+export interface TriggerItem {
+  trigger: NewTrigger;
+  runs: NewRun[];
+}
+
 /** A trigger's first answer for an Idempotency-Key still live. */
 export interface TriggerHit {
   answer: string;
@@ -130,6 +136,12 @@ export interface WorkflowRunStore {
    * when its Idempotency-Key is live (made since `since`), stores nothing and returns that hit.
    */
   trigger(trigger: NewTrigger, runs: NewRun[], since: number): Promise<TriggerHit | undefined>;
+  /**
+   * Stores several triggers, each as `trigger` would, in ONE transaction (one fsync): one result
+   * per item, in order. A later item with the Idempotency-Key of an earlier one finds its row. If
+   * any item fails, the transaction stores none of them.
+   */
+  triggerMany(items: TriggerItem[], since: number): Promise<Array<TriggerHit | undefined>>;
   /** The live trigger holding an Idempotency-Key, made since `since`. */
   findTrigger(tenant: string, idempotencyKey: string, since: number): Promise<TriggerHit | null>;
   get(tenant: string, id: string): Promise<RunRecord | null>;

@@ -5,10 +5,9 @@ import { advanceRun, type Op, type OpAnswer } from '../../workflows/advance.ts';
 import { type DueRunsDriver, dueRuns } from '../due-runs.ts';
 import {
   definitionKey,
-  type NewRun,
-  type NewTrigger,
   type RunRecord,
   type TriggerHit,
+  type TriggerItem,
   type WorkflowRunStore,
 } from '../port/workflow-runs.ts';
 import { promotionTurns, runAsync } from '../queue-core.ts';
@@ -18,12 +17,12 @@ import {
   digestOf,
   LIVE_RUN_STATUSES_SQL,
   loneDigest,
-  newRunValues,
   noAdvance,
   openItems,
   RUN_COLUMNS,
   type RunNotificationRow,
   type RunRow,
+  runColumnsOf,
   runFromRow,
   runNotificationFromRow,
   runsFor,
@@ -100,29 +99,100 @@ function dueRunsOn(tx: Query): DueRunsDriver {
 /** The PostgreSQL implementation of the workflow runs port; same semantics as the SQLite one. */
 export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
   const turns = promotionTurns();
-  const insertRuns = async (tx: Query, t: NewTrigger, runs: NewRun[]) => {
-    if (runs.length === 0) return;
-    const rows = runs.map((run) => newRunValues(t, run));
-    const first = rows[0] as ReturnType<typeof newRunValues>;
-    // One statement for the runs: their own columns as arrays, the trigger's once; and each run's
-    // RUNNING in the status log (rows-status.ts, runEventSeq: the seq negated).
+  /**
+   * The runs of several triggers in one statement: each run's own columns as arrays, its
+   * trigger's once (joined by the trigger's place in `items`), in order; and each run's RUNNING
+   * in the status log (rows-status.ts, runEventSeq: the seq negated).
+   */
+  const insertRuns = async (tx: Query, items: TriggerItem[]) => {
+    const withRuns = items.filter((item) => item.runs.length > 0);
+    if (withRuns.length === 0) return;
+    const ts = withRuns.map((item) => runColumnsOf(item.trigger));
+    const runs = withRuns.flatMap((item, at) => item.runs.map((run) => ({ ...run, at: at + 1 })));
     await tx`
-      WITH made AS (
+      WITH t AS (
+        SELECT * FROM unnest(${ts.map((t) => t.tenant)}::text[], ${ts.map((t) => t.workflowKey)}::text[],
+          ${ts.map((t) => t.version)}::int[], ${ts.map((t) => t.triggerId)}::text[], ${ts.map((t) => t.priority)}::int[],
+          ${ts.map((t) => t.locale)}::text[], ${ts.map((t) => t.variables)}::text[], ${ts.map((t) => t.steps)}::text[],
+          ${ts.map((t) => t.dueAt)}::bigint[], ${ts.map((t) => t.now)}::bigint[], ${ts.map((t) => t.traceContext)}::text[])
+          WITH ORDINALITY AS t(tenant, workflow_key, version, trigger_id, priority, locale, variables, steps, due_at,
+            now, trace_context, n)),
+      made AS (
         INSERT INTO workflow_runs (id, tenant, workflow_key, version, recipient_id, trigger_id, status, step_index,
           priority, locale, variables, steps, due_at, created_at, updated_at, trace_context)
-        SELECT id, ${first.tenant}, ${first.workflowKey}, ${first.version}::int, recipient_id, ${first.triggerId},
-          'RUNNING', 0, ${first.priority}::int, ${first.locale}, ${first.variables}, ${first.steps},
-          ${first.dueAt}::bigint, ${first.now}::bigint, ${first.now}::bigint, ${first.traceContext}
-        FROM unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.recipientId)}::text[]) AS r(id, recipient_id)
-        RETURNING seq)
+        SELECT r.id, t.tenant, t.workflow_key, t.version, r.recipient_id, t.trigger_id, 'RUNNING', 0, t.priority,
+          t.locale, t.variables, t.steps, t.due_at, t.now, t.now, t.trace_context
+        FROM unnest(${runs.map((r) => r.id)}::text[], ${runs.map((r) => r.recipientId)}::text[],
+          ${runs.map((r) => r.at)}::int[]) WITH ORDINALITY AS r(id, recipient_id, at, n)
+        JOIN t ON t.n = r.at
+        ORDER BY r.n
+        RETURNING seq, created_at)
       INSERT INTO notification_events (notification_seq, type, at)
-      SELECT -seq, 'RUNNING', ${first.now}::bigint FROM made`;
+      SELECT -seq, 'RUNNING', created_at FROM made`;
   };
 
   const hitOf = (row: { answer: string; request_hash: string | null }): TriggerHit => ({
     answer: row.answer,
     requestHash: row.request_hash,
   });
+
+  /**
+   * Triggers in one transaction: their rows in one statement, then one by one only those whose
+   * Idempotency-Key was taken (a live one answers, an expired one is released for the new
+   * trigger, as a lone trigger would), every new trigger's runs in one statement, and one wake-up.
+   */
+  const triggerMany = (items: TriggerItem[], since: number) =>
+    sql.begin(async (tx) => {
+      const vs = items.map((item) => triggerValues(item.trigger));
+      const column = <K extends keyof (typeof vs)[number]>(key: K) => vs.map((v) => v[key]);
+      const insertOne = (v: (typeof vs)[number]) => tx`
+        INSERT INTO workflow_triggers (id, tenant, workflow_key, version, steps, topic_key, priority, locale,
+          variables, scheduled_at, idempotency_key, request_hash, answer, pending, advanced_at, created_at,
+          trace_context)
+        VALUES (${v.id}, ${v.tenant}, ${v.workflowKey}, ${v.version}, ${v.steps}, ${v.topic}, ${v.priority},
+          ${v.locale}, ${v.variables}, ${v.scheduledAt}, ${v.idempotencyKey}, ${v.requestHash}, ${v.answer},
+          ${v.pending}, ${v.createdAt}, ${v.createdAt}, ${v.traceContext})`;
+      const stored = await tx<{ id: string }[]>`
+        INSERT INTO workflow_triggers (id, tenant, workflow_key, version, steps, topic_key, priority, locale,
+          variables, scheduled_at, idempotency_key, request_hash, answer, pending, advanced_at, created_at,
+          trace_context)
+        SELECT id, tenant, workflow_key, version, steps, topic_key, priority, locale, variables, scheduled_at,
+          idempotency_key, request_hash, answer, pending, created_at, created_at, trace_context
+        FROM unnest(${column('id')}::text[], ${column('tenant')}::text[], ${column('workflowKey')}::text[],
+          ${column('version')}::int[], ${column('steps')}::int[], ${column('topic')}::text[],
+          ${column('priority')}::int[], ${column('locale')}::text[], ${column('variables')}::text[],
+          ${column('scheduledAt')}::bigint[], ${column('idempotencyKey')}::text[], ${column('requestHash')}::text[],
+          ${column('answer')}::text[], ${column('pending')}::int[], ${column('createdAt')}::bigint[],
+          ${column('traceContext')}::text[])
+          AS v(id, tenant, workflow_key, version, steps, topic_key, priority, locale, variables, scheduled_at,
+            idempotency_key, request_hash, answer, pending, created_at, trace_context)
+        ON CONFLICT DO NOTHING RETURNING id`;
+      const inserted = new Set(stored.map((row) => row.id));
+      const results: Array<TriggerHit | undefined> = [];
+      const made: TriggerItem[] = [];
+      for (const [i, item] of items.entries()) {
+        const t = item.trigger;
+        if (!inserted.has(t.id)) {
+          // The Idempotency-Key is taken (by an older trigger or an earlier one of this group).
+          const [hit] = await tx<{ answer: string; request_hash: string | null; created_at: number }[]>`
+            SELECT answer, request_hash, created_at FROM workflow_triggers
+            WHERE tenant = ${t.tenant} AND idempotency_key = ${t.idempotencyKey} FOR UPDATE`;
+          if (hit && Number(hit.created_at) >= since) {
+            results.push(hitOf(hit));
+            continue;
+          }
+          await tx`UPDATE workflow_triggers SET idempotency_key = NULL
+            WHERE tenant = ${t.tenant} AND idempotency_key = ${t.idempotencyKey}`;
+          await insertOne(vs[i] as (typeof vs)[number]);
+        }
+        results.push(undefined);
+        made.push(item);
+      }
+      await insertRuns(tx, made);
+      // Wakes the workflow engine of every worker process (after the commit: NOTIFY waits for it).
+      if (made.length > 0) await tx`SELECT pg_notify(${WAKEUP_CHANNEL}, ${RUNS_PAYLOAD})`;
+      return results;
+    });
 
   /** Answers one of the step rules' questions inside the step's transaction. */
   const answer = async (tx: Query, run: RunRecord, op: Op, now: number): Promise<OpAnswer> => {
@@ -228,31 +298,9 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
 
   return {
     async trigger(t, runs, since) {
-      return sql.begin(async (tx) => {
-        const v = triggerValues(t);
-        const insert = () => tx`
-          INSERT INTO workflow_triggers (id, tenant, workflow_key, version, steps, topic_key, priority, locale,
-            variables, scheduled_at, idempotency_key, request_hash, answer, pending, advanced_at, created_at,
-            trace_context)
-          VALUES (${v.id}, ${v.tenant}, ${v.workflowKey}, ${v.version}, ${v.steps}, ${v.topic}, ${v.priority},
-            ${v.locale}, ${v.variables}, ${v.scheduledAt}, ${v.idempotencyKey}, ${v.requestHash}, ${v.answer},
-            ${v.pending}, ${v.createdAt}, ${v.createdAt}, ${v.traceContext})
-          ON CONFLICT DO NOTHING RETURNING 1`;
-        if ((await insert()).length === 0) {
-          const [hit] = await tx<{ answer: string; request_hash: string | null; created_at: number }[]>`
-            SELECT answer, request_hash, created_at FROM workflow_triggers
-            WHERE tenant = ${t.tenant} AND idempotency_key = ${t.idempotencyKey} FOR UPDATE`;
-          if (hit && Number(hit.created_at) >= since) return hitOf(hit);
-          await tx`UPDATE workflow_triggers SET idempotency_key = NULL
-            WHERE tenant = ${t.tenant} AND idempotency_key = ${t.idempotencyKey}`;
-          await insert();
-        }
-        await insertRuns(tx, t, runs);
-        // Wakes the workflow engine of every worker process (after the commit: NOTIFY waits for it).
-        await tx`SELECT pg_notify(${WAKEUP_CHANNEL}, ${RUNS_PAYLOAD})`;
-        return undefined;
-      });
+      return (await triggerMany([{ trigger: t, runs }], since))[0];
     },
+    triggerMany,
     async findTrigger(tenant, key, since) {
       const [hit] = await sql<{ answer: string; request_hash: string | null }[]>`
         SELECT answer, request_hash FROM workflow_triggers
@@ -349,7 +397,7 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
             SELECT recipient_id FROM topic_subscribers WHERE tenant = ${t.tenant} AND topic_key = ${t.topic_key}
               AND recipient_id > ${t.fanned_to} AND seq <= ${until} ORDER BY recipient_id LIMIT ${chunk}`
         ).map((r) => r.recipient_id);
-        await insertRuns(tx, topicTriggerOf(t, now), runsFor(members, now));
+        await insertRuns(tx, [{ trigger: topicTriggerOf(t, now), runs: runsFor(members, now) }]);
         const finished = members.length < chunk;
         await tx`UPDATE workflow_triggers SET pending = ${finished ? 0 : 1}, until_seq = ${until},
             fanned_to = ${members.at(-1) ?? t.fanned_to}, runs = runs + ${members.length}, advanced_at = ${now}

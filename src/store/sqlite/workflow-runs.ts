@@ -8,6 +8,8 @@ import {
   type NewTrigger,
   type RunFilter,
   type RunRecord,
+  type TriggerHit,
+  type TriggerItem,
   type WorkflowRunStore,
 } from '../port/workflow-runs.ts';
 import { promotionTurns, runSync, walkTenants } from '../queue-core.ts';
@@ -17,12 +19,12 @@ import {
   digestOf,
   LIVE_RUN_STATUSES_SQL,
   loneDigest,
-  newRunValues,
   noAdvance,
   openItems,
   RUN_COLUMNS,
   type RunNotificationRow,
   type RunRow,
+  runColumnsOf,
   runFromRow,
   runNotificationFromRow,
   runsFor,
@@ -186,13 +188,17 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
   const s = statements(db);
 
   const insertRuns = (t: NewTrigger, runs: NewRun[]) => {
+    const shared = runColumnsOf(t);
     for (const run of runs) {
-      const seq = Number(s.insertRun.run(newRunValues(t, run)).lastInsertRowid);
+      const seq = Number(
+        s.insertRun.run({ ...shared, id: run.id, recipientId: run.recipientId }).lastInsertRowid,
+      );
       s.logRun.run(runEventSeq(seq), 'RUNNING', t.createdAt);
     }
   };
 
-  const trigger = db.transaction((t: NewTrigger, runs: NewRun[], since: number) => {
+  /** One trigger and its runs, inside the caller's transaction. */
+  const storeTrigger = (t: NewTrigger, runs: NewRun[], since: number): TriggerHit | undefined => {
     const values = triggerValues(t);
     if (s.insertTrigger.run(values).changes === 0) {
       // The Idempotency-Key is taken: a live one answers; an expired one is released for this trigger.
@@ -203,7 +209,10 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
     }
     insertRuns(t, runs);
     return undefined;
-  });
+  };
+  const triggerMany = db.transaction((items: TriggerItem[], since: number) =>
+    items.map(({ trigger, runs }) => storeTrigger(trigger, runs, since)),
+  );
 
   /** Answers one of the step rules' questions inside the step's transaction. */
   const answer = (run: RunRecord, op: Op, now: number): OpAnswer => {
@@ -333,7 +342,10 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
 
   return {
     async trigger(t, runs, since) {
-      return trigger.immediate(t, runs, since);
+      return triggerMany.immediate([{ trigger: t, runs }], since)[0];
+    },
+    async triggerMany(items, since) {
+      return triggerMany.immediate(items, since);
     },
     async findTrigger(tenant, key, since) {
       const hit = s.byKey.get(tenant, key);

@@ -1,0 +1,82 @@
+// #52 (decision 0042): a `kill -9` of `npm start` (SQLite, triggers handed to the dispatch
+// thread's connection by their group commit) while triggers arrive over HTTP: every trigger that
+// was answered 201 is in the database with each of its runs and their RUNNING change, once each.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { apiCall } from '../helpers/api-call.ts';
+import { tempDir } from '../helpers/config.ts';
+import {
+  type HeraldProcess,
+  oneProcessEnv,
+  passwordLogin,
+  startHeraldProcess,
+} from '../helpers/herald-process.ts';
+
+const ADMIN = { email: 'admin@example.com', password: 'trigger-crash-password-1' };
+const PEOPLE = Array.from({ length: 10 }, (_, i) => `p${i}`);
+/** Triggers sent at once; the process is killed once half of them have answered. */
+const SENT = 60;
+
+describe('triggers through a kill -9 (SQLite, dispatch thread)', () => {
+  let herald: HeraldProcess | undefined;
+  after(() => herald?.stop(2000));
+
+  it('keeps every trigger answered 201, with its runs and their RUNNING once each', {
+    timeout: 120_000,
+  }, async () => {
+    const dataDir = tempDir('herald-trigger-crash-');
+    herald = await startHeraldProcess('trigger-crash', oneProcessEnv(dataDir, ADMIN));
+    const base = herald.apiUrl as string;
+    const token = await passwordLogin(base, ADMIN);
+    for (const id of PEOPLE)
+      assert.equal((await apiCall(base, token, 'PUT', `/recipients/${id}`, {})).status, 201);
+    const saved = await apiCall(base, token, 'PUT', '/workflows/later', {
+      steps: [{ type: 'delay', for: 'PT1H' }],
+    });
+    assert.equal(saved.status, 201, JSON.stringify(saved.json));
+
+    const answered: Array<{ triggerId: string; runs: Array<{ runId: string }> }> = [];
+    const killed = herald;
+    let kill!: () => void;
+    const halfway = new Promise<void>((resolve) => {
+      kill = resolve;
+    });
+    const sent = Array.from({ length: SENT }, async (_, i) => {
+      const recipients = [PEOPLE[i % 10], PEOPLE[(i + 3) % 10], PEOPLE[(i + 7) % 10]];
+      try {
+        const made = await apiCall(base, token, 'POST', '/workflows/later/trigger', { recipients });
+        if (made.status === 201) answered.push(made.json);
+        if (answered.length >= SENT / 2) kill();
+      } catch {
+        // The connection died with the process: this trigger was never answered.
+      }
+    });
+    await halfway;
+    killed.child.kill('SIGKILL');
+    await killed.exited;
+    await Promise.all(sent);
+    assert.ok(answered.length >= SENT / 2);
+
+    const db = new Database(join(dataDir, 'herald.db'), { readonly: true, fileMustExist: true });
+    try {
+      const trigger = db.prepare('SELECT count(*) FROM workflow_triggers WHERE id = ?').pluck();
+      const run = db.prepare('SELECT seq FROM workflow_runs WHERE id = ?').pluck();
+      const changes = db
+        .prepare("SELECT count(*) FROM notification_events WHERE notification_seq = ? AND type = 'RUNNING'")
+        .pluck();
+      for (const made of answered) {
+        assert.equal(trigger.get(made.triggerId), 1, `trigger ${made.triggerId} answered 201 is gone`);
+        assert.equal(made.runs.length, 3);
+        for (const { runId } of made.runs) {
+          const seq = run.get(runId) as number | undefined;
+          assert.ok(seq !== undefined, `run ${runId} of an answered trigger is gone`);
+          assert.equal(changes.get(-seq), 1);
+        }
+      }
+    } finally {
+      db.close();
+    }
+  });
+});
