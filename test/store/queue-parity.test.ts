@@ -225,7 +225,9 @@ function planner(seed: number) {
   // Times on a coarse grid, so that due times, expiries and leases often tie.
   const later = (now: number) => now + 250 * (1 + rnd.int(12));
 
-  const budget = (): ClaimBudget => ({
+  // A third of the claims leave CRITICAL and HIGH to an urgent lane (a PostgreSQL worker's steps):
+  // they count those rows, lock none, and say whether the lane must claim (`forLane`).
+  const budget = (now: number): ClaimBudget => ({
     perPriority: PRIORITIES.map(() => rnd.int(5)),
     sharedLimit: rnd.int(7),
     perChannel: PRIORITIES.map(() => ({
@@ -234,6 +236,9 @@ function planner(seed: number) {
       push: rnd.int(4),
       inapp: rnd.int(4),
     })),
+    ...(rnd.chance(0.3)
+      ? { toLane: { priorities: [true, true, false, false], before: now - rnd.pick([0, 250, 1000]) } }
+      : {}),
   });
 
   const completion = (lease: Lease, now: number): Completion => {
@@ -308,7 +313,7 @@ function planner(seed: number) {
             now,
             leaseUntil: now + rnd.pick([1000, 2500, 30_000]),
             maxAttempts: 3,
-            claim: rnd.chance(0.85) ? budget() : undefined,
+            claim: rnd.chance(0.85) ? budget(now) : undefined,
             promoteLimit: rnd.pick([1, 2, 3, 1000]),
             reapLimit: rnd.pick([1, 1000]),
           },
