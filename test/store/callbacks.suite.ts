@@ -38,7 +38,7 @@ async function toOutbox(store: Store, messages: WaitingMessage[]): Promise<void>
 }
 
 /**
- * Callbacks, their places in the status log and their outbox (API.md §10): tenancy, the head's
+ * Callbacks, their places in the status log and their outbox (docs/callbacks.md): tenancy, the head's
  * lease and place, claim order and leases.
  */
 export function callbacksSuite(name: string, open: () => Promise<Store>): void {
