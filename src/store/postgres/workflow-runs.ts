@@ -144,30 +144,27 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
   const triggerMany = (items: TriggerItem[], since: number) =>
     sql.begin(async (tx) => {
       const vs = items.map((item) => triggerValues(item.trigger));
-      const column = <K extends keyof (typeof vs)[number]>(key: K) => vs.map((v) => v[key]);
-      const insertOne = (v: (typeof vs)[number]) => tx`
-        INSERT INTO workflow_triggers (id, tenant, workflow_key, version, steps, topic_key, priority, locale,
-          variables, scheduled_at, idempotency_key, request_hash, answer, pending, advanced_at, created_at,
-          trace_context)
-        VALUES (${v.id}, ${v.tenant}, ${v.workflowKey}, ${v.version}, ${v.steps}, ${v.topic}, ${v.priority},
-          ${v.locale}, ${v.variables}, ${v.scheduledAt}, ${v.idempotencyKey}, ${v.requestHash}, ${v.answer},
-          ${v.pending}, ${v.createdAt}, ${v.createdAt}, ${v.traceContext})`;
-      const stored = await tx<{ id: string }[]>`
-        INSERT INTO workflow_triggers (id, tenant, workflow_key, version, steps, topic_key, priority, locale,
-          variables, scheduled_at, idempotency_key, request_hash, answer, pending, advanced_at, created_at,
-          trace_context)
-        SELECT id, tenant, workflow_key, version, steps, topic_key, priority, locale, variables, scheduled_at,
-          idempotency_key, request_hash, answer, pending, created_at, created_at, trace_context
-        FROM unnest(${column('id')}::text[], ${column('tenant')}::text[], ${column('workflowKey')}::text[],
-          ${column('version')}::int[], ${column('steps')}::int[], ${column('topic')}::text[],
-          ${column('priority')}::int[], ${column('locale')}::text[], ${column('variables')}::text[],
-          ${column('scheduledAt')}::bigint[], ${column('idempotencyKey')}::text[], ${column('requestHash')}::text[],
-          ${column('answer')}::text[], ${column('pending')}::int[], ${column('createdAt')}::bigint[],
-          ${column('traceContext')}::text[])
-          AS v(id, tenant, workflow_key, version, steps, topic_key, priority, locale, variables, scheduled_at,
-            idempotency_key, request_hash, answer, pending, created_at, trace_context)
-        ON CONFLICT DO NOTHING RETURNING id`;
-      const inserted = new Set(stored.map((row) => row.id));
+      // Rows whose Idempotency-Key is taken are left out (ON CONFLICT), to be settled one by one below.
+      const insertTriggers = async (rows: typeof vs) => {
+        const column = <K extends keyof (typeof vs)[number]>(key: K) => rows.map((v) => v[key]);
+        const stored = await tx<{ id: string }[]>`
+          INSERT INTO workflow_triggers (id, tenant, workflow_key, version, steps, topic_key, priority, locale,
+            variables, scheduled_at, idempotency_key, request_hash, answer, pending, advanced_at, created_at,
+            trace_context)
+          SELECT id, tenant, workflow_key, version, steps, topic_key, priority, locale, variables, scheduled_at,
+            idempotency_key, request_hash, answer, pending, created_at, created_at, trace_context
+          FROM unnest(${column('id')}::text[], ${column('tenant')}::text[], ${column('workflowKey')}::text[],
+            ${column('version')}::int[], ${column('steps')}::int[], ${column('topic')}::text[],
+            ${column('priority')}::int[], ${column('locale')}::text[], ${column('variables')}::text[],
+            ${column('scheduledAt')}::bigint[], ${column('idempotencyKey')}::text[], ${column('requestHash')}::text[],
+            ${column('answer')}::text[], ${column('pending')}::int[], ${column('createdAt')}::bigint[],
+            ${column('traceContext')}::text[])
+            AS v(id, tenant, workflow_key, version, steps, topic_key, priority, locale, variables, scheduled_at,
+              idempotency_key, request_hash, answer, pending, created_at, trace_context)
+          ON CONFLICT DO NOTHING RETURNING id`;
+        return stored.map((row) => row.id);
+      };
+      const inserted = new Set(await insertTriggers(vs));
       const results: Array<TriggerHit | undefined> = [];
       const made: TriggerItem[] = [];
       for (const [i, item] of items.entries()) {
@@ -183,7 +180,9 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
           }
           await tx`UPDATE workflow_triggers SET idempotency_key = NULL
             WHERE tenant = ${t.tenant} AND idempotency_key = ${t.idempotencyKey}`;
-          await insertOne(vs[i] as (typeof vs)[number]);
+          // Taken again meanwhile by another transaction: this group fails (and is retried one by one).
+          if ((await insertTriggers([vs[i] as (typeof vs)[number]])).length === 0)
+            throw new Error(`workflow trigger ${t.id} could not take its Idempotency-Key`);
         }
         results.push(undefined);
         made.push(item);
