@@ -1,4 +1,5 @@
 import type { Span } from '@opentelemetry/api';
+import type { Config } from '../config/config.ts';
 import type { CoreDeps } from '../deps.ts';
 import { type FieldError, HeraldError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
@@ -162,6 +163,25 @@ function countAccepted(
   }
 }
 
+/**
+ * The limits of a group commit of ingest's kind (notifications, workflow triggers): its weight in
+ * a flush and waiting, and its flushes under way at once. Rows handed to the dispatch thread
+ * (`handedOver`) are copied into its heap: smaller hand-overs keep both heaps small (`npm run bench
+ * -- --scenario memory`), and two may be on their way, as that thread commits them in the order
+ * they arrive. Otherwise `atOnce` flushes: how many of the store's transactions may overlap.
+ */
+export function flushLimits(
+  config: Pick<Config, 'ingestMaxBatch' | 'ingestMaxPending'>,
+  handedOver: boolean,
+  atOnce: number,
+): { maxBatch: number; maxPending: number; inFlight: number } {
+  return {
+    maxBatch: handedOver ? Math.min(2000, config.ingestMaxBatch) : config.ingestMaxBatch,
+    maxPending: config.ingestMaxPending,
+    inFlight: handedOver ? 2 : atOnce,
+  };
+}
+
 /** Builds the ingest path on the store, with a group-commit batcher that wakes the worker after each commit. */
 export function createIngest(deps: IngestDeps): Ingest {
   const { store, clock } = deps;
@@ -172,10 +192,7 @@ export function createIngest(deps: IngestDeps): Ingest {
     weight: (rows) => rows.length,
     // One tenant's flood fills at most half of HERALD_INGEST_MAX_PENDING (every row of a request is its tenant's).
     owner: (rows) => rows[0]?.tenant ?? '',
-    // Rows handed to the dispatch thread are copied into its heap: smaller hand-overs, fewer of
-    // them under way, keep both heaps small (`npm run bench -- --scenario memory`).
-    maxBatch: deps.writer ? Math.min(2000, deps.config.ingestMaxBatch) : deps.config.ingestMaxBatch,
-    maxPending: deps.config.ingestMaxPending,
+    ...flushLimits(deps.config, deps.writer !== undefined, store.notifications.insertsAtOnce),
     async flush(groups) {
       const rows = groups.flat();
       const results = await commitRows(rows, clock.now() - IDEMPOTENCY_WINDOW_MS);
@@ -186,9 +203,6 @@ export function createIngest(deps: IngestDeps): Ingest {
       );
     },
     afterCommit: deps.writer ? undefined : () => deps.wakeup.notify(),
-    // The dispatch thread commits hand-overs in the order they arrive: two may be on their way.
-    // Otherwise the store says how many of its transactions may overlap.
-    inFlight: deps.writer ? 2 : store.notifications.insertsAtOnce,
   });
 
   /**

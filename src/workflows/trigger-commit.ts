@@ -5,7 +5,7 @@
  */
 import type { CoreDeps } from '../deps.ts';
 import { createGroupCommit, type GroupCommit } from '../notifications/group-commit.ts';
-import { IDEMPOTENCY_WINDOW_MS } from '../notifications/ingest.ts';
+import { flushLimits, IDEMPOTENCY_WINDOW_MS } from '../notifications/ingest.ts';
 import type { WakeSignal } from '../notifications/wakeup.ts';
 import type { TriggerHit, TriggerItem } from '../store/port/workflow-runs.ts';
 
@@ -29,16 +29,14 @@ export function createTriggerCommit(deps: TriggerCommitDeps): TriggerCommit {
   const commit: CommitTriggers =
     deps.writer ?? ((items, from) => deps.store.workflowRuns.triggerMany(items, from));
   return createGroupCommit({
-    // A trigger weighs its rows: itself and its runs. The limits are ingest's (its rows copied to
-    // the dispatch thread as small hand-overs, two of them under way).
+    // A trigger weighs its rows: itself and its runs. The limits are ingest's; on PostgreSQL one
+    // transaction of triggers at a time.
     weight: (item) => item.runs.length + 1,
     owner: (item) => item.trigger.tenant,
     noun: 'workflow triggers',
-    maxBatch: deps.writer ? Math.min(2000, deps.config.ingestMaxBatch) : deps.config.ingestMaxBatch,
-    maxPending: deps.config.ingestMaxPending,
+    ...flushLimits(deps.config, deps.writer !== undefined, 1),
     flush: (items) => commit(items, deps.clock.now() - IDEMPOTENCY_WINDOW_MS),
     // The engine starts the new runs now rather than at its next poll (a topic's: its fan-out).
     afterCommit: () => deps.runsWakeup.notify(),
-    inFlight: deps.writer ? 2 : 1,
   });
 }
