@@ -28,8 +28,6 @@ export function watchUrgent(wakeup: Pick<Wakeup, 'onUrgent'>, clock: Clock): Urg
   });
   return {
     chunk: (full) => (clock.now() - urgentAt < URGENT_WINDOW_MS ? Math.min(full, URGENT_CHUNK) : full),
-    stop() {
-      stop();
-    },
+    stop,
   };
 }
