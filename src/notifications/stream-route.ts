@@ -77,13 +77,19 @@ export const streamSchema = (example: string) => ({
 export const notificationStreamRoute: RouteModule<
   CoreDeps & { statusHub: StatusHub; verifier: AccessTokenVerifier }
 > = (app, deps) => {
-  const open = new Set<PassThrough>();
+  // Each open stream, with what lets go of its heartbeat, its subscription and its tenant's count.
+  const open = new Map<PassThrough, () => void>();
   // Open streams by tenant: each costs the process a little on every change of its tenant, so
   // one tenant holding thousands would slow the requests of every other (HERALD_STREAMS_PER_TENANT).
   const perTenant = new Map<string, number>();
-  // Streams never end on their own: end them before the server waits for its connections.
+  // Streams never end on their own: end them before the server waits for its connections, and
+  // let go of each at once rather than on its 'close', which never comes to a stream whose
+  // reader has stopped reading (its end is never read).
   app.addHook('preClose', async () => {
-    for (const stream of open) stream.end();
+    for (const [stream, release] of open) {
+      stream.end();
+      release();
+    }
   });
 
   app.get(
@@ -130,7 +136,6 @@ export const notificationStreamRoute: RouteModule<
       }
       perTenant.set(tenant, held + 1);
       const stream = new PassThrough();
-      open.add(stream);
       let stop: (() => void) | undefined;
       // A comment line at least every HERALD_STREAM_HEARTBEAT_MS (15 s, §10), so proxies and
       // clients see the stream is alive. The access token is checked again before each: the
@@ -142,14 +147,17 @@ export const notificationStreamRoute: RouteModule<
         if (valid) stream.write(': ping\n\n');
         else stream.end(`${TOKEN_ENDED_COMMENT}\n\n`);
       }, deps.config.streamHeartbeatMs);
-      stream.on('close', () => {
+      const release = () => {
+        if (!open.delete(stream)) return;
         clearInterval(heartbeat);
-        open.delete(stream);
         const left = (perTenant.get(tenant) ?? 1) - 1;
         if (left > 0) perTenant.set(tenant, left);
         else perTenant.delete(tenant);
         stop?.();
-      });
+        stop = undefined;
+      };
+      open.set(stream, release);
+      stream.on('close', release);
       reply
         .header('content-type', 'text/event-stream; charset=utf-8')
         .header('cache-control', 'no-store, no-transform')
@@ -174,7 +182,7 @@ export const notificationStreamRoute: RouteModule<
         })
         .then(
           (unsubscribe) => {
-            if (stream.destroyed || stream.writableEnded) unsubscribe();
+            if (!open.has(stream) || stream.destroyed || stream.writableEnded) unsubscribe();
             else stop = unsubscribe;
           },
           (error) => {
