@@ -158,6 +158,14 @@ export function createPostgresNotifications(sql: Sql): NotificationStore {
     insertsAtOnce: INSERTS_AT_ONCE,
     async insertMany(items, since) {
       if (items.length === 0) return [];
+      // Without an Idempotency-Key no row can be skipped: the one statement is the transaction
+      // (PostgreSQL commits a statement sent alone as one), all rows or none, one round trip
+      // instead of BEGIN, the statement and COMMIT. With a key, a skipped row is resolved in the
+      // same transaction as the rest, so the group's answer is all or nothing either way.
+      if (items.every((n) => n.idempotencyKey === null)) {
+        await insertRows(sql, items);
+        return items.map(() => undefined);
+      }
       return sql.begin(async (tx) => {
         const inserted = await insertRows(tx, items);
         const answer: Array<IdempotentHit | undefined> = [];
