@@ -100,11 +100,14 @@ export function createLocalVerifier(options: VerifierOptions & { keyring: Keyrin
   );
 }
 
+/** How long the kids read from a remote key set are used before they are read again. */
+const KIDS_READ_MS = 1000;
+
 /**
  * Verifies with a remote key set (HERALD_JWKS_URL), for an `api` process without the `auth`
  * role. The set is fetched again once it is older than HERALD_JWKS_MAX_AGE_MS (30 s by default),
- * in the background, so a removed key is refused within that time, cached verifications included
- * (a cached token counts only while its kid is in the set). jose refetches on an unknown kid at
+ * in the background, so a removed key is refused within that time (and a second), cached verifications
+ * included (a cached token counts only while its kid is in the set). jose refetches on an unknown kid at
  * most once per cooldown (HERALD_JWKS_COOLDOWN_MS) and gives up on a slow server after 5 s.
  */
 export function createRemoteVerifier(
@@ -119,6 +122,18 @@ export function createRemoteVerifier(
     // An unreachable auth service keeps the last set in use; jose retries at the next call.
     if (!jwks.fresh && !jwks.reloading) jwks.reload().catch(() => undefined);
   };
-  const published = (kid: string) => jwks.jwks()?.keys.some((key) => key.kid === kid) ?? false;
+  // jose hands out a copy of the key set (structuredClone) on every jwks() call: a cached
+  // token's kid is looked up in the kids read from it at most once a second (in real time, as
+  // jose counts the set's age), and read again at once for a kid not among them.
+  let kids = new Set<string>();
+  let kidsReadAt = Number.NEGATIVE_INFINITY;
+  const readKids = () => {
+    kids = new Set(jwks.jwks()?.keys.flatMap((key) => (key.kid === undefined ? [] : [key.kid])) ?? []);
+    kidsReadAt = Date.now();
+  };
+  const published = (kid: string) => {
+    if (Date.now() - kidsReadAt >= KIDS_READ_MS || !kids.has(kid)) readKids();
+    return kids.has(kid);
+  };
   return cachingVerifier(options, jwks, refreshInBackground, published);
 }
