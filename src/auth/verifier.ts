@@ -106,9 +106,10 @@ const KIDS_READ_MS = 1000;
 /**
  * Verifies with a remote key set (HERALD_JWKS_URL), for an `api` process without the `auth`
  * role. The set is fetched again once it is older than HERALD_JWKS_MAX_AGE_MS (30 s by default),
- * in the background, so a removed key is refused within that time (and a second), cached verifications
- * included (a cached token counts only while its kid is in the set). jose refetches on an unknown kid at
- * most once per cooldown (HERALD_JWKS_COOLDOWN_MS) and gives up on a slow server after 5 s.
+ * in the background, so a removed key is refused within that time and a second, cached
+ * verifications included (a cached token counts only while its kid is in the set). jose refetches
+ * on an unknown kid at most once per cooldown (HERALD_JWKS_COOLDOWN_MS) and gives up on a slow
+ * server after 5 s.
  */
 export function createRemoteVerifier(
   options: VerifierOptions & { jwksUrl: string; cooldownMs?: number; maxAgeMs?: number },
