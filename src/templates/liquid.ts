@@ -160,19 +160,55 @@ export function syntaxProblem(field: TextField, source: string): string | null {
   }
 }
 
+/** Renders reached their time cut-off (renderParsed's `cutAt`). */
+class RenderTimeCut extends RenderLimitError {}
+
+/** The CPU time a render may take, and the clock of the thread it runs on (render-jobs.ts). */
+export interface CpuBudget {
+  ms: number;
+  /** Milliseconds the thread has run on a CPU; undefined where it cannot be read. */
+  clock(): number | undefined;
+}
+
 /**
  * Renders parsed fields with `variables`; a missing variable throws LiquidFieldError naming the
  * field, a limit (range, output size, or the time cut-off `cutAt`, on performance.now()'s clock,
  * for all fields together) a RenderLimitError.
+ *
+ * The cut-off is wall-clock time, the only clock Liquid checks. With `cpu`, a render cut before
+ * its thread has had `cpu.ms` on a CPU was kept off it (busy cores; bulk render threads run at a
+ * lower priority), not long: it is rendered again, its cut-off moved to when the thread, at the
+ * share of the CPU it got so far, will have had the rest of its budget. A render that used its
+ * budget is cut as before; one kept off the CPU for long is ended by the pool (render-pool.ts).
  */
 export function renderParsed(
   parsed: ParsedContent,
   variables: Record<string, unknown>,
   cutAt = Number.POSITIVE_INFINITY,
+  cpu?: CpuBudget,
 ): Content {
+  const startedAt = performance.now();
+  const cpuAtStart = cpu?.clock();
+  for (let until = cutAt; ; ) {
+    try {
+      return renderFields(parsed, variables, until);
+    } catch (error) {
+      const cpuNow = cpu?.clock();
+      if (!(error instanceof RenderTimeCut) || cpu === undefined) throw error;
+      if (cpuAtStart === undefined || cpuNow === undefined) throw error;
+      const had = cpuNow - cpuAtStart;
+      if (had >= cpu.ms) throw error;
+      const now = performance.now();
+      const share = Math.max(had, 0.1) / Math.max(now - startedAt, 1);
+      until = now + (cpu.ms - had) / share;
+    }
+  }
+}
+
+function renderFields(parsed: ParsedContent, variables: Record<string, unknown>, cutAt: number): Content {
   const out: Content = {};
   let bytes = 0;
-  const overTime = (field: string) => new RenderLimitError(`${field}: rendering ran out of time`);
+  const overTime = (field: string) => new RenderTimeCut(`${field}: rendering ran out of time`);
   for (const field of TEXT_FIELDS) {
     const templates = parsed[field];
     if (!templates) continue;

@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import type { Content } from '../channels.ts';
-import { osThreadId } from '../os-thread.ts';
+import { osThreadId, threadCpu } from '../os-thread.ts';
 import { openLine } from '../thread-calls.ts';
 import { type LiquidSource, sourceText } from './fields.ts';
 import {
@@ -23,6 +23,10 @@ import type { RenderOutcome, RenderPoolCalls, RenderThreadCalls, ThreadJob } fro
  */
 const port = parentPort;
 if (!port) throw new Error('render-jobs.ts runs in a render worker thread (render-thread.ts)');
+
+/** This thread's own CPU clock (Linux), which tells a render kept off the CPU from a long one. */
+const ownCpu = threadCpu(osThreadId());
+const ownCpuMs = () => ownCpu?.ms();
 
 const parsedCache = new Map<string, ParsedContent>();
 const CACHE_SIZE = 1000;
@@ -49,7 +53,8 @@ function run(job: ThreadJob): RenderOutcome {
   if (job.check) return check(job.check);
   const cutAt = job.cutAt - performance.timeOrigin;
   try {
-    return { ok: true, content: renderParsed(parsedOf(job.key, job.content), job.variables, cutAt) };
+    const cpu = { ms: job.cpuMs, clock: ownCpuMs };
+    return { ok: true, content: renderParsed(parsedOf(job.key, job.content), job.variables, cutAt, cpu) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof RenderLimitError) return { ok: false, limit: true, message };
@@ -63,6 +68,7 @@ const pool = openLine<RenderPoolCalls, RenderThreadCalls>(port, { render: run })
 // compilation, which must not count against a notification's deadline.
 run({
   cutAt: Number.POSITIVE_INFINITY,
+  cpuMs: Number.POSITIVE_INFINITY,
   key: '\u0000warm-up',
   content: { subject: 'Hi {{ name }}', html: '{% for i in (1..3) %}<b>{{ name | upcase }}</b>{% endfor %}' },
   variables: { name: 'warm' },

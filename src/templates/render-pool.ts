@@ -28,6 +28,8 @@ export interface ThreadJob extends Omit<RenderJob, 'tenant'> {
    * performance.now()`: each thread's performance.now() counts from its own time origin.
    */
   cutAt: number;
+  /** The CPU time Liquid's cut-off stands for: a render cut before its thread had it goes on (renderParsed). */
+  cpuMs: number;
 }
 
 /** The share of the deadline Liquid gets before it stops itself (the rest covers messaging). */
@@ -182,7 +184,8 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     const timer = setTimeout(() => overtime(thread, id), options.timeoutMs);
     const postedAt = performance.now();
     thread.running = { ...waiting, id, timer, postedAt, cpuAtPost: thread.cpu?.ms() };
-    const cutAt = performance.timeOrigin + postedAt + options.timeoutMs * COOPERATIVE_SHARE;
+    const cpuMs = options.timeoutMs * COOPERATIVE_SHARE;
+    const cutAt = performance.timeOrigin + postedAt + cpuMs;
     const { key, content, variables, check } = waiting.job;
     // Only the job still running on this thread is finished by its answer: one past its deadline
     // or on a thread that ended was finished already, and its late answer (or the line's failure)
@@ -192,7 +195,7 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
       finish(thread, outcome);
       pump();
     };
-    thread.line.call('render', { cutAt, key, content, variables, check }).then(answered, (error) =>
+    thread.line.call('render', { cutAt, cpuMs, key, content, variables, check }).then(answered, (error) =>
       // The thread answers every job it is given (render-jobs.ts), so a failed call is one the
       // structured clone refused (variables nested thousands deep): it fails alone, and the
       // thread takes the next.
