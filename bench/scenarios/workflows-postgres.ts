@@ -1,25 +1,15 @@
-import type { WorkflowStep } from '../../src/workflows/model.ts';
 import { requireRoute } from '../lib/api.ts';
 import { deploy } from '../lib/deploy.ts';
-import { acceptOrShed, runLoad } from '../lib/load.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { measured, type Row } from '../lib/report.ts';
 import { seedPostgres } from './fan-out.ts';
 import type { Scenario } from './types.ts';
+import { PER_TRIGGER, STEPS, TRIGGERED, triggerRound } from './workflows-process.ts';
 
 const SCENARIO = 'workflows-process-postgres';
 /** Recipients (fan-out.ts's `r0000000` on, with an email address) the runs go to. */
 const PEOPLE = 1000;
-/** Recipients named by one trigger. */
-const PER_TRIGGER = 100;
-const TRIGGERED = 'triggered';
-const STEPS: WorkflowStep[] = [
-  { type: 'delay', for: 'PT1H' },
-  { type: 'send', channel: 'email', content: { subject: 'Hi', text: 'Hello' } },
-];
-
-const ids = (n: number) => Array.from({ length: n }, (_, i) => `r${String(i).padStart(7, '0')}`);
 
 /**
  * The trigger round of workflows-process on PostgreSQL, in the scale-out layout (docs/scale-out.md:
@@ -38,20 +28,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
     if (saved.status !== 201)
       throw new Error(`PUT /workflows: ${saved.status} ${JSON.stringify(saved.body)}`);
     await requireRoute(api, 'GET', `/workflows/${TRIGGERED}`, undefined, 'the workflows API');
-    progress(`${SCENARIO}: triggers of ${PER_TRIGGER} recipients over HTTP`);
-    const triggers = acceptOrShed(
-      await runLoad({
-        urls: herald.urls,
-        method: 'POST',
-        path: `/workflows/${TRIGGERED}/trigger`,
-        headers: api.auth,
-        body: JSON.stringify({ recipients: ids(PER_TRIGGER), priority: 'LOW' }),
-        connections: s.triggerConnections,
-        ...s.triggerRound,
-      }),
-      201,
-      'POST /workflows/{key}/trigger',
-    );
+    const triggers = await triggerRound(SCENARIO, herald, options);
     const shed = triggers.shed ? `, ${triggers.shed} shed (429/503)` : '';
     return [
       measured(
