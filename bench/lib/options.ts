@@ -161,7 +161,8 @@ export const USAGE = `Usage: npm run bench -- [flags]
                            abuse, dispatch, callbacks, suppressions, failover, claim, catch-up,
                            memory, render, liquid-parse, liquid-critical, auth, startup,
                            gateway, recipients-import, fan-out, inbox, workflows, workflows-process (and ingest-postgres,
-                           dispatch-postgres, fan-out-postgres, inbox-postgres)
+                           dispatch-postgres, fan-out-postgres, inbox-postgres,
+                           workflows-process-postgres)
   --postgres               follow ingest and dispatch with the same on PostgreSQL (1 auth, 2 api
                            and worker processes; scenarios ingest-postgres, dispatch-postgres)
   --isolation-backlog N    LOW notifications queued before the isolation window (default 1000000)

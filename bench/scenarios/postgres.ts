@@ -4,6 +4,7 @@ import { inboxPostgresScenario } from './inbox.ts';
 import { ingestOn } from './ingest.ts';
 import { isolationPeerPostgresScenario } from './isolation-peer.ts';
 import type { Scenario } from './types.ts';
+import { workflowsProcessPostgresScenario } from './workflows-postgres.ts';
 
 /**
  * `--postgres`: ingest and dispatch again on PostgreSQL with two API processes, and CRITICAL
@@ -23,4 +24,5 @@ export const postgresScenarios: Scenario[] = [
   isolationPeerPostgresScenario,
   fanOutPostgresScenario,
   inboxPostgresScenario,
+  workflowsProcessPostgresScenario,
 ];

@@ -6,7 +6,7 @@ import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import type { WorkflowStep } from '../../src/workflows/model.ts';
 import { newTrigger } from '../../test/helpers/workflow-fixtures.ts';
 import { requireRoute } from '../lib/api.ts';
-import { deploy } from '../lib/deploy.ts';
+import { type Deployment, deploy } from '../lib/deploy.ts';
 import { acceptOrShed, runLoad } from '../lib/load.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions } from '../lib/options.ts';
@@ -23,13 +23,13 @@ const SCENARIO = 'workflows-process';
 /** Recipients (fan-out.ts's `r0000000` on, with an email address) the runs go to. */
 const PEOPLE = 1000;
 /** Recipients named by one trigger of the trigger round. */
-const PER_TRIGGER = 100;
+export const PER_TRIGGER = 100;
 const send: WorkflowStep = { type: 'send', channel: 'email', content: { subject: 'Hi', text: 'Hello' } };
 /** The waiting runs' workflow: an hour's delay, then an email (LOW) to the sandbox. */
 const WAITS = 'waits';
 /** The trigger round's workflow: its runs step into the same delay. */
-const TRIGGERED = 'triggered';
-const STEPS: WorkflowStep[] = [{ type: 'delay', for: 'PT1H' }, send];
+export const TRIGGERED = 'triggered';
+export const STEPS: WorkflowStep[] = [{ type: 'delay', for: 'PT1H' }, send];
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `r${String(i).padStart(7, '0')}`);
 
@@ -119,6 +119,28 @@ function countOf(dataDir: string, sql: string, ...params: unknown[]): number {
   }
 }
 
+/**
+ * The trigger round: triggers of PER_TRIGGER recipients (LOW) of the TRIGGERED workflow over HTTP,
+ * spread over the deployment's API processes, `triggerConnections` at once.
+ */
+export async function triggerRound(scenario: string, herald: Deployment, options: BenchOptions) {
+  const s = options.sizes.workflowsProcess;
+  progress(`${scenario}: triggers of ${PER_TRIGGER} recipients over HTTP`);
+  return acceptOrShed(
+    await runLoad({
+      urls: herald.urls,
+      method: 'POST',
+      path: `/workflows/${TRIGGERED}/trigger`,
+      headers: herald.api.auth,
+      body: JSON.stringify({ recipients: ids(PER_TRIGGER), priority: 'LOW' }),
+      connections: s.triggerConnections,
+      ...s.triggerRound,
+    }),
+    201,
+    'POST /workflows/{key}/trigger',
+  );
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /**
@@ -164,20 +186,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
       )
       .join(', ');
 
-    progress(`${SCENARIO}: triggers of ${PER_TRIGGER} recipients over HTTP`);
-    const triggers = acceptOrShed(
-      await runLoad({
-        urls: herald.urls,
-        method: 'POST',
-        path: `/workflows/${TRIGGERED}/trigger`,
-        headers: api.auth,
-        body: JSON.stringify({ recipients: ids(PER_TRIGGER), priority: 'LOW' }),
-        connections: s.triggerConnections,
-        ...s.triggerRound,
-      }),
-      201,
-      'POST /workflows/{key}/trigger',
-    );
+    const triggers = await triggerRound(SCENARIO, herald, options);
     const made = countOf(dataDir, 'SELECT count(*) FROM workflow_runs WHERE workflow_key = ?', TRIGGERED);
     // The engine steps the new runs into their delay; the next round starts once it is idle again.
     for (

@@ -10,7 +10,6 @@ import type { RouteModule } from '../http/types.ts';
 import type { Metrics } from '../metrics.ts';
 import { PRIORITIES } from '../notifications/model.ts';
 import type { RunRecord } from '../store/port/workflow-runs.ts';
-import { traceparentOf } from '../tracing/tracer.ts';
 import { RUN_STATUSES, STEP_STATUSES, STEP_TYPES, type WorkflowRecord } from './model.ts';
 import { type TriggerBody, triggerWorkflow } from './trigger.ts';
 import type { TriggerCommit } from './trigger-commit.ts';
@@ -171,7 +170,7 @@ export const workflowRunRoutes: RouteModule<CoreDeps & { metrics?: Metrics; trig
         request.params.key,
         request.body as TriggerBody,
         request.headers['idempotency-key'],
-        traceparentOf(requestSpan(request)),
+        requestSpan(request),
       );
       if (status === 201 && answer.runs)
         deps.metrics?.workflowRuns.inc({ status: 'RUNNING' }, answer.runs.length);

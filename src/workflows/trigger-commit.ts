@@ -29,12 +29,13 @@ export function createTriggerCommit(deps: TriggerCommitDeps): TriggerCommit {
   const commit: CommitTriggers =
     deps.writer ?? ((items, from) => deps.store.workflowRuns.triggerMany(items, from));
   return createGroupCommit({
-    // A trigger weighs its rows: itself and its runs. The limits are ingest's; on PostgreSQL one
-    // transaction of triggers at a time.
+    // A trigger weighs its rows: itself and its runs. The limits are ingest's, overlapping
+    // transactions among them (PostgreSQL's: a trigger waiting for a taken Idempotency-Key's lock
+    // holds up only its own group).
     weight: (item) => item.runs.length + 1,
     owner: (item) => item.trigger.tenant,
     noun: 'workflow triggers',
-    ...flushLimits(deps.config, deps.writer !== undefined, 1),
+    ...flushLimits(deps.config, deps.writer !== undefined, deps.store.notifications.insertsAtOnce),
     flush: (items) => commit(items, deps.clock.now() - IDEMPOTENCY_WINDOW_MS),
     // The engine starts the new runs now rather than at its next poll (a topic's: its fan-out).
     afterCommit: () => deps.runsWakeup.notify(),

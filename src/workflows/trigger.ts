@@ -4,6 +4,7 @@
  * trigger-commit.ts), and its Idempotency-Key (a replay within 24 h answers the first answer,
  * another body with the key is 409).
  */
+import type { Span } from '@opentelemetry/api';
 import type { CoreDeps } from '../deps.ts';
 import { HeraldError } from '../errors.ts';
 import { notificationId, requestHash } from '../notifications/ids.ts';
@@ -11,6 +12,7 @@ import { checkIdempotencyKey, IDEMPOTENCY_WINDOW_MS } from '../notifications/ing
 import type { Priority } from '../notifications/model.ts';
 import type { NewTrigger } from '../store/port/workflow-runs.ts';
 import { canonicalLocale, LOCALE_MESSAGE } from '../templates/locale.ts';
+import { traceparentOf, withEvent } from '../tracing/tracer.ts';
 import type { TriggerCommit } from './trigger-commit.ts';
 
 /** A trigger's body once its schema held (run-routes.ts). */
@@ -58,8 +60,8 @@ export async function triggerWorkflow(
   key: string,
   body: TriggerBody,
   idempotencyKey: string | undefined,
-  /** The trigger request's sampled `traceparent` (tracing/tracer.ts `traceparentOf`), or null. */
-  traceContext: string | null,
+  /** The trigger request's server span when it is traced (http/trace-hooks.ts `requestSpan`). */
+  span: Span | undefined,
 ): Promise<{ status: 200 | 201; answer: TriggerAnswer }> {
   const { store, clock } = deps;
   const now = clock.now();
@@ -114,10 +116,13 @@ export async function triggerWorkflow(
     answer: JSON.stringify(answer),
     createdAt: now,
     // The trigger request's span (when sampled): every notification of its runs is processed in its trace.
-    traceContext,
+    traceContext: traceparentOf(span),
   };
-  // Answers once committed; the commit wakes the engine, which starts the runs (a topic's: its fan-out).
-  const hit = await deps.triggers.submit({ trigger, runs });
+  // Answers once committed (a `commit` event of the request's span, as ingest's); the commit wakes
+  // the engine, which starts the runs (a topic's: its fan-out).
+  const hit = await withEvent(span, 'commit', { 'herald.runs': runs.length }, () =>
+    deps.triggers.submit({ trigger, runs }),
+  );
   if (hit) return replay(hit);
   return { status: 201, answer };
 }

@@ -7,14 +7,12 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { connectPostgres, type Sql } from '../../src/store/postgres/connect.ts';
 import { tempDir } from '../helpers/config.ts';
-import { eventually } from '../helpers/eventually.ts';
+import { secondWhileKeyHeld } from '../helpers/held-key.ts';
 import { type HeraldProcess, passwordLogin, startHeraldProcess } from '../helpers/herald-process.ts';
 import { type PostgresServer, sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'ingest-overlap-test-password-1' };
 const HELD_KEY = 'held-by-another-transaction';
-/** Long beside a commit, short beside the test file's limit: the second answer comes well within it. */
-const PATIENCE_MS = 20_000;
 
 describe('ingest on PostgreSQL: a commit held up does not hold the next', () => {
   let server: PostgresServer | undefined;
@@ -62,49 +60,21 @@ describe('ingest on PostgreSQL: a commit held up does not hold the next', () => 
 
     // Another connection copies that row under the key, and keeps its transaction open.
     sql = connectPostgres(url, { max: 2 });
-    const holder = await sql.reserve();
-    const columns = (
-      await holder<{ name: string }[]>`SELECT column_name AS name FROM information_schema.columns
-        WHERE table_name = 'notifications' AND column_name NOT IN ('seq', 'id', 'idempotency_key')`
-    ).map((c) => `"${c.name}"`);
-    await holder`BEGIN`;
-    await holder.unsafe(
-      `INSERT INTO notifications (id, idempotency_key, ${columns.join(', ')})
-       SELECT $1, $2, ${columns.join(', ')} FROM notifications WHERE id = $3`,
-      ['held-copy', HELD_KEY, model],
+    const { second, keyed } = await secondWhileKeyHeld(
+      sql,
+      'notifications',
+      model,
+      HELD_KEY,
+      () => post('grace@example.com', HELD_KEY),
+      () => post('lin@example.com'),
     );
-    let keyed: Promise<Response> | undefined;
-    try {
-      keyed = post('grace@example.com', HELD_KEY);
-      // Its commit waits on the uncommitted key (a lock wait in PostgreSQL).
-      const waiting = sql;
-      await eventually(
-        async () => {
-          const [{ n }] = await waiting<[{ n: number }]>`SELECT count(*)::int AS n FROM pg_stat_activity
-            WHERE datname = current_database() AND wait_event = 'transactionid'`;
-          return n === 1;
-        },
-        PATIENCE_MS,
-        'the keyed request to wait for the other transaction',
-      );
-      const second = await Promise.race([
-        post('lin@example.com'),
-        new Promise<'held'>((resolve) => setTimeout(() => resolve('held'), PATIENCE_MS).unref()),
-      ]);
-      assert.notEqual(second, 'held', 'the second request waited for the first one’s commit');
-      assert.equal((second as Response).status, 201);
-      await holder`ROLLBACK`;
-      const answer = await keyed;
-      assert.equal(
-        answer.status,
-        201,
-        'the key was never committed by the other transaction: a new notification',
-      );
-    } finally {
-      await holder`ROLLBACK`; // a no-op once rolled back above
-      await keyed?.catch(() => undefined);
-      holder.release();
-    }
+    assert.notEqual(second, 'held', 'the second request waited for the first one’s commit');
+    assert.equal((second as Response).status, 201);
+    assert.equal(
+      keyed.status,
+      201,
+      'the key was never committed by the other transaction: a new notification',
+    );
     const [{ n }] = await sql<[{ n: number }]>`SELECT count(*)::int AS n FROM notifications`;
     assert.equal(n, 3);
   });

@@ -6,7 +6,8 @@
 // http/protobuf is decoded by postgres.test.ts) and they make one trace: the caller's span, the
 // server span with its commit event, and after the restart the `process` span (linked to the
 // accepting one), its render and provider call, and the callback's POST, whose request carries
-// the callback span's `traceparent`. The run's notification is processed in the trigger's trace.
+// the callback span's `traceparent`. The trigger's commit is an event of its server span, and the
+// run's notification is processed in the trigger's trace.
 // No span holds a recipient's address, the access token, the callback's secret or the body.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -173,6 +174,11 @@ describe('OpenTelemetry traces, end to end', () => {
     // The run's send: processed in the trigger's trace, a child of (and linked to) its server span.
     const trigger = named('POST /workflows/:key/trigger', runTrace);
     assert.equal(trigger.parentSpanId, triggerCaller);
+    // The trigger's group commit is an event of its server span too: its runs, the time it waited.
+    const triggerCommits = trigger.events.filter((e) => e.name === 'commit');
+    assert.equal(triggerCommits.length, 1);
+    assert.equal(triggerCommits[0]?.attributes['herald.runs'], 1);
+    assert.equal(typeof triggerCommits[0]?.attributes['herald.wait_ms'], 'number');
     const runSend = named('process email', runTrace);
     assert.equal(
       runSend.parentSpanId,

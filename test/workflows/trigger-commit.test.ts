@@ -4,97 +4,28 @@
 // trigger refused by its Idempotency-Key (409) stores nothing while its neighbours start, two
 // triggers with one new key store one; and a trigger the database refuses fails alone.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
-import postgres from 'postgres';
-import { type Herald, startHerald } from '../../src/main.ts';
+import type { Herald } from '../../src/main.ts';
 import type { TriggerItem } from '../../src/store/port/workflow-runs.ts';
 import { createTriggerCommit } from '../../src/workflows/trigger-commit.ts';
-import { tokenFor } from '../helpers/auth.ts';
-import { testConfig } from '../helpers/config.ts';
 import { holdFlushes } from '../helpers/held-commit.ts';
-import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
+import { type Answer, PEOPLE, startTriggerHerald, type TriggerHerald } from '../helpers/trigger-herald.ts';
 import { newTrigger } from '../helpers/workflow-fixtures.ts';
-
-const PEOPLE = Array.from({ length: 10 }, (_, i) => `u${i}`);
-
-interface Answer {
-  status: number;
-  body: { triggerId: string; runs: Array<{ recipientId: string; runId: string }>; code?: string };
-}
 
 for (const kind of ['sqlite', 'postgres'] as const) {
   describe(`workflow triggers' group commit (${kind})`, () => {
+    let t: TriggerHerald;
     let herald: Herald;
-    let token: string;
-    let databaseUrl = '';
-    /** A connection of its own, as another process would read. */
-    let read: (sql: string, ...params: string[]) => Promise<Array<Record<string, unknown>>>;
-    let closeReader: () => Promise<void>;
 
     before(async () => {
-      const env: Record<string, string> = {};
-      if (kind === 'postgres') {
-        databaseUrl = await (await sharedPostgres()).createDatabase('herald_trigger_commit');
-        env.DATABASE_URL = databaseUrl;
-      }
-      herald = await startHerald(testConfig({ ...env, HERALD_ROLES: 'auth,api' }));
-      token = await tokenFor(herald.deps, { role: 'admin' });
-      const now = Date.now();
-      await herald.store.recipients.put(
-        'default',
-        PEOPLE.map((id) => ({ id, profile: {} })),
-        now,
-      );
-      await herald.store.workflows.put(
-        'default',
-        'w',
-        { name: null, category: null, steps: [{ type: 'delay', for: 'PT1H' }] },
-        now,
-      );
-      if (kind === 'postgres') {
-        const sql = postgres(databaseUrl, { max: 1, onnotice: () => undefined });
-        read = async (text, ...params) => {
-          let at = 0;
-          return [
-            ...(await sql.unsafe(
-              text.replace(/\?/g, () => `$${++at}`),
-              params,
-            )),
-          ];
-        };
-        closeReader = () => sql.end();
-      } else {
-        const db = new Database(join(herald.deps.config.dataDir, 'herald.db'), {
-          readonly: true,
-          fileMustExist: true,
-        });
-        read = async (text, ...params) => db.prepare(text).all(...params) as Array<Record<string, unknown>>;
-        closeReader = async () => {
-          db.close();
-        };
-      }
+      t = await startTriggerHerald(kind, 'herald_trigger_commit');
+      herald = t.herald;
     });
-    after(async () => {
-      await closeReader();
-      await herald.close();
-      if (kind === 'postgres') await stopSharedPostgres();
-    });
+    after(() => t.close());
 
-    const trigger = async (body: object, key?: string): Promise<Answer> => {
-      const response = await fetch(`${herald.apiUrl}/workflows/w/trigger`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          ...(key === undefined ? {} : { 'idempotency-key': key }),
-        },
-        body: JSON.stringify(body),
-      });
-      return { status: response.status, body: (await response.json()) as Answer['body'] };
-    };
-    const count = async (sql: string, ...params: string[]) => Number((await read(sql, ...params))[0]?.n);
+    const trigger = (body: object, key?: string) => t.trigger(body, key);
+    const read = (sql: string, ...params: string[]) => t.read(sql, ...params);
+    const count = (sql: string, ...params: string[]) => t.count(sql, ...params);
     const runsOf = (triggerId: string) =>
       count('SELECT count(*) AS n FROM workflow_runs WHERE trigger_id = ?', triggerId);
 

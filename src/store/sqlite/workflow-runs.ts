@@ -54,11 +54,11 @@ function prepare(db: SqliteDb) {
     releaseKey: db.prepare(
       'UPDATE workflow_triggers SET idempotency_key = NULL WHERE tenant = ? AND idempotency_key = ?',
     ),
+    // Positional: a run's id and recipient, then its trigger's columns (insertRuns binds one array a trigger).
     insertRun: db.prepare(
-      `INSERT INTO workflow_runs (id, tenant, workflow_key, version, recipient_id, trigger_id, status, step_index,
-         priority, locale, variables, steps, due_at, created_at, updated_at, trace_context)
-       VALUES (@id, @tenant, @workflowKey, @version, @recipientId, @triggerId, 'RUNNING', 0, @priority, @locale,
-         @variables, @steps, @dueAt, @now, @now, @traceContext)`,
+      `INSERT INTO workflow_runs (id, recipient_id, tenant, workflow_key, version, trigger_id, priority, locale,
+         variables, steps, due_at, created_at, updated_at, trace_context, status, step_index)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'RUNNING', 0)`,
     ),
     // A run's status change in the status log (rows-status.ts, runEventSeq), with the change.
     logRun: db.prepare<[number, string, number]>(
@@ -188,11 +188,27 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
   const s = statements(db);
 
   const insertRuns = (t: NewTrigger, runs: NewRun[]) => {
-    const shared = runColumnsOf(t);
+    const c = runColumnsOf(t);
+    const values: unknown[] = [
+      '',
+      '',
+      c.tenant,
+      c.workflowKey,
+      c.version,
+      c.triggerId,
+      c.priority,
+      c.locale,
+      c.variables,
+      c.steps,
+      c.dueAt,
+      c.now,
+      c.now,
+      c.traceContext,
+    ];
     for (const run of runs) {
-      const seq = Number(
-        s.insertRun.run({ ...shared, id: run.id, recipientId: run.recipientId }).lastInsertRowid,
-      );
+      values[0] = run.id;
+      values[1] = run.recipientId;
+      const seq = Number(s.insertRun.run(values).lastInsertRowid);
       s.logRun.run(runEventSeq(seq), 'RUNNING', t.createdAt);
     }
   };
