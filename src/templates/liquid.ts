@@ -178,8 +178,10 @@ export interface CpuBudget {
  * The cut-off is wall-clock time, the only clock Liquid checks. With `cpu`, a render cut before
  * its thread has had `cpu.ms` on a CPU was kept off it (busy cores; bulk render threads run at a
  * lower priority), not long: it is rendered again, its cut-off moved to when the thread, at the
- * share of the CPU it got so far, will have had the rest of its budget. A render that used its
- * budget is cut as before; one kept off the CPU for long is ended by the pool (render-pool.ts).
+ * share of the CPU it got so far, will have had half the rest of its budget (half: a share that
+ * grows meanwhile must not carry the render past the pool's own deadline, 4/3 of the budget).
+ * A render that used its budget is cut as before; one kept off the CPU for long is ended by the
+ * pool (render-pool.ts).
  */
 export function renderParsed(
   parsed: ParsedContent,
@@ -200,7 +202,7 @@ export function renderParsed(
       if (had >= cpu.ms) throw error;
       const now = performance.now();
       const share = Math.max(had, 0.1) / Math.max(now - startedAt, 1);
-      until = now + (cpu.ms - had) / share;
+      until = now + (cpu.ms - had) / share / 2;
     }
   }
 }
