@@ -149,7 +149,9 @@ export function killChildren(): void {
 export function spawnNode(args: string[], env: NodeJS.ProcessEnv, name: string): Child {
   return spawnProgram(
     process.execPath,
-    name === 'herald' && process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof', ...args] : args,
+    name === 'herald' && process.env.BENCH_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF_DIR ?? '/tmp/prof'}`, ...args]
+      : args,
     env,
     name,
   );
