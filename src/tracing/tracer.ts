@@ -94,7 +94,11 @@ async function traced<T>(
  */
 const processing = new Map<string, Context>();
 
-/** Runs `fn` in a span (as `inSpan`) that is the parent of what `processContext(id)` starts meanwhile. */
+/**
+ * Runs `fn` in a span (as `inSpan`, with a parent always) that is the parent of what
+ * `processContext(id)` starts meanwhile. One async frame: the span is started, kept and ended
+ * here, not through `inSpan`'s, for it runs for every notification processed.
+ */
 export function inProcessSpan<T>(
   id: string,
   name: string,
@@ -102,19 +106,26 @@ export function inProcessSpan<T>(
   fn: (span: Span | undefined) => Promise<T>,
   parent: Context,
 ): Promise<T> {
-  return inSpan(
-    name,
-    spec,
-    async (span) => {
-      if (span !== undefined) processing.set(id, trace.setSpan(parent, span));
-      try {
-        return await fn(span);
-      } finally {
-        processing.delete(id);
-      }
-    },
-    parent,
-  );
+  if (!on) return fn(undefined);
+  return processed(id, tracer().startSpan(name, spec, parent), fn, parent);
+}
+
+async function processed<T>(
+  id: string,
+  span: Span,
+  fn: (span: Span | undefined) => Promise<T>,
+  parent: Context,
+): Promise<T> {
+  processing.set(id, trace.setSpan(parent, span));
+  try {
+    return await fn(span);
+  } catch (error) {
+    failed(span, error);
+    throw error;
+  } finally {
+    processing.delete(id);
+    span.end();
+  }
 }
 
 /** The context of notification `id`'s `process` span, while it runs in this thread. */
@@ -192,9 +203,10 @@ export function spanContextOf(text: string | null | undefined): SpanContext | un
 }
 
 /** A context whose parent is the stored `traceparent` (a new trace when there is none). */
-export function contextOf(text: string | null | undefined): Context {
-  const sc = spanContextOf(text);
-  return sc === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, sc);
-}
+export const contextOf = (text: string | null | undefined): Context => contextOfSpan(spanContextOf(text));
+
+/** A context whose parent is `sc`, read with `spanContextOf` (a new trace when undefined). */
+export const contextOfSpan = (sc: SpanContext | undefined): Context =>
+  sc === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, sc);
 
 export { SpanKind };
