@@ -67,22 +67,25 @@ export function inSpan<T>(
 ): Promise<T> {
   // Not an async function: without tracing, the caller's promise is fn's own, no extra turn.
   if (!on || parent === undefined) return fn(undefined);
-  return traced(name, spec, fn, parent);
+  return ended(tracer().startSpan(name, spec, parent), fn, undefined);
 }
 
-async function traced<T>(
-  name: string,
-  spec: SpanSpec,
+/**
+ * Runs `fn` in `span` and ends it when `fn` settles, marking a rejection as failed; `processed`
+ * is the id of the notification whose `process` span it is, forgotten by `processContext` then.
+ */
+async function ended<T>(
+  span: Span,
   fn: (span: Span | undefined) => Promise<T>,
-  parent: Context,
+  processed: string | undefined,
 ): Promise<T> {
-  const span = tracer().startSpan(name, spec, parent);
   try {
     return await fn(span);
   } catch (error) {
     failed(span, error);
     throw error;
   } finally {
+    if (processed !== undefined) processing.delete(processed);
     span.end();
   }
 }
@@ -96,8 +99,8 @@ const processing = new Map<string, Context>();
 
 /**
  * Runs `fn` in a span (as `inSpan`, with a parent always) that is the parent of what
- * `processContext(id)` starts meanwhile. One async frame: the span is started, kept and ended
- * here, not through `inSpan`'s, for it runs for every notification processed.
+ * `processContext(id)` starts meanwhile. One async frame (`ended`), not a closure of its own
+ * inside `inSpan`'s: it runs for every notification processed.
  */
 export function inProcessSpan<T>(
   id: string,
@@ -107,25 +110,9 @@ export function inProcessSpan<T>(
   parent: Context,
 ): Promise<T> {
   if (!on) return fn(undefined);
-  return processed(id, tracer().startSpan(name, spec, parent), fn, parent);
-}
-
-async function processed<T>(
-  id: string,
-  span: Span,
-  fn: (span: Span | undefined) => Promise<T>,
-  parent: Context,
-): Promise<T> {
+  const span = tracer().startSpan(name, spec, parent);
   processing.set(id, trace.setSpan(parent, span));
-  try {
-    return await fn(span);
-  } catch (error) {
-    failed(span, error);
-    throw error;
-  } finally {
-    processing.delete(id);
-    span.end();
-  }
+  return ended(span, fn, id);
 }
 
 /** The context of notification `id`'s `process` span, while it runs in this thread. */
