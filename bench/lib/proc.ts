@@ -150,7 +150,7 @@ export function spawnNode(args: string[], env: NodeJS.ProcessEnv, name: string):
   return spawnProgram(
     process.execPath,
     name.startsWith('herald') && process.env.BENCH_PROF
-      ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof', ...args]
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF_DIR ?? '/tmp/prof'}`, ...args]
       : args,
     env,
     name,

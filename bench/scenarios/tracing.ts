@@ -7,6 +7,7 @@ import { type Deployment, deploy } from '../lib/deploy.ts';
 import { acceptOrShed, type LoadResult, runLoad } from '../lib/load.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions, RoundSize } from '../lib/options.ts';
+import { cpuByThread, threadsOf } from '../lib/proc.ts';
 import { measured, type Row } from '../lib/report.ts';
 import { median } from '../lib/stats.ts';
 import type { Scenario } from './types.ts';
@@ -65,9 +66,19 @@ interface Round {
   accepted: number;
   /** Accepted and delivered per second: the accepted over the load's seconds and the drain's. */
   endToEnd: number;
+  /** The Herald process's CPU time (load and drain) in µs per accepted notification, by thread. */
+  cpu: Record<string, number>;
+  /** Its threads' time runnable but waiting for a CPU, in µs per accepted notification. */
+  waitUs: number;
 }
 
+/** What the Herald process's threads waited for a CPU so far, in ms (schedstat). */
+const waitedMs = (pid: number) => threadsOf(pid).reduce((ms, t) => ms + t.waitMs, 0);
+
 async function round(herald: Deployment, size: RoundSize, connections: number, what: string): Promise<Round> {
+  const pid = (herald.processes[0] as { pid: number }).pid;
+  const cpuBefore = cpuByThread(pid);
+  const waitBefore = waitedMs(pid);
   const load = acceptOrShed(
     await runLoad({
       method: 'POST',
@@ -84,7 +95,15 @@ async function round(herald: Deployment, size: RoundSize, connections: number, w
   );
   const drainSeconds = await drained(herald.api, what);
   const accepted = load.statusCodes['201'] ?? 0;
-  return { load, accepted, endToEnd: accepted / (load.seconds + drainSeconds) };
+  const cpu: Record<string, number> = {};
+  let total = 0;
+  for (const [thread, ms] of Object.entries(cpuByThread(pid))) {
+    cpu[thread] = ((ms - (cpuBefore[thread] ?? 0)) * 1000) / accepted;
+    total += cpu[thread];
+  }
+  cpu.total = total;
+  const waitUs = ((waitedMs(pid) - waitBefore) * 1000) / accepted;
+  return { load, accepted, endToEnd: accepted / (load.seconds + drainSeconds), cpu, waitUs };
 }
 
 /**
@@ -97,6 +116,18 @@ async function round(herald: Deployment, size: RoundSize, connections: number, w
  * until the last was delivered). After the run the spans are decoded and counted: a server span
  * for every request, a process and a send span for every accepted notification.
  */
+/** A round's CPU µs a notification, by thread, for the progress line. */
+const cpuText = (r: Round) =>
+  `${Object.entries(r.cpu)
+    .map(([thread, us]) => `${thread} ${Math.round(us)}`)
+    .join(' ')} (wait ${Math.round(r.waitUs)})`;
+
+/** The rounds' median CPU µs a notification of each thread. */
+const byThread = (rounds: Round[]) =>
+  Object.keys(rounds[0]?.cpu ?? {})
+    .map((thread) => `${thread} ${Math.round(median(rounds.map((r) => r.cpu[thread] ?? 0)))}`)
+    .join(', ');
+
 /** The traced Herald's span queue in each thread (OTEL_BSP_MAX_QUEUE_SIZE). */
 const BSP_QUEUE = 65_536;
 
@@ -129,7 +160,8 @@ async function tracingRows(options: BenchOptions): Promise<Row[]> {
       progress(
         `${name} round ${i}/${rounds}: ingest ${Math.round(t.load.rps)}/s against ${Math.round(u.load.rps)}/s ` +
           `(${(t.load.rps / u.load.rps).toFixed(3)}), with dispatch ${Math.round(t.endToEnd)}/s against ` +
-          `${Math.round(u.endToEnd)}/s (${(t.endToEnd / u.endToEnd).toFixed(3)})`,
+          `${Math.round(u.endToEnd)}/s (${(t.endToEnd / u.endToEnd).toFixed(3)}); CPU µs a notification ` +
+          `${cpuText(t)} against ${cpuText(u)}`,
       );
     }
     // Its shutdown exports what its processors still hold.
@@ -172,6 +204,24 @@ async function tracingRows(options: BenchOptions): Promise<Row[]> {
         target,
         note: `the same rounds' ingest alone; per round: ${per(ingestRatios)}`,
       }),
+      measured(
+        name,
+        'Herald CPU µs per notification, traced',
+        median(on.slice(1).map((r) => r.cpu.total ?? 0)),
+        'µs',
+        {
+          note: `by thread, median: ${byThread(on.slice(1))}; waiting for a CPU ${Math.round(median(on.slice(1).map((r) => r.waitUs)))} µs`,
+        },
+      ),
+      measured(
+        name,
+        'Herald CPU µs per notification, untraced',
+        median(off.map((r) => r.cpu.total ?? 0)),
+        'µs',
+        {
+          note: `by thread, median: ${byThread(off)}; waiting for a CPU ${Math.round(median(off.map((r) => r.waitUs)))} µs`,
+        },
+      ),
       measured(name, 'traced requests/s', median(on.slice(1).map((r) => r.load.rps)), '/s'),
       measured(name, 'untraced requests/s', median(off.map((r) => r.load.rps)), '/s'),
       measured(name, 'traced accepted and delivered/s', median(on.slice(1).map((r) => r.endToEnd)), '/s'),

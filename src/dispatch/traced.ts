@@ -2,7 +2,7 @@ import type { NotificationRecord } from '../notifications/model.ts';
 import type { Completion } from '../notifications/status.ts';
 import type { OutgoingMessage, Provider, SendResult } from '../providers/types.ts';
 import {
-  contextOf,
+  contextOfSpan,
   inProcessSpan,
   inSpan,
   processContext,
@@ -46,7 +46,8 @@ export function processTraced(
       span?.setAttribute('herald.outcome', completion.kind);
       return completion;
     },
-    contextOf(record.traceContext),
+    // The stored context read once: the parent and the link are the same accepting span.
+    contextOfSpan(accepted),
   );
 }
 

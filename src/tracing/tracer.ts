@@ -67,22 +67,25 @@ export function inSpan<T>(
 ): Promise<T> {
   // Not an async function: without tracing, the caller's promise is fn's own, no extra turn.
   if (!on || parent === undefined) return fn(undefined);
-  return traced(name, spec, fn, parent);
+  return ended(tracer().startSpan(name, spec, parent), fn, undefined);
 }
 
-async function traced<T>(
-  name: string,
-  spec: SpanSpec,
+/**
+ * Runs `fn` in `span` and ends it when `fn` settles, marking a rejection as failed; `processed`
+ * is the id of the notification whose `process` span it is, forgotten by `processContext` then.
+ */
+async function ended<T>(
+  span: Span,
   fn: (span: Span | undefined) => Promise<T>,
-  parent: Context,
+  processed: string | undefined,
 ): Promise<T> {
-  const span = tracer().startSpan(name, spec, parent);
   try {
     return await fn(span);
   } catch (error) {
     failed(span, error);
     throw error;
   } finally {
+    if (processed !== undefined) processing.delete(processed);
     span.end();
   }
 }
@@ -94,7 +97,11 @@ async function traced<T>(
  */
 const processing = new Map<string, Context>();
 
-/** Runs `fn` in a span (as `inSpan`) that is the parent of what `processContext(id)` starts meanwhile. */
+/**
+ * Runs `fn` in a span (as `inSpan`, with a parent always) that is the parent of what
+ * `processContext(id)` starts meanwhile. One async frame (`ended`), not a closure of its own
+ * inside `inSpan`'s: it runs for every notification processed.
+ */
 export function inProcessSpan<T>(
   id: string,
   name: string,
@@ -102,19 +109,10 @@ export function inProcessSpan<T>(
   fn: (span: Span | undefined) => Promise<T>,
   parent: Context,
 ): Promise<T> {
-  return inSpan(
-    name,
-    spec,
-    async (span) => {
-      if (span !== undefined) processing.set(id, trace.setSpan(parent, span));
-      try {
-        return await fn(span);
-      } finally {
-        processing.delete(id);
-      }
-    },
-    parent,
-  );
+  if (!on) return fn(undefined);
+  const span = tracer().startSpan(name, spec, parent);
+  processing.set(id, trace.setSpan(parent, span));
+  return ended(span, fn, id);
 }
 
 /** The context of notification `id`'s `process` span, while it runs in this thread. */
@@ -192,9 +190,10 @@ export function spanContextOf(text: string | null | undefined): SpanContext | un
 }
 
 /** A context whose parent is the stored `traceparent` (a new trace when there is none). */
-export function contextOf(text: string | null | undefined): Context {
-  const sc = spanContextOf(text);
-  return sc === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, sc);
-}
+export const contextOf = (text: string | null | undefined): Context => contextOfSpan(spanContextOf(text));
+
+/** A context whose parent is `sc`, read with `spanContextOf` (a new trace when undefined). */
+export const contextOfSpan = (sc: SpanContext | undefined): Context =>
+  sc === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, sc);
 
 export { SpanKind };
