@@ -25,8 +25,7 @@ describe('the time cut-off of a render', () => {
     };
     assert.throws(
       () => renderParsed(parsed, variables, passed(), { ms: 75, clock }),
-      (error) =>
-        error instanceof RenderLimitError && /rendering ran out of time/.test(error.message),
+      (error) => error instanceof RenderLimitError && /rendering ran out of time/.test(error.message),
     );
   });
 
