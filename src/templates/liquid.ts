@@ -195,9 +195,9 @@ export function renderParsed(
     try {
       return renderFields(parsed, variables, until);
     } catch (error) {
+      if (!(error instanceof RenderTimeCut) || cpuAtStart === undefined) throw error;
       const cpuNow = cpu?.clock();
-      if (!(error instanceof RenderTimeCut) || cpu === undefined) throw error;
-      if (cpuAtStart === undefined || cpuNow === undefined) throw error;
+      if (cpu === undefined || cpuNow === undefined) throw error;
       const had = cpuNow - cpuAtStart;
       if (had >= cpu.ms) throw error;
       const now = performance.now();
