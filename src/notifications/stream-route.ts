@@ -137,10 +137,10 @@ export const notificationStreamRoute: RouteModule<
       perTenant.set(tenant, held + 1);
       const stream = new PassThrough();
       let stop: (() => void) | undefined;
-      // A comment line at least every HERALD_STREAM_HEARTBEAT_MS (15 s, §10), so proxies and
-      // clients see the stream is alive. The access token is checked again before each: the
-      // stream ends within that time of the token's expiry (or its signing key's removal), as a
-      // new request with it would get 401, and the client reconnects with a new token.
+      // A comment line at least every HERALD_STREAM_HEARTBEAT_MS (15 s; docs/callbacks.md), so
+      // proxies and clients see the stream is alive. The access token is checked again before
+      // each: the stream ends within that time of the token's expiry (or its signing key's
+      // removal), as a new request with it would get 401, and the client reconnects with a new token.
       const heartbeat = setInterval(async () => {
         const valid = await tokenStillValid(request, deps.verifier);
         if (stream.destroyed || stream.writableEnded) return;
