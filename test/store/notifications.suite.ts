@@ -129,6 +129,15 @@ export function notificationStoreSuite(name: string, open: () => Promise<Store>)
       assert.equal(await store.notifications.findIdempotent('t2', 'k-1', T0 - DAY), null);
     });
 
+    it('writes a batch without idempotency keys whole or not at all: an id already taken fails it, and none of its rows is stored', async () => {
+      const taken = item();
+      await store.notifications.insertMany([taken], T0 - DAY);
+      const fresh = item();
+      await assert.rejects(store.notifications.insertMany([fresh, { ...item(), id: taken.id }], T0 - DAY));
+      assert.equal(await store.notifications.get('t1', fresh.id), null);
+      assert.deepEqual(await store.notifications.existing('t1', [fresh.id, taken.id]), new Set([taken.id]));
+    });
+
     it('keeps acceptance order in a long batch that mixes rows with and without idempotency keys', async () => {
       const plain = (n: number) => Array.from({ length: n }, () => item({ tenant: 'mixed' }));
       const keyed = item({ tenant: 'mixed', idempotencyKey: 'mix-1', requestHash: 'h' });
