@@ -12,6 +12,30 @@
  * the thread fails every call still waiting when the thread ends (`end`).
  */
 
+import { type ErrorCode, HeraldError, type HeraldErrorOptions } from './errors.ts';
+
+/**
+ * What a structured clone of an error drops, sent beside it: a HeraldError's code and what the
+ * HTTP layer answers with (a render kept off the CPU is a 503), and any other error's `code` (a
+ * driver's `SQLITE_BUSY`, a PostgreSQL SQLSTATE: store-busy.ts tells a busy database by it).
+ */
+type Lost = { herald?: { code: ErrorCode; detail?: string; options: HeraldErrorOptions }; code?: string };
+
+function lostInClone(error: unknown): Lost {
+  if (error instanceof HeraldError) {
+    const { code, detail, errors, retryAfterS, challenge, rateLimit } = error;
+    return { herald: { code, detail, options: { errors, retryAfterS, challenge, rateLimit } } };
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? { code } : {};
+}
+
+function revived(error: unknown, lost: Lost): unknown {
+  if (lost.herald) return new HeraldError(lost.herald.code, lost.herald.detail, lost.herald.options);
+  if (lost.code !== undefined && error instanceof Error) Object.assign(error, { code: lost.code });
+  return error;
+}
+
 /** Anything that carries structured-clone messages both ways. */
 export interface Port {
   postMessage(message: unknown): void;
@@ -24,7 +48,7 @@ type Message =
   | { line: 'call'; id: number; method: string; args: unknown[] }
   | { line: 'tell'; method: string; args: unknown[] }
   | { line: 'reply'; id: number; ok: true; value: unknown }
-  | { line: 'reply'; id: number; ok: false; error: unknown };
+  | { line: 'reply'; id: number; ok: false; error: unknown; lost: Lost };
 
 // biome-ignore lint/suspicious/noExplicitAny: the methods of a served interface take any arguments
 type Method = (...args: any[]) => unknown;
@@ -87,7 +111,7 @@ export function openLine<Theirs, Ours = Record<never, never>>(
   function answer(id: number, work: Promise<unknown>): void {
     work.then(
       (value) => reply({ line: 'reply', id, ok: true, value }),
-      (error: unknown) => reply({ line: 'reply', id, ok: false, error }),
+      (error: unknown) => reply({ line: 'reply', id, ok: false, error, lost: lostInClone(error) }),
     );
   }
   function reply(message: Message & { line: 'reply' }): void {
@@ -97,7 +121,13 @@ export function openLine<Theirs, Ours = Record<never, never>>(
       // An answer that cannot be cloned (a function, a class's private state): the caller is
       // told why rather than left waiting.
       const why = error instanceof Error ? error.message : String(error);
-      port.postMessage({ line: 'reply', id: message.id, ok: false, error: new Error(why) } satisfies Message);
+      port.postMessage({
+        line: 'reply',
+        id: message.id,
+        ok: false,
+        error: new Error(why),
+        lost: {},
+      } satisfies Message);
     }
   }
   const invoke = (serve: Method, args: unknown[]) => {
@@ -113,7 +143,7 @@ export function openLine<Theirs, Ours = Record<never, never>>(
       const call = waiting.get(message.id);
       waiting.delete(message.id);
       if (message.ok) call?.resolve(message.value);
-      else call?.reject(message.error);
+      else call?.reject(revived(message.error, message.lost));
       return;
     }
     const serve = handler(message.method);

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HeraldError } from '../errors.ts';
+import { isStoreBusy } from '../store-busy.ts';
 import { fieldMessage } from './field-messages.ts';
 import {
   headersOf,
@@ -100,10 +101,23 @@ function validationPath(
   return `${context ?? 'body'}${path}`;
 }
 
-/** The single error handler: every HeraldError, and Fastify's own errors, leave as problem+json. */
+/** A database that could not do the work now (store-busy.ts): 503, retry shortly. */
+const busyStore = () =>
+  new HeraldError('UNAVAILABLE', 'The database is busy; nothing was changed. Retry shortly.', {
+    retryAfterS: 1,
+  });
+
+/**
+ * The single error handler: every HeraldError, Fastify's own errors and a busy database's leave
+ * as problem+json.
+ */
 function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const herald =
-    error instanceof HeraldError ? error : fromFastifyError(error, request.routeOptions.bodyLimit);
+    error instanceof HeraldError
+      ? error
+      : isStoreBusy(error)
+        ? busyStore()
+        : fromFastifyError(error, request.routeOptions.bodyLimit);
   if (!herald) {
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, 'INTERNAL');

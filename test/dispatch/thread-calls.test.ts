@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
+import { HeraldError } from '../../src/errors.ts';
 import { joined, type Line, openLine } from '../../src/thread-calls.ts';
 
 interface Parent {
@@ -11,6 +12,8 @@ interface Parent {
 interface Child {
   add(a: number, b: number): Promise<number>;
   fail(why: string): Promise<never>;
+  refuse(): Promise<never>;
+  busy(): Promise<never>;
   insert(rows: string[]): Promise<number>;
   other(): Promise<string>;
   give(): Promise<unknown>;
@@ -44,6 +47,12 @@ describe('thread calls', () => {
         },
         fail: async (why) => {
           throw new TypeError(why);
+        },
+        refuse: async () => {
+          throw new HeraldError('UNAVAILABLE', 'rendering could not get a CPU', { retryAfterS: 1 });
+        },
+        busy: async () => {
+          throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
         },
         insert: joined((calls) => {
           options.served?.push('insert');
@@ -84,6 +93,18 @@ describe('thread calls', () => {
     // Inherited names are not methods of the line.
     await assert.rejects(unknown.call('toString'), /no method 'toString' is served/);
     await assert.rejects(unknown.call('constructor'), /no method 'constructor' is served/);
+  });
+
+  it("keeps what a clone drops: a HeraldError's code and Retry-After, another error's code", async () => {
+    const { parent } = pair();
+    await assert.rejects(parent.call('refuse'), (error: unknown) => {
+      assert.ok(error instanceof HeraldError);
+      assert.equal(error.code, 'UNAVAILABLE');
+      assert.equal(error.detail, 'rendering could not get a CPU');
+      assert.equal(error.retryAfterS, 1);
+      return true;
+    });
+    await assert.rejects(parent.call('busy'), { message: 'database is locked', code: 'SQLITE_BUSY' });
   });
 
   it('serves the calls of a joined method queued behind the first together, and what follows after them', async () => {
