@@ -1,3 +1,5 @@
+import { HeraldError } from '../errors.ts';
+
 /**
  * A permanent rendering failure (missing variable, missing template version, bad syntax, or a
  * render limit: time, output size, range). The scheduler fails the notification at once, with
@@ -15,3 +17,10 @@ export class RenderError extends Error {
     this.limit = limit;
   }
 }
+
+/**
+ * A render whose thread never had its time on a CPU (render-pool.ts): nothing is known of the
+ * template, so it is no RenderError. A delivery retries it with backoff; a preview, a syntax
+ * check or an inbox message answers 503 with Retry-After.
+ */
+export const renderBusy = (message: string) => new HeraldError('UNAVAILABLE', message, { retryAfterS: 1 });

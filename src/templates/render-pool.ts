@@ -54,10 +54,14 @@ export interface RenderPoolCalls {
   ready(tid: number | undefined): void;
 }
 
-/** How a render ended: the content, or why not (`limit`: past its time, output size or range bound). */
+/**
+ * How a render ended: the content, or why not (`limit`: past its time, output size or range
+ * bound; `busy`: its thread never had its time on a CPU, so nothing is known of the job, which
+ * may be tried again).
+ */
 export type RenderOutcome =
   | { ok: true; content: Content }
-  | { ok: false; limit: boolean; message: string; field?: string };
+  | { ok: false; limit: boolean; message: string; field?: string; busy?: true };
 
 /** Worker threads that render Liquid off the event loop, each job within a hard deadline. */
 export interface RenderPool {
@@ -219,15 +223,24 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     const now = thread.cpu?.ms();
     const had = now !== undefined && running.cpuAtPost !== undefined ? now - running.cpuAtPost : undefined;
     const waited = performance.now() - running.postedAt;
-    if (had !== undefined && had < options.timeoutMs && waited < options.timeoutMs * WAIT_LIMIT) {
+    const keptOff = had !== undefined && had < options.timeoutMs;
+    if (keptOff && waited < options.timeoutMs * WAIT_LIMIT) {
       running.timer = setTimeout(() => overtime(thread, id), Math.max(RECHECK_MS, options.timeoutMs - had));
       return;
     }
-    finish(thread, {
-      ok: false,
-      limit: true,
-      message: `rendering ran out of time (${options.timeoutMs} ms)`,
-    });
+    // A job whose thread was kept off the CPU the whole time says nothing of its template: it is
+    // busy, not past a limit (the notification is retried, a check or preview answers 503).
+    finish(
+      thread,
+      keptOff
+        ? {
+            ok: false,
+            limit: false,
+            busy: true,
+            message: `rendering could not get a CPU within ${options.timeoutMs * WAIT_LIMIT} ms`,
+          }
+        : { ok: false, limit: true, message: `rendering ran out of time (${options.timeoutMs} ms)` },
+    );
     const index = threads.indexOf(thread);
     if (index >= 0) threads.splice(index, 1);
     void thread.worker.terminate(); // its 'exit' closes its CPU clock

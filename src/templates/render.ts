@@ -8,7 +8,7 @@ import type { TemplateContent, TemplateRecord } from '../store/port/templates.ts
 import { inSpan, processContext, tracingOn } from '../tracing/tracer.ts';
 import { hasLiquid, type LiquidSource, TEXT_FIELDS } from './fields.ts';
 import { closestLocale } from './locale.ts';
-import { RenderError } from './render-error.ts';
+import { RenderError, renderBusy } from './render-error.ts';
 import { createRenderPool, type RenderPool } from './render-pool.ts';
 
 /** What rendering one notification reads of it (a NotificationRecord has all of it). */
@@ -142,6 +142,7 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
     const values = typeof variables === 'function' ? await variables() : variables;
     const outcome = await pool.run({ tenant, key, content, variables: values }, rank);
     if (outcome.ok) return outcome.content;
+    if (outcome.busy) throw renderBusy(`${what}: ${outcome.message}`);
     throw new RenderError(`${what}: ${outcome.message}`, outcome.field, outcome.limit);
   }
   /** Renders a notification: a template's pinned version (its closest locale variant), or its own content. */
@@ -222,6 +223,7 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
         sources.map(async (check) => {
           const outcome = await pool.run({ tenant, key: '', content: {}, variables: {}, check }, rank);
           if (outcome.ok) return null;
+          if (outcome.busy) return { unavailable: outcome.message };
           // Past the render time or memory: the thread was ended, as a render past it would be.
           // Not a lasting verdict: a thread kept off the CPU by load ends the same way.
           if (outcome.limit)

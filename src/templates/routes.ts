@@ -401,7 +401,7 @@ export const templateRoutes: RouteModule<CoreDeps & { renderer: Renderer; syntax
         tags,
         summary: 'Render a template with sample variables (422 RENDER_LIMIT past the limits)',
         description:
-          'Scope templates:read. Renders the current version as the worker would, and sends nothing. A variable the template uses but `variables` lacks is 400 naming it; past the render limits (100 ms, 256 KiB of output) 422 RENDER_LIMIT.',
+          'Scope templates:read. Renders the current version as the worker would, and sends nothing. A variable the template uses but `variables` lacks is 400 naming it; past the render limits (100 ms, 256 KiB of output) 422 RENDER_LIMIT; 503 with Retry-After when its render thread could not get a CPU (a busy machine).',
         params: KeyParam,
         body: PreviewBody,
         response: { 200: Preview },

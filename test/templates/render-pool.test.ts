@@ -110,6 +110,20 @@ describe('render pool, a thread kept off the CPU', () => {
     await eventually(() => clocks === 3, 10_000, 'a new thread ready');
     assert.equal(clocks, 3);
   });
+
+  it('ends a job kept off the CPU for ten deadlines as busy, not as past its limit', async () => {
+    // The clock stands still from here: the thread never has its time.
+    const outcome = await pool.run(
+      { tenant: 'acme', key: 'kept-off', content: { text: LONG_PARSE }, variables: { name: 'Ada' } },
+      2,
+    );
+    assert.deepEqual(outcome, {
+      ok: false,
+      limit: false,
+      busy: true,
+      message: 'rendering could not get a CPU within 200 ms',
+    });
+  });
 });
 
 describe('render pool, tenants of one priority', () => {
