@@ -15,8 +15,7 @@ export interface FanOutDeps {
   clock: Clock;
   /**
    * The worker's wake-up: told after each chunk so the new notifications are claimed at once; its
-   * urgent notifies (a CRITICAL or HIGH committed) shorten the steps with one writer (`oneWriter`)
-   * and tell the store that urgent work arrived lately (the step's `urgent`).
+   * urgent notifies (a CRITICAL or HIGH committed) shorten the steps with one writer (`oneWriter`).
    */
   wakeup: Pick<Wakeup, 'notify' | 'onUrgent'>;
   /** Told after each chunk: new notifications (and cancels) are status changes. */
