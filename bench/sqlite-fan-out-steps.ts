@@ -1,6 +1,6 @@
 /**
  * `node --import tsx bench/sqlite-fan-out-steps.ts [subscribers] [--chunk=N] [--autocheckpoint=N]
- * [--drop-index=a,b] [--urgent]`: a SQLite broadcast's fan-out steps alone (no HTTP, no drain, no CRITICAL),
+ * [--drop-index=a,b]`: a SQLite broadcast's fan-out steps alone (no HTTP, no drain, no CRITICAL),
  * on the real store: a topic of `subscribers` (200,000 unless told) seeded as the `fan-out`
  * scenario seeds it, then `BroadcastStore.step` until DONE, `--chunk` notifications a step (500,
  * FIXED.fanOutChunk). It prints the rate, the process's CPU (user and system), each step's wall
@@ -8,9 +8,7 @@
  * from /proc/self/io) and the checkpoints' share: `--autocheckpoint=0` turns SQLite's automatic
  * checkpoint off on the store's connection (the steps then never copy the WAL into the database),
  * `--drop-index` drops notification indexes before the steps (what an index entry costs, not a
- * setting Herald could run with), `--urgent` takes every step as one while urgent work arrives
- * (the store then keeps its checkpoints for later: sqlite/step-checkpoints.ts in src/store/).
- * Decision records 0048 and 0054 quote its output.
+ * setting Herald could run with). Decision record 0048 quotes its output.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +22,6 @@ const subscribers = Number(args.find((a) => /^\d+$/.test(a)) ?? 200_000);
 const chunk = Number(option('chunk') ?? 500);
 const autocheckpoint = option('autocheckpoint');
 const dropped = (option('drop-index') ?? '').split(',').filter(Boolean);
-const urgent = args.includes('--urgent');
 
 /** Bytes this process has handed to write(2) so far (Linux). */
 function written(): number {
@@ -66,7 +63,7 @@ try {
   const start = performance.now();
   for (;;) {
     const began = performance.now();
-    const step = await store.broadcasts.step(Date.now(), chunk, urgent);
+    const step = await store.broadcasts.step(Date.now(), chunk);
     lengths.push(performance.now() - began);
     if (!step) break;
     made += step.made;
@@ -86,7 +83,6 @@ try {
       chunk,
       autocheckpoint: autocheckpoint ?? 'default',
       dropped,
-      urgent,
       made,
       perSecond: Math.round(made / seconds),
       cpuUserS: +(cpu.user / 1e6).toFixed(2),

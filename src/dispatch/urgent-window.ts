@@ -14,8 +14,6 @@ export const URGENT_WINDOW_MS = 1000;
 
 /** Whether urgent work arrived lately, and the chunk a step takes because of it. */
 export interface UrgentWindow {
-  /** Whether an urgent wake-up came within the last URGENT_WINDOW_MS. */
-  active(): boolean;
   /** `full`, or at most URGENT_CHUNK within URGENT_WINDOW_MS of an urgent wake-up. */
   chunk(full: number): number;
   /** Stops watching the wake-up. */
@@ -28,10 +26,8 @@ export function watchUrgent(wakeup: Pick<Wakeup, 'onUrgent'>, clock: Clock): Urg
   const stop = wakeup.onUrgent(() => {
     urgentAt = clock.now();
   });
-  const active = () => clock.now() - urgentAt < URGENT_WINDOW_MS;
   return {
-    active,
-    chunk: (full) => (active() ? Math.min(full, URGENT_CHUNK) : full),
+    chunk: (full) => (clock.now() - urgentAt < URGENT_WINDOW_MS ? Math.min(full, URGENT_CHUNK) : full),
     stop,
   };
 }

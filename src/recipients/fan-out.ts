@@ -45,6 +45,7 @@ export interface FanOutDeps {
 export function startFanOut(deps: FanOutDeps): FanOut {
   const { broadcasts, clock, log } = deps;
   const urgent = deps.oneWriter ? watchUrgent(deps.wakeup, clock) : undefined;
+  const size = () => urgent?.chunk(deps.chunk) ?? deps.chunk;
   let running = true;
   // After a step that made or cancelled something, the next step goes without asking first.
   let busy = false;
@@ -54,9 +55,7 @@ export function startFanOut(deps: FanOutDeps): FanOut {
     while (running) {
       try {
         const work = busy || (await broadcasts.hasWork());
-        const lately = urgent?.active() ?? false;
-        const size = urgent?.chunk(deps.chunk) ?? deps.chunk;
-        const step = work ? await broadcasts.step(clock.now(), size, lately) : null;
+        const step = work ? await broadcasts.step(clock.now(), size()) : null;
         busy = step !== null && !step.finished;
         if (step === null) {
           await sleep(deps.pollMs, undefined, { signal: idle.signal }).catch(() => undefined);

@@ -46,8 +46,8 @@ describe('broadcast fan-out steps while urgent work arrives', () => {
       counts: (tenant, id) => store.broadcasts.counts(tenant, id),
       cancel: (tenant, id, now) => store.broadcasts.cancel(tenant, id, now),
       hasWork: () => store.broadcasts.hasWork(),
-      async step(now, chunk, urgent) {
-        const step = await store.broadcasts.step(now, chunk, urgent);
+      async step(now, chunk) {
+        const step = await store.broadcasts.step(now, chunk);
         if (step) {
           assert.equal(step.broadcastId, b.id);
           made.push(step.made);

@@ -75,10 +75,6 @@ export interface BroadcastStore {
   cancel(tenant: string, id: string, now: number): Promise<BroadcastRecord | null>;
   /** Whether some broadcast has work left (a cheap read, before a step's transaction). */
   hasWork(): Promise<boolean>;
-  /**
-   * One step of the broadcast with work left that waited longest, at most `chunk` rows; null: none
-   * free. `urgent`: urgent work arrived lately (urgent-window.ts in dispatch/), so a store with one
-   * writer keeps the step's WAL checkpoint for later (sqlite/step-checkpoints.ts).
-   */
-  step(now: number, chunk: number, urgent?: boolean): Promise<FanOutStep | null>;
+  /** One step of the broadcast with work left that waited longest, at most `chunk` rows; null: none free. */
+  step(now: number, chunk: number): Promise<FanOutStep | null>;
 }

@@ -13,7 +13,6 @@ import {
 } from '../rows-topics.ts';
 import { joinRank } from './lanes.ts';
 import { preparedOnce, relaxedSync, type SqliteDb } from './open.ts';
-import { stepCheckpoints } from './step-checkpoints.ts';
 
 /**
  * The notification ID's random part, from 10 random bytes in hex (`h`): 3 nibbles, the variant
@@ -198,7 +197,6 @@ export function createSqliteBroadcasts(db: SqliteDb): BroadcastStore {
   // they are made again: each subscriber still has one notification, and one sent in that window
   // is sent again, as for the queue's own claims and completions (relaxedSync).
   const relaxed = relaxedSync(db);
-  const checkpoints = stepCheckpoints(db);
   const step = db.transaction((now: number, chunk: number): FanOutStep | null => {
     const b = s.next.get();
     if (!b) return null;
@@ -238,10 +236,8 @@ export function createSqliteBroadcasts(db: SqliteDb): BroadcastStore {
     async hasWork() {
       return s.hasWork.get() !== undefined;
     },
-    async step(now, chunk, urgent = false) {
-      const done = relaxed(() => step.immediate(now, chunk));
-      checkpoints.afterStep(done?.made ?? 0, done !== null && !done.finished, urgent);
-      return done;
+    async step(now, chunk) {
+      return relaxed(() => step.immediate(now, chunk));
     },
   };
 }
