@@ -1,6 +1,6 @@
 /**
  * `node --import tsx bench/sqlite-fan-out-steps.ts [subscribers] [--chunk=N] [--autocheckpoint=N]
- * [--drop-index=a,b]`: a SQLite broadcast's fan-out steps alone (no HTTP, no drain, no CRITICAL),
+ * [--drop-index=a,b] [--checkpointer=MS]`: a SQLite broadcast's fan-out steps alone (no HTTP, no drain, no CRITICAL),
  * on the real store: a topic of `subscribers` (200,000 unless told) seeded as the `fan-out`
  * scenario seeds it, then `BroadcastStore.step` until DONE, `--chunk` notifications a step (500,
  * FIXED.fanOutChunk). It prints the rate, the process's CPU (user and system), each step's wall
@@ -8,11 +8,15 @@
  * from /proc/self/io) and the checkpoints' share: `--autocheckpoint=0` turns SQLite's automatic
  * checkpoint off on the store's connection (the steps then never copy the WAL into the database),
  * `--drop-index` drops notification indexes before the steps (what an index entry costs, not a
- * setting Herald could run with). Decision record 0048 quotes its output.
+ * setting Herald could run with), `--checkpointer=MS` runs `wal_checkpoint(PASSIVE)` every MS on a
+ * connection of a thread of its own meanwhile (the store's own automatic checkpoint left on: it
+ * then finds little left to copy). It prints the twelve longest steps too (a checkpoint inside a
+ * step is what a CRITICAL would wait for). Decision records 0048 and 0054 quote its output.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { createSqliteStore } from '../src/store/sqlite/index.ts';
 import { seedSqlite, TOPIC } from './scenarios/fan-out.ts';
 
@@ -22,6 +26,42 @@ const subscribers = Number(args.find((a) => /^\d+$/.test(a)) ?? 200_000);
 const chunk = Number(option('chunk') ?? 500);
 const autocheckpoint = option('autocheckpoint');
 const dropped = (option('drop-index') ?? '').split(',').filter(Boolean);
+const checkpointerMs = Number(option('checkpointer') ?? 0);
+
+/** A thread checkpointing the database every `ms` on its own connection until told to stop; answers its count and ms. */
+function checkpointer(
+  file: string,
+  ms: number,
+): { stop(): Promise<{ runs: number; meanMs: number; maxMs: number }> } {
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const Database = require('better-sqlite3');
+     const db = new Database(workerData.file);
+     db.pragma('busy_timeout = 5000');
+     const times = [];
+     const timer = setInterval(() => {
+       const began = performance.now();
+       db.pragma('wal_checkpoint(PASSIVE)');
+       times.push(performance.now() - began);
+     }, workerData.ms);
+     parentPort.on('message', () => {
+       clearInterval(timer);
+       db.close();
+       parentPort.postMessage({ runs: times.length, meanMs: times.reduce((a, b) => a + b, 0) / Math.max(1, times.length), maxMs: Math.max(0, ...times) });
+     });`,
+    { eval: true, workerData: { file, ms } },
+  );
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        worker.once('message', (m) => {
+          void worker.terminate();
+          resolve(m);
+        });
+        worker.postMessage('stop');
+      }),
+  };
+}
 
 /** Bytes this process has handed to write(2) so far (Linux). */
 function written(): number {
@@ -56,6 +96,7 @@ try {
     expiresAt: null,
     createdAt: now,
   });
+  const thread = checkpointerMs > 0 ? checkpointer(join(dir, 'herald.db'), checkpointerMs) : undefined;
   const lengths: number[] = [];
   let made = 0;
   const bytesBefore = written();
@@ -70,6 +111,7 @@ try {
     if (step.finished) break;
   }
   const seconds = (performance.now() - start) / 1000;
+  const checkpoints = await thread?.stop();
   const cpu = process.cpuUsage(cpuBefore);
   const bytes = written() - bytesBefore;
   lengths.sort((a, b) => a - b);
@@ -89,6 +131,15 @@ try {
       cpuSystemS: +(cpu.system / 1e6).toFixed(2),
       steps: lengths.length,
       stepMs: { p50: +at(0.5), p99: +at(0.99), max: +at(1) },
+      longestStepsMs: lengths.slice(-12).map((x) => Math.round(x)),
+      checkpointer: checkpoints
+        ? {
+            everyMs: checkpointerMs,
+            runs: checkpoints.runs,
+            meanMs: +checkpoints.meanMs.toFixed(1),
+            maxMs: +checkpoints.maxMs.toFixed(1),
+          }
+        : null,
       bytesWrittenPerNotification: Math.round(bytes / Math.max(1, made)),
       walFramesLeft: wal?.log ?? null,
     }),
