@@ -1,10 +1,11 @@
 /**
  * What each step of a run does when the engine reaches it (docs/workflows.md "Runs", decision
- * 0030): the one home of the step rules, written once for both databases. It is a generator: each
- * thing it needs from the database inside the step's transaction (a notification made, a digest
- * opened or joined, a throttle mark) is yielded as an `Op` and answered by the adapter's driver,
- * synchronously in SQLite's transaction, awaited in PostgreSQL's. Nothing here touches time or
- * storage itself, so the two drivers cannot disagree about a rule.
+ * 0030), or its trigger for a new run's first steps (`firstSteps`): the one home of the step
+ * rules, written once for both databases. It is a generator: each thing it needs from the
+ * database inside the step's transaction (a notification made, a digest opened or joined, a
+ * throttle mark) is yielded as an `Op` and answered by the adapter's driver, synchronously in
+ * SQLite's transaction, awaited in PostgreSQL's. Nothing here touches time or storage itself, so
+ * the two drivers cannot disagree about a rule.
  */
 import type {
   DigestValue,
