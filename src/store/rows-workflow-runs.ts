@@ -10,6 +10,7 @@ import type {
   NewTrigger,
   RunNotification,
   RunRecord,
+  RunStart,
   RunStepRecord,
 } from './port/workflow-runs.ts';
 
@@ -66,8 +67,12 @@ export function runFromRow(row: RunRow): RunRecord & { seq: number } {
 /** The statuses a run has work in: a cancel ends only these. */
 export const LIVE_RUN_STATUSES_SQL = "'RUNNING', 'WAITING'";
 
-/** The columns every run of a trigger shares (a new run's row: these, its `id` and `recipientId`), for either dialect. */
-export function runColumnsOf(t: NewTrigger) {
+/**
+ * The columns every run of a trigger shares (a new run's row: these, its `id` and `recipientId`),
+ * for either dialect: RUNNING at its first step, due at `scheduledAt` or now, or at `start` when
+ * the trigger took its first steps.
+ */
+export function runColumnsOf(t: NewTrigger, start?: RunStart | null) {
   return {
     tenant: t.tenant,
     workflowKey: t.workflowKey,
@@ -76,10 +81,12 @@ export function runColumnsOf(t: NewTrigger) {
     priority: priorityRank(t.priority),
     locale: t.locale,
     variables: t.variables,
-    steps: JSON.stringify(Array.from({ length: t.steps }, () => ({ status: 'PENDING' }))),
-    dueAt: t.scheduledAt ?? t.createdAt,
+    steps: JSON.stringify(start?.steps ?? Array.from({ length: t.steps }, () => ({ status: 'PENDING' }))),
+    dueAt: start ? start.dueAt : (t.scheduledAt ?? t.createdAt),
     now: t.createdAt,
     traceContext: t.traceContext,
+    status: start?.status ?? ('RUNNING' as RunStatus),
+    stepIndex: start?.stepIndex ?? 0,
   };
 }
 

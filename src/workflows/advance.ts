@@ -1,12 +1,19 @@
 /**
  * What each step of a run does when the engine reaches it (docs/workflows.md "Runs", decision
- * 0030): the one home of the step rules, written once for both databases. It is a generator: each
- * thing it needs from the database inside the step's transaction (a notification made, a digest
- * opened or joined, a throttle mark) is yielded as an `Op` and answered by the adapter's driver,
- * synchronously in SQLite's transaction, awaited in PostgreSQL's. Nothing here touches time or
- * storage itself, so the two drivers cannot disagree about a rule.
+ * 0030), or its trigger for a new run's first steps (`firstSteps`): the one home of the step
+ * rules, written once for both databases. It is a generator: each thing it needs from the
+ * database inside the step's transaction (a notification made, a digest opened or joined, a
+ * throttle mark) is yielded as an `Op` and answered by the adapter's driver, synchronously in
+ * SQLite's transaction, awaited in PostgreSQL's. Nothing here touches time or storage itself, so
+ * the two drivers cannot disagree about a rule.
  */
-import type { DigestValue, RunNotification, RunRecord, RunStepRecord } from '../store/port/workflow-runs.ts';
+import type {
+  DigestValue,
+  RunNotification,
+  RunRecord,
+  RunStart,
+  RunStepRecord,
+} from '../store/port/workflow-runs.ts';
 import {
   type DigestStep,
   durationMs,
@@ -53,8 +60,11 @@ export interface RunState {
 /** How long a run waits before trying again a digest whose last window has not been closed yet. */
 export const DIGEST_BUSY_RETRY_MS = 1000;
 
+/** What the step rules read of a run: where it is and its variables. */
+type RunAt = Pick<RunRecord, 'stepIndex' | 'steps' | 'digest' | 'variables'>;
+
 /** The value of a digest's or throttle's `key` variable for this run ('' without a key). */
-function keyValueOf(run: RunRecord, key: string | undefined): string {
+function keyValueOf(run: RunAt, key: string | undefined): string {
   if (key === undefined) return '';
   const value = run.variables?.[key];
   return value === undefined || value === null
@@ -84,7 +94,7 @@ export function conditionHolds(condition: SendStep['if'], sent: RunNotification[
  * gone ends FAILED.
  */
 export function* advanceRun(
-  run: RunRecord,
+  run: RunAt,
   definition: WorkflowRecord | undefined,
   now: number,
 ): Generator<Op, RunState, OpAnswer> {
@@ -158,12 +168,33 @@ export function* advanceRun(
 }
 
 /**
+ * Where a new run of `definition` stands once its trigger took its first steps at `now`: as far
+ * as the step rules go without asking the transaction anything (a delay, a `send` whose `if`
+ * cannot hold before any notification), so the trigger stores each run once, in that state
+ * (docs/workflow-runs.md "Triggers"). Null when the first step asks the transaction (a send, a
+ * digest, a throttle): the run is stored RUNNING at its first step and the engine takes it. The
+ * same for every run of a trigger (they share the definition, variables and time).
+ */
+export function firstSteps(
+  definition: WorkflowRecord,
+  variables: Record<string, unknown> | null,
+  now: number,
+): RunStart | null {
+  const steps: RunStepRecord[] = definition.steps.map(() => ({ status: 'PENDING' }));
+  const taken = advanceRun({ stepIndex: 0, steps, digest: null, variables }, definition, now);
+  const first = taken.next();
+  if (!first.done) return null;
+  const { status, stepIndex, dueAt } = first.value;
+  return { status, stepIndex, steps: first.value.steps, dueAt };
+}
+
+/**
  * A digest step: the first run opens the digest and waits; a later one within the window joins it
  * and ends DIGESTED; the waiting run, once its window is over, closes it and goes on with what
  * gathered.
  */
 function* digestStep(
-  run: RunRecord,
+  run: RunAt,
   step: DigestStep,
   index: number,
   record: RunStepRecord,
@@ -192,7 +223,7 @@ function* digestStep(
 }
 
 /** A throttle step: whether the run passes (its mark is added in the same transaction). */
-function* throttleStep(run: RunRecord, step: ThrottleStep, index: number): Generator<Op, boolean, OpAnswer> {
+function* throttleStep(run: RunAt, step: ThrottleStep, index: number): Generator<Op, boolean, OpAnswer> {
   const keyValue = keyValueOf(run, step.key);
   const windowMs = durationMs(step.for) ?? 0;
   return (yield { op: 'throttle', index, keyValue, limit: step.limit, windowMs }) as boolean;

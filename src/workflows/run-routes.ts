@@ -164,7 +164,7 @@ export const workflowRunRoutes: RouteModule<CoreDeps & { metrics?: Metrics; trig
       },
     },
     async (request, reply) => {
-      const { status, answer } = await triggerWorkflow(
+      const { status, answer, started } = await triggerWorkflow(
         deps,
         request.principal.tenant,
         request.params.key,
@@ -172,8 +172,12 @@ export const workflowRunRoutes: RouteModule<CoreDeps & { metrics?: Metrics; trig
         request.headers['idempotency-key'],
         requestSpan(request),
       );
-      if (status === 201 && answer.runs)
+      if (status === 201 && answer.runs && answer.runs.length > 0) {
         deps.metrics?.workflowRuns.inc({ status: 'RUNNING' }, answer.runs.length);
+        // Runs whose first steps the trigger took entered their next status too.
+        if (started !== undefined && started !== 'RUNNING')
+          deps.metrics?.workflowRuns.inc({ status: started }, answer.runs.length);
+      }
       return reply.code(status).send(answer);
     },
   );

@@ -13,6 +13,8 @@ import type { Priority } from '../notifications/model.ts';
 import type { NewTrigger } from '../store/port/workflow-runs.ts';
 import { canonicalLocale, LOCALE_MESSAGE } from '../templates/locale.ts';
 import { traceparentOf, withEvent } from '../tracing/tracer.ts';
+import { firstSteps } from './advance.ts';
+import type { RunStatus } from './model.ts';
 import type { TriggerCommit } from './trigger-commit.ts';
 
 /** A trigger's body once its schema held (run-routes.ts). */
@@ -62,7 +64,7 @@ export async function triggerWorkflow(
   idempotencyKey: string | undefined,
   /** The trigger request's server span when it is traced (http/trace-hooks.ts `requestSpan`). */
   span: Span | undefined,
-): Promise<{ status: 200 | 201; answer: TriggerAnswer }> {
+): Promise<{ status: 200 | 201; answer: TriggerAnswer; started?: RunStatus }> {
   const { store, clock } = deps;
   const now = clock.now();
   checkIdempotencyKey(idempotencyKey);
@@ -118,11 +120,18 @@ export async function triggerWorkflow(
     // The trigger request's span (when sampled): every notification of its runs is processed in its trace.
     traceContext: traceparentOf(span),
   };
+  // Runs due now take their first steps here when no step asks the database (a delay): each is
+  // then written once, in the state they leave it; otherwise the engine takes them from their
+  // first step, in its priority order.
+  const start =
+    runs.length > 0 && (scheduledAt === null || scheduledAt <= now)
+      ? firstSteps(workflow, body.variables ?? null, now)
+      : null;
   // Answers once committed (a `commit` event of the request's span, as ingest's); the commit wakes
-  // the engine, which starts the runs (a topic's: its fan-out).
+  // the engine, which goes on with the runs (a topic's: its fan-out).
   const hit = await withEvent(span, 'commit', { 'herald.runs': runs.length }, () =>
-    deps.triggers.submit({ trigger, runs }),
+    deps.triggers.submit({ trigger, runs, start }),
   );
   if (hit) return replay(hit);
-  return { status: 201, answer };
+  return { status: 201, answer, started: start?.status ?? 'RUNNING' };
 }

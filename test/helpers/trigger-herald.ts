@@ -20,7 +20,8 @@ export interface Answer {
 
 export interface TriggerHerald {
   herald: Herald;
-  trigger(body: object, key?: string): Promise<Answer>;
+  /** A trigger of `workflow` (`w` unless named). */
+  trigger(body: object, key?: string, workflow?: string): Promise<Answer>;
   /** Rows read through another connection (`?` placeholders on both databases). */
   read(sql: string, ...params: string[]): Promise<Array<Record<string, unknown>>>;
   /** The `n` column of the first row read. */
@@ -79,8 +80,8 @@ export async function startTriggerHerald(
   }
   return {
     herald,
-    async trigger(body, key) {
-      const response = await fetch(`${herald.apiUrl}/workflows/w/trigger`, {
+    async trigger(body, key, workflow = 'w') {
+      const response = await fetch(`${herald.apiUrl}/workflows/${workflow}/trigger`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${token}`,

@@ -1,6 +1,7 @@
 // #52 (decision 0042): a `kill -9` of `npm start` (SQLite, triggers handed to the dispatch
 // thread's connection by their group commit) while triggers arrive over HTTP: every trigger that
-// was answered 201 is in the database with each of its runs and their RUNNING change, once each.
+// was answered 201 is in the database with each of its runs and their RUNNING change, once each,
+// and no run was stepped into its delay twice (decision 0053: the trigger takes that step).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -64,7 +65,9 @@ describe('triggers through a kill -9 (SQLite, dispatch thread)', () => {
       const trigger = db.prepare('SELECT count(*) FROM workflow_triggers WHERE id = ?').pluck();
       const run = db.prepare('SELECT seq FROM workflow_runs WHERE id = ?').pluck();
       const changes = db
-        .prepare("SELECT count(*) FROM notification_events WHERE notification_seq = ? AND type = 'RUNNING'")
+        .prepare<[number, string], number>(
+          'SELECT count(*) FROM notification_events WHERE notification_seq = ? AND type = ?',
+        )
         .pluck();
       for (const made of answered) {
         assert.equal(trigger.get(made.triggerId), 1, `trigger ${made.triggerId} answered 201 is gone`);
@@ -72,9 +75,27 @@ describe('triggers through a kill -9 (SQLite, dispatch thread)', () => {
         for (const { runId } of made.runs) {
           const seq = run.get(runId) as number | undefined;
           assert.ok(seq !== undefined, `run ${runId} of an answered trigger is gone`);
-          assert.equal(changes.get(-seq), 1);
+          assert.equal(changes.get(-seq, 'RUNNING'), 1);
+          // Its delay was taken by the trigger (decision 0053) or by the engine since, never twice.
+          assert.ok((changes.get(-seq, 'WAITING') as number) <= 1, `run ${runId} entered WAITING twice`);
         }
       }
+      // No run, answered or not, was stepped into its delay twice: each WAITING once at most, and
+      // a WAITING run has its change logged.
+      const twice = db
+        .prepare(
+          `SELECT count(*) FROM (SELECT notification_seq FROM notification_events WHERE notification_seq < 0
+             AND type = 'WAITING' GROUP BY notification_seq HAVING count(*) > 1)`,
+        )
+        .pluck();
+      assert.equal(twice.get(), 0);
+      const unlogged = db
+        .prepare(
+          `SELECT count(*) FROM workflow_runs r WHERE r.status = 'WAITING' AND NOT EXISTS (SELECT 1
+             FROM notification_events e WHERE e.notification_seq = -r.seq AND e.type = 'WAITING')`,
+        )
+        .pluck();
+      assert.equal(unlogged.get(), 0);
     } finally {
       db.close();
     }

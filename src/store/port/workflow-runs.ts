@@ -30,10 +30,24 @@ export interface NewRun {
   recipientId: string;
 }
 
+/**
+ * The state a trigger's new runs are stored in when the trigger took their first steps
+ * (workflows/advance.ts `firstSteps`): each run is written once, already there, its status
+ * logged RUNNING then this one. Without it a run is stored RUNNING at its first step.
+ */
+export interface RunStart {
+  status: RunStatus;
+  stepIndex: number;
+  steps: RunStepRecord[];
+  dueAt: number | null;
+}
+
 /** A trigger and the runs it makes now, as one item of a group commit (src/workflows/trigger-commit.ts). */
 export interface TriggerItem {
   trigger: NewTrigger;
   runs: NewRun[];
+  /** Where its runs start, when the trigger took their first steps. */
+  start?: RunStart | null;
 }
 
 /** A trigger's first answer for an Idempotency-Key still live. */
@@ -134,6 +148,7 @@ export interface WorkflowRunStore {
   /**
    * Stores a trigger and its runs (RUNNING, due at `scheduledAt` or now) in one transaction, or,
    * when its Idempotency-Key is live (made since `since`), stores nothing and returns that hit.
+   * (`triggerMany` also stores runs at their `start`.)
    */
   trigger(trigger: NewTrigger, runs: NewRun[], since: number): Promise<TriggerHit | undefined>;
   /**

@@ -102,33 +102,38 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
   /**
    * The runs of several triggers in one statement: each run's own columns as arrays, its
    * trigger's once (joined by the trigger's place in `items`), in order; and each run's RUNNING
-   * in the status log (rows-status.ts, runEventSeq: the seq negated).
+   * in the status log (rows-status.ts, runEventSeq: the seq negated), then the status its
+   * trigger's first steps left it in, if another.
    */
   const insertRuns = async (tx: Query, items: TriggerItem[]) => {
     const withRuns = items.filter((item) => item.runs.length > 0);
     if (withRuns.length === 0) return;
-    const ts = withRuns.map((item) => runColumnsOf(item.trigger));
+    const ts = withRuns.map((item) => runColumnsOf(item.trigger, item.start));
     const runs = withRuns.flatMap((item, at) => item.runs.map((run) => ({ ...run, at: at + 1 })));
     await tx`
       WITH t AS (
         SELECT * FROM unnest(${ts.map((t) => t.tenant)}::text[], ${ts.map((t) => t.workflowKey)}::text[],
           ${ts.map((t) => t.version)}::int[], ${ts.map((t) => t.triggerId)}::text[], ${ts.map((t) => t.priority)}::int[],
           ${ts.map((t) => t.locale)}::text[], ${ts.map((t) => t.variables)}::text[], ${ts.map((t) => t.steps)}::text[],
-          ${ts.map((t) => t.dueAt)}::bigint[], ${ts.map((t) => t.now)}::bigint[], ${ts.map((t) => t.traceContext)}::text[])
+          ${ts.map((t) => t.dueAt)}::bigint[], ${ts.map((t) => t.now)}::bigint[], ${ts.map((t) => t.traceContext)}::text[],
+          ${ts.map((t) => t.status)}::text[], ${ts.map((t) => t.stepIndex)}::int[])
           WITH ORDINALITY AS t(tenant, workflow_key, version, trigger_id, priority, locale, variables, steps, due_at,
-            now, trace_context, n)),
+            now, trace_context, status, step_index, n)),
       made AS (
         INSERT INTO workflow_runs (id, tenant, workflow_key, version, recipient_id, trigger_id, status, step_index,
           priority, locale, variables, steps, due_at, created_at, updated_at, trace_context)
-        SELECT r.id, t.tenant, t.workflow_key, t.version, r.recipient_id, t.trigger_id, 'RUNNING', 0, t.priority,
-          t.locale, t.variables, t.steps, t.due_at, t.now, t.now, t.trace_context
+        SELECT r.id, t.tenant, t.workflow_key, t.version, r.recipient_id, t.trigger_id, t.status, t.step_index,
+          t.priority, t.locale, t.variables, t.steps, t.due_at, t.now, t.now, t.trace_context
         FROM unnest(${runs.map((r) => r.id)}::text[], ${runs.map((r) => r.recipientId)}::text[],
           ${runs.map((r) => r.at)}::int[]) WITH ORDINALITY AS r(id, recipient_id, at, n)
         JOIN t ON t.n = r.at
         ORDER BY r.n
-        RETURNING seq, created_at)
+        RETURNING seq, status, created_at)
       INSERT INTO notification_events (notification_seq, type, at)
-      SELECT -seq, 'RUNNING', created_at FROM made`;
+      SELECT -made.seq, e.type, made.created_at
+      FROM made CROSS JOIN LATERAL (VALUES (0, 'RUNNING'), (1, made.status)) AS e(k, type)
+      WHERE e.k = 0 OR made.status <> 'RUNNING'
+      ORDER BY made.seq, e.k`;
   };
 
   const hitOf = (row: { answer: string; request_hash: string | null }): TriggerHit => ({

@@ -8,6 +8,7 @@ import {
   type NewTrigger,
   type RunFilter,
   type RunRecord,
+  type RunStart,
   type TriggerHit,
   type TriggerItem,
   type WorkflowRunStore,
@@ -58,7 +59,7 @@ function prepare(db: SqliteDb) {
     insertRun: db.prepare(
       `INSERT INTO workflow_runs (id, recipient_id, tenant, workflow_key, version, trigger_id, priority, locale,
          variables, steps, due_at, created_at, updated_at, trace_context, status, step_index)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'RUNNING', 0)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     // A run's status change in the status log (rows-status.ts, runEventSeq), with the change.
     logRun: db.prepare<[number, string, number]>(
@@ -187,8 +188,8 @@ const statements = preparedOnce(prepare);
 export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
   const s = statements(db);
 
-  const insertRuns = (t: NewTrigger, runs: NewRun[]) => {
-    const c = runColumnsOf(t);
+  const insertRuns = (t: NewTrigger, runs: NewRun[], start?: RunStart | null) => {
+    const c = runColumnsOf(t, start);
     const values: unknown[] = [
       '',
       '',
@@ -204,17 +205,21 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
       c.now,
       c.now,
       c.traceContext,
+      c.status,
+      c.stepIndex,
     ];
+    const moved = c.status !== 'RUNNING';
     for (const run of runs) {
       values[0] = run.id;
       values[1] = run.recipientId;
       const seq = Number(s.insertRun.run(values).lastInsertRowid);
       s.logRun.run(runEventSeq(seq), 'RUNNING', t.createdAt);
+      if (moved) s.logRun.run(runEventSeq(seq), c.status, t.createdAt);
     }
   };
 
   /** One trigger and its runs, inside the caller's transaction. */
-  const storeTrigger = (t: NewTrigger, runs: NewRun[], since: number): TriggerHit | undefined => {
+  const storeTrigger = ({ trigger: t, runs, start }: TriggerItem, since: number): TriggerHit | undefined => {
     const values = triggerValues(t);
     if (s.insertTrigger.run(values).changes === 0) {
       // The Idempotency-Key is taken: a live one answers; an expired one is released for this trigger.
@@ -223,11 +228,11 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
       s.releaseKey.run(t.tenant, t.idempotencyKey);
       s.insertTrigger.run(values);
     }
-    insertRuns(t, runs);
+    insertRuns(t, runs, start);
     return undefined;
   };
   const triggerMany = db.transaction((items: TriggerItem[], since: number) =>
-    items.map(({ trigger, runs }) => storeTrigger(trigger, runs, since)),
+    items.map((item) => storeTrigger(item, since)),
   );
 
   /** Answers one of the step rules' questions inside the step's transaction. */
