@@ -38,22 +38,23 @@ export interface Tracing {
 export async function startTracing(config: Pick<Config, 'tracing'>): Promise<Tracing | undefined> {
   const t = config.tracing;
   if (!wantsTracing(t)) return undefined;
-  const [{ NodeTracerProvider }, { BatchSpanProcessor }, resources, { OTLPTraceExporter }] =
-    await Promise.all([
-      import('@opentelemetry/sdk-trace-node'),
-      import('@opentelemetry/sdk-trace-base'),
-      import('@opentelemetry/resources'),
-      tracesProtocol(t) === 'http/json'
-        ? import('@opentelemetry/exporter-trace-otlp-http')
-        : import('@opentelemetry/exporter-trace-otlp-proto'),
-    ]);
+  const [{ NodeTracerProvider }, { BatchSpanProcessor }, resources, exporter] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/resources'),
+    // http/json keeps the SDK's exporter and serializer; http/protobuf, the hot path, writes its
+    // messages with Herald's encoder (exporter.ts).
+    tracesProtocol(t) === 'http/json'
+      ? import('@opentelemetry/exporter-trace-otlp-http').then((m) => new m.OTLPTraceExporter())
+      : import('./exporter.ts').then((m) => new m.ProtobufTraceExporter()),
+  ]);
   const resource = resources
     .defaultResource()
     .merge(resources.resourceFromAttributes({ 'service.name': t.serviceName }))
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const provider = new NodeTracerProvider({
     resource,
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+    spanProcessors: [new BatchSpanProcessor(exporter)],
   });
   // The global tracer and the W3C trace-context propagator; no context manager (above).
   provider.register({ contextManager: null });
