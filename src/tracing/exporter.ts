@@ -1,4 +1,3 @@
-import { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
 import {
   convertLegacyHttpOptions,
   createOtlpHttpExportDelegate,
@@ -7,34 +6,30 @@ import {
   type IExportTraceServiceResponse,
   type ISerializer,
   ProtobufTraceSerializer,
-  TraceExporterMetricsHelper,
 } from '@opentelemetry/otlp-transformer';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { encodeTraceRequest } from './otlp-protobuf.ts';
+import { traceRequest } from './otlp-protobuf.ts';
+import { type EncodedBatch, EncodingSpanProcessor } from './processor.ts';
 
-/**
- * The SDK's OTLP/HTTP protobuf exporter with Herald's encoder (otlp-protobuf.ts) in place of its
- * serializer: the rest is the SDK's own plumbing, so the endpoint, headers, timeout, compression
- * and retries come from the OTEL_EXPORTER_OTLP_* variables as they do for its OTLPTraceExporter.
- * A batch the encoder does not write (spans of more than one resource or scope) goes to the SDK's
- * serializer.
- */
-export const serializer: ISerializer<ReadableSpan[], IExportTraceServiceResponse> = {
-  serializeRequest: (spans) => encodeTraceRequest(spans) ?? ProtobufTraceSerializer.serializeRequest(spans),
+/** Each batch of encoded spans as one ExportTraceServiceRequest; the answer read by the SDK. */
+export const serializer: ISerializer<EncodedBatch, IExportTraceServiceResponse> = {
+  serializeRequest: (batch) => traceRequest(batch.scoped, batch.bytes.subarray(0, batch.length)),
   deserializeResponse: (data) => ProtobufTraceSerializer.deserializeResponse(data),
 };
 
-export class ProtobufTraceExporter extends OTLPExporterBase<ReadableSpan[]> implements SpanExporter {
-  constructor() {
-    super(
-      createOtlpHttpExportDelegate(
-        convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' }),
-        serializer,
-        // The component type the SDK's exporter reports in its own metrics (none registered here).
-        'otlp_http_span_exporter',
-        TraceExporterMetricsHelper,
-        undefined,
-      ),
-    );
-  }
+/**
+ * The span processor of `http/protobuf` (processor.ts), exporting through the SDK's own OTLP/HTTP
+ * plumbing as its OTLPTraceExporter does: the endpoint, headers, timeout, compression and retries
+ * come from the OTEL_EXPORTER_OTLP_* variables; only the serializer is Herald's.
+ */
+export function protobufSpanProcessor(): EncodingSpanProcessor {
+  return new EncodingSpanProcessor(
+    createOtlpHttpExportDelegate(
+      convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' }),
+      serializer,
+      // The component type the SDK's exporter reports in its own metrics (none registered here).
+      'otlp_http_span_exporter',
+      { name: 'span', countItems: (batch) => batch.count },
+      undefined,
+    ),
+  );
 }

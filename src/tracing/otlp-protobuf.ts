@@ -2,58 +2,53 @@ import type { Attributes, AttributeValue, HrTime, SpanContext } from '@opentelem
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 
 /**
- * An OTLP/protobuf `ExportTraceServiceRequest` written straight from the SDK's finished spans into
- * one buffer, for the exporter (exporter.ts): the same message, field for field, as the SDK's own
+ * OTLP/protobuf `ExportTraceServiceRequest`s written straight from the SDK's finished spans, for
+ * the span processor (processor.ts): the same message, field for field, as the SDK's own
  * serializer writes (test/tracing/otlp-protobuf.test.ts compares them), at less cost a span. The
  * resource and the scope are encoded once and reused, an attribute key once per thread, ids are
- * written from their hex straight into the buffer, and the message is written in one pass (the
- * SDK's writes it twice: once to size it, once to fill it), each length prepended when its
- * message is done.
- *
- * A batch whose spans share one resource and one scope (every batch Herald makes: one tracer a
- * thread) is written here; any other returns undefined, for the SDK's serializer to write.
+ * written from their hex straight into the buffer, and each span in one pass (the SDK's writes a
+ * batch twice: once to size it, once to fill it), its length prepended when it is done.
  */
-export function encodeTraceRequest(spans: ReadonlyArray<ReadableSpan>): Uint8Array | undefined {
-  const first = spans[0];
-  if (first === undefined) return undefined;
-  for (const span of spans) {
-    if (span.resource !== first.resource || span.instrumentationScope !== first.instrumentationScope) {
-      return undefined;
-    }
-  }
-  const { head, tail } = heading(first);
-  // The spans first, after room for the heading; the heading is written before them at the end,
-  // once their length is known.
-  const room = head.resourceLength + head.scopeLength + 2 * (1 + MAX_VARINT32);
+
+/** What a batch's spans share: one resource and one scope (every span a Herald thread makes). */
+export type Scoped = Pick<ReadableSpan, 'resource' | 'instrumentationScope'>;
+
+/**
+ * One span as the `spans` field of a ScopeSpans (tag, length, Span), in a buffer of this module
+ * that the next call overwrites: the caller copies it.
+ */
+export function encodeSpan(span: ReadableSpan): Uint8Array {
   pos = 0;
-  ensure(room);
-  pos = room;
-  for (const span of spans) writeSpan(span);
-  ensure(tail.scope.length + tail.resource.length);
-  bytes.set(tail.scope, pos);
-  pos += tail.scope.length;
-  const scopeSpans = pos - room + head.scopeLength;
-  bytes.set(tail.resource, pos);
-  pos += tail.resource.length;
-  const end = pos;
+  writeSpan(span);
+  return bytes.subarray(0, pos);
+}
+
+/** The request of `spans`, the `encodeSpan` bytes of spans that all share `scoped`'s resource and scope. */
+export function traceRequest(scoped: Scoped, spans: Uint8Array): Uint8Array {
+  const { head, tail } = heading(scoped);
+  const scopeSpans = head.scopeLength + spans.length + tail.scope.length;
   const resourceSpans = head.resourceLength + 1 + varintSize(scopeSpans) + scopeSpans + tail.resource.length;
   // ExportTraceServiceRequest.resource_spans (1) { resource (1), scope_spans (2) { scope (1), spans… } }
-  let at =
-    room -
-    (1 + varintSize(resourceSpans) + head.resourceLength + 1 + varintSize(scopeSpans) + head.scopeLength);
-  const start = at;
-  bytes[at++] = 0x0a;
-  at = putVarint(at, resourceSpans);
-  bytes.set(head.resource, at);
-  at += head.resourceLength;
-  bytes[at++] = 0x12;
-  at = putVarint(at, scopeSpans);
-  bytes.set(head.scope, at);
-  // A copy: the transport keeps it (to retry, to compress) while the next export reuses the buffer.
-  const message = new Uint8Array(end - start);
-  message.set(bytes.subarray(start, end));
+  const message = new Uint8Array(1 + varintSize(resourceSpans) + resourceSpans);
+  let at = 0;
+  const put = (part: Uint8Array) => {
+    message.set(part, at);
+    at += part.length;
+  };
+  put(VARINT_OF[1] as Uint8Array);
+  put(Uint8Array.from(varintBytes(resourceSpans)));
+  put(head.resource);
+  put(VARINT_OF[2] as Uint8Array);
+  put(Uint8Array.from(varintBytes(scopeSpans)));
+  put(head.scope);
+  put(spans);
+  put(tail.scope);
+  put(tail.resource);
   return message;
 }
+
+/** The tags of fields 1 and 2, length-delimited. */
+const VARINT_OF = [new Uint8Array(0), Uint8Array.of(0x0a), Uint8Array.of(0x12)];
 
 /** The writer's buffer, kept between exports (each export copies its message out of it). */
 let bytes = Buffer.allocUnsafeSlow(1 << 16);
@@ -394,7 +389,7 @@ interface Heading {
 }
 let kept: { resource: unknown; scope: unknown; heading: Heading } | undefined;
 
-function heading(span: ReadableSpan): Heading {
+function heading(span: Scoped): Heading {
   const { resource, instrumentationScope: scope } = span;
   if (kept?.resource === resource && kept.scope === scope) return kept.heading;
   const heading = encodeHeading(span);
@@ -410,7 +405,7 @@ function encoded(fn: () => void): Buffer {
   return Buffer.from(bytes.subarray(0, pos));
 }
 
-function encodeHeading(span: ReadableSpan): Heading {
+function encodeHeading(span: Scoped): Heading {
   const { resource, instrumentationScope: scope } = span;
   // ResourceSpans.resource (1): Resource { attributes (1), dropped_attributes_count (2) = 0 }
   const resourceField = encoded(() => {

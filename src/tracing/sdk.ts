@@ -38,15 +38,17 @@ export interface Tracing {
 export async function startTracing(config: Pick<Config, 'tracing'>): Promise<Tracing | undefined> {
   const t = config.tracing;
   if (!wantsTracing(t)) return undefined;
-  const [{ NodeTracerProvider }, { BatchSpanProcessor }, resources, exporter] = await Promise.all([
+  const [{ NodeTracerProvider }, resources, processor] = await Promise.all([
     import('@opentelemetry/sdk-trace-node'),
-    import('@opentelemetry/sdk-trace-base'),
     import('@opentelemetry/resources'),
-    // http/json keeps the SDK's exporter and serializer; http/protobuf, the hot path, writes its
-    // messages with Herald's encoder (exporter.ts).
+    // http/json keeps the SDK's exporter and batch processor; http/protobuf, the hot path,
+    // encodes each span as it ends (processor.ts).
     tracesProtocol(t) === 'http/json'
-      ? import('@opentelemetry/exporter-trace-otlp-http').then((m) => new m.OTLPTraceExporter())
-      : import('./exporter.ts').then((m) => new m.ProtobufTraceExporter()),
+      ? Promise.all([
+          import('@opentelemetry/sdk-trace-base'),
+          import('@opentelemetry/exporter-trace-otlp-http'),
+        ]).then(([base, json]) => new base.BatchSpanProcessor(new json.OTLPTraceExporter()))
+      : import('./exporter.ts').then((m) => m.protobufSpanProcessor()),
   ]);
   const resource = resources
     .defaultResource()
@@ -54,7 +56,7 @@ export async function startTracing(config: Pick<Config, 'tracing'>): Promise<Tra
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const provider = new NodeTracerProvider({
     resource,
-    spanProcessors: [new BatchSpanProcessor(exporter)],
+    spanProcessors: [processor],
   });
   // The global tracer and the W3C trace-context propagator; no context manager (above).
   provider.register({ contextManager: null });

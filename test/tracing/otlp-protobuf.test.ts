@@ -18,8 +18,16 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { serializer } from '../../src/tracing/exporter.ts';
-import { encodeTraceRequest } from '../../src/tracing/otlp-protobuf.ts';
+import { protobufSpanProcessor } from '../../src/tracing/exporter.ts';
+import { encodeSpan, traceRequest } from '../../src/tracing/otlp-protobuf.ts';
+import { startOtlpReceiver } from '../helpers/peers/otlp.ts';
+
+/** What the span processor sends for spans of one resource and scope: each encoded as it ends. */
+const encodeTraceRequest = (spans: ReadableSpan[]) =>
+  traceRequest(
+    spans[0] as ReadableSpan,
+    Buffer.concat(spans.map((span) => Uint8Array.from(encodeSpan(span)))),
+  );
 
 /** Finished spans of one tracer: every kind of field the exporter may meet. */
 function madeSpans(): {
@@ -202,7 +210,6 @@ describe('OTLP/protobuf: Herald’s encoder writes what the SDK’s serializer w
     assert.equal(spans.length, 4);
     const sdk = ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array;
     const ours = encodeTraceRequest(spans);
-    assert.ok(ours !== undefined);
     assert.deepEqual(generated(ours), generated(sdk));
     assert.deepEqual(decoded(ours), decoded(sdk));
 
@@ -258,7 +265,7 @@ describe('OTLP/protobuf: Herald’s encoder writes what the SDK’s serializer w
     // Two batches of different resources one after the other, then the first again.
     for (const spans of [first.spans, second.spans, first.spans]) {
       assert.deepEqual(
-        decoded(encodeTraceRequest(spans) as Uint8Array),
+        decoded(encodeTraceRequest(spans)),
         decoded(ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array),
       );
     }
@@ -266,14 +273,33 @@ describe('OTLP/protobuf: Herald’s encoder writes what the SDK’s serializer w
     await second.provider.shutdown();
   });
 
-  it('leaves a batch of two scopes to the SDK’s serializer', async () => {
-    const { provider, exporter } = madeSpans();
-    provider.getTracer('other').startSpan('elsewhere', {}, ROOT_CONTEXT).end();
-    const mixed = exporter.getFinishedSpans();
-    assert.equal(mixed.length, 5);
-    assert.equal(encodeTraceRequest(mixed), undefined);
-    const sdk = ProtobufTraceSerializer.serializeRequest(mixed) as Uint8Array;
-    assert.deepEqual(decoded(serializer.serializeRequest(mixed) as Uint8Array), decoded(sdk));
-    await provider.shutdown();
+  it('exports a batch a scope through the SDK’s OTLP/HTTP plumbing, every span arriving', async () => {
+    const otlp = await startOtlpReceiver();
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = otlp.url;
+    process.env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE = '3';
+    try {
+      const processor = protobufSpanProcessor();
+      const provider = new BasicTracerProvider({ spanProcessors: [processor] });
+      const names: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        // Two scopes interleaved: each change of scope ends a batch.
+        const tracer = provider.getTracer(i % 4 === 3 ? 'other' : 'herald');
+        tracer.startSpan(`span ${i}`, { attributes: { 'herald.index': i } }, ROOT_CONTEXT).end();
+        names.push(`span ${i}`);
+      }
+      await provider.forceFlush();
+      assert.deepEqual(otlp.undecoded, []);
+      assert.deepEqual(otlp.spans.map((s) => s.name).sort(), names.sort());
+      assert.deepEqual(
+        otlp.spans.map((s) => s.attributes['herald.index']).sort((a, b) => Number(a) - Number(b)),
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+      );
+      assert.ok(otlp.contentTypes.every((type) => type === 'application/x-protobuf'));
+      await provider.shutdown();
+    } finally {
+      delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+      delete process.env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE;
+      await otlp.close();
+    }
   });
 });
