@@ -273,29 +273,36 @@ describe('OTLP/protobuf: Herald’s encoder writes what the SDK’s serializer w
     await second.provider.shutdown();
   });
 
-  it('exports a batch a scope through the SDK’s OTLP/HTTP plumbing, every span arriving', async () => {
+  it('exports a batch a resource and scope through the SDK’s OTLP/HTTP plumbing, every span arriving', async () => {
     const otlp = await startOtlpReceiver();
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = otlp.url;
     process.env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE = '3';
     try {
+      // Two providers (two resources) and two scopes on one processor, their spans interleaved:
+      // each change of resource or scope ends a batch.
       const processor = protobufSpanProcessor();
-      const provider = new BasicTracerProvider({ spanProcessors: [processor] });
-      const names: string[] = [];
-      for (let i = 0; i < 10; i++) {
-        // Two scopes interleaved: each change of scope ends a batch.
+      const providers = ['herald-a', 'herald-b'].map(
+        (service) =>
+          new BasicTracerProvider({
+            resource: resourceFromAttributes({ 'service.name': service }),
+            spanProcessors: [processor],
+          }),
+      );
+      const sent: Array<{ name: string; service: string; index: number }> = [];
+      for (let i = 0; i < 12; i++) {
+        const provider = providers[i % 5 === 4 ? 1 : 0] as BasicTracerProvider;
         const tracer = provider.getTracer(i % 4 === 3 ? 'other' : 'herald');
         tracer.startSpan(`span ${i}`, { attributes: { 'herald.index': i } }, ROOT_CONTEXT).end();
-        names.push(`span ${i}`);
+        sent.push({ name: `span ${i}`, service: i % 5 === 4 ? 'herald-b' : 'herald-a', index: i });
       }
-      await provider.forceFlush();
+      await processor.forceFlush();
       assert.deepEqual(otlp.undecoded, []);
-      assert.deepEqual(otlp.spans.map((s) => s.name).sort(), names.sort());
-      assert.deepEqual(
-        otlp.spans.map((s) => s.attributes['herald.index']).sort((a, b) => Number(a) - Number(b)),
-        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
-      );
+      const received = otlp.spans
+        .map((s) => ({ name: s.name, service: s.service, index: s.attributes['herald.index'] }))
+        .sort((a, b) => Number(a.index) - Number(b.index));
+      assert.deepEqual(received, sent);
       assert.ok(otlp.contentTypes.every((type) => type === 'application/x-protobuf'));
-      await provider.shutdown();
+      await processor.shutdown();
     } finally {
       delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
       delete process.env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE;
