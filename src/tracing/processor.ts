@@ -22,6 +22,7 @@ interface Limits {
   maxQueueSize: number;
   maxExportBatchSize: number;
   scheduledDelayMillis: number;
+  exportTimeoutMillis: number;
 }
 
 const limitsFromEnv = (): Limits => {
@@ -30,6 +31,7 @@ const limitsFromEnv = (): Limits => {
     maxQueueSize,
     maxExportBatchSize: Math.min(getNumberFromEnv('OTEL_BSP_MAX_EXPORT_BATCH_SIZE') ?? 512, maxQueueSize),
     scheduledDelayMillis: getNumberFromEnv('OTEL_BSP_SCHEDULE_DELAY') ?? 5000,
+    exportTimeoutMillis: getNumberFromEnv('OTEL_BSP_EXPORT_TIMEOUT') ?? 30000,
   };
 };
 
@@ -39,9 +41,8 @@ const limitsFromEnv = (): Limits => {
  * object then dies young, where a batch of them waiting for the export in flight before it lived
  * long enough to be moved to the old generation, and collected there at a cost (decision 0052).
  * The same limits and variables as the SDK's (OTEL_BSP_MAX_QUEUE_SIZE: spans past it are
- * dropped; OTEL_BSP_MAX_EXPORT_BATCH_SIZE; OTEL_BSP_SCHEDULE_DELAY), one export at a time, each
- * through the SDK's OTLP/HTTP exporter plumbing (exporter.ts), whose OTEL_EXPORTER_OTLP_TIMEOUT
- * bounds it.
+ * dropped; OTEL_BSP_MAX_EXPORT_BATCH_SIZE; OTEL_BSP_SCHEDULE_DELAY; OTEL_BSP_EXPORT_TIMEOUT), one export
+ * at a time, each through the SDK's OTLP/HTTP exporter plumbing (exporter.ts).
  */
 export class EncodingSpanProcessor implements SpanProcessor {
   private readonly limits = limitsFromEnv();
@@ -142,7 +143,12 @@ export class EncodingSpanProcessor implements SpanProcessor {
       return;
     }
     this.exporting = true;
+    let settled = false;
+    let timeout: NodeJS.Timeout | undefined;
     const done = (result: ExportResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timeout);
       this.exporting = false;
       this.queued -= batch.count;
       if (result.code !== ExportResultCode.SUCCESS) {
@@ -150,6 +156,11 @@ export class EncodingSpanProcessor implements SpanProcessor {
       }
       this.next();
     };
+    // As the SDK's: an export past OTEL_BSP_EXPORT_TIMEOUT counts as failed, and the next starts.
+    timeout = setTimeout(
+      () => done({ code: ExportResultCode.FAILED, error: new Error('Timeout') }),
+      this.limits.exportTimeoutMillis,
+    );
     const { resource } = batch.scoped;
     if (resource.asyncAttributesPending && resource.waitForAsyncAttributes) {
       resource.waitForAsyncAttributes().then(
