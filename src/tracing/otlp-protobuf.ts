@@ -1,5 +1,5 @@
-import type { Attributes, AttributeValue, HrTime, SpanContext } from '@opentelemetry/api';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { Attributes, AttributeValue, HrTime, Link, SpanContext } from '@opentelemetry/api';
+import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
 
 /**
  * OTLP/protobuf `ExportTraceServiceRequest`s written straight from the SDK's finished spans, for
@@ -300,11 +300,7 @@ function writeSpan(span: ReadableSpan): void {
   tag(0x12); // ScopeSpans.spans (2)
   const at = open(2);
   const ctx = span.spanContext();
-  tag(0x0a);
-  id(ctx.traceId);
-  tag(0x12);
-  id(ctx.spanId);
-  traceState(ctx, 0x1a);
+  ids(ctx);
   const parent = span.parentSpanContext;
   if (parent?.spanId) {
     tag(0x22);
@@ -324,35 +320,10 @@ function writeSpan(span: ReadableSpan): void {
   if (span.attributes) attributes(span.attributes, 0x4a);
   tag(0x50);
   varint(span.droppedAttributesCount);
-  for (const event of span.events) {
-    tag(0x5a);
-    const e = open(1);
-    tag(0x09);
-    time(event.time);
-    tag(0x12);
-    string(event.name);
-    if (event.attributes) attributes(event.attributes, 0x1a);
-    tag(0x20);
-    varint(event.droppedAttributesCount || 0);
-    close(e, 1);
-  }
+  for (const event of span.events) writeEvent(event);
   tag(0x60);
   varint(span.droppedEventsCount);
-  for (const link of span.links) {
-    tag(0x6a);
-    const l = open(1);
-    tag(0x0a);
-    id(link.context.traceId);
-    tag(0x12);
-    id(link.context.spanId);
-    traceState(link.context, 0x1a);
-    if (link.attributes) attributes(link.attributes, 0x22);
-    tag(0x28);
-    varint(link.droppedAttributesCount || 0);
-    tag(0x35);
-    fixed32(flags(link.context.traceFlags, link.context.isRemote));
-    close(l, 1);
-  }
+  for (const link of span.links) writeLink(link);
   tag(0x70);
   varint(span.droppedLinksCount);
   // status (15): message (2) when there is one, code (3) always.
@@ -372,6 +343,42 @@ function writeSpan(span: ReadableSpan): void {
   bytes[pos++] = 0x01;
   fixed32(flags(ctx.traceFlags, parent?.isRemote));
   close(at, 2);
+}
+
+/** Span.events (11): an Event. */
+function writeEvent(event: TimedEvent): void {
+  tag(0x5a);
+  const at = open(1);
+  tag(0x09);
+  time(event.time);
+  tag(0x12);
+  string(event.name);
+  if (event.attributes) attributes(event.attributes, 0x1a);
+  tag(0x20);
+  varint(event.droppedAttributesCount || 0);
+  close(at, 1);
+}
+
+/** Span.links (13): a Link, its fields as the span's own first three, then its own. */
+function writeLink(link: Link): void {
+  tag(0x6a);
+  const at = open(1);
+  ids(link.context);
+  if (link.attributes) attributes(link.attributes, 0x22);
+  tag(0x28);
+  varint(link.droppedAttributesCount || 0);
+  tag(0x35);
+  fixed32(flags(link.context.traceFlags, link.context.isRemote));
+  close(at, 1);
+}
+
+/** trace_id (1), span_id (2) and trace_state (3), when there is one: a Span's and a Link's first fields. */
+function ids(ctx: SpanContext): void {
+  tag(0x0a);
+  id(ctx.traceId);
+  tag(0x12);
+  id(ctx.spanId);
+  traceState(ctx, 0x1a);
 }
 
 function traceState(ctx: SpanContext, fieldTag: number): void {
