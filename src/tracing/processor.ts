@@ -118,8 +118,9 @@ export class EncodingSpanProcessor implements SpanProcessor {
 
   async shutdown(): Promise<void> {
     if (this.stopped) return;
-    await this.forceFlush();
+    // As the SDK's: spans that end from now on are not exported.
     this.stopped = true;
+    await this.forceFlush();
     await this.delegate.shutdown();
   }
 
