@@ -38,22 +38,25 @@ export interface Tracing {
 export async function startTracing(config: Pick<Config, 'tracing'>): Promise<Tracing | undefined> {
   const t = config.tracing;
   if (!wantsTracing(t)) return undefined;
-  const [{ NodeTracerProvider }, { BatchSpanProcessor }, resources, { OTLPTraceExporter }] =
-    await Promise.all([
-      import('@opentelemetry/sdk-trace-node'),
-      import('@opentelemetry/sdk-trace-base'),
-      import('@opentelemetry/resources'),
-      tracesProtocol(t) === 'http/json'
-        ? import('@opentelemetry/exporter-trace-otlp-http')
-        : import('@opentelemetry/exporter-trace-otlp-proto'),
-    ]);
+  const [{ NodeTracerProvider }, resources, processor] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/resources'),
+    // http/json keeps the SDK's exporter and batch processor; http/protobuf, the hot path,
+    // encodes each span as it ends (processor.ts).
+    tracesProtocol(t) === 'http/json'
+      ? Promise.all([
+          import('@opentelemetry/sdk-trace-base'),
+          import('@opentelemetry/exporter-trace-otlp-http'),
+        ]).then(([base, json]) => new base.BatchSpanProcessor(new json.OTLPTraceExporter()))
+      : import('./exporter.ts').then((m) => m.protobufSpanProcessor()),
+  ]);
   const resource = resources
     .defaultResource()
     .merge(resources.resourceFromAttributes({ 'service.name': t.serviceName }))
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const provider = new NodeTracerProvider({
     resource,
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+    spanProcessors: [processor],
   });
   // The global tracer and the W3C trace-context propagator; no context manager (above).
   provider.register({ contextManager: null });
