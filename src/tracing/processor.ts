@@ -162,6 +162,8 @@ export class EncodingSpanProcessor implements SpanProcessor {
       () => done({ code: ExportResultCode.FAILED, error: new Error('Timeout') }),
       this.limits.exportTimeoutMillis,
     );
+    // Like the schedule's: a pending export's bound never keeps a closing process alive.
+    timeout.unref();
     const { resource } = batch.scoped;
     if (resource.asyncAttributesPending && resource.waitForAsyncAttributes) {
       resource.waitForAsyncAttributes().then(
