@@ -149,7 +149,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.
  * - the process's CPU while idle, from /proc (every thread's schedstat) over `idleSeconds`, after
  *   `settleSeconds` of start-up; the busiest threads named;
  * - triggers of 100 recipients each over HTTP (POST /workflows/{key}/trigger, `connections` at
- *   once): runs created a second (the engine steps them into the delay meanwhile);
+ *   once): runs created a second (each trigger takes its runs' first step, the delay, itself:
+ *   docs/workflow-runs.md "Triggers");
  * - the waiting runs made to fall due together (their next step an email at LOW to the sandbox)
  *   and one CRITICAL every `everyMs` for `criticalMs` from just before: CRITICAL p99 from
  *   acceptance to the provider call, as the isolation scenario measures it.
@@ -188,7 +189,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
 
     const triggers = await triggerRound(SCENARIO, herald, options);
     const made = countOf(dataDir, 'SELECT count(*) FROM workflow_runs WHERE workflow_key = ?', TRIGGERED);
-    // The engine steps the new runs into their delay; the next round starts once it is idle again.
+    // The next round starts once no run is left RUNNING (the triggers stored theirs WAITING).
     for (
       let i = 0;
       countOf(dataDir, "SELECT count(*) FROM workflow_runs WHERE status = 'RUNNING'") > 0;
@@ -241,7 +242,7 @@ async function run(options: BenchOptions): Promise<Row[]> {
           note:
             `${Math.round(triggers.rps)} triggers/s (201), ${s.triggerConnections} connections, ` +
             `p99 ${triggers.latency.p99} ms${shed}; ${made.toLocaleString('en-US')} runs in the database; ` +
-            'the engine steps them into their delay meanwhile, on the same cores',
+            'each stored already waiting in its delay (a delay-first workflow: a trigger takes that step itself)',
         },
       ),
       measured(
