@@ -225,7 +225,8 @@ export function createRenderer(store: Store, given?: RenderPool): Renderer {
           if (outcome.ok) return null;
           if (outcome.busy) return { unavailable: outcome.message };
           // Past the render time or memory: the thread was ended, as a render past it would be.
-          // Not a lasting verdict: a thread kept off the CPU by load ends the same way.
+          // Not a lasting verdict: where a thread cannot read its CPU time (not Linux), one kept
+          // off the CPU by load ends the same way.
           if (outcome.limit)
             return {
               error: `it takes longer to parse than rendering may (${outcome.message})`,
