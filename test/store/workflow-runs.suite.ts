@@ -8,6 +8,7 @@ import {
   type NewTrigger,
   type RunRecord,
 } from '../../src/store/port/workflow-runs.ts';
+import { firstSteps } from '../../src/workflows/advance.ts';
 import type { WorkflowRecord, WorkflowStep } from '../../src/workflows/model.ts';
 import { newTrigger, workflowRecord } from '../helpers/workflow-fixtures.ts';
 import { ALL, cycle, T0 } from './queue-fixtures.ts';
@@ -325,6 +326,32 @@ export function workflowRunsSuite(name: string, open: () => Promise<Store>): voi
       assert.equal((await get(store, moved as string)).status, 'RUNNING');
       assert.equal(await log.head(), logged, 'no log row of the rolled-back turn');
       assert.equal((await log.read(head, { limit: 10 })).rows.length, 2, 'the two RUNNING rows only');
+    });
+
+    it('stores runs whose trigger took their first steps as the engine leaves them, logged RUNNING then WAITING (decision 0053)', async () => {
+      const store = await fresh();
+      await store.recipients.put('t1', [{ id: 'u1', profile: {} }], T0);
+      const w = workflow('w', [{ type: 'delay', for: 'PT10S' }, send('later')]);
+      // One run stepped into its delay by the engine, one stored there by its trigger.
+      const [stepped] = await start(store, w, ['u1']);
+      await settle(store, T0, definitionsOf(w));
+      const from = await store.statusLog.head();
+      const taken = { id: `run-${++seq}`, recipientId: 'u1' };
+      const begun = firstSteps(w, null, T0);
+      assert.equal(begun?.status, 'WAITING');
+      assert.deepEqual(
+        await store.workflowRuns.triggerMany([{ trigger: trigger(w), runs: [taken], start: begun }], 0),
+        [undefined],
+      );
+      const byEngine = await get(store, stepped as string);
+      const byTrigger = await get(store, taken.id);
+      for (const field of ['status', 'stepIndex', 'steps', 'dueAt'] as const)
+        assert.deepEqual(byTrigger[field], byEngine[field], field);
+      const rows = (await store.statusLog.read(from, { limit: 10 })).rows;
+      assert.deepEqual(
+        rows.map((r) => `${r.notificationId}:${r.previous}>${r.type}`),
+        [`${taken.id}:null>RUNNING`, `${taken.id}:RUNNING>WAITING`],
+      );
     });
 
     it("makes a topic trigger's runs in chunks, once per subscriber", async () => {
