@@ -26,29 +26,26 @@ export function encodeSpan(span: ReadableSpan): Uint8Array {
 /** The request of `spans`, the `encodeSpan` bytes of spans that all share `scoped`'s resource and scope. */
 export function traceRequest(scoped: Scoped, spans: Uint8Array): Uint8Array {
   const { head, tail } = heading(scoped);
-  const scopeSpans = head.scopeLength + spans.length + tail.scope.length;
-  const resourceSpans = head.resourceLength + 1 + varintSize(scopeSpans) + scopeSpans + tail.resource.length;
-  // ExportTraceServiceRequest.resource_spans (1) { resource (1), scope_spans (2) { scope (1), spans… } }
+  const scopeSpans = head.scope.length + spans.length + tail.scope.length;
+  const resourceSpans = head.resource.length + 1 + varintSize(scopeSpans) + scopeSpans + tail.resource.length;
   const message = new Uint8Array(1 + varintSize(resourceSpans) + resourceSpans);
   let at = 0;
   const put = (part: Uint8Array) => {
     message.set(part, at);
     at += part.length;
   };
-  put(VARINT_OF[1] as Uint8Array);
-  put(Uint8Array.from(varintBytes(resourceSpans)));
+  // ExportTraceServiceRequest.resource_spans (1) { resource (1), scope_spans (2) { scope (1), spans… } }
+  message[at++] = 0x0a;
+  at = putVarint(at, resourceSpans, message);
   put(head.resource);
-  put(VARINT_OF[2] as Uint8Array);
-  put(Uint8Array.from(varintBytes(scopeSpans)));
+  message[at++] = 0x12;
+  at = putVarint(at, scopeSpans, message);
   put(head.scope);
   put(spans);
   put(tail.scope);
   put(tail.resource);
   return message;
 }
-
-/** The tags of fields 1 and 2, length-delimited. */
-const VARINT_OF = [new Uint8Array(0), Uint8Array.of(0x0a), Uint8Array.of(0x12)];
 
 /** The writer's buffer, kept between exports (each export copies its message out of it). */
 let bytes = Buffer.allocUnsafeSlow(1 << 16);
@@ -72,13 +69,13 @@ function varintSize(v: number): number {
   return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
 }
 
-/** Writes unsigned 32-bit `v` at `at` (room already ensured); the position after it. */
-function putVarint(at: number, v: number): number {
+/** Writes unsigned 32-bit `v` at `at` of `into` (room already ensured); the position after it. */
+function putVarint(at: number, v: number, into: Uint8Array = bytes): number {
   while (v > 0x7f) {
-    bytes[at++] = (v & 0x7f) | 0x80;
+    into[at++] = (v & 0x7f) | 0x80;
     v >>>= 7;
   }
-  bytes[at++] = v;
+  into[at++] = v;
   return at;
 }
 
@@ -216,22 +213,14 @@ function key(k: string): void {
   let encoded = keys.get(k);
   if (encoded === undefined) {
     const utf8 = Buffer.from(k, 'utf8');
-    encoded = Buffer.concat([Buffer.from([0x0a]), Buffer.from(varintBytes(utf8.length)), utf8]);
+    encoded = Buffer.allocUnsafe(1 + varintSize(utf8.length) + utf8.length);
+    encoded[0] = 0x0a;
+    utf8.copy(encoded, putVarint(1, utf8.length, encoded));
     if (keys.size < MAX_KEYS) keys.set(k, encoded);
   }
   ensure(encoded.length);
   bytes.set(encoded, pos);
   pos += encoded.length;
-}
-
-function varintBytes(v: number): number[] {
-  const out: number[] = [];
-  while (v > 0x7f) {
-    out.push((v & 0x7f) | 0x80);
-    v >>>= 7;
-  }
-  out.push(v);
-  return out;
 }
 
 /** Attributes as repeated KeyValue of field `field` (its one-byte tag). */
@@ -391,7 +380,7 @@ function traceState(ctx: SpanContext, fieldTag: number): void {
 
 /** What comes before a batch's spans and after them, encoded once for a resource and a scope. */
 interface Heading {
-  head: { resource: Buffer; resourceLength: number; scope: Buffer; scopeLength: number };
+  head: { resource: Buffer; scope: Buffer };
   tail: { scope: Buffer; resource: Buffer };
 }
 let kept: { resource: unknown; scope: unknown; heading: Heading } | undefined;
@@ -450,12 +439,7 @@ function encodeHeading(span: Scoped): Heading {
       }
     });
   return {
-    head: {
-      resource: resourceField,
-      resourceLength: resourceField.length,
-      scope: scopeField,
-      scopeLength: scopeField.length,
-    },
+    head: { resource: resourceField, scope: scopeField },
     tail: { scope: schema(scope.schemaUrl), resource: schema(resource.schemaUrl) },
   };
 }

@@ -67,7 +67,7 @@ export function inSpan<T>(
 ): Promise<T> {
   // Not an async function: without tracing, the caller's promise is fn's own, no extra turn.
   if (!on || parent === undefined) return fn(undefined);
-  return ended(started(name, spec, parent), fn, undefined);
+  return ended(startSpan(name, spec, parent), fn, undefined);
 }
 
 /**
@@ -110,7 +110,7 @@ export function inProcessSpan<T>(
   parent: Context,
 ): Promise<T> {
   if (!on) return fn(undefined);
-  const span = started(name, spec, parent);
+  const span = startSpan(name, spec, parent);
   processing.set(id, trace.setSpan(parent, span));
   return ended(span, fn, id);
 }
@@ -150,16 +150,14 @@ async function recorded<T>(
   }
 }
 
-/** Starts a span the caller ends (a request's server span, ended by its answer). */
-export const startSpan = (name: string, spec: SpanSpec, parent: Context): Span => started(name, spec, parent);
-
 /**
- * A span started with its attributes set after the start, not passed to it: the SDK's
- * `startSpan` copies and checks the attributes it is given twice (for the sampler, then again
- * with the sampler's) before the span checks each once more as it sets it; Herald's are ids,
- * names and counts, and no sampler the OTEL_TRACES_SAMPLER variable names reads them.
+ * Starts a span (the caller ends it: a request's server span, ended by its answer; or inSpan and
+ * inProcessSpan), its attributes set after the start, not passed to it: the SDK's `startSpan`
+ * copies and checks the attributes it is given twice (for the sampler, then again with the
+ * sampler's) before the span checks each once more as it sets it; Herald's are ids, names and
+ * counts, and no sampler the OTEL_TRACES_SAMPLER variable names reads them.
  */
-function started(name: string, spec: SpanSpec, parent: Context): Span {
+export function startSpan(name: string, spec: SpanSpec, parent: Context): Span {
   const span = tracer().startSpan(name, { kind: spec.kind, links: spec.links }, parent);
   if (spec.attributes !== undefined) span.setAttributes(spec.attributes);
   return span;
