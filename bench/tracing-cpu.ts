@@ -1,13 +1,14 @@
 /**
- * `node --import tsx bench/tracing-cpu.ts [notifications] [rounds]`: the CPU tracing takes a
+ * `node --import tsx bench/tracing-cpu.ts [notifications] [rounds] [sdk,encoder,herald]`: the CPU tracing takes a
  * notification, alone, in one process: a notification's spans as Herald makes them (the server
  * span with its commit event, `process` with its link, `render`, `send`), exported over
- * OTLP/protobuf to a sink in another process, through the SDK's batch processor and exporter with
- * the attributes passed to `startSpan` (`sdk`), or through Herald's (src/tracing/exporter.ts,
- * attributes set after the start: `herald`), in turn, `rounds` times. Paced at 3,000
- * notifications a second in ticks of 100, so batches wait for their export as in the scenario.
- * CPU is user and system of every thread (the collector's too), per notification, after a
- * warm-up of a third as many (decision 0052).
+ * OTLP/protobuf to a sink in another process: the SDK's spans through its batch processor and
+ * exporter with the attributes passed to `startSpan` (`sdk`); the SDK's spans through Herald's
+ * processor (src/tracing/exporter.ts), attributes set after the start (`encoder`, decision 0052);
+ * Herald's spans (src/tracing/span.ts) through Herald's processor (`herald`, decision 0056). In
+ * turn, `rounds` times. Paced at 3,000 notifications a second in ticks of 100, so batches wait for
+ * their export as in the scenario. CPU is user and system of every thread of this process (not
+ * the sink's), per notification, after a warm-up of a third as many.
  */
 import { spawn } from 'node:child_process';
 import {
@@ -22,14 +23,20 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { protobufSpanProcessor } from '../src/tracing/exporter.ts';
+import type { EncodingSpanProcessor } from '../src/tracing/processor.ts';
+import { heraldTracerOf } from '../src/tracing/span.ts';
 
-const [count = 60_000, rounds = 2] = process.argv.slice(2).map(Number);
+const [count = 60_000, rounds = 2] = process.argv.slice(2, 4).map(Number);
+/** The ways to measure, comma-separated (all three unless named). */
+const ways = (process.argv[4]?.split(',') ?? ['sdk', 'encoder', 'herald']) as Way[];
 
 /** An OTLP/HTTP endpoint in a child process that reads each export and answers 200. */
 const SINK = `const s = require('node:http').createServer((q, r) => { q.resume(); q.on('end', () => r.end()); });
 s.listen(0, '127.0.0.1', () => process.send(s.address().port));`;
 
-async function measure(way: 'sdk' | 'herald', port: number): Promise<number> {
+type Way = 'sdk' | 'encoder' | 'herald';
+
+async function measure(way: Way, port: number): Promise<number> {
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${port}`;
   process.env.OTEL_BSP_MAX_QUEUE_SIZE = '65536';
   const processor: SpanProcessor =
@@ -38,7 +45,8 @@ async function measure(way: 'sdk' | 'herald', port: number): Promise<number> {
     resource: defaultResource().merge(resourceFromAttributes({ 'service.name': 'herald' })),
     spanProcessors: [processor],
   });
-  const tracer = provider.getTracer('herald', '0.1.0');
+  const sdkTracer = provider.getTracer('herald', '0.1.0');
+  const tracer = way === 'herald' ? heraldTracerOf(sdkTracer, processor as EncodingSpanProcessor) : sdkTracer;
   const start = (
     name: string,
     kind: SpanKind,
@@ -108,7 +116,7 @@ const sink = spawn(process.execPath, ['-e', SINK], { stdio: ['ignore', 'inherit'
 const port = await new Promise<number>((resolve) => sink.once('message', (m) => resolve(m as number)));
 try {
   for (let i = 1; i <= rounds; i++) {
-    for (const way of ['sdk', 'herald'] as const) {
+    for (const way of ways) {
       console.log(`round ${i}: ${way} ${(await measure(way, port)).toFixed(1)} µs a notification`);
     }
   }

@@ -2,8 +2,9 @@ import { propagation, ROOT_CONTEXT, type Span, SpanStatusCode } from '@opentelem
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SpanKind, startSpan, tracingOn } from '../tracing/tracer.ts';
 
-/** Each traced request's server span, until its answer ends it. */
-const spans = new WeakMap<FastifyRequest, Span>();
+/** Each traced request's server span, until its answer ends it (a property, not a WeakMap: decision 0056). */
+const SPAN = Symbol('herald.span');
+type Traced = FastifyRequest & { [SPAN]?: Span };
 
 /**
  * The request's server span, undefined when it is not traced: what a handler passes down to
@@ -11,7 +12,7 @@ const spans = new WeakMap<FastifyRequest, Span>();
  * an active context: no thread runs a context manager, for AsyncLocalStorage's promise hooks
  * cost every promise of every request (decision 0044).
  */
-export const requestSpan = (request: FastifyRequest): Span | undefined => spans.get(request);
+export const requestSpan = (request: FastifyRequest): Span | undefined => (request as Traced)[SPAN];
 
 /**
  * A SERVER span for each request of the app (docs/tracing.md), continuing an incoming
@@ -30,22 +31,19 @@ export function installTraceHooks(app: FastifyInstance): void {
     const query = request.url.indexOf('?');
     const path = query === -1 ? request.url : request.url.slice(0, query);
     port ??= request.socket.localPort ?? 0;
+    // Each attribute set on the span, no object built for them.
     const span = startSpan(
       route === undefined ? request.method : `${request.method} ${route}`,
-      {
-        kind: SpanKind.SERVER,
-        attributes: {
-          'http.request.method': request.method,
-          'url.path': path,
-          'url.scheme': 'http',
-          ...(route === undefined ? {} : { 'http.route': route }),
-          'network.protocol.version': request.raw.httpVersion,
-          'server.port': port,
-        },
-      },
+      SERVER,
       parent,
     );
-    spans.set(request, span);
+    span.setAttribute('http.request.method', request.method);
+    span.setAttribute('url.path', path);
+    span.setAttribute('url.scheme', 'http');
+    if (route !== undefined) span.setAttribute('http.route', route);
+    span.setAttribute('network.protocol.version', request.raw.httpVersion);
+    span.setAttribute('server.port', port);
+    (request as Traced)[SPAN] = span;
     // A client that leaves after its request was read, before the answer: neither onResponse nor
     // onRequestAbort (only for a request cut short) runs, and the span would never end nor be
     // exported, though the handler ran (a notification it accepted is still processed).
@@ -55,9 +53,9 @@ export function installTraceHooks(app: FastifyInstance): void {
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
-    const span = spans.get(request);
+    const span = requestSpan(request);
     if (span !== undefined) {
-      spans.delete(request);
+      (request as Traced)[SPAN] = undefined;
       span.setAttribute('http.response.status_code', reply.statusCode);
       if (reply.statusCode >= 500) {
         span.setAttribute('error.type', String(reply.statusCode));
@@ -73,11 +71,14 @@ export function installTraceHooks(app: FastifyInstance): void {
   });
 }
 
+/** A request's span: its kind (its attributes are set one by one on the span). */
+const SERVER = { kind: SpanKind.SERVER };
+
 /** Ends a request's span, if still open, as one its client left before the answer. */
 function endAborted(request: FastifyRequest): void {
-  const span = spans.get(request);
+  const span = requestSpan(request);
   if (span === undefined) return;
-  spans.delete(request);
+  (request as Traced)[SPAN] = undefined;
   span.setAttribute('error.type', 'aborted');
   span.setStatus({ code: SpanStatusCode.ERROR });
   span.end();

@@ -10,14 +10,37 @@ import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
  * batch twice: once to size it, once to fill it), its length prepended when it is done.
  */
 
+/**
+ * What the encoder reads of a finished span: the SDK's spans (`ReadableSpan`) and Herald's own
+ * (span.ts) both are one.
+ */
+export type EncodableSpan = Pick<
+  ReadableSpan,
+  | 'name'
+  | 'kind'
+  | 'spanContext'
+  | 'parentSpanContext'
+  | 'startTime'
+  | 'endTime'
+  | 'status'
+  | 'attributes'
+  | 'links'
+  | 'events'
+  | 'resource'
+  | 'instrumentationScope'
+  | 'droppedAttributesCount'
+  | 'droppedEventsCount'
+  | 'droppedLinksCount'
+>;
+
 /** What a batch's spans share: one resource and one scope (every span a Herald thread makes). */
-export type Scoped = Pick<ReadableSpan, 'resource' | 'instrumentationScope'>;
+export type Scoped = Pick<EncodableSpan, 'resource' | 'instrumentationScope'>;
 
 /**
  * One span as the `spans` field of a ScopeSpans (tag, length, Span), in a buffer of this module
  * that the next call overwrites: the caller copies it.
  */
-export function encodeSpan(span: ReadableSpan): Uint8Array {
+export function encodeSpan(span: EncodableSpan): Uint8Array {
   pos = 0;
   writeSpan(span);
   return bytes.subarray(0, pos);
@@ -285,7 +308,7 @@ function anyValue(value: AttributeValue | Uint8Array | object | undefined | null
 }
 
 /** Span (opentelemetry/proto/trace/v1/trace.proto), its fields in number order as the SDK's. */
-function writeSpan(span: ReadableSpan): void {
+function writeSpan(span: EncodableSpan): void {
   tag(0x12); // ScopeSpans.spans (2)
   const at = open(2);
   const ctx = span.spanContext();

@@ -6,8 +6,8 @@ import {
   globalErrorHandler,
 } from '@opentelemetry/core';
 import type { IOtlpExportDelegate } from '@opentelemetry/otlp-exporter-base';
-import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { encodeSpan, type Scoped } from './otlp-protobuf.ts';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { type EncodableSpan, encodeSpan, type Scoped } from './otlp-protobuf.ts';
 
 /** Spans of one export request, encoded as they ended. */
 export interface EncodedBatch {
@@ -62,7 +62,7 @@ export class EncodingSpanProcessor implements SpanProcessor {
 
   onStart(): void {}
 
-  onEnd(span: ReadableSpan): void {
+  onEnd(span: EncodableSpan): void {
     if (this.stopped || (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
     if (this.queued >= this.limits.maxQueueSize) {
       if (this.dropped++ === 0) diag.debug('maxQueueSize reached, dropping spans');

@@ -1,5 +1,6 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, propagation, type Tracer, trace } from '@opentelemetry/api';
 import type { Config } from '../config/config.ts';
+import { VERSION } from '../version.ts';
 import { setTracingOn } from './tracer.ts';
 
 /** The OTEL_* variables as loadConfig read and checked them (config/schema.ts `TracingSchema`). */
@@ -38,17 +39,26 @@ export interface Tracing {
 export async function startTracing(config: Pick<Config, 'tracing'>): Promise<Tracing | undefined> {
   const t = config.tracing;
   if (!wantsTracing(t)) return undefined;
-  const [{ NodeTracerProvider }, resources, processor] = await Promise.all([
+  const [{ NodeTracerProvider }, resources, { processor, tracerOf }] = await Promise.all([
     import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/resources'),
-    // http/json keeps the SDK's exporter and batch processor; http/protobuf, the hot path,
-    // encodes each span as it ends (processor.ts).
+    // http/json keeps the SDK's spans, exporter and batch processor; http/protobuf, the hot path,
+    // makes Herald's spans (span.ts) and encodes each as it ends (processor.ts).
     tracesProtocol(t) === 'http/json'
       ? Promise.all([
           import('@opentelemetry/sdk-trace-base'),
           import('@opentelemetry/exporter-trace-otlp-http'),
-        ]).then(([base, json]) => new base.BatchSpanProcessor(new json.OTLPTraceExporter()))
-      : import('./exporter.ts').then((m) => m.protobufSpanProcessor()),
+        ]).then(([base, json]) => ({
+          processor: new base.BatchSpanProcessor(new json.OTLPTraceExporter()),
+          tracerOf: (sdkTracer: Tracer) => sdkTracer,
+        }))
+      : Promise.all([import('./exporter.ts'), import('./span.ts')]).then(([exporter, span]) => {
+          const encoding = exporter.protobufSpanProcessor();
+          return {
+            processor: encoding,
+            tracerOf: (sdkTracer: Tracer) => span.heraldTracerOf(sdkTracer, encoding),
+          };
+        }),
   ]);
   const resource = resources
     .defaultResource()
@@ -60,7 +70,7 @@ export async function startTracing(config: Pick<Config, 'tracing'>): Promise<Tra
   });
   // The global tracer and the W3C trace-context propagator; no context manager (above).
   provider.register({ contextManager: null });
-  setTracingOn(true);
+  setTracingOn(true, tracerOf(provider.getTracer('herald', VERSION)));
   return {
     async shutdown() {
       setTracingOn(false);

@@ -1,7 +1,8 @@
 import {
   type Attributes,
   type Context,
-  isSpanContextValid,
+  INVALID_SPANID,
+  INVALID_TRACEID,
   type Link,
   ROOT_CONTEXT,
   type Span,
@@ -29,16 +30,15 @@ let on = false;
 /** Whether this thread exports spans (set by sdk.ts once its provider is registered). */
 export const tracingOn = (): boolean => on;
 
-/** Only sdk.ts switches tracing on and off. */
-export function setTracingOn(value: boolean): void {
+/**
+ * Only sdk.ts switches tracing on, with the tracer Herald's spans are made by (kept: the API's
+ * lookup through the global, its proxy and the provider's map ran for every span), and off.
+ */
+export function setTracingOn(value: boolean, made?: Tracer): void {
   on = value;
-  kept = undefined;
+  kept = made;
 }
 
-/**
- * The tracer of the registered provider, asked for once per registration: the API's lookup
- * (the global, the proxy, the provider's map keyed by a string it builds) ran for every span.
- */
 let kept: Tracer | undefined;
 const tracer = (): Tracer => {
   kept ??= trace.getTracer('herald', VERSION);
@@ -173,12 +173,13 @@ export function failed(span: Span, error: unknown): void {
 /**
  * The W3C `traceparent` of `span` (a request's server span, passed down by hand: there is no
  * active context, decision 0044), only when it is sampled: the form a notification
- * stores (migration 470) and a callback's request carries. Null otherwise.
+ * stores (migration 470) and a callback's request carries. Null otherwise. A tracer's span has
+ * hex ids (made, or its parent's once checked) unless it is the invalid one, whose flags are 0.
  */
 export function traceparentOf(span: Span | undefined): string | null {
   if (span === undefined) return null;
   const sc = span.spanContext();
-  if (!isSpanContextValid(sc) || (sc.traceFlags & TraceFlags.SAMPLED) === 0) return null;
+  if ((sc.traceFlags & TraceFlags.SAMPLED) === 0 || sc.traceId === INVALID_TRACEID) return null;
   return `00-${sc.traceId}-${sc.spanId}-01`;
 }
 
@@ -188,13 +189,11 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 export function spanContextOf(text: string | null | undefined): SpanContext | undefined {
   const m = text ? TRACEPARENT.exec(text) : null;
   if (m === null) return undefined;
-  const sc: SpanContext = {
-    traceId: m[1] as string,
-    spanId: m[2] as string,
-    traceFlags: Number.parseInt(m[3] as string, 16),
-    isRemote: true,
-  };
-  return isSpanContextValid(sc) ? sc : undefined;
+  const traceId = m[1] as string;
+  const spanId = m[2] as string;
+  // The pattern checked the hex; what else makes an id invalid is being all zeros.
+  if (traceId === INVALID_TRACEID || spanId === INVALID_SPANID) return undefined;
+  return { traceId, spanId, traceFlags: Number.parseInt(m[3] as string, 16), isRemote: true };
 }
 
 /** A context whose parent is the stored `traceparent` (a new trace when there is none). */

@@ -14,29 +14,50 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BasicTracerProvider,
+  type IdGenerator,
   InMemorySpanExporter,
+  ParentBasedSampler,
   type ReadableSpan,
   SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-base';
 import { protobufSpanProcessor } from '../../src/tracing/exporter.ts';
-import { encodeSpan, traceRequest } from '../../src/tracing/otlp-protobuf.ts';
+import { type EncodableSpan, encodeSpan, traceRequest } from '../../src/tracing/otlp-protobuf.ts';
+import { HeraldTracer, heraldTracerOf } from '../../src/tracing/span.ts';
 import { startOtlpReceiver } from '../helpers/peers/otlp.ts';
 
 /** What the span processor sends for spans of one resource and scope: each encoded as it ends. */
-const encodeTraceRequest = (spans: ReadableSpan[]) =>
+const encodeTraceRequest = (spans: EncodableSpan[]) =>
   traceRequest(
-    spans[0] as ReadableSpan,
+    spans[0] as EncodableSpan,
     Buffer.concat(spans.map((span) => Uint8Array.from(encodeSpan(span)))),
   );
 
-/** Finished spans of one tracer: every kind of field the exporter may meet. */
-function madeSpans(): {
-  spans: ReadableSpan[];
+/**
+ * Ids counted from 1, the same sequence for each provider made with one; each ends in a scramble
+ * of its count, which a ratio sampler reads as a random trace id's end.
+ */
+function countedIds(): IdGenerator {
+  let n = 0;
+  const next = (digits: number) => {
+    n++;
+    const scrambled = (Math.imul(n, 0x9e3779b1) >>> 0).toString(16).padStart(8, '0');
+    return n.toString(16).padStart(digits - 8, '0') + scrambled;
+  };
+  return { generateTraceId: () => next(32), generateSpanId: () => next(16) };
+}
+
+/**
+ * Finished spans of one tracer: every kind of field the exporter may meet, made by the SDK's
+ * spans or by Herald's (src/tracing/span.ts) with the same provider configuration.
+ */
+function madeSpans(made: 'sdk' | 'herald' = 'sdk'): {
+  spans: EncodableSpan[];
   provider: BasicTracerProvider;
-  exporter: InMemorySpanExporter;
 } {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({
+    idGenerator: countedIds(),
     resource: resourceFromAttributes(
       { 'service.name': 'herald', 'service.instance.id': 'é-1', 'host.cpus': 2, 'deployment.test': true },
       { schemaUrl: 'https://opentelemetry.io/schemas/1.26.0' },
@@ -50,9 +71,13 @@ function madeSpans(): {
     },
     spanProcessors: [new SimpleSpanProcessor(exporter)],
   });
-  const tracer = provider.getTracer('herald', '1.2.3', {
+  const sdkTracer = provider.getTracer('herald', '1.2.3', {
     schemaUrl: 'https://opentelemetry.io/schemas/1.24.0',
   });
+  const ended: EncodableSpan[] = [];
+  const tracer =
+    made === 'sdk' ? sdkTracer : heraldTracerOf(sdkTracer, { onEnd: (span) => ended.push(span) });
+  assert.equal(tracer instanceof HeraldTracer, made === 'herald');
   const remote = {
     traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
     spanId: '00f067aa0ba902b7',
@@ -108,8 +133,20 @@ function madeSpans(): {
   for (let i = 0; i < 700; i++) wide.setAttribute(`herald.attribute.${i}`, `value ${i}`);
   wide.end();
   const short = tracer.startSpan('s', { kind: SpanKind.CLIENT }, parent);
+  short.updateName('short');
+  short.recordException({
+    name: 'Error',
+    code: 'E_REFUSED',
+    message: 'refused',
+    stack: 'Error: refused\n    at here',
+  });
   short.end();
-  return { spans: exporter.getFinishedSpans(), provider, exporter };
+  // What an ended span is asked is ignored.
+  short.setAttribute('herald.late', 1);
+  short.addEvent('late');
+  short.setStatus({ code: SpanStatusCode.ERROR });
+  short.end();
+  return { spans: made === 'sdk' ? exporter.getFinishedSpans() : ended, provider };
 }
 
 /** The generated message type (its .d.ts types the module only as a protobufjs Root). */
@@ -204,11 +241,90 @@ function wire(bytes: Uint8Array, type: string): Wire {
 
 const decoded = (bytes: Uint8Array) => wire(bytes, 'ExportTraceServiceRequest');
 
+/** The times of each span and event that were taken from the clock, in place of their values. */
+function clockTimesBlanked(request: Wire, explicit: Set<string>): Wire {
+  const blank = (values: unknown[] | undefined) =>
+    values?.map((v) => (explicit.has(String(v)) ? v : 'a time of the clock'));
+  const resourceSpans = (request[1] as Wire[])[0] as Wire;
+  for (const scopeSpans of resourceSpans[2] as Wire[])
+    for (const span of scopeSpans[2] as Wire[]) {
+      span[7] = blank(span[7]) as unknown[];
+      span[8] = blank(span[8]) as unknown[];
+      for (const event of (span[11] ?? []) as Wire[]) event[1] = blank(event[1]) as unknown[];
+    }
+  return request;
+}
+
+/** An HrTime as the wire reader shows a fixed64 of nanoseconds. */
+const fixed64 = ([seconds, nanos]: [number, number]) =>
+  `fixed64 ${BigInt(seconds) * 1_000_000_000n + BigInt(nanos)}`;
+
+describe('Herald’s spans (src/tracing/span.ts) record what the SDK’s record', () => {
+  it('encodes to the same message as the SDK’s spans made alike, but for the times read from the clock', async () => {
+    const sdk = madeSpans('sdk');
+    const herald = madeSpans('herald');
+    assert.equal(herald.spans.length, 4);
+    // The times the spans were given, which must arrive as given.
+    const explicit = new Set(
+      [
+        [2 ** 32 + 5, 123],
+        [2 ** 32 + 6, 999_999_999],
+        [1_900_000_000, 999_999_999],
+      ].map((t) => fixed64(t as [number, number])),
+    );
+    const ours = decoded(encodeTraceRequest(herald.spans));
+    const theirs = decoded(encodeTraceRequest(sdk.spans));
+    const consumerOf = (request: Wire) =>
+      ((((request[1] as Wire[])[0] as Wire)[2] as Wire[])[0] as Wire)[2]?.[1] as Wire;
+    assert.deepEqual(
+      [consumerOf(ours)[7], consumerOf(ours)[8]],
+      [[fixed64([2 ** 32 + 5, 123])], [fixed64([2 ** 32 + 6, 999_999_999])]],
+    );
+    assert.deepEqual(clockTimesBlanked(ours, explicit), clockTimesBlanked(theirs, explicit));
+    // Every span of the clock ends at or after its start, within this test's time.
+    for (const span of herald.spans) {
+      const [start, end] = [span.startTime, span.endTime].map(([s, n]) => s * 1e3 + n / 1e6);
+      assert.ok((end as number) >= (start as number), span.name);
+    }
+    const server = herald.spans[0] as EncodableSpan;
+    const [s, n] = server.startTime;
+    assert.ok(Math.abs(s * 1e3 + n / 1e6 - Date.now()) < 60_000, 'a start from the wall clock');
+    await sdk.provider.shutdown();
+    await herald.provider.shutdown();
+  });
+
+  it('samples as the provider’s sampler decides, the parent’s decision kept by its children', () => {
+    const decisions = (made: 'sdk' | 'herald') => {
+      const provider = new BasicTracerProvider({
+        idGenerator: countedIds(),
+        sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0.5) }),
+      });
+      const sdkTracer = provider.getTracer('herald');
+      const tracer = made === 'sdk' ? sdkTracer : heraldTracerOf(sdkTracer, { onEnd: () => {} });
+      const out: string[] = [];
+      for (let i = 0; i < 64; i++) {
+        const root = tracer.startSpan(`root ${i}`, {}, ROOT_CONTEXT);
+        const child = tracer.startSpan(`child ${i}`, {}, trace.setSpan(ROOT_CONTEXT, root));
+        out.push(
+          `${root.isRecording()} ${root.spanContext().traceFlags} ${child.spanContext().traceFlags} ${child.spanContext().traceId === root.spanContext().traceId}`,
+        );
+        child.end();
+        root.end();
+      }
+      return out;
+    };
+    const herald = decisions('herald');
+    assert.deepEqual(herald, decisions('sdk'));
+    // Both decisions were met: some traces sampled, some not.
+    assert.ok(herald.some((d) => d.startsWith('true')) && herald.some((d) => d.startsWith('false')));
+  });
+});
+
 describe('OTLP/protobuf: Herald’s encoder writes what the SDK’s serializer writes', () => {
   it('decodes to the same message, field by field, for spans with every kind of field', async () => {
     const { spans, provider } = madeSpans();
     assert.equal(spans.length, 4);
-    const sdk = ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array;
+    const sdk = ProtobufTraceSerializer.serializeRequest(spans as ReadableSpan[]) as Uint8Array;
     const ours = encodeTraceRequest(spans);
     assert.deepEqual(generated(ours), generated(sdk));
     assert.deepEqual(decoded(ours), decoded(sdk));
@@ -266,7 +382,7 @@ describe('OTLP/protobuf: Herald’s encoder writes what the SDK’s serializer w
     for (const spans of [first.spans, second.spans, first.spans]) {
       assert.deepEqual(
         decoded(encodeTraceRequest(spans)),
-        decoded(ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array),
+        decoded(ProtobufTraceSerializer.serializeRequest(spans as ReadableSpan[]) as Uint8Array),
       );
     }
     await first.provider.shutdown();
