@@ -76,6 +76,7 @@ export function heraldTracerOf(sdkTracer: Tracer, processor: TracerConfig['proce
 }
 
 const NO_LINKS: readonly Link[] = Object.freeze([]);
+const NO_EVENTS: readonly TimedEvent[] = Object.freeze([]);
 const NO_ATTRIBUTES: Attributes = Object.freeze({});
 
 /**
@@ -144,13 +145,13 @@ const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
 
 /**
  * A span as the SDK's `SpanImpl` keeps it (the same limits, times, status rules and warnings;
- * what the OTLP encoder reads), with nothing else: no end-of-span metric, no second list of
- * events or links until one is added, and no object copied to check an attribute.
+ * what the OTLP encoder reads), with nothing else: no end-of-span metric, no list of events or
+ * links until one is added, and no object copied to check an attribute.
  */
 export class HeraldSpan implements Span, EncodableSpan {
   readonly attributes: Attributes = {};
   links: Link[] = NO_LINKS as Link[];
-  events: TimedEvent[] = [];
+  events: TimedEvent[] = NO_EVENTS as TimedEvent[];
   status: SpanStatus = UNSET;
   readonly startTime: HrTime;
   endTime: HrTime = [0, 0];
@@ -228,6 +229,7 @@ export class HeraldSpan implements Span, EncodableSpan {
       this.droppedEventsCount++;
       return this;
     }
+    if (this.events === NO_EVENTS) this.events = [];
     if (this.events.length >= eventCountLimit) {
       if (this.droppedEventsCount === 0) diag.debug('Dropping extra events.');
       this.events.shift();
