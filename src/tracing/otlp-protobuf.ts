@@ -228,22 +228,31 @@ function time(t: HrTime): void {
 const flags = (traceFlags: number, isRemote: boolean | undefined): number =>
   (traceFlags & 0xff) | 0x100 | (isRemote ? 0x200 : 0);
 
-/** Each attribute key's KeyValue.key field (tag, length, UTF-8), encoded once. */
-const keys = new Map<string, Buffer>();
+/**
+ * What the encoder keeps of an attribute key: its KeyValue.key field (tag, length, UTF-8),
+ * encoded once, and the last value it was written with; once the same value comes twice in a
+ * row (a tenant, a channel, a provider, an outcome: most of Herald's attributes repeat), its
+ * whole KeyValue (length, key, value) is kept and copied as it is while the value stays the same.
+ */
+interface Key {
+  field: Buffer;
+  last: unknown;
+  keyValue: Uint8Array | undefined;
+}
+const keys = new Map<string, Key>();
 const MAX_KEYS = 1024;
 
-function key(k: string): void {
-  let encoded = keys.get(k);
-  if (encoded === undefined) {
+function keyOf(k: string): Key {
+  let known = keys.get(k);
+  if (known === undefined) {
     const utf8 = Buffer.from(k, 'utf8');
-    encoded = Buffer.allocUnsafe(1 + varintSize(utf8.length) + utf8.length);
-    encoded[0] = 0x0a;
-    utf8.copy(encoded, putVarint(1, utf8.length, encoded));
-    if (keys.size < MAX_KEYS) keys.set(k, encoded);
+    const field = Buffer.allocUnsafe(1 + varintSize(utf8.length) + utf8.length);
+    field[0] = 0x0a;
+    utf8.copy(field, putVarint(1, utf8.length, field));
+    known = { field, last: undefined, keyValue: undefined };
+    if (keys.size < MAX_KEYS) keys.set(k, known);
   }
-  ensure(encoded.length);
-  bytes.set(encoded, pos);
-  pos += encoded.length;
+  return known;
 }
 
 /** Attributes as repeated KeyValue of field `field` (its one-byte tag). */
@@ -252,13 +261,26 @@ function attributes(attrs: Attributes, fieldTag: number): void {
     if (!Object.hasOwn(attrs, k)) continue;
     const value = attrs[k];
     tag(fieldTag);
+    const known = keyOf(k);
+    if (known.keyValue !== undefined && known.last === value) {
+      ensure(known.keyValue.length);
+      bytes.set(known.keyValue, pos);
+      pos += known.keyValue.length;
+      continue;
+    }
     const kv = open(1);
-    key(k);
+    ensure(known.field.length);
+    bytes.set(known.field, pos);
+    pos += known.field.length;
     tag(0x12);
     const any = open(1);
     anyValue(value);
     close(any, 1);
     close(kv, 1);
+    // A scalar written twice in a row is kept whole (an array or a list is written each time).
+    const repeated = known.last === value && (typeof value !== 'object' || value === null);
+    known.last = value;
+    known.keyValue = repeated ? Uint8Array.from(bytes.subarray(kv, pos)) : undefined;
   }
 }
 

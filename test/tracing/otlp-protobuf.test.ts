@@ -375,7 +375,7 @@ describe('OTLP/protobuf: Herald’s encoder writes what the SDK’s serializer w
     await provider.shutdown();
   });
 
-  it('writes the same message again from its kept resource, scope and keys', async () => {
+  it('writes the same message again from its kept resource, scope, keys and repeated values', async () => {
     const first = madeSpans();
     const second = madeSpans();
     // Two batches of different resources one after the other, then the first again.
