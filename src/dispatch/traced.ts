@@ -1,3 +1,4 @@
+import type { Attributes } from '@opentelemetry/api';
 import type { NotificationRecord } from '../notifications/model.ts';
 import type { Completion } from '../notifications/status.ts';
 import type { OutgoingMessage, Provider, SendResult } from '../providers/types.ts';
@@ -23,24 +24,21 @@ export function processTraced(
 ): Promise<Completion> {
   if (!tracingOn()) return process();
   const accepted = spanContextOf(record.traceContext);
+  const attributes: Attributes = {
+    'messaging.system': 'herald',
+    'messaging.operation.type': 'process',
+    'messaging.operation.name': 'process',
+    'messaging.destination.name': record.channel,
+    'messaging.message.id': record.id,
+    'herald.tenant': record.tenant,
+    'herald.priority': record.priority,
+    'herald.attempt': record.attempts,
+  };
+  if (record.broadcastId !== undefined) attributes['herald.broadcast.id'] = record.broadcastId;
   return inProcessSpan(
     record.id,
     `process ${record.channel}`,
-    {
-      kind: SpanKind.CONSUMER,
-      links: accepted === undefined ? [] : [{ context: accepted }],
-      attributes: {
-        'messaging.system': 'herald',
-        'messaging.operation.type': 'process',
-        'messaging.operation.name': 'process',
-        'messaging.destination.name': record.channel,
-        'messaging.message.id': record.id,
-        'herald.tenant': record.tenant,
-        'herald.priority': record.priority,
-        'herald.attempt': record.attempts,
-        ...(record.broadcastId === undefined ? {} : { 'herald.broadcast.id': record.broadcastId }),
-      },
-    },
+    { kind: SpanKind.CONSUMER, links: accepted === undefined ? [] : [{ context: accepted }], attributes },
     async (span) => {
       const completion = await process();
       span?.setAttribute('herald.outcome', completion.kind);
