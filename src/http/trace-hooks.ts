@@ -46,8 +46,9 @@ export function installTraceHooks(app: FastifyInstance): void {
     (request as Traced)[SPAN] = span;
     // A client that leaves after its request was read, before the answer: neither onResponse nor
     // onRequestAbort (only for a request cut short) runs, and the span would never end nor be
-    // exported, though the handler ran (a notification it accepted is still processed).
-    reply.raw.once('close', () => {
+    // exported, though the handler ran (a notification it accepted is still processed). A
+    // response closes once: `on`, without the wrapper `once` makes.
+    reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) endAborted(request);
     });
     done();
