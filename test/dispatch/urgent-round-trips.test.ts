@@ -1,9 +1,10 @@
 // Issue 48, PostgreSQL: each answer the urgent lane waits for reaches it through the worker's event
 // loop, which a LOW drain keeps busy, so the lane's cycles wait for as few as they can. Counted
 // through a proxy that reads the protocol (test/helpers/wait-counter.ts): a claim of one CRITICAL
-// waits four times (BEGIN with the pauses, the CRITICAL claim, the HIGH claim, the events with
-// COMMIT), the write of its completion twice (BEGIN with the completion, then the rest with
-// COMMIT). With postgres.js's sql.begin, which waits for each statement: six and five. Nothing is timed.
+// waits three times (BEGIN with the CRITICAL claim, which reads the pauses, the HIGH claim, the
+// events with COMMIT), the write of its completion twice (BEGIN with the completion, then the
+// rest with COMMIT). Before, with postgres.js's sql.begin waiting for each statement and the
+// pauses read on their own: six and five. Nothing is timed.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { manualClock } from '../../src/clock.ts';
@@ -12,13 +13,13 @@ import { testConfig } from '../helpers/config.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
 import { waitCounter } from '../helpers/wait-counter.ts';
-import { newNotification, read, seedMany, T0 } from '../store/queue-fixtures.ts';
+import { cycle, newNotification, read, seedMany, T0 } from '../store/queue-fixtures.ts';
 import { closeProviders, schedulerFor, scriptedProvider } from './harness.ts';
 
 after(() => stopSharedPostgres());
 
 describe("the urgent lane's round trips on PostgreSQL", () => {
-  it('claims a CRITICAL in four waits for the database and writes its completion in two', async () => {
+  it('claims a CRITICAL in three waits for the database and writes its completion in two', async () => {
     const url = await (await sharedPostgres()).createDatabase('herald_urgent_round_trips');
     const proxy = await waitCounter(url);
     const store = await createPostgresStore(proxy.url);
@@ -47,13 +48,41 @@ describe("the urgent lane's round trips on PostgreSQL", () => {
       await sendCritical(T0 + 1);
       assert.deepEqual(
         { claims: proxy.waits('herald urgent claims'), writes: proxy.waits('herald urgent writes') },
-        { claims: 4, writes: 2 },
+        { claims: 3, writes: 2 },
       );
     } finally {
       await closeProviders(scheduler);
       await store.close();
       await other.close();
       await proxy.close();
+    }
+  });
+
+  // A guard of the pipelined transaction (it passes with sql.begin too): a statement sent without
+  // waiting that fails takes the whole cycle with it, the claim included, and is what the cycle throws.
+  it('claims nothing when the events sent after the claim fail, and says why', async () => {
+    const url = await (await sharedPostgres()).createDatabase('herald_urgent_rollback');
+    const store = await createPostgresStore(url);
+    try {
+      const critical = newNotification({ priority: 'CRITICAL' });
+      await seedMany(store, [critical]);
+      await store.sql.unsafe(`CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql
+        AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$;
+        CREATE TRIGGER refuse BEFORE INSERT ON notification_events
+        FOR EACH STATEMENT EXECUTE FUNCTION refuse()`);
+      const lane = { urgent: true, promoteLimit: 0, reapLimit: 0 } as const;
+      await assert.rejects(cycle(store, lane), /refused by the test/);
+      const left = (await read(store, critical.id)).record;
+      assert.deepEqual([left.status, left.attempts], ['QUEUED', 0]);
+
+      await store.sql.unsafe('DROP TRIGGER refuse ON notification_events');
+      const claimed = await cycle(store, lane);
+      assert.deepEqual(
+        claimed.claimed.map((n) => n.id),
+        [critical.id],
+      );
+    } finally {
+      await store.close();
     }
   });
 });
