@@ -64,6 +64,11 @@ export interface PriorityClaim {
   backlog: boolean;
   /** The recent pauses, newest first, when the claim was asked for them (claimPriority). */
   pauses?: PauseEntry[];
+  /**
+   * With the pauses, where the driver tells it in the claim's statement: whether each priority
+   * (by rank) had any ready row then. A priority with none is not claimed in this cycle.
+   */
+  anyReady?: boolean[];
 }
 
 /** A sandbox copy to store, with the row it belongs to. */
@@ -153,7 +158,8 @@ export interface QueueDriver {
    * beyond the pick; a driver reads headsToRead rows of each channel to tell. With `pauseHistory`
    * above 0 the claim also answers that many of the recent pauses (`pauses`, as pauses() reads
    * them) and reads no row of a channel paused now in this priority, whatever `caps` says: a
-   * cycle's first claim reads the pauses it needs itself, in the same statement on PostgreSQL.
+   * cycle's first claim reads the pauses it needs itself, in the same statement on PostgreSQL,
+   * which also answers `anyReady` (no claim of a priority with nothing ready: one wait fewer).
    */
   claimPriority(
     owner: string,
@@ -392,6 +398,10 @@ function* claimInOrder(
   // The pauses come with the cycle's first claim (claimPriority's pauseHistory), or are read on
   // their own when a count of the lane's rows comes first (their channels' room depends on them).
   let view: PauseView | undefined;
+  // Which priorities had ready rows at the first claim, where its driver tells (anyReady): one
+  // with none is passed over, as a claim of it would take nothing and leave nothing behind. A row
+  // made ready since waits for the next cycle, as one made ready just after a claim would.
+  let anyReady: boolean[] | undefined;
   const claimed: NotificationRecord[] = [];
   const backlog = [false, false, false, false];
   const used: Record<Channel, number> = { email: 0, sms: 0, push: 0, inapp: 0 };
@@ -402,6 +412,7 @@ function* claimInOrder(
   let stop = false;
   let forLane = false;
   for (const [priority, priorityLimit] of budget.perPriority.entries()) {
+    if (anyReady?.[priority] === false) continue;
     const open = priority === 0 ? priorityLimit : Math.min(priorityLimit, budget.sharedLimit - shared);
     let limit = stop ? 0 : Math.max(0, open);
     // Each channel's room in this priority; before the pauses are known, as if none were paused.
@@ -445,6 +456,7 @@ function* claimInOrder(
       );
       if (view === undefined) {
         view = pauseView(result.pauses ?? []);
+        anyReady = result.anyReady;
         caps = capsOf();
       }
       for (const seq of result.expired) events.push({ seq, type: 'EXPIRED' });

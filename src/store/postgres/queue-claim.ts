@@ -1,9 +1,14 @@
-import type { Channel } from '../../notifications/model.ts';
+import { type Channel, PRIORITIES } from '../../notifications/model.ts';
 import type { PauseEntry } from '../../notifications/status.ts';
 import { headsToRead, type PriorityClaim, type QueueDriver } from '../queue-core.ts';
 import { type NotificationRow, notificationFromRow } from '../rows.ts';
 import type { Query } from './connect.ts';
 import { readyIndexed } from './lanes.ts';
+
+/** Whether each priority has a ready row: each a literal, so that each probe reads its range of the ready index. */
+const ANY_READY = `ARRAY[${PRIORITIES.map(
+  (_, rank) => `EXISTS (SELECT 1 FROM notifications r WHERE ${readyIndexed('r')} AND r.priority = ${rank})`,
+).join(', ')}]`;
 
 /**
  * claimPriority for PostgreSQL, in ONE statement. Each channel's head is read from the ready
@@ -19,7 +24,7 @@ import { readyIndexed } from './lanes.ts';
  * place in the pick (the core asks again for their room). A channel paused now in this priority
  * is not read (a one-time check of the pauses' partial index, before the scan); asked for them
  * (`pauseHistory`), the statement also answers the recent pauses, so that a cycle's first claim
- * needs no statement before it.
+ * needs no statement before it, and whether each priority has any ready row (`anyReady`).
  */
 export const claimPriorityOn =
   (tx: Query): QueueDriver['claimPriority'] =>
@@ -39,6 +44,7 @@ export const claimPriorityOn =
           expired: number[] | null;
           backlog: boolean;
           pauses: PauseEntry[] | null;
+          any_ready: boolean[] | null;
         },
       ]
     >`
@@ -71,11 +77,12 @@ export const claimPriorityOn =
            (SELECT count(*) FROM heads) > (SELECT count(*) FROM picked) AS backlog,
            (SELECT json_agg(json_build_object('priority', p.priority, 'channel', p.channel,
               'pausedAt', p.paused_at, 'resumedAt', p.resumed_at) ORDER BY p.id DESC)
-            FROM (SELECT * FROM queue_pauses ORDER BY id DESC LIMIT ${pauseHistory}) p) AS pauses`;
+            FROM (SELECT * FROM queue_pauses ORDER BY id DESC LIMIT ${pauseHistory}) p) AS pauses,
+           ${tx.unsafe(pauseHistory > 0 ? ANY_READY : 'NULL::boolean[]')} AS any_ready`;
     return {
       claimed: (row?.claimed ?? []).map((r) => ({ record: notificationFromRow(r), touchedAt: r.touched_at })),
       expired: row?.expired ?? [],
       backlog: row?.backlog ?? false,
-      ...(pauseHistory > 0 ? { pauses: row?.pauses ?? [] } : {}),
+      ...(pauseHistory > 0 ? { pauses: row?.pauses ?? [], anyReady: row?.any_ready ?? undefined } : {}),
     };
   };

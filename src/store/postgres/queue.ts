@@ -199,7 +199,8 @@ export type UrgentPart = 'claims' | 'writes';
  * statement on a busy one. These connections commit without waiting for the WAL flush from the
  * start (connect.ts, asyncCommit), as SET LOCAL does below: one round trip fewer per cycle. Their
  * transactions are pipelined (pipelined.ts): a claim cycle waits for three answers (BEGIN with the
- * CRITICAL claim, which reads the pauses, the HIGH claim, the events with COMMIT), a completion's for two
+ * CRITICAL claim, which reads the pauses, the HIGH claim unless none is ready, the events with
+ * COMMIT), a completion's for two
  * (BEGIN with the completion, then its copies, events, history and COMMIT).
  */
 export function createPostgresQueue(sql: Sql, urgentSql: (part: UrgentPart) => Sql): QueueStore {
