@@ -62,6 +62,13 @@ export interface PriorityClaim {
   expired: number[];
   /** Ready rows of this priority were left behind (for lack of budget or channel room). */
   backlog: boolean;
+  /** The recent pauses, newest first, when the claim was asked for them (claimPriority). */
+  pauses?: PauseEntry[];
+  /**
+   * With the pauses, where the driver tells it in the claim's statement: whether each priority
+   * (by rank) had any ready row then. A priority with none is not claimed in this cycle.
+   */
+  anyReady?: boolean[];
 }
 
 /** A sandbox copy to store, with the row it belongs to. */
@@ -148,7 +155,11 @@ export interface QueueDriver {
    * expiresAt become EXPIRED (expiredChange) and the others are leased to `owner` until
    * `leaseUntil` (leaseChange). An expired row takes its place in the pick like any other: the
    * core asks again for the room it gave back (claimInOrder). `backlog`: ready rows were left
-   * beyond the pick; a driver reads headsToRead rows of each channel to tell.
+   * beyond the pick; a driver reads headsToRead rows of each channel to tell. With `pauseHistory`
+   * above 0 the claim also answers that many of the recent pauses (`pauses`, as pauses() reads
+   * them) and reads no row of a channel paused now in this priority, whatever `caps` says: a
+   * cycle's first claim reads the pauses it needs itself, in the same statement on PostgreSQL,
+   * which also answers `anyReady` (no claim of a priority with nothing ready: one wait fewer).
    */
   claimPriority(
     owner: string,
@@ -157,6 +168,7 @@ export interface QueueDriver {
     priority: number,
     limit: number,
     caps: Record<Channel, number>,
+    pauseHistory?: number,
   ): Awaitable<PriorityClaim>;
   /**
    * How many ready rows of one priority wait in these channels, counting up to `upTo` at most,
@@ -210,7 +222,7 @@ export async function runAsync<T, D = QueueDriver>(
 }
 
 /** How many recent pauses a claim reads: enough to find the one that held any waiting row. */
-const PAUSE_HISTORY = 200;
+export const PAUSE_HISTORY = 200;
 
 /** Active pauses and recent history, read once per claim. */
 interface PauseView {
@@ -221,6 +233,18 @@ interface PauseView {
    * scheduled past the resume also counts (it sat in a paused queue, though not yet due).
    */
   heldBy(priority: number, channel: string, createdAt: number, updatedAt: number): PauseEntry | undefined;
+}
+
+/** `caps` with no room in the channels paused now in this priority (a claim asked for its pauses). */
+export function openCaps(
+  caps: Record<Channel, number>,
+  priority: number,
+  entries: readonly PauseEntry[],
+): Record<Channel, number> {
+  const view = pauseView(entries);
+  const open = { ...caps };
+  for (const channel of CHANNELS) if (view.isPaused(priority, channel)) open[channel] = 0;
+  return open;
 }
 
 function pauseView(entries: readonly PauseEntry[]): PauseView {
@@ -371,7 +395,13 @@ function* claimInOrder(
   suppressed: number;
   forLane: boolean;
 }> {
-  const view = pauseView(yield* call((d) => d.pauses(PAUSE_HISTORY)));
+  // The pauses come with the cycle's first claim (claimPriority's pauseHistory), or are read on
+  // their own when a count of the lane's rows comes first (their channels' room depends on them).
+  let view: PauseView | undefined;
+  // Which priorities had ready rows at the first claim, where its driver tells (anyReady): one
+  // with none is passed over, as a claim of it would take nothing and leave nothing behind. A row
+  // made ready since waits for the next cycle, as one made ready just after a claim would.
+  let anyReady: boolean[] | undefined;
   const claimed: NotificationRecord[] = [];
   const backlog = [false, false, false, false];
   const used: Record<Channel, number> = { email: 0, sms: 0, push: 0, inapp: 0 };
@@ -382,13 +412,19 @@ function* claimInOrder(
   let stop = false;
   let forLane = false;
   for (const [priority, priorityLimit] of budget.perPriority.entries()) {
+    if (anyReady?.[priority] === false) continue;
     const open = priority === 0 ? priorityLimit : Math.min(priorityLimit, budget.sharedLimit - shared);
     let limit = stop ? 0 : Math.max(0, open);
-    const caps: Record<Channel, number> = { email: 0, sms: 0, push: 0, inapp: 0 };
-    for (const channel of CHANNELS) {
-      if (!view.isPaused(priority, channel))
-        caps[channel] = Math.max(0, (budget.perChannel[priority]?.[channel] ?? 0) - used[channel]);
-    }
+    // Each channel's room in this priority; before the pauses are known, as if none were paused.
+    const capsOf = (): Record<Channel, number> => {
+      const room: Record<Channel, number> = { email: 0, sms: 0, push: 0, inapp: 0 };
+      for (const channel of CHANNELS) {
+        if (!view?.isPaused(priority, channel))
+          room[channel] = Math.max(0, (budget.perChannel[priority]?.[channel] ?? 0) - used[channel]);
+      }
+      return room;
+    };
+    let caps = capsOf();
     // Nothing to take: the backlog flag of a priority with rows but no budget is still needed,
     // so skip only when no channel has room either.
     if (limit === 0 && CHANNELS.every((c) => caps[c] === 0)) continue;
@@ -398,6 +434,10 @@ function* claimInOrder(
       // until this cycle commits, behind its bulk work. Rows within the limit are the lane's to
       // take; more than that is a backlog, as for a claim that left rows behind. A wake-up
       // announced the new ones; the lane is asked for those none did.
+      if (view === undefined) {
+        view = pauseView(yield* call((d) => d.pauses(PAUSE_HISTORY)));
+        caps = capsOf();
+      }
       const roomy = CHANNELS.filter((c) => caps[c] > 0);
       const { ready, waited } =
         roomy.length === 0
@@ -410,7 +450,15 @@ function* claimInOrder(
       continue;
     }
     for (let round = 1; ; round++) {
-      const result = yield* call((d) => d.claimPriority(owner, now, leaseUntil, priority, limit, caps));
+      const history = view === undefined ? PAUSE_HISTORY : 0;
+      const result = yield* call((d) =>
+        d.claimPriority(owner, now, leaseUntil, priority, limit, caps, history),
+      );
+      if (view === undefined) {
+        view = pauseView(result.pauses ?? []);
+        anyReady = result.anyReady;
+        caps = capsOf();
+      }
       for (const seq of result.expired) events.push({ seq, type: 'EXPIRED' });
       expired += result.expired.length;
       backlog[priority] = result.backlog;

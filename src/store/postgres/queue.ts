@@ -16,6 +16,7 @@ import type { Query, Sql } from './connect.ts';
 import { storeInboxOn } from './inbox.ts';
 import { frontRank, promote, readyIndexed } from './lanes.ts';
 import { createPostgresOutcomeCounter, type OutcomeCounter } from './outcome-counts.ts';
+import { awaitEach, pipelinedTransaction, type Send } from './pipelined.ts';
 import { claimPriorityOn } from './queue-claim.ts';
 import { categoriesAmongOn, dropPushTargetsOn, recipientsAmongOn } from './recipients.ts';
 import { addSuppressionsOn, matchOn } from './suppressions.ts';
@@ -28,9 +29,11 @@ const PROMOTE = promote('\u0000', 'FOR UPDATE SKIP LOCKED').split('\u0000') as [
 /**
  * The queue's primitives as PostgreSQL statements on one transaction, set-based: a batch of
  * transitions, events or copies is one statement whatever its size, which is what keeps
- * completion off the critical path at thousands a second.
+ * completion off the critical path at thousands a second. The writes whose answer the program
+ * does not read (events, sandbox copies, the delivery history's count) go through `send`: on the
+ * urgent lane's pipelined transactions (pipelined.ts) they do not wait for their answers.
  */
-function driverOn(tx: Query, countOutcomes: OutcomeCounter): QueueDriver {
+function driverOn(tx: Query, countOutcomes: OutcomeCounter, send: Send = awaitEach): QueueDriver {
   // These waiting rows back to ready, ranked as src/store/lanes.ts says (one statement for both
   // databases, promote): a retry or a hold regains its place at the front, a scheduled row joins
   // its tenant's line. SKIP LOCKED: a row another worker is promoting is left to it.
@@ -79,12 +82,12 @@ function driverOn(tx: Query, countOutcomes: OutcomeCounter): QueueDriver {
     },
     async appendEvents(events, now) {
       const rows = events.map((event, ord) => ({ ...event, ord }));
-      await tx`INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source, locale)
+      await send(tx`INSERT INTO notification_events (notification_seq, type, at, attempt, provider, detail, source, locale)
         SELECT seq, type, COALESCE(at, ${now}::bigint), attempt, provider, detail, source, locale
         FROM json_to_recordset(${json(rows)}::text::json)
           AS e(seq bigint, type text, at bigint, attempt int, provider text, detail text, source text,
                locale text, ord int)
-        ORDER BY ord`;
+        ORDER BY ord`);
     },
     storeInbox: (entries, now) => storeInboxOn(tx, entries, now),
     async suppress(entries, now) {
@@ -94,13 +97,13 @@ function driverOn(tx: Query, countOutcomes: OutcomeCounter): QueueDriver {
     recipients: (keys) => recipientsAmongOn(tx, keys),
     categories: (keys) => categoriesAmongOn(tx, keys),
     dropPushTargets: (gone, now) => dropPushTargetsOn(tx, gone, now),
-    countOutcomes: (counts, now) => countOutcomes(tx, counts, now),
+    countOutcomes: (counts, now) => countOutcomes(tx, counts, now, send),
     async storeCopies(copies, now) {
       const rows = copies.map((c) => ({ ...c, recipient: json(c.recipient), content: json(c.content) }));
-      await tx`INSERT INTO sandbox_messages (notification_seq, notification_id, tenant, channel, recipient, content, attempt, at)
+      await send(tx`INSERT INTO sandbox_messages (notification_seq, notification_id, tenant, channel, recipient, content, attempt, at)
         SELECT seq, id, tenant, channel, recipient, content, attempt, ${now}::bigint
         FROM json_to_recordset(${json(rows)}::text::json)
-          AS s(seq bigint, id text, tenant text, channel text, recipient text, content text, attempt int)`;
+          AS s(seq bigint, id text, tenant text, channel text, recipient text, content text, attempt int)`);
     },
     // Each priority a literal, as in promoteDue, so that each arm reads its range of the
     // (priority, due_at) index.
@@ -194,7 +197,11 @@ export type UrgentPart = 'claims' | 'writes';
  * for a write. With the pool's connections all taken (a step, the callback sender's writes,
  * renewals), the lane's BEGIN waited for one of them to end, or was pipelined behind a LOW
  * statement on a busy one. These connections commit without waiting for the WAL flush from the
- * start (connect.ts, asyncCommit), as SET LOCAL does below: one round trip fewer per cycle.
+ * start (connect.ts, asyncCommit), as SET LOCAL does below: one round trip fewer per cycle. Their
+ * transactions are pipelined (pipelined.ts): a claim cycle waits for three answers (BEGIN with the
+ * CRITICAL claim, which reads the pauses, the HIGH claim unless none is ready, the events with
+ * COMMIT), a completion's for two
+ * (BEGIN with the completion, then its copies, events, history and COMMIT).
  */
 export function createPostgresQueue(sql: Sql, urgentSql: (part: UrgentPart) => Sql): QueueStore {
   const turns = promotionTurns();
@@ -208,7 +215,9 @@ export function createPostgresQueue(sql: Sql, urgentSql: (part: UrgentPart) => S
   const urgentCycle = (input: CycleInput): Promise<CycleResult> => {
     const part: UrgentPart = input.claim ? 'claims' : 'writes';
     const run = turnsOf[part].then(() =>
-      urgentSql(part).begin((tx) => runAsync(cycleProgram(input, turns), driverOn(tx, countOutcomes))),
+      pipelinedTransaction(urgentSql(part), (tx, send) =>
+        runAsync(cycleProgram(input, turns), driverOn(tx, countOutcomes, send)),
+      ),
     ) as Promise<CycleResult>;
     turnsOf[part] = run.catch(() => undefined);
     return run;

@@ -1,5 +1,6 @@
 import { CHANNELS, type Channel } from '../../notifications/model.ts';
-import { type ClaimedRow, headsToRead, type QueueDriver } from '../queue-core.ts';
+import type { PauseEntry } from '../../notifications/status.ts';
+import { type ClaimedRow, headsToRead, openCaps, type QueueDriver } from '../queue-core.ts';
 import { NOTIFICATION_COLUMNS, type NotificationRow, notificationFromRow } from '../rows.ts';
 import { readyIndexed } from './lanes.ts';
 import type { SqliteDb } from './open.ts';
@@ -18,9 +19,10 @@ interface Head {
  * seq, so acceptance order holds across channels without sorting the ready set. One more row
  * than it may take per channel (headsToRead) tells whether rows are left behind (the backlog flag).
  * A picked row past its expiresAt becomes EXPIRED and keeps its place in the pick, as the
- * contract of claimPriority says (the core asks again for its room).
+ * contract of claimPriority says (the core asks again for its room). Asked for the recent pauses
+ * (`pauseHistory`), it reads them first (`pauses`, the driver's) and leaves the paused channels out.
  */
-export function createClaimPriority(db: SqliteDb) {
+export function createClaimPriority(db: SqliteDb, pauses: (limit: number) => PauseEntry[]) {
   const heads = db.prepare(
     `SELECT seq, channel, updated_at FROM notifications
      WHERE ${readyIndexed()} AND priority = ? AND channel = ? ORDER BY lane_rank, seq LIMIT ?`,
@@ -39,7 +41,17 @@ export function createClaimPriority(db: SqliteDb) {
      WHERE seq = ? AND queue_state = 'ready' AND expires_at <= ?`,
   );
 
-  const claimPriority: QueueDriver['claimPriority'] = (owner, now, leaseUntil, priority, limit, caps) => {
+  const claimPriority: QueueDriver['claimPriority'] = (
+    owner,
+    now,
+    leaseUntil,
+    priority,
+    limit,
+    asked,
+    pauseHistory = 0,
+  ) => {
+    const recent = pauseHistory > 0 ? pauses(pauseHistory) : undefined;
+    const caps = recent === undefined ? asked : openCaps(asked, priority, recent);
     const lists: Head[][] = [];
     for (const channel of CHANNELS) {
       const read = headsToRead(limit, caps[channel]);
@@ -68,7 +80,8 @@ export function createClaimPriority(db: SqliteDb) {
       if (row) claimed.push({ record: notificationFromRow(row), touchedAt: bestHead.updated_at });
       else if (expire.run(now, bestHead.seq, now).changes > 0) expired.push(bestHead.seq);
     }
-    return { claimed, expired, backlog: lists.some((list, i) => (cursor[i] as number) < list.length) };
+    const backlog = lists.some((list, i) => (cursor[i] as number) < list.length);
+    return { claimed, expired, backlog, ...(recent === undefined ? {} : { pauses: recent }) };
   };
   return claimPriority;
 }

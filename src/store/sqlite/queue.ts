@@ -107,7 +107,8 @@ function createDriver(db: SqliteDb): QueueDriver {
     "SELECT 1 FROM notification_events WHERE notification_seq = ? AND type = 'THROTTLED' AND at >= ? LIMIT 1",
   );
   const nextDue = db.prepare("SELECT MIN(due_at) FROM notifications WHERE queue_state = 'waiting'").pluck();
-  const claimPriority = createClaimPriority(db);
+  const recentPauses = (limit: number) => pauses.all(limit) as PauseEntry[];
+  const claimPriority = createClaimPriority(db, recentPauses);
   return {
     transition(transitions, now) {
       const applied: AppliedRow[] = [];
@@ -197,7 +198,7 @@ function createDriver(db: SqliteDb): QueueDriver {
       }
       return { ready: Math.min(upTo, ready), waited };
     },
-    pauses: (limit) => pauses.all(limit) as PauseEntry[],
+    pauses: recentPauses,
     hasThrottled: (seq, since) => hasThrottled.get(seq, since) !== undefined,
     nextDueAt: () => (nextDue.get() as number | null) ?? null,
   };
