@@ -301,10 +301,7 @@ export function createIngest(deps: IngestDeps): Ingest {
       // Every person the batch names, in one read.
       const ids = new Set<string>();
       for (const { item } of valid) if (item.recipientId !== null) ids.add(item.recipientId);
-      const known =
-        ids.size === 0
-          ? new Set<string>()
-          : new Set((await store.recipients.among([...ids].map((id) => ({ tenant, id })))).map((r) => r.id));
+      const known = new Set(await store.recipients.known(tenant, [...ids]));
       const rows: EncodedNotification[] = [];
       const rowIndex: number[] = [];
       // Every item carries the request's trace context: each is processed in the request's trace.
