@@ -1,17 +1,16 @@
-import type { EncodedNotification, IdempotentHit } from '../store/port/notifications.ts';
-
-/** One hand-over of accepted rows from the main thread, to be committed before its 201s. */
-export interface InsertCall {
-  rows: EncodedNotification[];
+/** One hand-over from the main thread (accepted rows, or workflow triggers), to be committed before its answers. */
+export interface InsertCall<T> {
+  rows: T[];
   since: number;
 }
 
-type Results = Array<IdempotentHit | undefined>;
-type InsertMany = (rows: EncodedNotification[], since: number) => Promise<Results>;
+/** Commits rows in one transaction: one result a row (a live Idempotency-Key's hit or nothing). */
+type InsertMany<T, R> = (rows: T[], since: number) => Promise<R[]>;
 
 /**
  * Commits hand-overs that waited together in one transaction, one fsync for all of them, and
- * answers each with its own rows' results. While the thread that claims is inside a commit's
+ * answers each with its own rows' results (ingest's rows, or workflow triggers: a trigger is a
+ * "row" here, its runs go with it). While the thread that claims is inside a commit's
  * fsync (about 4.5 ms on the dev VM) the next hand-overs queue behind it; joining them keeps the
  * number of fsyncs, and with it the time a CRITICAL spends queued behind other commits, from
  * growing with the rate of hand-overs.
@@ -22,7 +21,10 @@ type InsertMany = (rows: EncodedNotification[], since: number) => Promise<Result
  * the joint transaction fails, each hand-over is committed alone, in order, so one bad row fails
  * only its own hand-over (whose group commit then retries its requests one by one).
  */
-export function insertJoined(calls: InsertCall[], insertMany: InsertMany): Array<Promise<Results>> {
+export function insertJoined<T, R>(
+  calls: InsertCall<T>[],
+  insertMany: InsertMany<T, R>,
+): Array<Promise<R[]>> {
   const [only] = calls;
   if (calls.length === 1 && only) return [insertMany(only.rows, only.since)];
   const since = Math.min(...calls.map((call) => call.since));

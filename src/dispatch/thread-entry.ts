@@ -48,6 +48,24 @@ const built = new Promise<void>((resolve) => {
   return { store, metrics, role, tracing };
 });
 
+type Role = Awaited<typeof built>['role'];
+
+/**
+ * Serves a commit joined (thread-calls.ts): a hand-over and those queued right behind it on the
+ * port are committed in one transaction (joined-inserts.ts), each answered with its own results.
+ */
+function joinedCommit<T, R>(commitOf: (role: Role) => (rows: T[], since: number) => Promise<R[]>) {
+  return joined((calls: Array<[T[], number]>) => {
+    const outcomes = built.then(({ role }) =>
+      insertJoined(
+        calls.map(([rows, since]) => ({ rows, since })),
+        commitOf(role),
+      ),
+    );
+    return calls.map((_, i) => outcomes.then((all) => all[i] as Promise<R[]>));
+  });
+}
+
 const main = openLine<DispatchMainCalls, DispatchThreadCalls>(
   port,
   {
@@ -60,16 +78,9 @@ const main = openLine<DispatchMainCalls, DispatchThreadCalls>(
      * in the poll phase that brought it: the worker's next step (queued behind setImmediate)
      * then claims these rows, rather than the step after it.
      */
-    insert: joined((calls) => {
-      const outcomes = built.then(({ role }) =>
-        insertJoined(
-          calls.map(([rows, since]) => ({ rows, since })),
-          role.commit,
-        ),
-      );
-      return calls.map((_, i) => outcomes.then((all) => all[i] as (typeof all)[number]));
-    }),
-    trigger: async (items, since) => (await built).role.commitTriggers(items, since),
+    insert: joinedCommit((role) => role.commit),
+    /** Workflow triggers' hand-overs, joined as `insert`'s (their runs' rows go with them). */
+    trigger: joinedCommit((role) => role.commitTriggers),
     wake() {
       // A thread that failed to build has answered `open` with why; a wake is then moot.
       built.then(

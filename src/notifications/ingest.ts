@@ -163,22 +163,30 @@ function countAccepted(
   }
 }
 
+/** The rows of the hand-overs one batcher may have on their way to the dispatch thread at once. */
+const HANDED_OVER_ROWS = 4000;
+
 /**
  * The limits of a group commit of ingest's kind (notifications, workflow triggers): its weight in
  * a flush and waiting, and its flushes under way at once. Rows handed to the dispatch thread
  * (`handedOver`) are copied into its heap: smaller hand-overs keep both heaps small (`npm run bench
- * -- --scenario memory`), and two may be on their way, as that thread commits them in the order
- * they arrive. Otherwise `atOnce` flushes: how many of the store's transactions may overlap.
+ * -- --scenario memory`), and `handOvers` of them may be on their way (the thread commits them in
+ * the order they arrive, joining those queued together), HANDED_OVER_ROWS together at most: what a
+ * CRITICAL handed over behind them waits for is the same whatever their number. Otherwise
+ * `atOnce` flushes: how many of the store's transactions may overlap.
  */
 export function flushLimits(
   config: Pick<Config, 'ingestMaxBatch' | 'ingestMaxPending'>,
   handedOver: boolean,
   atOnce: number,
+  handOvers = 2,
 ): { maxBatch: number; maxPending: number; inFlight: number } {
   return {
-    maxBatch: handedOver ? Math.min(2000, config.ingestMaxBatch) : config.ingestMaxBatch,
+    maxBatch: handedOver
+      ? Math.min(HANDED_OVER_ROWS / handOvers, config.ingestMaxBatch)
+      : config.ingestMaxBatch,
     maxPending: config.ingestMaxPending,
-    inFlight: handedOver ? 2 : atOnce,
+    inFlight: handedOver ? handOvers : atOnce,
   };
 }
 
@@ -301,10 +309,7 @@ export function createIngest(deps: IngestDeps): Ingest {
       // Every person the batch names, in one read.
       const ids = new Set<string>();
       for (const { item } of valid) if (item.recipientId !== null) ids.add(item.recipientId);
-      const known =
-        ids.size === 0
-          ? new Set<string>()
-          : new Set((await store.recipients.among([...ids].map((id) => ({ tenant, id })))).map((r) => r.id));
+      const known = new Set(await store.recipients.known(tenant, [...ids]));
       const rows: EncodedNotification[] = [];
       const rowIndex: number[] = [];
       // Every item carries the request's trace context: each is processed in the request's trace.

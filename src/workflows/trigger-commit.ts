@@ -25,6 +25,14 @@ export type TriggerCommitDeps = CoreDeps & {
   writer?: CommitTriggers;
 };
 
+/**
+ * Trigger groups on their way to the dispatch thread at once (SQLite): four smaller ones rather
+ * than ingest's two, so a group leaves as soon as its requests are parsed instead of waiting for
+ * a commit's answer, and the thread joins those that queued while it was busy into one
+ * transaction (dispatch/joined-inserts.ts): fewer, larger commits (decision 0057).
+ */
+const TRIGGER_HAND_OVERS = 4;
+
 export function createTriggerCommit(deps: TriggerCommitDeps): TriggerCommit {
   const commit: CommitTriggers =
     deps.writer ?? ((items, from) => deps.store.workflowRuns.triggerMany(items, from));
@@ -35,7 +43,12 @@ export function createTriggerCommit(deps: TriggerCommitDeps): TriggerCommit {
     weight: (item) => item.runs.length + 1,
     owner: (item) => item.trigger.tenant,
     noun: 'workflow triggers',
-    ...flushLimits(deps.config, deps.writer !== undefined, deps.store.notifications.insertsAtOnce),
+    ...flushLimits(
+      deps.config,
+      deps.writer !== undefined,
+      deps.store.notifications.insertsAtOnce,
+      TRIGGER_HAND_OVERS,
+    ),
     flush: (items) => commit(items, deps.clock.now() - IDEMPOTENCY_WINDOW_MS),
     // The engine starts the new runs now rather than at its next poll (a topic's: its fan-out).
     afterCommit: () => deps.runsWakeup.notify(),

@@ -95,7 +95,7 @@ export async function triggerWorkflow(
   } else {
     // Each ID once, in the order given; unknown ones refused one by one (as topic subscribers are).
     const ids = [...new Set(body.recipients)];
-    const known = new Set((await store.recipients.among(ids.map((id) => ({ tenant, id })))).map((r) => r.id));
+    const known = new Set(await store.recipients.known(tenant, ids));
     runs = ids.filter((id) => known.has(id)).map((recipientId) => ({ id: notificationId(now), recipientId }));
     answer.runs = runs.map((r) => ({ recipientId: r.recipientId, runId: r.id }));
     answer.refused = ids

@@ -128,12 +128,10 @@ export function recipientsSuite(name: string, open: () => Promise<Store>): void 
       );
       await store.recipients.put('t2', [{ id: 'a', profile: { name: 'other' } }], T0);
       assert.equal(await store.recipients.get('t2', 'b'), null);
-      const found = await store.recipients.among([
-        { tenant: 't1', id: 'a' },
-        { tenant: 't2', id: 'a' },
-        { tenant: 't2', id: 'c' },
-      ]);
-      assert.deepEqual(found.map((r) => `${r.tenant}/${r.profile.name}`).sort(), ['t1/a', 't2/other']);
+      // The IDs known in the tenant, each once (one given twice), in one read; another tenant's are not.
+      assert.deepEqual((await store.recipients.known('t1', ['a', 'x', 'b', 'a', 'A'])).sort(), ['a', 'b']);
+      assert.deepEqual(await store.recipients.known('t2', ['a', 'c']), ['a']);
+      assert.deepEqual(await store.recipients.known('t2', []), []);
       // Bytewise order on both databases: upper case before lower case.
       const first = await store.recipients.list('t1', { limit: 2 });
       assert.deepEqual(

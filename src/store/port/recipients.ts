@@ -53,8 +53,11 @@ export interface RecipientStore {
   ): Promise<boolean[]>;
   /** One recipient, or null. */
   get(tenant: string, id: string): Promise<RecipientRecord | null>;
-  /** The recipients among these keys, across tenants (one statement, whatever their number). */
-  among(keys: readonly RecipientKey[]): Promise<RecipientRecord[]>;
+  /**
+   * The IDs among `ids` that name a recipient of the tenant, in no order (one statement, whatever
+   * their number; read from the primary key alone, no profile parsed): a trigger's or a batch's check.
+   */
+  known(tenant: string, ids: readonly string[]): Promise<string[]>;
   /** Erases a recipient: its profile, preferences and topic memberships. False when there was none. */
   remove(tenant: string, id: string): Promise<boolean>;
   /** A tenant's recipients in ID order, after `after` (exclusive). */

@@ -128,8 +128,11 @@ export function createPostgresRecipients(sql: Sql): RecipientStore {
         SELECT ${sql.unsafe(RECIPIENT_COLUMNS)} FROM recipients WHERE tenant = ${tenant} AND recipient_id = ${id}`;
       return row ? recipientFromRow(row) : null;
     },
-    async among(keys) {
-      return recipientsAmongOn(sql, keys);
+    async known(tenant, ids) {
+      if (ids.length === 0) return [];
+      const rows = await sql<Array<{ recipient_id: string }>>`
+        SELECT recipient_id FROM recipients WHERE tenant = ${tenant} AND recipient_id = ANY(${ids as string[]}::text[])`;
+      return rows.map((r) => r.recipient_id);
     },
     async remove(tenant, id) {
       // The profile, its preferences, its topic memberships and its inbox go together.

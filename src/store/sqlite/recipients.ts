@@ -41,6 +41,11 @@ function prepare(db: SqliteDb) {
        FROM json_each(?) k JOIN recipients r
          ON r.tenant = k.value ->> 0 AND r.recipient_id = k.value ->> 1`,
     ),
+    known: db
+      .prepare<[string, string], string>(
+        'SELECT recipient_id FROM recipients WHERE tenant = ? AND recipient_id IN (SELECT value FROM json_each(?))',
+      )
+      .pluck(),
     remove: db.prepare<[string, string]>('DELETE FROM recipients WHERE tenant = ? AND recipient_id = ?'),
     list: db.prepare<[string, string, number], RecipientRow>(
       `SELECT ${RECIPIENT_COLUMNS} FROM recipients WHERE tenant = ? AND recipient_id > ? ORDER BY recipient_id LIMIT ?`,
@@ -159,8 +164,8 @@ export function createSqliteRecipients(db: SqliteDb): RecipientStore {
       const row = s.one.get(tenant, id);
       return row ? recipientFromRow(row) : null;
     },
-    async among(keys) {
-      return recipientsAmongSync(db, keys);
+    async known(tenant, ids) {
+      return ids.length === 0 ? [] : s.known.all(tenant, JSON.stringify(ids));
     },
     async remove(tenant, id) {
       return remove.immediate(tenant, id);
