@@ -179,7 +179,12 @@ export function failed(span: Span, error: unknown): void {
 export function traceparentOf(span: Span | undefined): string | null {
   if (span === undefined) return null;
   const sc = span.spanContext();
-  if ((sc.traceFlags & TraceFlags.SAMPLED) === 0 || sc.traceId === INVALID_TRACEID) return null;
+  if (
+    (sc.traceFlags & TraceFlags.SAMPLED) === 0 ||
+    sc.traceId === INVALID_TRACEID ||
+    sc.spanId === INVALID_SPANID
+  )
+    return null;
   return `00-${sc.traceId}-${sc.spanId}-01`;
 }
 
