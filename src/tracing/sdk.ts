@@ -1,7 +1,7 @@
 import { context, propagation, type Tracer, trace } from '@opentelemetry/api';
 import type { Config } from '../config/config.ts';
 import { VERSION } from '../version.ts';
-import { setTracingOn } from './tracer.ts';
+import { setTracer } from './tracer.ts';
 
 /** The OTEL_* variables as loadConfig read and checked them (config/schema.ts `TracingSchema`). */
 export type TracingConfig = NonNullable<Config['tracing']>;
@@ -70,10 +70,10 @@ export async function startTracing(config: Pick<Config, 'tracing'>): Promise<Tra
   });
   // The global tracer and the W3C trace-context propagator; no context manager (above).
   provider.register({ contextManager: null });
-  setTracingOn(true, tracerOf(provider.getTracer('herald', VERSION)));
+  setTracer(tracerOf(provider.getTracer('herald', VERSION)));
   return {
     async shutdown() {
-      setTracingOn(false);
+      setTracer(undefined);
       try {
         await provider.shutdown();
       } finally {

@@ -13,7 +13,6 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import { VERSION } from '../version.ts';
 
 /**
  * Herald's spans (docs/tracing.md), made through `@opentelemetry/api` only: the SDK is loaded by
@@ -25,25 +24,20 @@ import { VERSION } from '../version.ts';
  * providers, statuses, counts. Never a recipient's address, a token, a secret, a body or a
  * template variable.
  */
-let on = false;
+/**
+ * The tracer Herald's spans are made by while this thread exports spans, kept rather than looked
+ * up (the API's lookup through the global, its proxy and the provider's map ran for every span);
+ * undefined while it does not.
+ */
+let made: Tracer | undefined;
 
 /** Whether this thread exports spans (set by sdk.ts once its provider is registered). */
-export const tracingOn = (): boolean => on;
+export const tracingOn = (): boolean => made !== undefined;
 
-/**
- * Only sdk.ts switches tracing on, with the tracer Herald's spans are made by (kept: the API's
- * lookup through the global, its proxy and the provider's map ran for every span), and off.
- */
-export function setTracingOn(value: boolean, made?: Tracer): void {
-  on = value;
-  kept = made;
+/** Only sdk.ts switches tracing on, with the tracer to make spans by, and off (undefined). */
+export function setTracer(tracer: Tracer | undefined): void {
+  made = tracer;
 }
-
-let kept: Tracer | undefined;
-const tracer = (): Tracer => {
-  kept ??= trace.getTracer('herald', VERSION);
-  return kept;
-};
 
 /** What `inSpan` makes: the span's kind, attributes and links. */
 export interface SpanSpec {
@@ -66,7 +60,7 @@ export function inSpan<T>(
   parent: Context | undefined,
 ): Promise<T> {
   // Not an async function: without tracing, the caller's promise is fn's own, no extra turn.
-  if (!on || parent === undefined) return fn(undefined);
+  if (made === undefined || parent === undefined) return fn(undefined);
   return ended(startSpan(name, spec, parent), fn, undefined);
 }
 
@@ -109,7 +103,7 @@ export function inProcessSpan<T>(
   fn: (span: Span | undefined) => Promise<T>,
   parent: Context,
 ): Promise<T> {
-  if (!on) return fn(undefined);
+  if (made === undefined) return fn(undefined);
   const span = startSpan(name, spec, parent);
   processing.set(id, trace.setSpan(parent, span));
   return ended(span, fn, id);
@@ -158,7 +152,7 @@ async function recorded<T>(
  * counts, and no sampler the OTEL_TRACES_SAMPLER variable names reads them.
  */
 export function startSpan(name: string, spec: SpanSpec, parent: Context): Span {
-  const span = tracer().startSpan(name, { kind: spec.kind, links: spec.links }, parent);
+  const span = (made as Tracer).startSpan(name, { kind: spec.kind, links: spec.links }, parent);
   if (spec.attributes !== undefined) span.setAttributes(spec.attributes);
   return span;
 }
