@@ -163,7 +163,10 @@ async function run(options: BenchOptions): Promise<Row[]> {
   let started = Date.now();
   await seedWaiting(dataDir, s.waiting);
   const seedSeconds = (Date.now() - started) / 1000;
-  const herald = await deploy('sqlite', { dataDir });
+  // HERALD_DISPATCH_TRACE=<file>: each CRITICAL's stages and the worker's event-loop delay
+  // (bench/urgent-trace.ts reads it).
+  const trace = process.env.HERALD_DISPATCH_TRACE;
+  const herald = await deploy('sqlite', { dataDir, env: trace ? { HERALD_DISPATCH_TRACE: trace } : undefined });
   const [main] = herald.processes;
   try {
     const { api } = herald;
