@@ -23,7 +23,15 @@ import postgres from 'postgres';
 import { startPostgres } from '../test/helpers/postgres.ts';
 import { setPaused } from './lib/api.ts';
 import { deploy } from './lib/deploy.ts';
-import { cpuByThread, runScript } from './lib/proc.ts';
+import {
+  postmasterOf,
+  rowsChanged,
+  startCounting,
+  statementKind,
+  tableRows,
+  walByKind,
+} from './lib/pg-stats.ts';
+import { cpuByThread, processCpuMs, runScript, serverPids } from './lib/proc.ts';
 import { seedPostgres, TOPIC } from './scenarios/fan-out.ts';
 
 const args = process.argv.slice(2);
@@ -33,35 +41,6 @@ const workers = Number(option('workers') ?? 2);
 const noDrain = args.includes('--no-drain');
 /** PG_PROFILE_SETUP=<SQL>: run once Herald has migrated, before the seeding (a schema change tried without a migration). */
 const setup = process.env.PG_PROFILE_SETUP;
-
-const TICK_MS = 10; // USER_HZ is 100 on Linux
-
-/** CPU ms so far of one process (utime + stime), or undefined once it is gone. */
-function processCpuMs(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The PostgreSQL server's processes: the postmaster and its children. */
-function serverPids(postmaster: number): number[] {
-  const pids = [postmaster];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster)
-        pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
 
 /** The local TCP ports of a process's sockets: a client backend's `client_port` names its Herald process. */
 function localPorts(pid: number): Set<number> {
@@ -95,8 +74,8 @@ function localPorts(pid: number): Set<number> {
   return ports;
 }
 
-/** A statement's kind for the summary: the fan-out's statements by their role, the rest by verb and table. */
-function statementKind(query: string): string {
+/** A statement's kind for the summary: the fan-out's statements by their role, the rest as pg-stats.ts names them. */
+function kindOf(query: string): string {
   const text = query.replace(/\s+/g, ' ').trim();
   if (/INSERT INTO notifications .*broadcast_id/i.test(text)) return 'fan-out: INSERT ... SELECT (a range)';
   if (/INSERT INTO broadcast_ranges/i.test(text)) return 'fan-out: lease, INSERT broadcast_ranges';
@@ -114,21 +93,15 @@ function statementKind(query: string): string {
     return 'fan-out: other (range, broadcast, topic rows)';
   if (/broadcast_id = \$\d+ GROUP BY status/i.test(text))
     return "API: a broadcast's counts (GET /broadcasts/{id})";
-  const verb = /^(\w+)/.exec(text)?.[1]?.toUpperCase() ?? '?';
-  const write = /\b(INSERT INTO|DELETE FROM) (\w+)|\bUPDATE (\w+) (?:\w+ )?SET\b/i.exec(text);
-  if (write?.[1]) return `${write[1].split(' ')[0]?.toUpperCase()} ${write[2]}`;
-  if (write) return `UPDATE ${write[3]}`;
-  const from = /\bFROM (\w+)/i.exec(text);
-  if (verb === 'SELECT' || verb === 'WITH') return `SELECT ${from?.[1] ?? ''}`.trim();
-  return verb;
+  return statementKind(text);
 }
 
 /** What a sampled backend was doing: the fan-out's statement kinds, the drain, or idle in a transaction. */
 function activityOf(state: string, query: string, wait: string | null): string {
   if (state === 'idle') return 'idle';
   const kind = state.startsWith('idle in transaction')
-    ? `idle in transaction after ${statementKind(query)}`
-    : statementKind(query);
+    ? `idle in transaction after ${kindOf(query)}`
+    : kindOf(query);
   return wait ? `${kind} [wait ${wait}]` : kind;
 }
 
@@ -155,9 +128,7 @@ async function main() {
   const sql = postgres(url, { max: 1, onnotice: () => undefined });
   await sql`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`;
   await sql`CREATE EXTENSION IF NOT EXISTS pg_walinspect`;
-  const [{ pid }] = await sql<[{ pid: number }]>`SELECT pg_backend_pid() AS pid`;
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const postmaster = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  const postmaster = await postmasterOf(sql);
   const herald = await deploy('postgres', { databaseUrl: url, workers });
   try {
     const { api } = herald;
@@ -174,14 +145,7 @@ async function main() {
     const mapPorts = () => {
       for (const p of named) for (const port of localPorts(p.pid)) portOwner.set(port, p.name);
     };
-    await sql`SELECT pg_stat_statements_reset()`;
-    await sql`SELECT pg_stat_reset_shared('wal')`;
-    await sql`SELECT pg_stat_reset_shared('io')`;
-    const before = await sql`SELECT relname, n_tup_ins::int AS ins, n_tup_upd::int AS upd,
-      n_tup_hot_upd::int AS hot, n_tup_del::int AS del FROM pg_stat_user_tables`;
-    const [db0] =
-      await sql`SELECT xact_commit::bigint AS commits FROM pg_stat_database WHERE datname = current_database()`;
-    const [lsn0] = await sql<[{ lsn: string }]>`SELECT pg_current_wal_insert_lsn()::text AS lsn`;
+    const counting = await startCounting(sql);
     const pgCpu0 = new Map(serverPids(postmaster).map((p) => [p, processCpuMs(p) ?? 0]));
     const heraldCpu0 = named.map((p) => cpuByThread(p.pid));
     const started = performance.now();
@@ -293,7 +257,7 @@ async function main() {
     }
     const [db1] =
       await sql`SELECT xact_commit::bigint AS commits FROM pg_stat_database WHERE datname = current_database()`;
-    out.push(`commits: ${per(Number(db1?.commits) - Number(db0?.commits)).toFixed(4)} per notification made`);
+    out.push(`commits: ${per(Number(db1?.commits) - counting.commits).toFixed(4)} per notification made`);
     const [wal] =
       await sql`SELECT wal_records::bigint AS records, wal_fpi::bigint AS fpi, wal_bytes::bigint AS bytes FROM pg_stat_wal`;
     const io = await sql`SELECT writes::bigint AS writes, fsyncs::bigint AS fsyncs FROM pg_stat_io
@@ -304,24 +268,12 @@ async function main() {
         `${per(Number(wal?.fpi)).toFixed(3)} full pages, ${per(fsyncs).toFixed(4)} fsyncs per notification made`,
     );
     const [lsn1] = await sql<[{ lsn: string }]>`SELECT pg_current_wal_insert_lsn()::text AS lsn`;
-    const records = await sql<{ kind: string; n: number; bytes: number }[]>`
-      SELECT "resource_manager/record_type" AS kind, count::bigint AS n, combined_size::bigint AS bytes
-        FROM pg_get_wal_stats(${lsn0?.lsn ?? '0/0'}::pg_lsn, ${lsn1?.lsn ?? '0/0'}::pg_lsn, true)
-       WHERE count > 0 ORDER BY combined_size DESC`;
+    const records = await walByKind(sql, counting.lsn, lsn1?.lsn ?? '0/0', 'bytes');
     out.push('WAL records by kind per notification made (count, bytes):');
     for (const r of records.slice(0, 14))
       out.push(`  ${r.kind}: ${per(Number(r.n)).toFixed(3)}, ${per(Number(r.bytes)).toFixed(0)} bytes`);
-    const after = await sql`SELECT relname, n_tup_ins::int AS ins, n_tup_upd::int AS upd,
-      n_tup_hot_upd::int AS hot, n_tup_del::int AS del FROM pg_stat_user_tables`;
     out.push('rows per notification made (inserted, updated, of which HOT, deleted):');
-    for (const row of after) {
-      const old = before.find((b) => b.relname === row.relname) ?? { ins: 0, upd: 0, hot: 0, del: 0 };
-      const d = (k: string) => Number(row[k]) - Number(old[k]);
-      if (d('ins') + d('upd') + d('del') === 0) continue;
-      out.push(
-        `  ${row.relname}: ${per(d('ins')).toFixed(3)} ins, ${per(d('upd')).toFixed(3)} upd (${per(d('hot')).toFixed(3)} HOT), ${per(d('del')).toFixed(3)} del`,
-      );
-    }
+    out.push(...rowsChanged(counting.rows, await tableRows(sql), per, 3));
     const indexes = await sql<{ name: string; bytes: number }[]>`
       SELECT indexrelname AS name, pg_relation_size(indexrelid)::bigint AS bytes FROM pg_stat_user_indexes
        WHERE relname = 'notifications' AND pg_relation_size(indexrelid) > 8192 ORDER BY 2 DESC`;
@@ -339,7 +291,7 @@ async function main() {
       { calls: number; rows: number; ms: number; wal: number; walBytes: number }
     >();
     for (const s of all) {
-      const kind = statementKind(s.query);
+      const kind = kindOf(s.query);
       const k = kinds.get(kind) ?? { calls: 0, rows: 0, ms: 0, wal: 0, walBytes: 0 };
       k.calls += Number(s.calls);
       k.rows += Number(s.rows);
