@@ -26,12 +26,12 @@ const RANGE_COUNTER = 1 << 14;
 
 /**
  * The SQL expression of the `k`-th notification ID of a PostgreSQL fan-out's range, less its
- * `idPrefix` (which the statement puts before it, a parameter): as UUIDv7 allows, the 14 bits after the version (`rand_a` and the
- * variant nibble's two free bits) count `k` (modulo RANGE_COUNTER), then 60 random bits. A range's
- * IDs then rise in insertion order and land at the right edge of the unique index, as ingest's
- * do; with all 74 bits random, the 5,000 IDs of one millisecond landed at random places among
- * each other, half-splitting pages (decision record 0058). Unique within a range by the counter,
- * across ranges of one millisecond by the random bits.
+ * `idPrefix` (which the statement puts before it, a parameter): as UUIDv7 allows, the 14 bits
+ * after the version (`rand_a` and the variant nibble's two free bits) count `k` (modulo
+ * RANGE_COUNTER), then 60 random bits. A range's IDs then rise in insertion order and land at the
+ * right edge of the unique index, as ingest's do; with all 74 bits random, the 5,000 IDs of one
+ * millisecond landed at random places among each other, half-splitting pages (decision record
+ * 0058). Unique within a range by the counter, across ranges of one millisecond by the random bits.
  */
 export function rangeIdTailSql(k: string): string {
   const n = `(${k} % ${RANGE_COUNTER})`;
