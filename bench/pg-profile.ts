@@ -11,7 +11,7 @@
  * its sender) is on the path too. PG_PROFILE_SETUP=<SQL> runs that SQL once Herald has migrated
  * (e.g. a fillfactor or an index tried without a migration). docs/scale-out.md quotes its output.
  */
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { startPostgres } from '../test/helpers/postgres.ts';
 import { type Api, outstanding, queues } from './lib/api.ts';
@@ -19,6 +19,14 @@ import { batch, notification } from './lib/bodies.ts';
 import { type Receiver, receiverEnv, startReceiver } from './lib/callback-receiver.ts';
 import { deploy } from './lib/deploy.ts';
 import { acceptOrShed, runLoad } from './lib/load.ts';
+import {
+  postmasterOf,
+  rowsChanged,
+  startCounting,
+  statementKind,
+  tableRows,
+  walByKind,
+} from './lib/pg-stats.ts';
 import { runScript, serverCpuMs } from './lib/proc.ts';
 
 const args = process.argv.slice(2);
@@ -30,22 +38,6 @@ const batchSize = Number(args.find((a) => a.startsWith('--batch='))?.slice('--ba
 const plans = process.env.PG_PROFILE_PLANS;
 /** PG_PROFILE_SETUP=<SQL>: run once Herald has migrated, before the warm-up (a schema change tried without a migration). */
 const setup = process.env.PG_PROFILE_SETUP;
-
-/**
- * A statement's kind: its verb and the table it writes or first reads (`INSERT notification_events`,
- * `SELECT notifications`, `BEGIN`). A data-modifying CTE counts as the table it updates.
- */
-function statementKind(query: string): string {
-  const text = query.replace(/\s+/g, ' ').trim();
-  const verb = /^(\w+)/.exec(text)?.[1]?.toUpperCase() ?? '?';
-  // `FOR UPDATE SKIP LOCKED` is a lock, not a write: an UPDATE names its table then SET.
-  const write = /\b(INSERT INTO|DELETE FROM) (\w+)|\bUPDATE (\w+) (?:\w+ )?SET\b/i.exec(text);
-  if (write?.[1]) return `${write[1].split(' ')[0]?.toUpperCase()} ${write[2]}`;
-  if (write) return `UPDATE ${write[3]}`;
-  const from = /\bFROM (\w+)/i.exec(text);
-  if (verb === 'SELECT' || verb === 'WITH') return `SELECT ${from?.[1] ?? ''}`.trim();
-  return verb;
-}
 
 async function drained(api: Api): Promise<void> {
   for (;;) {
@@ -90,9 +82,7 @@ async function main() {
   const sql = postgres(url, { max: 1, onnotice: () => undefined });
   await sql`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`;
   await sql`CREATE EXTENSION IF NOT EXISTS pg_walinspect`;
-  const [{ pid }] = await sql<[{ pid: number }]>`SELECT pg_backend_pid() AS pid`;
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const postmaster = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  const postmaster = await postmasterOf(sql);
   if (withCallback) receiver = await startReceiver();
   const herald = await deploy('postgres', {
     databaseUrl: url,
@@ -127,14 +117,7 @@ async function main() {
     await drained(herald.api);
     if (receiver) await callbacksDone(sql, Math.min(2000, count));
     await new Promise((r) => setTimeout(r, 1000));
-    await sql`SELECT pg_stat_statements_reset()`;
-    await sql`SELECT pg_stat_reset_shared('wal')`;
-    await sql`SELECT pg_stat_reset_shared('io')`;
-    const before = await sql`SELECT relname, n_tup_ins::int AS ins, n_tup_upd::int AS upd,
-      n_tup_hot_upd::int AS hot, n_tup_del::int AS del FROM pg_stat_user_tables`;
-    const [db0] =
-      await sql`SELECT xact_commit::int AS commits FROM pg_stat_database WHERE datname = current_database()`;
-    const [lsn0] = await sql<[{ lsn: string }]>`SELECT pg_current_wal_flush_lsn()::text AS lsn`;
+    const counting = await startCounting(sql);
     const cpu0 = serverCpuMs(postmaster);
     const started = performance.now();
     const result = acceptOrShed(await load(count), status, 'profile');
@@ -152,7 +135,7 @@ async function main() {
     out.push(`PostgreSQL CPU: ${((cpu * 1000) / accepted).toFixed(0)} us per notification (${cpu} ms)`);
     const [db1] =
       await sql`SELECT xact_commit::int AS commits FROM pg_stat_database WHERE datname = current_database()`;
-    out.push(`commits: ${per(Number(db1?.commits) - Number(db0?.commits)).toFixed(3)} per notification`);
+    out.push(`commits: ${per(Number(db1?.commits) - counting.commits).toFixed(3)} per notification`);
     const [wal] =
       await sql`SELECT wal_records::bigint AS records, wal_fpi::bigint AS fpi, wal_bytes::bigint AS bytes FROM pg_stat_wal`;
     const io = await sql`SELECT context, writes::bigint AS writes, fsyncs::bigint AS fsyncs FROM pg_stat_io
@@ -163,11 +146,7 @@ async function main() {
         `${per(Number(wal?.fpi)).toFixed(3)} full pages, ${per(fsyncs).toFixed(3)} fsyncs per notification`,
     );
     const [lsn1] = await sql<[{ lsn: string }]>`SELECT pg_current_wal_flush_lsn()::text AS lsn`;
-    // Every record between the two positions, by kind: the whole server's (other databases are idle).
-    const records = await sql<{ kind: string; n: number; bytes: number }[]>`
-      SELECT "resource_manager/record_type" AS kind, count::bigint AS n, combined_size::bigint AS bytes
-        FROM pg_get_wal_stats(${lsn0?.lsn ?? '0/0'}::pg_lsn, ${lsn1?.lsn ?? '0/0'}::pg_lsn, true)
-       WHERE count > 0 ORDER BY count DESC`;
+    const records = await walByKind(sql, counting.lsn, lsn1?.lsn ?? '0/0', 'count');
     const entries = records
       .filter((r) => /^Btree\/INSERT_(LEAF|POST)$/.test(r.kind))
       .reduce((sum, r) => sum + Number(r.n), 0);
@@ -178,17 +157,8 @@ async function main() {
     for (const r of records.slice(0, 14)) {
       out.push(`  ${r.kind}: ${per(Number(r.n)).toFixed(2)}, ${per(Number(r.bytes)).toFixed(0)} bytes`);
     }
-    const after = await sql`SELECT relname, n_tup_ins::int AS ins, n_tup_upd::int AS upd,
-      n_tup_hot_upd::int AS hot, n_tup_del::int AS del FROM pg_stat_user_tables`;
     out.push('rows per notification (inserted, updated, of which HOT, deleted):');
-    for (const row of after) {
-      const old = before.find((b) => b.relname === row.relname) ?? { ins: 0, upd: 0, hot: 0, del: 0 };
-      const d = (k: string) => Number(row[k]) - Number(old[k]);
-      if (d('ins') + d('upd') + d('del') === 0) continue;
-      out.push(
-        `  ${row.relname}: ${per(d('ins')).toFixed(2)} ins, ${per(d('upd')).toFixed(2)} upd (${per(d('hot')).toFixed(2)} HOT), ${per(d('del')).toFixed(2)} del`,
-      );
-    }
+    out.push(...rowsChanged(counting.rows, await tableRows(sql), per, 2));
     const statements =
       await sql`SELECT calls::bigint AS calls, plans::bigint AS plans, total_plan_time AS plan_ms,
       rows::bigint AS rows, total_exec_time AS ms,

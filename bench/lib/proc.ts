@@ -95,22 +95,36 @@ export function perThreadShare(
 
 const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
 
-/** CPU ms so far of the server: the postmaster and every process it started (backends, WAL writer...). */
-export function serverCpuMs(postmaster: number): number {
-  let ticks = 0;
+/** CPU ms so far of one process (utime + stime, /proc/<pid>/stat), or undefined once it is gone. */
+export function processCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime, stime
+  } catch {
+    return undefined;
+  }
+}
+
+/** The PostgreSQL server's processes: the postmaster and every process it started (backends, WAL writer...). */
+export function serverPids(postmaster: number): number[] {
+  const pids = [postmaster];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ppid = Number(fields[1]);
-      if (Number(entry) !== postmaster && ppid !== postmaster) continue;
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster)
+        pids.push(Number(entry));
     } catch {
       // gone meanwhile
     }
   }
-  return ticks * TICK_MS;
+  return pids;
+}
+
+/** CPU ms so far of the server: the postmaster and every process it started. */
+export function serverCpuMs(postmaster: number): number {
+  return serverPids(postmaster).reduce((sum, pid) => sum + (processCpuMs(pid) ?? 0), 0);
 }
 
 /** The machine's idle and total CPU time so far, in ms of one core (/proc/stat). */

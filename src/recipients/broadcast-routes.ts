@@ -74,12 +74,17 @@ const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, exa
 const notFound = (id: string) => new HeraldError('NOT_FOUND', `No broadcast ${id}.`);
 
 /**
- * How long a broadcast's counts are reused while its status stays. Counting reads one index entry
- * per notification (a million for a topic of a million; on SQLite on the API's event loop, in
- * slices with the loop given back between them): once every two seconds per broadcast bounds
- * that work, however many poll.
+ * How long a broadcast's counts are reused while its status stays: two seconds, or ten times as
+ * long as their read took when that is longer. Counting reads one index entry per notification (a
+ * million for a topic of a million; on SQLite on the API's event loop, in slices with the loop
+ * given back between them): once every two seconds per broadcast bounds that work, however many
+ * poll. A long read is done at most a tenth of the time: on PostgreSQL, while a broadcast of a
+ * million is being made, its entries are too new to be read from the index alone, and a read that
+ * visits every row grows with the notifications made (1.4 s on average over a fan-out of a
+ * million: a fifth of PostgreSQL's CPU during it, read every two seconds; decision record 0058).
  */
 const COUNTS_FRESH_MS = 2000;
+const COUNTS_READ_SHARE = 10;
 /** Broadcasts whose counts are kept at most (the oldest goes first). */
 const COUNTS_KEPT = 256;
 
@@ -96,16 +101,21 @@ export const broadcastRoutes: RouteModule<BroadcastRouteDeps> = (app, deps) => {
   const tags = ['broadcasts'];
 
   // Reused while the broadcast's status stays and they are fresh; a cancel reads them anew.
-  const recent = new Map<string, { at: number; made: string; counts: Record<string, number> }>();
+  const recent = new Map<
+    string,
+    { at: number; made: string; freshMs: number; counts: Record<string, number> }
+  >();
   const countsOf = async (b: BroadcastRecord, fresh: boolean) => {
     const key = `${b.tenant}\u0000${b.id}`;
     const made = b.status;
     const kept = recent.get(key);
     const now = clock.now();
-    if (!fresh && kept?.made === made && now - kept.at < COUNTS_FRESH_MS) return kept.counts;
+    if (!fresh && kept?.made === made && now - kept.at < kept.freshMs) return kept.counts;
+    const started = performance.now();
     const counts = await store.broadcasts.counts(b.tenant, b.id);
+    const freshMs = Math.max(COUNTS_FRESH_MS, (performance.now() - started) * COUNTS_READ_SHARE);
     recent.delete(key);
-    recent.set(key, { at: now, made, counts });
+    recent.set(key, { at: now, made, freshMs, counts });
     if (recent.size > COUNTS_KEPT) recent.delete(recent.keys().next().value as string);
     return counts;
   };

@@ -236,6 +236,37 @@ for (const database of DATABASES) {
       assert.equal((await call(t.other, 'GET', `/notifications?broadcastId=${id}`)).body.items.length, 0);
     });
 
+    it("reuses a broadcast's counts ten times as long as their read took, when over two seconds", async () => {
+      const ids = ['slow-1', 'slow-2'];
+      await people(ids);
+      await call(t.admin, 'PUT', '/topics/slow', {});
+      await call(t.admin, 'POST', '/topics/slow/subscribers', { recipients: ids });
+      const accepted = await call(t.sender, 'POST', '/broadcasts', body({ topic: 'slow' }));
+      assert.equal(accepted.status, 201, JSON.stringify(accepted.body));
+      await fanOut();
+      const broadcasts = t.deps.store.broadcasts;
+      const real = broadcasts.counts;
+      let reads = 0;
+      // A read of 250 ms: reused for 2.5 s at least.
+      broadcasts.counts = async (tenant, id) => {
+        reads++;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        return real(tenant, id);
+      };
+      try {
+        const url = `/broadcasts/${accepted.body.broadcastId}`;
+        assert.deepEqual((await call(t.viewer, 'GET', url)).body.counts, { QUEUED: 2 });
+        t.clock.advance(2200);
+        assert.deepEqual((await call(t.viewer, 'GET', url)).body.counts, { QUEUED: 2 });
+        assert.equal(reads, 1, 'reused past two seconds');
+        t.clock.advance(30_000);
+        assert.deepEqual((await call(t.viewer, 'GET', url)).body.counts, { QUEUED: 2 });
+        assert.equal(reads, 2, 'read again once stale');
+      } finally {
+        broadcasts.counts = real;
+      }
+    });
+
     it("gives each notification the broadcast's category and locale, so preferences and variants apply", async () => {
       await people(['cl-1', 'cl-2']);
       await call(t.admin, 'PUT', '/topics/localized', {});

@@ -5,6 +5,7 @@ import type { Store } from '../../src/store/port/index.ts';
 import { createPostgresStore } from '../../src/store/postgres/index.ts';
 import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
 import { sharedOutcomeCountsSuite } from './outcome-counts-shared.ts';
+import { fanOutStepSuite } from './postgres-fan-out-steps.ts';
 import { fanOutWorkersSuite } from './postgres-fan-out-workers.ts';
 import { laneTailSuite } from './postgres-lane-tail.ts';
 import { statementPlansSuite } from './postgres-plans.ts';
@@ -61,5 +62,15 @@ fanOutWorkersSuite(async () => {
   ] as const;
   opened.push(...pair);
   return [...pair];
+});
+// A store whose database commits synchronously (the test server itself does not).
+fanOutStepSuite(async () => {
+  const url = await server.createDatabase('herald_fan_out_step', templateName);
+  const admin = await createPostgresStore(url, { max: 1 });
+  await admin.sql.unsafe(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET synchronous_commit = on`);
+  await admin.close();
+  const store = await createPostgresStore(url, { max: 4 });
+  opened.push(store);
+  return store;
 });
 statementPlansSuite(statements, () => server.createDatabase('herald_plans', templateName));

@@ -1,4 +1,4 @@
-import { idPrefix } from '../../notifications/ids.ts';
+import { idPrefix, rangeIdTailSql } from '../../notifications/ids.ts';
 import { priorityOf, priorityRank } from '../../notifications/model.ts';
 import { CANCEL } from '../../notifications/status.ts';
 import { isUrgent } from '../../notifications/wakeup.ts';
@@ -21,6 +21,18 @@ const CANCEL_CHUNK = actionUpdateWhere(
   '$1',
   'tenant = $2 AND broadcast_id = $3 AND seq > $4 AND seq <= $5',
 );
+
+/** The `k`-th ID of a range, after its idPrefix: in order, at the unique index's right edge. */
+const RANGE_ID_TAIL = rangeIdTailSql('k');
+
+/**
+ * A step's commits (a lease, a range made) do not wait for the WAL flush, as a worker's cycles do
+ * (queue.ts) and as a SQLite step (decision records 0037, 0058): a crash of PostgreSQL loses only
+ * the latest steps whole, a range's notifications with the deletion of its row (WAL is lost from
+ * its end, so never a range's deletion without its notifications), and they are made again from
+ * the committed cursor and ranges; the broadcast itself (its 201) was committed durably.
+ */
+const relaxed = (tx: Query) => tx`SET LOCAL synchronous_commit = off`;
 
 /** A leased range of a broadcast's snapshot (migration 402). */
 interface RangeRow {
@@ -106,6 +118,7 @@ export function createPostgresBroadcasts(sql: Sql): BroadcastStore {
             SELECT broadcast_seq, after_id, last_id FROM broadcast_ranges
             ORDER BY broadcast_seq, after_id LIMIT 1 FOR UPDATE SKIP LOCKED`;
       if (!r) return null;
+      await relaxed(tx);
       const seq = Number(r.broadcast_seq);
       // Shared with the other ranges being made, exclusive to a cancel (cancel below): a cancel
       // waits for the ranges under way, and a range made after it sees CANCELLED and makes nothing.
@@ -131,7 +144,7 @@ export function createPostgresBroadcasts(sql: Sql): BroadcastStore {
         ins AS (INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient,
                   template_key, template_version, content, variables, metadata, category, locale, scheduled_at,
                   expires_at, attempts, created_at, updated_at, lane_rank, broadcast_id, trace_context)
-                SELECT ${idPrefix(now)} || substr(gen_random_uuid()::text, 16), ${v.tenant}, ${v.channel},
+                SELECT ${idPrefix(now)}::text || ${tx.unsafe(RANGE_ID_TAIL)}, ${v.tenant}, ${v.channel},
                   ${v.priority}::smallint, 'QUEUED', ${v.queueState}, ${v.dueAt}::bigint,
                   '{"id":' || to_json(recipient_id)::text || '}', ${v.templateKey}, ${v.templateVersion}::int,
                   ${v.content}, ${v.variables}, ${v.metadata}, ${v.category}, ${v.locale}, ${v.scheduledAt}::bigint,
@@ -239,9 +252,9 @@ export function createPostgresBroadcasts(sql: Sql): BroadcastStore {
           SELECT ${tx.unsafe(BROADCAST_COLUMNS)} FROM broadcasts WHERE pending = 1 AND (ranged = 0 OR status = 'CANCELLED')
           ORDER BY advanced_at LIMIT 1 FOR UPDATE`;
         if (!b) return null;
-        return b.status === 'CANCELLED'
-          ? { step: await cancelSome(tx, b, now, chunk) }
-          : lease(tx, b, now, chunk);
+        if (b.status === 'CANCELLED') return { step: await cancelSome(tx, b, now, chunk) };
+        await relaxed(tx);
+        return lease(tx, b, now, chunk);
       });
       if (leased === null || 'step' in leased) return leased?.step ?? null;
       const made = await makeRange(now, leased.range);
