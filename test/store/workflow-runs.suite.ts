@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
 import { everyPriority } from '../../src/store/port/queue.ts';
+import type { LoggedStatus } from '../../src/store/port/status-log.ts';
 import {
   type Definitions,
   definitionKey,
@@ -347,10 +348,39 @@ export function workflowRunsSuite(name: string, open: () => Promise<Store>): voi
       const byTrigger = await get(store, taken.id);
       for (const field of ['status', 'stepIndex', 'steps', 'dueAt'] as const)
         assert.deepEqual(byTrigger[field], byEngine[field], field);
-      const rows = (await store.statusLog.read(from, { limit: 10 })).rows;
+      const log = store.statusLog;
+      const rows = (await log.read(from, { limit: 10 })).rows;
       assert.deepEqual(
         rows.map((r) => `${r.notificationId}:${r.previous}>${r.type}`),
         [`${taken.id}:null>RUNNING`, `${taken.id}:RUNNING>WAITING`],
+      );
+      // One row stands for both (decision 0060): the WAITING is the log's head, the RUNNING's cursor
+      // comes just before it, and a reader that stops between the two reads on from the second.
+      const [running, waiting] = rows as [LoggedStatus, LoggedStatus];
+      assert.equal(waiting.cursor, await log.head());
+      assert.ok(log.isCursor(running.cursor), 'a Last-Event-ID a client may send back');
+      assert.ok(log.compare(from, running.cursor) < 0 && log.compare(running.cursor, waiting.cursor) < 0);
+      assert.notEqual(running.cursor, waiting.cursor);
+      const first = await log.read(from, { limit: 1 });
+      assert.deepEqual(
+        first.rows.map((r) => r.type),
+        ['RUNNING'],
+      );
+      assert.equal(first.readTo, running.cursor);
+      const rest = await log.read(first.readTo, { limit: 10 });
+      assert.deepEqual(
+        rest.rows.map((r) => `${r.cursor}:${r.previous}>${r.type}`),
+        [`${waiting.cursor}:RUNNING>WAITING`],
+      );
+      assert.deepEqual((await log.read(waiting.cursor, { limit: 10 })).rows, []);
+      const filtered = await log.read(running.cursor, {
+        limit: 10,
+        types: ['workflow.run'],
+        tenants: ['t1'],
+      });
+      assert.deepEqual(
+        filtered.rows.map((r) => r.type),
+        ['WAITING'],
       );
     });
 

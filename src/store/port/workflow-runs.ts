@@ -33,7 +33,8 @@ export interface NewRun {
 /**
  * The state a trigger's new runs are stored in when the trigger took their first steps
  * (workflows/advance.ts `firstSteps`): each run is written once, already there, its status
- * logged RUNNING then this one. Without it a run is stored RUNNING at its first step.
+ * logged in one row of this status, which stands for RUNNING then this one (store/run-starts.ts).
+ * Without it a run is stored RUNNING at its first step.
  */
 export interface RunStart {
   status: RunStatus;

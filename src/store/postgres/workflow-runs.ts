@@ -101,9 +101,9 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
   const turns = promotionTurns();
   /**
    * The runs of several triggers in one statement: each run's own columns as arrays, its
-   * trigger's once (joined by the trigger's place in `items`), in order; and each run's RUNNING
-   * in the status log (rows-status.ts, runEventSeq: the seq negated), then the status its
-   * trigger's first steps left it in, if another.
+   * trigger's once (joined by the trigger's place in `items`), in order; and each run's row in the
+   * status log (rows-status.ts, runEventSeq: the seq negated): RUNNING, or the status its
+   * trigger's first steps left it in, which implies the RUNNING (run-starts.ts).
    */
   const insertRuns = async (tx: Query, items: TriggerItem[]) => {
     const withRuns = items.filter((item) => item.runs.length > 0);
@@ -130,10 +130,7 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
         ORDER BY r.n
         RETURNING seq, status, created_at)
       INSERT INTO notification_events (notification_seq, type, at)
-      SELECT -made.seq, e.type, made.created_at
-      FROM made CROSS JOIN LATERAL (VALUES (0, 'RUNNING'), (1, made.status)) AS e(k, type)
-      WHERE e.k = 0 OR made.status <> 'RUNNING'
-      ORDER BY made.seq, e.k`;
+      SELECT -made.seq, made.status, made.created_at FROM made ORDER BY made.seq`;
   };
 
   const hitOf = (row: { answer: string; request_hash: string | null }): TriggerHit => ({

@@ -208,13 +208,12 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
       c.status,
       c.stepIndex,
     ];
-    const moved = c.status !== 'RUNNING';
     for (const run of runs) {
       values[0] = run.id;
       values[1] = run.recipientId;
       const seq = Number(s.insertRun.run(values).lastInsertRowid);
-      s.logRun.run(runEventSeq(seq), 'RUNNING', t.createdAt);
-      if (moved) s.logRun.run(runEventSeq(seq), c.status, t.createdAt);
+      // One row, RUNNING or the status the trigger's first steps left it in (which implies the RUNNING: run-starts.ts).
+      s.logRun.run(runEventSeq(seq), c.status, t.createdAt);
     }
   };
 
