@@ -399,16 +399,57 @@ export function workflowRunsSuite(name: string, open: () => Promise<Store>): voi
       assert.equal(await store.workflowRuns.hasFanOut(), true);
       const steps = [];
       for (
-        let step = await store.workflowRuns.fanOut(T0, 2);
+        let step = await store.workflowRuns.fanOut(T0, 2, definitionsOf(w));
         step;
-        step = await store.workflowRuns.fanOut(T0, 2)
+        step = await store.workflowRuns.fanOut(T0, 2, definitionsOf(w))
       ) {
-        steps.push(step.made);
+        steps.push(`${step.made} ${step.started}`);
       }
-      assert.deepEqual(steps, [2, 2, 1]);
+      assert.deepEqual(steps, ['2 RUNNING', '2 RUNNING', '1 RUNNING'], "a first send is the engine's");
       assert.equal(await store.workflowRuns.hasFanOut(), false);
       const runs = await store.workflowRuns.list('t1', { triggerId: 'topic-1' }, { limit: 10 });
       assert.deepEqual(runs.map((r) => r.recipientId).sort(), ids);
+    });
+
+    it("takes a topic trigger's runs into their first delay in the chunk's transaction, once its version is loaded (decision 0060)", async () => {
+      const store = await fresh();
+      const ids = ['m1', 'm2', 'm3'];
+      await store.recipients.put(
+        't1',
+        ids.map((id) => ({ id, profile: {} })),
+        T0,
+      );
+      await store.topics.put('t1', 'news', null, T0);
+      await store.topics.subscribe('t1', 'news', ids, T0);
+      const w = workflow('w', [{ type: 'delay', for: 'PT10S' }, send('later')]);
+      await store.workflowRuns.trigger(trigger(w, { id: 'topic-2', topic: 'news' }), [], 0);
+      const from = await store.statusLog.head();
+      // The engine has not loaded the version: nothing made, the version named.
+      const unknown = await store.workflowRuns.fanOut(T0, 10, new Map());
+      assert.deepEqual(unknown && { made: unknown.made, missing: unknown.missing }, {
+        made: 0,
+        missing: { tenant: 't1', workflowKey: 'w', version: w.version },
+      });
+      assert.equal(await store.workflowRuns.hasFanOut(), true);
+      const made = await store.workflowRuns.fanOut(T0, 10, definitionsOf(w));
+      assert.deepEqual(made && { made: made.made, started: made.started }, { made: 3, started: 'WAITING' });
+      const runs = await store.workflowRuns.list('t1', { triggerId: 'topic-2' }, { limit: 10 });
+      assert.deepEqual(runs.map((r) => r.recipientId).sort(), ids);
+      for (const run of runs) {
+        assert.equal(run.status, 'WAITING');
+        assert.equal(run.dueAt, T0 + 10 * S);
+        assert.deepEqual(run.steps, [
+          { status: 'WAITING', at: T0, until: T0 + 10 * S },
+          { status: 'PENDING' },
+        ]);
+      }
+      // Nothing due before the delay ends; each run's changes read RUNNING then WAITING.
+      assert.equal((await store.workflowRuns.advance(T0 + S, 10, definitionsOf(w))).advanced, 0);
+      const changes = (await store.statusLog.read(from, { limit: 10 })).rows;
+      assert.deepEqual(
+        changes.map((r) => `${r.previous}>${r.type}`),
+        ids.flatMap(() => ['null>RUNNING', 'RUNNING>WAITING']),
+      );
     });
   });
 }
