@@ -384,9 +384,9 @@ export function workflowRunsSuite(name: string, open: () => Promise<Store>): voi
       );
     });
 
-    it("makes a topic trigger's runs in chunks, once per subscriber", async () => {
+    /** A fresh store whose topic `news` of tenant t1 has `ids` as subscribers. */
+    const withTopic = async (ids: string[]) => {
       const store = await fresh();
-      const ids = ['m1', 'm2', 'm3', 'm4', 'm5'];
       await store.recipients.put(
         't1',
         ids.map((id) => ({ id, profile: {} })),
@@ -394,6 +394,12 @@ export function workflowRunsSuite(name: string, open: () => Promise<Store>): voi
       );
       await store.topics.put('t1', 'news', null, T0);
       await store.topics.subscribe('t1', 'news', ids, T0);
+      return store;
+    };
+
+    it("makes a topic trigger's runs in chunks, once per subscriber", async () => {
+      const ids = ['m1', 'm2', 'm3', 'm4', 'm5'];
+      const store = await withTopic(ids);
       const w = workflow('w', [send('x')]);
       await store.workflowRuns.trigger(trigger(w, { id: 'topic-1', topic: 'news' }), [], 0);
       assert.equal(await store.workflowRuns.hasFanOut(), true);
@@ -412,15 +418,8 @@ export function workflowRunsSuite(name: string, open: () => Promise<Store>): voi
     });
 
     it("takes a topic trigger's runs into their first delay in the chunk's transaction, once its version is loaded (decision 0060)", async () => {
-      const store = await fresh();
       const ids = ['m1', 'm2', 'm3'];
-      await store.recipients.put(
-        't1',
-        ids.map((id) => ({ id, profile: {} })),
-        T0,
-      );
-      await store.topics.put('t1', 'news', null, T0);
-      await store.topics.subscribe('t1', 'news', ids, T0);
+      const store = await withTopic(ids);
       const w = workflow('w', [{ type: 'delay', for: 'PT10S' }, send('later')]);
       await store.workflowRuns.trigger(trigger(w, { id: 'topic-2', topic: 'news' }), [], 0);
       const from = await store.statusLog.head();
