@@ -181,7 +181,6 @@ export interface TopicTriggerRow {
   trace_context: string | null;
 }
 
-/** The trigger a topic's runs start from (only the run columns are read). */
 /**
  * Where a topic trigger's runs made at `now` start: their first steps taken in the chunk's
  * transaction by the rule a trigger of recipients follows (workflows/advance.ts `firstSteps`;
@@ -210,6 +209,7 @@ export const fanOutMissing = (t: TopicTriggerRow): TriggerFanOutStep => ({
   missing: { tenant: t.tenant, workflowKey: t.workflow_key, version: Number(t.version) },
 });
 
+/** The trigger a topic's runs start from (only the run columns are read). */
 export function topicTriggerOf(t: TopicTriggerRow, now: number): NewTrigger {
   return {
     id: t.id,
