@@ -1,8 +1,8 @@
 import { notificationId } from '../notifications/ids.ts';
 import { priorityOf, priorityRank, type Status } from '../notifications/model.ts';
 import { isUrgent } from '../notifications/wakeup.ts';
-import type { RunState } from '../workflows/advance.ts';
-import type { RunStatus } from '../workflows/model.ts';
+import { firstSteps, type RunState } from '../workflows/advance.ts';
+import type { RunStatus, WorkflowRecord } from '../workflows/model.ts';
 import type {
   AdvanceResult,
   DigestValue,
@@ -12,6 +12,7 @@ import type {
   RunRecord,
   RunStart,
   RunStepRecord,
+  TriggerFanOutStep,
 } from './port/workflow-runs.ts';
 
 type Int = number | string;
@@ -179,6 +180,34 @@ export interface TopicTriggerRow {
   until_seq: Int | null;
   trace_context: string | null;
 }
+
+/**
+ * Where a topic trigger's runs made at `now` start: their first steps taken in the chunk's
+ * transaction by the rule a trigger of recipients follows (workflows/advance.ts `firstSteps`;
+ * decision 0060), for runs due now of a version that exists; null otherwise (stored RUNNING at
+ * their first step, for the engine).
+ */
+export function topicStart(
+  t: TopicTriggerRow,
+  definition: WorkflowRecord | null,
+  now: number,
+): RunStart | null {
+  if (definition === null || (t.scheduled_at !== null && Number(t.scheduled_at) > now)) return null;
+  return firstSteps(
+    definition,
+    t.variables === null ? null : (JSON.parse(t.variables) as Record<string, unknown>),
+    now,
+  );
+}
+
+/** The fan-out step of a trigger whose version the engine has not loaded yet: nothing made. */
+export const fanOutMissing = (t: TopicTriggerRow): TriggerFanOutStep => ({
+  triggerId: t.id,
+  made: 0,
+  finished: false,
+  started: 'RUNNING',
+  missing: { tenant: t.tenant, workflowKey: t.workflow_key, version: Number(t.version) },
+});
 
 /** The trigger a topic's runs start from (only the run columns are read). */
 export function topicTriggerOf(t: TopicTriggerRow, now: number): NewTrigger {

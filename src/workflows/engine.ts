@@ -45,8 +45,8 @@ const MIN_IDLE_MS = 5;
 const KEPT_DEFINITIONS = 10_000;
 
 /**
- * One turn of the engine: a chunk of a topic trigger's runs, then a chunk of due runs (their
- * versions loaded first when the store names ones it has not been given). Resolves with whether
+ * One turn of the engine: a chunk of a topic trigger's runs, then a chunk of due runs (the
+ * versions either needs loaded first when the store names ones it has not been given). Resolves with whether
  * there is more to do now. Exported for tests, which turn it by hand on a manual clock.
  */
 export function engineTurn(
@@ -72,9 +72,13 @@ export function engineTurn(
   return async () => {
     const size = deps.urgent?.chunk(chunk) ?? chunk;
     if (fanning || (await runs.hasFanOut())) {
-      const made = await runs.fanOut(clock.now(), size);
+      const made = await runs.fanOut(clock.now(), size, definitions);
       fanning = made !== null && !made.finished;
-      if (made && made.made > 0) deps.metrics?.workflowRuns.inc({ status: 'RUNNING' }, made.made);
+      if (made?.missing) await load([made.missing]);
+      if (made && made.made > 0) {
+        deps.metrics?.workflowRuns.inc({ status: 'RUNNING' }, made.made);
+        if (made.started !== 'RUNNING') deps.metrics?.workflowRuns.inc({ status: made.started }, made.made);
+      }
     }
     const result = await runs.advance(clock.now(), size, definitions);
     if (result.made > 0) deps.wakeup.notify(result.urgent);

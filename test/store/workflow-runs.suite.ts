@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
 import { everyPriority } from '../../src/store/port/queue.ts';
+import type { LoggedStatus } from '../../src/store/port/status-log.ts';
 import {
   type Definitions,
   definitionKey,
@@ -347,16 +348,45 @@ export function workflowRunsSuite(name: string, open: () => Promise<Store>): voi
       const byTrigger = await get(store, taken.id);
       for (const field of ['status', 'stepIndex', 'steps', 'dueAt'] as const)
         assert.deepEqual(byTrigger[field], byEngine[field], field);
-      const rows = (await store.statusLog.read(from, { limit: 10 })).rows;
+      const log = store.statusLog;
+      const rows = (await log.read(from, { limit: 10 })).rows;
       assert.deepEqual(
         rows.map((r) => `${r.notificationId}:${r.previous}>${r.type}`),
         [`${taken.id}:null>RUNNING`, `${taken.id}:RUNNING>WAITING`],
       );
+      // One row stands for both (decision 0060): the WAITING is the log's head, the RUNNING's cursor
+      // comes just before it, and a reader that stops between the two reads on from the second.
+      const [running, waiting] = rows as [LoggedStatus, LoggedStatus];
+      assert.equal(waiting.cursor, await log.head());
+      assert.ok(log.isCursor(running.cursor), 'a Last-Event-ID a client may send back');
+      assert.ok(log.compare(from, running.cursor) < 0 && log.compare(running.cursor, waiting.cursor) < 0);
+      assert.notEqual(running.cursor, waiting.cursor);
+      const first = await log.read(from, { limit: 1 });
+      assert.deepEqual(
+        first.rows.map((r) => r.type),
+        ['RUNNING'],
+      );
+      assert.equal(first.readTo, running.cursor);
+      const rest = await log.read(first.readTo, { limit: 10 });
+      assert.deepEqual(
+        rest.rows.map((r) => `${r.cursor}:${r.previous}>${r.type}`),
+        [`${waiting.cursor}:RUNNING>WAITING`],
+      );
+      assert.deepEqual((await log.read(waiting.cursor, { limit: 10 })).rows, []);
+      const filtered = await log.read(running.cursor, {
+        limit: 10,
+        types: ['workflow.run'],
+        tenants: ['t1'],
+      });
+      assert.deepEqual(
+        filtered.rows.map((r) => r.type),
+        ['WAITING'],
+      );
     });
 
-    it("makes a topic trigger's runs in chunks, once per subscriber", async () => {
+    /** A fresh store whose topic `news` of tenant t1 has `ids` as subscribers. */
+    const withTopic = async (ids: string[]) => {
       const store = await fresh();
-      const ids = ['m1', 'm2', 'm3', 'm4', 'm5'];
       await store.recipients.put(
         't1',
         ids.map((id) => ({ id, profile: {} })),
@@ -364,21 +394,61 @@ export function workflowRunsSuite(name: string, open: () => Promise<Store>): voi
       );
       await store.topics.put('t1', 'news', null, T0);
       await store.topics.subscribe('t1', 'news', ids, T0);
+      return store;
+    };
+
+    it("makes a topic trigger's runs in chunks, once per subscriber", async () => {
+      const ids = ['m1', 'm2', 'm3', 'm4', 'm5'];
+      const store = await withTopic(ids);
       const w = workflow('w', [send('x')]);
       await store.workflowRuns.trigger(trigger(w, { id: 'topic-1', topic: 'news' }), [], 0);
       assert.equal(await store.workflowRuns.hasFanOut(), true);
       const steps = [];
       for (
-        let step = await store.workflowRuns.fanOut(T0, 2);
+        let step = await store.workflowRuns.fanOut(T0, 2, definitionsOf(w));
         step;
-        step = await store.workflowRuns.fanOut(T0, 2)
+        step = await store.workflowRuns.fanOut(T0, 2, definitionsOf(w))
       ) {
-        steps.push(step.made);
+        steps.push(`${step.made} ${step.started}`);
       }
-      assert.deepEqual(steps, [2, 2, 1]);
+      assert.deepEqual(steps, ['2 RUNNING', '2 RUNNING', '1 RUNNING'], "a first send is the engine's");
       assert.equal(await store.workflowRuns.hasFanOut(), false);
       const runs = await store.workflowRuns.list('t1', { triggerId: 'topic-1' }, { limit: 10 });
       assert.deepEqual(runs.map((r) => r.recipientId).sort(), ids);
+    });
+
+    it("takes a topic trigger's runs into their first delay in the chunk's transaction, once its version is loaded (decision 0060)", async () => {
+      const ids = ['m1', 'm2', 'm3'];
+      const store = await withTopic(ids);
+      const w = workflow('w', [{ type: 'delay', for: 'PT10S' }, send('later')]);
+      await store.workflowRuns.trigger(trigger(w, { id: 'topic-2', topic: 'news' }), [], 0);
+      const from = await store.statusLog.head();
+      // The engine has not loaded the version: nothing made, the version named.
+      const unknown = await store.workflowRuns.fanOut(T0, 10, new Map());
+      assert.deepEqual(unknown && { made: unknown.made, missing: unknown.missing }, {
+        made: 0,
+        missing: { tenant: 't1', workflowKey: 'w', version: w.version },
+      });
+      assert.equal(await store.workflowRuns.hasFanOut(), true);
+      const made = await store.workflowRuns.fanOut(T0, 10, definitionsOf(w));
+      assert.deepEqual(made && { made: made.made, started: made.started }, { made: 3, started: 'WAITING' });
+      const runs = await store.workflowRuns.list('t1', { triggerId: 'topic-2' }, { limit: 10 });
+      assert.deepEqual(runs.map((r) => r.recipientId).sort(), ids);
+      for (const run of runs) {
+        assert.equal(run.status, 'WAITING');
+        assert.equal(run.dueAt, T0 + 10 * S);
+        assert.deepEqual(run.steps, [
+          { status: 'WAITING', at: T0, until: T0 + 10 * S },
+          { status: 'PENDING' },
+        ]);
+      }
+      // Nothing due before the delay ends; each run's changes read RUNNING then WAITING.
+      assert.equal((await store.workflowRuns.advance(T0 + S, 10, definitionsOf(w))).advanced, 0);
+      const changes = (await store.statusLog.read(from, { limit: 10 })).rows;
+      assert.deepEqual(
+        changes.map((r) => `${r.previous}>${r.type}`),
+        ids.flatMap(() => ['null>RUNNING', 'RUNNING>WAITING']),
+      );
     });
   });
 }

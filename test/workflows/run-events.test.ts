@@ -3,7 +3,8 @@
 // process), a real HTTPS receiver verifying every message with `standardwebhooks`, and streams
 // read with `eventsource`. A callback without `events` gets RUNNING → WAITING → COMPLETED in
 // order; one whose list lacks "workflow.run" gets none; a stream gets them as `workflow.run`
-// events (not `status`), a narrowed one none, and a replay with Last-Event-ID what it missed.
+// events (not `status`), a narrowed one none, and a replay with Last-Event-ID what it missed. A run
+// its trigger stored WAITING has one log row for its two changes (decision 0060): both are reported.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
@@ -176,6 +177,47 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         wide.runs.slice(1).map((r) => r.id),
       );
       assert.deepEqual(steps(resumed.runs.map((r) => r.change)), ['RUNNING>WAITING', 'WAITING>COMPLETED']);
+    });
+
+    it('reports a run stored WAITING by its trigger (one log row) as RUNNING then WAITING, and replays from between them', async () => {
+      const hook = await register('/stored-waiting', ['workflow.run']);
+      const wide = open();
+      await wide.opened;
+      assert.equal((await call('PUT', '/recipients/u2', { email: 'u2@example.com' })).status, 201);
+      const defined = await call('PUT', '/workflows/later', {
+        steps: [
+          { type: 'delay', for: 'PT1H' },
+          { type: 'send', channel: 'inapp', content: { title: 'Hi', body: 'later' } },
+        ],
+      });
+      assert.equal(defined.status, 201, JSON.stringify(defined.json));
+      const triggered = await call('POST', '/workflows/later/trigger', { recipients: ['u2'] });
+      assert.equal(triggered.status, 201, JSON.stringify(triggered.json));
+      const runId = triggered.json.runs[0].runId as string;
+      const ofRun = (runs: StreamClient['runs']) => runs.filter((r) => r.change.runId === runId);
+      await eventually(
+        () => verified('/stored-waiting', hook.secret).length === 2 && ofRun(wide.runs).length === 2,
+        30_000,
+        "the run's two changes at the callback and on the stream",
+      );
+      const bodies = verified('/stored-waiting', hook.secret);
+      assert.deepEqual(steps(bodies.map((b) => b.data)), ['null>RUNNING', 'RUNNING>WAITING']);
+      assert.ok(bodies.every((b) => b.data.runId === runId && b.data.at === bodies[0]?.data.at));
+      const messageIds = receiver.at('/stored-waiting').map((r) => r.headers['webhook-id']);
+      assert.equal(new Set(messageIds).size, 2, 'a webhook-id each');
+      const [running, waiting] = ofRun(wide.runs);
+      assert.deepEqual(steps([running?.change ?? {}, waiting?.change ?? {}]), [
+        'null>RUNNING',
+        'RUNNING>WAITING',
+      ]);
+      assert.notEqual(running?.id, waiting?.id);
+      // A client that left after the RUNNING gets the WAITING, and not the RUNNING again.
+      const resumed = open('', running?.id);
+      await eventually(() => ofRun(resumed.runs).length >= 1, 20_000, 'the replayed WAITING');
+      assert.deepEqual(
+        ofRun(resumed.runs).map((r) => `${r.id}:${r.change.previousStatus}>${r.change.status}`),
+        [`${waiting?.id}:RUNNING>WAITING`],
+      );
     });
   });
 }

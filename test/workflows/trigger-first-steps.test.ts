@@ -1,6 +1,6 @@
 // #52 (decision 0053): a trigger takes its new runs' first steps when none asks the database (a
-// delay): each run is written once, already WAITING with its due time, its RUNNING and WAITING
-// in the status log, on SQLite and PostgreSQL. A real Herald (auth and api only: no engine steps
+// delay): each run is written once, already WAITING with its due time, one row of the status log
+// for its RUNNING and WAITING (decision 0060), on SQLite and PostgreSQL. A real Herald (auth and api only: no engine steps
 // anything here) over HTTP, read from another connection at the 201. A run whose first step is a
 // send, or scheduled later, is left RUNNING at its first step for the engine; a replay with the
 // trigger's Idempotency-Key writes nothing more.
@@ -65,11 +65,9 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         assert.ok(at >= before && at <= after, `stepped at ${at}, not at its trigger`);
         assert.deepEqual(run.steps, [{ status: 'WAITING', at, until: at + HOUR }]);
         assert.equal(run.dueAt, at + HOUR);
-        // Both changes, in order, at the trigger's time: callbacks see RUNNING, then RUNNING -> WAITING.
-        assert.deepEqual(run.changes, [
-          { type: 'RUNNING', at },
-          { type: 'WAITING', at },
-        ]);
+        // One row of the status log, at the trigger's time, standing for both changes (decision
+        // 0060): callbacks and streams read RUNNING, then RUNNING -> WAITING (store/run-starts.ts).
+        assert.deepEqual(run.changes, [{ type: 'WAITING', at }]);
       }
       const entered = (await t.herald.deps.metrics.workflowRuns.get()).values;
       const waiting = entered.find((v) => v.labels.status === 'WAITING')?.value ?? 0;
@@ -128,7 +126,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         assert.equal(run.status, 'WAITING');
         assert.deepEqual(
           run.changes.map((c) => c.type),
-          ['RUNNING', 'WAITING'],
+          ['WAITING'],
         );
       }
     });

@@ -33,7 +33,8 @@ export interface NewRun {
 /**
  * The state a trigger's new runs are stored in when the trigger took their first steps
  * (workflows/advance.ts `firstSteps`): each run is written once, already there, its status
- * logged RUNNING then this one. Without it a run is stored RUNNING at its first step.
+ * logged in one row of this status, which stands for RUNNING then this one (store/run-starts.ts).
+ * Without it a run is stored RUNNING at its first step.
  */
 export interface RunStart {
   status: RunStatus;
@@ -127,7 +128,14 @@ export interface AdvanceResult {
   /** Runs that entered each status in this step (/metrics); a topic trigger's new runs count as RUNNING. */
   entered: Partial<Record<RunStatus, number>>;
   /** Runs of the chunk whose definition was not in `definitions` (the engine loads them first). */
-  missing: Array<{ tenant: string; workflowKey: string; version: number }>;
+  missing: MissingDefinition[];
+}
+
+/** A workflow version the engine had not given the store (it loads it, then steps again). */
+export interface MissingDefinition {
+  tenant: string;
+  workflowKey: string;
+  version: number;
 }
 
 /** What a topic trigger's fan-out step did. */
@@ -135,6 +143,10 @@ export interface TriggerFanOutStep {
   triggerId: string;
   made: number;
   finished: boolean;
+  /** The status its runs were stored in: RUNNING, or where the chunk took their first steps. */
+  started: RunStatus;
+  /** Set when the trigger's version was not in `definitions`: nothing was made. */
+  missing?: MissingDefinition;
 }
 
 /**
@@ -176,8 +188,12 @@ export interface WorkflowRunStore {
   advance(now: number, chunk: number, definitions: Definitions): Promise<AdvanceResult>;
   /** Whether a topic trigger has runs left to make (a cheap read). */
   hasFanOut(): Promise<boolean>;
-  /** Makes at most `chunk` runs of the topic trigger that waited longest; null: none free. */
-  fanOut(now: number, chunk: number): Promise<TriggerFanOutStep | null>;
+  /**
+   * Makes at most `chunk` runs of the topic trigger that waited longest, each taking its first
+   * steps in the chunk's transaction when they ask nothing of it (`topicStart`); null: none free.
+   * A trigger whose version is not in `definitions` makes none and names it (`missing`).
+   */
+  fanOut(now: number, chunk: number, definitions: Definitions): Promise<TriggerFanOutStep | null>;
   /** Waiting runs by workflow key (/metrics: one grouped read of the waiting runs' index). */
   counts(): Promise<{ waitingByWorkflow: Record<string, number> }>;
 }

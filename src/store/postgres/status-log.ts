@@ -7,6 +7,7 @@ import {
   type StatusLogStore,
 } from '../port/status-log.ts';
 import { IS_RUN_EVENT, LOG_JOINS, type LoggedRow, loggedColumns, loggedFromRow } from '../rows-status.ts';
+import { compareCursors, cursorRow, expandStarts } from '../run-starts.ts';
 import { seekTime, TIME_SKEW_MS } from '../seek-time.ts';
 import type { Sql } from './connect.ts';
 
@@ -15,7 +16,8 @@ import type { Sql } from './connect.ts';
  * transactions, so the cursor is (tx, id) and a read stops below the oldest transaction still
  * running. Every transaction below that horizon has ended, so no row can appear later behind a
  * cursor: no gap. The cost is a short delay while a transaction is open (milliseconds: claims
- * and completions are short).
+ * and completions are short). The RUNNING a run's first row implies has that row's cursor, marked
+ * (run-starts.ts).
  */
 const HORIZON = 'pg_snapshot_xmin(pg_current_snapshot())';
 const CURSOR = /^(\d{1,20}):(\d{1,19})$/;
@@ -37,11 +39,19 @@ export function createPostgresStatusLog(sql: Sql): StatusLogStore {
       WHERE e.tx < ${sql.unsafe(HORIZON)} ORDER BY e.tx DESC, e.id DESC LIMIT 1`;
     return row ? `${row.tx}:${row.id}` : '0:0';
   };
-  const compare = (a: string, b: string) => {
+  const compareRows = (a: string, b: string) => {
     const [aTx, aId] = parts(a).map(BigInt) as [bigint, bigint];
     const [bTx, bId] = parts(b).map(BigInt) as [bigint, bigint];
     if (aTx !== bTx) return aTx < bTx ? -1 : 1;
     return aId === bId ? 0 : aId < bId ? -1 : 1;
+  };
+  const compare = (a: string, b: string) => compareCursors(a, b, compareRows);
+  /** Where a read from `from` starts: after its row, or just before it for the RUNNING it implies. */
+  const lowerBound = (from: string): string => {
+    const { row, start } = cursorRow(from);
+    if (!start) return row;
+    const [tx, id] = parts(row);
+    return `${tx}:${BigInt(id) - 1n}`;
   };
   // Every ORDER BY below names the table's columns (e.tx): a bare `tx` would be the output
   // column, the text (see head()).
@@ -68,14 +78,15 @@ export function createPostgresStatusLog(sql: Sql): StatusLogStore {
   };
   return {
     head,
-    isCursor: (cursor) => CURSOR.test(cursor),
+    isCursor: (cursor) => CURSOR.test(cursorRow(cursor).row),
     compare,
     async read(from, options) {
       // Everything up to `until` has committed (the head is below every open transaction), so the
       // statements below need no horizon of their own and agree on what they see.
-      const until = options.until ?? (await head());
+      const until = cursorRow(options.until ?? (await head())).row;
       if (compare(until, from) <= 0) return { rows: [], readTo: from, more: false };
-      const after = options.since === undefined ? from : await skipOlder(from, until, options.since);
+      const lower = lowerBound(from);
+      const after = options.since === undefined ? lower : await skipOlder(lower, until, options.since);
       const [afterTx, afterId] = parts(after);
       const [untilTx, untilId] = parts(until);
       const scan = LOG_SCAN_PAGES * options.limit;
@@ -96,7 +107,11 @@ export function createPostgresStatusLog(sql: Sql): StatusLogStore {
              THEN ${RUN_CHANGE}::text = ANY(${types}::text[]) ELSE e.type = ANY(${types}::text[]) END)
            AND (${tenants}::text[] IS NULL OR coalesce(n.tenant, r.tenant) = ANY(${tenants}::text[]))
          ORDER BY e.tx, e.id LIMIT ${options.limit}`;
-      const page = rows.map((row) => loggedFromRow(row, `${row.tx}:${row.id}`));
+      const page = expandStarts(
+        rows.map((row) => loggedFromRow(row, `${row.tx}:${row.id}`)),
+        { from, until: options.until, limit: options.limit },
+        compare,
+      );
       const full = fullPage(page, options.limit);
       if (full) return full;
       // A shorter page got through the events it looked at: all up to `until`, or `scan` of them.

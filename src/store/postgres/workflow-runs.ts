@@ -15,6 +15,7 @@ import { runEventSeq } from '../rows-status.ts';
 import {
   countAdvance,
   digestOf,
+  fanOutMissing,
   LIVE_RUN_STATUSES_SQL,
   loneDigest,
   noAdvance,
@@ -29,6 +30,7 @@ import {
   stateValues,
   statusChanged,
   type TopicTriggerRow,
+  topicStart,
   topicTriggerOf,
   triggerValues,
 } from '../rows-workflow-runs.ts';
@@ -101,9 +103,9 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
   const turns = promotionTurns();
   /**
    * The runs of several triggers in one statement: each run's own columns as arrays, its
-   * trigger's once (joined by the trigger's place in `items`), in order; and each run's RUNNING
-   * in the status log (rows-status.ts, runEventSeq: the seq negated), then the status its
-   * trigger's first steps left it in, if another.
+   * trigger's once (joined by the trigger's place in `items`), in order; and each run's row in the
+   * status log (rows-status.ts, runEventSeq: the seq negated): RUNNING, or the status its
+   * trigger's first steps left it in, which implies the RUNNING (run-starts.ts).
    */
   const insertRuns = async (tx: Query, items: TriggerItem[]) => {
     const withRuns = items.filter((item) => item.runs.length > 0);
@@ -130,10 +132,7 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
         ORDER BY r.n
         RETURNING seq, status, created_at)
       INSERT INTO notification_events (notification_seq, type, at)
-      SELECT -made.seq, e.type, made.created_at
-      FROM made CROSS JOIN LATERAL (VALUES (0, 'RUNNING'), (1, made.status)) AS e(k, type)
-      WHERE e.k = 0 OR made.status <> 'RUNNING'
-      ORDER BY made.seq, e.k`;
+      SELECT -made.seq, made.status, made.created_at FROM made ORDER BY made.seq`;
   };
 
   const hitOf = (row: { answer: string; request_hash: string | null }): TriggerHit => ({
@@ -382,13 +381,15 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
       const rows = await sql`SELECT 1 FROM workflow_triggers WHERE pending = 1 LIMIT 1`;
       return rows.length > 0;
     },
-    async fanOut(now, chunk) {
+    async fanOut(now, chunk, definitions) {
       return sql.begin(async (tx) => {
         const [t] = await tx<TopicTriggerRow[]>`
           SELECT seq, id, tenant, workflow_key, version, steps, topic_key, priority, locale, variables, scheduled_at,
             fanned_to, until_seq, trace_context
           FROM workflow_triggers WHERE pending = 1 ORDER BY advanced_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
         if (!t) return null;
+        const definition = definitions.get(definitionKey(t.tenant, t.workflow_key, Number(t.version)));
+        if (definition === undefined) return fanOutMissing(t);
         let until = t.until_seq === null ? null : Number(t.until_seq);
         if (until === null) {
           // Under the topic's lock no membership of it is in flight: the snapshot is exact (as a broadcast's).
@@ -401,12 +402,13 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
             SELECT recipient_id FROM topic_subscribers WHERE tenant = ${t.tenant} AND topic_key = ${t.topic_key}
               AND recipient_id > ${t.fanned_to} AND seq <= ${until} ORDER BY recipient_id LIMIT ${chunk}`
         ).map((r) => r.recipient_id);
-        await insertRuns(tx, [{ trigger: topicTriggerOf(t, now), runs: runsFor(members, now) }]);
+        const start = topicStart(t, definition, now);
+        await insertRuns(tx, [{ trigger: topicTriggerOf(t, now), runs: runsFor(members, now), start }]);
         const finished = members.length < chunk;
         await tx`UPDATE workflow_triggers SET pending = ${finished ? 0 : 1}, until_seq = ${until},
             fanned_to = ${members.at(-1) ?? t.fanned_to}, runs = runs + ${members.length}, advanced_at = ${now}
           WHERE seq = ${Number(t.seq)}`;
-        return { triggerId: t.id, made: members.length, finished };
+        return { triggerId: t.id, made: members.length, finished, started: start?.status ?? 'RUNNING' };
       });
     },
     async counts() {

@@ -3,12 +3,14 @@ import { PRIORITIES, priorityRank } from '../../notifications/model.ts';
 import { advanceRun, type Op, type OpAnswer } from '../../workflows/advance.ts';
 import { type DueRunsDriver, dueRuns } from '../due-runs.ts';
 import {
+  type Definitions,
   definitionKey,
   type NewRun,
   type NewTrigger,
   type RunFilter,
   type RunRecord,
   type RunStart,
+  type TriggerFanOutStep,
   type TriggerHit,
   type TriggerItem,
   type WorkflowRunStore,
@@ -18,6 +20,7 @@ import { runEventSeq } from '../rows-status.ts';
 import {
   countAdvance,
   digestOf,
+  fanOutMissing,
   LIVE_RUN_STATUSES_SQL,
   loneDigest,
   noAdvance,
@@ -32,6 +35,7 @@ import {
   stateValues,
   statusChanged,
   type TopicTriggerRow,
+  topicStart,
   topicTriggerOf,
   triggerValues,
 } from '../rows-workflow-runs.ts';
@@ -208,13 +212,12 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
       c.status,
       c.stepIndex,
     ];
-    const moved = c.status !== 'RUNNING';
     for (const run of runs) {
       values[0] = run.id;
       values[1] = run.recipientId;
       const seq = Number(s.insertRun.run(values).lastInsertRowid);
-      s.logRun.run(runEventSeq(seq), 'RUNNING', t.createdAt);
-      if (moved) s.logRun.run(runEventSeq(seq), c.status, t.createdAt);
+      // One row, RUNNING or the status the trigger's first steps left it in (which implies the RUNNING: run-starts.ts).
+      s.logRun.run(runEventSeq(seq), c.status, t.createdAt);
     }
   };
 
@@ -333,23 +336,34 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
     return result;
   });
 
-  const fanOut = db.transaction((now: number, chunk: number) => {
-    const t = s.nextTrigger.get();
-    if (!t) return null;
-    const until = t.until_seq === null ? ((s.snapshot.get() as number | null) ?? 0) : Number(t.until_seq);
-    const members = s.members.all({ tenant: t.tenant, topic: t.topic_key, from: t.fanned_to, until, chunk });
-    insertRuns(topicTriggerOf(t, now), runsFor(members, now));
-    const finished = members.length < chunk;
-    s.advanceTrigger.run({
-      pending: finished ? 0 : 1,
-      until,
-      to: members.at(-1) ?? t.fanned_to,
-      made: members.length,
-      now,
-      seq: t.seq,
-    });
-    return { triggerId: t.id, made: members.length, finished };
-  });
+  const fanOut = db.transaction(
+    (now: number, chunk: number, definitions: Definitions): TriggerFanOutStep | null => {
+      const t = s.nextTrigger.get();
+      if (!t) return null;
+      const definition = definitions.get(definitionKey(t.tenant, t.workflow_key, Number(t.version)));
+      if (definition === undefined) return fanOutMissing(t);
+      const until = t.until_seq === null ? ((s.snapshot.get() as number | null) ?? 0) : Number(t.until_seq);
+      const members = s.members.all({
+        tenant: t.tenant,
+        topic: t.topic_key,
+        from: t.fanned_to,
+        until,
+        chunk,
+      });
+      const start = topicStart(t, definition, now);
+      insertRuns(topicTriggerOf(t, now), runsFor(members, now), start);
+      const finished = members.length < chunk;
+      s.advanceTrigger.run({
+        pending: finished ? 0 : 1,
+        until,
+        to: members.at(-1) ?? t.fanned_to,
+        made: members.length,
+        now,
+        seq: t.seq,
+      });
+      return { triggerId: t.id, made: members.length, finished, started: start?.status ?? 'RUNNING' };
+    },
+  );
 
   const cancel = db.transaction((tenant: string, id: string, now: number) => {
     const row = s.one.get(tenant, id);
@@ -408,8 +422,8 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
     async hasFanOut() {
       return s.hasFanOut.get() !== undefined;
     },
-    async fanOut(now, chunk) {
-      return fanOut.immediate(now, chunk);
+    async fanOut(now, chunk, definitions) {
+      return fanOut.immediate(now, chunk, definitions);
     },
     async counts() {
       return { waitingByWorkflow: Object.fromEntries(s.waiting.all().map((r) => [r.workflow_key, r.n])) };
