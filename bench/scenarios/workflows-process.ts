@@ -166,7 +166,10 @@ async function run(options: BenchOptions): Promise<Row[]> {
   // HERALD_DISPATCH_TRACE=<file>: each CRITICAL's stages and the worker's event-loop delay
   // (bench/urgent-trace.ts reads it).
   const trace = process.env.HERALD_DISPATCH_TRACE;
-  const herald = await deploy('sqlite', { dataDir, env: trace ? { HERALD_DISPATCH_TRACE: trace } : undefined });
+  const herald = await deploy('sqlite', {
+    dataDir,
+    env: trace ? { HERALD_DISPATCH_TRACE: trace } : undefined,
+  });
   const [main] = herald.processes;
   try {
     const { api } = herald;
