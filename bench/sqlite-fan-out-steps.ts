@@ -11,7 +11,8 @@
  * setting Herald could run with), `--checkpointer=MS` runs `wal_checkpoint(PASSIVE)` every MS on a
  * connection of a thread of its own meanwhile (the store's own automatic checkpoint left on: it
  * then finds little left to copy). It prints the twelve longest steps too (a checkpoint inside a
- * step is what a CRITICAL would wait for). Decision records 0048 and 0054 quote its output.
+ * step is what a CRITICAL would wait for), and, for the notifications table and each of its indexes,
+ * the bytes of payload, the bytes of pages and the cells a notification added (SQLite's `dbstat`). Decision records 0048 and 0054 quote its output.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -63,6 +64,19 @@ function checkpointer(
   };
 }
 
+/** Each b-tree of the notifications table (the table and its indexes): bytes of payload and of pages, and cells. */
+function btrees(
+  db: ReturnType<typeof createSqliteStore>['db'],
+): Map<string, { payload: number; pages: number; cells: number }> {
+  const rows = db
+    .prepare(
+      `SELECT d.name, d.payload, d.pgsize AS pages, d.ncell AS cells FROM dbstat('main', 1) d
+       JOIN sqlite_master m ON m.name = d.name WHERE m.tbl_name = 'notifications'`,
+    )
+    .all() as { name: string; payload: number; pages: number; cells: number }[];
+  return new Map(rows.map((r) => [r.name, r]));
+}
+
 /** Bytes this process has handed to write(2) so far (Linux). */
 function written(): number {
   const line = readFileSync('/proc/self/io', 'utf8')
@@ -96,6 +110,7 @@ try {
     expiresAt: null,
     createdAt: now,
   });
+  const treesBefore = btrees(store.db);
   const thread = checkpointerMs > 0 ? checkpointer(join(dir, 'herald.db'), checkpointerMs) : undefined;
   const lengths: number[] = [];
   let made = 0;
@@ -117,6 +132,17 @@ try {
   lengths.sort((a, b) => a - b);
   const at = (q: number) =>
     (lengths[Math.min(lengths.length - 1, Math.floor(lengths.length * q))] ?? 0).toFixed(2);
+  const treesAfter = btrees(store.db);
+  const perRow = Object.fromEntries(
+    [...treesAfter].map(([name, t]) => {
+      const b = treesBefore.get(name) ?? { payload: 0, pages: 0, cells: 0 };
+      const per = (x: number) => +(x / Math.max(1, made)).toFixed(1);
+      return [
+        name,
+        { payload: per(t.payload - b.payload), pages: per(t.pages - b.pages), cells: per(t.cells - b.cells) },
+      ];
+    }),
+  );
   const [wal] = store.db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
   store.close();
   console.log(
@@ -142,6 +168,7 @@ try {
         : null,
       bytesWrittenPerNotification: Math.round(bytes / Math.max(1, made)),
       walFramesLeft: wal?.log ?? null,
+      bytesPerNotification: perRow,
     }),
   );
 } finally {
