@@ -18,12 +18,12 @@ import { preparedOnce, relaxedSync, type SqliteDb } from './open.ts';
 /**
  * A fanned notification's ID after its time prefix (notifications/ids.ts): the step's random part
  * (`@stepPart`: 3 nibbles, the variant and 3 more, from one randomUUID a step), then the row's
- * place in the chunk (4 nibbles) and 32 random bits of its own. The IDs of a step ascend, so its
- * rows are appended at the ID index's right edge like its other indexes' entries: 74 random bits a
- * row (from 10 random bytes), placing each entry at random within the step's millisecond, cost a
- * quarter of the steps' CPU (1.19 to 1.24 s against 0.74 to 1.09 s for 200,000, bench/sqlite-fan-out-steps.ts, decision
- * record 0059). 26 bits a step and 32 a row keep an ID unguessable enough for URLs that are
- * tenant-checked anyway.
+ * place in the chunk (4 nibbles; past 65,536 rows a step they wrap and stop ascending, the random
+ * bits still keeping them apart) and 32 random bits of its own. The IDs of a step ascend, so its
+ * rows are appended at the ID index's right edge like its other indexes' entries: 74 random bits
+ * a row (from 10 random bytes) put each entry at a random place within the step's millisecond and
+ * cost a fifth to a quarter of the CPU of 500-row steps (decision record 0059). 26 bits a step and
+ * 32 a row keep an ID unguessable enough for URLs that are tenant-checked anyway.
  */
 const ID = `@prefix || @stepPart || printf('%04x%08x', k & 65535, random() & 4294967295)`;
 
