@@ -1,6 +1,6 @@
 /**
  * `node --import tsx bench/sqlite-fan-out-steps.ts [subscribers] [--chunk=N] [--autocheckpoint=N]
- * [--drop-index=a,b] [--checkpointer=MS]`: a SQLite broadcast's fan-out steps alone (no HTTP, no drain, no CRITICAL),
+ * [--drop-index=a,b] [--checkpointer=MS] [--content-chars=N]`: a SQLite broadcast's fan-out steps alone (no HTTP, no drain, no CRITICAL),
  * on the real store: a topic of `subscribers` (200,000 unless told) seeded as the `fan-out`
  * scenario seeds it, then `BroadcastStore.step` until DONE, `--chunk` notifications a step (500,
  * FIXED.fanOutChunk). It prints the rate, the process's CPU (user and system), each step's wall
@@ -10,7 +10,8 @@
  * `--drop-index` drops notification indexes before the steps (what an index entry costs, not a
  * setting Herald could run with), `--checkpointer=MS` runs `wal_checkpoint(PASSIVE)` every MS on a
  * connection of a thread of its own meanwhile (the store's own automatic checkpoint left on: it
- * then finds little left to copy). It prints the twelve longest steps too (a checkpoint inside a
+ * then finds little left to copy), `--content-chars=N` pads the broadcast's text to N characters
+ * (each notification copies it). It prints the twelve longest steps too (a checkpoint inside a
  * step is what a CRITICAL would wait for), and, for the notifications table and each of its indexes,
  * the bytes of payload, the bytes of pages and the cells a notification added (SQLite's `dbstat`). Decision records 0048 and 0054 quote its output.
  */
@@ -28,6 +29,8 @@ const chunk = Number(option('chunk') ?? 500);
 const autocheckpoint = option('autocheckpoint');
 const dropped = (option('drop-index') ?? '').split(',').filter(Boolean);
 const checkpointerMs = Number(option('checkpointer') ?? 0);
+/** The broadcast's text padded to this many characters (a newsletter's size), or the scenario's 'Hello'. */
+const contentChars = Number(option('content-chars') ?? 0);
 
 /** A thread checkpointing the database every `ms` on its own connection until told to stop; answers its count and ms. */
 function checkpointer(
@@ -101,7 +104,7 @@ try {
     priority: 'LOW',
     templateKey: null,
     templateVersion: null,
-    content: JSON.stringify({ subject: 'News for {{ who }}', text: 'Hello' }),
+    content: JSON.stringify({ subject: 'News for {{ who }}', text: 'Hello'.padEnd(contentChars, '.') }),
     variables: JSON.stringify({ who: 'everyone' }),
     metadata: null,
     category: null,
@@ -149,6 +152,7 @@ try {
     JSON.stringify({
       subscribers,
       chunk,
+      contentChars,
       autocheckpoint: autocheckpoint ?? 'default',
       dropped,
       made,
