@@ -82,11 +82,13 @@ function prepare(db: SqliteDb) {
          template_version, content, variables, metadata, category, locale, scheduled_at, expires_at, attempts,
          created_at, updated_at, lane_rank, broadcast_id, trace_context)
        SELECT ${ID}, @tenant, @channel, @priority, 'QUEUED', @queueState, @dueAt, json_object('id', recipient_id),
-         @templateKey, @templateVersion, @content, @variables, @metadata, @category, @locale, @scheduledAt, @expiresAt,
+         @templateKey, @templateVersion, NULL, NULL, NULL, @category, @locale, @scheduledAt, @expiresAt,
          0, @now, @now,
          @base + k * @step, @broadcastId,
-         -- Each notification is processed in the trace of the request that made the broadcast (docs/tracing.md).
-         (SELECT trace_context FROM broadcasts WHERE tenant = @tenant AND id = @broadcastId)
+         -- Content, variables, metadata and the trace context (each notification is processed in the
+         -- trace of the request that made the broadcast, docs/tracing.md) are read from the broadcast
+         -- (record-columns.ts).
+         NULL
        FROM (SELECT recipient_id, row_number() OVER (ORDER BY recipient_id) - 1 AS k
          FROM topic_subscribers
          WHERE tenant = @tenant AND topic_key = @topic AND recipient_id > @from AND recipient_id <= @to
