@@ -1,6 +1,6 @@
 /**
  * `node --import tsx bench/sqlite-fan-out-steps.ts [subscribers] [--chunk=N] [--autocheckpoint=N]
- * [--drop-index=a,b] [--checkpointer=MS] [--content-chars=N]`: a SQLite broadcast's fan-out steps alone (no HTTP, no drain, no CRITICAL),
+ * [--drop-index=a,b] [--checkpointer=MS] [--content-chars=N] [--claim=N]`: a SQLite broadcast's fan-out steps alone (no HTTP, no drain, no CRITICAL),
  * on the real store: a topic of `subscribers` (200,000 unless told) seeded as the `fan-out`
  * scenario seeds it, then `BroadcastStore.step` until DONE, `--chunk` notifications a step (500,
  * FIXED.fanOutChunk). It prints the rate, the process's CPU (user and system), each step's wall
@@ -10,8 +10,8 @@
  * `--drop-index` drops notification indexes before the steps (what an index entry costs, not a
  * setting Herald could run with), `--checkpointer=MS` runs `wal_checkpoint(PASSIVE)` every MS on a
  * connection of a thread of its own meanwhile (the store's own automatic checkpoint left on: it
- * then finds little left to copy), `--content-chars=N` pads the broadcast's text to N characters
- * (each notification copies it). It prints the twelve longest steps too (a checkpoint inside a
+ * then finds little left to copy), `--content-chars=N` pads the broadcast's text to N characters,
+ * `--claim=N` then claims every notification made, N a queue cycle, and prints that rate and CPU. It prints the twelve longest steps too (a checkpoint inside a
  * step is what a CRITICAL would wait for), and, for the notifications table and each of its indexes,
  * the bytes of payload, the bytes of pages and the cells a notification added (SQLite's `dbstat`). Decision records 0048 and 0054 quote its output.
  */
@@ -19,6 +19,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { everyPriority } from '../src/store/port/queue.ts';
 import { createSqliteStore } from '../src/store/sqlite/index.ts';
 import { seedSqlite, TOPIC } from './scenarios/fan-out.ts';
 
@@ -29,6 +30,8 @@ const chunk = Number(option('chunk') ?? 500);
 const autocheckpoint = option('autocheckpoint');
 const dropped = (option('drop-index') ?? '').split(',').filter(Boolean);
 const checkpointerMs = Number(option('checkpointer') ?? 0);
+/** Then claims every notification made, `--claim=N` a cycle (what the drain's claims cost a notification). */
+const claimBatch = Number(option('claim') ?? 0);
 /** The broadcast's text padded to this many characters (a newsletter's size), or the scenario's 'Hello'. */
 const contentChars = Number(option('content-chars') ?? 0);
 
@@ -78,6 +81,38 @@ function btrees(
     )
     .all() as { name: string; payload: number; pages: number; cells: number }[];
   return new Map(rows.map((r) => [r.name, r]));
+}
+
+/** Claims every ready notification, `batch` a cycle; answers how many, the wall seconds and the CPU. */
+async function claimAll(store: ReturnType<typeof createSqliteStore>, batch: number) {
+  const claim = {
+    perPriority: [batch, batch, batch, batch],
+    sharedLimit: batch,
+    perChannel: everyPriority({ email: batch, sms: batch, push: batch }),
+  };
+  let claimed = 0;
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  for (;;) {
+    const now = Date.now();
+    const r = await store.queue.cycle({
+      owner: 'w',
+      now,
+      leaseUntil: now + 600_000,
+      completions: [],
+      maxAttempts: 3,
+      claim,
+    });
+    claimed += r.claimed.length;
+    if (r.claimed.length + r.suppressed === 0) break;
+  }
+  const used = process.cpuUsage(cpu);
+  return {
+    claimed,
+    perSecond: Math.round(claimed / ((performance.now() - start) / 1000)),
+    cpuUserS: +(used.user / 1e6).toFixed(2),
+    cpuSystemS: +(used.system / 1e6).toFixed(2),
+  };
 }
 
 /** Bytes this process has handed to write(2) so far (Linux). */
@@ -146,6 +181,7 @@ try {
       ];
     }),
   );
+  const claims = claimBatch > 0 ? await claimAll(store, claimBatch) : null;
   const [wal] = store.db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
   store.close();
   console.log(
@@ -172,6 +208,7 @@ try {
         : null,
       bytesWrittenPerNotification: Math.round(bytes / Math.max(1, made)),
       walFramesLeft: wal?.log ?? null,
+      claims,
       bytesPerNotification: perRow,
     }),
   );
