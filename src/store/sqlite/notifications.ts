@@ -10,17 +10,12 @@ import {
   type NotificationStore,
 } from '../port/notifications.ts';
 import { scannedPage } from '../port/scanned-page.ts';
-import {
-  type EventRow,
-  eventFromRow,
-  NOTIFICATION_COLUMNS,
-  type NotificationRow,
-  notificationFromRow,
-} from '../rows.ts';
+import { type EventRow, eventFromRow, type NotificationRow, notificationFromRow } from '../rows.ts';
 import type { FirstAfter } from '../seek-time.ts';
 import { byText, createListWhere } from './filters.ts';
 import { joinRank } from './lanes.ts';
 import type { SqliteDb } from './open.ts';
+import { RECORD_COLUMNS } from './record-columns.ts';
 import { shaped } from './shaped.ts';
 
 /** The columns a new notification sets, and one row's values for them (status QUEUED, no attempt yet). */
@@ -46,11 +41,11 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
   );
   const joinAt = db.prepare(`SELECT ${joinRank('@tenant', '@priority', '@channel')}`).pluck();
   const byKey = shaped<NotificationRow>(
-    db.prepare(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE tenant = ? AND idempotency_key = ?`),
+    db.prepare(`SELECT ${RECORD_COLUMNS} FROM notifications WHERE tenant = ? AND idempotency_key = ?`),
   );
   const releaseKey = db.prepare('UPDATE notifications SET idempotency_key = NULL WHERE seq = ?');
   const byId = shaped<NotificationRow>(
-    db.prepare(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE id = ? AND tenant = ?`),
+    db.prepare(`SELECT ${RECORD_COLUMNS} FROM notifications WHERE id = ? AND tenant = ?`),
   );
   const existingIds = db
     .prepare('SELECT id FROM notifications WHERE tenant = ? AND id IN (SELECT value FROM json_each(?))')
@@ -236,7 +231,7 @@ export function createSqliteNotifications(db: SqliteDb): NotificationStore {
         filtersRows(filter),
       );
       const items = listStatement(
-        `SELECT ${NOTIFICATION_COLUMNS} FROM notifications ${where} ORDER BY seq DESC LIMIT ?`,
+        `SELECT ${RECORD_COLUMNS} FROM notifications ${where} ORDER BY seq DESC LIMIT ?`,
       )
         .all([...params, limit])
         .map(notificationFromRow);

@@ -1,9 +1,10 @@
 import { CHANNELS, type Channel } from '../../notifications/model.ts';
 import type { PauseEntry } from '../../notifications/status.ts';
 import { type ClaimedRow, headsToRead, openCaps, type QueueDriver } from '../queue-core.ts';
-import { NOTIFICATION_COLUMNS, type NotificationRow, notificationFromRow } from '../rows.ts';
+import { type NotificationRow, notificationFromRow } from '../rows.ts';
 import { readyIndexed } from './lanes.ts';
 import type { SqliteDb } from './open.ts';
+import { RECORD_COLUMNS } from './record-columns.ts';
 import { shaped } from './shaped.ts';
 
 interface Head {
@@ -32,7 +33,7 @@ export function createClaimPriority(db: SqliteDb, pauses: (limit: number) => Pau
       `UPDATE notifications SET status = 'PROCESSING', queue_state = 'leased', lease_owner = ?,
          lease_until = ?, attempts = attempts + 1, next_attempt_at = NULL, due_at = NULL, updated_at = ?
        WHERE seq = ? AND queue_state = 'ready' AND (expires_at IS NULL OR expires_at > ?)
-       RETURNING ${NOTIFICATION_COLUMNS}`,
+       RETURNING ${RECORD_COLUMNS}`,
     ),
   );
   const expire = db.prepare(
