@@ -13,29 +13,11 @@ export function notificationId(now: number): string {
 
 /**
  * The part of a notification ID fixed by its time: 48 bits of milliseconds and the version
- * nibble. A broadcast's fan-out appends the rest in SQL (store/rows-topics.ts;
- * postgres/broadcasts.ts numbers a range's IDs, `rangeIdTailSql`).
+ * nibble. A broadcast's fan-out appends the rest in SQL (store/fan-out-ids.ts).
  */
 export function idPrefix(now: number): string {
   const time = now.toString(16).padStart(12, '0').slice(-12);
   return `${time.slice(0, 8)}-${time.slice(8)}-7`;
-}
-
-/** IDs a fan-out's range numbers in order (`rangeIdTailSql`): 14 bits of counter. */
-const RANGE_COUNTER = 1 << 14;
-
-/**
- * The SQL expression of the `k`-th notification ID of a PostgreSQL fan-out's range, less its
- * `idPrefix` (which the statement puts before it, a parameter): as UUIDv7 allows, the 14 bits
- * after the version (`rand_a` and the variant nibble's two free bits) count `k` (modulo
- * RANGE_COUNTER), then 60 random bits. A range's IDs then rise in insertion order and land at the
- * right edge of the unique index, as ingest's do; with all 74 bits random, the 5,000 IDs of one
- * millisecond landed at random places among each other, half-splitting pages (decision record
- * 0058). Unique within a range by the counter, across ranges of one millisecond by the random bits.
- */
-export function rangeIdTailSql(k: string): string {
-  const n = `(${k} % ${RANGE_COUNTER})`;
-  return `lpad(to_hex(${n} >> 2), 3, '0') || '-' || to_hex(8 + ${n} % 4) || substr(gen_random_uuid()::text, 21)`;
 }
 
 /** JSON with object keys sorted at every level, so equal bodies hash equally whatever their key order. */

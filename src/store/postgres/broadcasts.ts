@@ -1,8 +1,8 @@
-import { idPrefix, rangeIdTailSql } from '../../notifications/ids.ts';
 import { priorityOf, priorityRank } from '../../notifications/model.ts';
 import { CANCEL } from '../../notifications/status.ts';
 import { isUrgent } from '../../notifications/wakeup.ts';
 import { actionUpdateWhere } from '../actions.ts';
+import { fanOutIdRest, fanOutIdStart } from '../fan-out-ids.ts';
 import type { BroadcastStore, FanOutStep } from '../port/broadcasts.ts';
 import {
   BROADCAST_COLUMNS,
@@ -22,8 +22,8 @@ const CANCEL_CHUNK = actionUpdateWhere(
   'tenant = $2 AND broadcast_id = $3 AND seq > $4 AND seq <= $5',
 );
 
-/** The `k`-th ID of a range, after its idPrefix: in order, at the unique index's right edge. */
-const RANGE_ID_TAIL = rangeIdTailSql('k');
+/** A made notification's ID after its range's `fanOutIdStart` (store/fan-out-ids.ts), from its row's place `k`. */
+const ID_REST = fanOutIdRest.postgres('k');
 
 /**
  * A step's commits (a lease, a range made) do not wait for the WAL flush, as a worker's cycles do
@@ -144,7 +144,7 @@ export function createPostgresBroadcasts(sql: Sql): BroadcastStore {
         ins AS (INSERT INTO notifications (id, tenant, channel, priority, status, queue_state, due_at, recipient,
                   template_key, template_version, content, variables, metadata, category, locale, scheduled_at,
                   expires_at, attempts, created_at, updated_at, lane_rank, broadcast_id, trace_context)
-                SELECT ${idPrefix(now)}::text || ${tx.unsafe(RANGE_ID_TAIL)}, ${v.tenant}, ${v.channel},
+                SELECT ${fanOutIdStart(now)}::text || ${tx.unsafe(ID_REST)}, ${v.tenant}, ${v.channel},
                   ${v.priority}::smallint, 'QUEUED', ${v.queueState}, ${v.dueAt}::bigint,
                   '{"id":' || to_json(recipient_id)::text || '}', ${v.templateKey}, ${v.templateVersion}::int,
                   ${v.content}, ${v.variables}, ${v.metadata}, ${v.category}, ${v.locale}, ${v.scheduledAt}::bigint,

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldTurn } from 'node:timers/promises';
-import { idPrefix } from '../../notifications/ids.ts';
 import { priorityRank } from '../../notifications/model.ts';
 import { CANCEL } from '../../notifications/status.ts';
 import { actionUpdateWhere } from '../actions.ts';
+import { fanOutIdRest, fanOutIdStart } from '../fan-out-ids.ts';
 import type { BroadcastStore, FanOutStep } from '../port/broadcasts.ts';
 import {
   BROADCAST_COLUMNS,
@@ -15,17 +14,8 @@ import {
 import { joinRank } from './lanes.ts';
 import { preparedOnce, relaxedSync, type SqliteDb } from './open.ts';
 
-/**
- * A fanned notification's ID after its time prefix (notifications/ids.ts): the step's random part
- * (`@stepPart`: 3 nibbles, the variant and 3 more, from one randomUUID a step), then the row's
- * place in the chunk (4 nibbles; past 65,536 rows a step they wrap and stop ascending, the random
- * bits still keeping them apart) and 32 random bits of its own. The IDs of a step ascend, so its
- * rows are appended at the ID index's right edge like its other indexes' entries: 74 random bits
- * a row (from 10 random bytes) put each entry at a random place within the step's millisecond and
- * cost a fifth to a quarter of the CPU of 500-row steps (decision record 0059). 26 bits a step and
- * 32 a row keep an ID unguessable enough for URLs that are tenant-checked anyway.
- */
-const ID = `@prefix || @stepPart || printf('%04x%08x', k & 65535, random() & 4294967295)`;
+/** A made notification's ID (store/fan-out-ids.ts), from its row's place `k`. */
+const ID = `@idStart || ${fanOutIdRest.sqlite('k')}`;
 
 /** Index entries one slice of a broadcast's counts reads (a few milliseconds). */
 const COUNT_SLICE = 20_000;
@@ -155,8 +145,7 @@ export function createSqliteBroadcasts(db: SqliteDb): BroadcastStore {
       const base = waiting ? 0 : (s.joinAt.get(line) as number);
       s.fan.run({
         ...v,
-        prefix: idPrefix(now),
-        stepPart: randomUUID().slice(15, 24),
+        idStart: fanOutIdStart(now),
         topic: b.topic_key,
         from,
         to: last,
