@@ -195,7 +195,22 @@ export function personInput(deps: DeliverDeps, record: NotificationRecord): Rend
   const person = record.person as NonNullable<NotificationRecord['person']>;
   const links = deps.preferencesUrl;
   const preferencesUrl = links && (() => links(record.tenant, person.id));
-  return { ...record, preferencesUrl, recipientLocale: person.locale };
+  // The fields rendering reads, not a spread of the whole record (a copy of its two dozen fields
+  // for each notification to a person).
+  return {
+    id: record.id,
+    tenant: record.tenant,
+    channel: record.channel,
+    priority: record.priority,
+    templateKey: record.templateKey,
+    templateVersion: record.templateVersion,
+    locale: record.locale,
+    recipientLocale: person.locale,
+    content: record.content,
+    variables: record.variables,
+    person,
+    preferencesUrl,
+  };
 }
 
 /**

@@ -48,7 +48,11 @@ export interface Preferences {
   categories: Record<string, ChannelChoices>;
 }
 
-export const NO_PREFERENCES: Preferences = { channels: {}, categories: {} };
+/** No choice made (frozen: a claim shares it among every recipient that has made none). */
+export const NO_PREFERENCES: Preferences = Object.freeze({
+  channels: Object.freeze({}),
+  categories: Object.freeze({}),
+});
 
 /** A recipient as stored. Times are epoch milliseconds. */
 export interface RecipientRecord {

@@ -22,11 +22,16 @@ export interface RecipientRow {
 export const RECIPIENT_COLUMNS = 'tenant, recipient_id, profile, preferences, created_at, updated_at';
 
 export function recipientFromRow(row: RecipientRow): RecipientRecord {
+  return recipientWith(row, JSON.parse(row.preferences) as Preferences);
+}
+
+/** A recipients row as a record, its preferences already known (a claim's shared NO_PREFERENCES). */
+export function recipientWith(row: RecipientRow, preferences: Preferences): RecipientRecord {
   return {
     tenant: row.tenant,
     id: row.recipient_id,
     profile: JSON.parse(row.profile) as RecipientProfile,
-    preferences: JSON.parse(row.preferences) as Preferences,
+    preferences,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };

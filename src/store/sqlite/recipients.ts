@@ -1,5 +1,5 @@
 import type { GoneTargets } from '../../notifications/status.ts';
-import type { Preferences } from '../../recipients/model.ts';
+import { NO_PREFERENCES, type Preferences, type RecipientRecord } from '../../recipients/model.ts';
 import type { CategoryFields, CategoryStore, RecipientKey, RecipientStore } from '../port/recipients.ts';
 import {
   CATEGORY_COLUMNS,
@@ -8,10 +8,12 @@ import {
   RECIPIENT_COLUMNS,
   type RecipientRow,
   recipientFromRow,
+  recipientWith,
   withoutTargets,
 } from '../rows-recipients.ts';
 import { eraseInboxSync } from './inbox.ts';
 import { preparedOnce, type SqliteDb } from './open.ts';
+import { shaped } from './shaped.ts';
 import { leaveTopicsSync } from './topics.ts';
 
 const NONE = JSON.stringify({ channels: {}, categories: {} });
@@ -35,11 +37,14 @@ function prepare(db: SqliteDb) {
       `UPDATE recipients SET profile = ?, updated_at = ? WHERE tenant = ? AND recipient_id = ? AND profile = ?
        RETURNING ${RECIPIENT_COLUMNS}`,
     ),
-    // One statement for a whole claim: the keys as a JSON array, each a primary-key seek.
-    among: db.prepare<[string], RecipientRow>(
-      `SELECT r.tenant, r.recipient_id, r.profile, r.preferences, r.created_at, r.updated_at
-       FROM json_each(?) k JOIN recipients r
-         ON r.tenant = k.value ->> 0 AND r.recipient_id = k.value ->> 1`,
+    // A claim's recipients of one tenant: their IDs as a JSON array, each a primary-key seek.
+    // Cheaper than joining a JSON array of [tenant, id] pairs (two `->>` a row): 1.61 against
+    // 2.55 µs a recipient, record 0061.
+    among: shaped<RecipientRow>(
+      db.prepare(
+        `SELECT ${RECIPIENT_COLUMNS} FROM recipients
+         WHERE tenant = ? AND recipient_id IN (SELECT value FROM json_each(?))`,
+      ),
     ),
     known: db
       .prepare<[string, string], string>(
@@ -88,11 +93,27 @@ function prepare(db: SqliteDb) {
 
 const statements = preparedOnce(prepare);
 
-/** The recipients among `keys`, inside the caller's transaction (a claim's). */
-export function recipientsAmongSync(db: SqliteDb, keys: readonly RecipientKey[]) {
+/**
+ * The recipients among `keys`, inside the caller's transaction (a claim's): one statement per
+ * tenant among them (a claim's rows are mostly of a few tenants). A profile with no preferences
+ * yet (the text every profile starts with) shares NO_PREFERENCES rather than parse it again.
+ */
+export function recipientsAmongSync(db: SqliteDb, keys: readonly RecipientKey[]): RecipientRecord[] {
   if (keys.length === 0) return [];
-  const list = JSON.stringify(keys.map((k) => [k.tenant, k.id]));
-  return statements(db).among.all(list).map(recipientFromRow);
+  const byTenant = new Map<string, string[]>();
+  for (const { tenant, id } of keys) {
+    const ids = byTenant.get(tenant);
+    if (ids) ids.push(id);
+    else byTenant.set(tenant, [id]);
+  }
+  const { among } = statements(db);
+  const found: RecipientRecord[] = [];
+  for (const [tenant, ids] of byTenant) {
+    for (const row of among.all(tenant, JSON.stringify(ids))) {
+      found.push(row.preferences === NONE ? recipientWith(row, NO_PREFERENCES) : recipientFromRow(row));
+    }
+  }
+  return found;
 }
 
 /** The declared categories among `keys`, inside the caller's transaction (a claim's). */
