@@ -17,7 +17,7 @@ import type { Completion } from '../src/notifications/status.ts';
 import { everyPriority } from '../src/store/port/queue.ts';
 import { createSqliteStore } from '../src/store/sqlite/index.ts';
 import { suppressionKey } from '../src/suppressions/model.ts';
-import { seedSqlite, TOPIC } from './scenarios/fan-out.ts';
+import { seedSqlite, topicBroadcast } from './scenarios/fan-out.ts';
 
 const args = process.argv.slice(2);
 const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -33,23 +33,7 @@ try {
   seedSqlite(dir, n);
   const store = createSqliteStore(dir, cacheMiB);
   const now = Date.now();
-  await store.broadcasts.create({
-    id: 'b-people',
-    tenant: 'default',
-    topic: TOPIC,
-    channel: 'email',
-    priority: 'NORMAL',
-    templateKey: null,
-    templateVersion: null,
-    content: JSON.stringify({ subject: 'News for {{ who }}', text: 'Hello' }),
-    variables: JSON.stringify({ who: 'everyone' }),
-    metadata: null,
-    category: null,
-    locale: null,
-    scheduledAt: null,
-    expiresAt: null,
-    createdAt: now,
-  });
+  await store.broadcasts.create(topicBroadcast('b-people', 'NORMAL', 'Hello', now));
   for (;;) {
     const step = await store.broadcasts.step(Date.now(), 5000);
     if (!step || step.finished) break;

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { everyPriority } from '../src/store/port/queue.ts';
 import { createSqliteStore } from '../src/store/sqlite/index.ts';
-import { seedSqlite, TOPIC } from './scenarios/fan-out.ts';
+import { seedSqlite, topicBroadcast } from './scenarios/fan-out.ts';
 
 const args = process.argv.slice(2);
 const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -131,23 +131,7 @@ try {
   if (autocheckpoint !== undefined) store.db.pragma(`wal_autocheckpoint = ${Number(autocheckpoint)}`);
   for (const index of dropped) store.db.exec(`DROP INDEX ${index}`);
   const now = Date.now();
-  await store.broadcasts.create({
-    id: 'b-steps',
-    tenant: 'default',
-    topic: TOPIC,
-    channel: 'email',
-    priority: 'LOW',
-    templateKey: null,
-    templateVersion: null,
-    content: JSON.stringify({ subject: 'News for {{ who }}', text: 'Hello'.padEnd(contentChars, '.') }),
-    variables: JSON.stringify({ who: 'everyone' }),
-    metadata: null,
-    category: null,
-    locale: null,
-    scheduledAt: null,
-    expiresAt: null,
-    createdAt: now,
-  });
+  await store.broadcasts.create(topicBroadcast('b-steps', 'LOW', 'Hello'.padEnd(contentChars, '.'), now));
   const treesBefore = btrees(store.db);
   const thread = checkpointerMs > 0 ? checkpointer(join(dir, 'herald.db'), checkpointerMs) : undefined;
   const lengths: number[] = [];

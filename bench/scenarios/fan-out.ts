@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import type { Priority } from '../../src/notifications/model.ts';
+import type { NewBroadcast } from '../../src/store/port/broadcasts.ts';
 import { type Api, requireRoute } from '../lib/api.ts';
 import { deploy, type Engine } from '../lib/deploy.ts';
 import { progress } from '../lib/log.ts';
@@ -14,6 +16,30 @@ import type { Scenario } from './types.ts';
 export const TOPIC = 'everyone';
 const PROFILE = `'{"email":"' || id || '@example.com"}'`;
 const NO_PREFERENCES = `'{"channels":{},"categories":{}}'`;
+
+/** A broadcast to TOPIC by email, inline content (`text` its body), as the store's steps benches create it. */
+export const topicBroadcast = (
+  id: string,
+  priority: Priority,
+  text: string,
+  createdAt: number,
+): NewBroadcast => ({
+  id,
+  tenant: 'default',
+  topic: TOPIC,
+  channel: 'email',
+  priority,
+  templateKey: null,
+  templateVersion: null,
+  content: JSON.stringify({ subject: 'News for {{ who }}', text }),
+  variables: JSON.stringify({ who: 'everyone' }),
+  metadata: null,
+  category: null,
+  locale: null,
+  scheduledAt: null,
+  expiresAt: null,
+  createdAt,
+});
 
 /**
  * `n` recipients of the bench admin's tenant (`r0000000` on, each with an email address), all
