@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
 import type { Sql } from '../../src/store/postgres/connect.ts';
 import { T0 } from './queue-fixtures.ts';
-import { broadcast, people, subscribeAll } from './topics.suite.ts';
+import { broadcast, newsSubscribers } from './topics.suite.ts';
 
 type PgStore = Store & { sql: Sql };
 
@@ -18,9 +18,7 @@ export function fanOutStepSuite(open: () => Promise<PgStore>): void {
   describe("a PostgreSQL fan-out step's rows and commits", () => {
     it("numbers a range's IDs in the order it inserts them, each a UUIDv7 of its own", async () => {
       const store = await open();
-      const ids = await people(store, 2500);
-      await store.topics.put('t1', 'news', null, T0);
-      await subscribeAll(store, 'news', ids);
+      const ids = await newsSubscribers(store, 2500);
       const bc = broadcast();
       await store.broadcasts.create(bc);
       while (await store.broadcasts.step(T0 + 100, 2000));
@@ -52,9 +50,7 @@ export function fanOutStepSuite(open: () => Promise<PgStore>): void {
           BEGIN INSERT INTO commit_modes VALUES (TG_TABLE_NAME, current_setting('synchronous_commit')); RETURN NULL; END $$;
         CREATE TRIGGER commit_mode AFTER INSERT ON notifications FOR EACH STATEMENT EXECUTE FUNCTION commit_mode();
         CREATE TRIGGER commit_mode AFTER INSERT ON broadcast_ranges FOR EACH STATEMENT EXECUTE FUNCTION commit_mode();`);
-      const ids = await people(store, 300);
-      await store.topics.put('t1', 'news', null, T0);
-      await subscribeAll(store, 'news', ids);
+      await newsSubscribers(store, 300);
       await store.broadcasts.create(broadcast());
       while (await store.broadcasts.step(T0 + 100, 100));
       const steps = await store.sql<{ what: string; mode: string }[]>`

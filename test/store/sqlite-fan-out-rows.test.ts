@@ -8,7 +8,7 @@ import type { NewBroadcast } from '../../src/store/port/broadcasts.ts';
 import { createSqliteStore } from '../../src/store/sqlite/index.ts';
 import { tempDir } from '../helpers/config.ts';
 import { cycle, T0 } from './queue-fixtures.ts';
-import { broadcast, people, subscribeAll } from './topics.suite.ts';
+import { broadcast, newsSubscribers } from './topics.suite.ts';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -18,14 +18,12 @@ const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
  */
 async function fanned(n: number, over: Partial<NewBroadcast> = {}) {
   const store = createSqliteStore(tempDir());
-  const ids = await people(store, n);
+  const ids = await newsSubscribers(store, n);
   await store.recipients.put(
     't1',
     ids.map((id) => ({ id, profile: { email: `${id}@example.com` } })),
     T0,
   );
-  await store.topics.put('t1', 'news', null, T0);
-  await subscribeAll(store, 'news', ids);
   const b = broadcast(over);
   await store.broadcasts.create(b);
   return { store, b };

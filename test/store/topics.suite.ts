@@ -23,6 +23,14 @@ export async function subscribeAll(store: Store, key: string, ids: string[]): Pr
     await store.topics.subscribe('t1', key, ids.slice(i, i + 1000), T0);
 }
 
+/** `n` people (`people`) subscribed to t1's topic `news`, which this makes: their IDs. */
+export async function newsSubscribers(store: Store, n: number): Promise<string[]> {
+  const ids = await people(store, n);
+  await store.topics.put('t1', 'news', null, T0);
+  await subscribeAll(store, 'news', ids);
+  return ids;
+}
+
 export const broadcast = (over: Partial<NewBroadcast> = {}): NewBroadcast => ({
   id: `b-${Math.random().toString(16).slice(2)}`,
   tenant: 't1',
@@ -259,9 +267,7 @@ export function topicsSuite(name: string, open: () => Promise<Store>): void {
 
     it('never makes a chunk twice when steps run at once', async () => {
       const store = await fresh();
-      const ids = await people(store, 2000);
-      await store.topics.put('t1', 'news', null, T0);
-      await subscribeAll(store, 'news', ids);
+      const ids = await newsSubscribers(store, 2000);
       const b = broadcast();
       await store.broadcasts.create(b);
       let made = 0;
@@ -277,9 +283,7 @@ export function topicsSuite(name: string, open: () => Promise<Store>): void {
 
     it('counts a broadcast of more than one read, letting other work run between them', async () => {
       const store = await fresh();
-      const ids = await people(store, 20_500);
-      await store.topics.put('t1', 'news', null, T0);
-      await subscribeAll(store, 'news', ids);
+      await newsSubscribers(store, 20_500);
       const b = broadcast();
       await store.broadcasts.create(b);
       await store.broadcasts.step(T0 + 10, 20_200);
@@ -297,9 +301,7 @@ export function topicsSuite(name: string, open: () => Promise<Store>): void {
 
     it('erases a topic at once and its memberships in chunks, giving the writer back between them', async () => {
       const store = await fresh();
-      const ids = await people(store, 2_500);
-      await store.topics.put('t1', 'news', null, T0);
-      await subscribeAll(store, 'news', ids);
+      const ids = await newsSubscribers(store, 2_500);
       const b = broadcast();
       await store.broadcasts.create(b);
       await store.broadcasts.step(T0 + 10, 500);
@@ -328,9 +330,7 @@ export function topicsSuite(name: string, open: () => Promise<Store>): void {
 
     it('keeps the members of a topic made again while an erasure of its key still runs', async () => {
       const store = await fresh();
-      const ids = await people(store, 5_000);
-      await store.topics.put('t1', 'news', null, T0);
-      await subscribeAll(store, 'news', ids);
+      const ids = await newsSubscribers(store, 5_000);
       const erasing = store.topics.remove('t1', 'news');
       await store.topics.put('t1', 'news', null, T0 + 1);
       assert.deepEqual(await store.topics.subscribe('t1', 'news', [ids[0] as string], T0 + 2), {
@@ -346,9 +346,7 @@ export function topicsSuite(name: string, open: () => Promise<Store>): void {
 
     it('cancels: the fan-out stops and its waiting notifications are cancelled with an event', async () => {
       const store = await fresh();
-      const ids = await people(store, 30);
-      await store.topics.put('t1', 'news', null, T0);
-      await subscribeAll(store, 'news', ids);
+      await newsSubscribers(store, 30);
       const b = broadcast();
       await store.broadcasts.create(b);
       await store.broadcasts.step(T0 + 10, 20);

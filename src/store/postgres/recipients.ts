@@ -1,5 +1,5 @@
 import type { GoneTargets } from '../../notifications/status.ts';
-import type { Preferences, RecipientProfile } from '../../recipients/model.ts';
+import { NO_PREFERENCES, type Preferences, type RecipientProfile } from '../../recipients/model.ts';
 import type { CategoryStore, RecipientKey, RecipientStore } from '../port/recipients.ts';
 import {
   CATEGORY_COLUMNS,
@@ -15,7 +15,7 @@ import { eraseInboxOn } from './inbox.ts';
 import { leaveTopicsOn } from './topics.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
-const NONE = json({ channels: {}, categories: {} });
+const NONE = json(NO_PREFERENCES);
 
 /** The recipients among `keys`, inside the caller's transaction (a claim's). One statement. */
 export async function recipientsAmongOn(tx: Query, keys: readonly RecipientKey[]) {

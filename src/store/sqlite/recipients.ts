@@ -16,7 +16,7 @@ import { preparedOnce, type SqliteDb } from './open.ts';
 import { shaped } from './shaped.ts';
 import { leaveTopicsSync } from './topics.ts';
 
-const NONE = JSON.stringify({ channels: {}, categories: {} });
+const NONE = JSON.stringify(NO_PREFERENCES);
 
 function prepare(db: SqliteDb) {
   return {
