@@ -35,7 +35,7 @@ export interface RecipientProfile {
   data?: Record<string, unknown>;
 }
 
-/** The channels preferences name: every channel, the in-app inbox included (§13). */
+/** The channels preferences name: every channel, the in-app inbox included (docs/inbox.md). */
 export type PreferenceChannel = Channel;
 export const PREFERENCE_CHANNELS: readonly PreferenceChannel[] = CHANNELS;
 
@@ -77,7 +77,7 @@ export interface CategoryRecord {
 
 /**
  * Whether a notification of `category` on `channel` goes to a recipient with these preferences
- * (§12): CRITICAL and `required` categories always go; otherwise the first choice that is set of
+ * (docs/preferences.md, "The rule"): CRITICAL and `required` categories always go; otherwise the first choice that is set of
  * the recipient's `categories[K][C]`, the recipient's `channels[C]` and the category's
  * `defaultChannels[C]` decides, and none set means it goes. Returns what opted out, or null.
  */
