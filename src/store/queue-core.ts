@@ -173,7 +173,9 @@ export interface QueueDriver {
   /**
    * How many ready rows of one priority wait in these channels, counting up to `upTo` at most,
    * without locking any, and how many of those have been ready since before `before` (their
-   * updated_at): a claim that leaves the priority to the urgent lane (ClaimBudget.toLane).
+   * updated_at): a claim that leaves the priority to the urgent lane (ClaimBudget.toLane). Both
+   * counts read the same rows on either database: each channel's first `upTo` in claim order
+   * (lane_rank, seq), an ordered read of the ready index.
    */
   readyCount(
     priority: number,

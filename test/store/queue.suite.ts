@@ -69,6 +69,25 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(channelBound.backlog, [false, false, false, true]);
     });
 
+    it('asks the urgent lane for a row it left that no wake-up announced, in any channel', async () => {
+      const store = await fresh();
+      // The lane's room is one row: each channel's first row in claim order is looked at, so the
+      // sms row ready since before the last wake-up counts though an email row comes first.
+      await seedMany(store, [
+        newNotification({ channel: 'email', priority: 'CRITICAL', createdAt: T0 + 500 }),
+        newNotification({ channel: 'sms', priority: 'CRITICAL', createdAt: T0 }),
+      ]);
+      const budget = { ...ALL, perPriority: [0, 100, 100, 100] };
+      const late = await cycle(store, {
+        claim: { ...budget, toLane: { priorities: [true, false, false, false], before: T0 + 100 } },
+      });
+      assert.deepEqual([late.claimed.length, late.forLane, late.backlog[0]], [0, true, true]);
+      const announced = await cycle(store, {
+        claim: { ...budget, toLane: { priorities: [true, false, false, false], before: T0 } },
+      });
+      assert.equal(announced.forLane, false);
+    });
+
     it('applies a completion only while the lease is the same owner and attempt', async () => {
       const store = await fresh();
       const [id] = await seedMany(store, [newNotification()]);

@@ -161,14 +161,17 @@ function driverOn(tx: Query, countOutcomes: OutcomeCounter, send: Send = awaitEa
        WHERE queue_state = 'leased' AND lease_until < ${now}
        ORDER BY lease_until, seq LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
     claimPriority: claimPriorityOn(tx),
-    // The priority a literal, so that the count reads its range of the ready index; no lock taken.
+    // The priority a literal, so that each channel's count reads its range of the ready index in
+    // claim order, as SQLite's does (an unordered LIMIT read whichever rows the plan met first);
+    // no lock taken.
     async readyCount(priority, channels, upTo, before) {
       const [row] = await tx<{ ready: number; waited: number }[]>`
-        SELECT count(*)::int AS ready, count(*) FILTER (WHERE updated_at < ${before})::int AS waited
-        FROM (SELECT updated_at FROM notifications
+        SELECT count(*)::int AS ready, count(*) FILTER (WHERE r.updated_at < ${before})::int AS waited
+        FROM unnest(${channels as string[]}::text[]) AS c(channel)
+        CROSS JOIN LATERAL (SELECT updated_at FROM notifications
           WHERE ${tx.unsafe(readyIndexed())} AND priority = ${tx.unsafe(String(priority))}
-            AND channel = ANY(${channels as string[]}::text[]) LIMIT ${upTo}) r`;
-      return row ?? { ready: 0, waited: 0 };
+            AND channel = c.channel ORDER BY lane_rank, seq LIMIT ${upTo}) r`;
+      return { ready: Math.min(upTo, row?.ready ?? 0), waited: row?.waited ?? 0 };
     },
     pauses: (limit) => tx<PauseEntry[]>`SELECT priority, channel, paused_at AS "pausedAt",
       resumed_at AS "resumedAt" FROM queue_pauses ORDER BY id DESC LIMIT ${limit}`,

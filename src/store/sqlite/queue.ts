@@ -80,7 +80,8 @@ function createDriver(db: SqliteDb): QueueDriver {
   // and how many of those since before a given time.
   const readyUpTo = db.prepare(
     `SELECT COUNT(*) AS ready, COALESCE(SUM(updated_at < ?), 0) AS waited FROM (SELECT updated_at
-       FROM notifications WHERE ${readyIndexed()} AND priority = ? AND channel = ? LIMIT ?)`,
+       FROM notifications WHERE ${readyIndexed()} AND priority = ? AND channel = ?
+       ORDER BY lane_rank, seq LIMIT ?)`,
   );
   // The next tenant's first entry, which holds its earliest due_at.
   const nextTenant = db.prepare(
