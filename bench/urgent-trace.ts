@@ -20,6 +20,12 @@ interface LoopLine {
   loop: { p50: number; p99: number; max: number };
 }
 
+// A reader that closes early (`| head`) ends the report, not with an EPIPE stack.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 const file = process.argv[2];
 if (!file) throw new Error('usage: bench/urgent-trace.ts <trace file>');
 const lines = readFileSync(file, 'utf8')
