@@ -18,7 +18,8 @@ import { tempDir } from '../helpers/config.ts';
 import { sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
 import { newNotification, T0 } from './queue-fixtures.ts';
 
-const SEED = Number(process.env.HERALD_PARITY_SEED ?? 20261128);
+const DEFAULT_SEED = 20261128;
+const SEED = Number(process.env.HERALD_PARITY_SEED ?? DEFAULT_SEED);
 const STEPS = Number(process.env.HERALD_PARITY_STEPS ?? 400);
 
 /** mulberry32: a small seeded PRNG, so that a failing run can be replayed from its seed. */
@@ -407,7 +408,8 @@ describe('the queue on SQLite and PostgreSQL', () => {
         plan.leased(step.input.owner, answer.claimed);
       }
     }
-    if (STEPS >= 400) {
+    // The default plan's coverage; another seed replays a failure and may cover less.
+    if (SEED === DEFAULT_SEED && STEPS >= 400) {
       assert.deepEqual([...seenSkips].sort(), [
         'no sms address',
         'opted out of news on email',
