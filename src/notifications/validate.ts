@@ -37,7 +37,8 @@ export interface Checker {
  * required property TypeBox finds missing is also "not a string": only the first is said.
  */
 export function schemaErrors(checker: Checker, value: unknown, prefix: string, errors: FieldError[]): void {
-  let missing = '';
+  // The path of the last missing property; none at first (the value itself is at path '').
+  let missing: string | undefined;
   for (const error of checker.Errors(value)) {
     if (errors.length >= MAX_FIELD_ERRORS) return;
     if (error.path === missing) continue;
