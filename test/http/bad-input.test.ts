@@ -3,7 +3,8 @@
 // time: each body field (and each field one level down) missing, or replaced by a value of the
 // wrong kind, too large, empty or holding a NUL; the whole body replaced; each path and query
 // parameter replaced by a malformed value. Every answer must be below 500, and a 4xx must be
-// problem+json (the token endpoint's, OAuth 2.0's JSON form). The inbox's operations are sent with a recipient token, the others with an
+// problem+json (the token endpoint's, OAuth 2.0's JSON form). On SQLite and on PostgreSQL, whose
+// statements refuse more than SQLite's (integer ranges, text it cannot hold). The inbox's operations are sent with a recipient token, the others with an
 // admin's; live streams are left out (an answer that never ends).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -13,6 +14,7 @@ import type { HeraldDeps } from '../../src/main.ts';
 import { buildApi, createDeps } from '../../src/main.ts';
 import { tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
+import { type PostgresServer, sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
 
 interface Media {
   example?: unknown;
@@ -108,116 +110,121 @@ function* mutatedBodies(example: unknown): Generator<unknown> {
   }
 }
 
-describe('bad input on every operation', () => {
-  let app: App;
-  let deps: HeraldDeps;
-  let admin: string;
-  let recipient: string;
+for (const kind of ['sqlite', 'postgres'] as const)
+  describe(`bad input on every operation (${kind})`, () => {
+    let server: PostgresServer | undefined;
+    let app: App;
+    let deps: HeraldDeps;
+    let admin: string;
+    let recipient: string;
 
-  before(async () => {
-    deps = await createDeps(testConfig({ HERALD_ROLES: 'auth,api,worker,gateway' }));
-    app = await buildApi(deps);
-    await app.ready();
-    admin = `Bearer ${await tokenFor(deps)}`;
-    const put = await app.inject({
-      method: 'PUT',
-      url: '/recipients/ada',
-      headers: { authorization: admin },
-      payload: { email: 'ada@example.com' },
+    before(async () => {
+      if (kind === 'postgres') server = await sharedPostgres();
+      const database = server ? { DATABASE_URL: await server.createDatabase('herald_bad_input') } : {};
+      deps = await createDeps(testConfig({ HERALD_ROLES: 'auth,api,worker,gateway', ...database }));
+      app = await buildApi(deps);
+      await app.ready();
+      admin = `Bearer ${await tokenFor(deps)}`;
+      const put = await app.inject({
+        method: 'PUT',
+        url: '/recipients/ada',
+        headers: { authorization: admin },
+        payload: { email: 'ada@example.com' },
+      });
+      assert.ok(put.statusCode < 300, put.body);
+      const minted = await app.inject({
+        method: 'POST',
+        url: '/recipients/ada/token',
+        headers: { authorization: admin },
+      });
+      assert.equal(minted.statusCode, 200, minted.body);
+      recipient = `Bearer ${(minted.json() as { access_token: string }).access_token}`;
     });
-    assert.ok(put.statusCode < 300, put.body);
-    const minted = await app.inject({
-      method: 'POST',
-      url: '/recipients/ada/token',
-      headers: { authorization: admin },
+    after(async () => {
+      await app?.close();
+      await deps?.store.close();
+      if (server) await stopSharedPostgres();
     });
-    assert.equal(minted.statusCode, 200, minted.body);
-    recipient = `Bearer ${(minted.json() as { access_token: string }).access_token}`;
-  });
-  after(async () => {
-    await app?.close();
-    await deps?.store.close();
-  });
 
-  it('answers a 4xx problem, never a 500', async () => {
-    const doc = (await openapiDocument({})) as { paths: Record<string, Record<string, Operation>> };
-    const failures: string[] = [];
-    let sent = 0;
-    for (const [path, methods] of Object.entries(doc.paths)) {
-      for (const [method, operation] of Object.entries(methods)) {
-        const name = `${method.toUpperCase()} ${path}`;
-        const streams = Object.values(operation.responses).some((r) => r.content?.['text/event-stream']);
-        if (streams || LEFT_OUT.has(name)) continue;
-        const parameters = operation.parameters ?? [];
-        const pathValues = new Map<string, string>();
-        for (const p of parameters.filter((p) => p.in === 'path')) {
-          pathValues.set(p.name, encodeURIComponent(String(p.example ?? p.schema?.examples?.[0] ?? 'x')));
-        }
-        const queryValues = new Map<string, string>();
-        for (const p of parameters.filter((p) => p.in === 'query')) {
-          const example = p.example ?? p.schema?.examples?.[0];
-          if (example !== undefined) queryValues.set(p.name, encodeURIComponent(String(example)));
-        }
-        const urlOf = (paths: Map<string, string>, query: Map<string, string>) => {
-          const filled = path.replace(/\{([^}]+)\}/g, (_, key: string) => paths.get(key) ?? 'x');
-          const search = [...query].map(([k, v]) => `${k}=${v}`).join('&');
-          return search ? `${filled}?${search}` : filled;
-        };
-        const media = operation.requestBody?.content;
-        const json = media?.['application/json'] ? 'application/json' : Object.keys(media ?? {})[0];
-        const example = exampleOf(json ? media?.[json] : undefined);
-        const authorization = path.startsWith('/inbox') ? recipient : admin;
-
-        const send = async (url: string, body: unknown, what: string) => {
-          sent += 1;
-          const response = await app.inject({
-            method: method.toUpperCase() as 'GET',
-            url,
-            headers: { authorization, ...(json ? { 'content-type': json } : {}) },
-            ...(json ? { payload: JSON.stringify(body) } : {}),
-          });
-          const type = String(response.headers['content-type'] ?? '');
-          if (response.statusCode >= 500)
-            failures.push(`${name} ${what}: ${response.statusCode} ${response.body}`);
-          else if (
-            response.statusCode >= 400 &&
-            path !== OAUTH_ERRORS &&
-            !type.startsWith('application/problem+json')
-          )
-            failures.push(`${name} ${what}: ${response.statusCode} as ${type}`);
-        };
-
-        if (json) {
-          let i = 0;
-          for (const body of mutatedBodies(example)) {
-            await send(
-              urlOf(pathValues, queryValues),
-              body,
-              `body #${i++}: ${JSON.stringify(body).slice(0, 120)}`,
-            );
+    it('answers a 4xx problem, never a 500', async () => {
+      const doc = (await openapiDocument({})) as { paths: Record<string, Record<string, Operation>> };
+      const failures: string[] = [];
+      let sent = 0;
+      for (const [path, methods] of Object.entries(doc.paths)) {
+        for (const [method, operation] of Object.entries(methods)) {
+          const name = `${method.toUpperCase()} ${path}`;
+          const streams = Object.values(operation.responses).some((r) => r.content?.['text/event-stream']);
+          if (streams || LEFT_OUT.has(name)) continue;
+          const parameters = operation.parameters ?? [];
+          const pathValues = new Map<string, string>();
+          for (const p of parameters.filter((p) => p.in === 'path')) {
+            pathValues.set(p.name, encodeURIComponent(String(p.example ?? p.schema?.examples?.[0] ?? 'x')));
           }
-        }
-        for (const key of pathValues.keys()) {
-          for (const bad of BAD_PATH) {
-            await send(
-              urlOf(new Map([...pathValues, [key, bad]]), queryValues),
-              example,
-              `path ${key}=${bad.slice(0, 20)}`,
-            );
+          const queryValues = new Map<string, string>();
+          for (const p of parameters.filter((p) => p.in === 'query')) {
+            const example = p.example ?? p.schema?.examples?.[0];
+            if (example !== undefined) queryValues.set(p.name, encodeURIComponent(String(example)));
           }
-        }
-        for (const p of parameters.filter((p) => p.in === 'query')) {
-          for (const bad of BAD_QUERY) {
-            await send(
-              urlOf(pathValues, new Map([...queryValues, [p.name, bad]])),
-              example,
-              `query ${p.name}=${bad.slice(0, 20)}`,
-            );
+          const urlOf = (paths: Map<string, string>, query: Map<string, string>) => {
+            const filled = path.replace(/\{([^}]+)\}/g, (_, key: string) => paths.get(key) ?? 'x');
+            const search = [...query].map(([k, v]) => `${k}=${v}`).join('&');
+            return search ? `${filled}?${search}` : filled;
+          };
+          const media = operation.requestBody?.content;
+          const json = media?.['application/json'] ? 'application/json' : Object.keys(media ?? {})[0];
+          const example = exampleOf(json ? media?.[json] : undefined);
+          const authorization = path.startsWith('/inbox') ? recipient : admin;
+
+          const send = async (url: string, body: unknown, what: string) => {
+            sent += 1;
+            const response = await app.inject({
+              method: method.toUpperCase() as 'GET',
+              url,
+              headers: { authorization, ...(json ? { 'content-type': json } : {}) },
+              ...(json ? { payload: JSON.stringify(body) } : {}),
+            });
+            const type = String(response.headers['content-type'] ?? '');
+            if (response.statusCode >= 500)
+              failures.push(`${name} ${what}: ${response.statusCode} ${response.body}`);
+            else if (
+              response.statusCode >= 400 &&
+              path !== OAUTH_ERRORS &&
+              !type.startsWith('application/problem+json')
+            )
+              failures.push(`${name} ${what}: ${response.statusCode} as ${type}`);
+          };
+
+          if (json) {
+            let i = 0;
+            for (const body of mutatedBodies(example)) {
+              await send(
+                urlOf(pathValues, queryValues),
+                body,
+                `body #${i++}: ${JSON.stringify(body).slice(0, 120)}`,
+              );
+            }
+          }
+          for (const key of pathValues.keys()) {
+            for (const bad of BAD_PATH) {
+              await send(
+                urlOf(new Map([...pathValues, [key, bad]]), queryValues),
+                example,
+                `path ${key}=${bad.slice(0, 20)}`,
+              );
+            }
+          }
+          for (const p of parameters.filter((p) => p.in === 'query')) {
+            for (const bad of BAD_QUERY) {
+              await send(
+                urlOf(pathValues, new Map([...queryValues, [p.name, bad]])),
+                example,
+                `query ${p.name}=${bad.slice(0, 20)}`,
+              );
+            }
           }
         }
       }
-    }
-    assert.ok(sent > 1000, `${sent} requests sent`);
-    assert.deepEqual(failures, []);
+      assert.ok(sent > 1000, `${sent} requests sent`);
+      assert.deepEqual(failures, []);
+    });
   });
-});
