@@ -82,8 +82,13 @@ function batchRoute(app: App, { store, clock }: BatchDeps): void {
       },
     },
     async (request, reply) => {
+      // No body, or none announced as JSON: the parser never ran.
       const decoded = decodedOf.get(request);
-      if (!decoded) throw new Error('a recipients batch reached its handler unread');
+      if (!decoded) {
+        throw new HeraldError('VALIDATION_FAILED', 'The batch does not match the schema.', {
+          errors: [{ path: 'body', message: 'must be object' }],
+        });
+      }
       if ('errors' in decoded) {
         throw new HeraldError('VALIDATION_FAILED', 'The batch does not match the schema.', {
           errors: decoded.errors,

@@ -1,8 +1,9 @@
 // Bad input gets a 4xx problem, never a 500, on every operation of the OpenAPI document. Each
 // operation's own example (its body, path and query parameters) is sent mutated one part at a
 // time: each body field (and each field one level down) missing, or replaced by a value of the
-// wrong kind, too large, empty or holding a NUL; the whole body replaced; each path and query
-// parameter replaced by a malformed value. Every answer must be below 500, and a 4xx must be
+// wrong kind, too large, empty or holding a NUL; the whole body replaced, left out, sent as another
+// type or as broken JSON; each path and query parameter replaced by a malformed value, or given
+// twice. Every answer must be below 500, and a 4xx must be
 // problem+json (the token endpoint's, OAuth 2.0's JSON form). On SQLite and on PostgreSQL, whose
 // statements refuse more than SQLite's (integer ranges, text it cannot hold). The inbox's operations are sent with a recipient token, the others with an
 // admin's; live streams are left out (an answer that never ends).
@@ -64,6 +65,16 @@ const BAD_BODIES: unknown[] = [
   { a: { b: { c: { d: 'x'.repeat(5_000) } } } },
 ];
 const BAD_PATH = ['x', 'x'.repeat(300), '%00', '%2F', '..', '%C3%A9', '-1', '%FF'];
+/** Bodies as sent: none, of another type, not JSON, JSON of another charset. */
+const BAD_RAW: Array<{ type?: string; payload?: string }> = [
+  {},
+  { type: 'application/json' },
+  { type: 'text/plain', payload: 'hello' },
+  { type: 'application/json', payload: '{"a":' },
+  { type: 'application/json', payload: '{"__proto__":{"x":1}}' },
+  { type: 'application/json; charset=latin1', payload: '{}' },
+  { type: 'application/x-www-form-urlencoded', payload: 'a=1&a=2' },
+];
 const BAD_QUERY = [
   '',
   'x',
@@ -175,26 +186,36 @@ for (const kind of ['sqlite', 'postgres'] as const)
           const example = exampleOf(json ? media?.[json] : undefined);
           const authorization = path.startsWith('/inbox') ? recipient : admin;
 
-          const send = async (url: string, body: unknown, what: string) => {
+          /** One request: the body as JSON of the operation's type, or `raw` as given (none: no body). */
+          const send = async (
+            url: string,
+            body: unknown,
+            what: string,
+            raw?: { type?: string; payload?: string },
+          ) => {
             sent += 1;
+            const type = raw ? raw.type : json;
+            const payload = raw ? raw.payload : json ? JSON.stringify(body) : undefined;
             const response = await app.inject({
               method: method.toUpperCase() as 'GET',
               url,
-              headers: { authorization, ...(json ? { 'content-type': json } : {}) },
-              ...(json ? { payload: JSON.stringify(body) } : {}),
+              headers: { authorization, ...(type ? { 'content-type': type } : {}) },
+              ...(payload === undefined ? {} : { payload }),
             });
-            const type = String(response.headers['content-type'] ?? '');
+            const answered = String(response.headers['content-type'] ?? '');
             if (response.statusCode >= 500)
               failures.push(`${name} ${what}: ${response.statusCode} ${response.body}`);
             else if (
               response.statusCode >= 400 &&
               path !== OAUTH_ERRORS &&
-              !type.startsWith('application/problem+json')
+              !answered.startsWith('application/problem+json')
             )
-              failures.push(`${name} ${what}: ${response.statusCode} as ${type}`);
+              failures.push(`${name} ${what}: ${response.statusCode} as ${answered}`);
           };
 
           if (json) {
+            const url = urlOf(pathValues, queryValues);
+            for (const raw of BAD_RAW) await send(url, undefined, `raw ${JSON.stringify(raw)}`, raw);
             let i = 0;
             for (const body of mutatedBodies(example)) {
               await send(
@@ -214,7 +235,7 @@ for (const kind of ['sqlite', 'postgres'] as const)
             }
           }
           for (const p of parameters.filter((p) => p.in === 'query')) {
-            for (const bad of BAD_QUERY) {
+            for (const bad of [...BAD_QUERY, `1&${p.name}=2`, `1&${p.name}[a]=1`]) {
               await send(
                 urlOf(pathValues, new Map([...queryValues, [p.name, bad]])),
                 example,
