@@ -14,7 +14,7 @@ async function main() {
   const each = await callbackCpu({ perSecond, forMs: seconds * 1000, warmMs: 3000 }, rounds);
   for (const [i, r] of each.entries())
     process.stdout.write(
-      `round ${i + 1}: ${r.without.toFixed(1)} µs a notification without, ${r.with.toFixed(1)} with one callback (${r.accepted.toLocaleString('en-US')} in the window): ${r.perCallback.toFixed(1)} µs a callback (${byThread(r.threads)})\n`,
+      `round ${i + 1}: ${r.without.toFixed(1)} µs a notification without, ${r.with.toFixed(1)} with one callback (${r.accepted.toLocaleString('en-US')} in the window): ${r.perCallback.toFixed(1)} µs a callback (${byThread(r.threads)}); ${r.writes.toFixed(2)} write calls a callback\n`,
     );
   const { all, threads } = medianOf(each);
   process.stdout.write(

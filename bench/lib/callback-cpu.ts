@@ -1,11 +1,12 @@
 import type { Api } from './api.ts';
 import { batch } from './bodies.ts';
-import { type Receiver, receiverEnv, startReceiver } from './callback-receiver.ts';
+import { addCallback, type Receiver, receiverEnv, startReceiver } from './callback-receiver.ts';
 import { deploy } from './deploy.ts';
 import { watchDrain } from './drain.ts';
 import { progress } from './log.ts';
+import type { Sizes } from './options.ts';
 import { runPaced } from './paced.ts';
-import { cpuByThread, perThreadShare } from './proc.ts';
+import { cpuByThread, perThreadShare, writeCallsOf } from './proc.ts';
 import { median } from './stats.ts';
 
 /** Notifications in each POST /notifications/batch of the window: ingest costs both runs alike, and little. */
@@ -14,23 +15,14 @@ const BATCH = 100;
 const CALLBACK_RATE = 50_000;
 
 /** The window of one run: notifications a second, and for how long, after a warm-up of `warmMs`. */
-export interface CallbackCpuSpec {
-  perSecond: number;
-  forMs: number;
-  warmMs: number;
-}
+export type CallbackCpuSpec = Sizes['callbacks']['cpu'];
 
 /** One run's CPU a notification in its window, µs by thread (`cpuByThread`'s names). */
 interface Window {
   threads: Record<string, number>;
   accepted: number;
-}
-
-/** Registers the receiver as a callback for every DELIVERED. */
-export async function addCallback(api: Api, receiver: Receiver): Promise<void> {
-  const created = await api.request('POST', '/callbacks', { url: receiver.url, events: ['DELIVERED'] });
-  if (created.status !== 201)
-    throw new Error(`POST /callbacks: ${created.status} ${JSON.stringify(created.body)}`);
+  /** Write system calls a notification, all threads (the requests' writes among them). */
+  writes: number;
 }
 
 /**
@@ -72,13 +64,18 @@ async function window(spec: CallbackCpuSpec, callback: boolean): Promise<Window>
     await paced(herald.api, receiver, spec, spec.warmMs);
     if (callback) await received(receiver, receiver.lags.length, 30_000);
     const before = cpuByThread(pid);
+    const writesBefore = writeCallsOf(pid);
     const run = await paced(herald.api, receiver, spec, spec.forMs);
     if (callback) await received(receiver, run.before + run.accepted, run.started + settleMs - Date.now());
     const left = run.started + settleMs - Date.now();
     if (left < 0)
       progress(`callback cpu: the window ran ${-left} ms past its ${settleMs} ms (a loaded machine)`);
     else await new Promise((r) => setTimeout(r, left));
-    return { threads: perThreadShare(before, cpuByThread(pid), run.accepted), accepted: run.accepted };
+    return {
+      threads: perThreadShare(before, cpuByThread(pid), run.accepted),
+      accepted: run.accepted,
+      writes: (writeCallsOf(pid) - writesBefore) / run.accepted,
+    };
   } finally {
     await herald.stop();
     await receiver.close();
@@ -99,6 +96,8 @@ export interface CallbackCpuRound {
   without: number;
   with: number;
   accepted: number;
+  /** Write system calls a callback, all threads: with less without. */
+  writes: number;
 }
 
 const sum = (threads: Record<string, number>) => Object.values(threads).reduce((a, b) => a + b, 0);
@@ -122,6 +121,7 @@ export async function callbackCpu(spec: CallbackCpuSpec, rounds: number): Promis
       without: sum(without.threads),
       with: sum(withOne.threads),
       accepted: withOne.accepted,
+      writes: withOne.writes - without.writes,
     };
     progress(
       `callback cpu round ${i}/${rounds}: ${round.perCallback.toFixed(1)} µs a callback (${byThread(threads)})`,
