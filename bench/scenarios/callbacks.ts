@@ -12,7 +12,7 @@ import { acceptOrShed, runLoad } from '../lib/load.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions, RoundSize } from '../lib/options.ts';
 import { runPaced } from '../lib/paced.ts';
-import { cpuByThread, machineCpuMs, perThreadShare, threadTimesOf } from '../lib/proc.ts';
+import { machineCpuMs, threadTimesOf } from '../lib/proc.ts';
 import { measured, type Row } from '../lib/report.ts';
 import { SseCounter } from '../lib/sse-count.ts';
 import { followLag } from '../lib/sse-lag.ts';
@@ -93,7 +93,7 @@ async function connectStreams(api: Api, count: number, signal: AbortSignal): Pro
   };
 }
 
-export interface Drained {
+interface Drained {
   perSecond: number;
   lags: number[];
   /** What the streams had received when the drain ended. */
@@ -106,10 +106,6 @@ export interface Drained {
    * streams' readers) time on a CPU. And the share of the machine's two cores left idle.
    */
   cpu: { herald: number; heraldWait: number; bench: number; idle: number };
-  /** Herald's `cpu.herald`, by thread (`cpuByThread`'s names): which thread a figure's excess is on. */
-  heraldThreads: Record<string, number>;
-  /** From the drain's start to its last callback's receipt, ms: a thread that polls costs in proportion. */
-  wallMs: number;
 }
 
 /**
@@ -117,7 +113,7 @@ export interface Drained {
  * callback (DELIVERED), with `streams` live streams connected, and measures the drain rate from
  * the store's DELIVERED events, and each callback's lag from the change to its receipt.
  */
-export async function drain(count: number, streams: number, callback: boolean): Promise<Drained> {
+async function drain(count: number, streams: number, callback: boolean): Promise<Drained> {
   const receiver = callback ? await startReceiver() : undefined;
   const env = receiver ? receiverEnv(receiver, CALLBACK_RATE) : {};
   const label = callback ? (streams > 0 ? `a callback + ${streams} streams` : 'a callback') : 'baseline';
@@ -135,10 +131,8 @@ export async function drain(count: number, streams: number, callback: boolean): 
   const heraldPid = runner.processes[0]?.pid as number;
   const cpuAtStart = {
     herald: threadTimesOf(heraldPid),
-    threads: cpuByThread(heraldPid),
     bench: threadTimesOf('self'),
     machine: machineCpuMs(),
-    at: performance.now(),
   };
   const streaming = new AbortController();
   // Stopped however the drain ends (the prober is a process of its own).
@@ -153,13 +147,7 @@ export async function drain(count: number, streams: number, callback: boolean): 
       while (receiver.lags.length < count && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 20));
     }
-    const [machine, herald, threads, bench] = [
-      machineCpuMs(),
-      threadTimesOf(heraldPid),
-      cpuByThread(heraldPid),
-      threadTimesOf('self'),
-    ];
-    const wallMs = performance.now() - cpuAtStart.at;
+    const [machine, herald, bench] = [machineCpuMs(), threadTimesOf(heraldPid), threadTimesOf('self')];
     const perNotification = (ms: number) => (ms * 1000) / count;
     const cpu = {
       herald: perNotification(herald.runMs - cpuAtStart.herald.runMs),
@@ -174,8 +162,6 @@ export async function drain(count: number, streams: number, callback: boolean): 
       streamed: { events: streamed.events, reconnects: streamed.reconnects },
       health,
       cpu,
-      heraldThreads: perThreadShare(cpuAtStart.threads, threads, count),
-      wallMs,
     };
   } finally {
     streaming.abort();
