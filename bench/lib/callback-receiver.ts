@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { Api } from './api.ts';
 
 const FIXTURES = join(import.meta.dirname, '../../test/fixtures/push');
 
@@ -57,4 +58,11 @@ export function receiverEnv(receiver: Receiver, rate?: number): Record<string, s
     NODE_EXTRA_CA_CERTS: join(FIXTURES, 'ca.pem'),
     ...(rate === undefined ? {} : { HERALD_CALLBACK_RATE: String(rate) }),
   };
+}
+
+/** Registers the receiver as a callback for every DELIVERED. */
+export async function addCallback(api: Api, receiver: Receiver): Promise<void> {
+  const created = await api.request('POST', '/callbacks', { url: receiver.url, events: ['DELIVERED'] });
+  if (created.status !== 201)
+    throw new Error(`POST /callbacks: ${created.status} ${JSON.stringify(created.body)}`);
 }

@@ -20,6 +20,8 @@ export interface Sizes {
     steadyMs: number;
     /** A neighbour's burst: `callbacks` callbacks of another tenant, `burst` notifications. */
     neighbour: { callbacks: number; burst: number };
+    /** Herald's CPU per status callback: a window at a fixed rate (bench/lib/callback-cpu.ts). */
+    cpu: { perSecond: number; forMs: number; warmMs: number };
   };
   failover: { everyMs: number; downMs: number; backMs: number };
   claim: { sizes: number[]; claimsPerSize: number; claimBatch: number };
@@ -91,6 +93,7 @@ const FULL: Sizes = {
     steadyPerSecond: 1000,
     steadyMs: 15_000,
     neighbour: { callbacks: 20, burst: 5_000 },
+    cpu: { perSecond: 3000, forMs: 10_000, warmMs: 3000 },
   },
   failover: { everyMs: 10, downMs: 10_000, backMs: 15_000 },
   claim: { sizes: [10_000, 100_000, 1_000_000], claimsPerSize: 50, claimBatch: 128 },
@@ -129,6 +132,7 @@ const QUICK: Sizes = {
     steadyPerSecond: 200,
     steadyMs: 1000,
     neighbour: { callbacks: 3, burst: 100 },
+    cpu: { perSecond: 200, forMs: 1000, warmMs: 500 },
   },
   failover: { everyMs: 20, downMs: 1000, backMs: 7000 },
   claim: { sizes: [200, 1000, 4000], claimsPerSize: 5, claimBatch: 16 },

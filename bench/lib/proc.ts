@@ -93,6 +93,11 @@ export function perThreadShare(
   return share;
 }
 
+/** Write system calls of a process so far, all its threads (/proc/<pid>/io `syscw`; Linux only). */
+export function writeCallsOf(pid: number): number {
+  return Number(/^syscw: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? Number.NaN);
+}
+
 const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
 
 /** CPU ms so far of one process (utime + stime, /proc/<pid>/stat), or undefined once it is gone. */

@@ -2,7 +2,8 @@ import { setMaxListeners } from 'node:events';
 import { get as httpGet } from 'node:http';
 import { type Api, requireRoute } from '../lib/api.ts';
 import { notification } from '../lib/bodies.ts';
-import { type Receiver, receiverEnv, startReceiver } from '../lib/callback-receiver.ts';
+import { byThread, type CallbackCpuRound, callbackCpu, medianOf } from '../lib/callback-cpu.ts';
+import { addCallback, receiverEnv, startReceiver } from '../lib/callback-receiver.ts';
 import { type Deployment, deploy } from '../lib/deploy.ts';
 import { deliveredSpan, watchDrain } from '../lib/drain.ts';
 import { fillBacklog } from '../lib/fill.ts';
@@ -11,7 +12,7 @@ import { acceptOrShed, runLoad } from '../lib/load.ts';
 import { progress } from '../lib/log.ts';
 import type { BenchOptions, RoundSize } from '../lib/options.ts';
 import { runPaced } from '../lib/paced.ts';
-import { cpuByThread, machineCpuMs, perThreadShare, threadTimesOf } from '../lib/proc.ts';
+import { machineCpuMs, threadTimesOf } from '../lib/proc.ts';
 import { measured, type Row } from '../lib/report.ts';
 import { SseCounter } from '../lib/sse-count.ts';
 import { followLag } from '../lib/sse-lag.ts';
@@ -20,13 +21,6 @@ import { neighbourLags, neighbourRows } from './callback-neighbour.ts';
 import type { Scenario } from './types.ts';
 
 const CALLBACK_RATE = 50_000;
-
-/** Registers the receiver as a callback for every DELIVERED. */
-async function addCallback(api: Api, receiver: Receiver): Promise<void> {
-  const created = await api.request('POST', '/callbacks', { url: receiver.url, events: ['DELIVERED'] });
-  if (created.status !== 201)
-    throw new Error(`POST /callbacks: ${created.status} ${JSON.stringify(created.body)}`);
-}
 
 /** What the bench's streams received: status events, and how often Herald cut one (4 MiB behind). */
 interface Streamed {
@@ -99,7 +93,7 @@ async function connectStreams(api: Api, count: number, signal: AbortSignal): Pro
   };
 }
 
-export interface Drained {
+interface Drained {
   perSecond: number;
   lags: number[];
   /** What the streams had received when the drain ended. */
@@ -112,10 +106,6 @@ export interface Drained {
    * streams' readers) time on a CPU. And the share of the machine's two cores left idle.
    */
   cpu: { herald: number; heraldWait: number; bench: number; idle: number };
-  /** Herald's `cpu.herald`, by thread (`cpuByThread`'s names): which thread a figure's excess is on. */
-  heraldThreads: Record<string, number>;
-  /** From the drain's start to its last callback's receipt, ms: a thread that polls costs in proportion. */
-  wallMs: number;
 }
 
 /**
@@ -123,7 +113,7 @@ export interface Drained {
  * callback (DELIVERED), with `streams` live streams connected, and measures the drain rate from
  * the store's DELIVERED events, and each callback's lag from the change to its receipt.
  */
-export async function drain(count: number, streams: number, callback: boolean): Promise<Drained> {
+async function drain(count: number, streams: number, callback: boolean): Promise<Drained> {
   const receiver = callback ? await startReceiver() : undefined;
   const env = receiver ? receiverEnv(receiver, CALLBACK_RATE) : {};
   const label = callback ? (streams > 0 ? `a callback + ${streams} streams` : 'a callback') : 'baseline';
@@ -141,10 +131,8 @@ export async function drain(count: number, streams: number, callback: boolean): 
   const heraldPid = runner.processes[0]?.pid as number;
   const cpuAtStart = {
     herald: threadTimesOf(heraldPid),
-    threads: cpuByThread(heraldPid),
     bench: threadTimesOf('self'),
     machine: machineCpuMs(),
-    at: performance.now(),
   };
   const streaming = new AbortController();
   // Stopped however the drain ends (the prober is a process of its own).
@@ -159,13 +147,7 @@ export async function drain(count: number, streams: number, callback: boolean): 
       while (receiver.lags.length < count && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 20));
     }
-    const [machine, herald, threads, bench] = [
-      machineCpuMs(),
-      threadTimesOf(heraldPid),
-      cpuByThread(heraldPid),
-      threadTimesOf('self'),
-    ];
-    const wallMs = performance.now() - cpuAtStart.at;
+    const [machine, herald, bench] = [machineCpuMs(), threadTimesOf(heraldPid), threadTimesOf('self')];
     const perNotification = (ms: number) => (ms * 1000) / count;
     const cpu = {
       herald: perNotification(herald.runMs - cpuAtStart.herald.runMs),
@@ -180,8 +162,6 @@ export async function drain(count: number, streams: number, callback: boolean): 
       streamed: { events: streamed.events, reconnects: streamed.reconnects },
       health,
       cpu,
-      heraldThreads: perThreadShare(cpuAtStart.threads, threads, count),
-      wallMs,
     };
   } finally {
     streaming.abort();
@@ -342,6 +322,7 @@ export const callbacksScenario: Scenario = {
       );
     }
     const ingested = await ingestCost(options, streams);
+    const perCallback = await callbackCpu(options.sizes.callbacks.cpu, options.sizes.rounds);
     const n = count.toLocaleString('en-US');
     const rates = (which: 'baseline' | 'callbackOnly' | 'both') =>
       `${rounds.map((r) => Math.round(r[which].perSecond).toLocaleString('en-US')).join(', ')}/s`;
@@ -389,15 +370,6 @@ export const callbacksScenario: Scenario = {
         note: `medians of ${rounds.length} rounds (${each} µs): every thread's time on a CPU, from the drain's start to its last callback's receipt; Herald's threads also waited ${of('heraldWait').toFixed(1)} µs a notification for a CPU; the bench's process meanwhile (the receiver and the streams' readers) ${of('bench').toFixed(1)} µs on a CPU; the two cores ${Math.round(of('idle') * 100)}% idle`,
       });
     };
-    // The issue's figure (#48): what one status callback costs Herald, all threads, on top of the
-    // delivery it reports: each round's drain with one callback (DELIVERED) less its drain without.
-    const perCallback = () => {
-      const each = rounds.map((r) => r.callbackOnly.cpu.herald - r.baseline.cpu.herald);
-      return measured('callbacks', "Herald's CPU per status callback, all threads", median(each), 'µs', {
-        target: { bound: 25, better: 'lower', text: '<= 25 µs' },
-        note: `median of ${each.length} rounds (${each.map((x) => x.toFixed(1)).join(', ')} µs): Herald's CPU a notification drained with one callback less without (the rows below), every thread's time on a CPU from /proc/<pid>/task/*/schedstat`,
-      });
-    };
     const steadyNote = `${steadyLags.length.toLocaleString('en-US')} notifications at ${steadyPerSecond.toLocaleString('en-US')}/s, all received (the receiver keeps up with this rate)`;
     return [
       measured(
@@ -437,7 +409,7 @@ export const callbacksScenario: Scenario = {
       cpuRow('baseline', 'without callbacks'),
       cpuRow('callbackOnly', 'with one callback'),
       cpuRow('both', `with one callback and ${streams} streams`),
-      perCallback(),
+      perCallbackRow(options.sizes.callbacks.cpu, perCallback),
       ...lagRows('both', `one callback and ${streams} streams`),
       measured(
         'callbacks',
@@ -458,3 +430,15 @@ export const callbacksScenario: Scenario = {
     ];
   },
 };
+
+/**
+ * The issue's figure (#48): what one status callback costs Herald, all threads, on top of the
+ * delivery it reports, from runs at one fixed rate with a callback and without (callback-cpu.ts).
+ */
+function perCallbackRow(spec: BenchOptions['sizes']['callbacks']['cpu'], rounds: CallbackCpuRound[]): Row {
+  const { all, threads } = medianOf(rounds);
+  return measured('callbacks', "Herald's CPU per status callback, all threads", all, 'µs', {
+    target: { bound: 25, better: 'lower', text: '<= 25 µs' },
+    note: `median of ${rounds.length} rounds (${rounds.map((r) => r.perCallback.toFixed(1)).join(', ')} µs), by thread ${byThread(threads)}: ${spec.perSecond.toLocaleString('en-US')} NORMAL a second accepted for ${spec.forMs / 1000} s after a warm-up, with one callback (DELIVERED) less without, each over a window of the same length, every thread's time on a CPU from /proc/<pid>/task/*/schedstat`,
+  });
+}
