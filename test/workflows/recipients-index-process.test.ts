@@ -8,13 +8,8 @@ import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { apiCall } from '../helpers/api-call.ts';
-import { tempDir } from '../helpers/config.ts';
-import {
-  type HeraldProcess,
-  oneProcessEnv,
-  passwordLogin,
-  startHeraldProcess,
-} from '../helpers/herald-process.ts';
+import { startDelayHerald } from '../helpers/delay-herald-process.ts';
+import type { HeraldProcess } from '../helpers/herald-process.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'recipients-index-password-1' };
 const PEOPLE = ['p0', 'p1', 'p2', 'p3'];
@@ -26,16 +21,9 @@ describe("the recipients' index in npm start (SQLite)", () => {
   it('lists each run by its recipient from its 201 on, and the engine enters each into the index once', {
     timeout: 120_000,
   }, async () => {
-    const dataDir = tempDir('herald-recipients-index-');
-    herald = await startHeraldProcess('recipients-index', oneProcessEnv(dataDir, ADMIN));
-    const base = herald.apiUrl as string;
-    const token = await passwordLogin(base, ADMIN);
-    for (const id of PEOPLE)
-      assert.equal((await apiCall(base, token, 'PUT', `/recipients/${id}`, {})).status, 201);
-    const saved = await apiCall(base, token, 'PUT', '/workflows/later', {
-      steps: [{ type: 'delay', for: 'PT1H' }],
-    });
-    assert.equal(saved.status, 201, JSON.stringify(saved.json));
+    const started = await startDelayHerald('recipients-index', ADMIN, PEOPLE);
+    herald = started.herald;
+    const { dataDir, base, token } = started;
 
     const listOf = async (recipientId: string) => {
       const page = await apiCall(base, token, 'GET', `/workflow-runs?recipientId=${recipientId}&limit=100`);
