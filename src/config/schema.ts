@@ -348,6 +348,15 @@ export const FIXED = {
    * CRITICAL nothing and spares the round trips of nine steps.
    */
   fanOutChunk: { oneWriter: 500, sharedStore: 5000 },
+  /**
+   * The workflow engine enters runs into SQLite's recipients' index (`indexRecipients`) this many
+   * at a time, once that many wait or none was made for `quietMs`. A trigger group's commit then
+   * writes no page a recipient (175 of a commit's 284 WAL pages before, decision 0064): an entry
+   * costs a fraction of a page, each recipient's place written once a transaction. The writer is
+   * held for one such transaction (shortened as the engine's steps are while urgent work arrives),
+   * and a recipient's list reads at most about that many runs not entered yet.
+   */
+  recipientsIndex: { chunk: 5000, quietMs: 1000 },
   /** Circuit-breaker tuning of every provider; tests shorten it through the scheduler's deps. */
   circuit: {
     /** Consecutive transient failures that open the circuit. */

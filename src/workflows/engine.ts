@@ -1,5 +1,6 @@
 import { setTimeout as sleep, setImmediate as yieldTurn } from 'node:timers/promises';
 import type { Clock } from '../clock.ts';
+import { FIXED } from '../config/schema.ts';
 import { type UrgentWindow, watchUrgent } from '../dispatch/urgent-window.ts';
 import type { Metrics } from '../metrics.ts';
 import type { WakeSignal, Wakeup } from '../notifications/wakeup.ts';
@@ -46,8 +47,9 @@ const KEPT_DEFINITIONS = 10_000;
 
 /**
  * One turn of the engine: a chunk of a topic trigger's runs, then a chunk of due runs (the
- * versions either needs loaded first when the store names ones it has not been given). Resolves with whether
- * there is more to do now. Exported for tests, which turn it by hand on a manual clock.
+ * versions either needs loaded first when the store names ones it has not been given), then a
+ * chunk of runs entered into the recipients' index when enough wait or none came lately
+ * (`FIXED.recipientsIndex`). Resolves with whether there is more to do now. Exported for tests, which turn it by hand on a manual clock.
  */
 export function engineTurn(
   deps: Omit<WorkflowEngineDeps, 'pollMs' | 'log' | 'triggered' | 'wakeup'> & {
@@ -84,11 +86,13 @@ export function engineTurn(
     if (result.made > 0) deps.wakeup.notify(result.urgent);
     if (result.advanced > 0) deps.onAdvanced?.(result);
     for (const [status, n] of Object.entries(result.entered)) deps.metrics?.workflowRuns.inc({ status }, n);
+    const indexing = deps.urgent?.chunk(FIXED.recipientsIndex.chunk) ?? FIXED.recipientsIndex.chunk;
+    const indexed = await runs.indexRecipients(indexing, clock.now() - FIXED.recipientsIndex.quietMs);
     if (result.missing.length > 0) {
       await load(result.missing);
       return true;
     }
-    return fanning || result.advanced >= size;
+    return fanning || result.advanced >= size || indexed >= indexing;
   };
 }
 

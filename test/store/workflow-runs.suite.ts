@@ -263,6 +263,86 @@ export function workflowRunsSuite(name: string, open: () => Promise<Store>): voi
       assert.deepEqual((await store.workflowRuns.counts()).waitingByWorkflow, { w: 1 });
     });
 
+    it("lists a recipient's runs newest first, exactly, however many of them the recipients' index holds yet (decision 0064)", async () => {
+      const store = await fresh();
+      const runs = store.workflowRuns;
+      const w = workflow('w', [{ type: 'delay', for: 'PT1H' }, send('x')]);
+      const other = workflow('other', [send('y')]);
+      const start = firstSteps(w, null, T0);
+      const made: string[] = [];
+      const group = async (recipients: string[], wf = w, tenant = 't1') => {
+        const t = trigger(wf, { tenant });
+        const ids = recipients.map((recipientId) => ({ id: `run-${++seq}`, recipientId }));
+        await runs.triggerMany([{ trigger: t, runs: ids, start: wf === w ? start : null }], 0);
+        made.push(...ids.filter((r) => r.recipientId === 'u1' && tenant === 't1').map((r) => r.id));
+      };
+      // Every page of u1's runs, `limit` at a time, and with each filter, against the runs made.
+      const check = async () => {
+        const newest = [...made].reverse();
+        assert.deepEqual(
+          (await runs.list('t1', { recipientId: 'u1' }, { limit: 100 })).map((r) => r.id),
+          newest,
+        );
+        for (const limit of [1, 2, 3]) {
+          const read: string[] = [];
+          let before: number | undefined;
+          for (;;) {
+            const page = await runs.list('t1', { recipientId: 'u1' }, { limit, before });
+            read.push(...page.map((r) => r.id));
+            if (page.length < limit) break;
+            before = page.at(-1)?.seq;
+          }
+          assert.deepEqual(read, newest, `pages of ${limit}`);
+        }
+        const waiting = await runs.list(
+          't1',
+          { recipientId: 'u1', status: 'WAITING', workflow: 'w' },
+          { limit: 100 },
+        );
+        const ofW = await runs.list('t1', { workflow: 'w' }, { limit: 100 });
+        const u1OfW = ofW.filter((r) => r.recipientId === 'u1').map((r) => r.id);
+        assert.deepEqual(
+          waiting.map((r) => r.id),
+          u1OfW,
+        );
+        assert.deepEqual(
+          (
+            await runs.list('t1', { recipientId: 'u1', workflow: 'other', status: 'RUNNING' }, { limit: 1 })
+          ).map((r) => r.id),
+          (await runs.list('t1', { workflow: 'other' }, { limit: 100 }))
+            .filter((r) => r.recipientId === 'u1')
+            .slice(0, 1)
+            .map((r) => r.id),
+        );
+        assert.deepEqual(await runs.list('t1', { recipientId: 'nobody' }, { limit: 10 }), []);
+      };
+
+      await group(['u1', 'u2', 'u1']);
+      await group(['u1'], w, 't2');
+      await group(['u2', 'u1'], other);
+      await check();
+      // Entered in bulk, oldest first: a few, then the rest once none came lately.
+      const first = await runs.indexRecipients(2, 0);
+      assert.ok(first === 2 || first === 0, `entered ${first}`);
+      await check();
+      await group(['u1', 'u3', 'u1']);
+      await check();
+      assert.equal(
+        await runs.indexRecipients(100, T0 - 1),
+        0,
+        'the newest run was made at T0: not quiet yet',
+      );
+      await check();
+      const rest = await runs.indexRecipients(100, T0);
+      assert.ok(rest === 0 || first + rest === 9, `entered ${first} then ${rest} of 9`);
+      await check();
+      assert.equal(await runs.indexRecipients(100, T0 + 1), 0);
+      assert.deepEqual(
+        (await runs.list('t2', { recipientId: 'u1' }, { limit: 10 })).map((r) => r.recipientId),
+        ['u1'],
+      );
+    });
+
     it("logs each run's status change in the status log, in the transaction that makes it (decision 0035)", async () => {
       const store = await fresh();
       const log = store.statusLog;

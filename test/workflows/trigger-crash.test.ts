@@ -7,13 +7,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { apiCall } from '../helpers/api-call.ts';
-import { tempDir } from '../helpers/config.ts';
-import {
-  type HeraldProcess,
-  oneProcessEnv,
-  passwordLogin,
-  startHeraldProcess,
-} from '../helpers/herald-process.ts';
+import { startDelayHerald } from '../helpers/delay-herald-process.ts';
+import type { HeraldProcess } from '../helpers/herald-process.ts';
 
 const ADMIN = { email: 'admin@example.com', password: 'trigger-crash-password-1' };
 const PEOPLE = Array.from({ length: 10 }, (_, i) => `p${i}`);
@@ -27,16 +22,9 @@ describe('triggers through a kill -9 (SQLite, dispatch thread)', () => {
   it('keeps every trigger answered 201, with its runs and their RUNNING once each', {
     timeout: 120_000,
   }, async () => {
-    const dataDir = tempDir('herald-trigger-crash-');
-    herald = await startHeraldProcess('trigger-crash', oneProcessEnv(dataDir, ADMIN));
-    const base = herald.apiUrl as string;
-    const token = await passwordLogin(base, ADMIN);
-    for (const id of PEOPLE)
-      assert.equal((await apiCall(base, token, 'PUT', `/recipients/${id}`, {})).status, 201);
-    const saved = await apiCall(base, token, 'PUT', '/workflows/later', {
-      steps: [{ type: 'delay', for: 'PT1H' }],
-    });
-    assert.equal(saved.status, 201, JSON.stringify(saved.json));
+    const started = await startDelayHerald('trigger-crash', ADMIN, PEOPLE);
+    herald = started.herald;
+    const { dataDir, base, token } = started;
 
     const answered: Array<{ triggerId: string; runs: Array<{ runId: string }> }> = [];
     const killed = herald;

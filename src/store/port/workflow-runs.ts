@@ -194,6 +194,15 @@ export interface WorkflowRunStore {
    * A trigger whose version is not in `definitions` makes none and names it (`missing`).
    */
   fanOut(now: number, chunk: number, definitions: Definitions): Promise<TriggerFanOutStep | null>;
+  /**
+   * Enters runs into the recipients' index (the list's `recipientId` filter) in bulk, oldest first,
+   * sorted by recipient, in one transaction: at most `most`, and only once `most` wait or the newest
+   * of them was made at or before `quietBefore` (the engine calls it each turn). Answers how many it
+   * entered. SQLite stores a run without its entry, so a trigger's commit does not write a page a
+   * recipient (`list` reads the runs not entered yet by `seq`); PostgreSQL enters each run at its
+   * insert and answers 0 (docs/workflow-runs.md "The recipients' index").
+   */
+  indexRecipients(most: number, quietBefore: number): Promise<number>;
   /** Waiting runs by workflow key (/metrics: one grouped read of the waiting runs' index). */
   counts(): Promise<{ waitingByWorkflow: Record<string, number> }>;
 }

@@ -180,6 +180,17 @@ function prepare(db: SqliteDb) {
       `UPDATE workflow_triggers SET pending = @pending, until_seq = @until, fanned_to = @to, runs = runs + @made,
          advanced_at = @now WHERE seq = @seq`,
     ),
+    // The recipients' index, entered in bulk (migration 491): the runs after `up_to` are not in it yet.
+    indexedUpTo: db.prepare<[], number>('SELECT up_to FROM workflow_runs_indexed').pluck(),
+    lastRun: db.prepare<[number], { seq: number; created_at: number }>(
+      'SELECT seq, created_at FROM workflow_runs WHERE seq > ? ORDER BY seq DESC LIMIT 1',
+    ),
+    enterRecipients: db.prepare<{ from: number; to: number }>(
+      `INSERT INTO workflow_run_recipients (tenant, recipient_id, seq)
+       SELECT tenant, recipient_id, seq FROM workflow_runs WHERE seq > @from AND seq <= @to
+       ORDER BY tenant, recipient_id, seq`,
+    ),
+    setIndexed: db.prepare<[number]>('UPDATE workflow_runs_indexed SET up_to = ?'),
     waiting: db.prepare<[], { workflow_key: string; n: number }>(
       "SELECT workflow_key, count(*) AS n FROM workflow_runs WHERE status = 'WAITING' GROUP BY workflow_key",
     ),
@@ -365,6 +376,18 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
     },
   );
 
+  /** Enters the oldest runs not in the recipients' index yet, sorted by recipient (see the port). */
+  const indexRecipients = db.transaction((most: number, quietBefore: number): number => {
+    const from = s.indexedUpTo.get() as number;
+    const last = s.lastRun.get(from);
+    if (last === undefined) return 0;
+    if (last.seq - from < most && last.created_at > quietBefore) return 0;
+    const to = Math.min(last.seq, from + most);
+    const entered = s.enterRecipients.run({ from, to }).changes;
+    s.setIndexed.run(to);
+    return entered;
+  });
+
   const cancel = db.transaction((tenant: string, id: string, now: number) => {
     const row = s.one.get(tenant, id);
     if (!row) return null;
@@ -393,12 +416,25 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
     async list(tenant, filter, page) {
       const where = ['tenant = @tenant', ...filterWhere(filter)];
       if (page.before !== undefined) where.push('seq < @before');
-      const rows = db
+      const params = { tenant, ...filter, before: page.before, limit: page.limit };
+      if (filter.recipientId === undefined) return listed(db, where, params);
+      // A recipient's runs: those not in the recipients' index yet (after `up_to`, every one newer
+      // than any indexed run), newest first, then the indexed ones. `up_to` is read once: the runs
+      // up to it are all in the index (entered in the transaction that moved it), the ones after
+      // it are read from the table whatever the index holds by then, so none is read twice or missed.
+      const upTo = s.indexedUpTo.get() as number;
+      const recent = listed(db, [...where, 'seq > @upTo'], { ...params, upTo });
+      if (recent.length >= page.limit) return recent;
+      const indexed = db
         .prepare<Record<string, unknown>, RunRow>(
-          `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT @limit`,
+          `SELECT ${RUN_COLUMNS} FROM (SELECT seq AS entry FROM workflow_run_recipients
+             WHERE tenant = @tenant AND recipient_id = @recipientId AND seq <= @upTo
+               ${page.before === undefined ? '' : 'AND seq < @before'})
+           CROSS JOIN workflow_runs ON seq = entry WHERE ${['1', ...filterWhere({ ...filter, recipientId: undefined })].join(' AND ')}
+           ORDER BY entry DESC LIMIT @limit`,
         )
-        .all({ tenant, ...filter, before: page.before, limit: page.limit });
-      return rows.map(runFromRow);
+        .all({ ...params, upTo, limit: page.limit - recent.length });
+      return [...recent, ...indexed.map(runFromRow)];
     },
     async notifications(tenant, recipientId, ids) {
       return s.notifications
@@ -425,10 +461,23 @@ export function createSqliteWorkflowRuns(db: SqliteDb): WorkflowRunStore {
     async fanOut(now, chunk, definitions) {
       return fanOut.immediate(now, chunk, definitions);
     },
+    async indexRecipients(most, quietBefore) {
+      return indexRecipients.immediate(most, quietBefore);
+    },
     async counts() {
       return { waitingByWorkflow: Object.fromEntries(s.waiting.all().map((r) => [r.workflow_key, r.n])) };
     },
   };
+}
+
+/** Runs of the tenant's list (`where`), newest first, `limit` at most. */
+function listed(db: SqliteDb, where: string[], params: Record<string, unknown>) {
+  return db
+    .prepare<Record<string, unknown>, RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT @limit`,
+    )
+    .all(params)
+    .map(runFromRow);
 }
 
 /** A run list's filters as SQL conditions (each bound by name). */
