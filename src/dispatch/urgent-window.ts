@@ -11,11 +11,23 @@ import type { Wakeup } from '../notifications/wakeup.ts';
  */
 export const URGENT_CHUNK = 100;
 export const URGENT_WINDOW_MS = 1000;
+/**
+ * How many times its own time a bulk step of a store shared by processes (PostgreSQL) rests
+ * after it within the window: there a step holds nothing a CRITICAL waits for, but the database's
+ * CPU for its rows and the cores it runs on, which the CRITICAL's round trips need (decision
+ * record 0062). A step of `t` ms is followed by `URGENT_REST * t` ms of nothing, so such a loop
+ * keeps at least 1 / (1 + URGENT_REST) of its window rate: it slows, never stops.
+ */
+export const URGENT_REST = 3;
 
-/** Whether urgent work arrived lately, and the chunk a step takes because of it. */
+/** Whether urgent work arrived lately, and what a bulk step does because of it. */
 export interface UrgentWindow {
-  /** `full`, or at most URGENT_CHUNK within URGENT_WINDOW_MS of an urgent wake-up. */
+  /** Within URGENT_WINDOW_MS of an urgent wake-up. */
+  open(): boolean;
+  /** `full`, or at most URGENT_CHUNK while the window is open. */
   chunk(full: number): number;
+  /** Ms to rest after a step that took `stepMs`: URGENT_REST times it while the window is open, else 0. */
+  rest(stepMs: number): number;
   /** Stops watching the wake-up. */
   stop(): void;
 }
@@ -26,8 +38,11 @@ export function watchUrgent(wakeup: Pick<Wakeup, 'onUrgent'>, clock: Clock): Urg
   const stop = wakeup.onUrgent(() => {
     urgentAt = clock.now();
   });
+  const open = () => clock.now() - urgentAt < URGENT_WINDOW_MS;
   return {
-    chunk: (full) => (clock.now() - urgentAt < URGENT_WINDOW_MS ? Math.min(full, URGENT_CHUNK) : full),
+    open,
+    chunk: (full) => (open() ? Math.min(full, URGENT_CHUNK) : full),
+    rest: (stepMs) => (open() ? URGENT_REST * Math.max(0, stepMs) : 0),
     stop,
   };
 }

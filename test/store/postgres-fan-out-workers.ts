@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
+import { IN_TURN_KEY } from '../../src/store/postgres/broadcasts.ts';
 import type { Sql } from '../../src/store/postgres/connect.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { T0 } from './queue-fixtures.ts';
 import { broadcast, madeFor, people, subscribeAll } from './topics.suite.ts';
 
@@ -89,6 +91,51 @@ export function fanOutWorkersSuite(openPair: () => Promise<[PgStore, PgStore]>):
       const done = await a.broadcasts.get('t1', bc.id);
       assert.equal(done?.status, 'DONE');
       assert.equal(done?.created, 1000);
+    });
+
+    it('makes a range asked in turn only while no other worker makes one in turn', async () => {
+      const [a, b] = await openPair();
+      const ids = await people(a, 300);
+      await a.topics.put('t1', 'news', null, T0);
+      await subscribeAll(a, 'news', ids);
+      const bc = broadcast();
+      await a.broadcasts.create(bc);
+      // Another worker's turn: a transaction holding the lock ranges made in turn take.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let locked = () => {};
+      const holding = new Promise<void>((resolve) => {
+        locked = resolve;
+      });
+      const turn = a.sql.begin(async (tx) => {
+        await tx`SELECT pg_advisory_xact_lock(hashtextextended(${IN_TURN_KEY}, 0))`;
+        locked();
+        await held;
+      });
+      await holding;
+      let settled = false;
+      const waiting = b.broadcasts.step(T0 + 10, 100, true).finally(() => {
+        settled = true;
+      });
+      await eventually(
+        async () =>
+          (
+            await a.sql`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+          ).length === 1,
+        20_000,
+        'the step in turn waits for the turn',
+      );
+      // A step not in turn (no urgent work) does not wait for it.
+      assert.equal((await a.broadcasts.step(T0 + 20, 100))?.made, 100);
+      assert.equal(settled, false, 'the step in turn waited');
+      release();
+      await turn;
+      assert.equal((await waiting)?.made, 100);
+      assert.equal(await drain(a, 100), 100);
+      assert.deepEqual(await madeFor(a, bc.id), ids, 'each subscriber exactly once');
     });
 
     it('cancels: a range leased and not made is made by no one', async () => {
