@@ -12,20 +12,23 @@ import type { Wakeup } from '../notifications/wakeup.ts';
 export const URGENT_CHUNK = 100;
 export const URGENT_WINDOW_MS = 1000;
 /**
- * How many times its own time a bulk step of a store shared by processes (PostgreSQL) rests
- * after it within the window: there a step holds nothing a CRITICAL waits for, but the database's
- * CPU for its rows and the cores it runs on, which the CRITICAL's round trips need (decision
- * record 0062). A step of `t` ms is followed by `URGENT_REST * t` ms of nothing, so such a loop
- * keeps at least 1 / (1 + URGENT_REST) of its window rate: it slows, never stops.
+ * On a store shared by processes (PostgreSQL) a bulk step holds nothing a CRITICAL waits for, but
+ * the database's CPU for its rows and the cores it runs on, which the CRITICAL's round trips need
+ * (decision record 0062). Within the window such a step takes URGENT_SHARED_CHUNK rows at most and
+ * is followed by URGENT_REST times its own time of nothing: the loop's share of the CPU, not the
+ * step's length, is what counts there, and a chunk of URGENT_CHUNK spent that share on its round
+ * trips (three transactions a step). Such a loop keeps at least 1 / (1 + URGENT_REST) of the rate
+ * of these steps: it slows, never stops.
  */
+export const URGENT_SHARED_CHUNK = 1000;
 export const URGENT_REST = 3;
 
 /** Whether urgent work arrived lately, and what a bulk step does because of it. */
 export interface UrgentWindow {
   /** Within URGENT_WINDOW_MS of an urgent wake-up. */
   open(): boolean;
-  /** `full`, or at most URGENT_CHUNK while the window is open. */
-  chunk(full: number): number;
+  /** `full`, or at most `short` (URGENT_CHUNK, or URGENT_SHARED_CHUNK on a shared store) while the window is open. */
+  chunk(full: number, short?: number): number;
   /** Ms to rest after a step that took `stepMs`: URGENT_REST times it while the window is open, else 0. */
   rest(stepMs: number): number;
   /** Stops watching the wake-up. */
@@ -41,7 +44,7 @@ export function watchUrgent(wakeup: Pick<Wakeup, 'onUrgent'>, clock: Clock): Urg
   const open = () => clock.now() - urgentAt < URGENT_WINDOW_MS;
   return {
     open,
-    chunk: (full) => (open() ? Math.min(full, URGENT_CHUNK) : full),
+    chunk: (full, short = URGENT_CHUNK) => (open() ? Math.min(full, short) : full),
     rest: (stepMs) => (open() ? URGENT_REST * Math.max(0, stepMs) : 0),
     stop,
   };

@@ -1,6 +1,6 @@
 import { setTimeout as sleep, setImmediate as yieldTurn } from 'node:timers/promises';
 import type { Clock } from '../clock.ts';
-import { watchUrgent } from '../dispatch/urgent-window.ts';
+import { URGENT_CHUNK, URGENT_SHARED_CHUNK, watchUrgent } from '../dispatch/urgent-window.ts';
 import { isUrgent, type Wakeup } from '../notifications/wakeup.ts';
 import type { BroadcastStore } from '../store/port/broadcasts.ts';
 
@@ -59,9 +59,8 @@ export function startFanOut(deps: FanOutDeps): FanOut {
       try {
         const work = busy || (await broadcasts.hasWork());
         const started = clock.now();
-        const step = work
-          ? await broadcasts.step(started, urgent.chunk(deps.chunk), shared && urgent.open())
-          : null;
+        const chunk = urgent.chunk(deps.chunk, shared ? URGENT_SHARED_CHUNK : URGENT_CHUNK);
+        const step = work ? await broadcasts.step(started, chunk, shared && urgent.open()) : null;
         busy = step !== null && !step.finished;
         if (step === null) {
           await sleep(deps.pollMs, undefined, { signal: idle.signal }).catch(() => undefined);
