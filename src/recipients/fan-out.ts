@@ -29,8 +29,9 @@ export interface FanOutDeps {
   /**
    * The store has one writer (SQLite), which a step holds: steps are short while urgent work
    * arrives. On PostgreSQL a step holds nothing a CRITICAL waits for, but the database's CPU: while
-   * urgent work arrives its steps are as short, made in turn with the other workers' and each
-   * followed by a rest (URGENT_REST times the step's time), so the CRITICAL's round trips find a core.
+   * urgent work arrives its ranges are shorter (URGENT_SHARED_CHUNK), made in turn with the other
+   * workers' and each followed by a rest (URGENT_REST times the step's time), so the CRITICAL's
+   * round trips find a core.
    */
   oneWriter: boolean;
 }

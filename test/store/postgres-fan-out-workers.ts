@@ -5,7 +5,7 @@ import { IN_TURN_KEY } from '../../src/store/postgres/broadcasts.ts';
 import type { Query, Sql } from '../../src/store/postgres/connect.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { T0 } from './queue-fixtures.ts';
-import { broadcast, madeFor, people, subscribeAll } from './topics.suite.ts';
+import { broadcast, madeFor, newsSubscribers, people, subscribeAll } from './topics.suite.ts';
 
 type PgStore = Store & { sql: Sql };
 
@@ -109,9 +109,7 @@ export function fanOutWorkersSuite(openPair: () => Promise<[PgStore, PgStore]>):
 
     it('makes a range asked in turn only while no other worker makes one in turn', async () => {
       const [a, b] = await openPair();
-      const ids = await people(a, 300);
-      await a.topics.put('t1', 'news', null, T0);
-      await subscribeAll(a, 'news', ids);
+      const ids = await newsSubscribers(a, 300);
       const bc = broadcast();
       await a.broadcasts.create(bc);
       // Another worker's turn: a transaction holding the lock ranges made in turn take.
