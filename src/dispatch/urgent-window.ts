@@ -11,11 +11,26 @@ import type { Wakeup } from '../notifications/wakeup.ts';
  */
 export const URGENT_CHUNK = 100;
 export const URGENT_WINDOW_MS = 1000;
+/**
+ * On a store shared by processes (PostgreSQL) a bulk step holds nothing a CRITICAL waits for, but
+ * the database's CPU for its rows and the cores it runs on, which the CRITICAL's round trips need
+ * (decision record 0062). Within the window such a step takes URGENT_SHARED_CHUNK rows at most and
+ * is followed by URGENT_REST times its own time of nothing: the loop's share of the CPU, not the
+ * step's length, is what counts there, and a chunk of URGENT_CHUNK spent that share on its round
+ * trips (three transactions a step). Such a loop keeps at least 1 / (1 + URGENT_REST) of the rate
+ * of these steps: it slows, never stops.
+ */
+export const URGENT_SHARED_CHUNK = 1000;
+export const URGENT_REST = 3;
 
-/** Whether urgent work arrived lately, and the chunk a step takes because of it. */
+/** Whether urgent work arrived lately, and what a bulk step does because of it. */
 export interface UrgentWindow {
-  /** `full`, or at most URGENT_CHUNK within URGENT_WINDOW_MS of an urgent wake-up. */
-  chunk(full: number): number;
+  /** Within URGENT_WINDOW_MS of an urgent wake-up. */
+  open(): boolean;
+  /** `full`, or at most `short` (URGENT_CHUNK, or URGENT_SHARED_CHUNK on a shared store) while the window is open. */
+  chunk(full: number, short?: number): number;
+  /** Ms to rest after a step that took `stepMs`: URGENT_REST times it while the window is open, else 0. */
+  rest(stepMs: number): number;
   /** Stops watching the wake-up. */
   stop(): void;
 }
@@ -26,8 +41,11 @@ export function watchUrgent(wakeup: Pick<Wakeup, 'onUrgent'>, clock: Clock): Urg
   const stop = wakeup.onUrgent(() => {
     urgentAt = clock.now();
   });
+  const open = () => clock.now() - urgentAt < URGENT_WINDOW_MS;
   return {
-    chunk: (full) => (clock.now() - urgentAt < URGENT_WINDOW_MS ? Math.min(full, URGENT_CHUNK) : full),
+    open,
+    chunk: (full, short = URGENT_CHUNK) => (open() ? Math.min(full, short) : full),
+    rest: (stepMs) => (open() ? URGENT_REST * Math.max(0, stepMs) : 0),
     stop,
   };
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep, setImmediate as yieldTurn } from 'node:timers/promises';
 import type { Clock } from '../clock.ts';
-import { watchUrgent } from '../dispatch/urgent-window.ts';
+import { URGENT_CHUNK, URGENT_SHARED_CHUNK, watchUrgent } from '../dispatch/urgent-window.ts';
 import { isUrgent, type Wakeup } from '../notifications/wakeup.ts';
 import type { BroadcastStore } from '../store/port/broadcasts.ts';
 
@@ -15,7 +15,8 @@ export interface FanOutDeps {
   clock: Clock;
   /**
    * The worker's wake-up: told after each chunk so the new notifications are claimed at once; its
-   * urgent notifies (a CRITICAL or HIGH committed) shorten the steps with one writer (`oneWriter`).
+   * urgent notifies (a CRITICAL or HIGH committed) shorten the steps, and on a shared store space
+   * them out (`oneWriter`).
    */
   wakeup: Pick<Wakeup, 'notify' | 'onUrgent'>;
   /** Told after each chunk: new notifications (and cancels) are status changes. */
@@ -26,9 +27,11 @@ export interface FanOutDeps {
   /** Rows a step makes at most, urgent work aside: FIXED.fanOutChunk for the store (one writer or not). */
   chunk: number;
   /**
-   * The store has one writer (SQLite), which a step holds: steps are then short while urgent work
-   * arrives. On PostgreSQL the database makes a step's rows (a lease, then one INSERT ... SELECT),
-   * holding nothing a CRITICAL waits for and running no JavaScript a row: it keeps its chunk.
+   * The store has one writer (SQLite), which a step holds: steps are short while urgent work
+   * arrives. On PostgreSQL a step holds nothing a CRITICAL waits for, but the database's CPU: while
+   * urgent work arrives its ranges are shorter (URGENT_SHARED_CHUNK), made in turn with the other
+   * workers' and each followed by a rest (URGENT_REST times the step's time), so the CRITICAL's
+   * round trips find a core.
    */
   oneWriter: boolean;
 }
@@ -38,14 +41,15 @@ export interface FanOutDeps {
  * `chunk` notifications) at a time, and yields the event loop after each, so the claim cycle, the
  * urgent lane and ingest's commits on the same thread (the SQLite writer) wait for one chunk at
  * most, never for a whole broadcast: the partition that keeps a CRITICAL ahead of a million LOW
- * being made; on SQLite that chunk is shorter while urgent work arrives (urgent-window.ts in
- * dispatch/). Idle, it looks for work every `pollMs` on its own timer rather than on the worker's
- * wake-up, whose one pending signal it must not take from the claim loop.
+ * being made. While urgent work arrives that chunk is shorter, and on a shared store the steps
+ * take turns across workers and rest between them (urgent-window.ts in dispatch/). Idle, it looks
+ * for work every `pollMs` on its own timer rather than on the worker's wake-up, whose one pending
+ * signal it must not take from the claim loop.
  */
 export function startFanOut(deps: FanOutDeps): FanOut {
   const { broadcasts, clock, log } = deps;
-  const urgent = deps.oneWriter ? watchUrgent(deps.wakeup, clock) : undefined;
-  const size = () => urgent?.chunk(deps.chunk) ?? deps.chunk;
+  const urgent = watchUrgent(deps.wakeup, clock);
+  const shared = !deps.oneWriter;
   let running = true;
   // After a step that made or cancelled something, the next step goes without asking first.
   let busy = false;
@@ -55,7 +59,9 @@ export function startFanOut(deps: FanOutDeps): FanOut {
     while (running) {
       try {
         const work = busy || (await broadcasts.hasWork());
-        const step = work ? await broadcasts.step(clock.now(), size()) : null;
+        const started = clock.now();
+        const chunk = urgent.chunk(deps.chunk, shared ? URGENT_SHARED_CHUNK : URGENT_CHUNK);
+        const step = work ? await broadcasts.step(started, chunk, shared && urgent.open()) : null;
         busy = step !== null && !step.finished;
         if (step === null) {
           await sleep(deps.pollMs, undefined, { signal: idle.signal }).catch(() => undefined);
@@ -65,7 +71,9 @@ export function startFanOut(deps: FanOutDeps): FanOut {
           deps.wakeup.notify(step.made > 0 && isUrgent(step.priority));
           deps.onChanged?.();
         }
-        await yieldTurn();
+        const rest = shared ? urgent.rest(clock.now() - started) : 0;
+        if (rest > 0) await sleep(rest, undefined, { signal: idle.signal }).catch(() => undefined);
+        else await yieldTurn();
       } catch (error) {
         log.error({ err: error }, 'broadcast fan-out step failed; retrying after the poll interval');
         await sleep(deps.pollMs, undefined, { signal: idle.signal }).catch(() => undefined);
@@ -78,7 +86,7 @@ export function startFanOut(deps: FanOutDeps): FanOut {
     async stop() {
       running = false;
       idle.abort();
-      urgent?.stop();
+      urgent.stop();
       await loop;
     },
   };

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Store } from '../../src/store/port/index.ts';
-import type { Sql } from '../../src/store/postgres/connect.ts';
+import { IN_TURN_KEY } from '../../src/store/postgres/broadcasts.ts';
+import type { Query, Sql } from '../../src/store/postgres/connect.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { T0 } from './queue-fixtures.ts';
-import { broadcast, madeFor, people, subscribeAll } from './topics.suite.ts';
+import { broadcast, madeFor, newsSubscribers, people, subscribeAll } from './topics.suite.ts';
 
 type PgStore = Store & { sql: Sql };
 
@@ -15,6 +17,34 @@ async function drain(store: Store, chunk: number): Promise<number> {
     step = await store.broadcasts.step(T0 + 100, chunk);
   }
   return made;
+}
+
+/**
+ * A transaction on `store` that runs `lock` and then holds what it took until `release()`;
+ * resolves once it is held. `ended` settles when the transaction ends: rolled back (rejected with
+ * "rolled back") or committed.
+ */
+async function holding(
+  store: PgStore,
+  lock: (tx: Query) => Promise<unknown>,
+  end: 'rollback' | 'commit',
+): Promise<{ release: () => void; ended: Promise<unknown> }> {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let locked = () => {};
+  const taken = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
+  const ended = store.sql.begin(async (tx) => {
+    await lock(tx);
+    locked();
+    await held;
+    if (end === 'rollback') throw new Error('rolled back');
+  });
+  await Promise.race([taken, ended]);
+  return { release, ended };
 }
 
 /**
@@ -63,32 +93,52 @@ export function fanOutWorkersSuite(openPair: () => Promise<[PgStore, PgStore]>):
 
       // A worker making that range holds it (here a transaction that locks it): B makes every
       // other range meanwhile, and the broadcast is not DONE while that range is not made.
-      let release = () => {};
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let locked = () => {};
-      const holding = new Promise<void>((resolve) => {
-        locked = resolve;
-      });
-      const holder = a.sql.begin(async (tx) => {
-        await tx`SELECT 1 FROM broadcast_ranges FOR UPDATE`;
-        locked();
-        await held;
-        throw new Error('rolled back');
-      });
-      await holding;
+      const holder = await holding(a, (tx) => tx`SELECT 1 FROM broadcast_ranges FOR UPDATE`, 'rollback');
       assert.equal(await drain(b, 100), 900);
       assert.equal((await b.broadcasts.get('t1', bc.id))?.status, 'FANNING_OUT');
       assert.equal(await b.broadcasts.hasWork(), true);
-      release();
-      await assert.rejects(holder, /rolled back/);
+      holder.release();
+      await assert.rejects(holder.ended, /rolled back/);
       // Let go, the range is made once, by the next step, and the broadcast is DONE.
       assert.equal(await drain(b, 100), 100);
       assert.deepEqual(await madeFor(a, bc.id), ids);
       const done = await a.broadcasts.get('t1', bc.id);
       assert.equal(done?.status, 'DONE');
       assert.equal(done?.created, 1000);
+    });
+
+    it('makes a range asked in turn only while no other worker makes one in turn', async () => {
+      const [a, b] = await openPair();
+      const ids = await newsSubscribers(a, 300);
+      const bc = broadcast();
+      await a.broadcasts.create(bc);
+      // Another worker's turn: a transaction holding the lock ranges made in turn take.
+      const turn = await holding(
+        a,
+        (tx) => tx`SELECT pg_advisory_xact_lock(hashtextextended(${IN_TURN_KEY}, 0))`,
+        'commit',
+      );
+      let settled = false;
+      const waiting = b.broadcasts.step(T0 + 10, 100, true).finally(() => {
+        settled = true;
+      });
+      await eventually(
+        async () =>
+          (
+            await a.sql`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+          ).length === 1,
+        20_000,
+        'the step in turn waits for the turn',
+      );
+      // A step not in turn (no urgent work) does not wait for it.
+      assert.equal((await a.broadcasts.step(T0 + 20, 100))?.made, 100);
+      assert.equal(settled, false, 'the step in turn waited');
+      turn.release();
+      await turn.ended;
+      assert.equal((await waiting)?.made, 100);
+      assert.equal(await drain(a, 100), 100);
+      assert.deepEqual(await madeFor(a, bc.id), ids, 'each subscriber exactly once');
     });
 
     it('cancels: a range leased and not made is made by no one', async () => {

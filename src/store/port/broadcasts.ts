@@ -75,6 +75,11 @@ export interface BroadcastStore {
   cancel(tenant: string, id: string, now: number): Promise<BroadcastRecord | null>;
   /** Whether some broadcast has work left (a cheap read, before a step's transaction). */
   hasWork(): Promise<boolean>;
-  /** One step of the broadcast with work left that waited longest, at most `chunk` rows; null: none free. */
-  step(now: number, chunk: number): Promise<FanOutStep | null>;
+  /**
+   * One step of the broadcast with work left that waited longest, at most `chunk` rows; null: none
+   * free. `inTurn`: the step's rows are made while no other worker's step makes any (PostgreSQL:
+   * a lock every worker's range takes in turn, while urgent work arrives; SQLite has one writer
+   * and ignores it).
+   */
+  step(now: number, chunk: number, inTurn?: boolean): Promise<FanOutStep | null>;
 }

@@ -34,6 +34,14 @@ const ID_REST = fanOutIdRest.postgres('k');
  */
 const relaxed = (tx: Query) => tx`SET LOCAL synchronous_commit = off`;
 
+/**
+ * The lock a range made `inTurn` holds (transaction-level, exclusive): while urgent work arrives,
+ * the workers make one range at a time, so the database gives the fan-out one core, not one a
+ * worker, and the urgent lane's round trips find the other free (decision record 0062).
+ */
+export const IN_TURN_KEY = 'broadcast-fan-out:in-turn';
+const inTurnLock = (tx: Query) => tx`SELECT pg_advisory_xact_lock(hashtextextended(${IN_TURN_KEY}, 0))`;
+
 /** A leased range of a broadcast's snapshot (migration 402). */
 interface RangeRow {
   broadcast_seq: number | string;
@@ -106,9 +114,9 @@ export function createPostgresBroadcasts(sql: Sql): BroadcastStore {
    * Makes one leased range's notifications and deletes the range, in one transaction: a range is
    * made exactly once, even when its worker dies (its row stays and another takes it). `which`:
    * the range this worker just leased, or any range no transaction holds (one a dead worker left).
-   * Null when there is none (another worker took it).
+   * Null when there is none (another worker took it). `inTurn`: made under inTurnLock.
    */
-  const makeRange = (now: number, which?: { seq: number; after: string }) =>
+  const makeRange = (now: number, inTurn: boolean, which?: { seq: number; after: string }) =>
     sql.begin(async (tx): Promise<{ b: BroadcastRow; made: number } | null> => {
       const [r] = which
         ? await tx<RangeRow[]>`
@@ -118,6 +126,8 @@ export function createPostgresBroadcasts(sql: Sql): BroadcastStore {
             SELECT broadcast_seq, after_id, last_id FROM broadcast_ranges
             ORDER BY broadcast_seq, after_id LIMIT 1 FOR UPDATE SKIP LOCKED`;
       if (!r) return null;
+      // Before the broadcast's lock below, so a worker waiting for its turn holds none a cancel needs.
+      if (inTurn) await inTurnLock(tx);
       await relaxed(tx);
       const seq = Number(r.broadcast_seq);
       // Shared with the other ranges being made, exclusive to a cancel (cancel below): a cancel
@@ -239,10 +249,10 @@ export function createPostgresBroadcasts(sql: Sql): BroadcastStore {
       const rows = await sql`SELECT 1 FROM broadcasts WHERE pending = 1 LIMIT 1`;
       return rows.length > 0;
     },
-    async step(now, chunk) {
+    async step(now, chunk, inTurn = false) {
       // First a range a dead worker left (none is leased and unmade otherwise, but for the moment
       // between a lease and its making).
-      const left = await makeRange(now);
+      const left = await makeRange(now, inTurn);
       if (left) return stepOf(left.b, left.made, 0, false);
       const leased = await sql.begin(async (tx) => {
         // A lease locks its broadcast for its short transaction: another worker waits for it and
@@ -257,7 +267,7 @@ export function createPostgresBroadcasts(sql: Sql): BroadcastStore {
         return lease(tx, b, now, chunk);
       });
       if (leased === null || 'step' in leased) return leased?.step ?? null;
-      const made = await makeRange(now, leased.range);
+      const made = await makeRange(now, inTurn, leased.range);
       // Taken meanwhile by another worker looking for a dead worker's range: made there.
       if (!made) return stepOf(leased.b, 0, 0, leased.ranged);
       return stepOf(made.b, made.made, 0, leased.ranged);
