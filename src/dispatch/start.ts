@@ -131,6 +131,14 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     log,
   });
   worker.start();
+  // The lane's connections open now, not at the first CRITICAL; its first claim cycle then takes
+  // whatever CRITICAL or HIGH is already waiting (a restart's), and prepares its statements.
+  if (!deps.store.capabilities.oneWriter) {
+    deps.store.queue.openLanes?.().then(
+      () => scheduler.claimUrgent(),
+      (error: unknown) => log.warn({ err: error }, 'the urgent lane could not open its connections yet'),
+    );
+  }
   // Broadcasts fan out beside the claim loop, a chunk at a time (docs/topics.md).
   const fanOut = startFanOut({
     broadcasts: deps.store.broadcasts,

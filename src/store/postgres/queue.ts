@@ -226,6 +226,9 @@ export function createPostgresQueue(sql: Sql, urgentSql: (part: UrgentPart) => S
     return run;
   };
   return {
+    async openLanes() {
+      await Promise.all((['claims', 'writes'] as const).map((part) => urgentSql(part)`SELECT 1`));
+    },
     cycle(input) {
       if (input.urgent) return urgentCycle(input);
       return inTx(async (tx): Promise<CycleResult> => {
