@@ -344,10 +344,12 @@ export const FIXED = {
    * Notifications a broadcast's fan-out makes in one transaction (recipients/fan-out.ts). With one
    * writer (SQLite) the writer is held that long, so a CRITICAL committed meanwhile waits for one
    * chunk at most (`npm run bench -- --scenario fan-out`). On PostgreSQL a step's transaction holds
-   * only its broadcast's row and the rows it makes, so a chunk ten times as large costs a
-   * CRITICAL nothing and spares the round trips of nine steps.
+   * only its range's row and the rows it makes, but a core of the database while it makes them:
+   * the first CRITICALs after a quiet spell meet the ranges under way (two workers', in parallel),
+   * and with 5,000 a range 18 of a run's first 39 waited over 100 ms (decision record 0062). The
+   * workflow engine's turns take the same chunk.
    */
-  fanOutChunk: { oneWriter: 500, sharedStore: 5000 },
+  fanOutChunk: { oneWriter: 500, sharedStore: 1000 },
   /**
    * The workflow engine enters runs into SQLite's recipients' index (`indexRecipients`) this many
    * at a time, once that many wait or none was made for `quietMs`. A trigger group's commit then
