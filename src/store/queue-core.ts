@@ -171,11 +171,12 @@ export interface QueueDriver {
     pauseHistory?: number,
   ): Awaitable<PriorityClaim>;
   /**
-   * How many ready rows of one priority wait in these channels, counting up to `upTo` at most,
-   * without locking any, and how many of those have been ready since before `before` (their
-   * updated_at): a claim that leaves the priority to the urgent lane (ClaimBudget.toLane). Both
-   * counts read the same rows on either database: each channel's first `upTo` in claim order
-   * (lane_rank, seq), an ordered read of the ready index.
+   * How many ready rows of one priority wait in these channels, counting up to `upTo` in each
+   * channel, without locking any, and how many of those have been ready since before `before`
+   * (their updated_at): a claim that leaves the priority to the urgent lane (ClaimBudget.toLane).
+   * Both counts read the same rows on either database: each channel's first `upTo` in claim order
+   * (lane_rank, seq), an ordered read of the ready index. The caller compares `ready` with its
+   * limit, so a sum over channels above `upTo` needs no cap.
    */
   readyCount(
     priority: number,

@@ -171,7 +171,7 @@ function driverOn(tx: Query, countOutcomes: OutcomeCounter, send: Send = awaitEa
         CROSS JOIN LATERAL (SELECT updated_at FROM notifications
           WHERE ${tx.unsafe(readyIndexed())} AND priority = ${tx.unsafe(String(priority))}
             AND channel = c.channel ORDER BY lane_rank, seq LIMIT ${upTo}) r`;
-      return { ready: Math.min(upTo, row?.ready ?? 0), waited: row?.waited ?? 0 };
+      return row ?? { ready: 0, waited: 0 };
     },
     pauses: (limit) => tx<PauseEntry[]>`SELECT priority, channel, paused_at AS "pausedAt",
       resumed_at AS "resumedAt" FROM queue_pauses ORDER BY id DESC LIMIT ${limit}`,

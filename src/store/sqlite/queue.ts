@@ -197,7 +197,7 @@ function createDriver(db: SqliteDb): QueueDriver {
         ready += row.ready;
         waited += row.waited;
       }
-      return { ready: Math.min(upTo, ready), waited };
+      return { ready, waited };
     },
     pauses: recentPauses,
     hasThrottled: (seq, since) => hasThrottled.get(seq, since) !== undefined,
