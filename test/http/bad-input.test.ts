@@ -1,37 +1,23 @@
-// Bad input gets a 4xx problem, never a 500, on every operation of the OpenAPI document. Each
-// operation's own example (its body, path and query parameters) is sent mutated one part at a
-// time: each body field (and each field one level down) missing, or replaced by a value of the
-// wrong kind, too large, empty or holding a NUL; the whole body replaced, left out, sent as another
-// type or as broken JSON; each path and query parameter replaced by a malformed value, or given
-// twice. Every answer must be below 500, and a 4xx must be
-// problem+json (the token endpoint's, OAuth 2.0's JSON form). On SQLite and on PostgreSQL, whose
-// statements refuse more than SQLite's (integer ranges, text it cannot hold). The inbox's operations are sent with a recipient token, the others with an
-// admin's; live streams are left out (an answer that never ends).
+// Bad input gets a 4xx problem, never a 500, on every operation of the OpenAPI document, on SQLite
+// and on PostgreSQL (whose statements refuse more than SQLite's: integer ranges, text it cannot
+// hold). Each operation's own example (its body, path and query parameters) is sent mutated one
+// part at a time: each body field (and each field one level down) missing, or replaced by a value
+// of the wrong kind, too large, empty or holding a NUL; the whole body replaced, left out, sent as
+// another type or as broken JSON; each path and query parameter replaced by a malformed value, or
+// given twice. Every answer must be below 500, and a 4xx must be problem+json (the token
+// endpoint's, OAuth 2.0's JSON form). The inbox's operations are sent with a recipient token, the
+// others with an admin's; live streams are left out (an answer that never ends).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openapiDocument } from '../../src/cli/openapi.ts';
 import type { App } from '../../src/http/types.ts';
 import type { HeraldDeps } from '../../src/main.ts';
 import { buildApi, createDeps } from '../../src/main.ts';
+import { isPlainObject } from '../../src/recipients/profile.ts';
 import { tokenFor } from '../helpers/auth.ts';
 import { testConfig } from '../helpers/config.ts';
+import { examplesOf, type Operation, parameterExample } from '../helpers/openapi-operations.ts';
 import { type PostgresServer, sharedPostgres, stopSharedPostgres } from '../helpers/postgres.ts';
-
-interface Media {
-  example?: unknown;
-  examples?: Record<string, { value: unknown }>;
-}
-interface Parameter {
-  in: string;
-  name: string;
-  example?: unknown;
-  schema?: { examples?: unknown[] };
-}
-interface Operation {
-  parameters?: Parameter[];
-  requestBody?: { content: Record<string, Media> };
-  responses: Record<string, { content?: Record<string, unknown> }>;
-}
 
 /** The token endpoint answers errors in OAuth 2.0's form (RFC 6749), not as problems. */
 const OAUTH_ERRORS = '/auth/token';
@@ -88,32 +74,23 @@ const BAD_QUERY = [
   '%FF',
 ];
 
-function exampleOf(media: Media | undefined): unknown {
-  if (!media) return undefined;
-  if (media.example !== undefined) return media.example;
-  return Object.values(media.examples ?? {})[0]?.value;
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The example body with one field (or one field of a field) missing or replaced. */
 function* mutatedBodies(example: unknown): Generator<unknown> {
   yield* BAD_BODIES;
-  if (!isObject(example)) return;
+  if (!isPlainObject(example)) return;
   yield { ...example, unexpectedField: 'x' };
   for (const [key, value] of Object.entries(example)) {
     const { [key]: _dropped, ...rest } = example;
     yield rest;
     for (const bad of BAD_VALUES) yield { ...example, [key]: bad };
-    if (isObject(value)) {
+    if (isPlainObject(value)) {
       for (const inner of Object.keys(value)) {
         for (const bad of [null, '', 'x'.repeat(20_000), [], {}, -1]) {
           yield { ...example, [key]: { ...value, [inner]: bad } };
         }
       }
     }
-    if (Array.isArray(value) && isObject(value[0])) {
+    if (Array.isArray(value) && isPlainObject(value[0])) {
       for (const inner of Object.keys(value[0])) {
         for (const bad of [null, '', [], {}]) yield { ...example, [key]: [{ ...value[0], [inner]: bad }] };
       }
@@ -169,11 +146,11 @@ for (const kind of ['sqlite', 'postgres'] as const)
           const parameters = operation.parameters ?? [];
           const pathValues = new Map<string, string>();
           for (const p of parameters.filter((p) => p.in === 'path')) {
-            pathValues.set(p.name, encodeURIComponent(String(p.example ?? p.schema?.examples?.[0] ?? 'x')));
+            pathValues.set(p.name, encodeURIComponent(String(parameterExample(p) ?? 'x')));
           }
           const queryValues = new Map<string, string>();
           for (const p of parameters.filter((p) => p.in === 'query')) {
-            const example = p.example ?? p.schema?.examples?.[0];
+            const example = parameterExample(p);
             if (example !== undefined) queryValues.set(p.name, encodeURIComponent(String(example)));
           }
           const urlOf = (paths: Map<string, string>, query: Map<string, string>) => {
@@ -183,7 +160,7 @@ for (const kind of ['sqlite', 'postgres'] as const)
           };
           const media = operation.requestBody?.content;
           const json = media?.['application/json'] ? 'application/json' : Object.keys(media ?? {})[0];
-          const example = exampleOf(json ? media?.[json] : undefined);
+          const [example] = json && media?.[json] ? examplesOf(media[json]) : [];
           const authorization = path.startsWith('/inbox') ? recipient : admin;
 
           /** One request: the body as JSON of the operation's type, or `raw` as given (none: no body). */

@@ -6,25 +6,7 @@ import { describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { openapiDocument } from '../../src/cli/openapi.ts';
-
-interface Media {
-  schema?: object;
-  example?: unknown;
-  examples?: Record<string, { value: unknown }>;
-}
-interface Operation {
-  summary?: string;
-  description?: string;
-  parameters?: Array<{ in: string; name: string; schema?: { examples?: unknown[] }; example?: unknown }>;
-  requestBody?: { content: Record<string, Media> };
-  responses: Record<string, { content?: Record<string, Media> }>;
-}
-
-/** The examples of one media type, whichever way the document gives them. */
-function examplesOf(media: Media): unknown[] {
-  if (media.example !== undefined) return [media.example];
-  return Object.values(media.examples ?? {}).map((example) => example.value);
-}
+import { examplesOf, type Operation, parameterExample } from '../helpers/openapi-operations.ts';
 
 describe('the OpenAPI document: descriptions and examples', async () => {
   const doc = (await openapiDocument({})) as {
@@ -67,7 +49,7 @@ describe('the OpenAPI document: descriptions and examples', async () => {
       }
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in !== 'path') continue;
-        const example = parameter.example ?? parameter.schema?.examples?.[0];
+        const example = parameterExample(parameter);
         if (example === undefined) problems.push(`${name}: path parameter ${parameter.name} has no example`);
         else {
           const error = valid(parameter.schema, example);
