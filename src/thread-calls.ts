@@ -90,12 +90,19 @@ export interface LineOptions {
    * call is served alone.
    */
   drain?: () => { message: unknown } | undefined;
+  /**
+   * Methods whose calls go ahead of a joined batch they were queued behind: a joined method's
+   * drain serves them as it meets them, before the batch (the dispatch thread's `insertUrgent`,
+   * a CRITICAL's commit, before the LOW hand-overs queued ahead of it). Served alone, not joined.
+   */
+  ahead?: readonly string[];
 }
 
 /**
  * Opens this side's end of a line on `port`, serving `serve` (only its own methods: a name it
  * does not have, inherited ones included, is answered with an error). Messages are served in the
- * order they arrive; a joined method's batch is served before the message that ended it.
+ * order they arrive; a joined method's batch is served before the message that ended it, and
+ * after the `ahead` calls queued within it.
  */
 export function openLine<Theirs, Ours = Record<never, never>>(
   port: Port,
@@ -161,6 +168,10 @@ export function openLine<Theirs, Ours = Record<never, never>>(
     let next: Message | undefined;
     for (let queued = options.drain?.(); queued; queued = options.drain?.()) {
       const message = queued.message as Message;
+      if (message.line === 'call' && options.ahead?.includes(message.method)) {
+        receive(message);
+        continue;
+      }
       if (message.line !== 'call' || message.method !== first.method) {
         next = message;
         break;

@@ -1,22 +1,17 @@
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import type { Metrics, MetricsSnapshot } from '../metrics.ts';
+import type { CommitRows } from '../notifications/ingest.ts';
 import type { ReportSink } from '../notifications/reports.ts';
 import { createWakeup, isUrgent, type Wakeup } from '../notifications/wakeup.ts';
 import type { PreferenceTokens } from '../recipients/preferences-token.ts';
 import type { Store } from '../store/port/index.ts';
-import type { EncodedNotification, IdempotentHit } from '../store/port/notifications.ts';
 import type { WakeupChannel } from '../store/port/wakeups.ts';
 import type { UnsubscribeTokens } from '../suppressions/unsubscribe-token.ts';
 import { createRenderer, type Renderer } from '../templates/render.ts';
 import { createRenderPool } from '../templates/render-pool.ts';
 import type { CommitTriggers } from '../workflows/trigger-commit.ts';
 import type { Dispatch } from './start.ts';
-
-export type CommitRows = (
-  rows: EncodedNotification[],
-  since: number,
-) => Promise<Array<IdempotentHit | undefined>>;
 
 /**
  * The worker role as the rest of the process sees it, whether it runs here (buildWorkerRole) or

@@ -79,6 +79,8 @@ const main = openLine<DispatchMainCalls, DispatchThreadCalls>(
      * then claims these rows, rather than the step after it.
      */
     insert: joinedCommit((role) => role.commit),
+    /** Served ahead of the `insert` hand-overs queued before it (LineOptions.ahead), alone. */
+    insertUrgent: async (rows, since) => (await built).role.commit(rows, since),
     /** Workflow triggers' hand-overs, joined as `insert`'s (their runs' rows go with them). */
     trigger: joinedCommit((role) => role.commitTriggers),
     wake() {
@@ -115,5 +117,5 @@ const main = openLine<DispatchMainCalls, DispatchThreadCalls>(
       await tracing?.shutdown();
     },
   },
-  { drain: () => receiveMessageOnPort(port) },
+  { drain: () => receiveMessageOnPort(port), ahead: ['insertUrgent'] },
 );

@@ -43,6 +43,11 @@ export interface DispatchThreadCalls {
   open(): Promise<void>;
   /** Accepted rows handed over, committed joined with those queued behind them (joined-inserts.ts). */
   insert(rows: EncodedNotification[], since: number): Promise<Array<IdempotentHit | undefined>>;
+  /**
+   * Accepted CRITICAL and HIGH rows (ingest's urgent flush), committed alone and ahead of the
+   * `insert` hand-overs queued before them on the port (LineOptions.ahead).
+   */
+  insertUrgent(rows: EncodedNotification[], since: number): Promise<Array<IdempotentHit | undefined>>;
   /** Workflow triggers handed over by their group commit (trigger-commit.ts), committed in one transaction. */
   trigger(items: TriggerItem[], since: number): Promise<Array<TriggerHit | undefined>>;
   wake(): void;
@@ -126,7 +131,7 @@ export function startDispatchThread(config: Config, onExit: (error: Error) => vo
   );
 
   return {
-    insertMany: (rows, since) => line.call('insert', rows, since),
+    insertMany: (rows, since, urgent) => line.call(urgent ? 'insertUrgent' : 'insert', rows, since),
     commitTriggers: (items, since) => line.call('trigger', items, since),
     wakeup: { ...createWakeup(), notify: () => line.tell('wake') },
     runsWakeup: { ...createWakeup(), notify: () => line.tell('wakeRuns') },

@@ -4,9 +4,10 @@ import { HeraldError } from '../errors.ts';
 export interface GroupCommitOptions<T, R> {
   /**
    * Writes all `items` in ONE transaction and resolves with one result per item, in order, only
-   * once the transaction has committed. A rejection fails every item of the flush.
+   * once the transaction has committed. A rejection fails every item of the flush. `urgent`: the
+   * items are urgent ones (`urgent` below), flushed apart from the others.
    */
-  flush(items: T[]): Promise<R[]>;
+  flush(items: T[], urgent: boolean): Promise<R[]>;
   /** How much one item weighs (e.g. its rows), for the limits below. Default 1. */
   weight?(item: T): number;
   /** Flush early once this much weight is pending; one flush takes at most about this much. */
@@ -20,6 +21,12 @@ export interface GroupCommitOptions<T, R> {
   owner?(item: T): string;
   /** What the items are, plural, in the 503 of load shedding ("notifications" unless told). */
   noun?: string;
+  /**
+   * Whether an item is urgent (ingest's CRITICAL and HIGH rows). Urgent items queue apart and go
+   * out in a flush of their own, one at a time, beside the others' flushes and whatever waits for
+   * them: an urgent item waits for no other item, and for no flush but an urgent one under way.
+   */
+  urgent?(item: T): boolean;
   /** Called after each successful commit (e.g. to wake the worker). */
   afterCommit?(): void;
   /**
@@ -60,43 +67,48 @@ interface Pending<T, R> {
   reject(error: unknown): void;
 }
 
+/** Which queue an item waits in: urgent items flush apart from the others (`urgent`). */
+type Kind = 'bulk' | 'urgent';
+
 /**
  * A group-commit batcher. Items submitted during one event-loop turn (every request whose body
  * was parsed in that turn) are flushed together on setImmediate; while a flush runs, new items
  * queue for the next. One flush runs at a time by default (`inFlight` 1: SQLite has one writer).
  * Handing rows to the dispatch thread keeps two in flight, so the round trip to a thread busy
  * with a claim does not idle the requests; on PostgreSQL a few overlap, each waiting for its own
- * fsync or lock while the next group is written.
+ * fsync or lock while the next group is written. Urgent items have a queue and a flush of their
+ * own beside those (on SQLite a flush's transaction runs at once, whole, so none overlaps).
  */
 export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): GroupCommit<T, R> {
   const maxBatch = options.maxBatch ?? 10_000;
   const maxPending = options.maxPending ?? 100_000;
   const weigh = options.weight ?? (() => 1);
-  let queue: Pending<T, R>[] = [];
+  const queues: Record<Kind, Pending<T, R>[]> = { bulk: [], urgent: [] };
   let pendingWeight = 0;
   const pendingByOwner = new Map<string, number>();
   const ownerOf = options.owner ?? (() => '');
   const ownerCap = options.owner ? maxPending * OWNER_SHARE : maxPending;
-  const inFlight = options.inFlight ?? 1;
-  let scheduled = false;
-  const running = new Set<Promise<void>>();
+  const inFlight: Record<Kind, number> = { bulk: options.inFlight ?? 1, urgent: 1 };
+  const scheduled: Record<Kind, boolean> = { bulk: false, urgent: false };
+  const running: Record<Kind, Set<Promise<void>>> = { bulk: new Set(), urgent: new Set() };
   const stats = { flushes: 0, items: 0 };
 
-  const schedule = () => {
-    if (scheduled || running.size >= inFlight) return;
-    scheduled = true;
+  const schedule = (kind: Kind) => {
+    if (scheduled[kind] || running[kind].size >= inFlight[kind]) return;
+    scheduled[kind] = true;
     setImmediate(() => {
-      scheduled = false;
-      const flush: Promise<void> = flushOnce().finally(() => {
-        running.delete(flush);
-        if (queue.length > 0) schedule();
+      scheduled[kind] = false;
+      const flush: Promise<void> = flushOnce(kind).finally(() => {
+        running[kind].delete(flush);
+        if (queues[kind].length > 0) schedule(kind);
       });
-      running.add(flush);
-      if (queue.length > 0) schedule();
+      running[kind].add(flush);
+      if (queues[kind].length > 0) schedule(kind);
     });
   };
 
-  const take = (): Pending<T, R>[] => {
+  const take = (kind: Kind): Pending<T, R>[] => {
+    const queue = queues[kind];
     let weight = 0;
     let count = 0;
     while (
@@ -107,7 +119,7 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
       count += 1;
     }
     const batch = queue.slice(0, count);
-    queue = queue.slice(count);
+    queues[kind] = queue.slice(count);
     pendingWeight -= weight;
     for (const p of batch) {
       const left = (pendingByOwner.get(p.owner) ?? 0) - p.weight;
@@ -118,8 +130,11 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
   };
 
   /** One transaction for `batch`; settles every item of it, or throws without settling any. */
-  async function commit(batch: Pending<T, R>[]): Promise<void> {
-    const results = await options.flush(batch.map((p) => p.item));
+  async function commit(batch: Pending<T, R>[], kind: Kind): Promise<void> {
+    const results = await options.flush(
+      batch.map((p) => p.item),
+      kind === 'urgent',
+    );
     if (results.length !== batch.length) throw new TypeError('flush must return one result per item');
     stats.flushes += 1;
     stats.items += batch.length;
@@ -134,11 +149,11 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
    * must not fail the others: when a batch's transaction fails, each item is tried again in a
    * transaction of its own, and only the item that fails alone is refused.
    */
-  async function flushOnce(): Promise<void> {
-    const batch = take();
+  async function flushOnce(kind: Kind): Promise<void> {
+    const batch = take(kind);
     if (batch.length === 0) return;
     try {
-      await commit(batch);
+      await commit(batch, kind);
       return;
     } catch (error) {
       if (batch.length === 1) {
@@ -148,12 +163,18 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
     }
     for (const p of batch) {
       try {
-        await commit([p]);
+        await commit([p], kind);
       } catch (error) {
         p.reject(error);
       }
     }
   }
+
+  const busy = () =>
+    (['bulk', 'urgent'] as const).some(
+      (kind) => queues[kind].length > 0 || running[kind].size > 0 || scheduled[kind],
+    );
+  const flushing = () => [...running.bulk, ...running.urgent];
 
   return {
     submit(item) {
@@ -170,19 +191,21 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
           new HeraldError('UNAVAILABLE', `${whose} waiting to be stored; retry shortly.`, { retryAfterS: 1 }),
         );
       }
+      const kind: Kind = options.urgent?.(item) ? 'urgent' : 'bulk';
       return new Promise<R>((resolve, reject) => {
-        queue.push({ item, weight, owner, resolve, reject });
+        queues[kind].push({ item, weight, owner, resolve, reject });
         pendingWeight += weight;
         pendingByOwner.set(owner, own + weight);
-        schedule();
+        schedule(kind);
       });
     },
     stats() {
       return { ...stats, pending: pendingWeight };
     },
     async drain() {
-      while (queue.length > 0 || running.size > 0 || scheduled) {
-        if (running.size > 0) await Promise.all(running);
+      while (busy()) {
+        const under = flushing();
+        if (under.length > 0) await Promise.all(under);
         else await new Promise((resolve) => setImmediate(resolve));
       }
     },

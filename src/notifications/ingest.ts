@@ -28,7 +28,7 @@ import { type Channel, priorityRank } from './model.ts';
 import { type RecipientDigests, recipientDigest } from './recipient-digest.ts';
 import { type ValidNotification, validateNotification } from './validate.ts';
 import { acceptedView } from './view.ts';
-import type { WakeSignal } from './wakeup.ts';
+import { isUrgent, type WakeSignal } from './wakeup.ts';
 
 /** How long an Idempotency-Key holds: a replay within 24 h returns the first answer (a workflow trigger's too). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -71,10 +71,15 @@ export interface Ingest {
   drain(): Promise<void>;
 }
 
-/** Commits accepted rows in one transaction: one result per row, a live idempotent twin or nothing. */
+/**
+ * Commits accepted rows in one transaction: one result per row, a live idempotent twin or nothing.
+ * `urgent`: every row is CRITICAL or HIGH (the group commit's urgent flush), which a writer in
+ * another thread commits ahead of the hand-overs queued before it (dispatch/thread.ts).
+ */
 export type CommitRows = (
   rows: EncodedNotification[],
   since: number,
+  urgent?: boolean,
 ) => Promise<Array<IdempotentHit | undefined>>;
 
 /**
@@ -200,10 +205,12 @@ export function createIngest(deps: IngestDeps): Ingest {
     weight: (rows) => rows.length,
     // One tenant's flood fills at most half of HERALD_INGEST_MAX_PENDING (every row of a request is its tenant's).
     owner: (rows) => rows[0]?.tenant ?? '',
+    // A CRITICAL or HIGH request waits for no LOW batch's commit (group-commit.ts).
+    urgent: (rows) => rows.length > 0 && rows.every((row) => isUrgent(row.priority)),
     ...flushLimits(deps.config, deps.writer !== undefined, store.notifications.insertsAtOnce),
-    async flush(groups) {
+    async flush(groups, urgent) {
       const rows = groups.flat();
-      const results = await commitRows(rows, clock.now() - IDEMPOTENCY_WINDOW_MS);
+      const results = await commitRows(rows, clock.now() - IDEMPOTENCY_WINDOW_MS, urgent);
       if (deps.metrics) countAccepted(deps.metrics, rows, results);
       return resultsPerItem(
         results,

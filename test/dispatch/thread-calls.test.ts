@@ -15,6 +15,7 @@ interface Child {
   refuse(): Promise<never>;
   busy(): Promise<never>;
   insert(rows: string[]): Promise<number>;
+  insertUrgent(rows: string[]): Promise<number>;
   other(): Promise<string>;
   give(): Promise<unknown>;
   poke(n: number): void;
@@ -59,6 +60,10 @@ describe('thread calls', () => {
           options.joinedBatches?.push(calls.map(([rows]) => rows));
           return calls.map(([rows]) => Promise.resolve(rows.length));
         }),
+        insertUrgent: async (rows) => {
+          options.served?.push(`urgent ${rows.join()}`);
+          return rows.length;
+        },
         other: async () => {
           options.served?.push('other');
           return 'other';
@@ -68,7 +73,7 @@ describe('thread calls', () => {
           options.poked?.push(n);
         },
       },
-      { drain: () => receiveMessageOnPort(childPort) },
+      { drain: () => receiveMessageOnPort(childPort), ahead: ['insertUrgent'] },
     );
     return { parent, child };
   }
@@ -121,6 +126,23 @@ describe('thread calls', () => {
     assert.deepEqual(await answers, [1, 2, 0, 'other', 1]);
     assert.deepEqual(batches, [[['a'], ['b', 'c'], []], [['d']]]);
     assert.deepEqual(served, ['insert', 'other', 'insert']);
+  });
+
+  it('serves an ahead call queued within a joined batch before the batch, alone', async () => {
+    const batches: string[][][] = [];
+    const served: string[] = [];
+    const { parent } = pair({ joinedBatches: batches, served });
+    const answers = Promise.all([
+      parent.call('insert', ['a']),
+      parent.call('insert', ['b']),
+      parent.call('insertUrgent', ['x']),
+      parent.call('insert', ['c']),
+      parent.call('insertUrgent', ['y', 'z']),
+      parent.call('other'),
+    ]);
+    assert.deepEqual(await answers, [1, 1, 1, 1, 2, 'other']);
+    assert.deepEqual(served, ['urgent x', 'urgent y,z', 'insert', 'other']);
+    assert.deepEqual(batches, [[['a'], ['b'], ['c']]]);
   });
 
   it('rejects every waiting call when the other side ends, and every later one at once', async () => {

@@ -148,6 +148,38 @@ describe('createGroupCommit', () => {
     assert.deepEqual(batcher.stats(), { flushes: 3, items: 3, pending: 0 });
   });
 
+  it('flushes an urgent item at once and alone, beside flushes under way and ahead of items waiting for them', async () => {
+    const started: Array<{ items: string[]; urgent: boolean }> = [];
+    const gates: Array<() => void> = [];
+    const batcher = createGroupCommit<string, string>({
+      inFlight: 1,
+      urgent: (item) => item.startsWith('CRITICAL'),
+      flush: async (items, urgent) => {
+        started.push({ items, urgent });
+        if (!urgent) await new Promise<void>((resolve) => gates.push(resolve));
+        return items.map((item) => `${item} committed`);
+      },
+    });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const low = [batcher.submit('LOW 1')];
+    await turn();
+    // The LOW flush is under way: the next LOW items wait for it, the CRITICAL waits for nothing.
+    low.push(batcher.submit('LOW 2'), batcher.submit('LOW 3'));
+    const critical = batcher.submit('CRITICAL 1');
+    assert.equal(await critical, 'CRITICAL 1 committed');
+    assert.deepEqual(started, [
+      { items: ['LOW 1'], urgent: false },
+      { items: ['CRITICAL 1'], urgent: true },
+    ]);
+    gates.shift()?.();
+    for (let i = 0; i < 5 && started.length < 3; i++) await turn();
+    assert.deepEqual(started.slice(2), [{ items: ['LOW 2', 'LOW 3'], urgent: false }]);
+    gates.shift()?.();
+    await batcher.drain();
+    assert.deepEqual(await Promise.all(low), ['LOW 1 committed', 'LOW 2 committed', 'LOW 3 committed']);
+    assert.deepEqual(batcher.stats(), { flushes: 3, items: 4, pending: 0 });
+  });
+
   it('rejects every item when the store itself fails (the batch, then each item alone) and counts no commit', async () => {
     let calls = 0;
     const batcher = createGroupCommit<number, number>({
