@@ -23,6 +23,7 @@ import { createProviderStates } from './provider-state.ts';
 import { createSharedLimits } from './shared-limits.ts';
 import { processTraced } from './traced.ts';
 import { preciseNow, type UrgentTrace, type Via } from './urgent-trace.ts';
+import { URGENT_STEP_CLAIMS, type UrgentWindow } from './urgent-window.ts';
 
 /**
  * The urgent lane's share of a worker's budget: CRITICAL's and HIGH's room only. NORMAL and LOW
@@ -82,6 +83,11 @@ export interface SchedulerDeps {
    * the lane runs beside the step: PostgreSQL). Absent, a step claims every priority.
    */
   urgentInLane?: boolean;
+  /**
+   * Whether urgent work arrived lately, where a step runs on the thread that commits and claims
+   * the CRITICALs (SQLite): a step then claims URGENT_STEP_CLAIMS NORMAL and LOW at most.
+   */
+  urgentWindow?: Pick<UrgentWindow, 'open'>;
 }
 
 /** One scheduler step's outcome, for tests and the run loop. */
@@ -178,10 +184,18 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       for (const channel of CHANNELS) room[channel] = states.channelCapacity(channel, rank, batch);
       return room;
     });
+    // LOW is claimed in quarter batches: a step busy with bulk stays short (~2 ms), so a
+    // CRITICAL committed meanwhile waits for little before the next step claims it; while urgent
+    // work arrives, NORMAL and LOW take URGENT_STEP_CLAIMS at most (urgentWindow).
+    const short = deps.urgentWindow?.open() === true;
+    const most = (rank: number) =>
+      short && !isUrgent(PRIORITIES[rank] as Priority)
+        ? URGENT_STEP_CLAIMS
+        : rank === 3
+          ? Math.ceil(batch / 4)
+          : batch;
     return {
-      // LOW is claimed in quarter batches: a step busy with bulk stays short (~2 ms), so a
-      // CRITICAL committed meanwhile waits for little before the next step claims it.
-      perPriority: slots.perPriority.map((n, rank) => Math.min(n, rank === 3 ? Math.ceil(batch / 4) : batch)),
+      perPriority: slots.perPriority.map((n, rank) => Math.min(n, most(rank))),
       sharedLimit: Math.min(slots.sharedLimit, batch),
       perChannel,
     };

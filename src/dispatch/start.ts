@@ -21,6 +21,7 @@ import type { Renderer } from '../templates/render.ts';
 import { startWorkflowEngine } from '../workflows/engine.ts';
 import { createScheduler } from './scheduler.ts';
 import { createUrgentTrace } from './urgent-trace.ts';
+import { watchUrgent } from './urgent-window.ts';
 import { createWorker, type Worker } from './worker.ts';
 
 /** The worker role of one process: its providers, scheduler and loop. */
@@ -107,6 +108,8 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
   const { traceFile } = deps.config.dispatch;
   const trace = traceFile === undefined ? undefined : createUrgentTrace(traceFile);
   const stopHints = trace && deps.wakeup.onUrgent(() => trace.hinted());
+  const { oneWriter } = deps.store.capabilities;
+  const urgentWindow = oneWriter ? watchUrgent(deps.wakeup, deps.clock) : undefined;
   const scheduler = createScheduler({
     store: deps.store,
     providers,
@@ -121,7 +124,8 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     trace,
     // Where the lane runs beside the step, on a connection of its own (PostgreSQL), a CRITICAL a
     // step claimed would wait for that step's bulk to commit: steps leave CRITICAL and HIGH to it.
-    urgentInLane: !deps.store.capabilities.oneWriter,
+    urgentInLane: !oneWriter,
+    urgentWindow,
   });
   const worker = createWorker({
     scheduler,
@@ -178,6 +182,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
       await callbacks.close();
       await providers.close();
       stopHints?.();
+      urgentWindow?.stop();
       await trace?.close();
     },
   };

@@ -10,6 +10,13 @@ import type { Wakeup } from '../notifications/wakeup.ts';
  * rate, comes back once it stops (decision records 0036 and 0043).
  */
 export const URGENT_CHUNK = 100;
+/**
+ * NORMAL and LOW notifications a claim step of the worker takes at most, each priority, while
+ * urgent work arrives on a store with one writer (SQLite): the step, its sends and the
+ * completions it writes next run on the thread that commits and claims the CRITICALs, one after
+ * the other, so its length is what a CRITICAL waits for (decision record 0065).
+ */
+export const URGENT_STEP_CLAIMS = 16;
 export const URGENT_WINDOW_MS = 1000;
 /**
  * On a store shared by processes (PostgreSQL) a bulk step holds nothing a CRITICAL waits for, but

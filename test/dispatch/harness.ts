@@ -74,6 +74,8 @@ export interface WorkerOptions {
   log?: SchedulerDeps['log'];
   /** Steps leave CRITICAL and HIGH to the urgent lane, as the worker's loop on PostgreSQL does. */
   urgentInLane?: boolean;
+  /** Whether urgent work arrived lately (start.ts watches the wake-up on SQLite). */
+  urgentWindow?: SchedulerDeps['urgentWindow'];
 }
 
 /** A scheduler on the harness's store and clock; real providers from `factories`, else the sandbox. */
@@ -98,6 +100,7 @@ export function schedulerFor(
     random: options.random ?? (() => 0.5),
     circuit: options.circuit,
     urgentInLane: options.urgentInLane,
+    urgentWindow: options.urgentWindow,
   });
   renders.set(scheduler, renderer);
   registries.set(scheduler, providers);
