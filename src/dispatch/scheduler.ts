@@ -165,6 +165,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
    * cycle of the other; else one loop does both.
    */
   const running: Record<LanePart, Promise<void> | undefined> = { claims: undefined, writes: undefined };
+  /** Begins a loop of the lane that waits for its setImmediate at once instead. */
+  const beginNow: Record<LanePart, (() => void) | undefined> = { claims: undefined, writes: undefined };
   const split = deps.urgentInLane === true;
   const takesWrites = (part: LanePart) => part === 'writes' || !split;
   const hasWork = (part: LanePart) =>
@@ -261,14 +263,28 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
 
   /**
    * Starts a loop of the urgent lane unless it runs (it loops while it has work). A claim starts
-   * it at once: on SQLite, before the step the worker has queued behind setImmediate. Completions
-   * start it after the current I/O callbacks, so the sends that finish together are written together.
+   * it at once: on SQLite, before the step the worker has queued behind setImmediate, and before
+   * the bulk steps queued there (a fan-out's, the engine's), also when completions have already
+   * started it. Completions start it after the current I/O callbacks, so the sends that finish
+   * together are written together.
    */
   function startLane(part: LanePart, now: boolean): void {
-    if (running[part]) return;
-    const begin = now ? Promise.resolve() : new Promise<void>((resolve) => setImmediate(resolve));
+    if (running[part]) {
+      // A claim asked while the loop waits for its setImmediate (completions queued it): now.
+      if (now) beginNow[part]?.();
+      return;
+    }
+    const begin = now
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          beginNow[part] = resolve;
+          setImmediate(resolve);
+        });
     running[part] = begin
-      .then(() => runLane(part))
+      .then(() => {
+        beginNow[part] = undefined;
+        return runLane(part);
+      })
       .catch((error: unknown) => deps.log.error({ err: error }, 'urgent lane crashed'))
       .finally(() => {
         running[part] = undefined;
