@@ -93,7 +93,9 @@ export interface LineOptions {
   /**
    * Methods whose calls go ahead of a joined batch they were queued behind: a joined method's
    * drain serves them as it meets them, before the batch (the dispatch thread's `insertUrgent`,
-   * a CRITICAL's commit, before the LOW hand-overs queued ahead of it). Served alone, not joined.
+   * a CRITICAL's commit, before the LOW hand-overs queued ahead of it). Only a plain method goes
+   * ahead (a joined one is served in its turn), and only within the run of the joined method's
+   * calls the drain reads: a message of another kind ends that run.
    */
   ahead?: readonly string[];
 }
@@ -114,6 +116,8 @@ export function openLine<Theirs, Ours = Record<never, never>>(
   let ended: Error | undefined;
   const handlers = serve as Record<string, Method | Joined<unknown[], unknown>>;
   const handler = (method: string) => (Object.hasOwn(handlers, method) ? handlers[method] : undefined);
+  const ahead = (method: string) =>
+    options.ahead?.includes(method) === true && typeof handler(method) === 'function';
 
   function answer(id: number, work: Promise<unknown>): void {
     work.then(
@@ -168,7 +172,8 @@ export function openLine<Theirs, Ours = Record<never, never>>(
     let next: Message | undefined;
     for (let queued = options.drain?.(); queued; queued = options.drain?.()) {
       const message = queued.message as Message;
-      if (message.line === 'call' && options.ahead?.includes(message.method)) {
+      // Served alone (a plain method): a joined one would drain the calls behind it first.
+      if (message.line === 'call' && ahead(message.method)) {
         receive(message);
         continue;
       }

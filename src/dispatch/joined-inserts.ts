@@ -1,3 +1,5 @@
+import { type Joined, joined } from '../thread-calls.ts';
+
 /** One hand-over from the main thread (accepted rows, or workflow triggers), to be committed before its answers. */
 export interface InsertCall<T> {
   rows: T[];
@@ -16,7 +18,8 @@ type InsertMany<T, R> = (rows: T[], since: number) => Promise<R[]>;
  * growing with the rate of hand-overs.
  *
  * Joining changes no outcome. The rows keep their order, so a repeated Idempotency-Key in a later
- * hand-over finds the earlier one's row, as it would in a transaction of its own. The idempotency
+ * hand-over finds the earlier one's row, as it would in a transaction of its own (an urgent
+ * commit, served ahead, is not among them: see threadCommits). The idempotency
  * window starts at the earliest `since` of them (the hand-overs are milliseconds apart). And if
  * the joint transaction fails, each hand-over is committed alone, in order, so one bad row fails
  * only its own hand-over (whose group commit then retries its requests one by one).
@@ -43,4 +46,37 @@ export function insertJoined<T, R>(
     () => undefined,
   );
   return calls.map((call, i) => together.then((split) => split?.[i] ?? insertMany(call.rows, call.since)));
+}
+
+/**
+ * The dispatch thread's commit methods (thread-entry.ts), on its role once `role` resolves:
+ * hand-overs served joined (insertJoined), and urgent rows (ingest's CRITICAL and HIGH flush)
+ * served alone, ahead of the hand-overs queued right before them (LineOptions.ahead). A joined
+ * commit served after an urgent one begins once that one has committed and been answered: served
+ * first but both on the same microtask queue, the urgent commit's wake-up and answer came after
+ * the bulk's transaction. Hand-overs keep their order among themselves.
+ */
+export function threadCommits<Role>(role: Promise<Role>) {
+  let urgentDone: Promise<unknown> = Promise.resolve();
+  return {
+    joined<T, R>(commitOf: (role: Role) => InsertMany<T, R>): Joined<[T[], number], R[]> {
+      return joined((calls: Array<[T[], number]>) => {
+        const outcomes = Promise.all([role, urgentDone]).then(([built]) =>
+          insertJoined(
+            calls.map(([rows, since]) => ({ rows, since })),
+            commitOf(built),
+          ),
+        );
+        return calls.map((_, i) => outcomes.then((all) => all[i] as Promise<R[]>));
+      });
+    },
+    alone<T, R>(commitOf: (role: Role) => InsertMany<T, R>): (rows: T[], since: number) => Promise<R[]> {
+      return (rows, since) => {
+        const work = role.then((built) => commitOf(built)(rows, since));
+        // Registered before the line's answer: the joined commits wait for both.
+        urgentDone = Promise.allSettled([urgentDone, work]);
+        return work;
+      };
+    },
+  };
 }

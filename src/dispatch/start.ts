@@ -137,7 +137,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
   worker.start();
   // The lane's connections open now, not at the first CRITICAL; its first claim cycle then takes
   // whatever CRITICAL or HIGH is already waiting (a restart's), and prepares its statements.
-  if (!deps.store.capabilities.oneWriter) {
+  if (!oneWriter) {
     deps.store.queue.openLanes?.().then(
       () => scheduler.claimUrgent(),
       (error: unknown) => log.warn({ err: error }, 'the urgent lane could not open its connections yet'),
@@ -151,8 +151,8 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     onChanged: statusChanged,
     pollMs: deps.config.dispatch.pollMs,
     log,
-    chunk: deps.store.capabilities.oneWriter ? FIXED.fanOutChunk.oneWriter : FIXED.fanOutChunk.sharedStore,
-    oneWriter: deps.store.capabilities.oneWriter,
+    chunk: oneWriter ? FIXED.fanOutChunk.oneWriter : FIXED.fanOutChunk.sharedStore,
+    oneWriter,
   });
   // Workflow runs step beside it too, a chunk of due runs at a time (docs/workflows.md "Runs").
   const engine = startWorkflowEngine({
@@ -165,7 +165,7 @@ export async function startDispatch(deps: WorkerDeps): Promise<Dispatch> {
     metrics: deps.metrics,
     pollMs: deps.config.dispatch.pollMs,
     log,
-    chunk: deps.store.capabilities.oneWriter ? FIXED.fanOutChunk.oneWriter : FIXED.fanOutChunk.sharedStore,
+    chunk: oneWriter ? FIXED.fanOutChunk.oneWriter : FIXED.fanOutChunk.sharedStore,
   });
   log.info(
     { owner: scheduler.owner, providers: providers.all().map((p) => `${p.channel}:${p.name}`) },

@@ -7,9 +7,9 @@ import { nameOwnThread } from '../os-thread.ts';
 import type { Rank } from '../reserve.ts';
 import { createStore } from '../store/create.ts';
 import { RenderError } from '../templates/render-error.ts';
-import { joined, openLine } from '../thread-calls.ts';
+import { openLine } from '../thread-calls.ts';
 import { startTracing } from '../tracing/sdk.ts';
-import { insertJoined } from './joined-inserts.ts';
+import { threadCommits } from './joined-inserts.ts';
 import { buildWorkerRole } from './role.ts';
 import type { DispatchMainCalls, DispatchThreadCalls, PreviewReply } from './thread.ts';
 
@@ -48,23 +48,10 @@ const built = new Promise<void>((resolve) => {
   return { store, metrics, role, tracing };
 });
 
-type Role = Awaited<typeof built>['role'];
-
-/**
- * Serves a commit joined (thread-calls.ts): a hand-over and those queued right behind it on the
- * port are committed in one transaction (joined-inserts.ts), each answered with its own results.
- */
-function joinedCommit<T, R>(commitOf: (role: Role) => (rows: T[], since: number) => Promise<R[]>) {
-  return joined((calls: Array<[T[], number]>) => {
-    const outcomes = built.then(({ role }) =>
-      insertJoined(
-        calls.map(([rows, since]) => ({ rows, since })),
-        commitOf(role),
-      ),
-    );
-    return calls.map((_, i) => outcomes.then((all) => all[i] as Promise<R[]>));
-  });
-}
+// The role, for the commits; a thread that failed to build has answered `open` with why.
+const roleOf = built.then(({ role }) => role);
+roleOf.catch(() => undefined);
+const commits = threadCommits(roleOf);
 
 const main = openLine<DispatchMainCalls, DispatchThreadCalls>(
   port,
@@ -78,11 +65,11 @@ const main = openLine<DispatchMainCalls, DispatchThreadCalls>(
      * in the poll phase that brought it: the worker's next step (queued behind setImmediate)
      * then claims these rows, rather than the step after it.
      */
-    insert: joinedCommit((role) => role.commit),
-    /** Served ahead of the `insert` hand-overs queued before it (LineOptions.ahead), alone. */
-    insertUrgent: async (rows, since) => (await built).role.commit(rows, since),
+    insert: commits.joined((role) => role.commit),
+    /** Served alone, ahead of the `insert` hand-overs queued right before it (LineOptions.ahead). */
+    insertUrgent: commits.alone((role) => role.commit),
     /** Workflow triggers' hand-overs, joined as `insert`'s (their runs' rows go with them). */
-    trigger: joinedCommit((role) => role.commitTriggers),
+    trigger: commits.joined((role) => role.commitTriggers),
     wake() {
       // A thread that failed to build has answered `open` with why; a wake is then moot.
       built.then(

@@ -30,9 +30,10 @@ export interface GroupCommitOptions<T, R> {
   /** Called after each successful commit (e.g. to wake the worker). */
   afterCommit?(): void;
   /**
-   * Flushes that may be under way at once (default 1). More than one where the writer behind
-   * `flush` commits in the order it was called (the dispatch thread's port does) or where its
-   * transactions may overlap (PostgreSQL's; no order between their commits is promised).
+   * Bulk flushes that may be under way at once (default 1). More than one where the writer behind
+   * `flush` commits them in the order it was called (the dispatch thread's port does) or where its
+   * transactions may overlap (PostgreSQL's; no order between their commits is promised). The
+   * urgent flush is not counted here, and may commit before bulk flushes called earlier.
    */
   inFlight?: number;
 }

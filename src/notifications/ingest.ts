@@ -176,9 +176,9 @@ const HANDED_OVER_ROWS = 4000;
  * a flush and waiting, and its flushes under way at once. Rows handed to the dispatch thread
  * (`handedOver`) are copied into its heap: smaller hand-overs keep both heaps small (`npm run bench
  * -- --scenario memory`), and `handOvers` of them may be on their way (the thread commits them in
- * the order they arrive, joining those queued together), HANDED_OVER_ROWS together at most: what a
- * CRITICAL handed over behind them waits for is the same whatever their number. Otherwise
- * `atOnce` flushes: how many of the store's transactions may overlap.
+ * the order they arrive, joining those queued together), HANDED_OVER_ROWS together at most; a
+ * batcher's urgent flush (group-commit.ts `urgent`), one at a time, goes beside them and ahead of
+ * them. Otherwise `atOnce` flushes: how many of the store's transactions may overlap.
  */
 export function flushLimits(
   config: Pick<Config, 'ingestMaxBatch' | 'ingestMaxPending'>,

@@ -145,6 +145,25 @@ describe('thread calls', () => {
     assert.deepEqual(batches, [[['a'], ['b'], ['c']]]);
   });
 
+  it('serves a joined method named ahead in its turn, not ahead (it would drain the calls behind it first)', async () => {
+    const channel = new MessageChannel();
+    channels.push(channel);
+    const batches: string[][][] = [];
+    openLine<Parent, Pick<Child, 'insert'>>(
+      channel.port2,
+      {
+        insert: joined((calls) => {
+          batches.push(calls.map(([rows]) => rows));
+          return calls.map(([rows]) => Promise.resolve(rows.length));
+        }),
+      },
+      { drain: () => receiveMessageOnPort(channel.port2), ahead: ['insert'] },
+    );
+    const parent = openLine<Pick<Child, 'insert'>>(channel.port1, {});
+    assert.deepEqual(await Promise.all([parent.call('insert', ['a']), parent.call('insert', ['b'])]), [1, 1]);
+    assert.deepEqual(batches, [[['a'], ['b']]]);
+  });
+
   it('rejects every waiting call when the other side ends, and every later one at once', async () => {
     const channel = new MessageChannel();
     channels.push(channel);

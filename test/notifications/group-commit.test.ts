@@ -166,11 +166,12 @@ describe('createGroupCommit', () => {
     // The LOW flush is under way: the next LOW items wait for it, the CRITICAL waits for nothing.
     low.push(batcher.submit('LOW 2'), batcher.submit('LOW 3'));
     const critical = batcher.submit('CRITICAL 1');
-    assert.equal(await critical, 'CRITICAL 1 committed');
+    for (let i = 0; i < 5 && started.length < 2; i++) await turn();
     assert.deepEqual(started, [
       { items: ['LOW 1'], urgent: false },
       { items: ['CRITICAL 1'], urgent: true },
     ]);
+    assert.equal(await critical, 'CRITICAL 1 committed');
     gates.shift()?.();
     for (let i = 0; i < 5 && started.length < 3; i++) await turn();
     assert.deepEqual(started.slice(2), [{ items: ['LOW 2', 'LOW 3'], urgent: false }]);

@@ -7,13 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createIngest } from '../../src/notifications/ingest.ts';
 import type { EncodedNotification, IdempotentHit } from '../../src/store/port/notifications.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { countRows, notificationsApp, sms } from './fixtures.ts';
-
-/** Waits until `done` holds (the acceptances' Liquid checks run in the render threads). */
-async function until(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 5000 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 1));
-  assert.ok(done(), what);
-}
 
 describe('urgent acceptances beside held LOW hand-overs (sqlite)', () => {
   let t: Awaited<ReturnType<typeof notificationsApp>>;
@@ -36,6 +31,8 @@ describe('urgent acceptances beside held LOW hand-overs (sqlite)', () => {
     const ingest = createIngest({ ...t.deps, wakeup: { notify() {} }, writer });
     const low = (i: number) => ingest.accept('default', sms({ priority: 'LOW', metadata: { i } }), undefined);
     const lows = [low(0)];
+    // Bounds, not timings: each acceptance's Liquid check runs in the render threads first.
+    const until = (done: () => boolean, what: string) => eventually(done, 20_000, what);
     await until(() => held.length === 1, 'the first LOW handed over');
     lows.push(low(1));
     await until(() => held.length === 2, 'the second LOW handed over');
@@ -44,10 +41,12 @@ describe('urgent acceptances beside held LOW hand-overs (sqlite)', () => {
     await until(() => ingest.stats().pending === 2, 'two LOW waiting');
     assert.equal(held.length, 2);
 
-    const critical = await ingest.accept('default', sms({ priority: 'CRITICAL' }), undefined);
-    assert.equal(critical.status, 201);
-    const high = await ingest.accept('default', sms({ priority: 'HIGH' }), undefined);
-    assert.equal(high.status, 201);
+    const critical = ingest.accept('default', sms({ priority: 'CRITICAL' }), undefined);
+    await until(() => handed.length === 3, 'the CRITICAL handed over beside the held LOW');
+    assert.equal((await critical).status, 201);
+    const high = ingest.accept('default', sms({ priority: 'HIGH' }), undefined);
+    await until(() => handed.length === 4, 'the HIGH handed over beside the held LOW');
+    assert.equal((await high).status, 201);
     assert.equal(countRows(t.deps), 2, 'the CRITICAL and the HIGH are stored; no LOW yet');
     assert.deepEqual(handed.slice(2), [
       { priorities: ['CRITICAL'], urgent: true },
@@ -57,8 +56,11 @@ describe('urgent acceptances beside held LOW hand-overs (sqlite)', () => {
     const releasing = setInterval(() => {
       for (const release of held.splice(0)) release();
     }, 1);
-    await ingest.drain();
-    clearInterval(releasing);
+    try {
+      await ingest.drain();
+    } finally {
+      clearInterval(releasing);
+    }
     assert.deepEqual(
       (await Promise.all(lows)).map((answer) => answer.status),
       [201, 201, 201, 201],
