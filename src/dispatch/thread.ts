@@ -45,7 +45,7 @@ export interface DispatchThreadCalls {
   insert(rows: EncodedNotification[], since: number): Promise<Array<IdempotentHit | undefined>>;
   /**
    * Accepted CRITICAL and HIGH rows (ingest's urgent flush), committed alone and ahead of the
-   * `insert` hand-overs queued before them on the port (LineOptions.ahead).
+   * `insert` hand-overs queued right before them on the port (LineOptions.ahead).
    */
   insertUrgent(rows: EncodedNotification[], since: number): Promise<Array<IdempotentHit | undefined>>;
   /** Workflow triggers handed over by their group commit (trigger-commit.ts), committed in one transaction. */
