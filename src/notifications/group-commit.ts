@@ -4,10 +4,10 @@ import { HeraldError } from '../errors.ts';
 export interface GroupCommitOptions<T, R> {
   /**
    * Writes all `items` in ONE transaction and resolves with one result per item, in order, only
-   * once the transaction has committed. A rejection fails every item of the flush. `urgent`: the
-   * items are urgent ones (`urgent` below), flushed apart from the others.
+   * once the transaction has committed. A rejection fails every item of the flush. `urgency`: the
+   * items' (`urgency` below; 0 for the bulk), each urgency flushed apart from the others.
    */
-  flush(items: T[], urgent: boolean): Promise<R[]>;
+  flush(items: T[], urgency: number): Promise<R[]>;
   /** How much one item weighs (e.g. its rows), for the limits below. Default 1. */
   weight?(item: T): number;
   /** Flush early once this much weight is pending; one flush takes at most about this much. */
@@ -22,18 +22,19 @@ export interface GroupCommitOptions<T, R> {
   /** What the items are, plural, in the 503 of load shedding ("notifications" unless told). */
   noun?: string;
   /**
-   * Whether an item is urgent (ingest's CRITICAL and HIGH rows). Urgent items queue apart and go
-   * out in a flush of their own, one at a time, beside the others' flushes and whatever waits for
-   * them: an urgent item waits for no other item, and for no flush but an urgent one under way.
+   * How urgent an item is: 0, the bulk (the default), or more (ingest: 2 for CRITICAL rows, 1 for
+   * HIGH ones). Each urgency above 0 has a queue of its own and goes out in flushes of its own, one
+   * at a time, beside the others' flushes and whatever waits for them: an urgent item waits for no
+   * item of another urgency, and for no flush but one of its own urgency under way.
    */
-  urgent?(item: T): boolean;
+  urgency?(item: T): number;
   /** Called after each successful commit (e.g. to wake the worker). */
   afterCommit?(): void;
   /**
    * Bulk flushes that may be under way at once (default 1). More than one where the writer behind
    * `flush` commits them in the order it was called (the dispatch thread's port does) or where its
-   * transactions may overlap (PostgreSQL's; no order between their commits is promised). The
-   * urgent flush is not counted here, and may commit before bulk flushes called earlier.
+   * transactions may overlap (PostgreSQL's; no order between their commits is promised). Urgent
+   * flushes are not counted here, and may commit before bulk flushes called earlier.
    */
   inFlight?: number;
 }
@@ -68,8 +69,12 @@ interface Pending<T, R> {
   reject(error: unknown): void;
 }
 
-/** Which queue an item waits in: urgent items flush apart from the others (`urgent`). */
-type Kind = 'bulk' | 'urgent';
+/** The items of one urgency waiting, the flushes of them under way, and whether one is scheduled. */
+interface Lane<T, R> {
+  queue: Pending<T, R>[];
+  running: Set<Promise<void>>;
+  scheduled: boolean;
+}
 
 /**
  * A group-commit batcher. Items submitted during one event-loop turn (every request whose body
@@ -77,39 +82,47 @@ type Kind = 'bulk' | 'urgent';
  * queue for the next. One flush runs at a time by default (`inFlight` 1: SQLite has one writer).
  * Handing rows to the dispatch thread keeps two in flight, so the round trip to a thread busy
  * with a claim does not idle the requests; on PostgreSQL a few overlap, each waiting for its own
- * fsync or lock while the next group is written. Urgent items have a queue and a flush of their
- * own beside those (on SQLite a flush's transaction runs at once, whole, so none overlaps).
+ * fsync or lock while the next group is written. Each urgency above 0 has a queue and a flush of
+ * its own beside those (on SQLite a flush's transaction runs at once, whole, so none overlaps).
  */
 export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): GroupCommit<T, R> {
   const maxBatch = options.maxBatch ?? 10_000;
   const maxPending = options.maxPending ?? 100_000;
   const weigh = options.weight ?? (() => 1);
-  const queues: Record<Kind, Pending<T, R>[]> = { bulk: [], urgent: [] };
+  const lanes = new Map<number, Lane<T, R>>();
+  const laneOf = (urgency: number): Lane<T, R> => {
+    let lane = lanes.get(urgency);
+    if (!lane) {
+      lane = { queue: [], running: new Set(), scheduled: false };
+      lanes.set(urgency, lane);
+    }
+    return lane;
+  };
   let pendingWeight = 0;
   const pendingByOwner = new Map<string, number>();
   const ownerOf = options.owner ?? (() => '');
   const ownerCap = options.owner ? maxPending * OWNER_SHARE : maxPending;
-  const inFlight: Record<Kind, number> = { bulk: options.inFlight ?? 1, urgent: 1 };
-  const scheduled: Record<Kind, boolean> = { bulk: false, urgent: false };
-  const running: Record<Kind, Set<Promise<void>>> = { bulk: new Set(), urgent: new Set() };
+  const inFlight = (urgency: number) => (urgency === 0 ? (options.inFlight ?? 1) : 1);
   const stats = { flushes: 0, items: 0 };
 
-  const schedule = (kind: Kind) => {
-    if (scheduled[kind] || running[kind].size >= inFlight[kind]) return;
-    scheduled[kind] = true;
+  const schedule = (urgency: number) => {
+    const lane = laneOf(urgency);
+    if (lane.scheduled || lane.running.size >= inFlight(urgency)) return;
+    lane.scheduled = true;
     setImmediate(() => {
-      scheduled[kind] = false;
-      const flush: Promise<void> = flushOnce(kind).finally(() => {
-        running[kind].delete(flush);
-        if (queues[kind].length > 0) schedule(kind);
+      lane.scheduled = false;
+      const flush: Promise<void> = flushOnce(urgency).finally(() => {
+        lane.running.delete(flush);
+        if (lane.queue.length > 0) schedule(urgency);
       });
-      running[kind].add(flush);
-      if (queues[kind].length > 0) schedule(kind);
+      lane.running.add(flush);
+      if (lane.queue.length > 0) schedule(urgency);
     });
   };
 
-  const take = (kind: Kind): Pending<T, R>[] => {
-    const queue = queues[kind];
+  const take = (urgency: number): Pending<T, R>[] => {
+    const lane = laneOf(urgency);
+    const queue = lane.queue;
     let weight = 0;
     let count = 0;
     while (
@@ -120,7 +133,7 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
       count += 1;
     }
     const batch = queue.slice(0, count);
-    queues[kind] = queue.slice(count);
+    lane.queue = queue.slice(count);
     pendingWeight -= weight;
     for (const p of batch) {
       const left = (pendingByOwner.get(p.owner) ?? 0) - p.weight;
@@ -131,10 +144,10 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
   };
 
   /** One transaction for `batch`; settles every item of it, or throws without settling any. */
-  async function commit(batch: Pending<T, R>[], kind: Kind): Promise<void> {
+  async function commit(batch: Pending<T, R>[], urgency: number): Promise<void> {
     const results = await options.flush(
       batch.map((p) => p.item),
-      kind === 'urgent',
+      urgency,
     );
     if (results.length !== batch.length) throw new TypeError('flush must return one result per item');
     stats.flushes += 1;
@@ -150,11 +163,11 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
    * must not fail the others: when a batch's transaction fails, each item is tried again in a
    * transaction of its own, and only the item that fails alone is refused.
    */
-  async function flushOnce(kind: Kind): Promise<void> {
-    const batch = take(kind);
+  async function flushOnce(urgency: number): Promise<void> {
+    const batch = take(urgency);
     if (batch.length === 0) return;
     try {
-      await commit(batch, kind);
+      await commit(batch, urgency);
       return;
     } catch (error) {
       if (batch.length === 1) {
@@ -164,7 +177,7 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
     }
     for (const p of batch) {
       try {
-        await commit([p], kind);
+        await commit([p], urgency);
       } catch (error) {
         p.reject(error);
       }
@@ -172,10 +185,8 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
   }
 
   const busy = () =>
-    (['bulk', 'urgent'] as const).some(
-      (kind) => queues[kind].length > 0 || running[kind].size > 0 || scheduled[kind],
-    );
-  const flushing = () => [...running.bulk, ...running.urgent];
+    [...lanes.values()].some((lane) => lane.queue.length > 0 || lane.running.size > 0 || lane.scheduled);
+  const flushing = () => [...lanes.values()].flatMap((lane) => [...lane.running]);
 
   return {
     submit(item) {
@@ -192,12 +203,12 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
           new HeraldError('UNAVAILABLE', `${whose} waiting to be stored; retry shortly.`, { retryAfterS: 1 }),
         );
       }
-      const kind: Kind = options.urgent?.(item) ? 'urgent' : 'bulk';
+      const urgency = options.urgency?.(item) ?? 0;
       return new Promise<R>((resolve, reject) => {
-        queues[kind].push({ item, weight, owner, resolve, reject });
+        laneOf(urgency).queue.push({ item, weight, owner, resolve, reject });
         pendingWeight += weight;
         pendingByOwner.set(owner, own + weight);
-        schedule(kind);
+        schedule(urgency);
       });
     },
     stats() {

@@ -24,7 +24,7 @@ import {
   resultsPerItem,
 } from './group-commit.ts';
 import { notificationId, requestHash } from './ids.ts';
-import { type Channel, priorityRank } from './model.ts';
+import { type Channel, type Priority, priorityRank } from './model.ts';
 import { type RecipientDigests, recipientDigest } from './recipient-digest.ts';
 import { type ValidNotification, validateNotification } from './validate.ts';
 import { acceptedView } from './view.ts';
@@ -168,6 +168,9 @@ function countAccepted(
   }
 }
 
+/** A row's urgency in the group commit: CRITICAL (2) and HIGH (1) rows flush apart from the bulk (0) and from each other. */
+const urgencyOf = (priority: Priority) => (isUrgent(priority) ? 2 - priorityRank(priority) : 0);
+
 /** The rows of the hand-overs one batcher may have on their way to the dispatch thread at once. */
 const HANDED_OVER_ROWS = 4000;
 
@@ -177,8 +180,8 @@ const HANDED_OVER_ROWS = 4000;
  * (`handedOver`) are copied into its heap: smaller hand-overs keep both heaps small (`npm run bench
  * -- --scenario memory`), and `handOvers` of them may be on their way (the thread commits them in
  * the order they arrive, joining those queued together), HANDED_OVER_ROWS together at most; a
- * batcher's urgent flush (group-commit.ts `urgent`), one at a time, goes beside them and ahead of
- * them. Otherwise `atOnce` flushes: how many of the store's transactions may overlap.
+ * batcher's CRITICAL and HIGH flushes (group-commit.ts `urgency`), one of each at a time, go
+ * beside them and ahead of them. Otherwise `atOnce` flushes: how many of the store's transactions may overlap.
  */
 export function flushLimits(
   config: Pick<Config, 'ingestMaxBatch' | 'ingestMaxPending'>,
@@ -205,12 +208,14 @@ export function createIngest(deps: IngestDeps): Ingest {
     weight: (rows) => rows.length,
     // One tenant's flood fills at most half of HERALD_INGEST_MAX_PENDING (every row of a request is its tenant's).
     owner: (rows) => rows[0]?.tenant ?? '',
-    // A CRITICAL or HIGH request waits for no LOW batch's commit (group-commit.ts).
-    urgent: (rows) => rows.length > 0 && rows.every((row) => isUrgent(row.priority)),
+    // A CRITICAL request waits for no other priority's commit, a HIGH one for no NORMAL or LOW
+    // one (group-commit.ts): a request's urgency is that of its least urgent row.
+    urgency: (rows) =>
+      rows.reduce((least, row) => Math.min(least, urgencyOf(row.priority)), rows.length > 0 ? 2 : 0),
     ...flushLimits(deps.config, deps.writer !== undefined, store.notifications.insertsAtOnce),
-    async flush(groups, urgent) {
+    async flush(groups, urgency) {
       const rows = groups.flat();
-      const results = await commitRows(rows, clock.now() - IDEMPOTENCY_WINDOW_MS, urgent);
+      const results = await commitRows(rows, clock.now() - IDEMPOTENCY_WINDOW_MS, urgency > 0);
       if (deps.metrics) countAccepted(deps.metrics, rows, results);
       return resultsPerItem(
         results,

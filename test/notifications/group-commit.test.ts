@@ -153,8 +153,9 @@ describe('createGroupCommit', () => {
     const gates: Array<() => void> = [];
     const batcher = createGroupCommit<string, string>({
       inFlight: 1,
-      urgent: (item) => item.startsWith('CRITICAL'),
-      flush: async (items, urgent) => {
+      urgency: (item) => (item.startsWith('CRITICAL') ? 2 : 0),
+      flush: async (items, urgency) => {
+        const urgent = urgency > 0;
         started.push({ items, urgent });
         if (!urgent) await new Promise<void>((resolve) => gates.push(resolve));
         return items.map((item) => `${item} committed`);
@@ -179,6 +180,36 @@ describe('createGroupCommit', () => {
     await batcher.drain();
     assert.deepEqual(await Promise.all(low), ['LOW 1 committed', 'LOW 2 committed', 'LOW 3 committed']);
     assert.deepEqual(batcher.stats(), { flushes: 3, items: 4, pending: 0 });
+  });
+
+  it('flushes each urgency apart: a CRITICAL waits for no HIGH flush under way nor the HIGH waiting behind it', async () => {
+    const started: Array<{ items: string[]; urgency: number }> = [];
+    const gates: Array<() => void> = [];
+    const batcher = createGroupCommit<string, string>({
+      urgency: (item) => (item.startsWith('CRITICAL') ? 2 : item.startsWith('HIGH') ? 1 : 0),
+      flush: async (items, urgency) => {
+        started.push({ items, urgency });
+        if (urgency < 2) await new Promise<void>((resolve) => gates.push(resolve));
+        return items.map((item) => `${item} committed`);
+      },
+    });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const high = [batcher.submit('HIGH 1')];
+    await turn();
+    high.push(batcher.submit('HIGH 2'));
+    const critical = batcher.submit('CRITICAL 1');
+    for (let i = 0; i < 5 && started.length < 2; i++) await turn();
+    assert.deepEqual(started, [
+      { items: ['HIGH 1'], urgency: 1 },
+      { items: ['CRITICAL 1'], urgency: 2 },
+    ]);
+    assert.equal(await critical, 'CRITICAL 1 committed');
+    gates.shift()?.();
+    for (let i = 0; i < 5 && started.length < 3; i++) await turn();
+    assert.deepEqual(started[2], { items: ['HIGH 2'], urgency: 1 });
+    gates.shift()?.();
+    await batcher.drain();
+    assert.deepEqual(await Promise.all(high), ['HIGH 1 committed', 'HIGH 2 committed']);
   });
 
   it('rejects every item when the store itself fails (the batch, then each item alone) and counts no commit', async () => {
