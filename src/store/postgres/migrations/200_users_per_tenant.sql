@@ -1,4 +1,4 @@
--- A user is a tenant and an email (#46, API.md section 2): the same email may be a user of
+-- A user is a tenant and an email (#46, docs/authentication.md): the same email may be a user of
 -- several tenants, each with its own password and role, so one tenant's admin can neither learn
 -- nor take another tenant's address. The email's own unique constraint (its default name) gives
 -- way to UNIQUE (tenant, email); every row stays as it is, so refresh tokens (sub = the id),

@@ -1,4 +1,4 @@
--- A user is a tenant and an email (#46, API.md section 2): the same email may be a user of
+-- A user is a tenant and an email (#46, docs/authentication.md): the same email may be a user of
 -- several tenants, each with its own password and role, so one tenant's admin can neither learn
 -- nor take another tenant's address. The email was UNIQUE on its own; SQLite cannot drop a
 -- column constraint, so the table is rebuilt with UNIQUE (tenant, email) and every row, ids,
