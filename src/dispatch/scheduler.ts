@@ -32,13 +32,15 @@ import { URGENT_STEP_CLAIMS, type UrgentWindow } from './urgent-window.ts';
  * a round trip on PostgreSQL, of every lane cycle that claims (#48).
  */
 export function urgentShare(all: ClaimBudget): ClaimBudget {
-  const urgent = (rank: number) => isUrgent(PRIORITIES[rank] as Priority);
   return {
     ...all,
-    perPriority: all.perPriority.map((n, rank) => (urgent(rank) ? n : 0)),
-    perChannel: all.perChannel.map((room, rank) => (urgent(rank) ? room : {})),
+    perPriority: all.perPriority.map((n, rank) => (urgentRank(rank) ? n : 0)),
+    perChannel: all.perChannel.map((room, rank) => (urgentRank(rank) ? room : {})),
   };
 }
+
+/** Whether the priority of rank `rank` is CRITICAL or HIGH. */
+const urgentRank = (rank: number) => isUrgent(PRIORITIES[rank] as Priority);
 
 /**
  * A step's budget beside the urgent lane: CRITICAL and HIGH are the lane's to claim, so the step
@@ -190,12 +192,10 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     // CRITICAL committed meanwhile waits for little before the next step claims it; while urgent
     // work arrives, NORMAL and LOW take URGENT_STEP_CLAIMS at most (urgentWindow).
     const short = deps.urgentWindow?.open() === true;
-    const most = (rank: number) =>
-      short && !isUrgent(PRIORITIES[rank] as Priority)
-        ? URGENT_STEP_CLAIMS
-        : rank === 3
-          ? Math.ceil(batch / 4)
-          : batch;
+    const most = (rank: number) => {
+      if (short && !urgentRank(rank)) return URGENT_STEP_CLAIMS;
+      return rank === 3 ? Math.ceil(batch / 4) : batch;
+    };
     return {
       perPriority: slots.perPriority.map((n, rank) => Math.min(n, most(rank))),
       sharedLimit: Math.min(slots.sharedLimit, batch),

@@ -210,8 +210,7 @@ export function createIngest(deps: IngestDeps): Ingest {
     owner: (rows) => rows[0]?.tenant ?? '',
     // A CRITICAL request waits for no other priority's commit, a HIGH one for no NORMAL or LOW
     // one (group-commit.ts): a request's urgency is that of its least urgent row.
-    urgency: (rows) =>
-      rows.reduce((least, row) => Math.min(least, urgencyOf(row.priority)), rows.length > 0 ? 2 : 0),
+    urgency: (rows) => (rows.length === 0 ? 0 : Math.min(...rows.map((row) => urgencyOf(row.priority)))),
     ...flushLimits(deps.config, deps.writer !== undefined, store.notifications.insertsAtOnce),
     async flush(groups, urgency) {
       const rows = groups.flat();
