@@ -427,6 +427,22 @@ export interface PauseEntry {
 }
 
 /** The THROTTLED event of a notification a pause held back, dated when the pause began for it. */
+/**
+ * The PROCESSING of a claim, never dated before the acceptance: a claim cycle takes its time when
+ * it begins, and on PostgreSQL it also takes rows committed after that (the urgent lane).
+ */
+export function processingEvent(
+  record: { seq: number; attempts: number; createdAt: number },
+  now: number,
+): EventInput {
+  return {
+    seq: record.seq,
+    type: 'PROCESSING',
+    attempt: record.attempts,
+    at: Math.max(now, record.createdAt),
+  };
+}
+
 export function pauseEvent(seq: number, pause: PauseEntry, createdAt: number): EventInput {
   return {
     seq,

@@ -13,6 +13,7 @@ import {
   type InboxEntry,
   type PauseEntry,
   pauseEvent,
+  processingEvent,
   reapEffect,
   type SandboxCopy,
   skippedEffect,
@@ -484,7 +485,7 @@ function* claimInOrder(
         if (held && !(yield* call((d) => d.hasThrottled(record.seq, held.pausedAt)))) {
           events.push(pauseEvent(record.seq, held, record.createdAt));
         }
-        events.push({ seq: record.seq, type: 'PROCESSING', attempt: record.attempts });
+        events.push(processingEvent(record, now));
         used[record.channel] += 1;
         caps[record.channel] -= 1;
         claimed.push(record);

@@ -35,6 +35,15 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
       );
     });
 
+    it('never dates PROCESSING before the acceptance, even for a cycle that began before the row committed', async () => {
+      // PostgreSQL's urgent lane takes its cycle's time, then claims what has committed since.
+      const store = await fresh();
+      const [id] = await seedMany(store, [newNotification({ priority: 'CRITICAL', createdAt: T0 + 1500 })]);
+      assert.equal((await cycle(store, { now: T0 + 1000 })).claimed.length, 1);
+      const { record, events } = await read(store, id as string);
+      assert.equal(events.find((e) => e.type === 'PROCESSING')?.at, record.createdAt);
+    });
+
     it('respects per-priority, shared and per-channel limits and reports what was left', async () => {
       const store = await fresh();
       await seedMany(store, [
