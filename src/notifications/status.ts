@@ -429,7 +429,8 @@ export interface PauseEntry {
 /** The THROTTLED event of a notification a pause held back, dated when the pause began for it. */
 /**
  * The PROCESSING of a claim, never dated before the acceptance: a claim cycle takes its time when
- * it begins, and on PostgreSQL it also takes rows committed after that (the urgent lane).
+ * it begins, and on PostgreSQL it also takes rows committed after that (the urgent lane). The
+ * claim's `updated_at` follows the same rule (the stores' claim statements).
  */
 export function processingEvent(
   record: { seq: number; attempts: number; createdAt: number },

@@ -42,6 +42,7 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
       assert.equal((await cycle(store, { now: T0 + 1000 })).claimed.length, 1);
       const { record, events } = await read(store, id as string);
       assert.equal(events.find((e) => e.type === 'PROCESSING')?.at, record.createdAt);
+      assert.equal(record.updatedAt, record.createdAt);
     });
 
     it('respects per-priority, shared and per-channel limits and reports what was left', async () => {

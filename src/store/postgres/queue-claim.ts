@@ -69,7 +69,7 @@ export const claimPriorityOn =
       claimed AS (
         UPDATE notifications n SET status = 'PROCESSING', queue_state = 'leased', lease_owner = ${owner},
           lease_until = ${leaseUntil}, attempts = n.attempts + 1, next_attempt_at = NULL, due_at = NULL,
-          updated_at = ${now}
+          updated_at = GREATEST(${now}::bigint, n.created_at)
         FROM picked WHERE n.seq = picked.seq AND (n.expires_at IS NULL OR n.expires_at > ${now})
         RETURNING n.*, picked.touched_at, picked.ord)
     SELECT (SELECT json_agg(c ORDER BY c.ord) FROM claimed c) AS claimed,

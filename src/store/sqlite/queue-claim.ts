@@ -31,7 +31,8 @@ export function createClaimPriority(db: SqliteDb, pauses: (limit: number) => Pau
   const take = shaped<NotificationRow>(
     db.prepare(
       `UPDATE notifications SET status = 'PROCESSING', queue_state = 'leased', lease_owner = ?,
-         lease_until = ?, attempts = attempts + 1, next_attempt_at = NULL, due_at = NULL, updated_at = ?
+         lease_until = ?, attempts = attempts + 1, next_attempt_at = NULL, due_at = NULL,
+         updated_at = max(?, created_at)
        WHERE seq = ? AND queue_state = 'ready' AND (expires_at IS NULL OR expires_at > ?)
        RETURNING ${RECORD_COLUMNS}`,
     ),
