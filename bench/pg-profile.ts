@@ -27,7 +27,7 @@ import {
   tableRows,
   walByKind,
 } from './lib/pg-stats.ts';
-import { runScript, serverCpuMs } from './lib/proc.ts';
+import { cpuByThread, perThreadShare, runScript, serverCpuMs } from './lib/proc.ts';
 
 const args = process.argv.slice(2);
 const numbers = args.filter((a) => /^\d+$/.test(a)).map(Number);
@@ -119,6 +119,7 @@ async function main() {
     await new Promise((r) => setTimeout(r, 1000));
     const counting = await startCounting(sql);
     const cpu0 = serverCpuMs(postmaster);
+    const threads0 = herald.processes.map((p) => cpuByThread(p.pid));
     const started = performance.now();
     const result = acceptOrShed(await load(count), status, 'profile');
     const accepted = (result.requests - (result.shed ?? 0)) * each;
@@ -126,6 +127,9 @@ async function main() {
     if (receiver) await callbacksDone(sql, Math.min(2000, count) + accepted);
     const seconds = (performance.now() - started) / 1000;
     const cpu = serverCpuMs(postmaster) - cpu0;
+    const threads = herald.processes.map((p, i) =>
+      perThreadShare(threads0[i] ?? {}, cpuByThread(p.pid), accepted),
+    );
     await new Promise((r) => setTimeout(r, 1000)); // the stats collector's flush
     const per = (n: number) => n / accepted;
     const out: string[] = [];
@@ -133,6 +137,14 @@ async function main() {
       `${accepted} accepted${batchSize > 0 ? ` in batches of ${batchSize}` : ' one a request'} and delivered in ${seconds.toFixed(1)} s, ${workers} worker(s)${receiver ? ', one callback' : ''}`,
     );
     out.push(`PostgreSQL CPU: ${((cpu * 1000) / accepted).toFixed(0)} us per notification (${cpu} ms)`);
+    // deploy.ts starts the auth process, the two API processes, then the workers.
+    const names = ['auth', 'api-1', 'api-2', ...Array.from({ length: workers }, (_, n) => `worker-${n + 1}`)];
+    const byThread = (i: number) =>
+      Object.entries(threads[i] ?? {})
+        .map(([thread, us]) => `${thread} ${us.toFixed(1)}`)
+        .join(', ');
+    out.push('Herald CPU per notification, by process and thread (us):');
+    for (const [i, name] of names.entries()) out.push(`  ${name}: ${byThread(i)}`);
     const [db1] =
       await sql`SELECT xact_commit::int AS commits FROM pg_stat_database WHERE datname = current_database()`;
     out.push(`commits: ${per(Number(db1?.commits) - counting.commits).toFixed(3)} per notification`);
