@@ -166,7 +166,7 @@ export const USAGE = `Usage: npm run bench -- [flags]
                            memory, render, liquid-parse, liquid-critical, auth, startup,
                            gateway, recipients-import, fan-out, inbox, workflows, workflows-process (and ingest-postgres,
                            dispatch-postgres, fan-out-postgres, inbox-postgres,
-                           workflows-process-postgres)
+                           workflows-process-postgres, workflows-postgres)
   --postgres               follow ingest and dispatch with the same on PostgreSQL (1 auth, 2 api
                            and worker processes; scenarios ingest-postgres, dispatch-postgres)
   --isolation-backlog N    LOW notifications queued before the isolation window (default 1000000)
@@ -176,6 +176,7 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --workflow-runs N        runs resumed from a due delay in the workflows scenario (default 1000000)
   --workflow-digest-triggers N  triggers into one digest window, workflows scenario (default 100000)
   --workflow-waiting N     runs waiting in a delay in the workflows-process scenario (default 1000000)
+  --trigger-connections N  triggers in flight in the workflows-process trigger round (default 8)
   --dispatch-count N       NORMAL notifications drained by the dispatch scenario (default 200000)
   --rounds N               alternating rounds per ratio (default 3, at least 3)
   --round-seconds N        length of one ingest, batch or login round (default 10, 5, 5)
@@ -207,6 +208,9 @@ const NUMERIC: Record<string, (sizes: Sizes, n: number) => void> = {
   },
   '--workflow-waiting': (sizes, n) => {
     sizes.workflowsProcess.waiting = n;
+  },
+  '--trigger-connections': (sizes, n) => {
+    sizes.workflowsProcess.triggerConnections = n;
   },
   '--fan-out-subscribers': (sizes, n) => {
     sizes.fanOut.subscribers = n;

@@ -4,6 +4,7 @@ import { inboxPostgresScenario } from './inbox.ts';
 import { ingestOn } from './ingest.ts';
 import { isolationPeerPostgresScenario } from './isolation-peer.ts';
 import type { Scenario } from './types.ts';
+import { workflowsPostgresScenario } from './workflows.ts';
 import { workflowsProcessPostgresScenario } from './workflows-postgres.ts';
 
 /**
@@ -25,4 +26,5 @@ export const postgresScenarios: Scenario[] = [
   fanOutPostgresScenario,
   inboxPostgresScenario,
   workflowsProcessPostgresScenario,
+  workflowsPostgresScenario,
 ];

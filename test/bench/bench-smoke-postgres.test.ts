@@ -5,14 +5,14 @@ import { describe, it } from 'node:test';
 import { quickBench } from '../helpers/quick-bench.ts';
 
 describe('npm run bench --quick on PostgreSQL', () => {
-  it('runs ingest, dispatch, a fan-out and the inbox on PostgreSQL with two API processes and two workers', () => {
+  it('runs ingest, dispatch, a fan-out, the inbox and workflow runs on PostgreSQL', () => {
     const { results } = quickBench(
       '--scenario',
-      'ingest-postgres,dispatch-postgres,fan-out-postgres,inbox-postgres',
+      'ingest-postgres,dispatch-postgres,fan-out-postgres,inbox-postgres,workflows-postgres',
     );
     assert.deepEqual(
       results.scenarios.map((s) => s.name),
-      ['ingest-postgres', 'dispatch-postgres', 'fan-out-postgres', 'inbox-postgres'],
+      ['ingest-postgres', 'dispatch-postgres', 'fan-out-postgres', 'inbox-postgres', 'workflows-postgres'],
     );
   });
 });

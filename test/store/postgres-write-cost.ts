@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { urgentShare } from '../../src/dispatch/scheduler.ts';
 import { notificationId } from '../../src/notifications/ids.ts';
+import { definitionKey } from '../../src/store/port/workflow-runs.ts';
 import type { createPostgresStore } from '../../src/store/postgres/index.ts';
+import { newTrigger, workflowRecord } from '../helpers/workflow-fixtures.ts';
 import { ALL, cycle, newNotification, T0 } from './queue-fixtures.ts';
 
 type Open = (onStatement?: (text: string) => void) => ReturnType<typeof createPostgresStore>;
@@ -181,6 +183,29 @@ export function writeCostSuite(open: Open): void {
           sent.filter((text) => new RegExp(`JOIN ${table} [a-z] ON`).test(text)).length;
         assert.equal(reads('recipients'), 1, sent.join('\n---\n'));
         assert.equal(reads('categories'), 1);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("moves an engine turn's runs in one UPDATE, not one a run (#52)", async () => {
+      const sent: string[] = [];
+      const store = await open((text) => sent.push(text));
+      try {
+        const delayed = workflowRecord('delayed', [{ type: 'delay', for: 'PT1M' }], 1, T0);
+        const definitions = new Map([[definitionKey('t1', 'delayed', 1), delayed]]);
+        const runs = Array.from({ length: 30 }, (_, i) => ({ id: `run-${i}`, recipientId: `r${i}` }));
+        await store.workflowRuns.trigger(newTrigger(delayed, 't1', { id: 'tr-1', createdAt: T0 }), runs, 0);
+        const updates = () => sent.filter((text) => /UPDATE workflow_runs/.test(text)).length;
+        sent.length = 0;
+        assert.equal((await store.workflowRuns.advance(T0, 1000, definitions)).advanced, 30);
+        assert.equal(updates(), 1, 'into the delay');
+        sent.length = 0;
+        assert.equal((await store.workflowRuns.advance(T0 + 60_000, 1000, definitions)).advanced, 30);
+        assert.equal(updates(), 1, 'past it');
+        const ended = await store.workflowRuns.get('t1', 'run-7');
+        assert.equal(ended?.status, 'COMPLETED');
+        assert.equal(ended?.dueAt, null);
       } finally {
         await store.close();
       }

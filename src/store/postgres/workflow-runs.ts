@@ -285,6 +285,26 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
     return rows.map(runNotificationFromRow);
   };
 
+  /**
+   * A turn's runs where their steps left them, in one statement (a statement a run made the
+   * engine's turn of 1,000 runs 1,000 round trips). No answer of a turn reads workflow_runs, so
+   * the rows may move after every run's steps are taken.
+   */
+  const moveRuns = async (
+    tx: Query,
+    moved: ReadonlyArray<ReturnType<typeof stateValues> & { seq: number }>,
+    now: number,
+  ) => {
+    if (moved.length === 0) return;
+    await tx`UPDATE workflow_runs w SET status = m.status, step_index = m.step_index, steps = m.steps,
+        digest = m.digest, due_at = m.due_at, updated_at = ${now}::bigint
+      FROM unnest(${moved.map((m) => m.seq)}::bigint[], ${moved.map((m) => m.status)}::text[],
+        ${moved.map((m) => m.stepIndex)}::int[], ${moved.map((m) => m.steps)}::text[],
+        ${moved.map((m) => m.digest) as string[]}::text[], ${moved.map((m) => m.dueAt) as number[]}::bigint[])
+        AS m(seq, status, step_index, steps, digest, due_at)
+      WHERE w.seq = m.seq`;
+  };
+
   /** The runs' status changes in the status log, one statement for a turn's (see runEventSeq). */
   const logRuns = async (tx: Query, changes: ReadonlyArray<{ seq: number; status: string }>, now: number) => {
     if (changes.length === 0) return;
@@ -355,6 +375,7 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
       return sql.begin(async (tx) => {
         const result = noAdvance();
         const changes: Array<{ seq: number; status: string }> = [];
+        const moved: Array<ReturnType<typeof stateValues> & { seq: number }> = [];
         for (const row of await runAsync(dueRuns(now, chunk, turns), dueRunsOn(tx))) {
           const run = runFromRow(row);
           const definition = definitions.get(definitionKey(run.tenant, run.workflowKey, run.version));
@@ -366,13 +387,11 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
           let next = steps.next();
           while (!next.done) next = steps.next(await answer(tx, run, next.value, now));
           const state = next.value;
-          const v = stateValues(run, state, now);
-          await tx`UPDATE workflow_runs SET status = ${v.status}, step_index = ${v.stepIndex}, steps = ${v.steps},
-              digest = ${v.digest}, due_at = ${v.dueAt}, updated_at = ${v.now}
-            WHERE seq = ${run.seq}`;
+          moved.push({ ...stateValues(run, state, now), seq: run.seq });
           if (statusChanged(run, state)) changes.push({ seq: run.seq, status: state.status });
           countAdvance(result, run, state);
         }
+        await moveRuns(tx, moved, now);
         await logRuns(tx, changes, now);
         return result;
       });
