@@ -137,14 +137,13 @@ async function main() {
       `${accepted} accepted${batchSize > 0 ? ` in batches of ${batchSize}` : ' one a request'} and delivered in ${seconds.toFixed(1)} s, ${workers} worker(s)${receiver ? ', one callback' : ''}`,
     );
     out.push(`PostgreSQL CPU: ${((cpu * 1000) / accepted).toFixed(0)} us per notification (${cpu} ms)`);
-    // deploy.ts starts the auth process, the two API processes, then the workers.
-    const names = ['auth', 'api-1', 'api-2', ...Array.from({ length: workers }, (_, n) => `worker-${n + 1}`)];
     const byThread = (i: number) =>
       Object.entries(threads[i] ?? {})
         .map(([thread, us]) => `${thread} ${us.toFixed(1)}`)
         .join(', ');
     out.push('Herald CPU per notification, by process and thread (us):');
-    for (const [i, name] of names.entries()) out.push(`  ${name}: ${byThread(i)}`);
+    for (const [i, p] of herald.processes.entries())
+      out.push(`  ${p.name.replace(/^herald-/, '')}: ${byThread(i)}`);
     const [db1] =
       await sql`SELECT xact_commit::int AS commits FROM pg_stat_database WHERE datname = current_database()`;
     out.push(`commits: ${per(Number(db1?.commits) - counting.commits).toFixed(3)} per notification`);

@@ -4,8 +4,10 @@
  * workflow for one tenant on a durable embedded PostgreSQL with pg_stat_statements, takes them
  * into their delay, then past it in the engine's turns of 1,000 (FIXED.fanOutChunk.sharedStore),
  * and prints the rate, the first, middle and last turns' times, and the statements that took the
- * most time. Decision record 0068 quotes it.
+ * most time; `PG_PROFILE_PLANS=<file>` adds auto_explain's plans of statements over 50 ms.
+ * Decision record 0068 quotes it.
  */
+import { appendFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { FIXED } from '../src/config/schema.ts';
 import { definitionKey } from '../src/store/port/workflow-runs.ts';
@@ -17,11 +19,20 @@ import { runScript } from './lib/proc.ts';
 const n = Number(process.argv[2] ?? 200_000);
 const chunk = FIXED.fanOutChunk.sharedStore;
 const T0 = Date.UTC(2026, 0, 1);
+const plans = process.env.PG_PROFILE_PLANS;
 async function main() {
   const server = await startPostgres({
     durable: true,
-    settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'],
+    settings: [
+      'shared_preload_libraries=pg_stat_statements,auto_explain',
+      'pg_stat_statements.track=all',
+      // PG_PROFILE_PLANS=<file>: the plans (EXPLAIN ANALYZE, BUFFERS) of statements over 50 ms, written there.
+      ...(plans
+        ? ['auto_explain.log_min_duration=50ms', 'auto_explain.log_analyze=on', 'auto_explain.log_buffers=on']
+        : []),
+    ],
     env: {},
+    ...(plans ? { onLog: (line: string) => appendFileSync(plans, line) } : {}),
   });
   try {
     const url = await server.createDatabase('wf_turns');
@@ -31,7 +42,7 @@ async function main() {
     const delayed = workflowRecord('delayed', [{ type: 'delay', for: 'PT1M' }], 1, T0);
     const definitions = new Map([[definitionKey('default', 'delayed', 1), delayed]]);
     for (let i = 0; i < n; i += 1000) {
-      const runs = Array.from({ length: 1000 }, (_, k) => ({
+      const runs = Array.from({ length: Math.min(1000, n - i) }, (_, k) => ({
         id: `d-${i + k}`,
         recipientId: `r${(i + k) % 1000}`,
       }));

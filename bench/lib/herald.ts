@@ -18,6 +18,8 @@ export interface HeraldSpec {
 
 /** A Herald started as a user starts it, in its own process. */
 export interface HeraldProcess {
+  /** What the bench calls it (`herald`, or the deployment's `herald-api-1` and the like). */
+  name: string;
   /** The API port's base URL; a worker-only process has none (an empty string). */
   url: string;
   /** The gateway's base URL when the process runs that role (an empty string otherwise). */
@@ -67,6 +69,7 @@ export async function startHerald(spec: HeraldSpec = {}): Promise<HeraldProcess>
     throw error;
   }
   return {
+    name,
     url,
     gatewayUrl,
     pid: child.pid,

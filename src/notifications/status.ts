@@ -426,24 +426,27 @@ export interface PauseEntry {
   resumedAt: number | null;
 }
 
-/** The THROTTLED event of a notification a pause held back, dated when the pause began for it. */
 /**
- * The PROCESSING of a claim, never dated before the acceptance: a claim cycle takes its time when
- * it begins, and on PostgreSQL it also takes rows committed after that (the urgent lane). The
- * claim's `updated_at` follows the same rule (the stores' claim statements).
+ * When a claim happened, for a row it took: the cycle's time, but never before the notification's
+ * acceptance. A cycle takes its time when it begins, and on PostgreSQL it may then claim rows
+ * committed after that (any cycle under READ COMMITTED; the urgent lane's mostly). Every event a
+ * claim writes for its row is dated so (PROCESSING, and the SKIPPED or FAILED of a row stopped at
+ * the claim), and both stores set `updated_at` by the same rule in their claim and transition
+ * statements.
  */
+export function claimTime(record: { createdAt: number }, now: number): number {
+  return Math.max(now, record.createdAt);
+}
+
+/** The PROCESSING of a claim. */
 export function processingEvent(
   record: { seq: number; attempts: number; createdAt: number },
   now: number,
 ): EventInput {
-  return {
-    seq: record.seq,
-    type: 'PROCESSING',
-    attempt: record.attempts,
-    at: Math.max(now, record.createdAt),
-  };
+  return { seq: record.seq, type: 'PROCESSING', attempt: record.attempts, at: claimTime(record, now) };
 }
 
+/** The THROTTLED event of a notification a pause held back, dated when the pause began for it. */
 export function pauseEvent(seq: number, pause: PauseEntry, createdAt: number): EventInput {
   return {
     seq,

@@ -6,6 +6,7 @@ import {
   type Recipient,
 } from '../notifications/model.ts';
 import {
+  claimTime,
   type EventInput,
   type ExpiredLease,
   effectOf,
@@ -477,7 +478,8 @@ function* claimInOrder(
       for (const { record, touchedAt } of result.claimed) {
         const halt = halted.get(record.seq);
         if (halt) {
-          stopped.set(record.seq, halt);
+          const at = claimTime(record, now);
+          stopped.set(record.seq, { ...halt, events: halt.events.map((event) => ({ ...event, at })) });
           continue;
         }
         // A pause's THROTTLED event goes before the PROCESSING it delayed, once per pause.

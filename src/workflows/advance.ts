@@ -23,7 +23,10 @@ import {
   type WorkflowRecord,
 } from './model.ts';
 
-/** What the step rules ask of the transaction. */
+/**
+ * What the step rules ask of the transaction. No answer reads or writes `workflow_runs`: a
+ * PostgreSQL turn moves its runs' rows in one statement after every run's steps are taken.
+ */
 export type Op =
   /** Makes the step's notification for the run's recipient; answers its id, or null when its template is gone. */
   | { op: 'send'; index: number; step: SendStep; category: string | null; variables: Record<string, unknown> }

@@ -4,6 +4,7 @@ import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { connectPostgres, type Sql } from '../../src/store/postgres/connect.ts';
 import { tempDir } from '../helpers/config.ts';
+import { eventually } from '../helpers/eventually.ts';
 import {
   type HeraldProcess,
   oneProcessEnv,
@@ -32,6 +33,12 @@ interface Probe {
   storedTwice(): Promise<string[]>;
   /** IDs with an attempt failed because its lease expired (sent again after a kill). */
   leaseExpired(): Promise<string[]>;
+  /**
+   * Waits until nothing the killed process sent can still commit: on PostgreSQL, until its
+   * backends have exited (a COMMIT already in a socket is carried out before the backend sees
+   * the connection closed).
+   */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -70,6 +77,7 @@ function sqliteProbe(dataDir: string): Probe {
     events: async (id) => read((db) => db.prepare(`${EVENTS}? ORDER BY e.id`).all(id) as Event[]),
     storedTwice: async () => read((db) => db.prepare(STORED_TWICE).pluck().all() as string[]),
     leaseExpired: async () => read((db) => db.prepare(LEASE_EXPIRED).pluck().all() as string[]),
+    settled: async () => {},
     close: async () => {},
   };
 }
@@ -87,6 +95,17 @@ function postgresProbe(url: string): Probe {
     events: async (id) => [...(await sql.unsafe<Event[]>(`${EVENTS}$1 ORDER BY e.id`, [id]))],
     storedTwice: () => ids(STORED_TWICE),
     leaseExpired: () => ids(LEASE_EXPIRED),
+    settled: () =>
+      eventually(
+        async () =>
+          (
+            await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE datname = current_database() AND pid <> pg_backend_pid()`
+          )[0]?.n === 0,
+        30_000,
+        "the killed process's backends gone",
+        20,
+      ),
     close: () => sql.end({ timeout: 1 }),
   };
 }
@@ -134,6 +153,7 @@ for (const kind of ['sqlite', 'postgres'] as const)
       const acknowledged = new Set<string>();
       const inFlightAtKill = new Set<string>();
       const noteLeased = async () => {
+        await store.settled();
         for (const id of await store.leased()) inFlightAtKill.add(id);
       };
 

@@ -93,7 +93,9 @@ for (const kind of ['sqlite', 'postgres'] as const)
           "acme's CRITICAL was never held",
         );
         const processing = n.events.find((e) => e.type === 'PROCESSING');
-        return Date.parse(processing?.at ?? '') - Date.parse(n.createdAt);
+        const waited = Date.parse(processing?.at ?? '') - Date.parse(n.createdAt);
+        assert.ok(waited >= 0, `PROCESSING dated ${-waited} ms before createdAt`);
+        return waited;
       });
     }
 

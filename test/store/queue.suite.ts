@@ -35,14 +35,24 @@ export function queueSuite(name: string, open: () => Promise<Store>): void {
       );
     });
 
-    it('never dates PROCESSING before the acceptance, even for a cycle that began before the row committed', async () => {
-      // PostgreSQL's urgent lane takes its cycle's time, then claims what has committed since.
+    it('never dates a claim before the acceptance, even for a cycle that began before the row committed', async () => {
+      // On PostgreSQL a cycle takes its time, then may claim what has committed since.
       const store = await fresh();
-      const [id] = await seedMany(store, [newNotification({ priority: 'CRITICAL', createdAt: T0 + 1500 })]);
+      const late = { createdAt: T0 + 1500 };
+      const sent = newNotification({ priority: 'CRITICAL', ...late });
+      // A person who does not exist: SKIPPED at the claim, in the same cycle.
+      const nobody = newNotification({ priority: 'HIGH', ...late });
+      nobody.encoded = { ...nobody.encoded, recipient: JSON.stringify({ id: 'nobody' }) };
+      const [id, skipped] = await seedMany(store, [sent, nobody]);
       assert.equal((await cycle(store, { now: T0 + 1000 })).claimed.length, 1);
-      const { record, events } = await read(store, id as string);
-      assert.equal(events.find((e) => e.type === 'PROCESSING')?.at, record.createdAt);
-      assert.equal(record.updatedAt, record.createdAt);
+      for (const [which, type] of [
+        [id, 'PROCESSING'],
+        [skipped, 'SKIPPED'],
+      ] as const) {
+        const { record, events } = await read(store, which as string);
+        assert.equal(events.find((e) => e.type === type)?.at, record.createdAt, type);
+        assert.equal(record.updatedAt, record.createdAt, type);
+      }
     });
 
     it('respects per-priority, shared and per-channel limits and reports what was left', async () => {

@@ -75,7 +75,7 @@ function driverOn(tx: Query, countOutcomes: OutcomeCounter, send: Send = awaitEa
           provider = COALESCE(c.provider, n.provider),
           provider_message_id = CASE WHEN c.sent THEN c.message_id ELSE n.provider_message_id END,
           address_key = CASE WHEN c.sent THEN c.address_key ELSE n.address_key END,
-          lease_owner = NULL, lease_until = NULL, updated_at = ${now}
+          lease_owner = NULL, lease_until = NULL, updated_at = GREATEST(${now}::bigint, n.created_at)
         FROM c
         WHERE n.seq = c.seq AND n.lease_owner = c.owner AND n.attempts = c.attempt AND n.queue_state = 'leased'
         RETURNING n.seq, n.id, n.tenant, n.channel`;

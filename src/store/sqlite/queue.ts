@@ -37,7 +37,8 @@ function createDriver(db: SqliteDb): QueueDriver {
   const sent = shaped<AppliedRow>(
     db.prepare(
       `UPDATE notifications SET status = ?, queue_state = ?, next_attempt_at = ?, provider = ?,
-         provider_message_id = ?, address_key = ?, holds = 0, lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
+         provider_message_id = ?, address_key = ?, holds = 0, lease_owner = NULL, lease_until = NULL,
+         updated_at = max(?, created_at) ${FENCE}`,
     ),
   );
   // A row given back to ready (a hold, an expired lease) had its turn: front of the line, its
@@ -46,7 +47,8 @@ function createDriver(db: SqliteDb): QueueDriver {
     db.prepare(
       `UPDATE notifications SET status = ?, queue_state = ?, due_at = ?, next_attempt_at = ?,
          attempts = attempts + ?, holds = CASE WHEN ? THEN holds + 1 ELSE 0 END, provider = COALESCE(?, provider),
-         lane_rank = COALESCE(?, lane_rank), lease_owner = NULL, lease_until = NULL, updated_at = ? ${FENCE}`,
+         lane_rank = COALESCE(?, lane_rank), lease_owner = NULL, lease_until = NULL,
+         updated_at = max(?, created_at) ${FENCE}`,
     ),
   );
   const front = db.prepare(`SELECT ${frontRank(...ROW)} FROM notifications WHERE seq = ?`).pluck();
