@@ -101,7 +101,10 @@ async function workflowsOn(engine: Engine, options: BenchOptions): Promise<Row[]
         resumed / seconds,
         'runs/s',
         {
-          target: { bound: 20_000, better: 'higher', text: '≥ 20,000 steps/s' },
+          // Issue 52's target is SQLite's; on PostgreSQL the figure is reported, not judged.
+          ...(engine === 'sqlite' && {
+            target: { bound: 20_000, better: 'higher' as const, text: '≥ 20,000 steps/s' },
+          }),
           note: `${resumed.toLocaleString('en-US')} runs in ${seconds.toFixed(2)} s, turns of ${chunk}`,
         },
       ),
