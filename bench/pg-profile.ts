@@ -11,9 +11,7 @@
  * its sender) is on the path too. PG_PROFILE_SETUP=<SQL> runs that SQL once Herald has migrated
  * (e.g. a fillfactor or an index tried without a migration). docs/scale-out.md quotes its output.
  */
-import { appendFileSync } from 'node:fs';
 import postgres from 'postgres';
-import { startPostgres } from '../test/helpers/postgres.ts';
 import { type Api, outstanding, queues } from './lib/api.ts';
 import { batch, notification } from './lib/bodies.ts';
 import { type Receiver, receiverEnv, startReceiver } from './lib/callback-receiver.ts';
@@ -23,6 +21,7 @@ import {
   postmasterOf,
   rowsChanged,
   startCounting,
+  startProfiledPostgres,
   statementKind,
   tableRows,
   walByKind,
@@ -57,25 +56,12 @@ async function callbacksDone(sql: postgres.Sql, expected: number): Promise<void>
 }
 
 async function main() {
-  const server = await startPostgres({
-    durable: true,
-    settings: [
-      'shared_preload_libraries=pg_stat_statements,auto_explain',
-      'pg_stat_statements.track=all',
-      // Planning too: a statement planned again at each execution spends CPU its execution time omits.
-      'pg_stat_statements.track_planning=on',
-      // PG_PROFILE_PLANS=<file>: the plans (EXPLAIN ANALYZE, BUFFERS) of statements over 3 ms, written there.
-      ...(plans
-        ? [
-            'auto_explain.log_min_duration=3ms',
-            'auto_explain.log_analyze=on',
-            'auto_explain.log_buffers=on',
-            'auto_explain.log_wal=on',
-          ]
-        : []),
-    ],
-    env: {},
-    ...(plans ? { onLog: (line: string) => appendFileSync(plans, line) } : {}),
+  const server = await startProfiledPostgres({
+    // PG_PROFILE_PLANS=<file>: the plans of statements over 3 ms, written there.
+    plansTo: plans,
+    planMs: 3,
+    // Planning too: a statement planned again at each execution spends CPU its execution time omits.
+    settings: ['pg_stat_statements.track_planning=on'],
   });
   let receiver: Receiver | undefined;
   const url = await server.createDatabase('herald_profile');

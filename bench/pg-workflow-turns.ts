@@ -7,13 +7,12 @@
  * most time; `PG_PROFILE_PLANS=<file>` adds auto_explain's plans of statements over 50 ms.
  * Decision record 0068 quotes it.
  */
-import { appendFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { FIXED } from '../src/config/schema.ts';
 import { definitionKey } from '../src/store/port/workflow-runs.ts';
 import { createPostgresStore } from '../src/store/postgres/index.ts';
-import { startPostgres } from '../test/helpers/postgres.ts';
 import { newTrigger, workflowRecord } from '../test/helpers/workflow-fixtures.ts';
+import { startProfiledPostgres } from './lib/pg-stats.ts';
 import { runScript } from './lib/proc.ts';
 
 const n = Number(process.argv[2] ?? 200_000);
@@ -21,19 +20,8 @@ const chunk = FIXED.fanOutChunk.sharedStore;
 const T0 = Date.UTC(2026, 0, 1);
 const plans = process.env.PG_PROFILE_PLANS;
 async function main() {
-  const server = await startPostgres({
-    durable: true,
-    settings: [
-      'shared_preload_libraries=pg_stat_statements,auto_explain',
-      'pg_stat_statements.track=all',
-      // PG_PROFILE_PLANS=<file>: the plans (EXPLAIN ANALYZE, BUFFERS) of statements over 50 ms, written there.
-      ...(plans
-        ? ['auto_explain.log_min_duration=50ms', 'auto_explain.log_analyze=on', 'auto_explain.log_buffers=on']
-        : []),
-    ],
-    env: {},
-    ...(plans ? { onLog: (line: string) => appendFileSync(plans, line) } : {}),
-  });
+  // PG_PROFILE_PLANS=<file>: the plans of statements over 50 ms, written there.
+  const server = await startProfiledPostgres({ plansTo: plans, planMs: 50 });
   try {
     const url = await server.createDatabase('wf_turns');
     const sql = postgres(url, { max: 1, onnotice: () => undefined });

@@ -1,10 +1,44 @@
 /**
- * What the PostgreSQL profiles (bench/pg-profile.ts, bench/pg-fan-out-profile.ts) read from the
- * server's statistics: the postmaster, the rows each table gained or changed, the WAL records by
- * kind, and a statement's kind.
+ * What the PostgreSQL profiles (bench/pg-profile.ts, bench/pg-fan-out-profile.ts,
+ * bench/pg-workflow-turns.ts) start and read from the server's statistics: the profiled server,
+ * the postmaster, the rows each table gained or changed, the WAL records by kind, and a
+ * statement's kind.
  */
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import type postgres from 'postgres';
+import { type PostgresServer, startPostgres } from '../../test/helpers/postgres.ts';
+
+/**
+ * A durable embedded PostgreSQL that counts every statement (pg_stat_statements; each database
+ * still needs `CREATE EXTENSION`). With `plansTo`, auto_explain appends to that file the plans
+ * (EXPLAIN ANALYZE, BUFFERS, WAL) of statements that ran `planMs` or longer. `settings` adds
+ * server settings.
+ */
+export function startProfiledPostgres(options: {
+  plansTo?: string;
+  planMs: number;
+  settings?: string[];
+}): Promise<PostgresServer> {
+  const { plansTo, planMs, settings = [] } = options;
+  return startPostgres({
+    durable: true,
+    settings: [
+      'shared_preload_libraries=pg_stat_statements,auto_explain',
+      'pg_stat_statements.track=all',
+      ...settings,
+      ...(plansTo
+        ? [
+            `auto_explain.log_min_duration=${planMs}ms`,
+            'auto_explain.log_analyze=on',
+            'auto_explain.log_buffers=on',
+            'auto_explain.log_wal=on',
+          ]
+        : []),
+    ],
+    env: {},
+    ...(plansTo ? { onLog: (line: string) => appendFileSync(plansTo, line) } : {}),
+  });
+}
 
 /** The postmaster's pid: the parent of the backend serving `sql`'s connection (/proc). */
 export async function postmasterOf(sql: postgres.Sql): Promise<number> {

@@ -102,6 +102,9 @@ function dueRunsOn(tx: Query): DueRunsDriver {
   };
 }
 
+/** A run of a turn where its steps left it (`moveRuns`). */
+type MovedRun = ReturnType<typeof stateValues> & { seq: number };
+
 /** The PostgreSQL implementation of the workflow runs port; same semantics as the SQLite one. */
 export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
   const turns = promotionTurns();
@@ -294,11 +297,7 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
    * engine's turn of 1,000 runs 1,000 round trips). No answer of a turn reads workflow_runs, so
    * the rows may move after every run's steps are taken.
    */
-  const moveRuns = async (
-    tx: Query,
-    moved: ReadonlyArray<ReturnType<typeof stateValues> & { seq: number }>,
-    now: number,
-  ) => {
+  const moveRuns = async (tx: Query, moved: readonly MovedRun[], now: number) => {
     if (moved.length === 0) return;
     await tx`UPDATE workflow_runs w SET status = m.status, step_index = m.step_index, steps = m.steps,
         digest = m.digest, due_at = m.due_at, updated_at = ${now}::bigint
@@ -379,7 +378,7 @@ export function createPostgresWorkflowRuns(sql: Sql): WorkflowRunStore {
       return sql.begin(async (tx) => {
         const result = noAdvance();
         const changes: Array<{ seq: number; status: string }> = [];
-        const moved: Array<ReturnType<typeof stateValues> & { seq: number }> = [];
+        const moved: MovedRun[] = [];
         for (const row of await runAsync(dueRuns(now, chunk, turns), dueRunsOn(tx))) {
           const run = runFromRow(row);
           const definition = definitions.get(definitionKey(run.tenant, run.workflowKey, run.version));
