@@ -112,6 +112,13 @@ type Step =
   | {
       op: 'insert';
       rows: Array<Made & { priority: Priority; scheduledAt: number | null; expiresAt: number | null }>;
+      /**
+       * When the rows were accepted: the step's time, or a millisecond after it for every fourth
+       * insert, so that a cycle at the step's time claims rows accepted after it began, as a
+       * PostgreSQL cycle may, and dates them from their acceptance (status.ts claimTime). Never
+       * before an earlier insert's, as acceptance follows seq.
+       */
+      createdAt: number;
     }
   | { op: 'tick'; ms: number }
   | { op: 'cycle'; input: Omit<CycleInput, 'completions'>; completions: Array<Lease & { c: Completion }> }
@@ -178,7 +185,7 @@ function driver(name: string, store: Sqlite | Postgres) {
               category: r.category,
               scheduledAt: r.scheduledAt,
               expiresAt: r.expiresAt,
-              createdAt: now,
+              createdAt: step.createdAt,
             }),
           ),
           0,
@@ -222,6 +229,8 @@ function planner(seed: number) {
   const made: Made[] = [];
   let leases: Lease[] = [];
   let counter = 0;
+  let inserts = 0;
+  let accepted = 0;
   let completionId = 0;
   // Times on a coarse grid, so that due times, expiries and leases often tie.
   const later = (now: number) => now + 250 * (1 + rnd.int(12));
@@ -298,7 +307,9 @@ function planner(seed: number) {
           expiresAt: rnd.chance(0.25) ? later(now) : null,
         }));
         made.push(...rows);
-        return { op: 'insert', rows };
+        // Every fourth insert, counted, not drawn: the plan's random choices stay its seed's.
+        accepted = Math.max(accepted, ++inserts % 4 === 0 ? now + 1 : now);
+        return { op: 'insert', rows, createdAt: accepted };
       }
       if (roll < 35) return { op: 'tick', ms: rnd.pick([0, 250, 500, 1000, 3000, 10_000]) };
       if (roll < 80) {
